@@ -1,0 +1,75 @@
+"""Bigtable time-series schema workbench.
+
+One import for notebooks::
+
+    import workbench as wb
+    wb.setup()
+    ds = wb.load_dataset("fx_prices", size="workshop")
+    schema = wb.preset("fx_prices", wb.pattern_names("fx_prices")[0])
+
+Names are resolved lazily so ``import workbench`` stays fast and a notebook's
+setup cell does not pay for matplotlib or the Bigtable client until used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    # errors
+    "WorkbenchError": "workbench.errors",
+    "DatasetError": "workbench.errors",
+    "SchemaError": "workbench.errors",
+    "CollisionError": "workbench.errors",
+    "LimitError": "workbench.errors",
+    "EmulatorError": "workbench.errors",
+    "EmulatorNotFound": "workbench.errors",
+    "EmulatorUnavailable": "workbench.errors",
+    "ProductionNotAllowed": "workbench.errors",
+    "ConfirmationRequired": "workbench.errors",
+    "WriteError": "workbench.errors",
+    # data model
+    "CellFrame": "workbench.cells",
+    "Dataset": "workbench.datasets.model",
+    "QueryIntent": "workbench.datasets.model",
+    "ReadPlan": "workbench.schema.plan",
+    # datasets
+    "dataset_names": "workbench.datasets",
+    "load_dataset": "workbench.datasets",
+    "from_dataframe": "workbench.datasets",
+    "from_csv": "workbench.datasets",
+    # schemas
+    "Schema": "workbench.schema",
+    "pattern_names": "workbench.schema",
+    "preset": "workbench.schema",
+    # Bigtable
+    "Emulator": "workbench.bigtable.emulator",
+    "Connection": "workbench.bigtable.connection",
+    "connect": "workbench.bigtable",
+    # notebook conveniences
+    "setup": "workbench.setup",
+    "cleanup": "workbench.setup",
+    # analysis, advice, UI
+    "analyze": "workbench.analysis",
+    "compare": "workbench.analysis",
+    "advise": "workbench.advisor",
+    "designer": "workbench.ui",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'workbench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,186 @@
+"""One connection to Bigtable: the emulator by default, Cloud Bigtable only on explicit opt-in.
+
+Built on the official client's generated (GAPIC) data and table-admin clients,
+each on a gRPC channel the workbench configures itself, so that:
+
+* two emulators can be used at once in one process (no global environment variable);
+* rows larger than the default 4 MiB receive limit can be read;
+* a dead emulator gives a clear error in seconds, not after the client's
+  default 600 s of retries;
+* production is reached only when the user names project and instance *and*
+  opts in (argument or ``WORKBENCH_ALLOW_PRODUCTION=1``); before that check
+  passes no channel is opened and no RPC is sent. Deleting a table on a real
+  instance needs a second confirmation: the table's ID typed again.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.api_core import exceptions as api_exceptions
+from google.api_core import retry as api_retry
+
+from ..errors import ConfirmationRequired, EmulatorUnavailable, ProductionNotAllowed
+
+ENV_ALLOW_PRODUCTION = "WORKBENCH_ALLOW_PRODUCTION"
+DATA_ENDPOINT = "bigtable.googleapis.com"
+ADMIN_ENDPOINT = "bigtableadmin.googleapis.com"
+
+# No receive limit (rows over 4 MiB must be readable); sending is bounded by the
+# server's own 256 MiB request limit, which the writer checks before sending.
+CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.max_receive_message_length", -1),
+    ("grpc.max_send_message_length", -1),
+    ("grpc.keepalive_time_ms", 30_000),
+)
+DEFAULT_TIMEOUT = 10.0
+
+
+def _production_opt_in(allow_production: bool | None) -> bool:
+    if allow_production is not None:
+        return bool(allow_production)
+    return os.environ.get(ENV_ALLOW_PRODUCTION, "").strip().lower() in {"1", "true", "yes"}
+
+
+@dataclass
+class Connection:
+    """A data client, a table-admin client and the channel under them, for one instance."""
+
+    project: str
+    instance: str
+    host: str  # host:port of the emulator, or the data endpoint
+    is_production: bool
+    timeout: float = DEFAULT_TIMEOUT
+    channel: grpc.Channel = field(repr=False, default=None)  # type: ignore[assignment]
+    admin_channel: grpc.Channel = field(repr=False, default=None)  # type: ignore[assignment]
+    _data: Any = field(repr=False, default=None)
+    _admin: Any = field(repr=False, default=None)
+
+    # -- construction -----------------------------------------------------------------
+    @classmethod
+    def emulator(cls, host: str, *, project: str = "workbench", instance: str = "workbench",
+                 timeout: float = DEFAULT_TIMEOUT) -> "Connection":
+        channel = grpc.insecure_channel(host, options=list(CHANNEL_OPTIONS))
+        return cls(project=project, instance=instance, host=host, is_production=False,
+                   timeout=timeout, channel=channel, admin_channel=channel)
+
+    @classmethod
+    def cloud(cls, project: str, instance: str, *, allow_production: bool | None = None,
+              credentials: Any = None, timeout: float = 30.0,
+              data_endpoint: str = DATA_ENDPOINT, admin_endpoint: str = ADMIN_ENDPOINT) -> "Connection":
+        """A real Cloud Bigtable instance. Refused, before any network I/O, without the opt-in."""
+        if not project or not instance:
+            raise ProductionNotAllowed("Name both the project and the instance of the Cloud Bigtable target.")
+        if not _production_opt_in(allow_production):
+            raise ProductionNotAllowed(
+                f"Refusing to connect to Cloud Bigtable instance {project}/{instance}: production is "
+                f"opt-in. Pass allow_production=True or set {ENV_ALLOW_PRODUCTION}=1. No request was sent."
+            )
+        from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
+            BigtableTableAdminGrpcTransport,
+        )
+        from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
+
+        channel = BigtableGrpcTransport.create_channel(
+            host=data_endpoint, credentials=credentials, options=list(CHANNEL_OPTIONS))
+        admin_channel = BigtableTableAdminGrpcTransport.create_channel(
+            host=admin_endpoint, credentials=credentials, options=list(CHANNEL_OPTIONS))
+        return cls(project=project, instance=instance, host=data_endpoint, is_production=True,
+                   timeout=timeout, channel=channel, admin_channel=admin_channel)
+
+    @classmethod
+    def from_env(cls, **kwargs: Any) -> "Connection":
+        """The emulator named by ``BIGTABLE_EMULATOR_HOST`` (or started by the CLI)."""
+        from .emulator import Emulator
+
+        return Emulator(**kwargs).start().connection()
+
+    # -- clients ----------------------------------------------------------------------
+    @property
+    def data(self) -> Any:
+        """The official generated data client (``google.cloud.bigtable_v2``)."""
+        if self._data is None:
+            from google.cloud.bigtable_v2 import BigtableClient
+            from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
+
+            self._data = BigtableClient(transport=BigtableGrpcTransport(channel=self.channel, host=self.host))
+        return self._data
+
+    @property
+    def admin(self) -> Any:
+        """The official generated table-admin client (``google.cloud.bigtable_admin_v2``)."""
+        if self._admin is None:
+            from google.cloud.bigtable_admin_v2 import BaseBigtableTableAdminClient
+            from google.cloud.bigtable_admin_v2.services.bigtable_table_admin.transports import (
+                BigtableTableAdminGrpcTransport,
+            )
+
+            host = ADMIN_ENDPOINT if self.is_production else self.host
+            self._admin = BaseBigtableTableAdminClient(
+                transport=BigtableTableAdminGrpcTransport(channel=self.admin_channel, host=host))
+        return self._admin
+
+    # -- names ------------------------------------------------------------------------
+    @property
+    def instance_path(self) -> str:
+        return f"projects/{self.project}/instances/{self.instance}"
+
+    def table_path(self, table_id: str) -> str:
+        return f"{self.instance_path}/tables/{table_id}"
+
+    @property
+    def target(self) -> str:
+        kind = "Cloud Bigtable" if self.is_production else "emulator"
+        return f"{kind} {self.host} ({self.project}/{self.instance})"
+
+    def retry(self) -> api_retry.Retry:
+        """Retry transient errors, but give up within the connection's timeout."""
+        return api_retry.Retry(
+            predicate=api_retry.if_exception_type(api_exceptions.ServiceUnavailable,
+                                                  api_exceptions.DeadlineExceeded),
+            initial=0.1, maximum=1.0, multiplier=2.0, timeout=self.timeout)
+
+    def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run one unary RPC with the connection's deadline; name the target on failure."""
+        kwargs.setdefault("timeout", self.timeout)
+        kwargs.setdefault("retry", self.retry())
+        try:
+            return fn(*args, **kwargs)
+        except (api_exceptions.ServiceUnavailable, api_exceptions.DeadlineExceeded,
+                api_exceptions.RetryError) as exc:
+            raise EmulatorUnavailable(
+                f"{what} failed: no answer from the {self.target} within {self.timeout:.0f} s. "
+                + ("Is the emulator still running? Restart it with `workbench emulator start` "
+                   "or wb.setup() (a restarted emulator is empty)." if not self.is_production else "")
+                + f"\n({type(exc).__name__}: {exc})"
+            ) from exc
+
+    # -- small admin helpers ------------------------------------------------------------
+    def list_tables(self) -> list[str]:
+        from google.cloud.bigtable_admin_v2.types import ListTablesRequest
+
+        pager = self.call("Listing tables", self.admin.list_tables,
+                          request=ListTablesRequest(parent=self.instance_path))
+        return sorted(t.name.rsplit("/", 1)[-1] for t in pager)
+
+    def check_delete_allowed(self, table_id: str, confirm: str | None) -> None:
+        """Deleting on a real instance needs ``confirm=<table_id>``: a second, explicit yes."""
+        if self.is_production and confirm != table_id:
+            raise ConfirmationRequired(
+                f"Table {table_id!r} is on the real {self.target}. To delete it, pass "
+                f"confirm={table_id!r}. Nothing was deleted."
+            )
+
+    def close(self) -> None:
+        for ch in {id(self.channel): self.channel, id(self.admin_channel): self.admin_channel}.values():
+            if ch is not None:
+                ch.close()
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

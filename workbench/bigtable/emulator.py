@@ -1,0 +1,368 @@
+"""Find, start, reuse and stop the real Bigtable emulator (``cbtemulator``).
+
+The workbench never fakes Bigtable: every write and read in a notebook or a test
+goes to the emulator shipped with the Google Cloud SDK. This module owns the
+process: it finds the binary, starts it on a free loopback port, waits until it
+answers an RPC, and stops exactly the process it started (never one it reused).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EmulatorError, EmulatorNotFound
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .connection import Connection
+
+ENV_HOST = "BIGTABLE_EMULATOR_HOST"
+ENV_BINARY = "WORKBENCH_CBTEMULATOR"
+_SDK_GUESSES = (
+    "/usr/lib/google-cloud-sdk",
+    "/usr/share/google-cloud-sdk",
+    "/opt/google-cloud-sdk",
+    "~/google-cloud-sdk",
+    "/snap/google-cloud-cli/current",
+)
+_INSTALL_HELP = (
+    "No Bigtable emulator was found.\n"
+    "Install one of:\n"
+    "  * gcloud components install bigtable            (Google Cloud SDK)\n"
+    "  * apt-get install google-cloud-cli-bigtable-emulator  (Google's apt repository)\n"
+    "  * go install cloud.google.com/go/bigtable/cmd/emulator@latest  (Go; put it on PATH as cbtemulator)\n"
+    "or point the workbench at a running one with BIGTABLE_EMULATOR_HOST=host:port,\n"
+    "or at a binary with WORKBENCH_CBTEMULATOR=/path/to/cbtemulator.\n"
+    "Without an emulator everything that needs no table still works: datasets, schemas,\n"
+    "to_cells/from_cells, key-distribution, row-size, query-cost and capacity analysis,\n"
+    "comparisons, the advisor and the designer's figures."
+)
+
+
+def state_file() -> Path:
+    """Where ``workbench emulator start`` records the emulator it left running."""
+    base = Path(os.environ.get("XDG_STATE_HOME", Path.home() / ".local" / "state"))
+    return base / "bigtable-workbench" / "emulator.json"
+
+
+def _sdk_root_from_gcloud(gcloud: str) -> Path | None:
+    # /usr/bin/gcloud is usually a link into <sdk>/bin/gcloud: no subprocess needed.
+    resolved = Path(gcloud).resolve()
+    if resolved.parent.name == "bin":
+        return resolved.parent.parent
+    return None
+
+
+def _sdk_root_slow(gcloud: str) -> Path | None:
+    try:
+        out = subprocess.run(
+            [gcloud, "info", "--format=value(installation.sdk_root)"],
+            capture_output=True, text=True, timeout=30,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(out) if out else None
+
+
+@dataclass(frozen=True)
+class EmulatorCommand:
+    """How to start an emulator: the argv template and where it was found."""
+
+    argv: tuple[str, ...]
+    source: str
+
+    def for_port(self, port: int) -> list[str]:
+        return [a.format(host="127.0.0.1", port=port) for a in self.argv]
+
+
+def find_emulator_command(search_gcloud: bool = True) -> EmulatorCommand:
+    """Locate a way to start ``cbtemulator``, in the documented order of preference."""
+    explicit = os.environ.get(ENV_BINARY)
+    if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise EmulatorNotFound(f"{ENV_BINARY}={explicit!r} is not an executable file.\n\n{_INSTALL_HELP}")
+        return EmulatorCommand((explicit, "-host", "{host}", "-port", "{port}"), f"{ENV_BINARY}")
+    on_path = shutil.which("cbtemulator")
+    if on_path:
+        return EmulatorCommand((on_path, "-host", "{host}", "-port", "{port}"), "cbtemulator on PATH")
+    gcloud = shutil.which("gcloud")
+    roots: list[Path] = []
+    if os.environ.get("CLOUDSDK_ROOT_DIR"):
+        roots.append(Path(os.environ["CLOUDSDK_ROOT_DIR"]))
+    if gcloud:
+        root = _sdk_root_from_gcloud(gcloud)
+        if root:
+            roots.append(root)
+    roots += [Path(p).expanduser() for p in _SDK_GUESSES]
+    for root in roots:
+        binary = root / "platform" / "bigtable-emulator" / "cbtemulator"
+        if binary.is_file() and os.access(binary, os.X_OK):
+            return EmulatorCommand((str(binary), "-host", "{host}", "-port", "{port}"), f"Google Cloud SDK at {root}")
+    if gcloud and search_gcloud:
+        root = _sdk_root_slow(gcloud)
+        if root:
+            binary = root / "platform" / "bigtable-emulator" / "cbtemulator"
+            if binary.is_file():
+                return EmulatorCommand((str(binary), "-host", "{host}", "-port", "{port}"), f"Google Cloud SDK at {root}")
+        return EmulatorCommand(
+            (gcloud, "beta", "emulators", "bigtable", "start", "--host-port={host}:{port}"),
+            "gcloud beta emulators bigtable start",
+        )
+    raise EmulatorNotFound(_INSTALL_HELP)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def port_is_open(host: str, timeout: float = 0.5) -> bool:
+    hostname, _, port = host.rpartition(":")
+    try:
+        with socket.create_connection((hostname or "127.0.0.1", int(port)), timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def _parse_host(host: str) -> str:
+    hostname, sep, port = host.strip().rpartition(":")
+    if not sep or not port.isdigit() or not hostname:
+        raise EmulatorError(f"{ENV_HOST}={host!r} is not of the form host:port (e.g. 127.0.0.1:8086).")
+    return f"{hostname}:{int(port)}"
+
+
+class Emulator:
+    """The real Bigtable emulator, started on a free port or reused.
+
+    ``Emulator()`` reuses the one named by ``BIGTABLE_EMULATOR_HOST`` (or left
+    running by ``workbench emulator start``) and otherwise starts its own;
+    ``Emulator(reuse=False)`` always starts a fresh, private one. Only a process
+    this object started is ever stopped by it.
+    """
+
+    def __init__(self, host: str | None = None, *, port: int | None = None, reuse: bool = True,
+                 project: str = "workbench", instance: str = "workbench", start_timeout: float = 30.0):
+        self.project = project
+        self.instance = instance
+        self.start_timeout = start_timeout
+        self._requested_host = _parse_host(host) if host else None
+        self._requested_port = port
+        self._reuse = reuse
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log_path: Path | None = None
+        self.host: str | None = None
+        self.source: str = ""
+        self._connection: Connection | None = None
+
+    # -- life cycle -------------------------------------------------------------------
+    @property
+    def owned(self) -> bool:
+        """True when this object started the process (and so will stop it)."""
+        return self._proc is not None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def start(self) -> "Emulator":
+        if self.host and self.alive():
+            return self
+        if self._requested_host:
+            self._adopt(self._requested_host, "host given by the caller")
+            return self
+        if self._reuse:
+            running = _running_host()
+            if running:
+                self._adopt(*running)
+                return self
+        self._spawn()
+        return self
+
+    def _adopt(self, host: str, source: str) -> None:
+        if not port_is_open(host, timeout=2.0):
+            raise EmulatorError(
+                f"No Bigtable emulator answers at {host} ({source}).\n"
+                f"Start one with `workbench emulator start`, or unset {ENV_HOST} so the "
+                "workbench starts its own."
+            )
+        self.host, self.source = host, f"reused: {source}"
+        self._wait_ready(deadline=time.monotonic() + self.start_timeout)
+
+    def _spawn(self) -> None:
+        command = find_emulator_command()
+        port = self._requested_port or free_port()
+        if self._requested_port and port_is_open(f"127.0.0.1:{port}"):
+            raise EmulatorError(
+                f"Port {port} on 127.0.0.1 is already taken by another process; "
+                "choose another port or leave port=None to pick a free one."
+            )
+        log_dir = state_file().parent
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self._log_path = log_dir / f"emulator-{port}.log"
+        with open(self._log_path, "wb") as log:
+            self._proc = subprocess.Popen(
+                command.for_port(port), stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+        self.host, self.source = f"127.0.0.1:{port}", f"started: {command.source}"
+        try:
+            self._wait_ready(deadline=time.monotonic() + self.start_timeout)
+        except Exception:
+            self.stop()
+            raise
+
+    def _wait_ready(self, deadline: float) -> None:
+        from .connection import Connection
+
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            if self._proc is not None and self._proc.poll() is not None:
+                raise EmulatorError(
+                    f"The emulator exited with code {self._proc.returncode} while starting "
+                    f"on {self.host}.\n{self.log_tail()}"
+                )
+            if port_is_open(self.host or "", timeout=0.3):
+                try:
+                    conn = Connection.emulator(self.host or "", project=self.project,
+                                               instance=self.instance, timeout=2.0)
+                    conn.list_tables()
+                    self._connection = conn
+                    return
+                except Exception as exc:  # still starting
+                    last_error = exc
+            time.sleep(0.05)
+        raise EmulatorError(
+            f"The emulator at {self.host} did not answer within {self.start_timeout:.0f} s"
+            f" ({last_error}).\n{self.log_tail()}"
+        )
+
+    def log_tail(self, lines: int = 20) -> str:
+        if not self._log_path or not self._log_path.exists():
+            return ""
+        text = self._log_path.read_text(errors="replace").splitlines()[-lines:]
+        return "Emulator log:\n" + "\n".join(text) if text else ""
+
+    def alive(self) -> bool:
+        if self._proc is not None and self._proc.poll() is not None:
+            return False
+        return bool(self.host) and port_is_open(self.host or "")
+
+    def stop(self) -> None:
+        """Stop the emulator if, and only if, this object started it."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+
+    def __enter__(self) -> "Emulator":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def __del__(self) -> None:  # a forgotten emulator must not outlive the kernel
+        try:
+            self.stop()
+        except Exception:
+            pass
+
+    # -- use --------------------------------------------------------------------------
+    def connection(self) -> "Connection":
+        """A connection to this emulator (created once, reused)."""
+        if not self.host:
+            self.start()
+        if self._connection is None:
+            from .connection import Connection
+
+            self._connection = Connection.emulator(self.host or "", project=self.project, instance=self.instance)
+        return self._connection
+
+    def env(self) -> dict[str, str]:
+        """Environment for child processes (kernels, ``cbt``) that should use this emulator."""
+        return {ENV_HOST: self.host or ""}
+
+    def load(self, dataset: Any, schema: Any, **kwargs: Any) -> Any:
+        """Create the schema's table(s), write the dataset and verify it: see ``bigtable.io.load``."""
+        from .io import load
+
+        return load(self.connection(), dataset, schema, **kwargs)
+
+    def __repr__(self) -> str:
+        state = "running" if self.host and self.alive() else "stopped"
+        owner = "owned" if self.owned else "not owned"
+        return f"<Emulator {self.host or '-'} {state}, {owner}; {self.source or 'not started'}>"
+
+
+def _running_host() -> tuple[str, str] | None:
+    """An emulator already running for this user: env var first, then the CLI's state file."""
+    env = os.environ.get(ENV_HOST)
+    if env:
+        return _parse_host(env), f"{ENV_HOST}={env}"
+    state = read_state()
+    if state and port_is_open(state["host"]):
+        return state["host"], f"`workbench emulator start` (pid {state['pid']})"
+    return None
+
+
+def read_state() -> dict[str, Any] | None:
+    try:
+        data = json.loads(state_file().read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "host" in data else None
+
+
+def start_background(port: int | None = None) -> dict[str, Any]:
+    """Start an emulator that outlives this process (for ``workbench emulator start``)."""
+    state = read_state()
+    if state and port_is_open(state["host"]):
+        return {**state, "reused": True}
+    emu = Emulator(port=port, reuse=False)
+    emu.start()
+    proc = emu._proc
+    emu._proc = None  # hand ownership to the state file: do not stop on exit
+    info = {"host": emu.host, "pid": proc.pid if proc else None, "source": emu.source,
+            "log": str(emu._log_path), "started": time.time()}
+    state_file().parent.mkdir(parents=True, exist_ok=True)
+    state_file().write_text(json.dumps(info))
+    return {**info, "reused": False}
+
+
+def stop_background() -> dict[str, Any] | None:
+    state = read_state()
+    if not state:
+        return None
+    pid = state.get("pid")
+    if pid:
+        try:
+            os.killpg(int(pid), signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+        for _ in range(100):
+            if not port_is_open(state["host"], timeout=0.1):
+                break
+            time.sleep(0.05)
+    state_file().unlink(missing_ok=True)
+    return state

@@ -1,0 +1,160 @@
+"""Dataset and QueryIntent: the tidy events plus what a schema designer needs to know.
+
+A Dataset is a pandas DataFrame of events (one row per event) and metadata:
+which columns identify a series (entities), which is the time (UTC, tz-aware),
+which are the measures (with units) and which other columns ride along
+(attributes). Its typical queries are *intents* ("latest reading for sensor X"),
+which each schema compiles to its own read plan.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+import pandas as pd
+
+QueryKind = Literal["range", "latest", "slice", "point", "scan"]
+"""
+* ``range``  – events of one entity (or an entity prefix) between ``start`` and ``end``.
+* ``latest`` – the newest ``limit`` events of one entity.
+* ``slice``  – every entity between ``start`` and ``end`` (e.g. "all pairs at one minute").
+* ``point``  – one entity at one exact ``start`` time.
+* ``scan``   – everything (a whole-table export); every design pays a full scan.
+"""
+
+
+@dataclass(frozen=True)
+class QueryIntent:
+    """A query the dataset's users run, independent of any schema.
+
+    ``entity`` fixes some entity columns (in the dataset's entity order, a prefix
+    or any subset); ``start``/``end`` bound the time (end exclusive); ``measures``
+    names the measures the answer needs (None: all). ``aggregate`` names a
+    post-processing step that the workbench applies after the read (e.g.
+    ``"moving_average:5D,10D,30D"``, ``"count_where:win"``), and ``weight`` is the
+    query's relative frequency in the workload (used by the read heat map and cost model).
+    """
+
+    name: str
+    kind: QueryKind
+    description: str
+    entity: Mapping[str, Any] = field(default_factory=dict)
+    start: pd.Timestamp | None = None
+    end: pd.Timestamp | None = None
+    limit: int | None = None
+    measures: tuple[str, ...] | None = None
+    aggregate: str | None = None
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entity", dict(self.entity))
+        for attr in ("start", "end"):
+            v = getattr(self, attr)
+            if v is not None:
+                ts = pd.Timestamp(v)
+                ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+                object.__setattr__(self, attr, ts)
+        if self.measures is not None:
+            object.__setattr__(self, "measures", tuple(self.measures))
+
+    def __hash__(self) -> int:  # entity is a dict
+        return hash((self.name, self.kind))
+
+    def matches(self, events: pd.DataFrame, time_column: str) -> pd.Series:
+        """Which events answer this intent (before ``limit``/``aggregate``): the ground truth."""
+        mask = pd.Series(True, index=events.index)
+        for col, val in self.entity.items():
+            mask &= events[col] == val
+        t = events[time_column]
+        if self.start is not None:
+            mask &= (t >= self.start) if self.kind != "point" else (t == self.start)
+        if self.end is not None and self.kind != "point":
+            mask &= t < self.end
+        return mask
+
+    def answer(self, events: pd.DataFrame, time_column: str) -> pd.DataFrame:
+        """The events this intent returns (limit applied: newest first for ``latest``)."""
+        hit = events[self.matches(events, time_column)]
+        if self.kind == "latest":
+            hit = hit.sort_values(time_column, ascending=False, kind="stable").head(self.limit or 1)
+        return hit
+
+    def describe(self) -> str:
+        parts = [f"{k}={v}" for k, v in self.entity.items()]
+        if self.start is not None:
+            parts.append(f"from {self.start:%Y-%m-%d %H:%M:%S}")
+        if self.end is not None:
+            parts.append(f"to {self.end:%Y-%m-%d %H:%M:%S}")
+        if self.limit:
+            parts.append(f"limit {self.limit}")
+        return f"{self.name} [{self.kind}] " + ", ".join(parts)
+
+
+@dataclass
+class Dataset:
+    """Events plus the metadata a schema needs. ``frame`` is sorted by entity, then time."""
+
+    name: str
+    frame: pd.DataFrame
+    entity: list[str]
+    time: str
+    measures: list[str]
+    attributes: list[str] = field(default_factory=list)
+    units: dict[str, str] = field(default_factory=dict)
+    queries: list[QueryIntent] = field(default_factory=list)
+    description: str = ""
+    size: str = "custom"
+    seed: int | None = None
+
+    @property
+    def columns(self) -> list[str]:
+        return [*self.entity, self.time, *self.measures, *self.attributes]
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def query(self, name: str) -> QueryIntent:
+        for q in self.queries:
+            if q.name == name:
+                return q
+        known = ", ".join(q.name for q in self.queries) or "none"
+        raise KeyError(f"Dataset {self.name!r} has no query {name!r}; its queries are: {known}.")
+
+    def canonical(self, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+        """Events in a canonical order and column order, for exact comparisons (round trips)."""
+        f = self.frame if frame is None else frame
+        f = f[self.columns].sort_values([*self.entity, self.time], kind="stable")
+        return f.reset_index(drop=True)
+
+    @property
+    def time_span(self) -> tuple[pd.Timestamp, pd.Timestamp]:
+        t = self.frame[self.time]
+        return t.min(), t.max()
+
+    def n_entities(self) -> int:
+        return int(self.frame[self.entity].drop_duplicates().shape[0]) if self.entity else 1
+
+    def _repr_html_(self) -> str:
+        start, end = self.time_span if len(self.frame) else (None, None)
+        measures = ", ".join(f"{m} ({self.units[m]})" if m in self.units else m for m in self.measures)
+        rows = "".join(
+            f"<tr><td><code>{html.escape(q.name)}</code></td><td>{html.escape(q.kind)}</td>"
+            f"<td>{html.escape(q.description)}</td></tr>" for q in self.queries)
+        return (
+            f"<div><b>Dataset {html.escape(self.name)}</b> ({html.escape(self.size)}): "
+            f"{len(self.frame):,} events, {self.n_entities():,} series, "
+            f"{start} → {end}<br>"
+            f"entity: <code>{html.escape(', '.join(self.entity))}</code>; time: <code>{html.escape(self.time)}</code>; "
+            f"measures: {html.escape(measures)}"
+            + (f"; attributes: <code>{html.escape(', '.join(self.attributes))}</code>" if self.attributes else "")
+            + (f"<br><i>{html.escape(self.description)}</i>" if self.description else "")
+            + (f"<table><tr><th>query</th><th>kind</th><th>what</th></tr>{rows}</table>" if rows else "")
+            + self.frame.head(5).to_html(index=False)
+            + "</div>"
+        )
+
+    def __repr__(self) -> str:
+        return (f"<Dataset {self.name} ({self.size}): {len(self.frame):,} events, "
+                f"entity={self.entity}, time={self.time!r}, measures={self.measures}>")

@@ -1,0 +1,241 @@
+"""Read plans: what a schema sends to Bigtable to answer one query intent.
+
+A plan is row ranges and/or row keys plus one server-side filter and an
+optional rows limit. The same plan object is (a) executed against the emulator
+by ``workbench.bigtable.reader`` and (b) evaluated on a CellFrame by
+:meth:`ReadPlan.evaluate`, so the modelled rows/cells seen and returned can be
+checked to agree exactly with what the emulator returns (issue 6).
+
+Semantics follow Bigtable's ReadRows: ranges are [start, end) on the raw key
+order; the filter is a chain (families, qualifier regex, row-key regex,
+timestamp range, latest N cells per column); a row with no cell left after the
+filter is not returned; ``rows_limit`` stops the scan after that many returned rows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cells import CellFrame
+
+PlanKind = Literal["point", "prefix", "range", "multi-range", "full-table scan"]
+
+
+def prefix_end(prefix: str) -> str | None:
+    """The first key after every key that starts with ``prefix`` (None: no upper bound)."""
+    b = bytearray(prefix.encode("utf-8"))
+    while b and b[-1] == 0xFF:
+        b.pop()
+    if not b:
+        return None
+    b[-1] += 1
+    return b.decode("utf-8", errors="surrogateescape")
+
+
+@dataclass(frozen=True)
+class KeyRange:
+    """Row keys in [start, end); None on either side is open. ``prefix`` is kept for display."""
+
+    start: str | None = None
+    end: str | None = None
+    prefix: str | None = None
+
+    @classmethod
+    def for_prefix(cls, prefix: str) -> "KeyRange":
+        return cls(start=prefix or None, end=prefix_end(prefix) if prefix else None, prefix=prefix)
+
+    @property
+    def is_full(self) -> bool:
+        return self.start is None and self.end is None
+
+    def mask(self, keys: pd.Series) -> np.ndarray:
+        m = np.ones(len(keys), dtype=bool)
+        if self.start is not None:
+            m &= (keys >= self.start).to_numpy()
+        if self.end is not None:
+            m &= (keys < self.end).to_numpy()
+        return m
+
+    def __str__(self) -> str:
+        if self.prefix is not None:
+            return f"prefix {self.prefix!r}"
+        return f"[{self.start or '(start)'!s} .. {self.end or '(end)'!s})"
+
+
+@dataclass(frozen=True)
+class CellFilter:
+    """One chain of server-side filters; every field None means "all cells"."""
+
+    families: tuple[str, ...] | None = None
+    qualifier_regex: str | None = None
+    row_key_regex: str | None = None
+    time_range_us: tuple[int | None, int | None] | None = None  # [start, end)
+    latest_versions: int | None = None  # cells per column
+
+    @property
+    def is_empty(self) -> bool:
+        return all(v is None for v in (self.families, self.qualifier_regex, self.row_key_regex,
+                                       self.time_range_us, self.latest_versions))
+
+    def describe(self) -> str:
+        parts = []
+        if self.families is not None:
+            parts.append("families " + ",".join(self.families))
+        if self.qualifier_regex is not None:
+            parts.append(f"qualifier ~ {self.qualifier_regex}")
+        if self.row_key_regex is not None:
+            parts.append(f"row key ~ {self.row_key_regex}")
+        if self.time_range_us is not None:
+            parts.append(f"timestamp in [{self.time_range_us[0]}, {self.time_range_us[1]})")
+        if self.latest_versions is not None:
+            parts.append(f"latest {self.latest_versions} per column")
+        return "; ".join(parts) or "none"
+
+    def cell_mask(self, f: pd.DataFrame) -> np.ndarray:
+        """Which cells pass the filter (rows must be in Bigtable order for latest_versions)."""
+        m = np.ones(len(f), dtype=bool)
+        if self.families is not None:
+            m &= f["family"].isin(self.families).to_numpy()
+        if self.qualifier_regex is not None:
+            rx = re.compile(self.qualifier_regex, re.DOTALL)
+            m &= f["qualifier"].map(lambda q: rx.fullmatch(q) is not None).to_numpy(dtype=bool)
+        if self.row_key_regex is not None:
+            rx = re.compile(self.row_key_regex, re.DOTALL)
+            uniq = pd.unique(f["row_key"].to_numpy())
+            ok = {k for k in uniq if rx.fullmatch(k) is not None}
+            m &= f["row_key"].isin(ok).to_numpy()
+        if self.time_range_us is not None:
+            lo, hi = self.time_range_us
+            ts = f["timestamp_us"].to_numpy()
+            if lo is not None:
+                m &= ts >= lo
+            if hi is not None:
+                m &= ts < hi
+        if self.latest_versions is not None:
+            sub = f[m]
+            rank = sub.groupby(["row_key", "family", "qualifier"], sort=False).cumcount().to_numpy()
+            keep = np.zeros(len(f), dtype=bool)
+            keep[np.flatnonzero(m)[rank < self.latest_versions]] = True
+            m = keep
+        return m
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What a plan touches and returns on a CellFrame (modelled) or the emulator (measured)."""
+
+    scans: int
+    rows_seen: int
+    cells_seen: int
+    bytes_seen: int
+    rows_returned: int
+    cells_returned: int
+    bytes_returned: int
+    cells: "CellFrame | None" = field(default=None, repr=False, compare=False)
+
+    @property
+    def waste(self) -> float:
+        """Rows seen per row returned (1.0 is perfect; a filtered full scan is far above)."""
+        return self.rows_seen / max(self.rows_returned, 1)
+
+
+@dataclass(frozen=True)
+class ReadPlan:
+    """Row ranges and keys to read from one table, one filter, optional rows limit."""
+
+    intent: str
+    table: str = "main"
+    ranges: tuple[KeyRange, ...] = ()
+    keys: tuple[str, ...] = ()
+    filter: CellFilter = CellFilter()
+    rows_limit: int | None = None
+    reversed: bool = False
+    note: str = ""
+
+    @property
+    def full_scan(self) -> bool:
+        return (not self.ranges and not self.keys) or any(r.is_full for r in self.ranges)
+
+    @property
+    def scans(self) -> int:
+        """Separate requests the client issues (salting needs one per bucket, G08)."""
+        if self.full_scan:
+            return 1
+        return len(self.ranges) + (1 if self.keys else 0)
+
+    @property
+    def kind(self) -> PlanKind:
+        if self.full_scan:
+            return "full-table scan"
+        if self.keys and not self.ranges:
+            return "point" if len(self.keys) == 1 else "multi-range"
+        if len(self.ranges) + (1 if self.keys else 0) > 1:
+            return "multi-range"
+        return "prefix" if self.ranges[0].prefix is not None else "range"
+
+    def describe(self) -> str:
+        what = [str(r) for r in self.ranges] + [f"key {k!r}" for k in self.keys]
+        head = f"{self.kind}: " + ("whole table" if self.full_scan else ", ".join(what[:4]) + (" …" if len(what) > 4 else ""))
+        tail = []
+        if not self.filter.is_empty:
+            tail.append("filter " + self.filter.describe())
+        if self.rows_limit:
+            tail.append(f"limit {self.rows_limit} rows")
+        if self.scans > 1:
+            tail.append(f"{self.scans} scans")
+        return head + ("; " + "; ".join(tail) if tail else "")
+
+    def row_mask(self, keys: pd.Series) -> np.ndarray:
+        """Rows inside the plan's ranges/keys (before the filter)."""
+        if self.full_scan:
+            return np.ones(len(keys), dtype=bool)
+        m = np.zeros(len(keys), dtype=bool)
+        for r in self.ranges:
+            m |= r.mask(keys)
+        if self.keys:
+            m |= keys.isin(self.keys).to_numpy()
+        return m
+
+    def evaluate(self, cells: "CellFrame") -> PlanResult:
+        """Model the plan on a CellFrame: exactly what the emulator would scan and return."""
+        from ..cells import CellFrame
+
+        f = cells.table(self.table).sorted().frame
+        inside = f[self.row_mask(f["row_key"])]
+        passed_mask = self.filter.cell_mask(inside)
+        sizes = CellFrame(inside).cell_bytes()
+        keys = inside["row_key"].to_numpy()
+        # rows in key order (reversed scans walk from the end)
+        row_order = pd.unique(keys)
+        if self.reversed:
+            row_order = row_order[::-1]
+        passed_rows = pd.unique(keys[passed_mask])
+        if self.rows_limit is not None and len(passed_rows) > self.rows_limit:
+            ordered_passed = [k for k in row_order if k in set(passed_rows)]
+            kept = ordered_passed[: self.rows_limit]
+            last = kept[-1]
+            pos = int(np.flatnonzero(row_order == last)[0])
+            seen_rows = set(row_order[: pos + 1].tolist())
+            kept_set = set(kept)
+            seen_mask = np.isin(keys, list(seen_rows))
+            ret_mask = passed_mask & np.isin(keys, list(kept_set))
+        else:
+            seen_mask = np.ones(len(keys), dtype=bool)
+            ret_mask = passed_mask
+        returned = CellFrame(inside[ret_mask].reset_index(drop=True))
+        return PlanResult(
+            scans=self.scans,
+            rows_seen=int(len(pd.unique(keys[seen_mask]))),
+            cells_seen=int(seen_mask.sum()),
+            bytes_seen=int(sizes[seen_mask].sum()),
+            rows_returned=int(len(pd.unique(keys[ret_mask]))),
+            cells_returned=int(ret_mask.sum()),
+            bytes_returned=int(sizes[ret_mask].sum()),
+            cells=returned,
+        )
