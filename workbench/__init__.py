@@ -52,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     # notebook conveniences
     "setup": "workbench.setup",
     "cleanup": "workbench.setup",
+    "emulator": "workbench.setup",
     # analysis, advice, UI
     "analyze": "workbench.analysis",
     "compare": "workbench.analysis",

@@ -1,0 +1,84 @@
+"""Source of notebooks/00_start_here.ipynb (run: python tools/notebooks/00_start_here.py)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from nbbuild import code, md, write  # noqa: E402
+
+cells = [
+    md("""
+# 00 · Start here: the Bigtable time-series schema workbench
+
+**Learning objectives**
+
+* Know what the workbench is for: *seeing* what a Bigtable row key and table layout do to
+  time-series data — hotspots, row sizes, query costs — before anything reaches production.
+* Check that your set-up works: the package, the real Bigtable emulator, plotting.
+* Know the agenda of the workshop and the one pattern every notebook follows.
+"""),
+    md("""
+## Set-up (one cell, every notebook)
+
+Every notebook starts with the same cell. It prints the versions that matter and the
+emulator in use; it starts an emulator when none is running. If it reports **no emulator**,
+read the message: it says how to install one, and everything except writing to Bigtable still works.
+"""),
+    code("import workbench as wb\nwb.setup()", "setup"),
+    md("""
+## How the workbench works
+
+Data flows in one direction, and every step is a plain function you can call yourself:
+
+| step | what it is | call |
+|---|---|---|
+| **Dataset** | events (a pandas DataFrame) + which columns are entities, time, measures + the typical queries | `wb.load_dataset(name)` · `wb.from_csv(...)` |
+| **Schema** | a row key (ordered segments), a layout, column families with GC rules | `wb.preset(dataset, pattern)` |
+| **Cells** | exactly the cells Bigtable would store, and back again without loss | `schema.to_cells(ds)` · `schema.from_cells(cells)` |
+| **Emulator** | the real `cbtemulator`: create the table, write, read back, verify, run queries | `emu.load(ds, schema)` · `table.run(query)` |
+| **Analysis** | key distribution over time (hotspots), row sizes, query costs, capacity; side by side | `wb.analyze(ds, schema)` · `wb.compare(ds, [a, b])` |
+| **Advice** | what is wrong with a design, which guideline (G01–G31) it breaks, a better schema | `wb.advise(ds, schema)` |
+| **Designer** | all of the above behind widgets | `wb.designer(ds)` |
+"""),
+    md("""
+## Set-up check
+
+The cell below asks the emulator for its tables over gRPC — a real request, no mock.
+The self-check raises a clear error if something is wrong.
+"""),
+    code("""
+emu = wb.emulator()          # the emulator wb.setup() found or started
+print(emu)
+print("tables:", emu.connection().list_tables())
+"""),
+    md("""
+## Agenda
+
+| notebook | topic | guidelines |
+|---|---|---|
+| `01_garden_temperature` | tall-and-narrow vs short-and-wide, bounded rows, time buckets | G02, G10, G12 |
+| `02_game_scores` | design the key for the queries; two tables vs query-and-filter | G04, G05, G11 |
+| `03_weather_balloons` | time buckets: new columns vs new cells; serialized vs unserialized rows; GC | G12–G15, G18 |
+| `04_fx_prices` | hotspots: timestamp-first, field promotion, salting, reversed timestamps | G06–G09, G31 |
+| `05_server_metrics` | Heroic's base + offset design, tags in the key | G16, G20 |
+| `06_energy_meters` | sequential IDs, frequently updated rows, pre-aggregation | G23, G24, G29 |
+| `07_design_lab` | any dataset or your own CSV, any design, side by side | all |
+"""),
+    md("""
+## Summary
+
+* The workbench turns a dataset and a schema into the exact cells Bigtable would store,
+  writes them to the real emulator, and measures what the design does.
+* Every notebook starts with `wb.setup()` and ends with `wb.cleanup()`.
+
+## Cleanup
+
+Drops the tables this notebook created (none here) and closes figures.
+"""),
+    code("wb.cleanup()", "cleanup"),
+]
+
+if __name__ == "__main__":
+    out = Path(__file__).resolve().parents[2] / "notebooks" / "00_start_here.ipynb"
+    write(out, cells, "Start here")
+    print(out)

@@ -1,0 +1,165 @@
+"""Command line: ``workbench lab | emulator start|stop|status | report | bench``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .bigtable import emulator as _emu
+from .errors import WorkbenchError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+START_NOTEBOOK = "notebooks/00_start_here.ipynb"
+
+
+def _cmd_emulator(args: argparse.Namespace) -> int:
+    if args.action == "start":
+        info = _emu.start_background(port=args.port)
+        verb = "Reusing" if info.get("reused") else "Started"
+        print(f"{verb} the Bigtable emulator at {info['host']} (pid {info['pid']}; {info['source']}).")
+        print(f"Use it from a shell with:  export {_emu.ENV_HOST}={info['host']}")
+        return 0
+    if args.action == "stop":
+        state = _emu.stop_background()
+        if state is None:
+            print("No emulator started by `workbench emulator start` is recorded; nothing stopped.")
+        else:
+            print(f"Stopped the emulator at {state['host']} (pid {state['pid']}).")
+        return 0
+    # status
+    env = os.environ.get(_emu.ENV_HOST)
+    state = _emu.read_state()
+    found = False
+    if env:
+        ok = _emu.port_is_open(env)
+        print(f"{_emu.ENV_HOST}={env}: {'answering' if ok else 'NOT answering'}")
+        found = ok
+    if state:
+        ok = _emu.port_is_open(state["host"])
+        print(f"workbench emulator (pid {state['pid']}) at {state['host']}: {'running' if ok else 'not running'}")
+        found = found or ok
+    if not env and not state:
+        print("No emulator is running for the workbench.")
+    try:
+        cmd = _emu.find_emulator_command(search_gcloud=False)
+        print(f"Emulator binary: {cmd.argv[0]} ({cmd.source})")
+    except WorkbenchError as exc:
+        print(str(exc))
+    return 0 if found else 1
+
+
+def _browser_available() -> bool:
+    if sys.platform == "darwin" or os.name == "nt":
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def lab_command(port: int, token: str, root: Path = REPO_ROOT, open_browser: bool = True) -> list[str]:
+    """The JupyterLab command line ``workbench lab`` runs (loopback only, token required)."""
+    cmd = [sys.executable, "-m", "jupyterlab",
+           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+           f"--ServerApp.default_url=/lab/tree/{START_NOTEBOOK}"]
+    if not open_browser:
+        cmd.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    return cmd
+
+
+def _cmd_lab(args: argparse.Namespace) -> int:
+    emulator = _emu.Emulator().start()
+    token = args.token or os.environ.get("WORKBENCH_LAB_TOKEN") or secrets.token_hex(24)
+    port = args.port or 8888
+    if _emu.port_is_open(f"127.0.0.1:{port}"):
+        port = _emu.free_port()
+    env = {**os.environ, **emulator.env()}
+    print(f"Bigtable emulator: {emulator.host} ({emulator.source})")
+    print(f"JupyterLab: http://127.0.0.1:{port}/lab/tree/{START_NOTEBOOK}?token={token}")
+    print("Press Ctrl-C to stop JupyterLab" + (" and the emulator it started." if emulator.owned else "."))
+    sys.stdout.flush()
+    proc = subprocess.Popen(lab_command(port, token, open_browser=args.browser and _browser_available()),
+                            env=env, cwd=REPO_ROOT)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        emulator.stop()
+        print("JupyterLab stopped" + ("; emulator stopped." if emulator.owned else "."))
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from . import report
+
+    notebooks = [Path(p) for p in args.notebooks] or None
+    paths = report.build_reports(notebooks, out=Path(args.out), live=args.live)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    bench_dir = REPO_ROOT / "bench"
+    scripts = sorted(bench_dir.glob("bench_*.py"))
+    if args.names:
+        scripts = [s for s in scripts if any(n in s.stem for n in args.names)]
+    if not scripts:
+        print(f"No benchmark matches {args.names} in {bench_dir}.")
+        return 1
+    failed = 0
+    for script in scripts:
+        print(f"== {script.name}", flush=True)
+        t0 = time.perf_counter()
+        rc = subprocess.call([sys.executable, str(script)], cwd=REPO_ROOT)
+        print(f"== {script.name}: exit {rc} in {time.perf_counter() - t0:.1f} s", flush=True)
+        failed += rc != 0
+    return 1 if failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="workbench", description="Bigtable time-series schema workbench")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    lab = sub.add_parser("lab", help="start the emulator and JupyterLab at the start-here notebook")
+    lab.add_argument("--port", type=int, default=None)
+    lab.add_argument("--token", default=None, help="fixed access token (default: random)")
+    lab.add_argument("--no-browser", dest="browser", action="store_false")
+    lab.set_defaults(func=_cmd_lab)
+
+    emu = sub.add_parser("emulator", help="start, stop or inspect a background Bigtable emulator")
+    emu.add_argument("action", choices=["start", "stop", "status"])
+    emu.add_argument("--port", type=int, default=None)
+    emu.set_defaults(func=_cmd_emulator)
+
+    rep = sub.add_parser("report", help="execute notebooks and write offline HTML reports")
+    rep.add_argument("notebooks", nargs="*", help="notebooks (default: every workshop notebook)")
+    rep.add_argument("--out", default="reports")
+    rep.add_argument("--live", action="store_true", help="inline the widget renderer (live widgets offline)")
+    rep.set_defaults(func=_cmd_report)
+
+    bench = sub.add_parser("bench", help="run the benchmarks in bench/ (ratios against same-run baselines)")
+    bench.add_argument("names", nargs="*")
+    bench.set_defaults(func=_cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except WorkbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

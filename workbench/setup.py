@@ -1,0 +1,153 @@
+"""``wb.setup()``: everything a notebook's single setup cell needs.
+
+It prints the versions that matter, finds the emulator (the one JupyterLab was
+started with, one left running by ``workbench emulator start``, or a new one it
+starts for this kernel) and sets plotting and display defaults, so notebook
+cells never carry client, table or styling plumbing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import html
+import importlib.metadata as md
+import os
+import platform
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bigtable.emulator import ENV_HOST, Emulator
+from .errors import EmulatorError
+
+_VERSIONED = ("workbench", "google-cloud-bigtable", "pandas", "numpy", "matplotlib", "ipywidgets", "jupyterlab")
+_state: dict[str, Any] = {"emulator": None, "tables": []}
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python and the packages whose behaviour the workshop depends on."""
+    out = {"python": platform.python_version()}
+    for name in _VERSIONED:
+        dist = "bigtable-ts-workbench" if name == "workbench" else name
+        try:
+            out[name] = md.version(dist)
+        except md.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+@dataclass
+class SetupInfo:
+    """What ``setup()`` found; renders as a small table in the notebook and the report."""
+
+    versions: dict[str, str]
+    emulator: Emulator | None
+    problem: str | None = None
+    tables: list[str] = field(default_factory=list)
+
+    @property
+    def emulator_ok(self) -> bool:
+        return self.emulator is not None and self.problem is None
+
+    def _status_line(self) -> str:
+        if self.emulator_ok and self.emulator is not None:
+            how = "started for this kernel" if self.emulator.owned else "reused"
+            return (f"live Bigtable emulator at {self.emulator.host} ({how}); "
+                    f"{len(self.tables)} table(s) in {self.emulator.project}/{self.emulator.instance}")
+        return f"no emulator: {self.problem}"
+
+    def __repr__(self) -> str:
+        lines = ["Bigtable time-series schema workbench"]
+        lines += [f"  {k:<22} {v}" for k, v in self.versions.items()]
+        lines.append(f"  emulator               {self._status_line()}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>"
+                       for k, v in self.versions.items())
+        colour = "#009E73" if self.emulator_ok else "#D55E00"
+        status = html.escape(self._status_line()).replace("\n", "<br>")
+        return (f"<div><b>Bigtable time-series schema workbench</b>"
+                f"<table>{rows}</table>"
+                f"<p style='color:{colour}'><b>Emulator:</b> {status}</p></div>")
+
+
+def _style_plots() -> None:
+    try:
+        from .plots import style  # the figure module owns the look
+        style.apply()
+    except Exception:  # plots not importable yet: matplotlib defaults are fine
+        import matplotlib
+
+        matplotlib.rcParams.update({"figure.dpi": 100, "figure.figsize": (10, 4), "axes.grid": True})
+
+
+def setup(*, emulator: bool = True) -> SetupInfo:
+    """Prepare a notebook kernel: versions, emulator (start one if none runs), display defaults.
+
+    Without an emulator this does not fail: it says how to install one and what
+    still works, and the cells that write to Bigtable raise the same clear error.
+    """
+    import pandas as pd
+
+    pd.set_option("display.max_columns", 30)
+    pd.set_option("display.width", 160)
+    _style_plots()
+    emu: Emulator | None = _state["emulator"]
+    problem = None
+    tables: list[str] = []
+    if emulator:
+        try:
+            if emu is None or not emu.alive():
+                emu = Emulator().start()
+                _state["emulator"] = emu
+                if emu.owned:
+                    atexit.register(emu.stop)
+            os.environ[ENV_HOST] = emu.host or ""  # so `cbt` and the official Client find it too
+            tables = emu.connection().list_tables()
+        except EmulatorError as exc:
+            problem = str(exc)
+            emu = None
+    # Returned, not displayed: as the cell's last expression it renders once.
+    return SetupInfo(versions=versions(), emulator=emu, problem=problem, tables=tables)
+
+
+def emulator() -> Emulator:
+    """The emulator ``setup()`` found or started (starting one if setup was skipped)."""
+    emu: Emulator | None = _state["emulator"]
+    if emu is None or not emu.alive():
+        emu = Emulator().start()
+        _state["emulator"] = emu
+        if emu.owned:
+            atexit.register(emu.stop)
+        os.environ[ENV_HOST] = emu.host or ""
+    return emu
+
+
+def register_table(table_id: str) -> None:
+    """Remember a table this kernel created so ``cleanup()`` can drop it."""
+    if table_id not in _state["tables"]:
+        _state["tables"].append(table_id)
+
+
+def cleanup(*, stop_emulator: bool = False) -> list[str]:
+    """Drop the tables this kernel created and close figures; return the dropped table IDs."""
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    dropped: list[str] = []
+    emu: Emulator | None = _state["emulator"]
+    if emu is not None and emu.alive() and _state["tables"]:
+        from google.cloud.bigtable_admin_v2.types import DeleteTableRequest
+
+        conn = emu.connection()
+        existing = set(conn.list_tables())
+        for table_id in list(_state["tables"]):
+            if table_id in existing:
+                conn.call(f"Dropping table {table_id}", conn.admin.delete_table,
+                          request=DeleteTableRequest(name=conn.table_path(table_id)))
+                dropped.append(table_id)
+        _state["tables"].clear()
+    if stop_emulator and emu is not None:
+        emu.stop()
+        _state["emulator"] = None
+    return dropped
