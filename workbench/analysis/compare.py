@@ -1,0 +1,108 @@
+"""Designs side by side: one table, small-multiple figures, a ranking per criterion with its reason.
+
+Criteria (lower is better for each): hotspot factor (G06–G08), bytes per event
+(G01, G14), largest row after the retention period (G10), and every query's
+modelled node cost (G04, G05, G11).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import pandas as pd
+
+from ..errors import WorkbenchError
+from .settings import EMULATOR_NOTES
+from .rowsizes import _fmt
+
+
+@dataclass
+class Comparison:
+    """``table``: one row per design; ``rankings``: one row per criterion (order best→worst and why)."""
+
+    dataset: str
+    analyses: dict[str, Any]
+    table: pd.DataFrame
+    rankings: pd.DataFrame
+    criteria: list[tuple[str, str]] = field(default_factory=list)  # (column, label)
+
+    def _repr_html_(self) -> str:
+        from ..plots import figure_html
+        from ..plots.compare import plot_comparison
+        cols = [c for c, _ in self.criteria]
+        t = self.table[["verdict", *cols]].copy()
+        return (f"<div><h3>{len(self.analyses)} designs for {html.escape(self.dataset)}</h3>"
+                + self.rankings[["ranking", "reason"]].to_html(escape=True)
+                + t.to_html(float_format=lambda x: f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}")
+                + figure_html(plot_comparison, self)
+                + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])} {html.escape(EMULATOR_NOTES['querycost'])}</small></p>"
+                + "</div>")
+
+
+def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
+    s = table[col].astype(float)
+    order = s.sort_values(kind="stable").index.tolist()
+    best, worst = order[0], order[-1]
+    if len(order) == 1:
+        reason = f"{best}: {fmt(s[best])}"
+    elif s[worst] <= s[best] * 1.05:
+        reason = f"all about equal ({fmt(s[best])})"
+        best = worst = ""  # a tie has no winner to colour
+    else:
+        reason = (f"{best} is best with {fmt(s[best])}; {worst} is worst with {fmt(s[worst])} "
+                  f"({s[worst] / max(s[best], 1e-12):,.1f}× more)")
+    return {"criterion": label, "ranking": " < ".join(order), "best": best, "worst": worst, "reason": reason}
+
+
+def compare(ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = None, **kwargs: Any) -> Comparison:
+    """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them."""
+    from . import analyze, schema_name
+    if not schemas:
+        raise WorkbenchError("compare needs at least one schema.")
+    labels = list(names) if names is not None else [schema_name(s) for s in schemas]
+    if len(labels) != len(schemas):
+        raise WorkbenchError(f"compare got {len(schemas)} schemas but {len(labels)} names.")
+    seen: dict[str, int] = {}
+    for i, lab in enumerate(labels):  # two designs with one name get numbered, never merged
+        if lab in seen:
+            labels[i] = f"{lab} ({seen[lab] + 1})"
+        seen[lab] = seen.get(lab, 0) + 1
+    analyses = {lab: analyze(ds, s, **kwargs) for lab, s in zip(labels, schemas)}
+    recs = []
+    for lab, a in analyses.items():
+        r = {"design": lab, "verdict": a.keyspace.verdict()}
+        r.update(a.summary())
+        recs.append(r)
+    table = pd.DataFrame.from_records(recs).set_index("design")
+    criteria = [("hotspot_factor", "hotspot (busiest node ÷ fair share)"),
+                ("bytes_per_event", "storage (bytes per event)"),
+                ("projected_max_row_bytes", "largest row (after retention)")]
+    fmts = {"hotspot_factor": lambda v: f"{v:.1f}× fair", "bytes_per_event": lambda v: f"{v:,.0f} B/event",
+            "projected_max_row_bytes": lambda v: _fmt(v)}
+    for q in ds.queries:
+        col = f"{q.name}: node ms"
+        if col in table.columns:
+            criteria.append((col, f"query {q.name} (node-ms per run)"))
+            fmts[col] = lambda v: f"{v:,.3f} node-ms"
+    missing = [c for c, _ in criteria if c not in table.columns or table[c].isna().any()]
+    rank_recs = []
+    for col, lab in criteria:
+        if col in missing:
+            cant = table.index[table[col].isna()].tolist() if col in table.columns else list(table.index)
+            rank_recs.append({"criterion": lab, "ranking": "—", "best": "", "worst": "",
+                              "reason": f"cannot be planned by {', '.join(cant)}"})
+            continue
+        rec = _rank(table, col, lab, fmts[col])
+        q = col.split(": node ms")[0] if col.endswith(": node ms") else None
+        if q is not None:  # say why: rows seen and scans of best and worst
+            b, w = rec["best"], rec["worst"]
+            if b != w:
+                rec["reason"] += (f"; rows seen {int(table.loc[b, q + ': rows seen']):,} vs "
+                                  f"{int(table.loc[w, q + ': rows seen']):,}, scans {int(table.loc[b, q + ': scans'])} "
+                                  f"vs {int(table.loc[w, q + ': scans'])}")
+        rank_recs.append(rec)
+    rankings = pd.DataFrame.from_records(rank_recs).set_index("criterion")
+    return Comparison(dataset=getattr(ds, "name", "dataset"), analyses=analyses, table=table, rankings=rankings,
+                      criteria=criteria)

@@ -1,0 +1,218 @@
+"""Query costs: what each query intent's read plan touches, returns and costs (G04, G05, G08, G11).
+
+The fast evaluator here gives exactly the figures of :meth:`ReadPlan.evaluate`
+(the contract model, which the emulator's measured reads must equal) but works
+on the shared :class:`CellIndex`, so a dozen plans cost milliseconds instead of
+one full sort of the CellFrame each. ``tests/test_analysis_querycost.py`` pins
+the agreement.
+
+The node cost is a planning model on Cloud Bigtable SSD nodes: every row
+lookup and every scan start costs one read of the ~17,000/s a node serves,
+and every byte scanned costs its share of the ~220 MB/s a node scans
+(figures are :class:`Settings`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import WorkbenchError
+from ..schema.plan import PlanResult, ReadPlan
+from ._index import CellIndex
+from .settings import DEFAULT, EMULATOR_NOTES, Settings
+
+
+@dataclass(frozen=True)
+class _Eval:
+    result: PlanResult
+    seen_rows: np.ndarray  # global row ids, key order
+    returned_rows: np.ndarray
+
+
+def _regex_ok(strings: np.ndarray, codes: np.ndarray, pattern: str) -> np.ndarray:
+    """Boolean per code in ``codes`` (unique): does the string fully match?"""
+    rx = re.compile(pattern, re.DOTALL)
+    return np.fromiter((rx.fullmatch(strings[c]) is not None for c in codes), dtype=bool, count=len(codes))
+
+
+def _inside_rows(index: CellIndex, plan: ReadPlan) -> np.ndarray:
+    lo, hi = index.table_rows(plan.table)
+    if plan.full_scan:
+        return np.arange(lo, hi)
+    keys = index.row_keys[lo:hi]
+    m = np.zeros(hi - lo, dtype=bool)
+    for r in plan.ranges:
+        s = int(np.searchsorted(keys, r.start, "left")) if r.start is not None else 0
+        e = int(np.searchsorted(keys, r.end, "left")) if r.end is not None else hi - lo
+        if e > s:
+            m[s:e] = True
+    if plan.keys:
+        want = np.array(sorted(set(plan.keys)), dtype=object)
+        pos = np.searchsorted(keys, want, "left")
+        ok = pos < len(keys)
+        pos, want = pos[ok], want[ok]
+        pos = pos[keys[pos] == want]
+        m[pos] = True
+    return lo + np.flatnonzero(m)
+
+
+def evaluate(index: CellIndex, plan: ReadPlan) -> PlanResult:
+    """The plan's rows/cells/bytes seen and returned on the indexed cells (``cells`` is None)."""
+    return _evaluate(index, plan).result
+
+
+def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
+    rows_in = _inside_rows(index, plan)
+    row_in_mask = np.zeros(index.n_rows, dtype=bool)
+    row_in_mask[rows_in] = True
+    cidx = np.flatnonzero(row_in_mask[index.row])  # cells inside, Bigtable order
+    crow = index.row[cidx]
+    flt = plan.filter
+    passed = np.ones(len(cidx), dtype=bool)
+    if flt.families is not None:
+        fam_ok = np.isin(index.families, np.array(list(flt.families), dtype=object))
+        passed &= fam_ok[index.family[cidx]]
+    if flt.qualifier_regex is not None and len(cidx):
+        q = index.qualifier[cidx]
+        uq = np.unique(q)
+        ok = np.zeros(len(index.qualifiers), dtype=bool)
+        ok[uq] = _regex_ok(index.qualifiers, uq, flt.qualifier_regex)
+        passed &= ok[q]
+    if flt.row_key_regex is not None and len(cidx):
+        ok = np.zeros(index.n_rows, dtype=bool)
+        ok[rows_in] = _regex_ok(index.row_keys, rows_in, flt.row_key_regex)
+        passed &= ok[crow]
+    if flt.time_range_us is not None:
+        lo, hi = flt.time_range_us
+        ts = index.ts[cidx]
+        if lo is not None:
+            passed &= ts >= lo
+        if hi is not None:
+            passed &= ts < hi
+    if flt.latest_versions is not None and passed.any():
+        sub = cidx[passed]
+        r, f, q = index.row[sub], index.family[sub], index.qualifier[sub]
+        new = np.ones(len(sub), dtype=bool)
+        new[1:] = (r[1:] != r[:-1]) | (f[1:] != f[:-1]) | (q[1:] != q[:-1])
+        pos = np.arange(len(sub))
+        rank = pos - np.maximum.accumulate(np.where(new, pos, 0))
+        keep = np.zeros(len(cidx), dtype=bool)
+        keep[np.flatnonzero(passed)[rank < flt.latest_versions]] = True
+        passed = keep
+    passed_rows = np.unique(crow[passed])
+    seen = np.ones(len(cidx), dtype=bool)
+    ret = passed
+    if plan.rows_limit is not None and len(passed_rows) > plan.rows_limit:
+        if plan.reversed:
+            last = passed_rows[::-1][plan.rows_limit - 1]
+            seen = crow >= last
+        else:
+            last = passed_rows[plan.rows_limit - 1]
+            seen = crow <= last
+        ret = passed & seen
+    sizes = index.nbytes[cidx]
+    seen_rows = np.unique(crow[seen])
+    returned_rows = np.unique(crow[ret])
+    res = PlanResult(scans=plan.scans, rows_seen=len(seen_rows), cells_seen=int(seen.sum()),
+                     bytes_seen=int(sizes[seen].sum()), rows_returned=len(returned_rows),
+                     cells_returned=int(ret.sum()), bytes_returned=int(sizes[ret].sum()))
+    return _Eval(res, seen_rows, returned_rows)
+
+
+def node_seconds(plan: ReadPlan, result: PlanResult, settings: Settings = DEFAULT) -> float:
+    """Modelled SSD-node time of one run: lookups and scan starts at reads/s, bytes at scan speed."""
+    lookups = len(plan.keys) if plan.keys else 0
+    starts = 1 if plan.full_scan else len(plan.ranges)
+    return ((lookups + starts) / settings.reads_per_s_per_node
+            + result.bytes_seen / settings.scan_bytes_per_s_per_node)
+
+
+def _measured_get(m: Any, name: str) -> Any:
+    if isinstance(m, Mapping):
+        return m.get(name)
+    return getattr(m, name, None)
+
+
+@dataclass
+class QueryCosts:
+    """One row per query intent: plan kind, scans, seen vs returned, waste and modelled cost."""
+
+    table: pd.DataFrame
+    plans: dict[str, ReadPlan] = field(repr=False, default_factory=dict)
+    seen_rows: dict[str, np.ndarray] = field(repr=False, default_factory=dict)
+    schema_name: str = ""
+
+    def __getitem__(self, query: str) -> pd.Series:
+        if query not in self.table.index:
+            raise KeyError(f"No query {query!r}; queries: {', '.join(self.table.index)}.")
+        return self.table.loc[query]
+
+    def _repr_html_(self) -> str:
+        cols = ["kind", "scans", "rows_seen", "rows_returned", "bytes_seen", "bytes_returned", "waste",
+                "node_ms", "queries_per_s_per_node"]
+        cols += [c for c in self.table.columns if c.startswith("measured_")]
+        fmt = self.table[cols].copy()
+        fmt["waste"] = fmt["waste"].map(lambda x: f"{x:,.1f}×")
+        fmt["node_ms"] = fmt["node_ms"].map(lambda x: f"{x:,.3f}")
+        fmt["queries_per_s_per_node"] = fmt["queries_per_s_per_node"].map(lambda x: f"{x:,.0f}")
+        from ..plots import figure_html
+        from ..plots.queries import plot_query_costs
+        return (f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
+                + fmt.to_html() + figure_html(plot_query_costs, self)
+                + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>")
+
+
+def query_costs(index: CellIndex, plans: Mapping[str, ReadPlan], *, weights: Mapping[str, float] | None = None,
+                measured: Mapping[str, Any] | None = None, settings: Settings = DEFAULT,
+                errors: Mapping[str, str] | None = None, schema_name: str = "") -> QueryCosts:
+    """Cost table for named plans; ``measured`` maps a query name to the emulator's figures
+    (anything with ``rows_returned``, ``cells_returned``, ``bytes_returned``, ``elapsed_s``)."""
+    recs, seen = [], {}
+    for name, plan in plans.items():
+        ev = _evaluate(index, plan)
+        r = ev.result
+        ns = node_seconds(plan, r, settings)
+        rec = {"query": name, "kind": plan.kind, "plan": plan.describe(), "scans": r.scans,
+               "rows_seen": r.rows_seen, "rows_returned": r.rows_returned,
+               "cells_seen": r.cells_seen, "cells_returned": r.cells_returned,
+               "bytes_seen": r.bytes_seen, "bytes_returned": r.bytes_returned,
+               "waste": r.rows_seen / max(r.rows_returned, 1),
+               "byte_waste": r.bytes_seen / max(r.bytes_returned, 1),
+               "node_ms": ns * 1e3, "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),
+               "weight": float((weights or {}).get(name, 1.0)), "error": ""}
+        if measured and name in measured:
+            m = measured[name]
+            for a in ("rows_returned", "cells_returned", "bytes_returned"):
+                rec[f"measured_{a}"] = _measured_get(m, a)
+            el = _measured_get(m, "elapsed_s")
+            rec["measured_ms"] = None if el is None else float(el) * 1e3
+            rec["measured_agrees"] = all(rec[f"measured_{a}"] == rec[a] for a in ("rows_returned", "cells_returned"))
+        recs.append(rec)
+        seen[name] = ev.seen_rows
+    for name, msg in (errors or {}).items():
+        recs.append({"query": name, "kind": "cannot plan", "plan": msg, "error": msg})
+    if measured:
+        unknown = set(measured) - set(plans) - set(errors or {})
+        if unknown:
+            raise WorkbenchError(f"Measured figures given for unknown queries {sorted(unknown)}; "
+                                 f"queries: {sorted(plans)}.")
+    table = pd.DataFrame.from_records(recs).set_index("query") if recs else pd.DataFrame()
+    return QueryCosts(table=table, plans=dict(plans), seen_rows=seen, schema_name=schema_name)
+
+
+def plans_for(schema: Any, intents: Sequence[Any]) -> tuple[dict[str, ReadPlan], dict[str, str]]:
+    """Compile every intent; an intent the schema cannot serve is reported, not dropped."""
+    from ..errors import SchemaError
+    plans, errors = {}, {}
+    for it in intents:
+        try:
+            plans[it.name] = schema.plan(it)
+        except SchemaError as e:
+            errors[it.name] = str(e)
+    return plans, errors

@@ -1,0 +1,160 @@
+"""Row sizes: bytes and cells per row against Cloud Bigtable's limits, and their growth (G02, G10, G12, G24).
+
+Limits (settings): a cell should stay under 10 MB (hard 100 MiB), a row under
+100 MB (hard 256 MB), a key under 4 KiB and a qualifier under 16 KiB. The
+emulator enforces none of them, so this is where a design learns it would fail.
+
+Growth: a time-bucket row (a month of readings per row, G02/G12) stops growing
+when its bucket ends, so its size is proportional to the bucket width; a row
+whose key has no time at all (one row per device, G24) grows for as long as the
+data is kept. :func:`row_sizes` projects every row that is still open at the
+end of the data over the retention period; :func:`bucket_width_sweep` measures
+row size against bucket width by building the design at several widths.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from ._index import CellIndex
+from .settings import DEFAULT, EMULATOR_NOTES, Settings
+
+_OPEN_FRACTION = 0.9  # a row spanning ≥ 90% of the data's time span is treated as never closing
+
+
+@dataclass
+class RowSizes:
+    """Per-row bytes and cells, limit checks, and the largest row over the retention period."""
+
+    bytes: np.ndarray
+    cells: np.ndarray
+    span_s: np.ndarray  # time between a row's first and last cell
+    data_span_s: float
+    max_cell_bytes: int
+    max_key_bytes: int
+    max_qualifier_bytes: int
+    largest_row: str
+    projected_bytes: np.ndarray  # row size after ``retention_months``
+    settings: Settings = field(default=DEFAULT, repr=False)
+    schema_name: str = ""
+    sweep: pd.DataFrame | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.bytes)
+
+    @property
+    def max_bytes(self) -> int:
+        return int(self.bytes.max()) if len(self.bytes) else 0
+
+    @property
+    def projected_max_bytes(self) -> int:
+        return int(self.projected_bytes.max()) if len(self.projected_bytes) else 0
+
+    @property
+    def open_rows(self) -> int:
+        """Rows that keep growing for as long as data is kept (no time in the key, G24)."""
+        return int((self.projected_bytes > self.bytes).sum())
+
+    def limits(self) -> pd.DataFrame:
+        """Each Cloud Bigtable limit: the design's worst case, the limit and how many rows/cells pass it."""
+        s = self.settings
+        rows = [
+            ("cell", self.max_cell_bytes, s.cell_advisory_bytes, s.cell_hard_bytes),
+            ("row (now)", self.max_bytes, s.row_advisory_bytes, s.row_hard_bytes),
+            (f"row (after {s.retention_months:g} months)", self.projected_max_bytes, s.row_advisory_bytes, s.row_hard_bytes),
+            ("row key", self.max_key_bytes, s.key_hard_bytes, s.key_hard_bytes),
+            ("qualifier", self.max_qualifier_bytes, s.qualifier_hard_bytes, s.qualifier_hard_bytes),
+        ]
+        df = pd.DataFrame(rows, columns=["what", "largest_bytes", "advisory_bytes", "hard_bytes"]).set_index("what")
+        df["ok"] = df["largest_bytes"] <= df["advisory_bytes"]
+        df["rows_over_advisory"] = [0, int((self.bytes > s.row_advisory_bytes).sum()),
+                                    int((self.projected_bytes > s.row_advisory_bytes).sum()), 0, 0]
+        return df
+
+    def stats(self) -> dict[str, float]:
+        b, c = self.bytes, self.cells
+        if not len(b):
+            return {"rows": 0}
+        return {"rows": len(b), "median_row_bytes": float(np.median(b)), "p99_row_bytes": float(np.quantile(b, 0.99)),
+                "max_row_bytes": int(b.max()), "median_row_cells": float(np.median(c)), "max_row_cells": int(c.max()),
+                "max_cell_bytes": self.max_cell_bytes, "largest_row": self.largest_row,
+                "projected_max_row_bytes": self.projected_max_bytes, "open_rows": self.open_rows}
+
+    def verdict(self) -> str:
+        s = self.settings
+        worst = self.projected_max_bytes
+        if worst > s.row_hard_bytes:
+            return f"Rows outgrow the 256 MB hard limit within {s.retention_months:g} months (largest {_fmt(worst)})"
+        if worst > s.row_advisory_bytes:
+            return f"Rows pass the 100 MB guideline within {s.retention_months:g} months (largest {_fmt(worst)})"
+        if self.open_rows:
+            return f"{self.open_rows:,} rows never close and keep growing (largest {_fmt(worst)} after {s.retention_months:g} months)"
+        return f"Rows stay small: largest {_fmt(self.max_bytes)}, far under the 100 MB guideline"
+
+    def _repr_html_(self) -> str:
+        from ..plots import figure_html
+        from ..plots.sizes import plot_row_sizes
+        return (f"<div><b>Row sizes</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
+                + self.limits().to_html() + figure_html(plot_row_sizes, self)
+                + f"<p><small>{html.escape(EMULATOR_NOTES['rowsizes'])}</small></p></div>")
+
+
+def _fmt(n: float) -> str:
+    for unit, f in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= f:
+            return f"{n / f:,.1f} {unit}"
+    return f"{n:,.0f} B"
+
+
+def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: str = "") -> RowSizes:
+    R = index.n_rows
+    rb = index.row_bytes()
+    rc = index.row_cells()
+    if index.n_cells:
+        off = index.row_offsets()[:-1]  # every row has at least one cell; cells are grouped by row
+        tmin = np.minimum.reduceat(index.ts, off)
+        tmax = np.maximum.reduceat(index.ts, off)
+        span = (tmax - tmin) / 1e6
+        t0, t1 = int(index.ts.min()), int(index.ts.max())
+        data_span = max((t1 - t0) / 1e6, 1e-6)
+        retention_s = settings.retention_months * settings.hours_per_month * 3600
+        # open rows: written from (near) the start to (near) the end: no time bound in the key
+        is_open = (span >= _OPEN_FRACTION * data_span) & (data_span > 0) & (rc > 1)
+        projected = np.where(is_open, rb * np.maximum(retention_s / data_span, 1.0), rb)
+        max_cell = int(index.nbytes.max())
+    else:
+        span = np.zeros(0)
+        data_span = 0.0
+        projected = rb.astype(np.float64)
+        max_cell = 0
+    largest = str(index.row_keys[int(rb.argmax())]) if R else ""
+    return RowSizes(bytes=rb, cells=rc, span_s=span, data_span_s=data_span, max_cell_bytes=max_cell,
+                    max_key_bytes=int(index.key_bytes.max()) if R else 0,
+                    max_qualifier_bytes=int(index.qualifier_bytes.max()) if len(index.qualifier_bytes) else 0,
+                    largest_row=largest, projected_bytes=projected.astype(np.int64), settings=settings,
+                    schema_name=schema_name)
+
+
+def bucket_width_sweep(ds: Any, make_schema: Callable[[Any], Any], widths: Iterable[Any]) -> pd.DataFrame:
+    """Build the design at each bucket width and measure its rows: size grows linearly with width (G02, G12).
+
+    ``make_schema(width)`` returns a schema for one bucket width (e.g. a
+    ``pd.Timedelta``); the table has one row per width with the median and
+    largest row's bytes and cells.
+    """
+    recs = []
+    for w in widths:
+        idx = CellIndex.build(make_schema(w).to_cells(ds))
+        rb, rc = idx.row_bytes(), idx.row_cells()
+        width_s = pd.Timedelta(w).total_seconds() if not isinstance(w, (int, float)) else float(w)
+        recs.append({"width": w, "width_s": width_s, "rows": idx.n_rows,
+                     "median_row_bytes": float(np.median(rb)), "max_row_bytes": int(rb.max()),
+                     "median_row_cells": float(np.median(rc)), "max_row_cells": int(rc.max()),
+                     "mean_row_bytes": float(rb.mean())})
+    return pd.DataFrame.from_records(recs)

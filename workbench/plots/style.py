@@ -1,0 +1,87 @@
+"""Shared look of every figure: colour-blind-safe colours, readable at 1280 px and in print.
+
+Categorical colours are the Okabe–Ito palette (distinguishable with every common
+colour-vision deficiency and in greyscale by lightness); heat maps use
+``cividis`` (perceptually uniform, colour-blind safe) on a white background so
+empty key ranges print as paper.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import matplotlib
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
+GOOD, BAD, NEUTRAL, MUTED = "#009E73", "#D55E00", "#0072B2", "#999999"
+HEATMAP = "cividis"
+WIDTH_IN = 11.0  # ~1100 px at 100 dpi: fits a 1280-px notebook without scaling text down
+HEIGHT_IN = 4.2
+DPI = 100
+
+RC = {
+    "figure.dpi": DPI,
+    "savefig.dpi": 110,
+    "font.size": 11,
+    "axes.titlesize": 12.5,
+    "axes.titleweight": "bold",
+    "axes.titlelocation": "left",
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 10,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": False,
+    "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "savefig.bbox": "tight",
+}
+
+
+@contextmanager
+def style() -> Iterator[None]:
+    """Apply the workbench look for the figures drawn inside the block."""
+    with matplotlib.rc_context(RC):
+        yield
+
+
+def new_axes(ax=None, *, width: float = WIDTH_IN, height: float = HEIGHT_IN):
+    """The given axes, or a new figure's axes in the workbench size."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+    with style():
+        fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    return ax
+
+
+def note(ax, text: str) -> None:
+    """A small caption under the axes (emulator-vs-production notes, model assumptions)."""
+    import textwrap
+    t = ax.annotate(textwrap.fill(text, 120), xy=(0, 0), xycoords="axes fraction", xytext=(0, -40),
+                    textcoords="offset points", fontsize=8.5, color="#555555", va="top", ha="left",
+                    annotation_clip=False)
+    t.set_in_layout(True)
+
+
+def human_bytes(n: float) -> str:
+    for unit, f in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= f:
+            return f"{n / f:,.1f} {unit}"
+    return f"{n:,.0f} B"
+
+
+def styled(fn):
+    """Decorator: draw the whole figure under the workbench look."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with style():
+            return fn(*args, **kwargs)
+    return wrapper
