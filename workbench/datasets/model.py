@@ -107,6 +107,10 @@ class Dataset:
     description: str = ""
     size: str = "custom"
     seed: int | None = None
+    dropped_duplicates: int = 0
+    """Events removed by ``duplicates="first"|"last"`` when the dataset was built (never silent)."""
+    notes: list[str] = field(default_factory=list)
+    """What validation did to the caller's data (duplicates kept/dropped, time zone assumed, columns left out)."""
 
     @property
     def columns(self) -> list[str]:
@@ -150,6 +154,7 @@ class Dataset:
             f"measures: {html.escape(measures)}"
             + (f"; attributes: <code>{html.escape(', '.join(self.attributes))}</code>" if self.attributes else "")
             + (f"<br><i>{html.escape(self.description)}</i>" if self.description else "")
+            + "".join(f"<br>⚠ {html.escape(n)}" for n in self.notes)
             + (f"<table><tr><th>query</th><th>kind</th><th>what</th></tr>{rows}</table>" if rows else "")
             + self.frame.head(5).to_html(index=False)
             + "</div>"
