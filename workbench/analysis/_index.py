@@ -107,11 +107,12 @@ class CellIndex:
             if ts.dtype.kind not in "iu":
                 raise WorkbenchError(f"CellFrame column 'timestamp_us' must be int64 microseconds, got dtype {ts.dtype}.")
             vals = f["value"].to_numpy(dtype=object)
-            try:
-                vlen = _value_lengths(vals)
-            except TypeError:
-                bad = next(v for v in vals if not isinstance(v, (bytes, bytearray)))
-                raise WorkbenchError(f"CellFrame column 'value' must hold bytes; found {type(bad).__name__} {bad!r}.") from None
+            if pd.api.types.infer_dtype(vals, skipna=False) != "bytes":
+                bad = next(v for v in vals if not isinstance(v, bytes))
+                row = f["row_key"].iloc[int(np.flatnonzero([not isinstance(v, bytes) for v in vals])[0])]
+                raise WorkbenchError(f"CellFrame column 'value' must hold bytes; row {row!r} has "
+                                     f"{type(bad).__name__} {bad!r}.")
+            vlen = _value_lengths(vals)
             key_chunks.append((kuniq, kt))
             fam_chunks.append(funiq)
             qual_chunks.append(quniq)

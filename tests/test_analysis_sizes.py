@@ -1,0 +1,110 @@
+"""Row sizes, limits, growth, storage and capacity (issue 6; G01, G02, G10, G12, G24)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.analysis import CellIndex, capacity, key_distribution, row_sizes
+from workbench.analysis.settings import DEFAULT
+from workbench.cells import CellFrame
+from workbench.errors import WorkbenchError
+
+DAY_US = 86_400 * 1_000_000
+T0 = 1_425_168_000_000_000  # 2015-03-01 UTC in µs
+
+
+def _garden(days: int = 62, gardens=("VEGGIEGARDEN", "HERBGARDEN"), layout: str = "month_row") -> CellFrame:
+    """Daily temperatures: ``month_row`` is the paper's VEGGIEGARDEN#20150301 row with TEMP:<day> cells."""
+    keys, quals, ts, vals = [], [], [], []
+    for g in gardens:
+        for d in range(days):
+            t = pd.Timestamp(T0 + d * DAY_US, unit="us", tz="UTC")
+            if layout == "month_row":
+                keys.append(f"{g}#{t:%Y%m}01"), quals.append(str(t.day))
+            elif layout == "one_row":  # one row per garden, updated forever (G24)
+                keys.append(g), quals.append(f"{t:%Y%m%d}")
+            else:
+                keys.append(f"{g}#{t:%Y%m%d}"), quals.append("TEMP")
+            ts.append(T0 + d * DAY_US), vals.append(b"60.4")
+    return CellFrame.from_columns(row_key=keys, family="TEMP", qualifier=quals, timestamp_us=ts, value=vals)
+
+
+def test_month_rows_hold_a_month_of_daily_cells():
+    rs = row_sizes(CellIndex.build(_garden()))
+    assert rs.n_rows == 2 * 2 + 2  # March, April (30 days) and May 1-2 per garden
+    assert int(rs.cells.max()) == 31 and rs.largest_row in ("HERBGARDEN#20150301", "VEGGIEGARDEN#20150301")
+    assert rs.open_rows == 0 and rs.projected_max_bytes == rs.max_bytes
+    lim = rs.limits()
+    assert bool(lim["ok"].all())
+    assert lim.loc["row (now)", "advisory_bytes"] == 100_000_000 and lim.loc["row (now)", "hard_bytes"] == 256_000_000
+
+
+def test_a_row_without_time_grows_over_the_retention_period():
+    rs = row_sizes(CellIndex.build(_garden(layout="one_row")))
+    assert rs.open_rows == 2
+    span_days = 61
+    months = DEFAULT.retention_months
+    expected = rs.max_bytes * months * DEFAULT.hours_per_month * 3600 / (span_days * 86_400)
+    assert rs.projected_max_bytes == pytest.approx(expected, abs=1)
+    tiny = DEFAULT.replace(row_advisory_bytes=rs.max_bytes * 2, row_hard_bytes=rs.max_bytes * 3)
+    rs2 = row_sizes(CellIndex.build(_garden(layout="one_row")), settings=tiny)
+    assert "hard limit" in rs2.verdict()
+    assert rs2.limits().loc[f"row (after {months:g} months)", "rows_over_advisory"] == 2
+
+
+def test_big_cells_are_flagged_against_the_cell_limit():
+    cf = CellFrame.from_columns(row_key=["a#1", "a#2"], family="F", qualifier="blob", timestamp_us=[1000, 2000],
+                                value=[b"x" * 11_000_000, b"y"])
+    lim = row_sizes(CellIndex.build(cf)).limits()
+    assert lim.loc["cell", "largest_bytes"] > 10_000_000 and not bool(lim.loc["cell", "ok"])
+
+
+def test_bucket_width_sweep_is_linear():
+    from workbench.analysis import bucket_width_sweep
+
+    class DayBuckets:  # rows of N days, one cell per day (a stand-in until the presets land)
+        def __init__(self, days):
+            self.days = days
+
+        def to_cells(self, ds):
+            keys = [f"G#{d // self.days:04d}" for d in range(ds)]
+            return CellFrame.from_columns(row_key=keys, family="T", qualifier=[f"{d:03d}" for d in range(ds)],
+                                          timestamp_us=[T0 + d * DAY_US for d in range(ds)], value=[b"60.4"] * ds)
+    sw = bucket_width_sweep(360, DayBuckets, [1, 2, 4, 8])
+    slope = np.polyfit(sw["width_s"], sw["max_row_bytes"], 1)
+    resid = sw["max_row_bytes"] - np.polyval(slope, sw["width_s"])
+    assert np.abs(resid).max() < 0.02 * sw["max_row_bytes"].max()
+    assert sw["max_row_cells"].tolist() == [1, 2, 4, 8]
+
+
+def test_bytes_per_event_shows_the_cost_of_long_names():
+    def cells(fam, qual):
+        return CellFrame.from_columns(row_key=[f"s#{i:05d}" for i in range(100)], family=fam, qualifier=qual,
+                                      timestamp_us=[T0 + i * 60_000_000 for i in range(100)], value=[b"1.5"] * 100)
+    out = {}
+    for label, (fam, qual) in {"short": ("m", "t"), "long": ("measurements", "temperature_celsius")}.items():
+        idx = CellIndex.build(cells(fam, qual))
+        out[label] = capacity(idx, 100, key_distribution(idx))
+    assert out["long"].bytes_per_event - out["short"].bytes_per_event == len("measurements") - 1 + len("temperature_celsius") - 1
+    assert out["long"].short_names_bytes_per_event == pytest.approx(out["short"].bytes_per_event)
+    assert out["long"].name_overhead_share > out["short"].name_overhead_share
+    b = out["short"].breakdown
+    assert sum(b.values()) == out["short"].total_bytes == 100 * (7 + 1 + 1 + 8 + 3)
+
+
+def test_nodes_needed_are_inflated_by_the_hotspot():
+    from test_analysis_keyspace import battery
+    for design, hot in (("timestamp_first", True), ("field_promotion", False)):
+        idx = CellIndex.build(battery(design, n=4000))
+        kd = key_distribution(idx)
+        cap = capacity(idx, 4000, kd, target_writes_per_s=100_000)
+        assert cap.nodes_fair == 8  # 100,000 / 14,000 per node
+        assert cap.nodes_needed == pytest.approx(np.ceil(100_000 * kd.hotspot_factor / 14_000))
+        assert cap.hotspot_limited is hot
+        assert cap.node_cost_month == pytest.approx(cap.nodes_needed * 0.65 * 730)
+    prices = DEFAULT.replace(node_hour_usd=1.0)
+    assert capacity(idx, 4000, kd, settings=prices).node_cost_month == pytest.approx(730.0)
+    with pytest.raises(WorkbenchError, match="Unknown analysis setting"):
+        DEFAULT.replace(node_hours=2)

@@ -1,0 +1,100 @@
+"""Figures (issue 6): every picture renders on Agg, returns its axes with a title that states the takeaway."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from workbench.analysis import CellIndex, capacity, key_distribution, query_costs, row_sizes  # noqa: E402
+from workbench.plots import figure_html, png_bytes  # noqa: E402
+from workbench.plots.capacity import plot_bytes_breakdown  # noqa: E402
+from workbench.plots.keyspace import plot_hotspot, plot_key_heatmap, plot_node_load, plot_read_profile  # noqa: E402
+from workbench.plots.queries import plot_query_costs  # noqa: E402
+from workbench.plots.sizes import plot_row_sizes  # noqa: E402
+from workbench.plots.style import OKABE_ITO  # noqa: E402
+from workbench.schema.plan import CellFilter, KeyRange, ReadPlan  # noqa: E402
+
+from test_analysis_keyspace import battery  # noqa: E402
+
+
+def title(ax) -> str:
+    return ax.get_title(loc="left") or ax.get_title()
+
+
+@pytest.fixture(scope="module")
+def parts():
+    out = {}
+    for design in ("timestamp_first", "field_promotion"):
+        idx = CellIndex.build(battery(design, n=3000))
+        plans = {"corrie": ReadPlan("corrie", ranges=(KeyRange.for_prefix("BATTERY#Corrie#"),)),
+                 "march_1st": ReadPlan("march_1st", filter=CellFilter(row_key_regex=".*#20150301.*"))}
+        qc = query_costs(idx, plans)
+        kd = key_distribution(idx, seen_rows=qc.seen_rows)
+        out[design] = dict(kd=kd, qc=qc, rs=row_sizes(idx), cap=capacity(idx, 3000, kd))
+    yield out
+    plt.close("all")
+
+
+@pytest.mark.parametrize("fn,part", [(plot_key_heatmap, "kd"), (plot_node_load, "kd"), (plot_hotspot, "kd"),
+                                     (plot_read_profile, "kd"), (plot_row_sizes, "rs"),
+                                     (plot_query_costs, "qc"), (plot_bytes_breakdown, "cap")])
+def test_each_figure_returns_titled_axes_and_draws(parts, fn, part, tmp_path):
+    ax = fn(parts["field_promotion"][part])
+    assert title(ax), fn.__name__
+    data = png_bytes(ax.figure)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5_000
+    w, h = ax.figure.get_size_inches() * ax.figure.dpi
+    assert 300 <= w <= 1280, "readable in a 1280-px notebook without scaling"
+    # drawing on a caller's axes returns those axes
+    fig, mine = plt.subplots()
+    assert fn(parts["field_promotion"][part], ax=mine) is mine
+    plt.close("all")
+
+
+def test_titles_state_the_takeaway(parts):
+    hot, even = parts["timestamp_first"], parts["field_promotion"]
+    assert title(plot_key_heatmap(hot["kd"])).startswith("Hotspot:")
+    assert title(plot_key_heatmap(even["kd"])).startswith("Writes spread evenly")
+    assert "rows for every row it returns" in title(plot_query_costs(hot["qc"]))
+    assert "Names are" in title(plot_bytes_breakdown(hot["cap"]))
+    plt.close("all")
+
+
+def test_heatmap_uses_a_colour_blind_safe_map_and_names_the_hot_range(parts):
+    ax = plot_key_heatmap(parts["timestamp_first"]["kd"])
+    assert ax.images[0].get_cmap().name == "cividis"
+    texts = " ".join(t.get_text() for t in ax.texts)
+    assert "busiest key range: BATTERY#201503" in texts
+    caption = " ".join(t.get_text() for t in ax.texts).replace("\n", " ")
+    assert "SampleRowKeys" in caption  # the emulator note sits next to the figure it affects
+    lines = plot_node_load(parts["timestamp_first"]["kd"]).get_lines()
+    assert lines[0].get_color().lower() == OKABE_ITO[0].lower()
+    plt.close("all")
+
+
+def test_figure_html_embeds_a_png_that_works_offline(parts):
+    html = figure_html(plot_hotspot, parts["timestamp_first"]["kd"])
+    data = base64.b64decode(re.search(r"base64,([^\"]+)\"", html).group(1))
+    assert data[:4] == b"\x89PNG" and "http" not in html
+    assert plt.get_fignums() == [], "figure_html closes its figure"
+    page = parts["timestamp_first"]["kd"]._repr_html_()
+    assert page.count("data:image/png;base64,") == 3 and "Hotspot" in page
+
+
+def test_analysis_pngs_for_review(parts, tmp_path):
+    # the figures are written so a person can look at them (tmp_path/…png)
+    for design, p in parts.items():
+        for fn, part in ((plot_key_heatmap, "kd"), (plot_hotspot, "kd"), (plot_row_sizes, "rs")):
+            ax = fn(p[part])
+            ax.figure.savefig(tmp_path / f"{design}_{fn.__name__}.png")
+    assert len(list(tmp_path.glob("*.png"))) == 6
+    plt.close("all")
+    assert np.isfinite(parts["field_promotion"]["kd"].hotspot_factor)
