@@ -132,7 +132,7 @@ def report_versions() -> dict[str, str]:
     return out
 
 
-def emulator_description(emulator: Any | None) -> str:
+def emulator_description(emulator: Any | None, started_here: bool = False) -> str:
     """Where the emulator came from, e.g. "cbtemulator from Google Cloud SDK 528.0.0 (started for this report)"."""
     from ..bigtable.emulator import find_emulator_command
 
@@ -147,7 +147,7 @@ def emulator_description(emulator: Any | None) -> str:
         pass
     if emulator is None:
         return binary
-    how = "started for this report" if getattr(emulator, "owned", False) else "an emulator already running, reused"
+    how = "started for this report" if started_here else "an emulator already running, reused"
     return f"{binary}, {how}"
 
 
@@ -378,7 +378,7 @@ def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports
             if not emu.owned:
                 started = None
         host = emu.host
-        info = emulator_description(emu)
+        info = emulator_description(emu, started_here=started is not None)
     reports: list[Report] = []
     try:
         for nb_path in notebooks:

@@ -96,7 +96,8 @@ class StaticWidgets:
     """Renders widget models from a saved ``application/vnd.jupyter.widget-state+json`` document."""
 
     def __init__(self, state: dict[str, Any] | None):
-        self.models: dict[str, dict[str, Any]] = dict((state or {}).get("state", {}))
+        # a JSON round trip gives in-memory state (tuples) the exact shape of saved state (lists)
+        self.models: dict[str, dict[str, Any]] = json.loads(json.dumps((state or {}).get("state", {})))
         self._stack: list[str] = []
 
     # -- entry point ------------------------------------------------------------------
@@ -114,6 +115,7 @@ class StaticWidgets:
         try:
             state = entry.get("state", {})
             name = str(entry.get("model_name") or state.get("_model_name", ""))
+            state = {**state, "_model_name": name}
             layout = self._layout(state.get("layout"))
             if layout is None:  # display: none
                 return ""

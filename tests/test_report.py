@@ -1,0 +1,240 @@
+"""Reports: executed notebooks as self-contained HTML that opens offline (issue 8).
+
+The fixture notebook (tests/fixtures/notebooks/report_widgets.ipynb) has a
+matplotlib figure, a pandas table, ipywidgets driving an Output widget's
+figure, a Tab and an Accordion, a tqdm.auto bar, a ``_repr_html_`` object, a
+marked finding and planted secrets. It is executed against the real emulator,
+exported, and opened in headless Chromium with every network request aborted.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.metadata as md
+import json
+import platform
+import re
+import shutil
+from pathlib import Path
+
+import ipywidgets as widgets
+import nbformat
+import pytest
+from ipywidgets.embed import embed_data
+
+from browser import artifact, block_network, chromium_context
+from workbench.bigtable.emulator import Emulator
+from workbench.report import ReportError, Scrubber, StaticWidgets, build_reports, offline_problems
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "notebooks"
+REPO = Path(__file__).resolve().parent.parent
+PLANTED_KEY = "sk-planted-" + "f00dcafe" * 3
+PLANTED_TOKEN = "0123456789abcdef" * 3  # 48 hex characters, like a Jupyter token
+
+
+@pytest.fixture(scope="module")
+def emu(request):
+    """The suite's emulator when conftest provides one, else a private one for this module."""
+    try:
+        yield request.getfixturevalue("emulator")
+        return
+    except pytest.FixtureLookupError:
+        pass
+    with Emulator(reuse=False) as own:
+        yield own
+
+
+@pytest.fixture(scope="module")
+def built(emu, tmp_path_factory):
+    """The fixture notebook, with secrets planted in its metadata too, built into a report folder."""
+    work = tmp_path_factory.mktemp("report")
+    nb = nbformat.read(FIXTURES / "report_widgets.ipynb", as_version=4)
+    nb.metadata["planted"] = {"token": PLANTED_TOKEN, "where": "/root/private/notes.txt", "home": str(Path.home())}
+    nb.cells[2].metadata["planted_path"] = str(work / "secret-dir" / "data.csv")
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        "A picture on the web: ![remote chart](https://example.com/chart.png)"))
+    src = work / "notebooks" / "report_widgets.ipynb"
+    src.parent.mkdir()
+    nbformat.write(nb, src)
+    out = work / "reports"
+    mp = pytest.MonkeyPatch()
+    mp.setenv("WORKBENCH_FIXTURE_API_KEY", PLANTED_KEY)  # the kernel inherits it and prints it
+    try:
+        paths = build_reports([src], out, emulator=emu, timeout=120)
+    finally:
+        mp.undo()
+    return {"paths": paths, "out": out, "work": work, "html": (out / "report_widgets.html").read_text()}
+
+
+def test_build_writes_one_page_per_notebook_and_an_index(built):
+    names = [p.name for p in built["paths"]]
+    assert names == ["report_widgets.html", "index.html"]
+    assert all(p.stat().st_size > 0 for p in built["paths"])
+
+
+def test_report_has_no_secrets_or_local_paths(built, emu):
+    html = built["html"]
+    for secret in (PLANTED_KEY, PLANTED_TOKEN, emu.host, "ya29.a0AfH6SMBfixture", "/root/", "/home/alice",
+                   str(built["work"]), str(REPO), str(Path.home()) + "/", "/tmp/"):
+        assert secret not in html, f"{secret!r} leaked into the report"
+    # planted values were replaced where they were, not dropped with their context
+    assert "api key: [redacted]" in html
+    assert "emulator: [emulator-host]" in html
+    assert "token=[redacted]" in html
+    assert "live Bigtable emulator at [emulator-host]" in html
+    assert Scrubber.for_environment(hosts=[emu.host]).leaks(html) == []
+
+
+def test_report_states_when_and_with_what_it_was_made(built):
+    html = built["html"]
+    head = html[html.index('id="wb-report-head"'):html.index("</header>")]
+    assert re.search(r"Report made <b>\d{4}-\d\d-\d\d \d\d:\d\d UTC</b>", head)
+    for name, version in [("python", platform.python_version()), ("pandas", md.version("pandas")),
+                          ("google-cloud-bigtable", md.version("google-cloud-bigtable")),
+                          ("workbench", md.version("bigtable-ts-workbench"))]:
+        assert f"<span>{name} <code>{version}</code></span>" in head, name
+    assert "cbtemulator" in head and "reused" in head  # the test's emulator, not one the report started
+    assert "executed top to bottom in" in head
+
+
+def test_report_loads_nothing_from_the_network(built):
+    html = built["html"]
+    assert offline_problems(html) == []
+    for marker in ("require.min.js", "cdn.jsdelivr", "unpkg.com", "mathjax", "embed-amd.js",
+                   "application/vnd.jupyter.widget-view+json"):
+        assert marker.lower() not in html.lower(), marker
+    assert "image on the web, not embedded" in html  # the remote markdown image became a link
+
+
+def _open_offline(path: Path, screenshot: str):
+    """Open ``path`` in headless Chromium with the network blocked; return facts the tests check."""
+    with chromium_context() as ctx:
+        attempts = block_network(ctx, allowed_prefixes=(path.resolve().as_uri(),))
+        page = ctx.new_page()
+        page.goto(path.resolve().as_uri())
+        page.wait_for_load_state("load")
+        images = page.evaluate("""Array.from(document.images).map(i => ({
+            ok: i.complete && i.naturalWidth > 0, w: i.naturalWidth,
+            output: !!i.closest('.wb-w-output'), h: i.getBoundingClientRect().height}))""")
+        texts = page.evaluate("""() => ({
+            slider: Array.from(document.querySelectorAll('.wb-w-int-slider')).map(e => e.innerText),
+            dropdown: Array.from(document.querySelectorAll('.wb-w-dropdown')).map(e => e.innerText),
+            text: Array.from(document.querySelectorAll('.wb-w-text')).map(e => e.innerText),
+            progress: Array.from(document.querySelectorAll('.wb-w-h-box')).map(e => e.innerText),
+            tab: Array.from(document.querySelectorAll('.wb-tab-panel')).filter(
+                 e => getComputedStyle(e).display !== 'none').map(e => e.innerText),
+            body: document.body.innerText})""")
+        page.screenshot(path=str(artifact(screenshot)), full_page=True)
+    return attempts, images, texts
+
+
+def test_report_opens_offline_with_every_figure_and_widget_visible(built):
+    path = built["out"] / "report_widgets.html"
+    attempts, images, texts = _open_offline(path, "report_fixture.png")
+    assert attempts == [path.resolve().as_uri()], f"requests beyond the file: {attempts[1:]}"
+    assert len(images) >= 2 and all(i["ok"] for i in images), images
+    # the Output widget's figure is an image that loaded and is on screen
+    output_images = [i for i in images if i["output"]]
+    assert len(output_images) == 1 and output_images[0]["h"] > 100, images
+    # controls show their LAST state: the slider was moved to 7 after it was displayed
+    assert any(re.search(r"frequency\s+7\b", s) for s in texts["slider"]), texts["slider"]
+    assert any("wave" in s and "cosine" in s for s in texts["dropdown"]), texts["dropdown"]
+    assert any("hello report" in s for s in texts["text"]), texts["text"]
+    assert any("writing rows: 100%" in s.replace("\u2007", " ") and "200/200" in s.replace("\u2007", " ")
+               for s in texts["progress"]), texts["progress"]
+    assert texts["tab"] == ["first panel of the tab"], texts["tab"]
+    assert "design OK: no node above 20%" in texts["body"]
+    assert "Widgets appear in their last state." in texts["body"]
+
+
+def test_index_links_reports_with_findings_and_guidelines(built):
+    index = built["out"] / "index.html"
+    attempts, images, texts = _open_offline(index, "report_index.png")
+    assert attempts == [index.resolve().as_uri()], attempts[1:]
+    html = index.read_text()
+    assert 'href="report_widgets.html"' in html
+    body = texts["body"]
+    assert "Fixture: everything a report must show" in body
+    for gid in ("G03", "G06", "G12"):
+        assert gid in body
+    assert "field promotion spreads the writes over every node" in body  # display metadata marker
+    assert "busiest node share" in body                                  # cell tagged `finding`
+    assert "Nothing in this report needs the network." in body           # cell tagged `summary`
+    assert "ran clean" in body
+    meta = json.loads((built["out"] / ".report-meta" / "report_widgets.json").read_text())
+    assert meta["guidelines"] == ["G03", "G06", "G12"] and meta["errors"] == []
+
+
+def test_failing_cell_is_reported_not_hidden(emu, tmp_path):
+    src = tmp_path / "report_error.ipynb"
+    shutil.copy(FIXTURES / "report_error.ipynb", src)
+    with pytest.raises(ReportError, match=r"report_error\.ipynb: cell 3 ValueError: fixture failure"):
+        build_reports([src], tmp_path / "out", emulator=emu, timeout=60)
+    html = (tmp_path / "out" / "report_error.html").read_text()
+    assert "1 cell(s) failed" in html and "execution stopped at the first failure" in html
+    assert "before the failure" in html and "column price is missing" in html
+    assert "after the failure" in html  # the source is shown ...
+    assert html.count("after the failure") == 1  # ... but it never ran
+    index = (tmp_path / "out" / "index.html").read_text()
+    assert "1 failed cell(s)" in index
+
+
+def test_missing_notebook_is_a_clear_error(tmp_path):
+    with pytest.raises(ReportError, match="No notebook at: .*nope.ipynb"):
+        build_reports([tmp_path / "nope.ipynb"], tmp_path / "out", execute=False)
+
+
+# -- pieces, without a kernel ---------------------------------------------------------------
+def test_scrubber_replaces_secrets_paths_and_hosts_but_not_images():
+    png = base64.b64encode(b"/tmp/x /root/y " + bytes(range(256)) * 4).decode()
+    env = {"MY_API_KEY": "abcdef123456", "BIGTABLE_EMULATOR_HOST": "127.0.0.1:40123", "PATH": "/usr/bin"}
+    s = Scrubber.for_environment(env, roots=[("/work/main", "[repo]")])
+    text = ("key abcdef123456 at 127.0.0.1:40123; open /work/main/notebooks/a.ipynb and /root/.ssh/id "
+            "/home/bob/x.csv /tmp/pytest-1/y password=hunter22 http://localhost:8888/?token=" + "ab" * 24 +
+            f" AIza{'B' * 35} <img src='data:image/png;base64,{png}'>")
+    out = s.text(text)
+    assert "abcdef123456" not in out and "40123" not in out and "hunter22" not in out
+    assert "[repo]/notebooks/a.ipynb" in out and "~/.ssh/id" in out and "~/x.csv" in out and "[tmp]" in out
+    assert "password=[redacted]" in out and "token=[redacted]" in out and "AIza" not in out
+    assert png in out, "image data must not be rewritten"
+    assert s.leaks(out) == [] and s.leaks(text) != []
+    nb = {"cells": [{"outputs": [{"data": {"image/png": "/tmp/abc", "text/plain": "/tmp/abc"}}]}]}
+    s.obj(nb)
+    assert nb["cells"][0]["outputs"][0]["data"] == {"image/png": "/tmp/abc", "text/plain": "[tmp]"}
+
+
+def _render(*ws) -> tuple[StaticWidgets, list[str]]:
+    data = embed_data(views=list(ws))
+    state = data["manager_state"]
+    renderer = StaticWidgets(state)
+    return renderer, [renderer.render(v["model_id"]) for v in data["view_specs"]]
+
+
+def test_static_widgets_render_last_state_of_every_common_control():
+    rng = widgets.FloatRangeSlider(value=(2.0, 6.5), min=0, max=10, description="window")
+    sel = widgets.SelectMultiple(options=["a", "b", "c"], value=("a", "c"), description="keys")
+    radio = widgets.RadioButtons(options=["tall", "wide"], value="wide", description="layout")
+    pw = widgets.Password(value="hunter2", description="pw")
+    hidden = widgets.Label("never shown", layout=widgets.Layout(display="none"))
+    img = widgets.Image(value=b"\x89PNG fake", format="png")
+    toggle = widgets.ToggleButtons(options=["x", "y"], value="y")
+    box = widgets.HBox([rng, sel, radio, pw, hidden, img, toggle], layout=widgets.Layout(width="90%"))
+    _, (page,) = _render(box)
+    assert "window" in page and "2 – 6.5" in page
+    assert "wb-w-choice wb-w-on'>a<" in page and "wb-w-choice wb-w-on'>c<" in page and "wb-w-choice'>b<" in page
+    assert "wb-w-on'>wide<" in page and "wb-w-on'>y<" in page
+    assert "hunter2" not in page and "••••" in page
+    assert "never shown" not in page
+    fake_png = base64.b64encode(b"\x89PNG fake").decode()
+    assert f"data:image/png;base64,{fake_png}" in page
+    assert "width:90%" in page
+    for w in (rng, sel, radio, pw, hidden, img, toggle, box):
+        w.close()
+
+
+def test_unknown_or_unsaved_widgets_are_labelled_not_dropped():
+    renderer = StaticWidgets({"state": {"m1": {"model_name": "FancyPlotModel", "model_module": "fancy",
+                                               "state": {"_model_module": "fancy", "value": 3}}}})
+    assert "FancyPlot (fancy): an interactive widget the static report cannot draw" in renderer.render("m1")
+    missing = renderer.render("nope", "IntSlider(value=4)")
+    assert "widget not saved in the notebook" in missing and "IntSlider(value=4)" in missing
