@@ -7,8 +7,9 @@ and lets a 10-million-event dataset fit in 2 GB (strings are kept once per
 distinct row key, family and qualifier, never per cell).
 
 Order is Bigtable's: table, row key, family, qualifier, newest timestamp first.
-Python's ``str`` order is code-point order, which equals UTF-8 byte order, so the
-sorted keys are in the order Bigtable stores them.
+Row keys are kept as UTF-8 ``bytes`` in a numpy "S" array (about a tenth of the
+memory of Python strings), whose byte order is exactly Bigtable's key order.
+(numpy "S" drops trailing NUL bytes; a key ending in NUL is not representable.)
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class CellIndex:
     """
 
     tables: list[str]
-    row_keys: np.ndarray  # object, sorted within each table
+    row_keys: np.ndarray  # UTF-8 bytes ("S" dtype: compact), sorted within each table
     row_table: np.ndarray  # int32
     families: np.ndarray  # object, sorted
     qualifiers: np.ndarray  # object, sorted
@@ -73,32 +74,33 @@ class CellIndex:
     def from_parts(cls, parts: Iterable[CellFrame]) -> "CellIndex":
         """Build from CellFrames produced chunk by chunk (the 10-million-event path).
 
-        Each chunk is reduced to integer codes at once, so at most one chunk's
-        Python objects are alive at a time.
+        Each chunk is reduced at once to integer codes (row keys to UTF-8
+        ``bytes``), so at most one chunk's Python objects are alive at a time.
         """
         tab_u: dict[str, int] = {}
-        key_chunks, fam_chunks, qual_chunks = [], [], []
+        key_chunks: list[tuple[np.ndarray, np.ndarray]] = []
+        fam_chunks, qual_chunks = [], []
         codes: list[tuple[np.ndarray, ...]] = []
         for part in parts:
+            if not isinstance(part, CellFrame):
+                raise WorkbenchError(f"analysis needs CellFrames, got {type(part).__name__}.")
             f = part.frame
             if len(f) == 0:
                 continue
-            if not isinstance(part, CellFrame):
-                raise WorkbenchError(f"analysis needs CellFrames, got {type(part).__name__}.")
             tcode_local, tuniq = pd.factorize(f["table"].to_numpy(dtype=object))
             _check_strings("table", tuniq)
             tmap = np.array([tab_u.setdefault(t, len(tab_u)) for t in tuniq], dtype=np.int32)
             rk = f["row_key"].to_numpy(dtype=object)
-            # a row is (table, key): keys of different tables are distinct rows
-            if len(tuniq) > 1:
-                tk = pd.MultiIndex.from_arrays([tmap[tcode_local], rk])
-                kcode, kuniq_mi = pd.factorize(tk)
+            if len(tuniq) > 1:  # a row is (table, key): keys of different tables are distinct rows
+                mi = pd.MultiIndex.from_arrays([tmap[tcode_local], rk])
+                kcode, kuniq_mi = pd.factorize(mi)
                 kt = kuniq_mi.get_level_values(0).to_numpy(dtype=np.int32)
                 kuniq = kuniq_mi.get_level_values(1).to_numpy(dtype=object)
             else:
                 kcode, kuniq = pd.factorize(rk)
                 kt = np.full(len(kuniq), tmap[0], dtype=np.int32)
             _check_strings("row_key", kuniq)
+            kbytes = np.array([k.encode("utf-8", "surrogateescape") for k in kuniq], dtype=bytes)
             fcode, funiq = pd.factorize(f["family"].to_numpy(dtype=object))
             _check_strings("family", funiq)
             qcode, quniq = pd.factorize(f["qualifier"].to_numpy(dtype=object))
@@ -108,81 +110,91 @@ class CellIndex:
                 raise WorkbenchError(f"CellFrame column 'timestamp_us' must be int64 microseconds, got dtype {ts.dtype}.")
             vals = f["value"].to_numpy(dtype=object)
             if pd.api.types.infer_dtype(vals, skipna=False) != "bytes":
-                bad = next(v for v in vals if not isinstance(v, bytes))
-                row = f["row_key"].iloc[int(np.flatnonzero([not isinstance(v, bytes) for v in vals])[0])]
-                raise WorkbenchError(f"CellFrame column 'value' must hold bytes; row {row!r} has "
-                                     f"{type(bad).__name__} {bad!r}.")
+                i = int(np.flatnonzero([not isinstance(v, bytes) for v in vals])[0])
+                raise WorkbenchError(f"CellFrame column 'value' must hold bytes; row {f['row_key'].iloc[i]!r} has "
+                                     f"{type(vals[i]).__name__} {vals[i]!r}.")
             vlen = _value_lengths(vals)
-            key_chunks.append((kuniq, kt))
+            key_chunks.append((kbytes, kt))
             fam_chunks.append(funiq)
             qual_chunks.append(quniq)
-            codes.append((kcode.astype(np.int64), fcode, qcode, ts.astype(np.int64, copy=False), vlen))
+            codes.append((kcode.astype(np.int32 if len(kuniq) < 2**31 else np.int64), fcode.astype(np.int32),
+                          qcode.astype(np.int32), ts.astype(np.int64, copy=False), vlen.astype(np.int32)))
+            del f, rk, vals, kuniq
         if not codes:
             return cls._empty()
         tables = sorted(tab_u)
         table_rank = np.empty(len(tab_u), dtype=np.int32)
         for name, i in tab_u.items():
             table_rank[i] = tables.index(name)
-        # global row ids: sort distinct (table, key) pairs
-        all_keys = np.concatenate([k for k, _ in key_chunks]) if len(key_chunks) > 1 else key_chunks[0][0]
+        # global row ids: sort the distinct (table, key) pairs, table-major
+        sizes = [len(k) for k, _ in key_chunks]
+        all_keys = np.concatenate([k for k, _ in key_chunks])
         all_tab = table_rank[np.concatenate([t for _, t in key_chunks])]
-        if len(key_chunks) > 1 or len(tables) > 1:
-            frame = pd.DataFrame({"t": all_tab, "k": all_keys})
-            gcode, guniq = pd.factorize(pd.MultiIndex.from_frame(frame), sort=True)
-            row_keys = guniq.get_level_values(1).to_numpy(dtype=object)
-            row_table = guniq.get_level_values(0).to_numpy(dtype=np.int32)
-            # map each chunk's local key code to the global one
-            offsets = np.cumsum([0] + [len(k) for k, _ in key_chunks])
-            local_to_global = [gcode[offsets[i]:offsets[i + 1]] for i in range(len(key_chunks))]
-        else:
-            order = np.argsort(all_keys, kind="stable")
-            row_keys = all_keys[order]
-            row_table = all_tab[order].astype(np.int32)
-            inv = np.empty(len(order), dtype=np.int64)
-            inv[order] = np.arange(len(order))
-            local_to_global = [inv]
+        order = np.lexsort((all_keys, all_tab))
+        sk, st = all_keys[order], all_tab[order]
+        first = np.ones(len(sk), dtype=bool)
+        first[1:] = (sk[1:] != sk[:-1]) | (st[1:] != st[:-1])
+        gid_sorted = np.cumsum(first) - 1
+        gid = np.empty(len(order), dtype=np.int64)
+        gid[order] = gid_sorted
+        row_keys, row_table = sk[first], st[first].astype(np.int32)
+        del all_keys, all_tab, order, sk, st, first, gid_sorted
+        offsets = np.cumsum([0] + sizes)
         families = np.array(sorted(set().union(*[set(x) for x in fam_chunks])), dtype=object)
         qualifiers = np.array(sorted(set().union(*[set(x) for x in qual_chunks])), dtype=object)
         fam_pos = {f: i for i, f in enumerate(families)}
         qual_pos = pd.Series(np.arange(len(qualifiers)), index=pd.Index(qualifiers, dtype=object))
-        rows, fams, quals, tss, vls = [], [], [], [], []
-        for i, (kcode, fcode, qcode, ts, vlen) in enumerate(codes):
-            rows.append(local_to_global[i][kcode])
-            fmap = np.array([fam_pos[x] for x in fam_chunks[i]], dtype=np.int32)
-            fams.append(fmap[fcode])
-            qmap = qual_pos.reindex(pd.Index(qual_chunks[i], dtype=object)).to_numpy(dtype=np.int64)
-            quals.append(qmap[qcode])
-            tss.append(ts)
-            vls.append(vlen)
-        row = np.concatenate(rows)
-        family = np.concatenate(fams)
-        qualifier = np.concatenate(quals)
-        ts = np.concatenate(tss)
-        vlen = np.concatenate(vls)
-        del rows, fams, quals, tss, vls
+        small = np.int32 if len(row_keys) < 2**31 else np.int64
+        n = sum(len(c[0]) for c in codes)
+        row = np.empty(n, dtype=small)
+        family = np.empty(n, dtype=np.int16 if len(families) < 2**15 else np.int32)
+        qualifier = np.empty(n, dtype=np.int32)
+        ts = np.empty(n, dtype=np.int64)
+        vlen = np.empty(n, dtype=np.int32)
+        a = 0
+        for i in range(len(codes)):
+            kcode, fcode, qcode, t, vl = codes[i]
+            b = a + len(kcode)
+            row[a:b] = gid[offsets[i]:offsets[i + 1]][kcode]
+            family[a:b] = np.array([fam_pos[x] for x in fam_chunks[i]], dtype=np.int32)[fcode]
+            qualifier[a:b] = qual_pos.reindex(pd.Index(qual_chunks[i], dtype=object)).to_numpy(dtype=np.int64)[qcode]
+            ts[a:b] = t
+            vlen[a:b] = vl
+            codes[i] = ()  # free the chunk's codes as we go
+            a = b
+        del gid, codes
         order = np.lexsort((-ts, qualifier, family, row))
         row, family, qualifier, ts, vlen = row[order], family[order], qualifier[order], ts[order], vlen[order]
         del order
-        key_bytes = _str_lengths(row_keys)
+        key_bytes = np.char.str_len(row_keys).astype(np.int64) if len(row_keys) else np.zeros(0, np.int64)
         family_bytes = _str_lengths(families)
         qualifier_bytes = _str_lengths(qualifiers)
-        nbytes = key_bytes[row] + family_bytes[family] + qualifier_bytes[qualifier] + TIMESTAMP_OVERHEAD + vlen
-        small = np.int32 if len(row_keys) < 2**31 else np.int64
+        nbytes = (key_bytes[row] + family_bytes[family] + qualifier_bytes[qualifier] + TIMESTAMP_OVERHEAD
+                  + vlen).astype(np.int32 if n < 2**31 else np.int64)
+        vtotal = int(vlen.sum(dtype=np.int64))
+        del vlen
         return cls(tables=tables, row_keys=row_keys, row_table=row_table, families=families,
-                   qualifiers=qualifiers, row=row.astype(small), family=family.astype(np.int16 if len(families) < 2**15 else np.int32),
-                   qualifier=qualifier.astype(np.int32), ts=ts, nbytes=nbytes.astype(np.int64),
+                   qualifiers=qualifiers, row=row, family=family, qualifier=qualifier, ts=ts, nbytes=nbytes,
                    key_bytes=key_bytes, family_bytes=family_bytes, qualifier_bytes=qualifier_bytes,
-                   value_bytes_total=int(vlen.sum()))
+                   value_bytes_total=vtotal)
 
     @classmethod
     def _empty(cls) -> "CellIndex":
         z = np.zeros(0, dtype=np.int64)
         o = np.zeros(0, dtype=object)
-        return cls(tables=[], row_keys=o, row_table=z.astype(np.int32), families=o, qualifiers=o,
+        return cls(tables=[], row_keys=np.zeros(0, dtype="S1"), row_table=z.astype(np.int32), families=o, qualifiers=o,
                    row=z, family=z, qualifier=z, ts=z, nbytes=z, key_bytes=z, family_bytes=z,
                    qualifier_bytes=z, value_bytes_total=0)
 
     # -- derived -------------------------------------------------------------------------
+    def key(self, i: int) -> str:
+        """Row key ``i`` as text."""
+        return bytes(self.row_keys[i]).decode("utf-8", "surrogateescape")
+
+    def keys(self, rows: np.ndarray) -> np.ndarray:
+        """Row keys of ``rows`` as an object array of str."""
+        return np.array([bytes(k).decode("utf-8", "surrogateescape") for k in self.row_keys[rows]], dtype=object)
+
     @property
     def n_cells(self) -> int:
         return len(self.row)
@@ -199,7 +211,10 @@ class CellIndex:
         return np.bincount(self.row, minlength=self.n_rows)
 
     def row_bytes(self) -> np.ndarray:
-        return np.bincount(self.row, weights=self.nbytes, minlength=self.n_rows).astype(np.int64)
+        off = self.row_offsets()
+        if self.n_cells == 0:
+            return np.zeros(self.n_rows, dtype=np.int64)
+        return np.add.reduceat(self.nbytes.astype(np.int64), off[:-1])  # every row has at least one cell
 
     def table_rows(self, table: str) -> tuple[int, int]:
         """[lo, hi) of the row ids of one table (rows are sorted table-major)."""

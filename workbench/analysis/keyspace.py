@@ -54,13 +54,15 @@ def writes_from_index(index: CellIndex) -> Writes:
     if index.n_cells == 0:
         z = np.zeros(0, dtype=np.int64)
         return Writes(z, z, z, z)
-    tcode, tuniq = pd.factorize(index.ts)
-    pair = index.row.astype(np.int64) * np.int64(len(tuniq)) + tcode
-    wid, wuniq = pd.factorize(pair)
-    row = wuniq // len(tuniq)
-    ts = tuniq[wuniq % len(tuniq)]
-    nbytes = np.bincount(wid, weights=index.nbytes, minlength=len(wuniq)).astype(np.int64)
-    cells = np.bincount(wid, minlength=len(wuniq))
+    order = np.lexsort((index.ts, index.row))  # cells by (row, timestamp)
+    r, t = index.row[order], index.ts[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (r[1:] != r[:-1]) | (t[1:] != t[:-1])
+    starts = np.flatnonzero(first)
+    nbytes = np.add.reduceat(index.nbytes[order].astype(np.int64), starts)
+    cells = np.diff(np.r_[starts, len(order)])
+    row, ts = r[starts].astype(np.int64), t[starts]
+    del order, r, t, first
     order = np.lexsort((row, ts))
     return Writes(row[order], ts[order], nbytes[order], cells[order])
 
@@ -314,7 +316,7 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     busiest: dict = {}
     if best[0] > 0:
         cnt, k, lo_r, hi_r, tot = best
-        first, last = str(index.row_keys[lo_r]), str(index.row_keys[hi_r])
+        first, last = index.key(lo_r), index.key(hi_r)
         pref = common_prefix(first, last)
         if first == last:
             label = first
@@ -325,8 +327,8 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
         busiest = {"name": label, "first_key": first,
                    "last_key": last, "writes": cnt, "window_share": cnt / max(tot, 1),
                    "window_start": pd.Timestamp(int(edges[k]), unit="us", tz="UTC")}
-    first_keys = index.row_keys[np.searchsorted(bucket_of_row, np.arange(B), "left")] if R else np.zeros(0, dtype=object)
-    delim = key_delimiter(index.row_keys)
+    first_keys = index.keys(np.searchsorted(bucket_of_row, np.arange(B), "left")) if R else np.zeros(0, dtype=object)
+    delim = key_delimiter(first_keys)
     labels = prefix_labels(first_keys, delimiter=delim)
     if len(index.tables) > 1:
         tb = index.row_table[np.searchsorted(bucket_of_row, np.arange(B), "left")]

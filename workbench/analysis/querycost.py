@@ -41,6 +41,19 @@ def _regex_ok(strings: np.ndarray, codes: np.ndarray, pattern: str) -> np.ndarra
     return np.fromiter((rx.fullmatch(strings[c]) is not None for c in codes), dtype=bool, count=len(codes))
 
 
+def _enc(key: str) -> bytes:
+    return key.encode("utf-8", "surrogateescape")
+
+
+def _unique_sorted(a: np.ndarray) -> np.ndarray:
+    """np.unique for an already sorted array (cells are in row order)."""
+    if len(a) == 0:
+        return a
+    keep = np.ones(len(a), dtype=bool)
+    keep[1:] = a[1:] != a[:-1]
+    return a[keep]
+
+
 def _inside_rows(index: CellIndex, plan: ReadPlan) -> np.ndarray:
     lo, hi = index.table_rows(plan.table)
     if plan.full_scan:
@@ -48,12 +61,12 @@ def _inside_rows(index: CellIndex, plan: ReadPlan) -> np.ndarray:
     keys = index.row_keys[lo:hi]
     m = np.zeros(hi - lo, dtype=bool)
     for r in plan.ranges:
-        s = int(np.searchsorted(keys, r.start, "left")) if r.start is not None else 0
-        e = int(np.searchsorted(keys, r.end, "left")) if r.end is not None else hi - lo
+        s = int(np.searchsorted(keys, _enc(r.start), "left")) if r.start is not None else 0
+        e = int(np.searchsorted(keys, _enc(r.end), "left")) if r.end is not None else hi - lo
         if e > s:
             m[s:e] = True
     if plan.keys:
-        want = np.array(sorted(set(plan.keys)), dtype=object)
+        want = np.array(sorted({_enc(k) for k in plan.keys}), dtype=bytes)
         pos = np.searchsorted(keys, want, "left")
         ok = pos < len(keys)
         pos, want = pos[ok], want[ok]
@@ -86,7 +99,9 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
         passed &= ok[q]
     if flt.row_key_regex is not None and len(cidx):
         ok = np.zeros(index.n_rows, dtype=bool)
-        ok[rows_in] = _regex_ok(index.row_keys, rows_in, flt.row_key_regex)
+        rx = re.compile(flt.row_key_regex, re.DOTALL)
+        ok[rows_in] = np.fromiter((rx.fullmatch(k) is not None for k in index.keys(rows_in)), dtype=bool,
+                                  count=len(rows_in))
         passed &= ok[crow]
     if flt.time_range_us is not None:
         lo, hi = flt.time_range_us
@@ -105,7 +120,7 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
         keep = np.zeros(len(cidx), dtype=bool)
         keep[np.flatnonzero(passed)[rank < flt.latest_versions]] = True
         passed = keep
-    passed_rows = np.unique(crow[passed])
+    passed_rows = _unique_sorted(crow[passed])
     seen = np.ones(len(cidx), dtype=bool)
     ret = passed
     if plan.rows_limit is not None and len(passed_rows) > plan.rows_limit:
@@ -117,11 +132,11 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
             seen = crow <= last
         ret = passed & seen
     sizes = index.nbytes[cidx]
-    seen_rows = np.unique(crow[seen])
-    returned_rows = np.unique(crow[ret])
+    seen_rows = _unique_sorted(crow[seen])
+    returned_rows = _unique_sorted(crow[ret])
     res = PlanResult(scans=plan.scans, rows_seen=len(seen_rows), cells_seen=int(seen.sum()),
-                     bytes_seen=int(sizes[seen].sum()), rows_returned=len(returned_rows),
-                     cells_returned=int(ret.sum()), bytes_returned=int(sizes[ret].sum()))
+                     bytes_seen=int(sizes[seen].sum(dtype=np.int64)), rows_returned=len(returned_rows),
+                     cells_returned=int(ret.sum()), bytes_returned=int(sizes[ret].sum(dtype=np.int64)))
     return _Eval(res, seen_rows, returned_rows)
 
 

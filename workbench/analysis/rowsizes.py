@@ -133,7 +133,7 @@ def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: st
         data_span = 0.0
         projected = rb.astype(np.float64)
         max_cell = 0
-    largest = str(index.row_keys[int(rb.argmax())]) if R else ""
+    largest = index.key(int(rb.argmax())) if R else ""
     return RowSizes(bytes=rb, cells=rc, span_s=span, data_span_s=data_span, max_cell_bytes=max_cell,
                     max_key_bytes=int(index.key_bytes.max()) if R else 0,
                     max_qualifier_bytes=int(index.qualifier_bytes.max()) if len(index.qualifier_bytes) else 0,
