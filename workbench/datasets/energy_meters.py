@@ -45,7 +45,7 @@ def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, lis
     n_t = n_days * PER_DAY
     t_us = us(START) + np.arange(n_t, dtype=np.int64) * INTERVAL_MIN * US_PER_MIN
     hour = (np.arange(n_t) % PER_DAY) * INTERVAL_MIN / 60.0
-    weekday = (pd.Timestamp(START).dayofweek + np.arange(n_t) // PER_DAY) % 7
+    weekday = (pd.Timestamp(START).day_of_week + np.arange(n_t) // PER_DAY) % 7
     weekend = weekday >= 5
 
     home_shape = (0.25 + 0.55 * _bump(hour, 7.5, 1.2) + 1.0 * _bump(hour, 19.0, 2.0)

@@ -54,7 +54,7 @@ def generate(n_events: int, rng: np.random.Generator, freq: str = "1D") -> tuple
     names = garden_names(n_gardens)
     start = us(START)
     day_us = start + np.arange(n_days, dtype=np.int64) * US_PER_DAY
-    doy = pd.DatetimeIndex(day_us.astype("datetime64[us]")).dayofyear.to_numpy()
+    doy = pd.DatetimeIndex(day_us.astype("datetime64[us]")).day_of_year.to_numpy()
 
     offset = rng.normal(0.0, 2.5, n_gardens)
     offset[names == "VEGGIEGARDEN"] = 0.0
