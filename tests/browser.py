@@ -112,12 +112,15 @@ class Lab:
             return ""
 
 
-def _silence_news(config_dir: Path) -> None:
-    """No "Would you like to get notified about official Jupyter news?" pop-up over the notebook."""
-    settings = config_dir / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True, exist_ok=True)
-    (settings / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+def _quiet_settings(config_dir: Path) -> None:
+    """No news pop-up over the notebook, and no autosave writing test runs into the repository's notebooks."""
+    user = config_dir / "lab" / "user-settings" / "@jupyterlab"
+    for folder, name, settings in [
+        ("apputils-extension", "notification", {"fetchNews": "false", "checkForUpdates": False}),
+        ("docmanager-extension", "plugin", {"autosave": False}),
+    ]:
+        (user / folder).mkdir(parents=True, exist_ok=True)
+        (user / folder / f"{name}.jupyterlab-settings").write_text(json.dumps(settings))
 
 
 def _answers(url: str) -> bool:
@@ -141,7 +144,7 @@ def jupyter_lab(workdir: Path, *, root_dir: Path = REPO, env: dict[str, str] | N
     dirs = {name: workdir / f"jupyter-{name}" for name in ("config", "data", "runtime")}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
-    _silence_news(dirs["config"])
+    _quiet_settings(dirs["config"])
     token = "wb-test-" + secrets.token_hex(8)
     port = free_port()
     server_env = {**os.environ, **(env or {}), "JUPYTER_CONFIG_DIR": str(dirs["config"]),

@@ -1,0 +1,93 @@
+"""A real browser in JupyterLab: run all cells, move a widget, see the figure change (issue 7).
+
+JupyterLab runs headless on 127.0.0.1 (tests/browser.py), Debian chromium is
+driven by Python playwright. The notebook is run with "Run All Cells"
+(``runmenu:run-all``); the slider is moved with the keyboard like a person
+would; the Output widget's figure must be a different image afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from browser import REPO, artifact, chromium_context, jupyter_lab
+
+pytestmark = pytest.mark.browser
+
+# The lead may point this at a workshop notebook (its slider must drive an Output widget's figure).
+NOTEBOOK = Path(os.environ.get("WB_BROWSER_NOTEBOOK", "tests/fixtures/notebooks/lab_slider.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def emu(request):
+    """The suite's emulator when conftest provides one, else a private one (kernels get its address)."""
+    try:
+        yield request.getfixturevalue("emulator")
+        return
+    except pytest.FixtureLookupError:
+        pass
+    from workbench.bigtable.emulator import Emulator
+
+    with Emulator(reuse=False) as own:
+        yield own
+
+
+def _wait_idle(page, timeout_ms: int = 120_000) -> None:
+    """The kernel status in the status bar reads "Idle" (and stays so briefly: no cell still queued)."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    calm = 0
+    while time.monotonic() < deadline:
+        busy = page.locator(".jp-Notebook .jp-InputArea-prompt", has_text="[*]").count()
+        idle = page.locator("#jp-main-statusbar", has_text="Idle").count()
+        calm = calm + 1 if (idle and not busy) else 0
+        if calm >= 3:
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError("the kernel did not become idle in time")
+
+
+def _image_src(page) -> str:
+    img = page.locator(".widget-output img").last
+    img.wait_for(state="visible", timeout=60_000)
+    return img.get_attribute("src") or ""
+
+
+def test_run_all_move_slider_and_the_figure_changes(tmp_path, emu):
+    with jupyter_lab(tmp_path, root_dir=REPO, env=emu.env()) as lab, chromium_context(tmp_path) as ctx:
+        page = ctx.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(lab.url(f"lab/tree/{NOTEBOOK.as_posix()}"))
+        page.locator(".jp-Notebook").first.wait_for(state="visible")
+        # kernel ready before running (the status bar names the kernel state)
+        page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=60_000)
+
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+        _wait_idle(page)
+        errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+        tracebacks = [t for t in errors.all_inner_texts() if "Traceback" in t or "Error" in t]
+        assert not tracebacks, tracebacks
+
+        before = _image_src(page)
+        assert before.startswith("data:image/png;base64,")
+        handle = page.locator(".widget-slider .noUi-handle").first
+        readout = page.locator(".widget-slider .widget-readout").first
+        value_before = readout.inner_text()
+        handle.click()
+        for _ in range(3):
+            page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "before => { const i = [...document.querySelectorAll('.widget-output img')].pop();"
+            " return i && i.src !== before && i.naturalWidth > 0; }", arg=before, timeout=30_000)
+        _wait_idle(page)  # the last redraw has finished: the screenshot shows the figure for the new value
+        after = _image_src(page)
+        value_after = readout.inner_text()
+        page.screenshot(path=str(artifact("browser_lab.png")), full_page=False)
+
+    assert value_after != value_before, (value_before, value_after)
+    assert after != before, "the figure did not change when the slider moved"
