@@ -101,3 +101,25 @@ class Family:
         gc = f" gc: {self.gc.cbt()}" if self.gc is not None else " gc: none (keep every cell)"
         agg = f" aggregate: {self.aggregate}" if self.aggregate else ""
         return f"{self.name}{gc}{agg}"
+
+
+# -- helpers (additive): build rules without spelling the classes -------------------------
+
+
+def max_versions(n: int) -> MaxVersions:
+    """Keep the newest ``n`` cells per column (``cbt``: ``maxversions=n``)."""
+    return MaxVersions(n)
+
+
+def union(*rules: GcRule) -> Union_:
+    """Garbage when any of the rules says so: ``union(max_age("30D"), max_versions(1))``."""
+    if len(rules) < 2:
+        raise ValueError("union() needs at least two rules.")
+    return Union_(tuple(rules))
+
+
+def intersection(*rules: GcRule) -> Intersection:
+    """Garbage only when every rule says so: ``intersection(max_age("30D"), max_versions(2))``."""
+    if len(rules) < 2:
+        raise ValueError("intersection() needs at least two rules.")
+    return Intersection(tuple(rules))

@@ -1,0 +1,491 @@
+"""Table layouts: how one event becomes cells (family, qualifier, timestamp, value).
+
+* :class:`Tall` – single-timestamp rows, a cell per measure (G15; with a Metric key
+  segment, one row per measure as in ``4c410523#memusage#1423523569918``).
+* :class:`Serialized` – single-timestamp rows, one JSON or protobuf cell (G14, G28).
+* :class:`NewColumns` – time-bucket rows, the value in the qualifier, empty cell (G12).
+* :class:`NewCells` – time-bucket rows, each event a new version of its columns (G13);
+  without a time segment in the key it is the one-row-per-device anti-pattern (G24, G03).
+* :class:`Wide` – bounded short-and-wide rows, qualifier = position in the bucket
+  (the paper's ``VEGGIEGARDEN#20150301`` with ``TEMP:1`` … ``TEMP:31``, G02).
+* :class:`HeroicOffsets` – Heroic's offset-in-qualifier rows (G16).
+
+Every layout writes the event time (truncated to ms) as the cell timestamp: the
+analysis replays writes in time order from it, and decoding reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError
+from .codecs import US_PER_MS, encode_text, json_fragment, _fields
+from .families import Family
+from .keys import RenderContext, RowKey
+
+if TYPE_CHECKING:  # pragma: no cover
+    from google.protobuf.message import Message
+
+
+def _pairs(m: Any) -> tuple:
+    if m is None:
+        return ()
+    if isinstance(m, Mapping):
+        return tuple(m.items())
+    return tuple(tuple(p) for p in m)
+
+
+def to_bytes(texts: np.ndarray) -> np.ndarray:
+    """Object array of str → object array of UTF-8 bytes."""
+    if len(texts) == 0:
+        return np.asarray([], dtype=object)
+    try:
+        return np.char.encode(np.asarray(texts, dtype=str), "utf-8").astype(object)
+    except UnicodeEncodeError:  # lone surrogates etc.: let Python report it per value
+        return np.asarray([t.encode("utf-8") for t in texts], dtype=object)
+
+
+@dataclass
+class CellParts:
+    """Cells under construction: parallel arrays plus the event index of each cell."""
+
+    row_key: list[np.ndarray] = field(default_factory=list)
+    family: list[np.ndarray] = field(default_factory=list)
+    qualifier: list[np.ndarray] = field(default_factory=list)
+    ts: list[np.ndarray] = field(default_factory=list)
+    value: list[np.ndarray] = field(default_factory=list)
+    event: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, row_key, family, qualifier, ts, value, event) -> None:
+        n = len(row_key)
+        self.row_key.append(row_key)
+        self.family.append(np.full(n, family, dtype=object) if isinstance(family, str) else family)
+        self.qualifier.append(np.full(n, qualifier, dtype=object) if isinstance(qualifier, str) else qualifier)
+        self.ts.append(ts)
+        self.value.append(np.full(n, value, dtype=object) if isinstance(value, bytes) else value)
+        self.event.append(event)
+
+    def frame(self, table: str) -> pd.DataFrame:
+        if not self.row_key:
+            return pd.DataFrame({"table": [], "row_key": [], "family": [], "qualifier": [],
+                                 "timestamp_us": np.zeros(0, np.int64), "value": [], "_event": np.zeros(0, np.int64)})
+        rk = np.concatenate(self.row_key)
+        return pd.DataFrame({
+            "table": np.full(len(rk), table, dtype=object),
+            "row_key": rk,
+            "family": np.concatenate(self.family),
+            "qualifier": np.concatenate(self.qualifier),
+            "timestamp_us": np.concatenate(self.ts).astype(np.int64),
+            "value": np.concatenate(self.value),
+            "_event": np.concatenate(self.event).astype(np.int64),
+        })
+
+
+@dataclass
+class BuildInput:
+    """What a layout needs: the key, the render context, which columns are measures/carried."""
+
+    key: RowKey
+    ctx: RenderContext
+    measures: tuple[str, ...]
+    carried: tuple[str, ...]
+
+    @property
+    def ts_ms(self) -> np.ndarray:
+        return self.ctx.t_us - np.mod(self.ctx.t_us, US_PER_MS)
+
+    @property
+    def events(self) -> np.ndarray:
+        return np.arange(self.ctx.n, dtype=np.int64)
+
+    def keys_for(self, metric: str | None = None) -> np.ndarray:
+        self.ctx.metric = metric
+        self.ctx.time_text = None
+        return self.key.render(self.ctx)
+
+
+# ----------------------------------------------------------------------------- layouts
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Base class; subclasses are frozen dataclasses (pure data)."""
+
+    versioned = False      # a column keeps one cell per event (time = cell version)
+    multi_event = False    # one row holds many events (time buckets, wide rows)
+    label = "layout"
+    guideline = ""
+
+    def families(self, measures: tuple[str, ...]) -> tuple[Family, ...]:  # pragma: no cover
+        raise NotImplementedError
+
+    def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
+        if key.metric is not None:
+            raise SchemaError(f"The {self.label} layout cannot use a Metric segment in the row key.")
+
+    def build(self, b: BuildInput) -> CellParts:  # pragma: no cover
+        raise NotImplementedError
+
+    def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:  # pragma: no cover
+        """Cells (with ``_er`` event-row code and ``_t`` µs time) → long (``_er``, ``_t``, column, text)."""
+        raise NotImplementedError
+
+    def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
+        """CellFilter fields that keep only ``needed`` columns, or None when impossible (G14)."""
+        return None
+
+    def describe(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True)
+class Tall(Layout):
+    """Single-timestamp rows, unserialized: one cell per measure (G15).
+
+    ``qualifiers`` maps a column to its qualifier (short names, G01). Columns the
+    key cannot give back (hashed or absent entity fields, attributes) ride along
+    as cells too, like the paper's ``METRIC:USER:Corrie``."""
+
+    family: Family = Family("m")
+    qualifiers: tuple[tuple[str, str], ...] = ()
+    value_qualifier: str = "v"   # the single qualifier when the key holds the measure (Metric)
+
+    label = "single-timestamp rows, a cell per measure"
+    guideline = "G15"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "qualifiers", _pairs(self.qualifiers))
+        if isinstance(self.family, str):
+            object.__setattr__(self, "family", Family(self.family))
+
+    def qname(self, col: str) -> str:
+        return dict(self.qualifiers).get(col, col)
+
+    def families(self, measures: tuple[str, ...]) -> tuple[Family, ...]:
+        return (self.family,)
+
+    def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
+        if key.metric is not None and carried:
+            raise SchemaError(f"With the measure in the row key, every entity column must be in the key too; "
+                              f"{list(carried)} would be lost. Add them as Field segments.")
+        names = [self.qname(c) for c in carried]
+        if len(set(names)) != len(names):
+            raise SchemaError(f"Two columns share a qualifier in {self.qualifiers}.")
+
+    def build(self, b: BuildInput) -> CellParts:
+        parts = CellParts()
+        ts, ev, fam = b.ts_ms, b.events, self.family.name
+        if b.key.metric is not None:
+            for m in b.measures:
+                parts.add(b.keys_for(m), fam, self.value_qualifier, ts, to_bytes(encode_text(b.ctx.column(m))), ev)
+            return parts
+        keys = b.keys_for(None)
+        cols = (*b.measures, *b.carried)
+        qn = [self.qname(c) for c in cols]
+        if len(set(qn)) != len(qn):
+            raise SchemaError(f"Two columns map to the same qualifier: {dict(zip(cols, qn))}.")
+        for c, q in zip(cols, qn):
+            parts.add(keys, fam, q, ts, to_bytes(encode_text(b.ctx.column(c))), ev)
+        return parts
+
+    def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
+        if "_metric" in parsed:
+            col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
+        else:
+            back = {v: k for k, v in self.qualifiers}
+            col = f["qualifier"].map(lambda q: back.get(q, q)).to_numpy()
+        return pd.DataFrame({"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": col,
+                             "text": _text(f["value"])})
+
+    def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
+        return {"qualifier_regex": "|".join(re.escape(self.qname(c)) for c in needed)}
+
+    def describe(self) -> str:
+        q = ", ".join(f"{k}→{v}" for k, v in self.qualifiers)
+        return f"{self.label} (family {self.family.name}" + (f"; qualifiers {q}" if q else "") + ")"
+
+
+@dataclass(frozen=True)
+class NewCells(Tall):
+    """Time-bucket rows where each event adds a new cell (version) to each column (G13).
+
+    Needs a GC rule (max versions or max age) or the versions pile up; with no time
+    in the key every reading lands in one row per device (``4c410523#memusage``, G24)."""
+
+    label = "time buckets, new cells (versions) per event"
+    guideline = "G13"
+    versioned = True
+    multi_event = True
+
+    def describe(self) -> str:
+        gc = self.family.cbt_gc() or "none — versions accumulate (G13 needs one)"
+        return f"{self.label} (family {self.family.name}, gc {gc})"
+
+
+@dataclass(frozen=True)
+class NewColumns(Layout):
+    """Time-bucket rows, a new column per event: the value is the qualifier, the cell is empty (G12).
+
+    Needs the measure in the key (a Metric segment), as the weather-balloon example does."""
+
+    family: Family = Family("m")
+
+    label = "time buckets, new columns per event (data in the qualifier)"
+    guideline = "G12"
+    versioned = True
+    multi_event = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.family, str):
+            object.__setattr__(self, "family", Family(self.family))
+
+    def families(self, measures: tuple[str, ...]) -> tuple[Family, ...]:
+        return (self.family,)
+
+    def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
+        if key.metric is None:
+            raise SchemaError("The new-columns layout stores the value in the qualifier, so the measure "
+                              "must be in the row key: add a Metric segment (G12).")
+        if carried:
+            raise SchemaError(f"The new-columns layout needs every entity column in the key; {list(carried)} are not.")
+
+    def build(self, b: BuildInput) -> CellParts:
+        parts = CellParts()
+        for m in b.measures:
+            parts.add(b.keys_for(m), self.family.name, encode_text(b.ctx.column(m)), b.ts_ms, b"", b.events)
+        return parts
+
+    def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
+        col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
+        return pd.DataFrame({"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": col,
+                             "text": f["qualifier"].to_numpy()})
+
+    def describe(self) -> str:
+        return f"{self.label} (family {self.family.name})"
+
+
+@dataclass(frozen=True)
+class Serialized(Layout):
+    """Single-timestamp rows with all of an event in one cell: JSON or protobuf (G14, G28).
+
+    Compact and flexible, but a read cannot select measures with a filter (G14)."""
+
+    format: Literal["json", "protobuf"] = "json"
+    family: Family = Family("m")
+    qualifier: str = "d"
+
+    label = "single-timestamp rows, serialized"
+    guideline = "G14"
+
+    def __post_init__(self) -> None:
+        if self.format not in ("json", "protobuf"):
+            raise SchemaError(f"Serialized format must be 'json' or 'protobuf', got {self.format!r}.")
+        if isinstance(self.family, str):
+            object.__setattr__(self, "family", Family(self.family))
+
+    def families(self, measures: tuple[str, ...]) -> tuple[Family, ...]:
+        return (self.family,)
+
+    def build(self, b: BuildInput) -> CellParts:
+        cols = (*b.measures, *b.carried)
+        keys = b.keys_for(None)
+        if self.format == "json":
+            payload = None
+            for i, c in enumerate(cols):
+                frag = ("{" if i == 0 else ",") + json.dumps(c) + ":" + json_fragment(b.ctx.column(c))
+                payload = frag if payload is None else payload + frag
+            payload = (payload + "}") if payload is not None else np.full(b.ctx.n, "{}", dtype=object)
+            values = to_bytes(payload)
+        else:
+            values = _protobuf_payloads({c: b.ctx.column(c) for c in cols})
+        parts = CellParts()
+        parts.add(keys, self.family.name, self.qualifier, b.ts_ms, values, b.events)
+        return parts
+
+    def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
+        vals = f["value"].to_numpy()
+        if self.format == "json":
+            recs = [json.loads(v) for v in vals]
+        else:
+            recs = _protobuf_records(vals, payload)
+        wide = pd.DataFrame.from_records(recs) if recs else pd.DataFrame()
+        wide = wide.apply(_py_to_text) if len(wide.columns) else wide
+        wide["_er"] = f["_er"].to_numpy()
+        wide["_t"] = f["_t"].to_numpy()
+        long = wide.melt(id_vars=["_er", "_t"], var_name="column", value_name="text")
+        return long
+
+    def describe(self) -> str:
+        return f"{self.label} as {self.format} (family {self.family.name}, qualifier {self.qualifier})"
+
+
+_QUALIFIER_KINDS = ("day", "hour", "minute", "second", "offset_ms")
+
+
+@dataclass(frozen=True)
+class Wide(Layout):
+    """Bounded short-and-wide rows: the qualifier is the event's place in the row's bucket (G02).
+
+    With a month key and ``qualifier="day"`` this is the paper's ``VEGGIEGARDEN#20150301``
+    row with ``TEMP:1`` … ``TEMP:31``. ``families`` maps each measure to its family
+    (default: a family named like the measure)."""
+
+    qualifier: Literal["day", "hour", "minute", "second", "offset_ms"] = "day"
+    families_: tuple[tuple[str, Family], ...] = ()
+    bits: int = 32  # for offset_ms: offset = ms mod 2^bits (Heroic)
+
+    label = "bounded short-and-wide rows"
+    guideline = "G02"
+    multi_event = True
+
+    def __post_init__(self) -> None:
+        if self.qualifier not in _QUALIFIER_KINDS:
+            raise SchemaError(f"Wide qualifier must be one of {_QUALIFIER_KINDS}, got {self.qualifier!r}.")
+        object.__setattr__(self, "families_", tuple((m, Family(f) if isinstance(f, str) else f)
+                                                    for m, f in _pairs(self.families_)))
+
+    def family_of(self, measure: str) -> Family:
+        return dict(self.families_).get(measure, Family(measure))
+
+    def families(self, measures: tuple[str, ...]) -> tuple[Family, ...]:
+        if not measures:
+            return tuple(f for _, f in self.families_)
+        return tuple(self.family_of(m) for m in measures)
+
+    def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
+        super().check(key, carried)
+        if carried:
+            raise SchemaError(f"Wide rows need every entity column in the key; {list(carried)} are not.")
+
+    def qualifiers_for(self, t_us: np.ndarray) -> np.ndarray:
+        if self.qualifier == "offset_ms":
+            ms = np.floor_divide(t_us, US_PER_MS)
+            return np.mod(ms, 2 ** self.bits).astype(str).astype(object)
+        f = _fields(t_us)
+        return f[{"day": "d", "hour": "H", "minute": "M", "second": "S"}[self.qualifier]].astype(str).astype(object)
+
+    def build(self, b: BuildInput) -> CellParts:
+        keys = b.keys_for(None)
+        q = self.qualifiers_for(b.ctx.t_us)
+        fams = [self.family_of(m).name for m in b.measures]
+        if len(set(fams)) != len(fams):
+            raise SchemaError(f"Wide rows need one family per measure; got {dict(zip(b.measures, fams))}.")
+        parts = CellParts()
+        for m, fam in zip(b.measures, fams):
+            parts.add(keys, fam, q, b.ts_ms, to_bytes(encode_text(b.ctx.column(m))), b.events)
+        return parts
+
+    def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
+        back = {fam.name: m for m, fam in self.families_}
+        col = f["family"].map(lambda x: back.get(x, x)).to_numpy()
+        return pd.DataFrame({"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": col,
+                             "text": _text(f["value"])})
+
+    def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
+        return {"families": tuple(self.family_of(m).name for m in needed)}
+
+    def describe(self) -> str:
+        fams = ", ".join(f"{m}→{fam.name}" for m, fam in self.families_)
+        return f"{self.label}, qualifier = {self.qualifier} in bucket" + (f" (families {fams})" if fams else "")
+
+
+@dataclass(frozen=True)
+class HeroicOffsets(Wide):
+    """Heroic: the key holds the base ``ts − ts mod 2^32``; the qualifier the offset in ms (G16)."""
+
+    qualifier: Literal["day", "hour", "minute", "second", "offset_ms"] = "offset_ms"
+
+    label = "Heroic base + offset rows"
+    guideline = "G16"
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _text(values: pd.Series) -> np.ndarray:
+    return np.asarray([v.decode("utf-8") for v in values], dtype=object)
+
+
+def _py_to_text(col: pd.Series) -> pd.Series:
+    def one(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return repr(v)
+        return str(v)
+    return col.map(one)
+
+
+_PB_CACHE: dict[tuple, Any] = {}
+
+
+def _message_class(spec: tuple[tuple[str, str], ...]):
+    """A protobuf message class built at run time from (column, kind) pairs (no hand-written wire format)."""
+    if spec in _PB_CACHE:
+        return _PB_CACHE[spec]
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    fdp = descriptor_pb2.FileDescriptorProto(name=f"workbench_event_{len(_PB_CACHE)}.proto",
+                                             package="workbench.events", syntax="proto3")
+    msg = fdp.message_type.add(name="Event")
+    types = {"f": descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE,
+             "b": descriptor_pb2.FieldDescriptorProto.TYPE_BOOL,
+             "i": descriptor_pb2.FieldDescriptorProto.TYPE_SINT64,
+             "s": descriptor_pb2.FieldDescriptorProto.TYPE_STRING}
+    for i, (name, kind) in enumerate(spec, start=1):
+        fd = msg.field.add(name=f"f{i}", number=i, type=types[kind],
+                           label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+        fd.json_name = name
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fdp)
+    cls = message_factory.GetMessageClass(pool.FindMessageTypeByName("workbench.events.Event"))
+    _PB_CACHE[spec] = cls
+    return cls
+
+
+def dtype_kind(dtype: str | None) -> str:
+    """Protobuf field kind for a pandas dtype name: f(double), b(bool), i(sint64), s(string)."""
+    d = (dtype or "").lower()
+    if d.startswith("float"):
+        return "f"
+    if d == "bool":
+        return "b"
+    if d.startswith(("int", "uint")):
+        return "i"
+    return "s"
+
+
+def _protobuf_payloads(cols: dict[str, pd.Series]) -> np.ndarray:
+    """One serialized message per event. Protobuf has no columnar encoder in Python, so this is the
+    one per-event loop in ``to_cells`` (the serialized-protobuf layout only)."""
+    spec = tuple((c, dtype_kind(str(s.dtype))) for c, s in cols.items())
+    cls = _message_class(spec)
+    names = [f"f{i}" for i in range(1, len(spec) + 1)]
+    arrays = [s.to_numpy().tolist() if k != "s" else encode_text(s).tolist()
+              for (_, k), s in zip(spec, cols.values())]
+    out = [cls(**dict(zip(names, row))).SerializeToString(deterministic=True) for row in zip(*arrays)]
+    return np.asarray(out, dtype=object)
+
+
+def _protobuf_records(values: np.ndarray, payload: tuple) -> list[dict]:
+    """Parse payloads with the message class rebuilt from the payload's (column, dtype) list."""
+    if len(values) == 0:
+        return []
+    if not payload:
+        raise SchemaError("Decoding protobuf cells needs the dataset's columns: bind the schema "
+                          "(schema.bind(ds)) or pass cells made by to_cells.")
+    spec = tuple((c, dtype_kind(d)) for c, d in payload)
+    cls = _message_class(spec)
+    names = [c for c, _ in spec]
+    recs = []
+    for v in values:
+        m = cls()
+        m.ParseFromString(v)
+        recs.append({n: getattr(m, f"f{i}") for i, n in enumerate(names, start=1)})
+    return recs

@@ -1,0 +1,161 @@
+"""Cloud Bigtable's size limits (which the emulator does not enforce) and cell collisions.
+
+Hard limits raise :class:`LimitError` naming the offending row; advisory limits
+become :class:`Finding` objects (and a warning) so figures and the advisor can
+show them (G10, G19, G20). A collision is two events that would be stored in the
+same cell: Bigtable keeps one and the other is silently gone (G31).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..cells import CellFrame, bytes_len, utf8_len
+from ..errors import CollisionError, LimitError
+
+KiB = 1024
+MiB = 1024 * 1024
+MB = 1_000_000
+ROW_KEY_MAX = 4 * KiB
+QUALIFIER_MAX = 16 * KiB
+CELL_ADVISORY = 10 * MB
+CELL_MAX = 100 * MiB
+ROW_ADVISORY = 100 * MB
+ROW_MAX = 256 * MiB
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An advisory limit crossed: not an error, but a design smell with a guideline ID."""
+
+    guideline: str
+    message: str
+    row_key: str | None = None
+    table: str = "main"
+
+    def __str__(self) -> str:
+        return f"[{self.guideline}] {self.message}"
+
+
+class LimitWarning(UserWarning):
+    """An advisory Cloud Bigtable limit is crossed (rows > 100 MB, cells > 10 MB)."""
+
+
+def _lengths_by_unique(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    codes, uniques = pd.factorize(s)
+    return codes, utf8_len(pd.Series(uniques, dtype=object))
+
+
+def check_limits(cells: CellFrame, *, warn: bool = True) -> list[Finding]:
+    """Raise :class:`LimitError` for a key > 4 KiB, qualifier > 16 KiB, cell > 100 MiB or
+    row > 256 MiB; return findings for cells > 10 MB and rows > 100 MB (advisory)."""
+    f = cells.frame
+    findings: list[Finding] = []
+    if len(f) == 0:
+        return findings
+    kcodes, klen = _lengths_by_unique(f["row_key"])
+    if (klen > ROW_KEY_MAX).any():
+        i = int(np.argmax(klen > ROW_KEY_MAX))
+        key = f["row_key"].iloc[int(np.flatnonzero(kcodes == i)[0])]
+        raise LimitError(f"Row key of {int(klen[i]):,} bytes is over Cloud Bigtable's 4 KiB limit (G20): "
+                         f"{key[:80]!r}…. Shorten or drop key segments.")
+    qcodes, qlen = _lengths_by_unique(f["qualifier"])
+    if (qlen > QUALIFIER_MAX).any():
+        i = int(np.argmax(qlen > QUALIFIER_MAX))
+        row = f.iloc[int(np.flatnonzero(qcodes == i)[0])]
+        raise LimitError(f"Qualifier of {int(qlen[i]):,} bytes in row {row['row_key']!r} is over the 16 KiB "
+                         "limit (G19). Keep qualifiers short; move big data into the value.")
+    vlen = bytes_len(f["value"])
+    if (vlen > CELL_MAX).any():
+        row = f.iloc[int(np.argmax(vlen > CELL_MAX))]
+        raise LimitError(f"A cell of {int(vlen.max()):,} bytes in row {row['row_key']!r} is over the 100 MiB "
+                         "hard limit (G10).")
+    for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
+        row = f.iloc[int(j)]
+        findings.append(Finding("G10", f"cell {row['family']}:{row['qualifier']} of {int(vlen[j]):,} bytes is over "
+                                       "the 10 MB advice", row["row_key"], row["table"]))
+    qsize = qlen[qcodes]
+    size = klen[kcodes] + utf8_len(f["family"]) + qsize + 8 + vlen
+    groups = pd.DataFrame({"t": f["table"].to_numpy(), "k": kcodes, "b": size}).groupby(["t", "k"], sort=False)["b"].sum()
+    if len(groups) and groups.max() > ROW_MAX:
+        (t, k), b = groups.idxmax(), int(groups.max())
+        key = f["row_key"].iloc[int(np.flatnonzero(kcodes == k)[0])]
+        raise LimitError(f"Row {key!r} in table {t!r} would hold {b:,} bytes, over the 256 MiB hard limit "
+                         "(G10). Bound the row with a time bucket in the key, or use tall rows (G02).")
+    big = groups[groups > ROW_ADVISORY]
+    for (t, k), b in big.head(20).items():
+        key = f["row_key"].iloc[int(np.flatnonzero(kcodes == k)[0])]
+        findings.append(Finding("G10", f"row of {int(b):,} bytes is over the 100 MB advice", key, t))
+    if findings and warn:
+        warnings.warn("; ".join(str(x) for x in findings[:3]) + (" …" if len(findings) > 3 else ""),
+                      LimitWarning, stacklevel=3)
+    return findings
+
+
+# ----------------------------------------------------------------------------- collisions
+
+
+@dataclass(frozen=True)
+class LossReport:
+    """What ``to_cells(..., accept_loss=True)`` dropped or rounded, so figures can show it."""
+
+    lost: pd.DataFrame = field(default_factory=pd.DataFrame)       # events overwritten by a later one
+    truncated: pd.DataFrame = field(default_factory=pd.DataFrame)  # events whose time was rounded
+    kept_precision: str = "us"
+    reason: str = ""
+
+    @property
+    def n_lost(self) -> int:
+        return len(self.lost)
+
+    @property
+    def n_truncated(self) -> int:
+        return len(self.truncated)
+
+    def __bool__(self) -> bool:
+        return bool(self.n_lost or self.n_truncated)
+
+    def __deepcopy__(self, memo: dict) -> "LossReport":  # immutable; pandas attrs copy on every op
+        return self
+
+    def __str__(self) -> str:
+        if not self:
+            return "no events lost"
+        return (f"{self.n_lost:,} events lost to collisions, {self.n_truncated:,} times rounded to "
+                f"{self.kept_precision}" + (f" ({self.reason})" if self.reason else ""))
+
+    def _repr_html_(self) -> str:
+        return f"<p><b>Loss</b>: {self}</p>" + (self.lost.head(5).to_html(index=False) if self.n_lost else "")
+
+
+def collision_groups(f: pd.DataFrame, versioned: bool) -> np.ndarray:
+    """For each cell, True when another cell has the same (table, row, family, qualifier[, timestamp]).
+
+    Single-timestamp and wide layouts expect one cell per column: a second event in the
+    same column is hidden by the newest version (and removed by ``maxversions=1``), so it
+    collides even at another timestamp. Versioned layouts collide only at the same timestamp."""
+    cols = [pd.factorize(f[c])[0] for c in ("table", "row_key", "family", "qualifier")]
+    if versioned:
+        cols.append(f["timestamp_us"].to_numpy())
+    keys = pd.DataFrame({i: c for i, c in enumerate(cols)})
+    return keys.duplicated(keep=False).to_numpy()
+
+
+def raise_collisions(frame: pd.DataFrame, events: pd.DataFrame, f: pd.DataFrame, dup: np.ndarray,
+                     time_col: str, hint: str) -> None:
+    """CollisionError with a few example groups of colliding events."""
+    d = f[dup]
+    groups = d.groupby(["table", "row_key", "family", "qualifier"], sort=False)["_event"].unique()
+    n_events = len(pd.unique(d["_event"]))
+    lines = []
+    for (table, rk, fam, q), evs in groups.head(3).items():
+        ex = events.iloc[list(evs[:3])]
+        desc = "; ".join(", ".join(f"{c}={v}" for c, v in r.items()) for _, r in ex.iterrows())
+        lines.append(f"  row {rk!r} cell {fam}:{q} ← {desc}")
+    raise CollisionError(
+        f"{n_events:,} events collide: they map to the same cell, so Bigtable would keep only one.\n"
+        + "\n".join(lines) + f"\n{hint}")

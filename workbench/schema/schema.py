@@ -1,0 +1,627 @@
+"""The Schema: a row key, a layout, families + GC, optional extra tables and aggregates.
+
+A Schema is pure data (a frozen dataclass): it prints, compares by value and can
+be tweaked with ``dataclasses.replace``. It turns a Dataset into exactly the
+cells Bigtable would store (``to_cells``), turns cells back into the events
+(``from_cells``) and compiles a query intent into a read plan (``plan``).
+
+Contract with the analysis and the writer: every event cell's ``timestamp_us`` is
+the event time truncated to milliseconds (so writes can be replayed in time
+order); aggregate cells carry their bucket start.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..cells import DEFAULT_TABLE, CellFrame
+from ..errors import CollisionError, SchemaError
+from .codecs import US_PER_MS, Shape, decode_text, encode_text, floor_us, time_us
+from .families import Family, MaxVersions
+from .keys import (TIME, Field, Literal, Metric, RenderContext, RowKey, Salt, Segment, Tags,
+                   Timestamp, _unknown)
+from .layouts import BuildInput, Layout, NewCells, Tall, to_bytes
+from .limits import Finding, LossReport, check_limits, collision_groups, raise_collisions
+from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset, QueryIntent
+
+ATTR_SHAPE = "workbench.shape"
+ATTR_LOSS = "workbench.loss"
+ATTR_FINDINGS = "workbench.findings"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A second copy of the events under another row key: one table per query (G05)."""
+
+    name: str
+    key: RowKey
+
+
+@dataclass(frozen=True)
+class Aggregates:
+    """Pre-aggregated summary rows under their own prefix and family (G29, G30).
+
+    Rows ``agg#hourly#<entity>#<bucket>`` hold ``<measure>_<stat>`` cells stamped with
+    the bucket start. They are derived data: ``from_cells`` ignores them; plans for
+    intents whose ``aggregate`` starts with ``name`` (e.g. ``"hourly:sum"``) read them."""
+
+    bucket: str = "hour"
+    name: str = "hourly"
+    prefix: str = "agg"
+    stats: tuple[str, ...] = ("count", "min", "max", "sum", "mean")
+    family: Family = Family("s", gc=MaxVersions(1))
+
+    _STATS = ("count", "min", "max", "sum", "mean")
+
+    def __post_init__(self) -> None:
+        bad = [s for s in self.stats if s not in self._STATS]
+        if bad:
+            raise SchemaError(f"Unknown aggregate stats {bad}; use some of {self._STATS}.")
+        object.__setattr__(self, "stats", tuple(self.stats))
+
+    def lead(self, delimiter: str) -> str:
+        return f"{self.prefix}{delimiter}{self.name}"
+
+    def key(self, main: RowKey) -> RowKey:
+        ents = [s for s in main.segments if s.recovers() and not isinstance(s, Metric)]
+        fmt = {"hour": "%Y%m%d%H", "day": "%Y%m%d", "minute": "%Y%m%d%H%M", "month": "%Y%m", "week": "%Y%m%d"}
+        return RowKey((Literal(self.lead(main.delimiter)), *ents,
+                       Timestamp(self.bucket, fmt.get(self.bucket))), main.delimiter)
+
+    def applies_to(self, intent: "QueryIntent") -> bool:
+        return bool(intent.aggregate) and intent.aggregate.split(":")[0] == self.name
+
+
+def _as_key(key: Any) -> RowKey:
+    if isinstance(key, RowKey):
+        return key
+    if isinstance(key, Segment):
+        return RowKey((key,))
+    return RowKey(tuple(key))
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A Bigtable design for one dataset shape: key + layout + families (+ tables, aggregates)."""
+
+    name: str
+    key: RowKey
+    layout: Layout = Tall()
+    tables: tuple[Table, ...] = ()
+    aggregates: Aggregates | None = None
+    shape: Shape | None = None
+    table: str = DEFAULT_TABLE
+    dataset: str | None = None
+    description: str = ""
+    guidelines: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", _as_key(self.key))
+        object.__setattr__(self, "tables", tuple(self.tables))
+        object.__setattr__(self, "guidelines", tuple(self.guidelines))
+        names = [self.table, *(t.name for t in self.tables)]
+        if len(set(names)) != len(names):
+            raise SchemaError(f"Table names must differ; got {names}.")
+
+    # ------------------------------------------------------------------ helpers
+    def bind(self, ds: "Dataset") -> "Schema":
+        """The same schema knowing the dataset's columns (for decoding cells read back from Bigtable)."""
+        return replace(self, shape=Shape.of(ds))
+
+    def all_tables(self) -> list[tuple[str, RowKey]]:
+        return [(self.table, self.key), *((t.name, t.key) for t in self.tables)]
+
+    def _measures(self, shape: Shape | None) -> tuple[str, ...]:
+        if shape is not None:
+            return shape.measures
+        m = self.key.metric
+        return m.measures if m is not None else ()
+
+    def _carried(self, key: RowKey, shape: Shape) -> tuple[str, ...]:
+        rec = set(key.recovers())
+        return tuple(c for c in (*shape.entity, *shape.attributes) if c not in rec)
+
+    def table_families(self) -> dict[str, tuple[Family, ...]]:
+        """Families (with GC rules) to create per table."""
+        ms = self._measures(self.shape)
+        out: dict[str, tuple[Family, ...]] = {}
+        for name, _ in self.all_tables():
+            fams = list(self.layout.families(ms))
+            if self.aggregates is not None and name == self.table:
+                fams.append(self.aggregates.family)
+            uniq: dict[str, Family] = {}
+            for f in fams:
+                uniq.setdefault(f.name, f)
+            out[name] = tuple(uniq.values())
+        return out
+
+    def _validate(self, ds: "Dataset", shape: Shape) -> None:
+        if self.shape is not None:
+            for what in ("entity", "time", "measures"):
+                if getattr(self.shape, what) != getattr(shape, what):
+                    raise SchemaError(f"Schema {self.name!r} was made for {what}={getattr(self.shape, what)!r}, "
+                                      f"but dataset {ds.name!r} has {getattr(shape, what)!r}.")
+        cols = list(ds.frame.columns)
+        for tname, key in self.all_tables():
+            for c in key.columns():
+                if c not in cols:
+                    raise SchemaError(_unknown(c, cols).replace("a key segment", f"a key segment of table {tname!r}"))
+            m = key.metric
+            if m is not None and m.measures and set(m.measures) != set(shape.measures):
+                raise SchemaError(f"The Metric segment lists {list(m.measures)} but the dataset's measures are "
+                                  f"{list(shape.measures)}.")
+            self.layout.check(key, self._carried(key, shape))
+            if not key.time_segments and not self.layout.versioned:
+                pass  # every event of an entity shares one row: collisions explain it
+
+    # ------------------------------------------------------------------ to_cells
+    def to_cells(self, ds: "Dataset", *, accept_loss: bool = False) -> CellFrame:
+        """The cells Bigtable would store for ``ds`` (vectorized over events).
+
+        Raises :class:`CollisionError` when events would overwrite each other and
+        :class:`SchemaError` when times would be rounded, unless ``accept_loss=True``:
+        then the newest event of each collision is kept and ``cells.frame.attrs
+        ["workbench.loss"]`` (also :func:`loss_report`) says what was dropped."""
+        shape = Shape.of(ds)
+        self._validate(ds, shape)
+        frame = ds.frame.reset_index(drop=True)
+        t = time_us(frame[ds.time])
+        columns = {c: frame[c] for c in frame.columns}
+        ctx = RenderContext(columns, t)
+        parts = []
+        for tname, key in self.all_tables():
+            b = BuildInput(key, ctx, shape.measures, self._carried(key, shape))
+            parts.append(self.layout.build(b).frame(tname))
+        f = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+        loss = LossReport(kept_precision="us" if self.key.keeps_microseconds() else "ms")
+        dup = collision_groups(f, self.layout.versioned)
+        lost_pos = np.zeros(0, dtype=np.int64)
+        if dup.any():
+            hint = ("Use a finer time precision in the key (G31), promote another field (G07), "
+                    "or pass accept_loss=True to keep the newest event of each collision.")
+            if not accept_loss:
+                raise_collisions(frame, frame[ds.columns], f, dup, ds.time, hint)
+            lost_pos = _losers(f, dup, t)
+            f = f[~np.isin(f["_event"].to_numpy(), lost_pos)].reset_index(drop=True)
+            loss = replace(loss, lost=frame.iloc[lost_pos][ds.columns],
+                           reason="events mapped to the same cell; the newest was kept")
+        if loss.kept_precision == "ms":
+            sub = np.mod(t, US_PER_MS) != 0
+            sub[lost_pos] = False
+            if sub.any():
+                if not accept_loss:
+                    ex = frame.loc[sub, [*ds.entity, ds.time]].head(3).to_dict("records")
+                    raise SchemaError(f"{int(sub.sum()):,} events have sub-millisecond times that this schema "
+                                      f"cannot store (cell timestamps keep ms and the key has no µs segment), "
+                                      f"e.g. {ex}. Use Timestamp(precision='us') (G31) or accept_loss=True.")
+                loss = replace(loss, truncated=frame.loc[sub, ds.columns],
+                               reason=(loss.reason + "; " if loss.reason else "") + "times rounded down to ms")
+        if self.aggregates is not None:
+            lead = self.aggregates.lead(self.key.delimiter) + self.key.delimiter
+            clash = f["row_key"].str.startswith(lead)
+            if clash.any():
+                raise SchemaError(f"Raw row key {f['row_key'][clash].iloc[0]!r} starts with the aggregate prefix "
+                                  f"{lead!r}; choose another aggregate prefix.")
+            keep = np.ones(len(frame), dtype=bool)
+            keep[lost_pos] = False
+            f = pd.concat([f, self._aggregate_cells(frame[keep], t[keep], shape)], ignore_index=True)
+        cells = CellFrame(f.drop(columns="_event"))
+        findings = check_limits(cells)
+        cells.frame.attrs[ATTR_SHAPE] = shape
+        cells.frame.attrs[ATTR_LOSS] = loss
+        cells.frame.attrs[ATTR_FINDINGS] = tuple(findings)
+        return cells
+
+    def _aggregate_cells(self, frame: pd.DataFrame, t: np.ndarray, shape: Shape) -> pd.DataFrame:
+        agg = self.aggregates
+        assert agg is not None
+        akey = agg.key(self.key)
+        ents = [c for c in akey.columns()]
+        nums = [m for m in shape.measures if frame[m].dtype.kind in "fiu"]
+        if not nums:
+            raise SchemaError("Aggregate rows need at least one numeric measure.")
+        g = frame[ents + nums].copy()
+        g["_bucket"] = floor_us(t, agg.bucket)
+        stats = g.groupby(ents + ["_bucket"], sort=True)[nums].agg(list(agg.stats))
+        keys_df = stats.index.to_frame(index=False)
+        ctx = RenderContext({c: keys_df[c] for c in ents}, keys_df["_bucket"].to_numpy(dtype=np.int64))
+        rk = akey.render(ctx)
+        n = len(rk)
+        out = []
+        for m in nums:
+            for s in agg.stats:
+                vals = stats[(m, s)]
+                if s == "count":
+                    vals = vals.astype(np.int64)
+                elif vals.dtype.kind != "f":
+                    vals = vals.astype(np.float64)
+                out.append(pd.DataFrame({
+                    "table": np.full(n, self.table, dtype=object), "row_key": rk,
+                    "family": np.full(n, agg.family.name, dtype=object),
+                    "qualifier": np.full(n, f"{m}_{s}", dtype=object),
+                    "timestamp_us": keys_df["_bucket"].to_numpy(dtype=np.int64),
+                    "value": to_bytes(encode_text(vals.reset_index(drop=True))),
+                }))
+        return pd.concat(out, ignore_index=True)
+
+    # ------------------------------------------------------------------ from_cells
+    def _shape_for(self, cells: CellFrame) -> Shape:
+        shape = cells.frame.attrs.get(ATTR_SHAPE) or self.shape
+        if shape is None:
+            raise SchemaError("from_cells needs the dataset's columns: use cells made by to_cells, or "
+                              "schema.bind(ds) first.")
+        return shape
+
+    def from_cells(self, cells: CellFrame) -> pd.DataFrame:
+        """The events back from cells: equal to ``ds.canonical()`` after a lossless ``to_cells``.
+
+        Reads the main table (or, when only another table's cells are given, that one: a
+        plan may read the second table, G05). Aggregate rows are ignored; measures absent from the cells
+        (a read that filtered them out) are absent from the result."""
+        shape = self._shape_for(cells)
+        f = cells.frame
+        tables = dict(self.all_tables())
+        present = [t for t in tables if (f["table"] == t).any()]
+        table = self.table if (self.table in present or not present) else present[0]
+        key = tables[table]
+        f = f[f["table"] == table]
+        if self.aggregates is not None:
+            lead = self.aggregates.lead(self.key.delimiter) + self.key.delimiter
+            f = f[~f["row_key"].str.startswith(lead)]
+        f = f.reset_index(drop=True)
+        if len(f) == 0:
+            return _empty(shape)
+        rk, uniq = pd.factorize(f["row_key"])
+        parsed = key.parse(pd.Series(uniq, dtype=object))
+        er_codes, _ = pd.factorize(parsed["_event_row"])
+        tt = f["timestamp_us"].to_numpy(dtype=np.int64)
+        if "_subms" in parsed:
+            tt = tt - np.mod(tt, US_PER_MS) + parsed["_subms"].to_numpy(dtype=np.int64)[rk]
+        work = f.assign(_rk=rk, _er=er_codes[rk], _t=tt)
+        carried = self._carried(key, shape)
+        payload = tuple((c, shape.dtype(c) or "object") for c in (*shape.measures, *carried))
+        long = self.layout.decode(work, parsed, payload)
+        long = long.drop_duplicates(["_er", "_t", "column"], keep="first")
+        wide = long.pivot(index=["_er", "_t"], columns="column", values="text")
+        er = wide.index.get_level_values(0).to_numpy()
+        t_out = wide.index.get_level_values(1).to_numpy()
+        first_rk = pd.Series(np.arange(len(parsed))).groupby(er_codes).first().to_numpy()
+        out: dict[str, pd.Series] = {}
+        recovered = set(key.recovers())
+        for c in shape.columns:
+            dt = shape.dtype(c)
+            if c == shape.time:
+                out[c] = pd.Series(pd.to_datetime(t_out, unit="us", utc=True)).astype(dt or "datetime64[us, UTC]")
+            elif c in recovered and c in parsed:
+                out[c] = decode_text(parsed[c].to_numpy()[first_rk[er]], dt)
+            elif c in wide.columns:
+                col = wide[c].to_numpy()
+                if pd.isna(col).any():
+                    raise SchemaError(f"Some events have no cell for {c!r}: the cells are incomplete.")
+                out[c] = decode_text(col, dt)
+        res = pd.DataFrame(out)
+        return res.sort_values([*shape.entity, shape.time], kind="stable").reset_index(drop=True)
+
+    def aggregates_from_cells(self, cells: CellFrame) -> pd.DataFrame:
+        """The pre-aggregated rows as a frame: entity columns, bucket start (``time``), ``<measure>_<stat>``."""
+        if self.aggregates is None:
+            raise SchemaError(f"Schema {self.name!r} has no aggregate rows.")
+        shape = self._shape_for(cells)
+        akey = self.aggregates.key(self.key)
+        lead = self.aggregates.lead(self.key.delimiter) + self.key.delimiter
+        f = cells.frame
+        f = f[(f["table"] == self.table) & f["row_key"].str.startswith(lead)].reset_index(drop=True)
+        if len(f) == 0:
+            return pd.DataFrame()
+        rk, uniq = pd.factorize(f["row_key"])
+        parsed = akey.parse(pd.Series(uniq, dtype=object))
+        wide = pd.DataFrame({"_rk": rk, "_t": f["timestamp_us"].to_numpy(), "q": f["qualifier"].to_numpy(),
+                             "v": _texts(f["value"])}).pivot(index=["_rk", "_t"], columns="q", values="v")
+        idx = wide.index.get_level_values(0).to_numpy()
+        out = {c: decode_text(parsed[c].to_numpy()[idx], shape.dtype(c)) for c in akey.columns()}
+        out[shape.time] = pd.Series(pd.to_datetime(wide.index.get_level_values(1).to_numpy(), unit="us", utc=True))
+        for q in wide.columns:
+            out[q] = decode_text(wide[q].to_numpy(), "int64" if q.endswith("_count") else "float64")
+        return pd.DataFrame(out).sort_values([*akey.columns(), shape.time], kind="stable").reset_index(drop=True)
+
+    def summarize(self, events: pd.DataFrame, shape: Shape | None = None) -> pd.DataFrame:
+        """Ground truth for the aggregate rows: the same stats computed directly on events."""
+        if self.aggregates is None:
+            raise SchemaError(f"Schema {self.name!r} has no aggregate rows.")
+        shape = shape or self.shape
+        if shape is None:
+            raise SchemaError("summarize needs the dataset's columns: schema.bind(ds) first.")
+        agg = self.aggregates
+        ents = list(agg.key(self.key).columns())
+        nums = [m for m in shape.measures if events[m].dtype.kind in "fiu"]
+        g = events[ents + nums].copy()
+        g[shape.time] = pd.to_datetime(floor_us(time_us(events[shape.time]), agg.bucket), unit="us", utc=True)
+        stats = g.groupby(ents + [shape.time], sort=True)[nums].agg(list(agg.stats))
+        stats.columns = [f"{m}_{s}" for m, s in stats.columns]
+        stats = stats.reset_index()
+        for c in stats.columns:
+            if c.endswith("_count"):
+                stats[c] = stats[c].astype(np.int64)
+            elif c not in ents and c != shape.time:
+                stats[c] = stats[c].astype(np.float64)
+        return stats
+
+    # ------------------------------------------------------------------ plans
+    def plan(self, intent: "QueryIntent") -> ReadPlan:
+        """Compile a query intent into the read plan this design needs (ranges, keys, filter)."""
+        if self.aggregates is not None and self.aggregates.applies_to(intent):
+            akey = self.aggregates.key(self.key)
+            p = _compile(akey, self.table, intent, None, self, aggregate=True)
+            return replace(p, filter=replace(p.filter, families=(self.aggregates.family.name,)),
+                           note=("reads the pre-aggregated " + self.aggregates.name + " rows (G29). " + p.note).strip())
+        cands = [_compile(key, tname, intent, self.layout, self) for tname, key in self.all_tables()]
+        best = min(cands, key=lambda p: p._score)  # type: ignore[attr-defined]
+        if len(cands) > 1:
+            best = replace(best, note=(f"table {best.table!r} has the key for this query (G05). " + best.note).strip())
+        return best
+
+    # ------------------------------------------------------------------ display
+    def example_key(self, ds: "Dataset") -> str:
+        """The row key of the dataset's first event (what a user would see in the table)."""
+        if len(ds.frame) == 0:
+            raise SchemaError(f"Dataset {ds.name!r} is empty: no example key.")
+        head = ds.frame.head(1).reset_index(drop=True)
+        ctx = RenderContext({c: head[c] for c in head.columns}, time_us(head[ds.time]))
+        m = self.key.metric
+        ctx.metric = (ds.measures[0] if m is not None else None)
+        return str(self.key.render(ctx)[0])
+
+    def describe(self, ds: "Dataset | None" = None) -> str:
+        lines = [f"Schema {self.name!r}" + (f" for {self.dataset}" if self.dataset else "")]
+        if self.description:
+            lines.append(f"  {self.description}")
+        lines.append(f"  row key   {self.key.template()}")
+        if ds is not None:
+            lines.append(f"  e.g.      {self.example_key(ds)}")
+        lines.append(f"  layout    {self.layout.describe()} [{self.layout.guideline}]")
+        for tname, fams in self.table_families().items():
+            lines.append(f"  table {tname}: " + "; ".join(str(f) for f in fams))
+        for t in self.tables:
+            lines.append(f"  table {t.name} key {t.key.template()}")
+        if self.aggregates is not None:
+            a = self.aggregates
+            lines.append(f"  aggregates {a.lead(self.key.delimiter)}… per {a.bucket}: {', '.join(a.stats)} "
+                         f"in family {a.family}")
+        if self.guidelines:
+            lines.append(f"  guidelines {', '.join(self.guidelines)}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def _repr_html_(self) -> str:
+        rows = [("row key", f"<code>{html.escape(self.key.template())}</code>"),
+                ("layout", html.escape(f"{self.layout.describe()} [{self.layout.guideline}]"))]
+        for tname, fams in self.table_families().items():
+            rows.append((f"table {html.escape(tname)}", "<br>".join(html.escape(str(f)) for f in fams)))
+        for t in self.tables:
+            rows.append((f"table {html.escape(t.name)} key", f"<code>{html.escape(t.key.template())}</code>"))
+        if self.aggregates is not None:
+            rows.append(("aggregates", html.escape(f"{self.aggregates.lead(self.key.delimiter)}… per "
+                                                   f"{self.aggregates.bucket}: {', '.join(self.aggregates.stats)}")))
+        if self.guidelines:
+            rows.append(("guidelines", html.escape(", ".join(self.guidelines))))
+        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>" for k, v in rows)
+        title = html.escape(self.name) + (f" ({html.escape(self.dataset)})" if self.dataset else "")
+        desc = f"<br><i>{html.escape(self.description)}</i>" if self.description else ""
+        return f"<div><b>Schema {title}</b>{desc}<table>{body}</table></div>"
+
+
+# ----------------------------------------------------------------------------- internals
+
+
+def _texts(values: pd.Series) -> np.ndarray:
+    return np.asarray([v.decode("utf-8") for v in values], dtype=object)
+
+
+def _empty(shape: Shape) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series([], dtype=shape.dtype(c) or "object") for c in shape.columns})
+
+
+def _losers(f: pd.DataFrame, dup: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Events that lose a collision: all but the newest (then last written) event of each cell."""
+    d = f.loc[dup, ["table", "row_key", "family", "qualifier", "_event"]].copy()
+    d["_t"] = t[d["_event"].to_numpy()]
+    d = d.sort_values(["_t", "_event"], kind="stable")
+    winners = d.groupby(["table", "row_key", "family", "qualifier"], sort=False)["_event"].transform("last")
+    return np.unique(d.loc[d["_event"] != winners, "_event"].to_numpy())
+
+
+def loss_report(cells: CellFrame) -> LossReport:
+    """What ``to_cells(..., accept_loss=True)`` dropped (an empty report when nothing was lost)."""
+    return cells.frame.attrs.get(ATTR_LOSS) or LossReport()
+
+
+def findings(cells: CellFrame) -> tuple[Finding, ...]:
+    """Advisory limit findings recorded by ``to_cells``."""
+    return tuple(cells.frame.attrs.get(ATTR_FINDINGS, ()))
+
+
+def _render_one(key: RowKey, i: int, known: Mapping[str, Any], t: int | None) -> str:
+    seg = key.segments[i]
+    cols = {c: pd.Series([v]) for c, v in known.items()}
+    tt = np.array([t if t is not None else 0], dtype=np.int64)
+    ctx = RenderContext(cols, tt, key.delimiter)
+    if isinstance(seg, Salt) and TIME in seg.sources():
+        ts = key.time_segments[0]
+        ctx.time_text = ts.render(ctx)
+    return str(seg.render(ctx)[0])
+
+
+def _us(ts: pd.Timestamp) -> int:
+    return int(ts.value // 1000)
+
+
+def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | None,
+             schema: Schema, aggregate: bool = False) -> ReadPlan:
+    d = key.delimiter
+    known = dict(intent.entity)
+    point = intent.kind == "point" and intent.start is not None
+    t_point = _us(intent.start) if point else None
+    has_range = intent.kind in ("range", "slice") and (intent.start is not None or intent.end is not None)
+    shape = schema.shape
+    needed = tuple(intent.measures) if intent.measures else None
+    notes: list[str] = []
+
+    branches = [""]
+    stop: int | None = None
+    pinned = 0
+    time_range: tuple[str | None, str | None] | None = None
+    stop_reason = ""
+    partial_tags = False
+    metric_rows = 1
+    known_set = set(known) | ({TIME} if t_point is not None else set())
+    for i, seg in enumerate(key.segments):
+        srcs = set(seg.sources())
+        sep = "" if seg.self_delimited else d
+        if isinstance(seg, Literal):
+            branches = [b + seg.text + sep for b in branches]
+        elif isinstance(seg, Metric):
+            ms = seg.measures or schema._measures(shape)
+            if not ms:
+                stop, stop_reason = i, "the measure list is unknown"
+                break
+            want = [m for m in ms if needed is None or m in needed]
+            branches = [b + seg.name_of(m) + sep for b in branches for m in want]
+            metric_rows = len(want)
+        elif isinstance(seg, Salt) and not srcs <= known_set:
+            branches = [b + s + sep for b in branches for s in seg.buckets()]
+            notes.append(f"salted with {seg.n} buckets: one scan per bucket (G08)")
+        elif isinstance(seg, Tags) and not srcs <= set(known):
+            txt = ""
+            for c in seg.columns:
+                if c not in known:
+                    break
+                v = str(known[c])
+                txt += f"{c}={v}{d}" if v != "" else ""
+            branches = [b + txt for b in branches]
+            stop, stop_reason, partial_tags = i, "not every tag is fixed", True
+            break
+        elif TIME in srcs and seg.time_order != 0:
+            if t_point is not None:
+                txt = _render_one(key, i, known, t_point)
+                branches = [b + txt + sep for b in branches]
+            elif has_range:
+                lo_t = _us(intent.start) if intent.start is not None else None
+                hi_t = _us(intent.end) - 1 if intent.end is not None else None
+                lo = _render_one(key, i, known, lo_t) if lo_t is not None else None
+                hi = _render_one(key, i, known, hi_t) if hi_t is not None else None
+                time_range = (lo, hi) if seg.time_order > 0 else (hi, lo)
+                stop, stop_reason = i, "time range"
+                pinned += 1
+                break
+            else:
+                stop, stop_reason = i, "time"
+                break
+        elif srcs <= known_set and srcs:
+            branches = [b + _render_one(key, i, known, t_point) + sep for b in branches]
+        else:
+            stop, stop_reason = i, "unknown " + ",".join(sorted(srcs - set(known)))
+            break
+        pinned += 1
+
+    complete = stop is None
+    ranges: list[KeyRange] = []
+    keys: tuple[str, ...] = ()
+    if complete:
+        keys = tuple(b[: -len(d)] if b.endswith(d) and not key.segments[-1].self_delimited else b.rstrip(d)
+                     for b in branches)
+    elif time_range is not None:
+        lo, hi = time_range
+        for b in branches:
+            start = b + lo if lo is not None else (b or None)
+            end = prefix_end(b + hi) if hi is not None else (prefix_end(b) if b else None)
+            ranges.append(KeyRange(start=start, end=end))
+    else:
+        ranges = [KeyRange.for_prefix(b) for b in branches if b] if any(branches) else []
+
+    # a row-key regex for fixed fields after the point where the key stopped helping
+    regex = None
+    if not complete:
+        later_known = any(
+            (set(s.sources()) <= set(known) and set(s.sources()) - {TIME} and s.recovers()) or
+            (isinstance(s, Tags) and set(s.sources()) & set(known))
+            for s in key.segments[stop + (0 if partial_tags else 1):])
+        if later_known:
+            parts = []
+            for j, s in enumerate(key.segments):
+                sep = "" if (s.self_delimited or j == len(key.segments) - 1) else re.escape(d)
+                srcs = set(s.sources())
+                if isinstance(s, Tags):
+                    parts.append(s.regex(d, known))
+                elif isinstance(s, Literal):
+                    parts.append(re.escape(s.text) + sep)
+                elif isinstance(s, Metric):
+                    ms = s.measures or schema._measures(shape)
+                    parts.append(("(?:" + "|".join(re.escape(s.name_of(m)) for m in ms) + ")" if ms else s.regex(d)) + sep)
+                elif srcs and srcs <= set(known) and TIME not in srcs:
+                    parts.append(re.escape(_render_one(key, j, known, None)) + sep)
+                else:
+                    parts.append(s.regex(d) + sep)
+            regex = "".join(parts)
+            notes.append("the key does not fit this query: rows are filtered by a row-key regex")
+
+    # filters
+    fam = None
+    qual = None
+    if not aggregate and layout is not None and needed and key.metric is None and shape is not None:
+        cols = tuple(m for m in shape.measures if m in needed) + schema._carried(key, shape)
+        cf = layout.column_filter(cols)
+        if cf is None:
+            notes.append("the serialized cell holds every measure: no column filter possible (G14)")
+        else:
+            fam = cf.get("families")
+            qual = cf.get("qualifier_regex")
+    if fam is None and not aggregate and layout is not None and schema.aggregates is not None:
+        fam = tuple(f.name for f in layout.families(schema._measures(shape)))
+    time_filter = None
+    if intent.kind != "scan" and intent.kind != "latest":
+        if point:
+            lo_ms = _us(intent.start) - _us(intent.start) % US_PER_MS
+            time_filter = (lo_ms, lo_ms + US_PER_MS)
+        elif has_range:
+            lo = _us(intent.start) - _us(intent.start) % US_PER_MS if intent.start is not None else None
+            hi = -((-_us(intent.end)) // US_PER_MS) * US_PER_MS if intent.end is not None else None
+            time_filter = (lo, hi)
+    rows_limit = None
+    latest_versions = None
+    if intent.kind == "latest":
+        n = intent.limit or 1
+        seg = key.segments[stop] if stop is not None else None
+        if (seg is not None and seg.time_order < 0 and stop_reason == "time" and len(branches) == 1
+                and layout is not None and not layout.multi_event):
+            after_metric = key.metric is not None and key.segments.index(key.metric) > stop
+            rows = n * (len(key.metric.measures or schema._measures(shape)) if after_metric else 1)
+            rows_limit = rows
+            notes.append("reversed timestamps put the newest rows first: prefix + rows limit (G09)")
+        elif layout is not None and layout.versioned and isinstance(layout, NewCells):
+            latest_versions = n
+            notes.append(f"newest {n} versions per column (G13)")
+        else:
+            notes.append("no reversed timestamp before the unknown part of the key: the newest rows are at the "
+                         "end of the range, so the whole range is read (a reversed scan could also do it)")
+    if intent.kind == "scan":
+        time_filter, regex = None, None
+        ranges, keys = [], ()
+    flt = CellFilter(families=fam, qualifier_regex=qual, row_key_regex=regex, time_range_us=time_filter,
+                     latest_versions=latest_versions)
+    plan = ReadPlan(intent=intent.name, table=table, ranges=tuple(ranges), keys=keys, filter=flt,
+                    rows_limit=rows_limit, note="; ".join(dict.fromkeys(notes)))
+    full = plan.full_scan
+    object.__setattr__(plan, "_score", (full, -pinned, plan.scans, regex is not None))
+    return plan
