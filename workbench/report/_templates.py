@@ -138,6 +138,7 @@ a { color: #0072B2; }
 .finding table { border-collapse: collapse; font-size: 13px; }
 .finding th, .finding td { border: 1px solid #d0d7de; padding: 2px 6px; text-align: right; }
 .summary { font-size: 14px; }
+.anchor-link { display: none; }
 {{ css }}
 </style></head>
 <body>
