@@ -85,7 +85,7 @@ NOTEBOOK_TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {% block jupyter_widgets %}
 {%- if resources.workbench.live_bundle %}
-<script>{{ resources.workbench.live_bundle }}</script>
+<script src="{{ resources.workbench.live_bundle }}"></script>
 {%- endif %}
 {% endblock jupyter_widgets %}
 {% block extra_css %}
