@@ -48,6 +48,11 @@ def _closest(name: str, candidates: Iterable[str]) -> str | None:
     lowered = {c.lower(): c for c in candidates}
     if name.lower() in lowered:
         return lowered[name.lower()]
+    # 'temperature' for 'temp', 'garden_temp' for 'garden_temperature': a prefix is a strong hint
+    prefixed = [c for c in candidates if min(len(c), len(name)) >= 3
+                and (c.lower().startswith(name.lower()) or name.lower().startswith(c.lower()))]
+    if prefixed:
+        return max(prefixed, key=len) if len(prefixed) > 1 else prefixed[0]
     hit = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     if not hit:
         hit = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
@@ -189,14 +194,6 @@ def parse_time(col: pd.Series, name: str, naive_tz: str | None, word: str = "row
     values = col.to_numpy(dtype=object)
     text = col.astype(str).str.strip()
     aware = text.str.contains(_TZ_SUFFIX).to_numpy(dtype=bool)
-    if aware.any() and not aware.all():
-        a, n = np.flatnonzero(aware)[:2], np.flatnonzero(~aware)[:2]
-        raise DatasetError(
-            f"Time column {name!r} mixes times with a time zone ({aware.sum():,} rows, e.g. "
-            + ", ".join(f"{word} {index[i]}: {str(values[i])!r}" for i in a)
-            + f") and times without one ({(~aware).sum():,} rows, e.g. "
-            + ", ".join(f"{word} {index[i]}: {str(values[i])!r}" for i in n)
-            + "). The zone of the naive ones is unknown: give every time an offset (or none, and pass naive_tz).")
     source = text
     parsed = _parse_strings(source, utc=True)
     bad = parsed.isna().to_numpy()
@@ -205,6 +202,14 @@ def parse_time(col: pd.Series, name: str, naive_tz: str | None, word: str = "row
             f"Time column {name!r} has {bad.sum():,} values that are not times ({_fmt_rows(index[bad], word)}: "
             f"{[str(v) for v in values[bad][:_EXAMPLES]]}). Fix or drop them; ISO 8601 such as "
             "'2015-03-01T07:00:00Z' always works.")
+    if aware.any() and not aware.all():
+        a, n = np.flatnonzero(aware)[:2], np.flatnonzero(~aware)[:2]
+        raise DatasetError(
+            f"Time column {name!r} mixes times with a time zone ({aware.sum():,} rows, e.g. "
+            + ", ".join(f"{word} {index[i]}: {str(values[i])!r}" for i in a)
+            + f") and times without one ({(~aware).sum():,} rows, e.g. "
+            + ", ".join(f"{word} {index[i]}: {str(values[i])!r}" for i in n)
+            + "). The zone of the naive ones is unknown: give every time an offset (or none, and pass naive_tz).")
     if aware.all():
         return parsed, notes
     if naive_tz is None:
@@ -334,6 +339,9 @@ def build_dataset(
         raise DatasetError(f"time must be the name of one column, got {time!r}.")
     entity_l = _as_list(entity, "entity")
     measures_l = _as_list(measures, "measures")
+    if not entity_l:
+        raise DatasetError("entity is empty: name the column(s) that identify a series. For one series, add a "
+                           "constant column first, e.g. df.assign(station='seattle'), and use entity=['station'].")
     if not measures_l:
         raise DatasetError("measures is empty: name at least one numeric column to store.")
     if duplicates not in DUPLICATE_CHOICES:
