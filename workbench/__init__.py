@@ -53,6 +53,8 @@ _EXPORTS: dict[str, str] = {
     "setup": "workbench.setup",
     "cleanup": "workbench.setup",
     "emulator": "workbench.setup",
+    "check": "workbench.exercises",
+    "GUIDELINES": "workbench.guidelines",
     # analysis, advice, UI
     "analyze": "workbench.analysis",
     "compare": "workbench.analysis",
