@@ -79,7 +79,9 @@ def encode_text(values: pd.Series) -> np.ndarray:
     arr = values.to_numpy()
     if kind == "b":
         return np.where(arr, "true", "false").astype(object)
-    if kind in "iuf":
+    if kind == "f":
+        return _float_text(arr)
+    if kind in "iu":
         return arr.astype(str).astype(object)
     if kind == "M":
         return pd.Series(values).astype("int64").to_numpy().astype(str).astype(object)
@@ -87,7 +89,9 @@ def encode_text(values: pd.Series) -> np.ndarray:
         bad = values[values.isna()].index[:3].tolist()
         raise SchemaError(f"Column {values.name!r} has missing values (rows {bad}); "
                           "a schema can only store text, fill them first.")
-    return pd.Series(arr, dtype=object).astype(str).to_numpy(dtype=object)
+    codes, uniq = pd.factorize(pd.Series(arr, dtype=object))
+    texts = np.asarray([str(u) for u in uniq], dtype=object)
+    return texts[codes] if len(uniq) else np.asarray([], dtype=object)
 
 
 def decode_text(texts: pd.Series | np.ndarray, dtype: str | None) -> pd.Series:
@@ -105,6 +109,14 @@ def decode_text(texts: pd.Series | np.ndarray, dtype: str | None) -> pd.Series:
     if dtype.startswith("datetime64"):
         return pd.to_datetime(s.astype("int64"), unit="us", utc=True).astype(dtype)
     return s.astype(dtype)
+
+
+def _float_text(x: np.ndarray) -> np.ndarray:
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    codes, uniq_bits = pd.factorize(x.view(np.int64))
+    texts = np.empty(len(uniq_bits), dtype=object)
+    texts[:] = list(map(repr, np.asarray(uniq_bits, dtype=np.int64).view(np.float64).tolist()))
+    return texts[codes]
 
 
 _JSON_SPECIAL = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
@@ -242,7 +254,15 @@ def format_time(t: np.ndarray, precision: str, fmt: str | None = None) -> np.nda
     """Floor to ``precision`` and format: strftime-like (%Y%m%d%H%M%S, fractional digits appended
     for ms/us) or ``epoch_s`` / ``epoch_ms`` / ``epoch_us`` (zero-padded to 10/13/16 digits)."""
     fmt = fmt or DEFAULT_FORMATS[precision]
-    ft = floor_us(t, precision)
+    ft = floor_us(np.asarray(t, dtype=np.int64), precision)
+    codes, uniq = pd.factorize(ft)
+    if len(uniq) < len(ft):  # many events share a second/day: format each distinct value once
+        return _format_floored(np.asarray(uniq, dtype=np.int64), precision, fmt)[codes]
+    return _format_floored(ft, precision, fmt)
+
+
+def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
+    t = ft
     if fmt.startswith("epoch_"):
         unit, width = _epoch_unit(fmt)
         return digits(ft // unit, width, "epoch time")
@@ -300,3 +320,41 @@ def check_format(fmt: str | None) -> None:
         if m.group(1) not in _TOKEN_WIDTH and m.group(1) != "%":
             raise SchemaError(f"Time format {fmt!r} uses %{m.group(1)}; supported: %Y %m %d %H %M %S "
                               "(fractional digits are added for ms/us precision) or epoch_s/epoch_ms/epoch_us.")
+
+
+# ----------------------------------------------------------------------------- fast value bytes
+
+
+def _repr_join(values: list) -> list:
+    """``repr`` of each value as bytes through C-level map/join/split (no bytecode per value)."""
+    if not values:
+        return []
+    return "\n".join(map(repr, values)).encode().split(b"\n")
+
+
+def _float_bytes(x: np.ndarray) -> np.ndarray:
+    """Floats → their shortest round-trip text (``repr``) as bytes, computed once per distinct
+    bit pattern (sensor data repeats values a lot; -0.0 and NaN keep their identity)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    codes, uniq_bits = pd.factorize(x.view(np.int64))
+    texts = np.empty(len(uniq_bits), dtype=object)
+    texts[:] = _repr_join(np.asarray(uniq_bits, dtype=np.int64).view(np.float64).tolist())
+    return texts[codes]
+
+
+def encode_bytes(values: pd.Series) -> np.ndarray:
+    """Column → object array of UTF-8 bytes, the same text as :func:`encode_text` (floats may
+    differ from ``repr`` only in notation, never in value)."""
+    kind = values.dtype.kind
+    arr = values.to_numpy()
+    if kind == "f":
+        return _float_bytes(arr)
+    if kind == "b":
+        return np.where(arr, b"true", b"false").astype(object)
+    if kind in "iu":
+        return arr.astype("S").astype(object)
+    t = encode_text(values)
+    try:
+        return np.asarray(t, dtype=str).astype("S").astype(object)  # ASCII fast path
+    except UnicodeEncodeError:
+        return np.asarray([s.encode("utf-8") for s in t], dtype=object)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import US_PER_MS, encode_text, json_fragment, _fields
+from .codecs import US_PER_MS, encode_bytes, encode_text, json_fragment, _fields
 from .families import Family
 from .keys import RenderContext, RowKey
 
@@ -51,6 +51,11 @@ def to_bytes(texts: np.ndarray) -> np.ndarray:
         return np.asarray([t.encode("utf-8") for t in texts], dtype=object)
 
 
+def _full(n: int, value: object) -> np.ndarray:
+    """An object array repeating one value (``np.full`` with object dtype is several times slower)."""
+    return np.array([value], dtype=object)[np.zeros(n, dtype=np.intp)]
+
+
 @dataclass
 class CellParts:
     """Cells under construction: parallel arrays plus the event index of each cell."""
@@ -61,14 +66,16 @@ class CellParts:
     ts: list[np.ndarray] = field(default_factory=list)
     value: list[np.ndarray] = field(default_factory=list)
     event: list[np.ndarray] = field(default_factory=list)
+    constant: list[bool] = field(default_factory=list)  # family and qualifier are one value for the add
 
     def add(self, row_key, family, qualifier, ts, value, event) -> None:
         n = len(row_key)
+        self.constant.append(isinstance(family, str) and isinstance(qualifier, str))
         self.row_key.append(row_key)
-        self.family.append(np.full(n, family, dtype=object) if isinstance(family, str) else family)
-        self.qualifier.append(np.full(n, qualifier, dtype=object) if isinstance(qualifier, str) else qualifier)
+        self.family.append(_full(n, family) if isinstance(family, str) else family)
+        self.qualifier.append(_full(n, qualifier) if isinstance(qualifier, str) else qualifier)
         self.ts.append(ts)
-        self.value.append(np.full(n, value, dtype=object) if isinstance(value, bytes) else value)
+        self.value.append(_full(n, value) if isinstance(value, bytes) else value)
         self.event.append(event)
 
     def frame(self, table: str) -> pd.DataFrame:
@@ -76,13 +83,14 @@ class CellParts:
             return pd.DataFrame({"table": [], "row_key": [], "family": [], "qualifier": [],
                                  "timestamp_us": np.zeros(0, np.int64), "value": [], "_event": np.zeros(0, np.int64)})
         rk = np.concatenate(self.row_key)
+        obj = lambda a: pd.Series(a, dtype=object, copy=False)  # noqa: E731 - CellFrame text columns are object
         return pd.DataFrame({
-            "table": np.full(len(rk), table, dtype=object),
-            "row_key": rk,
-            "family": np.concatenate(self.family),
-            "qualifier": np.concatenate(self.qualifier),
+            "table": obj(_full(len(rk), table)),
+            "row_key": obj(rk),
+            "family": obj(np.concatenate(self.family)),
+            "qualifier": obj(np.concatenate(self.qualifier)),
             "timestamp_us": np.concatenate(self.ts).astype(np.int64),
-            "value": np.concatenate(self.value),
+            "value": obj(np.concatenate(self.value)),
             "_event": np.concatenate(self.event).astype(np.int64),
         })
 
@@ -183,7 +191,7 @@ class Tall(Layout):
         ts, ev, fam = b.ts_ms, b.events, self.family.name
         if b.key.metric is not None:
             for m in b.measures:
-                parts.add(b.keys_for(m), fam, self.value_qualifier, ts, to_bytes(encode_text(b.ctx.column(m))), ev)
+                parts.add(b.keys_for(m), fam, self.value_qualifier, ts, encode_bytes(b.ctx.column(m)), ev)
             return parts
         keys = b.keys_for(None)
         cols = (*b.measures, *b.carried)
@@ -191,7 +199,7 @@ class Tall(Layout):
         if len(set(qn)) != len(qn):
             raise SchemaError(f"Two columns map to the same qualifier: {dict(zip(cols, qn))}.")
         for c, q in zip(cols, qn):
-            parts.add(keys, fam, q, ts, to_bytes(encode_text(b.ctx.column(c))), ev)
+            parts.add(keys, fam, q, ts, encode_bytes(b.ctx.column(c)), ev)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
@@ -378,7 +386,7 @@ class Wide(Layout):
             raise SchemaError(f"Wide rows need one family per measure; got {dict(zip(b.measures, fams))}.")
         parts = CellParts()
         for m, fam in zip(b.measures, fams):
-            parts.add(keys, fam, q, b.ts_ms, to_bytes(encode_text(b.ctx.column(m))), b.events)
+            parts.add(keys, fam, q, b.ts_ms, encode_bytes(b.ctx.column(m)), b.events)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:

@@ -159,3 +159,73 @@ def raise_collisions(frame: pd.DataFrame, events: pd.DataFrame, f: pd.DataFrame,
     raise CollisionError(
         f"{n_events:,} events collide: they map to the same cell, so Bigtable would keep only one.\n"
         + "\n".join(lines) + f"\n{hint}")
+
+
+def check_parts(parts, table: str, versioned: bool) -> tuple[np.ndarray, list[Finding]]:
+    """Collisions and limits computed per event-key array while cells are built (fast path of
+    :func:`collision_groups` + :func:`check_limits`): a layout adds cells for many measures
+    with the same key array, so keys are hashed once per event, not once per cell.
+
+    Returns the per-cell collision mask (in ``parts.frame`` order) and advisory findings."""
+    n_adds = len(parts.row_key)
+    dups: list[np.ndarray | None] = [None] * n_adds
+    findings: list[Finding] = []
+    groups: dict[int, list[int]] = {}
+    for i, rk in enumerate(parts.row_key):
+        groups.setdefault(id(rk), []).append(i)
+    for idx in groups.values():
+        keys = parts.row_key[idx[0]]
+        codes, uniq = pd.factorize(keys)
+        klen = utf8_len(pd.Series(uniq, dtype=object))
+        if len(klen) and klen.max() > ROW_KEY_MAX:
+            bad = uniq[int(np.argmax(klen))]
+            raise LimitError(f"Row key of {int(klen.max()):,} bytes is over Cloud Bigtable's 4 KiB limit (G20): "
+                             f"{bad[:80]!r}…. Shorten or drop key segments.")
+        ts = parts.ts[idx[0]]
+        ev_bytes = np.zeros(len(codes), dtype=np.int64)
+        event_dup = None
+        for i in idx:
+            fam, q, val = parts.family[i], parts.qualifier[i], parts.value[i]
+            const = parts.constant[i]
+            flen = utf8_len(pd.Series(fam[:1], dtype=object))[0] if const else utf8_len(pd.Series(fam, dtype=object))
+            if const:
+                qlen = utf8_len(pd.Series(q[:1], dtype=object))[0] if len(q) else 0
+                qmax = qlen
+            else:
+                qlen = utf8_len(pd.Series(q, dtype=object))
+                qmax = qlen.max() if len(qlen) else 0
+            if qmax > QUALIFIER_MAX:
+                j = int(np.argmax(qlen)) if not np.isscalar(qlen) else 0
+                raise LimitError(f"Qualifier of {int(qmax):,} bytes in row {keys[j]!r} is over the 16 KiB limit "
+                                 "(G19). Keep qualifiers short; move big data into the value.")
+            vlen = np.fromiter(map(len, val), dtype=np.int64, count=len(val))
+            if len(vlen) and vlen.max() > CELL_MAX:
+                j = int(np.argmax(vlen))
+                raise LimitError(f"A cell of {int(vlen[j]):,} bytes in row {keys[j]!r} is over the 100 MiB hard "
+                                 "limit (G10).")
+            for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
+                findings.append(Finding("G10", f"cell of {int(vlen[j]):,} bytes is over the 10 MB advice",
+                                        keys[j], table))
+            ev_bytes = ev_bytes + klen[codes] + flen + qlen + 8 + vlen
+            if const:
+                if event_dup is None:
+                    cols = {"k": codes}
+                    if versioned:
+                        cols["t"] = ts
+                    event_dup = pd.DataFrame(cols).duplicated(keep=False).to_numpy()
+                dups[i] = event_dup
+            else:
+                cols = {"k": codes, "f": pd.factorize(fam)[0], "q": pd.factorize(q)[0]}
+                if versioned:
+                    cols["t"] = ts
+                dups[i] = pd.DataFrame(cols).duplicated(keep=False).to_numpy()
+        rows = np.bincount(codes, weights=ev_bytes, minlength=len(uniq)) if len(codes) else np.zeros(0)
+        if len(rows) and rows.max() > ROW_MAX:
+            j = int(np.argmax(rows))
+            raise LimitError(f"Row {uniq[j]!r} in table {table!r} would hold {int(rows[j]):,} bytes, over the "
+                             "256 MiB hard limit (G10). Bound the row with a time bucket in the key, or use "
+                             "tall rows (G02).")
+        for j in np.flatnonzero(rows > ROW_ADVISORY)[:20]:
+            findings.append(Finding("G10", f"row of {int(rows[j]):,} bytes is over the 100 MB advice", uniq[j], table))
+    dup = np.concatenate(dups) if dups else np.zeros(0, dtype=bool)
+    return dup, findings

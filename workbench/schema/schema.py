@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -22,12 +23,13 @@ import pandas as pd
 
 from ..cells import DEFAULT_TABLE, CellFrame
 from ..errors import CollisionError, SchemaError
-from .codecs import US_PER_MS, Shape, decode_text, encode_text, floor_us, time_us
+from .codecs import US_PER_MS, Shape, decode_text, encode_bytes, encode_text, floor_us, time_us
 from .families import Family, MaxVersions
 from .keys import (TIME, Field, Literal, Metric, RenderContext, RowKey, Salt, Segment, Tags,
                    Timestamp, _unknown)
 from .layouts import BuildInput, Layout, NewCells, Tall, to_bytes
-from .limits import Finding, LossReport, check_limits, collision_groups, raise_collisions
+from .limits import (Finding, LimitWarning, LossReport, check_limits, check_parts, collision_groups,
+                     raise_collisions)
 from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -177,14 +179,18 @@ class Schema:
         t = time_us(frame[ds.time])
         columns = {c: frame[c] for c in frame.columns}
         ctx = RenderContext(columns, t)
-        parts = []
+        parts, dups, found = [], [], []
         for tname, key in self.all_tables():
             b = BuildInput(key, ctx, shape.measures, self._carried(key, shape))
-            parts.append(self.layout.build(b).frame(tname))
+            built = self.layout.build(b)
+            d, fnd = check_parts(built, tname, self.layout.versioned)
+            parts.append(built.frame(tname))
+            dups.append(d)
+            found += fnd
         f = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        dup = np.concatenate(dups)
 
         loss = LossReport(kept_precision="us" if self.key.keeps_microseconds() else "ms")
-        dup = collision_groups(f, self.layout.versioned)
         lost_pos = np.zeros(0, dtype=np.int64)
         if dup.any():
             hint = ("Use a finer time precision in the key (G31), promote another field (G07), "
@@ -214,9 +220,14 @@ class Schema:
                                   f"{lead!r}; choose another aggregate prefix.")
             keep = np.ones(len(frame), dtype=bool)
             keep[lost_pos] = False
-            f = pd.concat([f, self._aggregate_cells(frame[keep], t[keep], shape)], ignore_index=True)
+            agg = self._aggregate_cells(frame[keep], t[keep], shape)
+            found += check_limits(CellFrame(agg), warn=False)
+            f = pd.concat([f, agg], ignore_index=True)
         cells = CellFrame(f.drop(columns="_event"))
-        findings = check_limits(cells)
+        findings = found
+        if findings:
+            warnings.warn("; ".join(str(x) for x in findings[:3]) + (" …" if len(findings) > 3 else ""),
+                          LimitWarning, stacklevel=2)
         cells.frame.attrs[ATTR_SHAPE] = shape
         cells.frame.attrs[ATTR_LOSS] = loss
         cells.frame.attrs[ATTR_FINDINGS] = tuple(findings)
@@ -246,11 +257,12 @@ class Schema:
                 elif vals.dtype.kind != "f":
                     vals = vals.astype(np.float64)
                 out.append(pd.DataFrame({
-                    "table": np.full(n, self.table, dtype=object), "row_key": rk,
-                    "family": np.full(n, agg.family.name, dtype=object),
-                    "qualifier": np.full(n, f"{m}_{s}", dtype=object),
+                    "table": pd.Series([self.table] * n, dtype=object),
+                    "row_key": pd.Series(rk, dtype=object),
+                    "family": pd.Series([agg.family.name] * n, dtype=object),
+                    "qualifier": pd.Series([f"{m}_{s}"] * n, dtype=object),
                     "timestamp_us": keys_df["_bucket"].to_numpy(dtype=np.int64),
-                    "value": to_bytes(encode_text(vals.reset_index(drop=True))),
+                    "value": pd.Series(encode_bytes(vals.reset_index(drop=True)), dtype=object),
                 }))
         return pd.concat(out, ignore_index=True)
 
