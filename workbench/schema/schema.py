@@ -342,7 +342,8 @@ class Schema:
         idx = wide.index.get_level_values(0).to_numpy()
         out = {c: decode_text(parsed[c].to_numpy()[idx], shape.dtype(c)) for c in akey.columns()}
         out[shape.time] = pd.Series(pd.to_datetime(wide.index.get_level_values(1).to_numpy(), unit="us", utc=True))
-        for q in wide.columns:
+        order = [f"{m}_{st}" for m in shape.measures for st in self.aggregates.stats]
+        for q in [c for c in order if c in wide.columns] + [c for c in wide.columns if c not in order]:
             out[q] = decode_text(wide[q].to_numpy(), "int64" if q.endswith("_count") else "float64")
         return pd.DataFrame(out).sort_values([*akey.columns(), shape.time], kind="stable").reset_index(drop=True)
 

@@ -1,0 +1,98 @@
+"""Bad schemas and bad data get clear errors naming the problem (issue 4)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.cells import CellFrame
+from workbench.datasets.model import Dataset
+from workbench.errors import CollisionError, LimitError, SchemaError
+from workbench.schema import (Family, Field, Literal, NewColumns, RowKey, Salt, Schema, Tall, Timestamp, check_limits,
+                              pattern_names, preset)
+
+
+def _ds(players=("Corrie", "Jo"), times=("2015-03-01 12:00:00.100", "2015-03-01 12:00:00.200")) -> Dataset:
+    df = pd.DataFrame({"player": pd.Series(players, dtype="str"),
+                       "time": pd.to_datetime(list(times), utc=True).astype("datetime64[us, UTC]"),
+                       "score": np.arange(len(players), dtype=np.float64)})
+    return Dataset(name="t", frame=df, entity=["player"], time="time", measures=["score"])
+
+
+def test_unknown_column_suggests_the_closest():
+    schema = Schema("s", RowKey((Field("playr"), Timestamp("ms"))))
+    with pytest.raises(SchemaError, match=r"Unknown column 'playr'.*Did you mean 'player'"):
+        schema.to_cells(_ds())
+
+
+def test_salt_needs_at_least_one_bucket():
+    with pytest.raises(SchemaError, match="n >= 1"):
+        Salt(0)
+
+
+def test_precision_that_collides_lists_examples():
+    ds = _ds(players=("Corrie", "Corrie"))
+    schema = Schema("s", RowKey((Field("player"), Timestamp("second"))))
+    with pytest.raises(CollisionError) as err:
+        schema.to_cells(ds)
+    msg = str(err.value)
+    assert "2 events collide" in msg and "Corrie#20150301120000" in msg and "12:00:00.1" in msg and "12:00:00.2" in msg
+
+
+def test_sub_millisecond_times_need_microsecond_keys():
+    ds = _ds(times=("2015-03-01 12:00:00.000100", "2015-03-01 12:00:00.000200"), players=("A", "B"))
+    with pytest.raises(SchemaError, match="sub-millisecond"):
+        Schema("s", RowKey((Field("player"), Timestamp("ms")))).to_cells(ds)
+    cells = Schema("s", RowKey((Field("player"), Timestamp("us")))).to_cells(ds)
+    assert cells.frame["row_key"].str.endswith(("000100", "000200")).all()
+
+
+def test_key_over_4_kib_names_the_limit():
+    ds = _ds(players=("x" * 5000, "Jo"))
+    with pytest.raises(LimitError, match="4 KiB"):
+        Schema("s", RowKey((Field("player"), Timestamp("ms")))).to_cells(ds)
+
+
+def test_qualifier_over_16_kib_names_the_row():
+    ds = _ds()
+    ds.frame["score"] = [1.0, 2.0]
+    big = pd.DataFrame({"table": ["main"], "row_key": ["r1"], "family": ["m"], "qualifier": ["q" * 17000],
+                        "timestamp_us": np.array([0], dtype=np.int64), "value": [b""]})
+    with pytest.raises(LimitError, match=r"16 KiB.*'r1'|'r1'.*16 KiB"):
+        check_limits(CellFrame(big))
+
+
+def test_delimiter_inside_a_value_is_refused():
+    ds = _ds(players=("Cor#rie", "Jo"))
+    with pytest.raises(SchemaError, match="delimiter '#'.*Cor#rie"):
+        Schema("s", RowKey((Field("player"), Timestamp("ms")))).to_cells(ds)
+
+
+def test_layout_constraints_are_explained():
+    with pytest.raises(SchemaError, match="Metric segment"):
+        Schema("s", RowKey((Field("player"), Timestamp("ms"))), NewColumns()).to_cells(_ds())
+    with pytest.raises(SchemaError, match="precision"):
+        Timestamp("fortnight")
+    with pytest.raises(SchemaError, match="%q"):
+        Timestamp("day", "%Y%q")
+
+
+def test_unknown_preset_and_dataset_names():
+    with pytest.raises(SchemaError, match="known:.*game_player_time"):
+        preset("game_scores", "nope")
+    with pytest.raises(SchemaError, match="Did you mean 'fx_prices'"):
+        pattern_names("fx_price")
+    with pytest.raises(SchemaError, match="accepts"):
+        preset("game_scores", "salted", buckets=3)
+
+
+def test_from_cells_needs_the_dataset_shape():
+    ds = _ds()
+    schema = Schema("s", RowKey((Literal("G"), Field("player"), Timestamp("ms"))), Tall(Family("m")))
+    cells = schema.to_cells(ds)
+    bare = CellFrame(cells.frame.copy())
+    bare.frame.attrs.clear()
+    with pytest.raises(SchemaError, match="bind"):
+        schema.from_cells(bare)
+    pd.testing.assert_frame_equal(schema.bind(ds).from_cells(bare), ds.canonical())
