@@ -93,16 +93,15 @@ def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, lis
     series_metric = np.repeat(np.arange(n_metrics), n_hosts)
     series_host = np.tile(np.arange(n_hosts), n_metrics)
     metric = np.array(METRICS, dtype=object)
-    per = n_points
-    cols: dict[str, pd.Series] = {}
-    for j, name in enumerate(["key", "cpu-type", "system-component", "unit", "what"]):
-        cols[name] = strings(np.repeat(metric[series_metric, j], per))
-    cols["site"] = strings(np.repeat(site[series_host], per))
-    cols["host"] = strings(np.repeat(host[series_host], per))
-    cols["podname"] = strings(np.repeat(pod[series_host], per))
-    frame = pd.DataFrame({c: cols[c] for c in ENTITY})
-    frame["time"] = utc(np.tile(t_us, n_metrics * n_hosts))
-    frame["value"] = values.reshape(-1).astype(np.float64)
+    series = pd.DataFrame({"key": metric[series_metric, 0], "cpu-type": metric[series_metric, 1],
+                           "site": site[series_host], "system-component": metric[series_metric, 2],
+                           "unit": metric[series_metric, 3], "what": metric[series_metric, 4],
+                           "host": host[series_host], "podname": pod[series_host]})
+    # lay the series out in key order (a small sort), so the events come out sorted by entity then time
+    order = series.sort_values(ENTITY, kind="stable").index.to_numpy()
+    frame = pd.DataFrame({c: strings(np.repeat(series[c].to_numpy(dtype=object)[order], n_points)) for c in ENTITY})
+    frame["time"] = utc(np.tile(t_us, len(order)))
+    frame["value"] = values.reshape(n_metrics * n_hosts, n_points)[order].reshape(-1).astype(np.float64)
 
     end = ts(t_us[-1] + INTERVAL_S * US_PER_S)
     last15 = end - pd.Timedelta(minutes=15)

@@ -117,21 +117,46 @@ def _blank_mask(col: pd.Series) -> np.ndarray:
     return mask
 
 
-def _check_entity(frame: pd.DataFrame, entity: list[str], word: str, empty_ok: Sequence[str] = ()) -> None:
+def _entity_error(frame: pd.DataFrame, col: str, blank: np.ndarray, word: str, empty_ok: Sequence[str]) -> DatasetError:
+    return DatasetError(
+        f"Entity column {col!r} is missing or empty in {blank.sum():,} of {len(frame):,} rows "
+        f"({_fmt_rows(frame.index[blank], word)}). Every event needs its entity to pick a row key: "
+        f"fill or drop those rows first (e.g. df.dropna(subset=[{col!r}]))"
+        + ("." if col in empty_ok else f", or pass empty_ok=[{col!r}] if an empty value means "
+           "'absent' (as a Heroic tag does)."))
+
+
+def _entity_codes(frame: pd.DataFrame, entity: list[str], word: str, empty_ok: Sequence[str] = ()) -> list[np.ndarray]:
+    """Sort codes of each entity column (one hashing pass also finds missing and empty values)."""
+    codes = []
     for col in entity:
-        blank = frame[col].isna().to_numpy() if col in empty_ok else _blank_mask(frame[col])
-        if blank.any():
-            labels = frame.index[blank]
-            raise DatasetError(
-                f"Entity column {col!r} is missing or empty in {blank.sum():,} of {len(frame):,} rows "
-                f"({_fmt_rows(labels, word)}). Every event needs its entity to pick a row key: "
-                f"fill or drop those rows first (e.g. df.dropna(subset=[{col!r}]))"
-                + ("." if col in empty_ok else f", or pass empty_ok=[{col!r}] if an empty value means "
-                   "'absent' (as a Heroic tag does)."))
-        if ptypes.is_float_dtype(frame[col].dtype):
+        s = frame[col]
+        if ptypes.is_float_dtype(s.dtype):
+            blank = s.isna().to_numpy()
+            if blank.any():
+                raise _entity_error(frame, col, blank, word, empty_ok)
             raise DatasetError(
                 f"Entity column {col!r} holds floating-point numbers; row keys need exact identifiers. "
                 f"Convert it to integers or strings first (e.g. df[{col!r}].astype('int64')).")
+        try:
+            c, uniques = pd.factorize(s, sort=True)
+        except TypeError:
+            blank = s.isna().to_numpy() if col in empty_ok else _blank_mask(s)
+            if blank.any():
+                raise _entity_error(frame, col, blank, word, empty_ok) from None
+            kinds = sorted({type(v).__name__ for v in s.to_numpy(dtype=object)})
+            raise DatasetError(f"Entity column {col!r} mixes value types {kinds}; they cannot be ordered. "
+                               f"Make them one type, e.g. df[{col!r}].astype(str).") from None
+        blank = c < 0
+        if col not in empty_ok:
+            empties = [i for i, u in enumerate(np.asarray(uniques, dtype=object))
+                       if isinstance(u, str) and u.strip() == ""]
+            if empties:
+                blank = blank | np.isin(c, empties)
+        if blank.any():
+            raise _entity_error(frame, col, blank, word, empty_ok)
+        codes.append(c)
+    return codes
 
 
 def _parse_strings(text: pd.Series, utc: bool) -> pd.Series:
@@ -249,22 +274,6 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
     return out, notes
 
 
-def _sort_codes(frame: pd.DataFrame, keys: list[str], time: str) -> list[np.ndarray]:
-    codes = []
-    for col in keys:
-        s = frame[col]
-        if col == time:
-            codes.append(np.asarray(s.array.asi8))
-            continue
-        try:
-            codes.append(pd.factorize(s, sort=True)[0])
-        except TypeError:
-            kinds = sorted({type(v).__name__ for v in s.to_numpy(dtype=object)})
-            raise DatasetError(f"Entity column {col!r} mixes value types {kinds}; they cannot be ordered. "
-                               f"Make them one type, e.g. df[{col!r}].astype(str).") from None
-    return codes
-
-
 def _order_and_duplicates(codes: list[np.ndarray]) -> tuple[np.ndarray | None, np.ndarray]:
     """(sorting permutation or None when already sorted, mask 'same key as the previous sorted row')."""
     n = len(codes[0])
@@ -375,7 +384,7 @@ def build_dataset(
         if col not in entity_l:
             raise DatasetError(f"empty_ok names {col!r}, which is not an entity column {entity_l}."
                                f"{suggestion(col, entity_l)}")
-    _check_entity(frame, entity_l, row_word, empty_ok)
+    entity_codes = _entity_codes(frame, entity_l, row_word, empty_ok)
     cols: dict[str, pd.Series] = {c: frame[c] for c in entity_l}
     cols[time], time_notes = parse_time(frame[time], time, naive_tz, row_word)
     notes += time_notes
@@ -384,9 +393,9 @@ def build_dataset(
         notes += m_notes
     for a in attrs:
         cols[a] = frame[a]
-    out = pd.DataFrame(cols, index=frame.index)
+    out = pd.DataFrame(cols, index=frame.index, copy=False)  # copy-on-write keeps the caller's frame intact
 
-    order, same = _order_and_duplicates(_sort_codes(out, [*entity_l, time], time))
+    order, same = _order_and_duplicates([*entity_codes, np.asarray(out[time].array.asi8)])
     labels = frame.index if order is None else frame.index[order]
     if order is not None:
         out = out.take(order)

@@ -128,14 +128,17 @@ def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, lis
     locations = np.array([loc[0] for loc in LOCATIONS], dtype=object)
     ids = np.array([f"b{i:05d}" for i in range(1, n_flights + 1)], dtype=object)   # zero-padded (G21)
     t_us = launch_us[flight] + minute * US_PER_MIN
+    # flights in key order (location name, then ID): each flight's readings stay contiguous and in time order
+    flight_order = np.lexsort((np.arange(n_flights), np.argsort(np.argsort(locations[:n_locations]))[loc_idx]))
+    rows = np.argsort(np.argsort(flight_order)[flight], kind="stable")
     frame = pd.DataFrame({
-        "location": strings(locations[loc_idx][flight]),
-        "balloon_id": strings(ids[flight]),
-        "time": utc(t_us),
-        "pressure": np.round(pressure, 1),
-        "temperature": np.round(temperature, 2),
-        "humidity": np.round(humidity, 1),
-        "altitude": np.round(altitude, 1),
+        "location": strings(locations[loc_idx][flight][rows]),
+        "balloon_id": strings(ids[flight][rows]),
+        "time": utc(t_us[rows]),
+        "pressure": np.round(pressure, 1)[rows],
+        "temperature": np.round(temperature, 2)[rows],
+        "humidity": np.round(humidity, 1)[rows],
+        "altitude": np.round(altitude, 1)[rows],
     })
     first_loc = str(locations[0])
     first_id = str(ids[0])
