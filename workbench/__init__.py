@@ -60,6 +60,7 @@ _EXPORTS: dict[str, str] = {
     "Family": "workbench.schema",
     "Tall": "workbench.schema",
     "NewCells": "workbench.schema",
+    "loss_report": "workbench.schema",
     # Bigtable
     "Emulator": "workbench.bigtable.emulator",
     "Connection": "workbench.bigtable.connection",
