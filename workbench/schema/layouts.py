@@ -347,6 +347,7 @@ class Wide(Layout):
     qualifier: Literal["day", "hour", "minute", "second", "offset_ms"] = "day"
     families_: tuple[tuple[str, Family], ...] = ()
     bits: int = 32  # for offset_ms: offset = ms mod 2^bits (Heroic)
+    pad: int = 0  # zero-pad day/hour/… qualifiers to this width so they sort numerically (G21)
 
     label = "bounded short-and-wide rows"
     guideline = "G02"
@@ -376,7 +377,8 @@ class Wide(Layout):
             ms = np.floor_divide(t_us, US_PER_MS)
             return np.mod(ms, 2 ** self.bits).astype(str).astype(object)
         f = _fields(t_us)
-        return f[{"day": "d", "hour": "H", "minute": "M", "second": "S"}[self.qualifier]].astype(str).astype(object)
+        q = f[{"day": "d", "hour": "H", "minute": "M", "second": "S"}[self.qualifier]].astype(str)
+        return (np.char.zfill(q, self.pad) if self.pad else q).astype(object)
 
     def build(self, b: BuildInput) -> CellParts:
         keys = b.keys_for(None)

@@ -67,8 +67,8 @@ def _garden_tall(precision: str = "second", family: str = "t", qualifier: str = 
 
 
 @_preset("garden_temperature", "month_rows")
-def _garden_month(family: str = "TEMP") -> Schema:
-    return Schema("month_rows", _key(Field("garden"), TimeBucket("month")), Wide("day", {"temp_f": family}),
+def _garden_month(family: str = "TEMP", pad: int = 0) -> Schema:
+    return Schema("month_rows", _key(Field("garden"), TimeBucket("month")), Wide("day", {"temp_f": family}, pad=pad),
                   description="The paper's VEGGIEGARDEN#20150301 row: a month of daily readings, qualifier = day "
                               "of month. Bounded, so acceptable when whole months are read (G02). Collides if "
                               "there is more than one reading a day.",
