@@ -103,6 +103,17 @@ def test_every_query_finds_data(name: str, size: str) -> None:
             assert hit[ds.time].iloc[0] == ds.frame.loc[ent, ds.time].max()
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_custom_sizes_keep_every_query_answerable(name: str) -> None:
+    variants = [{}] + ([{"freq": "1h"}] if name == "garden_temperature" else [])
+    for size in (MIN_EVENTS, 777, 3_333):
+        for kw in variants:
+            ds = wb.load_dataset(name, size=size, seed=5, **kw)
+            assert len(ds) >= 100
+            for q in ds.queries:
+                assert len(q.answer(ds.frame, ds.time)) >= 1, (name, size, kw, q.name)
+
+
 def test_sizes_land_where_promised() -> None:
     for name in NAMES:
         tiny, small, workshop = (len(load(name, s)) for s in ("tiny", "small", "workshop"))

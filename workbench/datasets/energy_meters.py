@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.datasets._frames import US_PER_DAY, US_PER_MIN, smooth_noise, split, ts, us, utc
+from workbench.datasets._frames import US_PER_MIN, smooth_noise, split, ts, us, utc
 from workbench.datasets.model import QueryIntent
 
 ENTITY = ["meter_id"]
