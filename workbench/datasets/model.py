@@ -145,17 +145,23 @@ class Dataset:
         measures = ", ".join(f"{m} ({self.units[m]})" if m in self.units else m for m in self.measures)
         rows = "".join(
             f"<tr><td><code>{html.escape(q.name)}</code></td><td>{html.escape(q.kind)}</td>"
-            f"<td>{html.escape(q.description)}</td></tr>" for q in self.queries)
+            f"<td>{html.escape(q.description)}</td>"
+            f"<td><small>{html.escape(q.describe().split('] ', 1)[-1])}"
+            f"{html.escape(f'; {q.aggregate}') if q.aggregate else ''}</small></td></tr>" for q in self.queries)
+        series = self.frame[self.entity].drop_duplicates() if self.entity else self.frame.iloc[:0]
+        examples = ", ".join("/".join(str(v) for v in row) for row in series.head(3).itertuples(index=False))
         return (
             f"<div><b>Dataset {html.escape(self.name)}</b> ({html.escape(self.size)}): "
-            f"{len(self.frame):,} events, {self.n_entities():,} series, "
-            f"{start} → {end}<br>"
+            f"{len(self.frame):,} events, {len(series):,} series"
+            + (f" (e.g. {html.escape(examples)}{', …' if len(series) > 3 else ''})" if examples else "")
+            + f", {start} → {end}<br>"
             f"entity: <code>{html.escape(', '.join(self.entity))}</code>; time: <code>{html.escape(self.time)}</code>; "
             f"measures: {html.escape(measures)}"
             + (f"; attributes: <code>{html.escape(', '.join(self.attributes))}</code>" if self.attributes else "")
             + (f"<br><i>{html.escape(self.description)}</i>" if self.description else "")
             + "".join(f"<br>⚠ {html.escape(n)}" for n in self.notes)
-            + (f"<table><tr><th>query</th><th>kind</th><th>what</th></tr>{rows}</table>" if rows else "")
+            + (f"<table><tr><th>query</th><th>kind</th><th>what</th><th>parameters</th></tr>{rows}</table>"
+               if rows else "")
             + self.frame.head(5).to_html(index=False)
             + "</div>"
         )
