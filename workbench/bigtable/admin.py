@@ -1,0 +1,251 @@
+"""Tables, column families and GC rules from a schema: idempotent, so a re-run notebook is safe.
+
+A schema names *logical* tables ("main", plus one per extra query table, G05).
+On the instance they live under one user-chosen table ID: the main table is
+``<table_id>``, every other logical table ``<table_id>--<logical>``.
+
+Families come from ``schema.table_families()`` (:class:`~workbench.schema.families.Family`
+with its GC rule, G13/G18/G30). They are converted to the official client's admin
+protobufs (``google.cloud.bigtable_admin_v2.types``): ``GcRule`` and ``ColumnFamily``.
+A ``Family(aggregate="sum")`` becomes an aggregate family with an int64 ``Sum`` value
+type; the emulator supports it (``AddToCell`` sums; reads return the 8-byte
+big-endian total).
+
+Deleting or truncating on a real instance needs ``confirm=<table id>``
+(``Connection.check_delete_allowed``).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence
+
+from google.api_core import exceptions as api_exceptions
+from google.cloud.bigtable_admin_v2 import types as admin_types
+
+from ..errors import SchemaError, WorkbenchError
+from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions, Union_
+from .connection import Connection
+
+MAIN = "main"
+SEPARATOR = "--"
+_TABLE_ID = re.compile(r"^[_a-zA-Z0-9][-_.a-zA-Z0-9]{0,49}$")
+
+__all__ = [
+    "physical_table_id", "table_ids", "gc_rule_pb", "column_family_pb", "ensure_table", "ensure_tables",
+    "table_families", "drop_table", "truncate_table", "unique_table_id", "throwaway_table", "TableSpec",
+]
+
+
+# ----------------------------------------------------------------------------- names
+
+
+def check_table_id(table_id: str) -> str:
+    if not _TABLE_ID.match(table_id or ""):
+        raise SchemaError(
+            f"Table ID {table_id!r} is not valid for Bigtable: use 1-50 characters from "
+            "letters, digits, '_', '-' and '.', not starting with '-' or '.'.")
+    return table_id
+
+
+def physical_table_id(table_id: str, logical: str, main: str = MAIN) -> str:
+    """``<table_id>`` for the main logical table, ``<table_id>--<logical>`` for the others."""
+    return check_table_id(table_id if logical == main else f"{table_id}{SEPARATOR}{logical}")
+
+
+def table_ids(table_id: str, logical_tables: Sequence[str], main: str = MAIN) -> dict[str, str]:
+    """Logical table name → physical table ID, for every logical table of a schema."""
+    return {t: physical_table_id(table_id, t, main) for t in logical_tables}
+
+
+def default_table_id(dataset_name: str, schema_name: str) -> str:
+    """A readable table ID for a dataset+schema pair (``fx_prices-salted``)."""
+    raw = re.sub(r"[^-_.a-zA-Z0-9]+", "_", f"{dataset_name}-{schema_name}").strip("-.")
+    return raw[:40] or "workbench"
+
+
+def unique_table_id(prefix: str = "wbtmp") -> str:
+    """A fresh table ID nobody else uses (throwaway tables in tests and benchmarks)."""
+    return check_table_id(f"{prefix}-{uuid.uuid4().hex[:12]}")
+
+
+# ----------------------------------------------------------------------------- protobufs
+
+
+def gc_rule_pb(rule: GcRule | None) -> admin_types.GcRule | None:
+    """Our GC rule dataclasses → the admin API's ``GcRule`` (None: keep every cell)."""
+    if rule is None:
+        return None
+    if isinstance(rule, MaxVersions):
+        return admin_types.GcRule(max_num_versions=rule.n)
+    if isinstance(rule, MaxAge):
+        return admin_types.GcRule(max_age={"seconds": int(rule.seconds)})
+    if isinstance(rule, Union_):
+        return admin_types.GcRule(union=admin_types.GcRule.Union(rules=[gc_rule_pb(r) for r in rule.rules]))
+    if isinstance(rule, Intersection):
+        return admin_types.GcRule(
+            intersection=admin_types.GcRule.Intersection(rules=[gc_rule_pb(r) for r in rule.rules]))
+    raise SchemaError(f"Unknown GC rule {rule!r}: use max_age, max_versions, union or intersection.")
+
+
+def _sum_type() -> admin_types.Type:
+    return admin_types.Type(aggregate_type=admin_types.Type.Aggregate(
+        input_type=admin_types.Type(int64_type=admin_types.Type.Int64()),
+        sum=admin_types.Type.Aggregate.Sum()))
+
+
+def column_family_pb(family: Family) -> admin_types.ColumnFamily:
+    """A ``Family`` → the admin API's ``ColumnFamily`` (GC rule, and int64 sum value type if asked)."""
+    kw: dict[str, Any] = {}
+    gc = gc_rule_pb(family.gc)
+    if gc is not None:
+        kw["gc_rule"] = gc
+    if family.aggregate == "sum":
+        kw["value_type"] = _sum_type()
+    elif family.aggregate is not None:
+        raise SchemaError(f"Family {family.name!r}: aggregate {family.aggregate!r} is not supported; only 'sum' "
+                          "(the emulator keeps only the last value for min/max/HLL).")
+    return admin_types.ColumnFamily(**kw)
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What ``ensure_table`` did to one table: created it, or which families it added/updated."""
+
+    table_id: str
+    created: bool
+    added: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+
+
+def _is_not_found(exc: Exception) -> bool:
+    return isinstance(exc, api_exceptions.NotFound)
+
+
+def get_families(conn: Connection, table_id: str) -> dict[str, admin_types.ColumnFamily] | None:
+    """The table's families as stored (None when the table does not exist)."""
+    req = admin_types.GetTableRequest(name=conn.table_path(table_id), view=admin_types.Table.View.SCHEMA_VIEW)
+    try:
+        table = conn.call(f"Reading table {table_id!r}", conn.admin.get_table, request=req)
+    except api_exceptions.NotFound:
+        return None
+    return dict(table.column_families)
+
+
+def ensure_table(conn: Connection, table_id: str, families: Sequence[Family]) -> TableSpec:
+    """Create the table with its families, or bring an existing one up to date.
+
+    Idempotent: missing families are added and GC rules that differ are updated; families
+    the schema does not name are left alone (they may hold someone's data). An existing
+    family whose aggregate type differs cannot be changed in place: a clear error."""
+    check_table_id(table_id)
+    wanted = {f.name: column_family_pb(f) for f in families}
+    if len(wanted) != len(families):
+        raise SchemaError(f"Table {table_id!r}: family names repeat in {[f.name for f in families]}.")
+    current = get_families(conn, table_id)
+    if current is None:
+        try:
+            conn.call(f"Creating table {table_id!r}", conn.admin.create_table,
+                      request=admin_types.CreateTableRequest(
+                          parent=conn.instance_path, table_id=table_id,
+                          table=admin_types.Table(column_families=wanted)))
+            return TableSpec(table_id, created=True, added=tuple(wanted))
+        except api_exceptions.AlreadyExists:  # created concurrently: fall through to the update
+            current = get_families(conn, table_id) or {}
+    mods: list[admin_types.ModifyColumnFamiliesRequest.Modification] = []
+    added, updated = [], []
+    for name, cf in wanted.items():
+        have = current.get(name)
+        if have is None:
+            mods.append(admin_types.ModifyColumnFamiliesRequest.Modification(id=name, create=cf))
+            added.append(name)
+            continue
+        if admin_types.Type.pb(have.value_type) != admin_types.Type.pb(cf.value_type):
+            raise SchemaError(
+                f"Table {table_id!r}: family {name!r} exists with another value type "
+                f"({'aggregate' if have.value_type.aggregate_type else 'plain'}) than the schema asks for. "
+                "A family's type cannot change: drop the table (or use another table_id) and load again.")
+        if admin_types.GcRule.pb(have.gc_rule) != admin_types.GcRule.pb(cf.gc_rule):
+            mods.append(admin_types.ModifyColumnFamiliesRequest.Modification(
+                id=name, update=admin_types.ColumnFamily(gc_rule=cf.gc_rule)))
+            updated.append(name)
+    if mods:
+        conn.call(f"Updating the families of table {table_id!r}", conn.admin.modify_column_families,
+                  request=admin_types.ModifyColumnFamiliesRequest(name=conn.table_path(table_id),
+                                                                  modifications=mods))
+    return TableSpec(table_id, created=False, added=tuple(added), updated=tuple(updated))
+
+
+def table_families(schema: Any) -> dict[str, tuple[Family, ...]]:
+    """``schema.table_families()``, or a plain mapping of logical table → families given directly."""
+    fams = schema.table_families() if hasattr(schema, "table_families") else schema
+    return {str(k): tuple(v) for k, v in dict(fams).items()}
+
+
+def main_table(schema: Any) -> str:
+    return str(getattr(schema, "table", MAIN))
+
+
+def ensure_tables(conn: Connection, schema: Any, table_id: str) -> dict[str, str]:
+    """Create/update every table of a schema; returns logical → physical table IDs."""
+    fams = table_families(schema)
+    ids = table_ids(table_id, list(fams), main_table(schema))
+    for logical, physical in ids.items():
+        ensure_table(conn, physical, fams[logical])
+    return ids
+
+
+def drop_table(conn: Connection, table_id: str, *, confirm: str | None = None, missing_ok: bool = True) -> bool:
+    """Delete a table (True if it existed). On a real instance ``confirm`` must repeat the ID."""
+    conn.check_delete_allowed(table_id, confirm)
+    try:
+        conn.call(f"Deleting table {table_id!r}", conn.admin.delete_table,
+                  request=admin_types.DeleteTableRequest(name=conn.table_path(table_id)))
+        return True
+    except api_exceptions.NotFound:
+        if missing_ok:
+            return False
+        raise WorkbenchError(f"Table {table_id!r} does not exist on the {conn.target}.") from None
+
+
+def truncate_table(conn: Connection, table_id: str, *, confirm: str | None = None,
+                   row_key_prefix: str | None = None) -> None:
+    """Delete every row (or every row under a prefix) but keep the table and its families."""
+    conn.check_delete_allowed(table_id, confirm)
+    kw: dict[str, Any] = ({"row_key_prefix": row_key_prefix.encode("utf-8")} if row_key_prefix
+                          else {"delete_all_data_from_table": True})
+    conn.call(f"Truncating table {table_id!r}", conn.admin.drop_row_range,
+              request=admin_types.DropRowRangeRequest(name=conn.table_path(table_id), **kw))
+
+
+@contextmanager
+def throwaway_table(conn: Connection, families: Sequence[Family] | Mapping[str, Sequence[Family]] | Any = (),
+                    *, prefix: str = "wbtmp") -> Iterator[str]:
+    """A uniquely named table (or a schema's set of tables) that is deleted afterwards.
+
+    ``families`` is a list of families (one table), a schema, or a mapping logical → families;
+    yields the main table's ID (others are ``<id>--<logical>``)."""
+    table_id = unique_table_id(prefix)
+    if isinstance(families, (list, tuple)):
+        specs = {MAIN: tuple(families)}
+        main = MAIN
+    else:
+        specs = table_families(families)
+        main = main_table(families)
+    ids = table_ids(table_id, list(specs) or [main], main)
+    try:
+        for logical, physical in ids.items():
+            ensure_table(conn, physical, specs.get(logical, ()))
+        yield table_id
+    finally:
+        for physical in ids.values():
+            try:
+                drop_table(conn, physical, confirm=physical)
+            except WorkbenchError:
+                pass  # the emulator is gone (a fault test): nothing left to clean

@@ -1,0 +1,279 @@
+"""``load(conn, dataset, schema)`` → a TableHandle: create, write, verify, run queries.
+
+What a notebook does with a design, in one call (``emu.load(ds, schema)``):
+create the schema's tables/families/GC rules (idempotent), write its cells (fast,
+rerun-safe), read everything back and compare with the source events. The handle
+then runs the dataset's query intents with measured figures next to the model's.
+
+GC clock: the sample datasets are historical (2015), so a ``max_age("90D")`` rule
+judged against today's clock would hide every cell. By default GC-on-read is judged
+as of the end of the data (``gc_now="data"``: 1 ms after the newest cell); pass
+``gc_now="wall"`` for the real clock (what Cloud Bigtable will eventually do), or µs.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..cells import CellFrame
+from ..errors import WriteError
+from . import admin
+from .connection import Connection
+from .reader import ReadResult, read_plan, read_table
+from .writer import WriteReport, write_cells
+
+
+def _gc_now(cells: CellFrame, gc_now: str | int | None) -> int | None:
+    if gc_now is None or gc_now == "wall":
+        return None
+    if gc_now == "data":
+        return int(cells.frame["timestamp_us"].max()) + 1000 if len(cells) else None
+    return int(gc_now)
+
+
+def _sum_families(fams: dict[str, tuple[Any, ...]]) -> dict[str, list[str]]:
+    return {t: [f.name for f in fs if getattr(f, "aggregate", None) == "sum"] for t, fs in fams.items()}
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass
+class QueryRun:
+    """One intent run on the table: the answer, the ground truth and the figures."""
+
+    intent: Any
+    result: ReadResult
+    answer: pd.DataFrame | None
+    expected: pd.DataFrame | None
+    decode_s: float
+
+    @property
+    def correct(self) -> bool | None:
+        """The answer equals ``intent.answer`` on the source events (None: not comparable)."""
+        if self.answer is None or self.expected is None:
+            return None
+        cols = [c for c in self.expected.columns if c in self.answer.columns]
+        a = self.answer[cols].sort_values(cols, kind="stable").reset_index(drop=True)
+        e = self.expected[cols].sort_values(cols, kind="stable").reset_index(drop=True)
+        return a.shape == e.shape and a.equals(e)
+
+    @property
+    def latency_ms(self) -> float:
+        return self.result.elapsed_s * 1000
+
+    def figures(self) -> pd.DataFrame:
+        return self.result.figures()
+
+    def _repr_html_(self) -> str:
+        ok = {True: "✔ matches the source events", False: "✘ differs from the source events",
+              None: "not compared"}[self.correct]
+        head = (f"<p><b>{html.escape(getattr(self.intent, 'name', str(self.intent)))}</b>: "
+                f"{html.escape(self.result.plan.describe())}<br>read {self.latency_ms:.1f} ms, decode "
+                f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} events; {ok}</p>")
+        notes = "".join(f"<i>{html.escape(n)}</i><br>" for n in self.result.notes)
+        return head + self.figures().to_html(na_rep="—") + notes
+
+    def __repr__(self) -> str:
+        return (f"<QueryRun {getattr(self.intent, 'name', '?')}: {self.result.rows_returned:,} rows, "
+                f"{self.latency_ms:.1f} ms, correct={self.correct}>")
+
+
+@dataclass
+class VerifyReport:
+    """Read-back compared with the source: equal, or exactly which events differ."""
+
+    equal: bool
+    cells_written: int
+    cells_read: int
+    cells_equal: bool
+    missing: pd.DataFrame  # source events not read back
+    extra: pd.DataFrame  # events read back that the source does not have
+    changed: pd.DataFrame  # same entity+time, other values (source and read-back side by side)
+    elapsed_s: float
+
+    def summary(self) -> str:
+        if self.equal:
+            return (f"Read back {self.cells_read:,} cells: identical to the {self.cells_written:,} cells written "
+                    "and to the source events.")
+        return (f"Read back {self.cells_read:,} of {self.cells_written:,} cells written; events: "
+                f"{len(self.missing):,} missing, {len(self.extra):,} extra, {len(self.changed):,} changed.")
+
+    def _repr_html_(self) -> str:
+        out = f"<p><b>verify</b>: {'✔ ' if self.equal else '✘ '}{html.escape(self.summary())}</p>"
+        for name in ("missing", "extra", "changed"):
+            df = getattr(self, name)
+            if len(df):
+                out += f"<p>{name} ({len(df):,}):</p>" + df.head(10).to_html(index=False)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<VerifyReport {self.summary()}>"
+
+    def __bool__(self) -> bool:
+        return self.equal
+
+
+def compare_events(source: pd.DataFrame, read: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, ...]:
+    """(missing, extra, changed) between two event frames keyed by entity + time."""
+    cols = list(source.columns)
+    read = read.reindex(columns=cols)
+    m = source.merge(read, on=keys, how="outer", suffixes=("", " (read)"), indicator=True)
+    missing = m[m["_merge"] == "left_only"][cols].reset_index(drop=True)
+    extra = m[m["_merge"] == "right_only"][[*keys, *(f"{c} (read)" for c in cols if c not in keys)]]
+    extra = extra.rename(columns=lambda c: c.replace(" (read)", "")).reset_index(drop=True)
+    both = m[m["_merge"] == "both"]
+    diff = np.zeros(len(both), dtype=bool)
+    for c in cols:
+        if c in keys:
+            continue
+        a, b = both[c], both[f"{c} (read)"]
+        diff |= ~((a == b) | (a.isna() & b.isna())).to_numpy(dtype=bool)
+    changed = both[diff].drop(columns="_merge").reset_index(drop=True)
+    return missing, extra, changed
+
+
+# ----------------------------------------------------------------------------- the handle
+
+
+@dataclass
+class TableHandle:
+    """A schema's table(s) on an instance, with the cells written to them."""
+
+    conn: Connection
+    schema: Any
+    dataset: Any
+    table_id: str
+    tables: dict[str, str]  # logical → physical
+    cells: CellFrame
+    families: dict[str, tuple[Any, ...]]
+    gc_now_us: int | None = None
+    write_report: WriteReport | None = None
+    verification: VerifyReport | None = None
+    runs: list[QueryRun] = field(default_factory=list)
+
+    @property
+    def project(self) -> str:
+        return self.conn.project
+
+    @property
+    def instance(self) -> str:
+        return self.conn.instance
+
+    @property
+    def table_ids(self) -> list[str]:
+        return list(self.tables.values())
+
+    def cbt_args(self) -> list[str]:
+        """Arguments that point ``cbt`` at this instance: ``cbt <these> read <table_id>``."""
+        return ["-project", self.project, "-instance", self.instance]
+
+    def cbt_env(self) -> dict[str, str]:
+        """Environment for ``cbt`` (the emulator's host; empty for a real instance)."""
+        return {} if self.conn.is_production else {"BIGTABLE_EMULATOR_HOST": self.conn.host}
+
+    def cbt_command(self, *args: str) -> str:
+        env = " ".join(f"{k}={v}" for k, v in self.cbt_env().items())
+        return " ".join([*([env] if env else []), "cbt", *self.cbt_args(), *args, *([] if args else ["read", self.table_id])])
+
+    # -- reading --------------------------------------------------------------------------
+    def read_all(self) -> CellFrame:
+        """Every stored cell of every logical table (no GC filter: what the server holds)."""
+        return CellFrame.concat(read_table(self.conn, physical, table=logical)
+                                for logical, physical in self.tables.items())
+
+    def read(self, plan: Any, *, apply_gc: bool = True) -> ReadResult:
+        """Run a ReadPlan (measured, with the model's figures next to it)."""
+        return read_plan(self.conn, self.tables[plan.table], plan, families=self.families.get(plan.table, ()),
+                         apply_gc=apply_gc, gc_now_us=self.gc_now_us, model_cells=self.cells)
+
+    def run(self, intent: Any) -> QueryRun:
+        """Plan the intent with the schema, read it, decode it and check the answer."""
+        plan = self.schema.plan(intent)
+        result = self.read(plan)
+        t0 = time.perf_counter()
+        answer = expected = None
+        if len(result.cells) or True:
+            try:
+                events = self.schema.from_cells(result.cells)
+                answer = intent.answer(events, self.dataset.time)
+                expected = intent.answer(self.dataset.canonical(), self.dataset.time)
+            except Exception as exc:  # aggregate rows, partial columns: keep the figures, say why
+                result.notes.append(f"answer not decoded: {type(exc).__name__}: {exc}")
+        run = QueryRun(intent=intent, result=result, answer=answer, expected=expected,
+                       decode_s=time.perf_counter() - t0)
+        self.runs.append(run)
+        return run
+
+    def verify(self) -> VerifyReport:
+        """Read everything back, decode, compare with the source events (and the cells written)."""
+        t0 = time.perf_counter()
+        got = self.read_all()
+        cells_equal = got.equals(self.cells) if len(got) == len(self.cells) else False
+        source = self.dataset.canonical()
+        keys = [*self.dataset.entity, self.dataset.time]
+        try:
+            events = self.schema.from_cells(got) if len(got) else source.iloc[0:0]
+            events = events.reindex(columns=source.columns)
+            missing, extra, changed = compare_events(source, events, keys)
+        except Exception as exc:
+            raise WriteError(f"The cells read back from {self.table_id!r} could not be decoded: {exc}") from exc
+        equal = cells_equal and not (len(missing) or len(extra) or len(changed))
+        self.verification = VerifyReport(equal=equal, cells_written=len(self.cells), cells_read=len(got),
+                                         cells_equal=cells_equal, missing=missing, extra=extra, changed=changed,
+                                         elapsed_s=time.perf_counter() - t0)
+        return self.verification
+
+    def drop(self, *, confirm: str | None = None) -> None:
+        """Delete the table(s). On a real instance ``confirm`` must repeat the main table ID."""
+        self.conn.check_delete_allowed(self.table_id, confirm)
+        for physical in self.tables.values():
+            admin.drop_table(self.conn, physical, confirm=physical)
+
+    def _repr_html_(self) -> str:
+        rep = self.write_report
+        w = (f"{rep.rows:,} rows, {rep.cells:,} cells written in {rep.elapsed_s:.2f} s "
+             f"({rep.rows_per_s:,.0f} rows/s)") if rep else f"{len(self.cells):,} cells"
+        v = self.verification.summary() if self.verification else "not verified"
+        tables = ", ".join(f"<code>{html.escape(p)}</code>" for p in self.tables.values())
+        return (f"<p><b>Table</b> {tables} on {html.escape(self.conn.target)}<br>{w}<br>{html.escape(v)}<br>"
+                f"<code>{html.escape(self.cbt_command('count', self.table_id))}</code></p>")
+
+    def __repr__(self) -> str:
+        return f"<TableHandle {self.table_ids} on {self.conn.target}, {len(self.cells):,} cells>"
+
+
+def load(conn: Connection, dataset: Any, schema: Any, *, table_id: str | None = None, verify: bool = True,
+         progress: bool = True, threads: int = 2, gc_now: str | int | None = "data",
+         cells: CellFrame | None = None) -> TableHandle:
+    """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
+
+    Re-running is safe: tables are updated in place and cells rewritten with the same
+    timestamps. A verification that finds differences raises :class:`WriteError` with the
+    report attached (``err.report``, ``err.table``)."""
+    if hasattr(schema, "bind"):
+        schema = schema.bind(dataset)
+    table_id = admin.check_table_id(table_id or admin.default_table_id(getattr(dataset, "name", "data"),
+                                                                        getattr(schema, "name", "schema")))
+    cells = schema.to_cells(dataset) if cells is None else cells
+    fams = admin.table_families(schema)
+    tables = admin.ensure_tables(conn, schema, table_id)
+    report = write_cells(conn, cells, tables, progress=progress, threads=threads,
+                         sum_families=_sum_families(fams))
+    handle = TableHandle(conn=conn, schema=schema, dataset=dataset, table_id=tables[admin.main_table(schema)],
+                         tables=tables, cells=cells, families=fams, gc_now_us=_gc_now(cells, gc_now),
+                         write_report=report)
+    if verify:
+        rep = handle.verify()
+        if not rep.equal:
+            err = WriteError(f"Verification of {handle.table_id!r} failed: {rep.summary()}")
+            err.report = rep  # type: ignore[attr-defined]
+            err.table = handle  # type: ignore[attr-defined]
+            raise err
+    return handle
