@@ -201,6 +201,9 @@ def test_non_numeric_measures_name_column_and_values() -> None:
     df["temp"] = ["20.5", "18.0", "19", "19.5", "21", "22.5"]
     ds = build(df)
     assert ds.frame["temp"].dtype.kind == "f" and any("converted" in n for n in ds.notes)
+    # times are not measures (they would silently become nanosecond counts)
+    with pytest.raises(DatasetError, match=r"Measure column 'temp' holds times"):
+        build(events().assign(temp=pd.date_range("2015-03-01", periods=6, tz="UTC")))
     # booleans are measures too
     assert build(events(), measures=["ok"]).frame["ok"].dtype == bool
 

@@ -250,6 +250,10 @@ def parse_time(col: pd.Series, name: str, naive_tz: str | None, word: str = "row
 def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, list[str]]:
     notes: list[str] = []
     dtype = col.dtype
+    if ptypes.is_datetime64_any_dtype(dtype) or ptypes.is_timedelta64_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+        raise DatasetError(
+            f"Measure column {name!r} holds times ({dtype}), not numbers; there is one time column per event. "
+            f"Store it as an attribute (attributes=[{name!r}]) or convert it to a number with a unit first.")
     if ptypes.is_bool_dtype(dtype) or (ptypes.is_numeric_dtype(dtype) and not ptypes.is_complex_dtype(dtype)):
         out = col
     else:
@@ -267,7 +271,7 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
                     f"{_fmt_rows(col.index[bad], word)}: {bad_vals}). Measures must be numbers or booleans; "
                     "put text in an attribute (attributes=[...]) or convert it first.")
             out = converted
-            notes.append(f"measure {name!r} was text; converted to numbers ({out.dtype}).")
+            notes.append(f"measure {name!r} was {dtype} (not numeric); converted to numbers ({out.dtype}).")
     missing = int(out.isna().sum())
     if missing:
         notes.append(f"measure {name!r} is missing in {missing:,} events (no value to store for those).")
