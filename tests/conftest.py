@@ -1,0 +1,60 @@
+"""Shared test fixtures: one real emulator per test session, throwaway tables.
+
+* ``emulator``: a private ``workbench.Emulator(reuse=False)`` started once per session
+  and stopped at the end. A missing emulator is a test FAILURE (never a skip): the
+  workbench's promise is that everything runs against the real ``cbtemulator``.
+* ``conn``: that emulator's :class:`~workbench.bigtable.connection.Connection`.
+* ``table_factory``: ``table_factory(families_or_schema) -> table_id`` makes a uniquely
+  named table (or a schema's set of tables) that is deleted when the test ends.
+* ``throwaway_table``: the same as a context manager, for use inside a test::
+
+      with throwaway_table(conn, [Family("cf")]) as table_id: ...
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from workbench.bigtable.admin import throwaway_table as _throwaway_table
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[Any]:
+    """The session's private emulator (fails, never skips, when none can be started)."""
+    import workbench
+
+    emu = workbench.Emulator(reuse=False)
+    emu.start()  # EmulatorNotFound/EmulatorError propagate: the test fails with install help
+    try:
+        yield emu
+    finally:
+        emu.stop()
+
+
+@pytest.fixture(scope="session")
+def conn(emulator: Any) -> Any:
+    return emulator.connection()
+
+
+@pytest.fixture
+def table_factory(conn: Any) -> Iterator[Callable[..., str]]:
+    """Call with a list of Family (one table), a schema or {logical: families}; returns the table ID."""
+    stack: list[Any] = []
+
+    def make(families: Any = (), *, prefix: str = "wbtest") -> str:
+        cm = _throwaway_table(conn, families, prefix=prefix)
+        table_id = cm.__enter__()
+        stack.append(cm)
+        return table_id
+
+    yield make
+    for cm in reversed(stack):
+        cm.__exit__(None, None, None)
+
+
+@pytest.fixture
+def throwaway_table() -> Callable[..., Any]:
+    """``workbench.bigtable.admin.throwaway_table`` (a context manager: conn, families → table ID)."""
+    return _throwaway_table
