@@ -27,7 +27,7 @@ from .querycost import QueryCosts, evaluate, plans_for, query_costs
 from .rowsizes import RowSizes, bucket_width_sweep, row_sizes
 from .settings import DEFAULT, EMULATOR_NOTES, Settings
 
-CHUNK_EVENTS = 1_000_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
+CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
 
 
 def schema_name(schema: Any) -> str:

@@ -24,6 +24,29 @@ from ..cells import TIMESTAMP_OVERHEAD, CellFrame
 from ..errors import WorkbenchError
 
 
+def _large_arrays_from_mmap() -> None:
+    """Make glibc serve (and return) every allocation over 1 MiB with mmap.
+
+    By default glibc raises that threshold after big arrays are freed, so the
+    memory of freed chunks stays in the heap and the 10-million-event path
+    would peak far above what it holds.
+    """
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def _release_freed_memory() -> None:
+    """Hand freed heap pages back to the OS (glibc keeps them after a chunk's Python objects die)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        pass
+
+
 def _str_lengths(values: np.ndarray) -> np.ndarray:
     return np.fromiter((len(v.encode("utf-8")) if not v.isascii() else len(v) for v in values),
                        dtype=np.int64, count=len(values))
@@ -77,6 +100,7 @@ class CellIndex:
         Each chunk is reduced at once to integer codes (row keys to UTF-8
         ``bytes``), so at most one chunk's Python objects are alive at a time.
         """
+        _large_arrays_from_mmap()
         tab_u: dict[str, int] = {}
         key_chunks: list[tuple[np.ndarray, np.ndarray]] = []
         fam_chunks, qual_chunks = [], []
@@ -100,7 +124,10 @@ class CellIndex:
                 kcode, kuniq = pd.factorize(rk)
                 kt = np.full(len(kuniq), tmap[0], dtype=np.int32)
             _check_strings("row_key", kuniq)
-            kbytes = np.array([k.encode("utf-8", "surrogateescape") for k in kuniq], dtype=bytes)
+            try:  # ASCII keys (the usual case) convert in C without a Python object per key
+                kbytes = kuniq.astype(bytes)
+            except UnicodeEncodeError:
+                kbytes = np.array([k.encode("utf-8", "surrogateescape") for k in kuniq], dtype=bytes)
             fcode, funiq = pd.factorize(f["family"].to_numpy(dtype=object))
             _check_strings("family", funiq)
             qcode, quniq = pd.factorize(f["qualifier"].to_numpy(dtype=object))
@@ -122,6 +149,7 @@ class CellIndex:
             del f, rk, vals, kuniq
         if not codes:
             return cls._empty()
+        _release_freed_memory()
         tables = sorted(tab_u)
         table_rank = np.empty(len(tab_u), dtype=np.int32)
         for name, i in tab_u.items():
@@ -131,14 +159,20 @@ class CellIndex:
         all_keys = np.concatenate([k for k, _ in key_chunks])
         all_tab = table_rank[np.concatenate([t for _, t in key_chunks])]
         order = np.lexsort((all_keys, all_tab))
-        sk, st = all_keys[order], all_tab[order]
+        sk = all_keys[order]
+        del all_keys
+        st = all_tab[order]
+        del all_tab
         first = np.ones(len(sk), dtype=bool)
-        first[1:] = (sk[1:] != sk[:-1]) | (st[1:] != st[:-1])
-        gid_sorted = np.cumsum(first) - 1
-        gid = np.empty(len(order), dtype=np.int64)
-        gid[order] = gid_sorted
-        row_keys, row_table = sk[first], st[first].astype(np.int32)
-        del all_keys, all_tab, order, sk, st, first, gid_sorted
+        first[1:] = sk[1:] != sk[:-1]
+        first[1:] |= st[1:] != st[:-1]
+        gid = np.empty(len(order), dtype=np.int32 if len(order) < 2**31 else np.int64)
+        gid[order] = np.cumsum(first) - 1
+        del order
+        row_keys = sk[first]
+        del sk
+        row_table = st[first].astype(np.int32)
+        del st, first
         offsets = np.cumsum([0] + sizes)
         families = np.array(sorted(set().union(*[set(x) for x in fam_chunks])), dtype=object)
         qualifiers = np.array(sorted(set().union(*[set(x) for x in qual_chunks])), dtype=object)
@@ -163,16 +197,27 @@ class CellIndex:
             codes[i] = ()  # free the chunk's codes as we go
             a = b
         del gid, codes
-        order = np.lexsort((-ts, qualifier, family, row))
-        row, family, qualifier, ts, vlen = row[order], family[order], qualifier[order], ts[order], vlen[order]
+        neg_ts = np.negative(ts)
+        order = np.lexsort((neg_ts, qualifier, family, row))
+        del neg_ts
+        # permute one array at a time so only one extra copy is alive (memory of the 10M path)
+        row = row[order]
+        family = family[order]
+        qualifier = qualifier[order]
+        ts = ts[order]
+        vlen = vlen[order]
         del order
-        key_bytes = np.char.str_len(row_keys).astype(np.int64) if len(row_keys) else np.zeros(0, np.int64)
+        key_bytes = np.char.str_len(row_keys).astype(np.int32) if len(row_keys) else np.zeros(0, np.int32)
         family_bytes = _str_lengths(families)
         qualifier_bytes = _str_lengths(qualifiers)
-        nbytes = (key_bytes[row] + family_bytes[family] + qualifier_bytes[qualifier] + TIMESTAMP_OVERHEAD
-                  + vlen).astype(np.int32 if n < 2**31 else np.int64)
         vtotal = int(vlen.sum(dtype=np.int64))
+        nbytes = vlen  # reuse: value + key + family + qualifier + timestamp, in place
+        nbytes += key_bytes[row]
+        nbytes += family_bytes[family].astype(np.int32)
+        nbytes += qualifier_bytes[qualifier].astype(np.int32)
+        nbytes += TIMESTAMP_OVERHEAD
         del vlen
+        _release_freed_memory()
         return cls(tables=tables, row_keys=row_keys, row_table=row_table, families=families,
                    qualifiers=qualifiers, row=row, family=family, qualifier=qualifier, ts=ts, nbytes=nbytes,
                    key_bytes=key_bytes, family_bytes=family_bytes, qualifier_bytes=qualifier_bytes,

@@ -55,14 +55,18 @@ def writes_from_index(index: CellIndex) -> Writes:
         z = np.zeros(0, dtype=np.int64)
         return Writes(z, z, z, z)
     order = np.lexsort((index.ts, index.row))  # cells by (row, timestamp)
-    r, t = index.row[order], index.ts[order]
+    r = index.row[order]
+    t = index.ts[order]
     first = np.ones(len(order), dtype=bool)
-    first[1:] = (r[1:] != r[:-1]) | (t[1:] != t[:-1])
+    first[1:] = r[1:] != r[:-1]
+    first[1:] |= t[1:] != t[:-1]
     starts = np.flatnonzero(first)
-    nbytes = np.add.reduceat(index.nbytes[order].astype(np.int64), starts)
-    cells = np.diff(np.r_[starts, len(order)])
-    row, ts = r[starts].astype(np.int64), t[starts]
-    del order, r, t, first
+    del first
+    nbytes = np.add.reduceat(index.nbytes[order], starts, dtype=np.int64).astype(np.int32)  # a row < 256 MB
+    del order
+    cells = np.diff(np.r_[starts, len(r)]).astype(np.int32)
+    row, ts = r[starts], t[starts]
+    del r, t, starts
     order = np.lexsort((row, ts))
     return Writes(row[order], ts[order], nbytes[order], cells[order])
 
@@ -261,8 +265,7 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     edges[-1] = max(t1, t0 + 1)
     win = np.minimum(((w.ts - t0) * W) // max(t1 - t0, 1), W - 1) if n else np.zeros(0, dtype=np.int64)
     bucket_of_row = (np.arange(R, dtype=np.int64) * B) // max(R, 1)
-    wb = bucket_of_row[w.row]
-    writes_m = np.bincount(win * B + wb, minlength=W * B).reshape(W, B)
+    writes_m = np.bincount(win * B + bucket_of_row[w.row], minlength=W * B).reshape(W, B)
 
     # reads: each query's rows seen, weighted, the same in every window
     reads_m = np.zeros((W, B))
@@ -271,7 +274,7 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
         reads_m += wt * np.bincount(bucket_of_row[rows], minlength=B)[None, :]
 
     # tablet model
-    total_bytes = float(w.nbytes.sum())
+    total_bytes = float(w.nbytes.sum(dtype=np.int64))
     threshold = max(total_bytes / max(settings.target_tablets, 1), 1.0)
     table_starts = sorted({int(x) for x in np.searchsorted(index.row_table, np.unique(index.row_table), "left")}) or [0]
     starts: list[int] = table_starts

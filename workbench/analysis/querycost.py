@@ -82,26 +82,34 @@ def evaluate(index: CellIndex, plan: ReadPlan) -> PlanResult:
 
 def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
     rows_in = _inside_rows(index, plan)
-    row_in_mask = np.zeros(index.n_rows, dtype=bool)
-    row_in_mask[rows_in] = True
-    cidx = np.flatnonzero(row_in_mask[index.row])  # cells inside, Bigtable order
+    if len(rows_in) == 0 or rows_in[-1] - rows_in[0] + 1 == len(rows_in):
+        # one contiguous run of rows (prefix, range, full scan): its cells are one slice, no copy
+        a, b = (np.searchsorted(index.row, [rows_in[0], rows_in[-1] + 1]) if len(rows_in) else (0, 0))
+        cidx: slice | np.ndarray = slice(int(a), int(b))
+    else:
+        row_in_mask = np.zeros(index.n_rows, dtype=bool)
+        row_in_mask[rows_in] = True
+        cidx = np.flatnonzero(row_in_mask[index.row])  # cells inside, Bigtable order
     crow = index.row[cidx]
     flt = plan.filter
-    passed = np.ones(len(cidx), dtype=bool)
+    n_in = len(crow)
+    passed = np.ones(n_in, dtype=bool)
     if flt.families is not None:
         fam_ok = np.isin(index.families, np.array(list(flt.families), dtype=object))
         passed &= fam_ok[index.family[cidx]]
-    if flt.qualifier_regex is not None and len(cidx):
+    if flt.qualifier_regex is not None and n_in:
         q = index.qualifier[cidx]
         uq = np.unique(q)
         ok = np.zeros(len(index.qualifiers), dtype=bool)
         ok[uq] = _regex_ok(index.qualifiers, uq, flt.qualifier_regex)
         passed &= ok[q]
-    if flt.row_key_regex is not None and len(cidx):
+    if flt.row_key_regex is not None and n_in:
         ok = np.zeros(index.n_rows, dtype=bool)
         rx = re.compile(flt.row_key_regex, re.DOTALL)
-        ok[rows_in] = np.fromiter((rx.fullmatch(k) is not None for k in index.keys(rows_in)), dtype=bool,
-                                  count=len(rows_in))
+        for i in range(0, len(rows_in), 500_000):  # decode in blocks: bounded memory on huge scans
+            blk = rows_in[i:i + 500_000]
+            ok[blk] = np.fromiter((rx.fullmatch(k) is not None for k in index.keys(blk)), dtype=bool,
+                                  count=len(blk))
         passed &= ok[crow]
     if flt.time_range_us is not None:
         lo, hi = flt.time_range_us
@@ -111,17 +119,16 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
         if hi is not None:
             passed &= ts < hi
     if flt.latest_versions is not None and passed.any():
-        sub = cidx[passed]
-        r, f, q = index.row[sub], index.family[sub], index.qualifier[sub]
-        new = np.ones(len(sub), dtype=bool)
+        r, f, q = crow[passed], index.family[cidx][passed], index.qualifier[cidx][passed]
+        new = np.ones(len(r), dtype=bool)
         new[1:] = (r[1:] != r[:-1]) | (f[1:] != f[:-1]) | (q[1:] != q[:-1])
-        pos = np.arange(len(sub))
+        pos = np.arange(len(r))
         rank = pos - np.maximum.accumulate(np.where(new, pos, 0))
-        keep = np.zeros(len(cidx), dtype=bool)
+        keep = np.zeros(n_in, dtype=bool)
         keep[np.flatnonzero(passed)[rank < flt.latest_versions]] = True
         passed = keep
     passed_rows = _unique_sorted(crow[passed])
-    seen = np.ones(len(cidx), dtype=bool)
+    seen: np.ndarray | slice = slice(None)  # every cell inside is seen unless a rows limit stops the scan
     ret = passed
     if plan.rows_limit is not None and len(passed_rows) > plan.rows_limit:
         if plan.reversed:
@@ -134,7 +141,8 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
     sizes = index.nbytes[cidx]
     seen_rows = _unique_sorted(crow[seen])
     returned_rows = _unique_sorted(crow[ret])
-    res = PlanResult(scans=plan.scans, rows_seen=len(seen_rows), cells_seen=int(seen.sum()),
+    cells_seen = n_in if isinstance(seen, slice) else int(seen.sum())
+    res = PlanResult(scans=plan.scans, rows_seen=len(seen_rows), cells_seen=cells_seen,
                      bytes_seen=int(sizes[seen].sum(dtype=np.int64)), rows_returned=len(returned_rows),
                      cells_returned=int(ret.sum()), bytes_returned=int(sizes[ret].sum(dtype=np.int64)))
     return _Eval(res, seen_rows, returned_rows)

@@ -115,12 +115,13 @@ def _fmt(n: float) -> str:
 def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: str = "") -> RowSizes:
     R = index.n_rows
     rb = index.row_bytes()
-    rc = index.row_cells()
+    rc = index.row_cells().astype(np.int32)
     if index.n_cells:
         off = index.row_offsets()[:-1]  # every row has at least one cell; cells are grouped by row
         tmin = np.minimum.reduceat(index.ts, off)
         tmax = np.maximum.reduceat(index.ts, off)
-        span = (tmax - tmin) / 1e6
+        span = ((tmax - tmin) / 1e6).astype(np.float32)
+        del tmin, tmax
         t0, t1 = int(index.ts.min()), int(index.ts.max())
         data_span = max((t1 - t0) / 1e6, 1e-6)
         retention_s = settings.retention_months * settings.hours_per_month * 3600
