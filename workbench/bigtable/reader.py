@@ -48,6 +48,7 @@ RowFilter = _data.RowFilter.pb()
 RowSet = _data.RowSet.pb()
 READ_ROWS = "/google.bigtable.v2.Bigtable/ReadRows"
 US_PER_MS = 1000
+STREAM_TIMEOUT = 120.0  # s for one scan's whole stream (a refused connection still fails at once)
 
 
 def _read_rows_call(conn: Connection) -> Any:
@@ -379,7 +380,7 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
         try:
             if plan.reversed and not emulate_reverse:
                 try:
-                    _decode(call(request(True, plan.rows_limit), timeout=conn.timeout, metadata=md), cols)
+                    _decode(call(request(True, plan.rows_limit), timeout=max(conn.timeout, STREAM_TIMEOUT), metadata=md), cols)
                 except grpc.RpcError as exc:
                     if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
                         raise
@@ -389,7 +390,7 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
                         del v[mark:]
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
-                _decode(call(request(False, limit), timeout=conn.timeout, metadata=md), cols)
+                _decode(call(request(False, limit), timeout=max(conn.timeout, STREAM_TIMEOUT), metadata=md), cols)
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:

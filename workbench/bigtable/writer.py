@@ -48,6 +48,7 @@ TimestampRange = _data.TimestampRange.pb()
 MUTATE_ROWS = "/google.bigtable.v2.Bigtable/MutateRows"
 MAX_REQUEST_BYTES = 256 * 1024 * 1024  # Cloud Bigtable's request limit
 MAX_MUTATIONS = 100_000  # per MutateRows request
+MIN_CALL_TIMEOUT = 10.0  # s per request: a busy 2-core machine must not time out healthy writes
 _ENTRY_OVERHEAD = 16  # bytes of framing per entry (generous)
 _CELL_OVERHEAD = 24  # bytes of framing per SetCell (tags, lengths, timestamp)
 TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE.value[0], grpc.StatusCode.DEADLINE_EXCEEDED.value[0],
@@ -282,7 +283,7 @@ def _send(conn: Connection, req: Any, table_id: str, key_text: list[str], budget
         failed: list[int] = []
         acked = np.zeros(len(pending.entries), dtype=bool)
         try:
-            for resp in call(pending, timeout=conn.timeout, metadata=md):
+            for resp in call(pending, timeout=max(conn.timeout, MIN_CALL_TIMEOUT), metadata=md):
                 for e in resp.entries:
                     acked[e.index] = True
                     code = e.status.code

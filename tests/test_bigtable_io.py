@@ -1,0 +1,249 @@
+"""Writer, reader and load() against the real emulator; round trips checked with `cbt` too."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from datetime import datetime, timezone
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import workbench as wb
+from workbench.bigtable import writer
+from workbench.bigtable.reader import gc_live_cells, read_plan, read_table
+from workbench.cells import CellFrame
+from workbench.schema.families import Family, intersection, max_age, max_versions, union
+from workbench.schema.plan import CellFilter, KeyRange, ReadPlan
+
+
+def _cells(n_rows: int = 300, seed: int = 1) -> CellFrame:
+    """Hand-built cells: several families, qualifiers, versions, binary and non-ASCII values."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_rows):
+        key = f"s{i % 7}#{i:05d}" + ("#é" if i % 50 == 0 else "")
+        for q in ("t", "h"):
+            for v in range(1 + i % 3):  # 1-3 versions per column
+                rows.append((key, "m", q, (1_425_168_000_000 + i * 60_000 + v) * 1000,
+                             rng.bytes(int(rng.integers(0, 12)))))
+        if i % 4 == 0:
+            rows.append((key, "x", "note", (1_425_168_000_000 + i) * 1000, "naïve ✓".encode()))
+    f = pd.DataFrame(rows, columns=["row_key", "family", "qualifier", "timestamp_us", "value"])
+    return CellFrame.from_columns(row_key=f["row_key"], family=f["family"], qualifier=f["qualifier"],
+                                  timestamp_us=f["timestamp_us"].to_numpy(), value=f["value"])
+
+
+def _cbt(emulator, *args: str) -> str:
+    assert shutil.which("cbt"), "cbt is not on PATH (Google Cloud SDK: gcloud components install cbt)"
+    env = {**os.environ, **emulator.env(), "TZ": "UTC"}
+    out = subprocess.run(["cbt", "-project", emulator.project, "-instance", emulator.instance, *args],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+_SIMPLE = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92, '"': 34, "'": 39}
+
+
+def _go_unquote(s: str) -> bytes:
+    """Undo Go's strconv.Quote (how `cbt read` prints values): \\xNN bytes, \\u/\\U runes, UTF-8 text."""
+    out = bytearray()
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch != "\\":
+            out += ch.encode("utf-8")
+            i += 1
+            continue
+        e = s[i + 1]
+        if e in _SIMPLE:
+            out.append(_SIMPLE[e])
+            i += 2
+        elif e == "x":
+            out.append(int(s[i + 2:i + 4], 16))
+            i += 4
+        elif e in "uU":
+            n = 4 if e == "u" else 8
+            out += chr(int(s[i + 2:i + 2 + n], 16)).encode("utf-8")
+            i += 2 + n
+        else:
+            raise AssertionError(f"unexpected escape \\{e} in cbt output")
+    return bytes(out)
+
+
+def _parse_cbt_read(text: str) -> CellFrame:
+    """`cbt read` output → CellFrame (values are Go-quoted strings; timestamps UTC µs)."""
+    rows, key = [], None
+    lines = text.splitlines()
+    i = 0
+    head = re.compile(r"^  (?P<fam>[^:]+):(?P<qual>.*?)\s+@ (?P<ts>\d{4}/\d\d/\d\d-\d\d:\d\d:\d\d\.\d{6})$")
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("-" * 40):
+            key = lines[i + 1]
+            i += 2
+            continue
+        m = head.match(line)
+        if m:
+            value = lines[i + 1].strip()
+            assert value.startswith('"') and value.endswith('"'), value
+            raw = _go_unquote(value[1:-1])
+            ts = datetime.strptime(m["ts"], "%Y/%m/%d-%H:%M:%S.%f").replace(tzinfo=timezone.utc)
+            us = int(ts.timestamp()) * 1_000_000 + ts.microsecond
+            rows.append((key, m["fam"], m["qual"], us, raw))
+            i += 2
+            continue
+        i += 1
+    f = pd.DataFrame(rows, columns=["row_key", "family", "qualifier", "timestamp_us", "value"])
+    return CellFrame.from_columns(row_key=f["row_key"], family=f["family"], qualifier=f["qualifier"],
+                                  timestamp_us=f["timestamp_us"].to_numpy(dtype=np.int64), value=f["value"])
+
+
+def test_round_trip_identical_via_workbench_and_cbt(emulator, conn, table_factory):
+    cells = _cells()
+    tid = table_factory([Family("m"), Family("x")])
+    rep = writer.write_cells(conn, cells, tid, progress=False, batch_mutations=200)
+    assert rep.rows == cells.n_rows and rep.cells == len(cells) and rep.requests > 3
+    assert read_table(conn, tid).equals(cells)
+    via_cbt = _parse_cbt_read(_cbt(emulator, "read", tid))
+    assert via_cbt.equals(cells)
+    assert int(_cbt(emulator, "count", tid).strip()) == cells.n_rows
+
+
+def test_rerun_writes_no_duplicates(conn, table_factory):
+    cells = _cells(120)
+    tid = table_factory([Family("m"), Family("x")])
+    for threads in (1, 2):
+        writer.write_cells(conn, cells, tid, progress=False, threads=threads, batch_mutations=100)
+        got = read_table(conn, tid)
+        assert len(got) == len(cells) and got.equals(cells)
+
+
+def test_resume_from_skips_rows_before_the_key(conn, table_factory):
+    cells = _cells(40)
+    tid = table_factory([Family("m"), Family("x")])
+    keys = sorted(cells.frame["row_key"].unique())
+    writer.write_cells(conn, cells, tid, progress=False, resume_from=("main", keys[20]))
+    got = read_table(conn, tid)
+    assert sorted(got.frame["row_key"].unique()) == keys[20:]
+
+
+PLANS = [
+    ReadPlan("all"),
+    ReadPlan("prefix", ranges=(KeyRange.for_prefix("s3#"),)),
+    ReadPlan("range", ranges=(KeyRange("s1#00050", "s1#00200"),), filter=CellFilter(families=("m",))),
+    ReadPlan("keys", keys=("s0#00000#é", "s2#00002", "nope")),
+    ReadPlan("multi", ranges=(KeyRange.for_prefix("s1"), KeyRange.for_prefix("s1#001"), KeyRange.for_prefix("s5")),
+             keys=("s0#00007",), rows_limit=9),
+    ReadPlan("filtered", filter=CellFilter(qualifier_regex="t|note", row_key_regex=r"s[24]#.*",
+                                           time_range_us=(1_425_168_900_000_000, 1_425_170_000_000_000),
+                                           latest_versions=1)),
+    ReadPlan("latest", ranges=(KeyRange.for_prefix("s6#"),), filter=CellFilter(latest_versions=2), rows_limit=3,
+             reversed=True),
+    ReadPlan("none", filter=CellFilter(families=())),
+]
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=[p.intent for p in PLANS])
+def test_reader_agrees_exactly_with_the_plan_model(conn, table_factory, plan):
+    cells = _cells()
+    tid = table_factory([Family("m"), Family("x")])
+    writer.write_cells(conn, cells, tid, progress=False)
+    res = read_plan(conn, tid, plan, model_cells=cells)
+    model = plan.evaluate(cells)
+    assert (res.rows_returned, res.cells_returned, res.bytes_returned) == (
+        model.rows_returned, model.cells_returned, model.bytes_returned)
+    assert res.cells.equals(model.cells)
+    assert res.agrees and res.scans == plan.scans and res.rows_seen == model.rows_seen
+    assert "measured" in res._repr_html_()
+
+
+def test_gc_rules_are_applied_on_read(conn, table_factory):
+    day = 86_400_000_000
+    now = 1_000 * day
+    rows = []
+    for fam in ("v", "a", "u", "i", "p"):
+        for k in range(4):  # versions 0, 10, 20, 30 days old
+            rows.append(("r1", fam, "q", now - k * 10 * day, f"{fam}{k}".encode()))
+    f = pd.DataFrame(rows, columns=["row_key", "family", "qualifier", "timestamp_us", "value"])
+    cells = CellFrame.from_columns(row_key=f["row_key"], family=f["family"], qualifier=f["qualifier"],
+                                   timestamp_us=f["timestamp_us"].to_numpy(), value=f["value"])
+    fams = (Family("v", gc=max_versions(2)), Family("a", gc=max_age("15D")),
+            Family("u", gc=union(max_age("25D"), max_versions(1))),
+            Family("i", gc=intersection(max_age("5D"), max_versions(3))), Family("p"))
+    tid = table_factory(list(fams))
+    writer.write_cells(conn, cells, tid, progress=False)
+    stored = read_table(conn, tid)
+    assert len(stored) == 20  # the emulator keeps garbage until it collects lazily
+    res = read_plan(conn, tid, ReadPlan("all"), families=fams, gc_now_us=now, model_cells=cells)
+    got = res.cells.frame.groupby("family")["value"].apply(lambda s: sorted(v.decode() for v in s)).to_dict()
+    assert got == {"v": ["v0", "v1"], "a": ["a0", "a1"], "u": ["u0"], "i": ["i0", "i1", "i2"],
+                   "p": ["p0", "p1", "p2", "p3"]}
+    assert res.cells.equals(gc_live_cells(cells, fams, now)) and res.agrees
+    # with a latest-1 plan filter on top, GC runs first
+    res1 = read_plan(conn, tid, ReadPlan("l", filter=CellFilter(latest_versions=1)), families=fams, gc_now_us=now)
+    assert len(res1.cells) == 5
+    raw = read_plan(conn, tid, ReadPlan("all"), families=fams, apply_gc=False)
+    assert len(raw.cells) == 20
+
+
+def test_a_row_over_4_mib_is_readable(conn, table_factory):
+    big = bytes(range(256)) * (6 * 4096)  # 6 MiB
+    cells = CellFrame.from_columns(row_key=["big", "small"], family="m", qualifier=["blob", "q"],
+                                   timestamp_us=[1000, 1000], value=[big, b"x"])
+    tid = table_factory([Family("m")])
+    writer.write_cells(conn, cells, tid, progress=False)
+    res = read_plan(conn, tid, ReadPlan("one", keys=("big",)))
+    assert res.cells.frame["value"].tolist() == [big]
+
+
+def test_load_presets_verify_and_run_every_query(emulator):
+    for name, pattern in [("fx_prices", "salted"), ("game_scores", "two_tables"),
+                          ("energy_meters", "reversed_id_hourly"), ("weather_balloons", "bucket_new_cells")]:
+        ds = wb.load_dataset(name, size="tiny")
+        table = emulator.load(ds, wb.preset(name, pattern), table_id=f"t-{name}-{pattern}", progress=False)
+        try:
+            assert table.verification is not None and table.verification.equal, table.verification
+            assert table.write_report.cells == len(table.cells)
+            assert (table.project, table.instance) == ("workbench", "workbench")
+            assert table.cbt_args() == ["-project", "workbench", "-instance", "workbench"]
+            assert table.table_id in table.conn.list_tables()
+            for q in ds.queries:
+                run = table.run(q)
+                assert run.result.agrees, (name, pattern, q.name, run.figures())
+                assert run.correct in (True, None), (name, pattern, q.name)
+                assert q.name in run._repr_html_()
+            # rerunning the load is safe: same cells, still verified
+            again = emulator.load(ds, wb.preset(name, pattern), table_id=table.table_id, progress=False)
+            assert again.verification.equal and len(again.read_all()) == len(table.cells)
+        finally:
+            table.drop()
+        assert table.table_id not in table.conn.list_tables()
+
+
+def test_verify_reports_exact_differences(emulator):
+    ds = wb.load_dataset("garden_temperature", size="tiny")
+    schema = wb.preset("garden_temperature", "tall")
+    table = emulator.load(ds, schema, table_id="t-verify-diff", progress=False)
+    try:
+        cells = table.cells.sorted().frame
+        first_key = cells["row_key"].iloc[0]
+        from workbench.bigtable.admin import truncate_table
+
+        truncate_table(table.conn, table.table_id, row_key_prefix=first_key)
+        extra = cells[cells["row_key"] == cells["row_key"].iloc[-1]].copy()
+        changed_key = cells["row_key"].iloc[len(cells) // 2]
+        mod = cells[cells["row_key"] == changed_key].copy()
+        mod["value"] = [b"99.5"] * len(mod) if len(mod) else []
+        writer.write_cells(table.conn, CellFrame(mod.reset_index(drop=True)), table.tables, progress=False)
+        rep = table.verify()
+        assert not rep.equal
+        assert len(rep.missing) >= 1 and len(rep.changed) >= 1 and len(rep.extra) == 0
+        assert "missing" in rep._repr_html_() and "changed" in rep.summary()
+        del extra
+    finally:
+        table.drop()
