@@ -1,0 +1,112 @@
+"""Write faults against the real emulator: killed mid-write, missing family, table deleted, oversized row."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import workbench as wb
+from workbench.bigtable import admin, writer
+from workbench.bigtable.connection import Connection
+from workbench.bigtable.reader import ReadPlan, read_plan, read_table
+from workbench.cells import CellFrame
+from workbench.errors import LimitError, WriteError
+from workbench.schema.families import Family
+
+
+def _many(n_rows: int) -> CellFrame:
+    keys = np.repeat(np.array([f"k{i:07d}" for i in range(n_rows)], dtype=object), 4)
+    return CellFrame.from_columns(row_key=keys, family="m",
+                                  qualifier=np.tile(np.array(["a", "b", "c", "d"], dtype=object), n_rows),
+                                  timestamp_us=np.full(4 * n_rows, 1_425_168_000_000_000), value=[b"12.5"] * (4 * n_rows))
+
+
+def _write_in_thread(conn, cells, tid, **kw):
+    box: dict = {}
+
+    def run():
+        try:
+            box["report"] = writer.write_cells(conn, cells, tid, progress=False, **kw)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+        box["t_end"] = time.monotonic()
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    return th, box
+
+
+def _wait_for_rows(conn, tid, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if read_plan(conn, tid, ReadPlan("probe", rows_limit=1)).rows_returned:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the writer wrote nothing")
+
+
+def test_missing_family_is_named_before_anything_is_written(conn, table_factory):
+    tid = table_factory([Family("m")])
+    cells = CellFrame.from_columns(row_key=["a", "b"], family=["m", "zz"], qualifier="q",
+                                   timestamp_us=[1000, 1000], value=[b"1", b"2"])
+    with pytest.raises(WriteError, match=r"no column family 'zz'.*Nothing was written"):
+        writer.write_cells(conn, cells, tid, progress=False)
+    assert len(read_table(conn, tid)) == 0
+    # without the pre-check, the server's per-entry refusal is reported with the family
+    with pytest.raises(WriteError, match=r"no such column family .*zz"):
+        writer.write_cells(conn, cells, tid, progress=False, check_families=False)
+
+
+def test_table_deleted_under_the_writer(conn):
+    tid = admin.unique_table_id("wbtest")
+    admin.ensure_table(conn, tid, [Family("m")])
+    cells = _many(40_000)
+    th, box = _write_in_thread(conn, cells, tid, batch_mutations=400, threads=1)
+    _wait_for_rows(conn, tid)
+    admin.drop_table(conn, tid)
+    th.join(30)
+    err = box.get("error")
+    assert isinstance(err, WriteError), box
+    msg = str(err)
+    assert tid in msg and "does not exist" in msg and "deleted while writing" in msg
+    assert 0 < err.rows_written < 40_000 and "resume_from" in msg
+
+
+def test_oversized_row_is_refused_before_sending(conn, table_factory):
+    tid = table_factory([Family("m")])
+    blob = b"x" * (130 * 1024 * 1024)  # two of them: one 260 MiB row, over the 256 MiB request limit
+    cells = CellFrame.from_columns(row_key=["fine", "huge", "huge"], family="m", qualifier=["q", "a", "b"],
+                                   timestamp_us=[1000, 1000, 1000], value=[b"1", blob, blob])
+    with pytest.raises(LimitError, match=r"Row 'huge' of table 'main' needs 272,6\d\d,\d\d\d bytes.*Nothing was written"):
+        writer.write_cells(conn, cells, tid, progress=False)
+    assert len(read_table(conn, tid)) == 0
+
+
+def test_emulator_killed_mid_write_then_rerun_on_a_restarted_one():
+    cells = _many(60_000)
+    with wb.Emulator(reuse=False) as emu:
+        conn = Connection.emulator(emu.host, timeout=3.0)
+        admin.ensure_table(conn, "victim", [Family("m")])
+        th, box = _write_in_thread(conn, cells, "victim", batch_mutations=400, threads=2)
+        _wait_for_rows(conn, "victim")
+        t_kill = time.monotonic()
+        emu.stop()
+        th.join(60)
+        conn.close()
+    err = box.get("error")
+    assert isinstance(err, WriteError), box
+    assert box["t_end"] - t_kill < 15, "the error must come within seconds"
+    msg = str(err)
+    assert "no answer" in msg and "Written so far" in msg and "idempotent" in msg
+    assert 0 < err.rows_written < 60_000
+    with wb.Emulator(reuse=False) as emu2:  # a restarted emulator is empty: rerun everything
+        conn2 = Connection.emulator(emu2.host)
+        assert conn2.list_tables() == []
+        admin.ensure_table(conn2, "victim", [Family("m")])
+        rep = writer.write_cells(conn2, cells, "victim", progress=False)
+        assert rep.rows == 60_000
+        assert read_table(conn2, "victim").equals(cells)
+        conn2.close()
