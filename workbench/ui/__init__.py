@@ -1,0 +1,20 @@
+"""The interactive schema designer: ``wb.designer(ds)`` (a thin ipywidgets layer).
+
+The logic lives in plain functions: :mod:`.state` (designer knobs ↔ Schema),
+:mod:`._render` (figures and panels for a design), :mod:`.model` (cached datasets,
+analyses and figures); :mod:`.designer` only wires widgets to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def designer(ds: Any = None, schema: Any = None, **kwargs: Any):
+    """The schema designer for ``ds`` (a Dataset or a dataset name; default: the first sample dataset)."""
+    from .designer import Designer
+
+    return Designer(ds, schema, **kwargs)
+
+
+__all__ = ["designer"]

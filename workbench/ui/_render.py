@@ -1,0 +1,154 @@
+"""What the designer shows for one design, as plain functions: PNG figures and HTML panels.
+
+Figures are drawn on a bare ``matplotlib.figure.Figure`` (no pyplot: nothing for
+the inline backend to show twice, nothing to close) at a modest size that fits the
+designer's right-hand pane at 1280 px, with the plot functions of
+:mod:`workbench.plots`. Panels are small HTML strings built from the analysis.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from typing import Any, Callable
+
+from ..analysis import Analysis
+from ..plots.style import BAD, GOOD, human_bytes, style
+
+# picture → (tab title, plot function path, analysis attribute, size in inches)
+FIGURES: dict[str, tuple[str, str, str, tuple[float, float]]] = {
+    "heatmap": ("Key heat map", "keyspace:plot_key_heatmap", "keyspace", (11.0, 4.6)),
+    "nodes": ("Node load", "keyspace:plot_node_load", "keyspace", (11.0, 3.4)),
+    "hotspot": ("Hotspot", "keyspace:plot_hotspot", "keyspace", (11.0, 3.4)),
+    "rowsizes": ("Row sizes", "sizes:plot_row_sizes", "rowsizes", (11.0, 3.8)),
+    "queries": ("Query costs", "queries:plot_query_costs", "queries", (11.0, 3.8)),
+}
+DPI = 72  # 11 in (the plots' design width) × 72 dpi ≈ 790 px: fits the figure pane at 1280 px
+
+
+def _plot_fn(path: str) -> Callable[..., Any]:
+    import importlib
+    mod, name = path.split(":")
+    return getattr(importlib.import_module(f"workbench.plots.{mod}"), name)
+
+
+def figure_png(a: Analysis, which: str, *, dpi: int = DPI, what: str = "writes") -> bytes:
+    """One picture of an analysis as PNG bytes (``what``: writes or reads, for the heat map)."""
+    if which not in FIGURES:
+        raise ValueError(f"Unknown figure {which!r}; choose one of {', '.join(FIGURES)}.")
+    from matplotlib.figure import Figure
+    _, path, attr, (w, h) = FIGURES[which]
+    fn = _plot_fn(path)
+    if which == "queries":
+        n = int((a.queries.table["kind"] != "cannot plan").sum()) if len(a.queries.table) else 0
+        h = max(h, 0.62 * n + 1.8)
+    with style():
+        fig = Figure(figsize=(w, h), dpi=dpi, layout="constrained")
+        ax = fig.add_subplot()
+        kwargs = {"what": what} if which == "heatmap" else {}
+        fn(getattr(a, attr), ax=ax, **kwargs)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches=None)
+    return buf.getvalue()
+
+
+def render_figures(ds: Any, schema: Any, *, which: tuple[str, ...] | None = None,
+                   nodes: int | None = None) -> dict[str, bytes]:
+    """Analyse ``schema`` on ``ds`` and draw the designer's pictures (no widgets, no cache)."""
+    from ..analysis import analyze
+    a = analyze(ds, schema, nodes=nodes)
+    return {w: figure_png(a, w) for w in (which or tuple(FIGURES))}
+
+
+# ----------------------------------------------------------------------------- panels
+
+_CSS = ("<style>.wb-d table{border-collapse:collapse;font-size:13px}"
+        ".wb-d td,.wb-d th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}"
+        ".wb-d code{font-size:12.5px;word-break:break-all}.wb-d .bad{color:" + BAD + "}.wb-d .good{color:" + GOOD + "}"
+        ".wb-d h4{margin:6px 0 4px 0}</style>")
+
+
+def _box(body: str) -> str:
+    return f"{_CSS}<div class='wb-d'>{body}</div>"
+
+
+def headline_html(a: Analysis) -> str:
+    """The figures that change as you move a control: hotspot, storage, rows, queries."""
+    kd, rs, cap = a.keyspace, a.rowsizes, a.capacity
+    hot = "bad" if kd.mean_share >= 0.8 else ("good" if kd.hotspot_factor <= 1.5 else "")
+    row = "bad" if rs.projected_max_bytes > rs.settings.row_advisory_bytes else ""
+    parts = [
+        f"<b>{html.escape(a.schema)}</b> on {html.escape(a.dataset)}: "
+        f"{a.index.n_cells:,} cells in {a.index.n_rows:,} rows",
+        "<table>",
+        f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>busiest node takes "
+        f"<b>{kd.mean_share:.0%}</b> of writes ({kd.hotspot_factor:.1f}× its fair share of "
+        f"{kd.fair_share:.0%}, {kd.nodes} nodes)</td></tr>",
+        f"<tr><th>storage</th><td data-metric='bytes_per_event'>{cap.bytes_per_event:,.0f} B per event · "
+        f"{html.escape(cap.verdict())}</td></tr>",
+        f"<tr><th>rows</th><td class='{row}' data-metric='max_row_bytes'>{html.escape(rs.verdict())}</td></tr>",
+        "</table>",
+    ]
+    t = a.queries.table
+    if len(t):
+        parts.append("<table><tr><th>query</th><th>plan</th><th>scans</th><th>rows seen</th>"
+                     "<th>returned</th><th>waste</th></tr>")
+        for q, r in t.iterrows():
+            if r["kind"] == "cannot plan":
+                parts.append(f"<tr><td>{html.escape(str(q))}</td><td class='bad' colspan=5>cannot plan: "
+                             f"{html.escape(str(r.get('error', '')))}</td></tr>")
+                continue
+            waste = float(r["waste"])
+            cls = "bad" if waste > 10 else ("good" if waste <= 1.5 else "")
+            parts.append(f"<tr data-query='{html.escape(str(q))}'><td>{html.escape(str(q))}</td>"
+                         f"<td>{html.escape(str(r['kind']))}</td><td data-metric='scans'>{int(r['scans'])}</td>"
+                         f"<td>{int(r['rows_seen']):,}</td><td>{int(r['rows_returned']):,}</td>"
+                         f"<td class='{cls}'>{waste:,.1f}×</td></tr>")
+        parts.append("</table>")
+    return _box("".join(parts))
+
+
+def design_html(ds: Any, schema: Any) -> str:
+    """The design in words: description, key template, an example key, layout, families + GC."""
+    try:
+        example = schema.example_key(ds)
+    except Exception as exc:  # noqa: BLE001 - shown, not hidden
+        example = f"(no example: {exc})"
+    rows = [("row key", f"<code>{html.escape(schema.key.template())}</code>"),
+            ("example key", f"<code data-example-key>{html.escape(example)}</code>"),
+            ("layout", html.escape(f"{schema.layout.describe()} [{schema.layout.guideline}]"))]
+    for tname, fams in schema.table_families().items():
+        rows.append((f"table {html.escape(tname)}", "<br>".join(html.escape(str(f)) for f in fams)))
+    for t in schema.tables:
+        rows.append((f"table {html.escape(t.name)} key", f"<code>{html.escape(t.key.template())}</code>"))
+    if schema.guidelines:
+        rows.append(("guidelines", html.escape(", ".join(schema.guidelines))))
+    desc = f"<i>{html.escape(schema.description)}</i>" if schema.description else ""
+    body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
+    return _box(f"{desc}<table>{body}</table>")
+
+
+def error_html(exc: BaseException) -> str:
+    """A workbench error as a red message (its text names the column, row or limit)."""
+    return _box(f"<p class='bad' data-error><b>{html.escape(type(exc).__name__)}:</b> "
+                f"{html.escape(str(exc))}</p>")
+
+
+def note_html(text: str, cls: str = "") -> str:
+    return _box(f"<p class='{cls}'>{html.escape(text)}</p>")
+
+
+def png_bundle(png: bytes, alt: str) -> dict[str, Any]:
+    """An Output-widget display_data entry holding a PNG (what nbclient saves and reports draw)."""
+    import base64
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": f"<Figure: {alt}>"}}
+
+
+def html_bundle(text: str, plain: str = "") -> dict[str, Any]:
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/html": text, "text/plain": plain or "(html)"}}
+
+
+__all__ = ["FIGURES", "figure_png", "render_figures", "headline_html", "design_html", "error_html",
+           "png_bundle", "html_bundle", "human_bytes"]

@@ -1,0 +1,610 @@
+"""``wb.designer(ds)``: the interactive schema designer, a thin ipywidgets layer.
+
+Every callback does three things: read the controls into a :class:`DesignState`,
+turn it into a Schema (:func:`designer_state_to_schema`), and show the cached
+analysis of that schema (:class:`Workspace`, :mod:`._render`). Callbacks run
+inside the designer's log ``Output`` so their prints and tracebacks are visible;
+workbench errors (a bad CSV, a design that collides) are shown as a red message.
+
+Only the visible tab is drawn after a change; the others are drawn when opened.
+Drive it from Python as tests and the benchmark do::
+
+    d = wb.designer("fx_prices")
+    d.controls.pattern.value = "timestamp_first"
+    d.analysis.keyspace.mean_share            # ≈ 1.0: one node takes the writes (G06)
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import ipywidgets as W
+
+from ..errors import WorkbenchError
+from . import _render as R
+from .gallery import patterns_for, schema_for
+from .model import Workspace
+from .state import (BUCKET, SALT, DesignState, FamilyEdit, applicable, bucket_choices, designer_state_to_schema,
+                    state_from_schema)
+
+CSV = "your CSV…"
+SIZES = ("tiny", "small", "workshop")
+TABS = ("heatmap", "nodes", "hotspot", "rowsizes", "queries", "advisor", "schema", "emulator", "compare")
+TAB_TITLES = {**{k: v[0] for k, v in R.FIGURES.items()}, "advisor": "Advisor", "schema": "Schema & cbt",
+              "emulator": "Emulator", "compare": "Compare"}
+LEFT_WIDTH = "330px"
+
+
+def _lay(**kw: Any) -> W.Layout:
+    return W.Layout(**kw)
+
+
+def _finding_fields(f: Any) -> dict[str, Any]:
+    """The parts of an advisor finding the panel shows (tolerant of field names)."""
+    gid = getattr(f, "guideline", None) or getattr(f, "id", None) or ""
+    msg = (getattr(f, "message", None) or getattr(f, "title", None) or getattr(f, "summary", None) or str(f))
+    return {"guideline": str(gid), "severity": str(getattr(f, "severity", "") or ""), "message": str(msg),
+            "evidence": str(getattr(f, "evidence", "") or ""), "suggestion": getattr(f, "suggestion", None)}
+
+
+def cbt_commands(schema: Any, ds: Any = None) -> str:
+    """The ``cbt`` commands that create this design's table(s), families and GC rules (``wb.export``)."""
+    try:
+        from ..export import export
+    except ImportError:
+        return ("cbt export is not available yet (workbench.export is being written); "
+                "the table's families and GC rules are listed above.")
+    import inspect
+    params = inspect.signature(export).parameters
+    kwargs: dict[str, Any] = {}
+    if "format" in params:
+        kwargs["format"] = "cbt"
+    out = export(schema, **kwargs) if "ds" not in params and "dataset" not in params else export(schema, ds, **kwargs)
+    return str(getattr(out, "text", out))
+
+
+def write_to_emulator(ds: Any, schema: Any, *, emulator: Any = None, progress: bool = True) -> tuple[Any, Any]:
+    """Create the design's table(s) in the emulator, write ``ds``, verify: (TableHandle, verification)."""
+    try:
+        from ..bigtable import io as _io  # noqa: F401
+    except ImportError:
+        raise WorkbenchError("Writing to the emulator is not available yet (workbench.bigtable.io is being "
+                             "written); everything else in the designer works.") from None
+    if emulator is None:
+        from ..setup import emulator as _emulator
+        emulator = _emulator()
+    table = emulator.load(ds, schema, progress=progress)
+    return table, table.verify()
+
+
+class Designer(W.VBox):
+    """The schema designer app. ``controls`` holds every widget; ``schema`` / ``analysis`` the current design."""
+
+    def __init__(self, ds: Any = None, schema: Any = None, *, size: str = "workshop", nodes: int = 3,
+                 emulator: Any = None, workspace: Workspace | None = None) -> None:
+        super().__init__(layout=_lay(width="100%"))
+        self.ws = workspace or Workspace()
+        self.emulator = emulator
+        self.ds: Any = None
+        self.base: Any = None
+        self.schema: Any = None
+        self.analysis: Any = None
+        self.error: BaseException | None = None
+        self.pinned: Any = None
+        self.findings: list[Any] = []
+        self.table: Any = None
+        self.verification: Any = None
+        self.comparison: Any = None
+        self.timings_ms: dict[str, float] = {}
+        self._custom: dict[str, Any] = {}
+        self._extra_bases: dict[str, Any] = {}
+        self._syncing = False
+        self._stale: set[str] = set(TABS)
+        self._build(size, nodes)
+        if isinstance(ds, str):
+            ds = self.ws.dataset(ds, size)
+        self._with_log(self._start)(ds, schema)
+
+    # ------------------------------------------------------------------ widgets
+    def _build(self, size: str, nodes: int) -> None:
+        from ..datasets import dataset_names
+        c = SimpleNamespace()
+        c.dataset = W.Dropdown(options=[*dataset_names(), CSV], description="dataset", layout=_lay(width="100%"))
+        c.size = W.ToggleButtons(options=SIZES, value=size if size in SIZES else "workshop", description="size",
+                                 style={"button_width": "72px"})
+        # bring your own CSV
+        c.csv_upload = W.FileUpload(accept=".csv", multiple=False, description="Upload CSV")
+        c.csv_path = W.Text(placeholder="…or a path, e.g. ../datasets/energy_meters.csv", description="path",
+                            layout=_lay(width="100%"))
+        c.csv_read = W.Button(description="Read columns", icon="table")
+        c.csv_entity = W.SelectMultiple(description="entity", rows=3, layout=_lay(width="100%"))
+        c.csv_time = W.Dropdown(description="time", layout=_lay(width="100%"))
+        c.csv_measures = W.SelectMultiple(description="measures", rows=3, layout=_lay(width="100%"))
+        c.csv_tz = W.Text(value="UTC", description="naive tz", layout=_lay(width="100%"))
+        c.csv_load = W.Button(description="Load CSV", button_style="primary", icon="upload")
+        self.csv_status = W.HTML()
+        self.csv_box = W.VBox([c.csv_upload, c.csv_path, c.csv_read, c.csv_entity, c.csv_time, c.csv_measures,
+                               c.csv_tz, c.csv_load, self.csv_status],
+                              layout=_lay(display="none", border="1px solid #ddd", padding="4px"))
+        # the design
+        c.pattern = W.Dropdown(description="design", layout=_lay(width="100%"))
+        c.segments = W.TagsInput(allow_duplicates=False, layout=_lay(width="100%"))
+        c.precision = W.Dropdown(description="time precision", style={"description_width": "100px"},
+                                 layout=_lay(width="100%"))
+        c.reversed = W.Checkbox(description="reversed timestamp (G09)", indent=False)
+        c.salt_buckets = W.IntSlider(value=1, min=1, max=16, description="salt buckets",
+                                     style={"description_width": "100px"}, layout=_lay(width="100%"),
+                                     continuous_update=False)
+        c.bucket = W.Dropdown(description="bucket width", style={"description_width": "100px"},
+                              layout=_lay(width="100%"))
+        c.layout = W.Dropdown(description="layout", style={"description_width": "100px"}, layout=_lay(width="100%"))
+        c.nodes = W.IntSlider(value=nodes, min=1, max=12, description="nodes (model)",
+                              style={"description_width": "100px"}, layout=_lay(width="100%"),
+                              continuous_update=False)
+        c.families: list[tuple[W.Text, W.BoundedIntText, W.BoundedIntText]] = []
+        self.families_box = W.VBox()
+        c.pin = W.Button(description="Pin this design", icon="thumb-tack",
+                         tooltip="Keep this design and compare the next ones with it")
+        c.unpin = W.Button(description="Unpin", icon="times", disabled=True)
+        c.write = W.Button(description="Write to emulator", button_style="success", icon="database")
+        c.heatmap_what = W.ToggleButtons(options=["writes", "reads"], value="writes",
+                                         style={"button_width": "70px"})
+        c.apply: list[W.Button] = []
+        self.controls = c
+
+        self.status = W.HTML()
+        self.log_out = W.Output(layout=_lay(max_height="160px", overflow="auto"))
+        self.headline = W.HTML()
+        self.design_panel = W.HTML()
+        self.cbt_panel = W.HTML()
+        self.figures = {k: W.Output(layout=_lay(min_height="120px")) for k in R.FIGURES}
+        self.advisor_panel = W.VBox()
+        self.emulator_out = W.Output()
+        self.emulator_panel = W.HTML()
+        self.pinned_panel = W.HTML()
+        self.compare_out = W.Output()
+        panels = {k: self.figures[k] for k in R.FIGURES}
+        panels["heatmap"] = W.VBox([c.heatmap_what, self.figures["heatmap"]])
+        panels["advisor"] = self.advisor_panel
+        panels["schema"] = W.VBox([self.design_panel, self.cbt_panel])
+        panels["emulator"] = W.VBox([W.HTML("Creates the design's table(s), families and GC rules in the emulator, "
+                                           "writes every cell, reads the table back and compares."),
+                                     c.write, self.emulator_out, self.emulator_panel])
+        panels["compare"] = W.VBox([W.HBox([c.pin, c.unpin]), self.pinned_panel, self.compare_out])
+        self.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
+
+        hint = W.HTML("<small>key segments: drag to reorder, × to drop, type to add back</small>")
+        left = W.VBox([W.HTML("<b>Data</b>"), c.dataset, c.size, self.csv_box,
+                       W.HTML("<b>Design</b>"), c.pattern, W.HTML("row key segments"), c.segments, hint,
+                       c.precision, c.reversed, c.salt_buckets, c.bucket, c.layout,
+                       W.HTML("<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"),
+                       self.families_box, W.HTML("<b>Model</b>"), c.nodes],
+                      layout=_lay(width=LEFT_WIDTH, min_width=LEFT_WIDTH, padding="0 8px 0 0"))
+        right = W.VBox([self.headline, self.tabs], layout=_lay(flex="1 1 auto", min_width="0"))
+        self.title = W.HTML()
+        self.children = [self.title, self.status, W.HBox([left, right], layout=_lay(width="100%")), self.log_out]
+
+        # wiring: every callback runs inside the log Output
+        c.dataset.observe(self._with_log(self._on_dataset), names="value")
+        c.size.observe(self._with_log(self._on_size), names="value")
+        c.pattern.observe(self._with_log(self._on_pattern), names="value")
+        for w in (c.segments, c.precision, c.reversed, c.salt_buckets, c.bucket, c.layout):
+            w.observe(self._with_log(self._on_control), names="value")
+        c.nodes.observe(self._with_log(self._on_nodes), names="value")
+        c.heatmap_what.observe(self._with_log(self._on_heatmap_what), names="value")
+        self.tabs.observe(self._with_log(self._on_tab), names="selected_index")
+        c.csv_read.on_click(self._with_log(lambda _: self._read_csv_columns()))
+        c.csv_upload.observe(self._with_log(lambda _: self._read_csv_columns()), names="value")
+        c.csv_load.on_click(self._with_log(lambda _: self._load_csv_from_controls()))
+        c.pin.on_click(self._with_log(lambda _: self.pin()))
+        c.unpin.on_click(self._with_log(lambda _: self.unpin()))
+        c.write.on_click(self._with_log(lambda _: self.write()))
+
+    def _with_log(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Run a callback inside the log Output; a workbench error becomes the red status line."""
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with self.log_out:
+                try:
+                    return fn(*args, **kwargs)
+                except WorkbenchError as exc:
+                    self._fail(exc)
+                    return None
+        return run
+
+    def _fail(self, exc: BaseException) -> None:
+        self.error = exc
+        self.status.value = R.error_html(exc)
+
+    # ------------------------------------------------------------------ datasets
+    def _start(self, ds: Any, schema: Any) -> None:
+        from ..datasets import dataset_names
+        if ds is None:
+            ds = self.ws.dataset(dataset_names()[0], self.controls.size.value)
+        self.set_dataset(ds, schema=schema)
+
+    def set_dataset(self, ds: Any, *, schema: Any = None) -> None:
+        """Show ``ds`` (a named sample or your own); its design gallery fills the design picker."""
+        from ..datasets import dataset_names
+        c = self.controls
+        self.ds = ds
+        self._syncing = True
+        try:
+            named = ds.name in dataset_names() and getattr(ds, "size", None) in SIZES
+            if named:
+                c.dataset.value = ds.name
+                c.size.value = ds.size
+            else:
+                label = f"{ds.name} (yours)"
+                self._custom[label] = ds
+                opts = [o for o in c.dataset.options if o != CSV and o != label] + [label, CSV]
+                c.dataset.options = opts
+                c.dataset.value = label
+            c.size.disabled = not named
+            self.csv_box.layout.display = "none"
+            self._extra_bases = {}
+            c.pattern.options = patterns_for(ds)
+            c.pattern.value = c.pattern.options[0]
+        finally:
+            self._syncing = False
+        self.set_schema(schema if schema is not None else schema_for(ds, c.pattern.options[0]))
+
+    def _on_dataset(self, change: dict) -> None:
+        if self._syncing:
+            return
+        v = change["new"]
+        if v == CSV:
+            self.csv_box.layout.display = "flex"
+            self.status.value = R.note_html("Upload a CSV (or give its path), read its columns, pick the entity, "
+                                            "time and measure columns, then Load CSV.")
+            return
+        ds = self._custom.get(v) or self.ws.dataset(v, self.controls.size.value)
+        self.set_dataset(ds)
+
+    def _on_size(self, change: dict) -> None:
+        if self._syncing or self.ds is None or self.ds.name not in self.controls.dataset.options:
+            return
+        self.set_dataset(self.ws.dataset(self.ds.name, change["new"]))
+
+    # ------------------------------------------------------------------ bring your own CSV
+    def _csv_source(self) -> Path:
+        c = self.controls
+        up = c.csv_upload.value
+        if up:
+            item = up[0] if isinstance(up, (tuple, list)) else next(iter(up.values()))
+            name = Path(str(item.get("name") or "upload.csv")).name
+            folder = Path(tempfile.mkdtemp(prefix="wb-csv-"))
+            path = folder / name
+            path.write_bytes(bytes(item["content"]))
+            c.csv_path.value = str(path)
+            c.csv_upload.value = ()
+            return path
+        if not c.csv_path.value.strip():
+            from ..errors import DatasetError
+            raise DatasetError("Choose a CSV file: upload one or type its path.")
+        return Path(c.csv_path.value.strip()).expanduser()
+
+    def _read_csv_columns(self) -> None:
+        import pandas as pd
+        from ..errors import DatasetError
+        c = self.controls
+        path = self._csv_source()
+        if not path.is_file():
+            raise DatasetError(f"No CSV file at {str(path)!r}.")
+        try:
+            cols = list(pd.read_csv(path, nrows=0).columns)
+        except Exception as exc:  # noqa: BLE001 - any parse problem is the user's file, say so
+            raise DatasetError(f"Cannot read {str(path)!r} as CSV: {exc}") from None
+        c.csv_entity.options = cols
+        c.csv_time.options = cols
+        c.csv_measures.options = cols
+        guess_t = next((x for x in cols if x.lower() in ("time", "timestamp", "date", "ts", "datetime")), cols[0])
+        c.csv_time.value = guess_t
+        self.csv_status.value = R.note_html(f"{len(cols)} columns: {', '.join(cols)}. Pick entity, time, measures.")
+
+    def _load_csv_from_controls(self) -> None:
+        c = self.controls
+        self.load_csv(self._csv_source(), entity=list(c.csv_entity.value), time=c.csv_time.value,
+                      measures=list(c.csv_measures.value), naive_tz=c.csv_tz.value.strip() or None)
+
+    def load_csv(self, path: Any, *, entity: Any, time: str, measures: Any, **kwargs: Any) -> Any:
+        """``wb.from_csv`` on a file and show it; a DatasetError is shown in the CSV panel, not raised."""
+        from ..datasets import from_csv
+        from ..errors import DatasetError
+        try:
+            ds = from_csv(path, entity=entity, time=time, measures=measures, **kwargs)
+        except DatasetError as exc:
+            self.csv_box.layout.display = "flex"
+            self.csv_status.value = R.error_html(exc)
+            self._fail(exc)
+            return None
+        self.csv_status.value = R.note_html(f"Loaded {len(ds):,} events from {Path(path).name}.", "good")
+        self.set_dataset(ds)
+        return ds
+
+    # ------------------------------------------------------------------ designs
+    def set_schema(self, schema: Any, *, label: str | None = None) -> None:
+        """Make ``schema`` the design's base (a preset, yours, or an advisor suggestion) and show it."""
+        c = self.controls
+        preset = schema.name in patterns_for(self.ds) and schema == schema_for(self.ds, schema.name)
+        if preset:
+            self._syncing = True
+            try:
+                c.pattern.value = schema.name
+            finally:
+                self._syncing = False
+        else:
+            lab = label or f"★ {schema.name}"
+            self._extra_bases[lab] = schema
+            self._syncing = True
+            try:
+                c.pattern.options = [*[o for o in c.pattern.options if o != lab], lab]
+                c.pattern.value = lab
+            finally:
+                self._syncing = False
+        self._set_base(schema)
+
+    def _on_pattern(self, change: dict) -> None:
+        if self._syncing:
+            return
+        v = change["new"]
+        base = self._extra_bases.get(v) or schema_for(self.ds, v)
+        self._set_base(base)
+
+    def _set_base(self, base: Any) -> None:
+        self.base = base
+        self._sync_controls(base)
+        self._show(base)
+
+    def _sync_controls(self, schema: Any) -> None:
+        """Set every control from a schema; disable the ones that do not apply (no callbacks fire)."""
+        c = self.controls
+        st = state_from_schema(schema)
+        ap = applicable(schema)
+        self._syncing = True
+        try:
+            c.segments.allowed_tags = [*st.segments, *([SALT] if SALT not in st.segments else [])]
+            c.segments.value = list(st.segments)
+            c.precision.options = ap.precisions if ap.precision else ["—"]
+            c.precision.value = st.precision if ap.precision else "—"
+            c.precision.disabled = not ap.precision
+            c.reversed.value = st.reversed
+            c.reversed.disabled = not ap.reversed
+            c.salt_buckets.value = st.salt_buckets
+            c.salt_buckets.disabled = not ap.salt
+            c.bucket.options = bucket_choices(schema) if ap.bucket else ["—"]
+            c.bucket.value = st.bucket if ap.bucket else "—"
+            c.bucket.disabled = not ap.bucket
+            c.layout.options = ap.layouts
+            c.layout.value = st.layout
+            c.layout.disabled = not ap.layout
+            self._build_families(st.families)
+        finally:
+            self._syncing = False
+
+    def _build_families(self, edits: tuple[FamilyEdit, ...]) -> None:
+        c = self.controls
+        rows, c.families = [], []
+        for e in edits:
+            role = "aggregates" if e.role == "aggregates" else (e.role.split(":", 1)[1] if ":" in e.role else "data")
+            name = W.Text(value=e.name, description=role, style={"description_width": "70px"},
+                          layout=_lay(width="150px"))
+            age = W.BoundedIntText(value=e.max_age_days, min=0, max=36500, layout=_lay(width="80px"),
+                                   tooltip="max age in days (0: none)")
+            vers = W.BoundedIntText(value=e.max_versions, min=0, max=10_000_000, layout=_lay(width="90px"),
+                                    tooltip="max versions (0: none)")
+            for w in (name, age, vers):
+                w.observe(self._with_log(self._on_control), names="value")
+            c.families.append((name, age, vers))
+            rows.append(W.HBox([name, age, vers]))
+        self.families_box.children = rows
+        self._family_roles = [e.role for e in edits]
+
+    def state(self) -> DesignState:
+        """The controls as a DesignState."""
+        c = self.controls
+        fams = tuple(FamilyEdit(role, n.value, int(a.value or 0), int(v.value or 0))
+                     for role, (n, a, v) in zip(self._family_roles, c.families))
+        segs = tuple(c.segments.value)
+        salt = int(c.salt_buckets.value)
+        if salt > 1 and SALT not in segs:
+            segs = (SALT, *segs)
+        if salt <= 1:
+            segs = tuple(s for s in segs if s != SALT)
+        return DesignState(segments=segs,
+                           precision=None if c.precision.disabled else c.precision.value,
+                           reversed=bool(c.reversed.value),
+                           salt_buckets=salt,
+                           bucket=None if c.bucket.disabled else c.bucket.value,
+                           layout=c.layout.value, families=fams)
+
+    def _on_control(self, change: dict) -> None:
+        if self._syncing:
+            return
+        schema = designer_state_to_schema(self.base, self.state())
+        # keep dependent controls truthful (e.g. salt added to the segment list, reversible precisions)
+        self._sync_controls_light(schema)
+        self._show(schema)
+
+    def _sync_controls_light(self, schema: Any) -> None:
+        c = self.controls
+        st, ap = state_from_schema(schema), applicable(schema)
+        self._syncing = True
+        try:
+            if tuple(c.segments.value) != st.segments:
+                c.segments.value = list(st.segments)
+            if ap.precision and tuple(c.precision.options) != tuple(ap.precisions):
+                c.precision.options = ap.precisions
+                c.precision.value = st.precision
+        finally:
+            self._syncing = False
+
+    def _on_nodes(self, change: dict) -> None:
+        if not self._syncing and self.schema is not None:
+            self._show(self.schema)
+
+    def _on_heatmap_what(self, change: dict) -> None:
+        self._stale.add("heatmap")
+        self._render_tab("heatmap")
+
+    # ------------------------------------------------------------------ showing a design
+    def _show(self, schema: Any) -> None:
+        t0 = time.perf_counter()
+        try:
+            a = self.ws.analysis(self.ds, schema, nodes=int(self.controls.nodes.value))
+        except WorkbenchError as exc:
+            self._fail(exc)
+            self.headline.value = R.note_html("The figures below still show the last design that worked.")
+            return
+        t1 = time.perf_counter()
+        self.schema, self.analysis, self.error = schema, a, None
+        self.findings = []
+        self.title.value = (f"<h3 style='margin:4px 0'>Schema designer · {html.escape(self.ds.name)} "
+                            f"({len(self.ds):,} events) · <code>{html.escape(schema.name)}</code></h3>")
+        self.status.value = ""
+        self.headline.value = R.headline_html(a)
+        self._stale = set(TABS)
+        visible = TABS[self.tabs.selected_index or 0]
+        self._render_tab(visible)
+        for k in TABS:
+            if k != visible and k in R.FIGURES:
+                self.figures[k].outputs = (R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),)
+        self.timings_ms = {"analysis": (t1 - t0) * 1e3, "render": (time.perf_counter() - t1) * 1e3}
+
+    def _on_tab(self, change: dict) -> None:
+        if change["new"] is not None:
+            self._render_tab(TABS[change["new"]])
+
+    def _render_tab(self, which: str) -> None:
+        if which not in self._stale or self.analysis is None:
+            return
+        a = self.analysis
+        if which in R.FIGURES:
+            opts = {"what": self.controls.heatmap_what.value} if which == "heatmap" else {}
+            png = self.ws.figure(a, which, **opts)
+            self.figures[which].outputs = (R.png_bundle(png, f"{which} of {a.schema}"),)
+        elif which == "advisor":
+            self._render_advisor()
+        elif which == "schema":
+            self.design_panel.value = R.design_html(self.ds, self.schema)
+            self.cbt_panel.value = R._box("<h4>cbt commands</h4><pre>" + html.escape(cbt_commands(self.schema, self.ds))
+                                          + "</pre>")
+        elif which == "compare":
+            self._render_compare()
+        self._stale.discard(which)
+
+    def render_all(self) -> None:
+        """Draw every tab for the current design (what a saved notebook or report will show)."""
+        for k in TABS:
+            if k != "emulator":
+                self._render_tab(k)
+
+    # ------------------------------------------------------------------ advisor
+    def _render_advisor(self) -> None:
+        c = self.controls
+        try:
+            self.findings = self.ws.advice(self.ds, self.schema, self.analysis)
+        except ImportError:
+            self.advisor_panel.children = [W.HTML(R.note_html("The advisor is not available yet "
+                                                              "(workbench.advisor is being written)."))]
+            return
+        rows: list[W.Widget] = []
+        c.apply = []
+        if not self.findings:
+            rows.append(W.HTML(R.note_html("No findings: the advisor has nothing to improve in this design.",
+                                           "good")))
+        for f in self.findings:
+            ff = _finding_fields(f)
+            sev = html.escape(ff["severity"])
+            text = (f"<b>{html.escape(ff['guideline'])}</b> <span class='{'bad' if sev in ('error', 'warning', 'high') else ''}'>"
+                    f"{sev}</span> {html.escape(ff['message'])}"
+                    + (f"<br><small>{html.escape(ff['evidence'])}</small>" if ff["evidence"] else ""))
+            item: list[W.Widget] = [W.HTML(R._box(text), layout=_lay(flex="1 1 auto"))]
+            if ff["suggestion"] is not None:
+                b = W.Button(description="Apply suggestion", icon="magic", button_style="info",
+                             tooltip=f"Switch to {getattr(ff['suggestion'], 'name', 'the suggested design')}")
+                b.on_click(self._with_log(functools.partial(self._apply, ff["suggestion"])))
+                c.apply.append(b)
+                item.append(b)
+            rows.append(W.HBox(item, layout=_lay(border_bottom="1px solid #eee", align_items="center")))
+        self.advisor_panel.children = rows
+
+    def _apply(self, suggestion: Any, _button: Any = None) -> None:
+        self.set_schema(suggestion)
+        self._render_tab("advisor")
+
+    def apply_suggestion(self, i: int = 0) -> None:
+        """Click finding ``i``'s "Apply suggestion" button (from Python)."""
+        if "advisor" in self._stale:
+            self._render_tab("advisor")
+        self.controls.apply[i].click()
+
+    # ------------------------------------------------------------------ compare
+    def pin(self) -> None:
+        """Pin the current design; the Compare tab shows it beside whatever you design next."""
+        if self.schema is None:
+            return
+        self.pinned = self.schema
+        self.controls.unpin.disabled = False
+        self.pinned_panel.value = R.note_html(f"Pinned: {self.schema.name}. Change the design; the comparison "
+                                              "below follows.")
+        self._stale.add("compare")
+        if TABS[self.tabs.selected_index or 0] == "compare":
+            self._render_tab("compare")
+
+    def unpin(self) -> None:
+        self.pinned = None
+        self.comparison = None
+        self.controls.unpin.disabled = True
+        self.pinned_panel.value = ""
+        self.compare_out.outputs = ()
+
+    def _render_compare(self) -> None:
+        from ..analysis import compare
+        if self.pinned is None:
+            self.compare_out.outputs = (R.html_bundle(R.note_html("Pin a design, change it, and compare the two "
+                                                                  "here side by side.")),)
+            return
+        cmp = compare(self.ds, [self.pinned, self.schema], names=["pinned: " + self.pinned.name,
+                                                                 "current: " + self.schema.name])
+        self.comparison = cmp
+        import base64
+        nodes = int(self.controls.nodes.value)
+        imgs = []
+        for lab, s in (("pinned", self.pinned), ("current", self.schema)):
+            a = self.ws.analysis(self.ds, s, nodes=nodes)
+            png = base64.b64encode(self.ws.figure(a, "heatmap", what="writes")).decode("ascii")
+            imgs.append(f"<td style='width:50%'><b>{lab}: {html.escape(s.name)}</b><br>"
+                        f"<img style='width:100%' src='data:image/png;base64,{png}'/></td>")
+        side = R._box("<table style='width:100%'><tr>" + "".join(imgs) + "</tr></table>")
+        self.compare_out.outputs = (R.html_bundle(side, "pinned vs current heat maps"),
+                                    R.html_bundle(cmp._repr_html_(), repr(cmp.table)))
+
+    # ------------------------------------------------------------------ emulator
+    def write(self) -> Any:
+        """Write the current design to the emulator (progress bar), read it back and show the verification."""
+        if self.schema is None:
+            return None
+        self.emulator_panel.value = ""
+        self.emulator_out.outputs = ()
+        with self.emulator_out:
+            table, verification = write_to_emulator(self.ds, self.schema, emulator=self.emulator, progress=True)
+        self.table, self.verification = table, verification
+        ok = bool(getattr(verification, "ok", verification))
+        body = (verification._repr_html_() if hasattr(verification, "_repr_html_")
+                else f"<pre>{html.escape(repr(verification))}</pre>")
+        head = (f"<p class='{'good' if ok else 'bad'}' data-verified='{str(ok).lower()}'><b>"
+                f"{'Verified' if ok else 'Verification FAILED'}</b>: table "
+                f"<code>{html.escape(str(getattr(table, 'table_id', getattr(table, 'name', table))))}</code></p>")
+        self.emulator_panel.value = R._box(head + body)
+        return verification
+
+
+__all__ = ["Designer", "cbt_commands", "write_to_emulator"]

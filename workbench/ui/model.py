@@ -1,0 +1,117 @@
+"""Caches behind the designer: datasets, per-design analyses, figures and advice.
+
+A widget change must re-render in a quarter of a second on workshop-size data,
+so nothing is computed twice: a dataset is generated once per (name, size); a
+design's analysis once per (dataset, schema) — schemas are frozen dataclasses,
+so equal designs hit the same entry; changing only the cluster size re-runs the
+key-distribution model on the cached cell index instead of rebuilding cells; a
+figure is drawn once per (analysis, picture).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections import OrderedDict
+from typing import Any, Callable, Hashable
+
+from ..analysis import Analysis, analyze
+from ..analysis.capacity import capacity
+from ..analysis.keyspace import key_distribution
+from ..analysis.settings import DEFAULT
+
+
+class _LRU(OrderedDict):
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def get_or(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        if key in self:
+            self.move_to_end(key)
+            return self[key]
+        value = make()
+        self[key] = value
+        while len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+
+def with_nodes(a: Analysis, ds: Any, nodes: int) -> Analysis:
+    """The same analysis on a cluster of ``nodes`` nodes, reusing its cell index (no new cells)."""
+    if a.keyspace.nodes == nodes:
+        return a
+    weights = {q.name: q.weight for q in ds.queries}
+    st = getattr(a.rowsizes, "settings", DEFAULT)
+    kd = key_distribution(a.index, seen_rows=a.queries.seen_rows, weights=weights, nodes=nodes,
+                          settings=st, schema_name=a.schema)
+    cap = capacity(a.index, len(ds), kd, settings=st, schema_name=a.schema)
+    return dataclasses.replace(a, keyspace=kd, capacity=cap)
+
+
+class Workspace:
+    """The designer's memory: everything it computed, keyed by what it depends on."""
+
+    def __init__(self, size: int = 24) -> None:
+        self._datasets: dict[tuple[str, str], Any] = {}
+        self._analyses = _LRU(size)
+        self._figures = _LRU(size * 6)
+        self._advice = _LRU(size)
+        self.hits = 0
+        self.misses = 0
+
+    # -- datasets ---------------------------------------------------------------------------
+    def dataset(self, name: str, size: str = "workshop") -> Any:
+        from ..datasets import load_dataset
+        key = (name, size)
+        if key not in self._datasets:
+            self._datasets[key] = load_dataset(name, size=size)
+        return self._datasets[key]
+
+    # -- analyses ---------------------------------------------------------------------------
+    def analysis(self, ds: Any, schema: Any, nodes: int = DEFAULT.nodes) -> Analysis:
+        """The analysis of ``schema`` on ``ds`` on ``nodes`` nodes (cached)."""
+        # entries hold the dataset too, so an id() in a key is never reused while the entry lives
+        base_key = (id(ds), schema, None)
+        hit = base_key in self._analyses
+        _, base = self._analyses.get_or(base_key, lambda: (ds, analyze(ds, schema)))
+        if nodes == base.keyspace.nodes:
+            self._count(hit)
+            return base
+        key = (id(ds), schema, nodes)
+        self._count(key in self._analyses)
+        return self._analyses.get_or(key, lambda: (ds, with_nodes(base, ds, nodes)))[1]
+
+    def _count(self, hit: bool) -> None:
+        if hit:
+            self.hits += 1
+        else:
+            self.misses += 1
+
+    def cached(self, ds: Any, schema: Any) -> bool:
+        return (id(ds), schema, None) in self._analyses
+
+    # -- figures ----------------------------------------------------------------------------
+    def figure(self, a: Analysis, which: str, **opts: Any) -> bytes:
+        from ._render import figure_png
+        key = (id(a), which, tuple(sorted(opts.items())))
+        return self._figures.get_or(key, lambda: (a, figure_png(a, which, **opts)))[1]
+
+    # -- advice -----------------------------------------------------------------------------
+    def advice(self, ds: Any, schema: Any, analysis: Analysis | None = None) -> list[Any]:
+        """``wb.advise(ds, schema)`` findings (cached); the analysis is passed on when advise accepts it."""
+        def make() -> list[Any]:
+            from ..advisor import advise
+            kwargs = {}
+            if analysis is not None and "analysis" in inspect.signature(advise).parameters:
+                kwargs["analysis"] = analysis
+            return list(advise(ds, schema, **kwargs))
+        return self._advice.get_or((id(ds), schema), lambda: (ds, make()))[1]
+
+    def clear(self) -> None:
+        self._analyses.clear()
+        self._figures.clear()
+        self._advice.clear()
+
+
+__all__ = ["Workspace", "with_nodes"]

@@ -1,0 +1,371 @@
+"""The designer's state as plain data, and the two pure functions between it and a Schema.
+
+A design in the designer is a *base* schema (a preset from the gallery, a design
+you passed in, or an advisor's suggestion) plus a few edits: the key's segment
+order, the timestamp's precision and reversal (G06, G09, G31), salt buckets (G08),
+the time-bucket width (G12, G13), the layout (G14, G15) and each family's name and
+GC rules (G01, G18, G30). :func:`state_from_schema` reads those knobs off a schema;
+:func:`designer_state_to_schema` applies them. The widgets only move values around.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from ..errors import SchemaError
+from ..schema import (BaseTimestamp, Family, Field, HeroicOffsets, Intersection, MaxAge, MaxVersions,
+                      Metric, NewCells, NewColumns, ReversedTimestamp, RowKey, Salt, Schema, Segment,
+                      Serialized, Tall, TimeBucket, Timestamp, Union_, Wide, max_age, max_versions, union)
+from ..schema.codecs import PRECISIONS
+
+SALT = "salt"
+TIME = "time"
+BUCKET = "time bucket"
+REVERSIBLE = ("second", "ms", "us")  # ReversedTimestamp units s / ms / us
+BUCKETS = ("hour", "day", "week", "month")
+_UNIT = {"second": "s", "ms": "ms", "us": "us"}
+_PRECISION = {"s": "second", "ms": "ms", "us": "us"}
+_REVERSED_DIGITS = {"s": 10, "ms": 13, "us": 16}
+
+LAYOUT_CELLS = "a cell per measure (G15)"
+LAYOUT_JSON = "serialized JSON (G14)"
+LAYOUT_PROTOBUF = "serialized protobuf (G14)"
+SWITCHABLE_LAYOUTS = (LAYOUT_CELLS, LAYOUT_JSON, LAYOUT_PROTOBUF)
+
+
+@dataclass(frozen=True)
+class FamilyEdit:
+    """One column family's editable settings; 0 means "no such GC rule"."""
+
+    role: str  # "layout", "measure:<name>" (wide rows: a family per measure) or "aggregates"
+    name: str
+    max_age_days: int = 0
+    max_versions: int = 0
+
+
+@dataclass(frozen=True)
+class DesignState:
+    """Every knob of the designer; ``None`` marks a knob the schema does not have."""
+
+    segments: tuple[str, ...]
+    precision: str | None = None
+    reversed: bool = False
+    salt_buckets: int = 1  # 1: no salt
+    bucket: str | None = None
+    layout: str = LAYOUT_CELLS
+    families: tuple[FamilyEdit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Applicable:
+    """Which controls apply to a schema, and their choices (the rest are disabled)."""
+
+    precision: bool
+    precisions: tuple[str, ...]
+    reversed: bool
+    salt: bool
+    bucket: bool
+    layout: bool
+    layouts: tuple[str, ...]
+
+
+# ----------------------------------------------------------------------------- segments
+
+
+def segment_label(seg: Segment) -> str:
+    """A short name for a key segment, as shown in the segment-order control."""
+    if isinstance(seg, Salt):
+        return SALT
+    if isinstance(seg, (TimeBucket, BaseTimestamp)):
+        return BUCKET
+    if isinstance(seg, (Timestamp, ReversedTimestamp)):
+        return TIME
+    if isinstance(seg, Metric):
+        return "measure"
+    if isinstance(seg, Field):
+        kind = type(seg).__name__
+        if kind == "Hashed":
+            return f"md5({seg.column})"
+        if kind == "ReversedId":
+            return f"reversed({seg.column})"
+        if kind == "ReversedDomain":
+            return f"reversed_domain({seg.column})"
+        return seg.column
+    text = getattr(seg, "text", None)
+    if isinstance(text, str):
+        return f"'{text}'"
+    if type(seg).__name__ == "Tags":
+        return "tags"
+    return type(seg).__name__.lower()
+
+
+def segment_labels(key: RowKey) -> tuple[str, ...]:
+    """Unique labels for a key's segments, in key order."""
+    out: list[str] = []
+    for seg in key.segments:
+        lab = segment_label(seg)
+        while lab in out:
+            lab += "'"
+        out.append(lab)
+    return tuple(out)
+
+
+def _main_time(key: RowKey) -> Segment | None:
+    return next((s for s in key.segments if isinstance(s, (Timestamp, ReversedTimestamp))
+                 and not isinstance(s, TimeBucket)), None)
+
+
+def _bucket_seg(key: RowKey) -> Segment | None:
+    return next((s for s in key.segments if isinstance(s, (TimeBucket, BaseTimestamp))), None)
+
+
+# ----------------------------------------------------------------------------- families
+
+
+def _gc_parts(gc) -> tuple[int, int]:
+    """(max-age days, max versions) a GC rule amounts to (0: absent)."""
+    if gc is None:
+        return 0, 0
+    if isinstance(gc, MaxAge):
+        return max(1, math.ceil(gc.seconds / 86400)), 0
+    if isinstance(gc, MaxVersions):
+        return 0, gc.n
+    if isinstance(gc, (Union_, Intersection)):
+        age = vers = 0
+        for r in gc.rules:
+            a, v = _gc_parts(r)
+            age, vers = age or a, vers or v
+        return age, vers
+    return 0, 0
+
+
+def gc_rule(max_age_days: int, versions: int):
+    """The GC rule for a pair of settings: either rule alone, or both (garbage when either says so)."""
+    rules = []
+    if max_age_days and max_age_days > 0:
+        rules.append(max_age(f"{int(max_age_days)}D"))
+    if versions and versions > 0:
+        rules.append(max_versions(int(versions)))
+    if not rules:
+        return None
+    return rules[0] if len(rules) == 1 else union(*rules)
+
+
+def family_slots(schema: Schema) -> list[tuple[str, Family]]:
+    """The schema's editable families with their roles."""
+    lay = schema.layout
+    out: list[tuple[str, Family]] = []
+    if isinstance(lay, Wide):
+        pairs = list(lay.families_)
+        if not pairs:
+            ms = schema.shape.measures if schema.shape is not None else ()
+            pairs = [(m, lay.family_of(m)) for m in ms]
+        out += [(f"measure:{m}", f) for m, f in pairs]
+    elif hasattr(lay, "family"):
+        out.append(("layout", lay.family))
+    if schema.aggregates is not None:
+        out.append(("aggregates", schema.aggregates.family))
+    return out
+
+
+def _edit_family(fam: Family, edit: FamilyEdit) -> Family:
+    name = edit.name.strip()
+    if not name:
+        raise SchemaError(f"The {edit.role} family needs a name (short but meaningful, G01).")
+    gc = fam.gc if _gc_parts(fam.gc) == (edit.max_age_days, edit.max_versions) else \
+        gc_rule(edit.max_age_days, edit.max_versions)
+    return replace(fam, name=name, gc=gc)
+
+
+# ----------------------------------------------------------------------------- state <-> schema
+
+
+def state_from_schema(schema: Schema) -> DesignState:
+    """Read the designer's knobs off a schema."""
+    key = schema.key
+    t = _main_time(key)
+    b = _bucket_seg(key)
+    salt = next((s for s in key.segments if isinstance(s, Salt)), None)
+    lay = schema.layout
+    if isinstance(lay, Serialized):
+        layout = LAYOUT_JSON if lay.format == "json" else LAYOUT_PROTOBUF
+    elif type(lay) is Tall:
+        layout = LAYOUT_CELLS
+    else:
+        layout = lay.label
+    if isinstance(b, BaseTimestamp):
+        bucket = f"2^{b.bits} ms"
+    else:
+        bucket = b.precision if b is not None else None
+    return DesignState(
+        segments=segment_labels(key),
+        precision=(t.precision if t is not None else None),
+        reversed=isinstance(t, ReversedTimestamp),
+        salt_buckets=salt.n if salt is not None else 1,
+        bucket=bucket,
+        layout=layout,
+        families=tuple(FamilyEdit(role, f.name, *_gc_parts(f.gc)) for role, f in family_slots(schema)),
+    )
+
+
+def applicable(schema: Schema) -> Applicable:
+    """Which knobs the schema has (the designer disables the others)."""
+    key = schema.key
+    t = _main_time(key)
+    lay = schema.layout
+    switch = (type(lay) is Tall or isinstance(lay, Serialized)) and key.metric is None
+    reversed_now = isinstance(t, ReversedTimestamp)
+    return Applicable(
+        precision=t is not None,
+        precisions=REVERSIBLE if reversed_now else PRECISIONS,
+        reversed=t is not None,
+        salt=bool(key.time_segments) or bool(key.columns()),
+        bucket=_bucket_seg(key) is not None,
+        layout=switch,
+        layouts=SWITCHABLE_LAYOUTS if switch else (state_from_schema(schema).layout,),
+    )
+
+
+def bucket_choices(schema: Schema) -> tuple[str, ...]:
+    b = _bucket_seg(schema.key)
+    if isinstance(b, BaseTimestamp):
+        return tuple(f"2^{n} ms" for n in (24, 28, 30, 32, 34))
+    return BUCKETS
+
+
+def _time_segment(old: Segment, state: DesignState) -> Segment:
+    prec = state.precision or getattr(old, "precision", "second")
+    if state.reversed:
+        if prec not in REVERSIBLE:
+            raise SchemaError(f"A reversed timestamp counts down in seconds, ms or µs; precision {prec!r} "
+                              f"cannot be reversed (G09). Choose one of {', '.join(REVERSIBLE)}.")
+        unit = _UNIT[prec]
+        if isinstance(old, ReversedTimestamp) and old.unit == unit:
+            return old
+        width = _REVERSED_DIGITS[unit]
+        return ReversedTimestamp(unit, 10 ** width - 1, width)
+    if isinstance(old, Timestamp) and old.precision == prec:
+        return old
+    fmt = getattr(old, "fmt", None)
+    if fmt and fmt.startswith("epoch_"):
+        fmt = {"second": "epoch_s", "ms": "epoch_ms", "us": "epoch_us"}.get(prec)
+    else:
+        fmt = None
+    return Timestamp(prec, fmt)
+
+
+def _bucket_segment(old: Segment, state: DesignState) -> Segment:
+    if state.bucket is None:
+        return old
+    if isinstance(old, BaseTimestamp):
+        bits = int(state.bucket.split("^")[1].split()[0])
+        return old if old.bits == bits else BaseTimestamp(bits)
+    if old.precision == state.bucket:
+        return old
+    return TimeBucket(state.bucket)
+
+
+def _layout(schema: Schema, base: Schema, state: DesignState):
+    lay = schema.layout
+    if state.layout not in SWITCHABLE_LAYOUTS or state.layout == state_from_schema(schema).layout:
+        return lay
+    if not applicable(schema).layout:
+        raise SchemaError(f"The layout of {schema.name!r} ({lay.label}) cannot be switched to {state.layout}.")
+    family = lay.family
+    if state.layout == LAYOUT_CELLS:
+        return replace(base.layout, family=family) if type(base.layout) is Tall else Tall(family)
+    return Serialized("json" if state.layout == LAYOUT_JSON else "protobuf", family)
+
+
+def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
+    """Apply the designer's edits to ``base`` (raises SchemaError naming what cannot be done).
+
+    Segment labels come from :func:`segment_labels` of ``base.key``; ``"salt"`` may be added
+    (salting any key, G08) or removed by the salt count; a label left out drops that segment.
+    """
+    key = base.key
+    by_label = dict(zip(segment_labels(key), key.segments))
+    order = [s for s in state.segments if s != SALT or state.salt_buckets > 1]
+    if state.salt_buckets > 1 and SALT not in order:
+        order.insert(0, SALT)
+    unknown = [s for s in order if s not in by_label and s != SALT]
+    if unknown:
+        raise SchemaError(f"Unknown key segment {unknown[0]!r}; this design's segments are "
+                          f"{', '.join(by_label)} (and 'salt').")
+    if not order:
+        raise SchemaError("The row key needs at least one segment.")
+    segs: list[Segment] = []
+    for lab in order:
+        if lab == SALT:
+            old = by_label.get(SALT)
+            if old is not None:
+                of = old.of
+            elif key.time_segments:
+                of = ("time",)
+            else:
+                of = tuple(c for c in key.columns()[:1]) or ("time",)
+            segs.append(Salt(int(state.salt_buckets), of))
+            continue
+        seg = by_label[lab]
+        if lab == TIME:
+            seg = _time_segment(seg, state)
+        elif lab == BUCKET:
+            seg = _bucket_segment(seg, state)
+        segs.append(seg)
+    new_key = replace(key, segments=tuple(segs))
+    schema = replace(base, key=new_key)
+    if isinstance(schema.layout, HeroicOffsets):
+        b = _bucket_seg(new_key)
+        if isinstance(b, BaseTimestamp) and b.bits != schema.layout.bits:
+            schema = replace(schema, layout=replace(schema.layout, bits=b.bits))
+    schema = replace(schema, layout=_layout(schema, base, state))
+    # families: by role, in the order family_slots lists them
+    edits = {e.role: e for e in state.families}
+    lay = schema.layout
+    if isinstance(lay, Wide):
+        pairs = []
+        for role, fam in family_slots(schema):
+            if role.startswith("measure:"):
+                e = edits.get(role)
+                pairs.append((role.split(":", 1)[1], _edit_family(fam, e) if e else fam))
+        if pairs:
+            lay = replace(lay, families_=tuple(pairs))
+    elif hasattr(lay, "family") and "layout" in edits:
+        lay = replace(lay, family=_edit_family(lay.family, edits["layout"]))
+    schema = replace(schema, layout=lay)
+    if schema.aggregates is not None and "aggregates" in edits:
+        schema = replace(schema, aggregates=replace(schema.aggregates,
+                                                    family=_edit_family(schema.aggregates.family,
+                                                                        edits["aggregates"])))
+    if schema != base:
+        schema = replace(schema, name=describe_changes(base, schema))
+    return schema
+
+
+def describe_changes(base: Schema, schema: Schema) -> str:
+    """What the edits changed, for the design's name shown in comparisons."""
+    if schema == base:
+        return base.name
+    a, b = state_from_schema(base), state_from_schema(schema)
+    parts = []
+    if a.segments != b.segments:
+        parts.append("key " + "#".join(b.segments))
+    if a.precision != b.precision:
+        parts.append(f"{b.precision}")
+    if a.reversed != b.reversed:
+        parts.append("reversed" if b.reversed else "not reversed")
+    if a.salt_buckets != b.salt_buckets:
+        parts.append(f"salt {b.salt_buckets}")
+    if a.bucket != b.bucket:
+        parts.append(f"bucket {b.bucket}")
+    if a.layout != b.layout:
+        parts.append(b.layout.split(" (")[0])
+    if a.families != b.families:
+        parts.append("families " + ",".join(f.name for f in b.families))
+    return f"{base.name}: " + ", ".join(parts) if parts else base.name
+
+
+__all__ = ["DesignState", "FamilyEdit", "Applicable", "segment_label", "segment_labels", "state_from_schema",
+           "designer_state_to_schema", "applicable", "bucket_choices", "family_slots", "gc_rule",
+           "describe_changes", "SWITCHABLE_LAYOUTS", "SALT", "TIME", "BUCKET", "REVERSIBLE"]
