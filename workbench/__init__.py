@@ -60,6 +60,10 @@ _EXPORTS: dict[str, str] = {
     "Family": "workbench.schema",
     "Tall": "workbench.schema",
     "NewCells": "workbench.schema",
+    # families by retention / access tier with their own GC, pre-aggregated rows (notebook 03: G18, G30)
+    "Aggregates": "workbench.schema",
+    "max_age": "workbench.schema",
+    "max_versions": "workbench.schema",
     "loss_report": "workbench.schema",
     # Bigtable
     "Emulator": "workbench.bigtable.emulator",
