@@ -157,8 +157,11 @@ def node_seconds(plan: ReadPlan, result: PlanResult, settings: Settings = DEFAUL
 
 
 def _measured_get(m: Any, name: str) -> Any:
+    """A figure from a mapping, a ReadResult, or a QueryRun (``TableHandle.run``) via its ``result``."""
     if isinstance(m, Mapping):
         return m.get(name)
+    if not hasattr(m, name) and hasattr(m, "result"):
+        m = m.result
     return getattr(m, name, None)
 
 

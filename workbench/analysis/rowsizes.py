@@ -142,18 +142,33 @@ def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: st
                     schema_name=schema_name)
 
 
+_PRECISION_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86_400.0, "week": 7 * 86_400.0,
+                      "month": 30.436875 * 86_400.0}
+
+
+def _width_seconds(w: Any) -> float:
+    """A bucket width in seconds: a precision name ("hour", "week"…), a Timedelta/offset string, or seconds."""
+    if isinstance(w, (int, float)):
+        return float(w)
+    if isinstance(w, str) and w in _PRECISION_SECONDS:
+        return _PRECISION_SECONDS[w]
+    return pd.Timedelta(w).total_seconds()
+
+
 def bucket_width_sweep(ds: Any, make_schema: Callable[[Any], Any], widths: Iterable[Any]) -> pd.DataFrame:
     """Build the design at each bucket width and measure its rows: size grows linearly with width (G02, G12).
 
-    ``make_schema(width)`` returns a schema for one bucket width (e.g. a
-    ``pd.Timedelta``); the table has one row per width with the median and
+    ``make_schema(width)`` returns a schema for one bucket width (a precision
+    name such as ``"hour"``, a ``pd.Timedelta`` or seconds), e.g.
+    ``lambda w: wb.preset("weather_balloons", "bucket_new_columns", bucket=w)``;
+    the table has one row per width with the median and
     largest row's bytes and cells.
     """
     recs = []
     for w in widths:
         idx = CellIndex.build(make_schema(w).to_cells(ds))
         rb, rc = idx.row_bytes(), idx.row_cells()
-        width_s = pd.Timedelta(w).total_seconds() if not isinstance(w, (int, float)) else float(w)
+        width_s = _width_seconds(w)
         recs.append({"width": w, "width_s": width_s, "rows": idx.n_rows,
                      "median_row_bytes": float(np.median(rb)), "max_row_bytes": int(rb.max()),
                      "median_row_cells": float(np.median(rc)), "max_row_cells": int(rc.max()),
