@@ -116,10 +116,16 @@ class CellIndex:
             tmap = np.array([tab_u.setdefault(t, len(tab_u)) for t in tuniq], dtype=np.int32)
             rk = f["row_key"].to_numpy(dtype=object)
             if len(tuniq) > 1:  # a row is (table, key): keys of different tables are distinct rows
-                mi = pd.MultiIndex.from_arrays([tmap[tcode_local], rk])
-                kcode, kuniq_mi = pd.factorize(mi)
-                kt = kuniq_mi.get_level_values(0).to_numpy(dtype=np.int32)
-                kuniq = kuniq_mi.get_level_values(1).to_numpy(dtype=object)
+                kcode = np.empty(len(rk), dtype=np.int64)
+                ku_parts, kt_parts, off = [], [], 0
+                for ti in range(len(tuniq)):
+                    m = tcode_local == ti
+                    kc, ku = pd.factorize(rk[m])
+                    kcode[m] = kc + off
+                    off += len(ku)
+                    ku_parts.append(np.asarray(ku, dtype=object))
+                    kt_parts.append(np.full(len(ku), tmap[ti], dtype=np.int32))
+                kuniq, kt = np.concatenate(ku_parts), np.concatenate(kt_parts)
             else:
                 kcode, kuniq = pd.factorize(rk)
                 kt = np.full(len(kuniq), tmap[0], dtype=np.int32)
