@@ -1,0 +1,53 @@
+"""The schema advisor: what is wrong with a design, why, measured on your data, and a better schema.
+
+    advice = wb.advise(ds, schema)       # Advice: a list of Finding, worst first
+    advice.problems                      # errors and warnings
+    advice[0].suggestion                 # a better Schema, ready to apply (or None)
+
+Each rule is a small function in :mod:`workbench.advisor.rules` (registered in
+``RULES``) citing guideline IDs G01–G31; the evidence comes from the schema
+engine (limits, collisions) and the analysis (hotspots, row sizes, query costs).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+from ..analysis import Settings
+from ..errors import WorkbenchError
+from .context import Context
+from .findings import SEVERITIES, Advice, Finding
+from .rules import RULES, Rule, pii_kind
+
+
+def advise(ds: Any, schema: Any, *, settings: Settings | None = None, nodes: int | None = None,
+           rules: Iterable[str] | None = None) -> Advice:
+    """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
+
+    ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names."""
+    from ..schema import Schema
+    if not isinstance(schema, Schema):
+        raise WorkbenchError(f"advise() needs a workbench Schema, got {type(schema).__name__}; "
+                             "build one with wb.preset(dataset, pattern) or wb.Schema(...).")
+    known = [r.name for r in RULES]
+    if rules is not None:
+        rules = list(rules)
+        bad = [r for r in rules if r not in known]
+        if bad:
+            raise WorkbenchError(f"Unknown advisor rule(s) {bad}; rules: {', '.join(known)}.")
+    t0 = time.perf_counter()
+    ctx = Context.build(ds, schema, settings=settings, nodes=nodes)
+    found: list[Finding] = []
+    for r in RULES:
+        if rules is None or r.name in rules:
+            found += r(ctx)
+    return Advice(found, dataset=getattr(ds, "name", "dataset"), schema=schema.name,
+                  elapsed_ms=(time.perf_counter() - t0) * 1e3)
+
+
+def rule_names() -> list[str]:
+    return [r.name for r in RULES]
+
+
+__all__ = ["advise", "Advice", "Finding", "RULES", "Rule", "SEVERITIES", "rule_names", "pii_kind"]

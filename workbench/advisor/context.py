@@ -1,0 +1,90 @@
+"""What every rule looks at: the design's cells, what they lost, and the analysis of them.
+
+Built once per ``advise`` call. The cells come from ``schema.to_cells(ds,
+accept_loss=True)``, so a design that collides (G31) or rounds times is still
+analysed — its loss report is the evidence. A hard Cloud Bigtable limit
+(``LimitError``, G10/G19/G20) leaves no cells; rules that need them stay silent and
+the limit rule reports the error.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..analysis import Analysis, Settings, analyze
+from ..analysis.settings import DEFAULT
+from ..cells import CellFrame
+from ..errors import LimitError
+from ..schema import LossReport, RowKey, Schema, loss_report
+from ..schema import findings as limit_findings
+
+
+@dataclass
+class Context:
+    ds: Any
+    schema: Schema
+    settings: Settings = DEFAULT
+    nodes: int | None = None
+    cells: CellFrame | None = None
+    loss: LossReport = field(default_factory=LossReport)
+    limit_error: LimitError | None = None
+
+    @classmethod
+    def build(cls, ds: Any, schema: Schema, *, settings: Settings | None = None, nodes: int | None = None) -> "Context":
+        c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # advisory limits become findings, not warnings
+                c.cells = schema.to_cells(ds, accept_loss=True)
+            c.loss = loss_report(c.cells)
+        except LimitError as e:
+            c.limit_error = e
+        return c
+
+    @cached_property
+    def analysis(self) -> Analysis | None:
+        if self.cells is None or len(self.cells.frame) == 0:
+            return None
+        return analyze(self.ds, self.schema, cells=self.cells, settings=self.settings, nodes=self.nodes)
+
+    @cached_property
+    def table_families(self) -> dict:
+        """Families per logical table, with the dataset's measures known (Wide layouts need them)."""
+        return self.schema.bind(self.ds).table_families()
+
+    @property
+    def tables(self) -> list[tuple[str, RowKey]]:
+        return self.schema.all_tables()
+
+    @property
+    def limit_findings(self) -> tuple:
+        return limit_findings(self.cells) if self.cells is not None else ()
+
+    @cached_property
+    def cell_bytes(self) -> np.ndarray:
+        """Bytes of each cell as the size model counts them: key + family + qualifier + 8 + value."""
+        f = self.cells.frame
+        return (f["row_key"].str.len().to_numpy() + f["family"].str.len().to_numpy()
+                + f["qualifier"].str.len().to_numpy() + 8 + np.fromiter((len(v) for v in f["value"]), np.int64, len(f)))
+
+    @cached_property
+    def raw_mask(self) -> np.ndarray:
+        """Cells that are events (not pre-aggregated summary rows)."""
+        f = self.cells.frame
+        if self.schema.aggregates is None:
+            return np.ones(len(f), dtype=bool)
+        lead = self.schema.aggregates.lead(self.schema.key.delimiter) + self.schema.key.delimiter
+        return ~f["row_key"].str.startswith(lead).to_numpy()
+
+    def weight(self, query: str) -> float:
+        return next((q.weight for q in self.ds.queries if q.name == query), 1.0)
+
+    def example_keys(self, table: str, n: int = 2) -> list[str]:
+        f = self.cells.frame
+        return list(pd.unique(f.loc[f["table"] == table, "row_key"])[:n]) if self.cells is not None else []
