@@ -2,7 +2,7 @@
 
 The logic lives in plain functions: :mod:`.state` (designer knobs ↔ Schema),
 :mod:`._render` (figures and panels for a design), :mod:`.model` (cached datasets,
-analyses and figures); :mod:`.designer` only wires widgets to them.
+analyses and figures); :mod:`.app` (the ``Designer`` class) only wires widgets to them.
 """
 
 from __future__ import annotations
@@ -12,9 +12,16 @@ from typing import Any
 
 def designer(ds: Any = None, schema: Any = None, **kwargs: Any):
     """The schema designer for ``ds`` (a Dataset or a dataset name; default: the first sample dataset)."""
-    from .designer import Designer
+    from .app import Designer
 
     return Designer(ds, schema, **kwargs)
 
 
-__all__ = ["designer"]
+def __getattr__(name: str) -> Any:
+    if name == "Designer":
+        from .app import Designer
+        return Designer
+    raise AttributeError(name)
+
+
+__all__ = ["designer", "Designer"]

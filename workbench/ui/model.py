@@ -11,7 +11,6 @@ figure is drawn once per (analysis, picture).
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
@@ -98,15 +97,12 @@ class Workspace:
         return self._figures.get_or(key, lambda: (a, figure_png(a, which, **opts)))[1]
 
     # -- advice -----------------------------------------------------------------------------
-    def advice(self, ds: Any, schema: Any, analysis: Analysis | None = None) -> list[Any]:
-        """``wb.advise(ds, schema)`` findings (cached); the analysis is passed on when advise accepts it."""
+    def advice(self, ds: Any, schema: Any, nodes: int | None = None) -> list[Any]:
+        """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size)."""
         def make() -> list[Any]:
             from ..advisor import advise
-            kwargs = {}
-            if analysis is not None and "analysis" in inspect.signature(advise).parameters:
-                kwargs["analysis"] = analysis
-            return list(advise(ds, schema, **kwargs))
-        return self._advice.get_or((id(ds), schema), lambda: (ds, make()))[1]
+            return list(advise(ds, schema, nodes=nodes))
+        return self._advice.get_or((id(ds), schema, nodes), lambda: (ds, make()))[1]
 
     def clear(self) -> None:
         self._analyses.clear()

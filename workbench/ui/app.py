@@ -48,7 +48,7 @@ def _lay(**kw: Any) -> W.Layout:
 
 def _finding_fields(f: Any) -> dict[str, Any]:
     """The parts of an advisor finding the panel shows (tolerant of field names)."""
-    gid = getattr(f, "guideline", None) or getattr(f, "id", None) or ""
+    gid = getattr(f, "ids", None) or getattr(f, "guideline", None) or ""
     msg = (getattr(f, "message", None) or getattr(f, "title", None) or getattr(f, "summary", None) or str(f))
     return {"guideline": str(gid), "severity": str(getattr(f, "severity", "") or ""), "message": str(msg),
             "evidence": str(getattr(f, "evidence", "") or ""), "suggestion": getattr(f, "suggestion", None)}
@@ -70,18 +70,26 @@ def cbt_commands(schema: Any, ds: Any = None) -> str:
     return str(getattr(out, "text", out))
 
 
+def table_id_for(ds: Any, schema: Any) -> str:
+    """A readable, valid table ID per design: ``<dataset>-<design>-<hash>`` (edited designs differ by hash)."""
+    import hashlib
+    from ..bigtable.admin import default_table_id
+    digest = hashlib.sha1(repr(schema).encode()).hexdigest()[:8]
+    return f"{default_table_id(getattr(ds, 'name', 'data'), getattr(schema, 'name', 'design'))[:31]}-{digest}"
+
+
 def write_to_emulator(ds: Any, schema: Any, *, emulator: Any = None, progress: bool = True) -> tuple[Any, Any]:
-    """Create the design's table(s) in the emulator, write ``ds``, verify: (TableHandle, verification)."""
-    try:
-        from ..bigtable import io as _io  # noqa: F401
-    except ImportError:
-        raise WorkbenchError("Writing to the emulator is not available yet (workbench.bigtable.io is being "
-                             "written); everything else in the designer works.") from None
+    """Create the design's table(s) in the emulator, write ``ds`` with a progress bar, read back and
+    verify: (TableHandle, VerifyReport). The tables are dropped by ``wb.cleanup()``."""
+    from ..setup import register_table
     if emulator is None:
         from ..setup import emulator as _emulator
         emulator = _emulator()
-    table = emulator.load(ds, schema, progress=progress)
-    return table, table.verify()
+    table = emulator.load(ds, schema, table_id=table_id_for(ds, schema), progress=progress)
+    for physical in getattr(table, "tables", {}).values():
+        register_table(physical)
+    verification = getattr(table, "verification", None) or table.verify()
+    return table, verification
 
 
 class Designer(W.VBox):
@@ -461,7 +469,8 @@ class Designer(W.VBox):
             a = self.ws.analysis(self.ds, schema, nodes=int(self.controls.nodes.value))
         except WorkbenchError as exc:
             self._fail(exc)
-            self.headline.value = R.note_html("The figures below still show the last design that worked.")
+            self.headline.value = (R.note_html("The figures below still show the last design that worked.", "bad")
+                                   + (R.headline_html(self.analysis) if self.analysis is not None else ""))
             return
         t1 = time.perf_counter()
         self.schema, self.analysis, self.error = schema, a, None
@@ -510,8 +519,8 @@ class Designer(W.VBox):
     def _render_advisor(self) -> None:
         c = self.controls
         try:
-            self.findings = self.ws.advice(self.ds, self.schema, self.analysis)
-        except ImportError:
+            self.findings = self.ws.advice(self.ds, self.schema, int(self.controls.nodes.value))
+        except ImportError:  # pragma: no cover - the advisor ships with the package
             self.advisor_panel.children = [W.HTML(R.note_html("The advisor is not available yet "
                                                               "(workbench.advisor is being written)."))]
             return
@@ -522,11 +531,9 @@ class Designer(W.VBox):
                                            "good")))
         for f in self.findings:
             ff = _finding_fields(f)
-            sev = html.escape(ff["severity"])
-            text = (f"<b>{html.escape(ff['guideline'])}</b> <span class='{'bad' if sev in ('error', 'warning', 'high') else ''}'>"
-                    f"{sev}</span> {html.escape(ff['message'])}"
-                    + (f"<br><small>{html.escape(ff['evidence'])}</small>" if ff["evidence"] else ""))
-            item: list[W.Widget] = [W.HTML(R._box(text), layout=_lay(flex="1 1 auto"))]
+            text = f._repr_html_() if hasattr(f, "_repr_html_") else R._box(
+                f"<b>{html.escape(ff['guideline'])}</b> {html.escape(ff['severity'])} {html.escape(ff['message'])}")
+            item: list[W.Widget] = [W.HTML(text, layout=_lay(flex="1 1 auto"))]
             if ff["suggestion"] is not None:
                 b = W.Button(description="Apply suggestion", icon="magic", button_style="info",
                              tooltip=f"Switch to {getattr(ff['suggestion'], 'name', 'the suggested design')}")
