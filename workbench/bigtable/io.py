@@ -230,6 +230,16 @@ class TableHandle:
                                          elapsed_s=time.perf_counter() - t0)
         return self.verification
 
+    def drop_prefix(self, prefix: str, *, confirm: str | None = None) -> None:
+        """Delete every row whose key starts with ``prefix`` (one DropRowRange per table): how a
+        tenant or a dataset stored under its own key prefix leaves a shared table (G25, G17).
+        On a real instance ``confirm`` must repeat the main table ID."""
+        if not prefix:
+            raise WriteError("drop_prefix needs a non-empty key prefix; use drop() to delete the whole table.")
+        self.conn.check_delete_allowed(self.table_id, confirm)
+        for physical in self.tables.values():
+            admin.truncate_table(self.conn, physical, confirm=physical, row_key_prefix=prefix)
+
     def drop(self, *, confirm: str | None = None) -> None:
         """Delete the table(s). On a real instance ``confirm`` must repeat the main table ID."""
         self.conn.check_delete_allowed(self.table_id, confirm)
