@@ -1,0 +1,99 @@
+"""How long a designer widget change takes to update what is shown, on workshop-size data.
+
+Drives the widgets from Python (set a control's value; the observers run
+synchronously, so the time until the call returns is the time until every
+visible output — headline numbers and the open tab's figure — is updated) and
+compares with a baseline measured in the same run on the same data: plain
+``analyze(ds, schema)`` plus drawing the same one figure, with no widgets and
+no cache.
+
+    .venv/bin/python bench/bench_widgets.py [dataset] [--repeat N]
+
+Kinds of change:
+* display  – the heat map's writes/reads toggle (no new analysis);
+* revisit  – back to a design already seen (cached analysis and figure);
+* nodes    – the model's cluster size (key model re-run on the cached cells);
+* new      – a design not seen yet (analysis + figure), the worst case.
+Target (issue 7): under 250 ms per change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import workbench as wb  # noqa: E402
+from workbench.analysis import analyze  # noqa: E402
+from workbench.ui._render import figure_png  # noqa: E402
+from workbench.ui.app import TABS  # noqa: E402
+from workbench.ui.gallery import schema_for  # noqa: E402
+from workbench.ui.model import Workspace  # noqa: E402
+
+BUDGET_MS = 250.0
+
+
+def _ms(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dataset", nargs="?", default="fx_prices")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--tab", default="heatmap", choices=TABS[:5])
+    args = ap.parse_args(argv)
+
+    ws = Workspace()
+    ds = ws.dataset(args.dataset, "workshop")
+    d = wb.designer(ds, workspace=ws)
+    d.tabs.selected_index = TABS.index(args.tab)
+    c = d.controls
+    patterns = list(c.pattern.options)
+    print(f"{args.dataset}: {len(ds):,} events (workshop); open tab: {args.tab}; patterns: {', '.join(patterns)}")
+
+    # baseline: the same work without widgets or caches, on the same data
+    base = []
+    for p in patterns:
+        s = schema_for(ds, p)
+        try:
+            base.append(_ms(lambda: figure_png(analyze(ds, s), args.tab)))
+        except wb.WorkbenchError:
+            pass
+    base_ms = statistics.median(base)
+
+    results: dict[str, list[float]] = {"display": [], "revisit": [], "nodes": [], "new": []}
+    for rep in range(args.repeat):
+        ws.clear()  # every repeat starts cold: "new" is really new
+        for p in patterns:
+            results["new"].append(_ms(lambda: setattr(c.pattern, "value", p)))
+            if d.error is not None:  # a design that cannot be stored (e.g. collisions): shown, not timed
+                results["new"].pop()
+        for p in patterns:
+            t = _ms(lambda: setattr(c.pattern, "value", p))
+            if d.error is None:
+                results["revisit"].append(t)
+        for what in ("reads", "writes"):
+            results["display"].append(_ms(lambda: setattr(c.heatmap_what, "value", what)))
+        for n in (5, 3):
+            results["nodes"].append(_ms(lambda: setattr(c.nodes, "value", n)))
+
+    print(f"baseline (analyze + draw {args.tab}, no widgets): median {base_ms:,.0f} ms over {len(base)} designs")
+    print(f"{'change':<9} {'median ms':>10} {'p90 ms':>8} {'ratio vs baseline':>18} {'≤ 250 ms':>9}")
+    for k, v in results.items():
+        v = sorted(v)
+        med = statistics.median(v)
+        p90 = v[min(len(v) - 1, int(round(0.9 * (len(v) - 1))))]
+        print(f"{k:<9} {med:>10,.0f} {p90:>8,.0f} {med / base_ms:>17.2f}× {'yes' if med <= BUDGET_MS else 'NO':>9}")
+    print(f"cache: {ws.hits} hits, {ws.misses} misses")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
