@@ -305,9 +305,13 @@ class Emulator:
 
     def load(self, dataset: Any, schema: Any, **kwargs: Any) -> Any:
         """Create the schema's table(s), write the dataset and verify it: see ``bigtable.io.load``."""
+        from ..setup import register_table
         from .io import load
 
-        return load(self.connection(), dataset, schema, **kwargs)
+        handle = load(self.connection(), dataset, schema, **kwargs)
+        for table_id in handle.table_ids:  # so a notebook's wb.cleanup() drops what it created
+            register_table(table_id)
+        return handle
 
     def __repr__(self) -> str:
         state = "running" if self.host and self.alive() else "stopped"
