@@ -37,9 +37,15 @@ def workshop(dataset: str) -> list[dict]:
 
     ds = wb.load_dataset(dataset, size="workshop")
     out = []
+    from workbench.errors import SchemaError
+
     for pattern in wb.pattern_names(dataset):
         schema = wb.preset(dataset, pattern)
-        cells = schema.to_cells(ds)
+        try:
+            cells = schema.to_cells(ds)
+        except SchemaError as e:  # presets that teach a failure (e.g. key collisions, G31)
+            out.append({"pattern": pattern, "error": str(e).splitlines()[0][:90]})
+            continue
         to_cells_ms = _best_ms(lambda: schema.to_cells(ds), repeat=3)
         analyze(ds, schema, cells=cells)  # warm caches / imports
         analyze_ms = _best_ms(lambda: analyze(ds, schema, cells=cells))
@@ -76,7 +82,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dataset", default="game_scores")
     ap.add_argument("--big-dataset", default="energy_meters")
-    ap.add_argument("--big-pattern", default=None)
+    ap.add_argument("--big-pattern", default="sequential_id")
     ap.add_argument("--big-events", type=int, default=10_000_000)
     ap.add_argument("--skip-big", action="store_true")
     ap.add_argument("--child-big", action="store_true", help=argparse.SUPPRESS)
@@ -88,11 +94,14 @@ def main() -> None:
     print(f"== all analyses of one schema, {args.dataset} (workshop size) ==")
     rows = workshop(args.dataset)
     for r in rows:
+        if "error" in r:
+            print(f"{r['pattern']:<28} cannot build its cells (by design): {r['error']}")
+            continue
         print(f"{r['pattern']:<28} {r['events']:>7,} events {r['cells']:>8,} cells  analyze {r['analyze_ms']:7.1f} ms"
               f"  | to_cells {r['to_cells_ms']:7.1f} ms (ratio {r['analyze_ms'] / r['to_cells_ms']:.2f})"
               f"  | ReadPlan.evaluate × queries {r['naive_query_model_ms']:7.1f} ms"
               f" (ratio {r['analyze_ms'] / r['naive_query_model_ms']:.2f})  {r['breakdown_ms']}")
-    worst = max(r["analyze_ms"] for r in rows)
+    worst = max(r["analyze_ms"] for r in rows if "error" not in r)
     print(f"worst preset: {worst:.1f} ms (target < 250 ms): {'OK' if worst < 250 else 'OVER'}")
 
     if not args.skip_big:
