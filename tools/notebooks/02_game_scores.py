@@ -161,15 +161,22 @@ spread.table[["hotspot_factor", "bytes_per_event", "max_row_cells"]].round(2)
     md("""
 ## Personal data in row keys (G26)
 
-Player names are personal data. Row keys and family names appear in logs, monitoring, Key
-Visualizer and support cases, and cannot be encrypted or deleted cell by cell. The advisor flags
-segments that look like people; a stable pseudonymous player ID in the key is the usual fix.
+Row keys and family names show up in logs, monitoring, Key Visualizer and split points, where nobody
+can delete them later: personal data does not belong there. The advisor checks
+key values mechanically for what it can recognise — e-mail addresses and phone numbers. Suppose the
+game identified players by their e-mail address instead of a nickname (same events, plain pandas):
 """),
     code("""
-advice = wb.advise(ds, by_player)
+emails = ds.frame.assign(player=ds.frame["player"].str.lower() + "@example.com")
+email_ds = wb.from_dataframe(emails, entity=["game", "player"], time="time", measures=["win", "kda"],
+                             name="game_scores_by_email")
+advice = wb.advise(email_ds, by_player)
 advice
 """, "G26", "finding"),
     md("""
+The suggested fix is a hash of the address in the key, with the address itself in a cell (or better,
+in another system): the one case where an unreadable key segment is the point (compare G22 above).
+
 ## Exercise: serve both questions without filtering
 
 Pick a design from the gallery so that **both** `corrie_lol_march` and `lol_march` scan at most
@@ -197,7 +204,8 @@ wb.check(worst <= 1.5,
 * A row per measure split each game into two rows and doubled the scans for a query needing both (G11).
 * Descriptive family and qualifier names raised the bytes per event; the paper's short names keep them down (G01).
 * Hashing the player did not spread writes any better here, cost bytes and made keys unreadable (G22);
-  player names in keys are personal data (G26).
+  with players keyed by e-mail address the advisor raised a personal-data warning and suggested exactly
+  such a hash (G26).
 """, "summary"),
     md("""
 ## Cleanup
