@@ -79,6 +79,7 @@ _EXPORTS: dict[str, str] = {
     "analyze": "workbench.analysis",
     "compare": "workbench.analysis",
     "advise": "workbench.advisor",
+    "export": "workbench.advisor.export",
     "designer": "workbench.ui",
 }
 
