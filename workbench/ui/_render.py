@@ -62,7 +62,7 @@ def render_figures(ds: Any, schema: Any, *, which: tuple[str, ...] | None = None
 
 # ----------------------------------------------------------------------------- panels
 
-_CSS = ("<style>.wb-d table{border-collapse:collapse;font-size:13px}"
+_CSS = ("<style>.wb-d{line-height:1.35;font-size:13px}.wb-d table{border-collapse:collapse;font-size:13px}"
         ".wb-d td,.wb-d th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}"
         ".wb-d code{font-size:12.5px;word-break:break-all}.wb-d .bad{color:" + BAD + "}.wb-d .good{color:" + GOOD + "}"
         ".wb-d h4{margin:6px 0 4px 0}</style>")
@@ -84,8 +84,7 @@ def headline_html(a: Analysis) -> str:
         f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>busiest node takes "
         f"<b>{kd.mean_share:.0%}</b> of writes ({kd.hotspot_factor:.1f}× its fair share of "
         f"{kd.fair_share:.0%}, {kd.nodes} nodes)</td></tr>",
-        f"<tr><th>storage</th><td data-metric='bytes_per_event'>{cap.bytes_per_event:,.0f} B per event · "
-        f"{html.escape(cap.verdict())}</td></tr>",
+        f"<tr><th>storage</th><td data-metric='bytes_per_event'>{html.escape(cap.verdict())}</td></tr>",
         f"<tr><th>rows</th><td class='{row}' data-metric='max_row_bytes'>{html.escape(rs.verdict())}</td></tr>",
         "</table>",
     ]

@@ -40,6 +40,10 @@ TABS = ("heatmap", "nodes", "hotspot", "rowsizes", "queries", "advisor", "schema
 TAB_TITLES = {**{k: v[0] for k, v in R.FIGURES.items()}, "advisor": "Advisor", "schema": "Schema & cbt",
               "emulator": "Emulator", "compare": "Compare"}
 LEFT_WIDTH = "330px"
+# JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
+_STYLE = ("<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
+          ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important}"
+          ".wb-designer .widget-html-content{line-height:1.35}</style>")
 
 
 def _lay(**kw: Any) -> W.Layout:
@@ -124,9 +128,10 @@ class Designer(W.VBox):
     def _build(self, size: str, nodes: int) -> None:
         from ..datasets import dataset_names
         c = SimpleNamespace()
-        c.dataset = W.Dropdown(options=[*dataset_names(), CSV], description="dataset", layout=_lay(width="100%"))
-        c.size = W.ToggleButtons(options=SIZES, value=size if size in SIZES else "workshop", description="size",
-                                 style={"button_width": "72px"})
+        c.dataset = W.Dropdown(options=[*dataset_names(), CSV], description="dataset", style={"description_width": "100px"},
+                               layout=_lay(width="100%"))
+        c.size = W.ToggleButtons(options=SIZES, value=size if size in SIZES else "workshop",
+                                 style={"button_width": "72px"}, tooltips=["1k events", "5k events", "30k events"])
         # bring your own CSV
         c.csv_upload = W.FileUpload(accept=".csv", multiple=False, description="Upload CSV")
         c.csv_path = W.Text(placeholder="…or a path, e.g. ../datasets/energy_meters.csv", description="path",
@@ -142,7 +147,7 @@ class Designer(W.VBox):
                                c.csv_tz, c.csv_load, self.csv_status],
                               layout=_lay(display="none", border="1px solid #ddd", padding="4px"))
         # the design
-        c.pattern = W.Dropdown(description="design", layout=_lay(width="100%"))
+        c.pattern = W.Dropdown(description="design", style={"description_width": "100px"}, layout=_lay(width="100%"))
         c.segments = W.TagsInput(allow_duplicates=False, layout=_lay(width="100%"))
         c.precision = W.Dropdown(description="time precision", style={"description_width": "100px"},
                                  layout=_lay(width="100%"))
@@ -189,15 +194,19 @@ class Designer(W.VBox):
         self.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
 
         hint = W.HTML("<small>key segments: drag to reorder, × to drop, type to add back</small>")
-        left = W.VBox([W.HTML("<b>Data</b>"), c.dataset, c.size, self.csv_box,
+        left = W.VBox([W.HTML("<b>Data</b>"), c.dataset, W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
+                       self.csv_box,
                        W.HTML("<b>Design</b>"), c.pattern, W.HTML("row key segments"), c.segments, hint,
                        c.precision, c.reversed, c.salt_buckets, c.bucket, c.layout,
                        W.HTML("<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"),
                        self.families_box, W.HTML("<b>Model</b>"), c.nodes],
                       layout=_lay(width=LEFT_WIDTH, min_width=LEFT_WIDTH, padding="0 8px 0 0"))
-        right = W.VBox([self.headline, self.tabs], layout=_lay(flex="1 1 auto", min_width="0"))
+        right = W.VBox([self.headline], layout=_lay(flex="1 1 auto", min_width="0"))
         self.title = W.HTML()
-        self.children = [self.title, self.status, W.HBox([left, right], layout=_lay(width="100%")), self.log_out]
+        self.add_class("wb-designer")
+        # controls beside the numbers; the pictures get the full width below (readable at 1280 px)
+        self.children = [self.title, self.status, W.HBox([left, right], layout=_lay(width="100%")), self.tabs,
+                         self.log_out]
 
         # wiring: every callback runs inside the log Output
         c.dataset.observe(self._with_log(self._on_dataset), names="value")
@@ -402,11 +411,11 @@ class Designer(W.VBox):
         rows, c.families = [], []
         for e in edits:
             role = "aggregates" if e.role == "aggregates" else (e.role.split(":", 1)[1] if ":" in e.role else "data")
-            name = W.Text(value=e.name, description=role, style={"description_width": "70px"},
-                          layout=_lay(width="150px"))
-            age = W.BoundedIntText(value=e.max_age_days, min=0, max=36500, layout=_lay(width="80px"),
+            name = W.Text(value=e.name, description=role, style={"description_width": "60px"},
+                          layout=_lay(width="130px"))
+            age = W.BoundedIntText(value=e.max_age_days, min=0, max=36500, layout=_lay(width="78px"),
                                    tooltip="max age in days (0: none)")
-            vers = W.BoundedIntText(value=e.max_versions, min=0, max=10_000_000, layout=_lay(width="90px"),
+            vers = W.BoundedIntText(value=e.max_versions, min=0, max=10_000_000, layout=_lay(width="92px"),
                                     tooltip="max versions (0: none)")
             for w in (name, age, vers):
                 w.observe(self._with_log(self._on_control), names="value")
@@ -475,7 +484,7 @@ class Designer(W.VBox):
         t1 = time.perf_counter()
         self.schema, self.analysis, self.error = schema, a, None
         self.findings = []
-        self.title.value = (f"<h3 style='margin:4px 0'>Schema designer · {html.escape(self.ds.name)} "
+        self.title.value = _STYLE + (f"<h3 style='margin:4px 0'>Schema designer · {html.escape(self.ds.name)} "
                             f"({len(self.ds):,} events) · <code>{html.escape(schema.name)}</code></h3>")
         self.status.value = ""
         self.headline.value = R.headline_html(a)
@@ -574,7 +583,7 @@ class Designer(W.VBox):
         self.compare_out.outputs = ()
 
     def _render_compare(self) -> None:
-        from ..analysis import compare
+        from ..analysis.compare import compare  # the function (the package attribute can be the submodule)
         if self.pinned is None:
             self.compare_out.outputs = (R.html_bundle(R.note_html("Pin a design, change it, and compare the two "
                                                                   "here side by side.")),)
