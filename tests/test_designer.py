@@ -148,6 +148,8 @@ def test_segment_order_precision_and_families_drive_the_design(ws):
     _tab(d, "schema")
     assert "quotes gc: maxversions=1" in d.design_panel.value
     assert "data-example-key>" in d.design_panel.value
+    cbt = d.cbt_panel.value
+    assert "createtable" in cbt and "createfamily" in cbt and "setgcpolicy" in cbt and "quotes" in cbt
     assert c.bucket.disabled and not c.precision.disabled
 
 

@@ -60,18 +60,9 @@ def _finding_fields(f: Any) -> dict[str, Any]:
 
 def cbt_commands(schema: Any, ds: Any = None) -> str:
     """The ``cbt`` commands that create this design's table(s), families and GC rules (``wb.export``)."""
-    try:
-        from ..export import export
-    except ImportError:
-        return ("cbt export is not available yet (workbench.export is being written); "
-                "the table's families and GC rules are listed above.")
-    import inspect
-    params = inspect.signature(export).parameters
-    kwargs: dict[str, Any] = {}
-    if "format" in params:
-        kwargs["format"] = "cbt"
-    out = export(schema, **kwargs) if "ds" not in params and "dataset" not in params else export(schema, ds, **kwargs)
-    return str(getattr(out, "text", out))
+    from ..advisor.export import export
+    out = export(schema, ds, table_id=table_id_for(ds, schema) if ds is not None else None)
+    return out.cbt_script()
 
 
 def table_id_for(ds: Any, schema: Any) -> str:
@@ -512,8 +503,8 @@ class Designer(W.VBox):
             self._render_advisor()
         elif which == "schema":
             self.design_panel.value = R.design_html(self.ds, self.schema)
-            self.cbt_panel.value = R._box("<h4>cbt commands</h4><pre>" + html.escape(cbt_commands(self.schema, self.ds))
-                                          + "</pre>")
+            self.cbt_panel.value = R._box("<h4>cbt commands</h4><pre data-cbt>"
+                                          + html.escape(cbt_commands(self.schema, self.ds)) + "</pre>")
         elif which == "compare":
             self._render_compare()
         self._stale.discard(which)
