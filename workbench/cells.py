@@ -31,10 +31,19 @@ DEFAULT_TABLE = "main"
 
 
 def utf8_len(s: pd.Series) -> np.ndarray:
-    """Byte length of each string; character length when all of them are ASCII (the usual case)."""
+    """Byte length of each string; character length when all of them are ASCII (the usual case).
+
+    ``str.isascii`` is O(1) in CPython (a string knows its kind), so checking every value
+    through C-level ``map`` is cheaper than hashing them to find the distinct ones."""
     if len(s) == 0:
         return np.zeros(0, dtype=np.int64)
-    uniques = pd.unique(s.to_numpy())
+    values = s.to_numpy()
+    try:
+        if all(map(str.isascii, values)):
+            return np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    except TypeError:  # not all str: the general path below decides
+        pass
+    uniques = pd.unique(values)
     if all(u.isascii() for u in uniques):
         return s.str.len().to_numpy(dtype=np.int64)
     return s.map(lambda x: len(x.encode("utf-8"))).to_numpy(dtype=np.int64)

@@ -114,9 +114,78 @@ def decode_text(texts: pd.Series | np.ndarray, dtype: str | None) -> pd.Series:
 def _float_text(x: np.ndarray) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.float64)
     codes, uniq_bits = pd.factorize(x.view(np.int64))
-    texts = np.empty(len(uniq_bits), dtype=object)
-    texts[:] = list(map(repr, np.asarray(uniq_bits, dtype=np.int64).view(np.float64).tolist()))
-    return texts[codes]
+    return _float_reprs(np.asarray(uniq_bits, dtype=np.int64).view(np.float64), str)[codes]
+
+
+_P10 = [float(10 ** d) for d in range(16)]   # exact doubles (10**d < 2**53 · 2**d)
+_I10 = np.array([10 ** d for d in range(16)], dtype=np.int64)
+
+
+def _float_reprs(u: np.ndarray, kind: type, lengths: bool = False):
+    """``repr(x)`` of each float (as ``str`` or UTF-8 ``bytes``), vectorized where it provably agrees.
+
+    Python's repr is the shortest decimal that reads back as the same double, written
+    positionally for 1e-4 <= |x| < 1e16. For |x| in [1e-4, 1e15) the shortest decimal with
+    d fraction digits is found as r = rint(x·10^d), accepted when r / 10^d == x exactly
+    (IEEE division is correctly rounded, like float() parsing) and r < 10^15: below 10^15
+    the rounding error of x·10^d is < 0.25, so rint finds the round-tripping r if any
+    exists, and two d-digit candidates cannot both round-trip, so the first d that works
+    is repr's answer. Digits are then laid out per (sign, integer digits, d) group.
+    Everything else (0, ±0.0, nan, inf, tiny, huge, 16–17 significant digits) uses repr."""
+    u = np.asarray(u, dtype=np.float64)
+    n = len(u)
+    out = np.empty(n, dtype=object)
+    size = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return (out, size) if lengths else out
+    a = np.abs(u)
+    with np.errstate(invalid="ignore"):
+        pending = np.flatnonzero((a >= 1e-4) & (a < 1e15))
+    dec = np.full(n, -1, dtype=np.int64)
+    rr = np.zeros(n, dtype=np.int64)
+    for d in range(16):
+        if len(pending) == 0:
+            break
+        x = a[pending]
+        r = np.rint(x * _P10[d])
+        big = r >= 1e15
+        hit = (r / _P10[d] == x) & ~big
+        dec[pending[hit]] = d
+        rr[pending[hit]] = r[hit].astype(np.int64)
+        pending = pending[~(hit | big)]
+    done = dec >= 0
+    slow = np.flatnonzero(~done)
+    if len(slow):
+        texts = list(map(repr, u[slow].tolist()))
+        out[slow] = texts if kind is str else [t.encode() for t in texts]
+        size[slow] = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))  # ASCII
+    idx = np.flatnonzero(done)
+    if len(idx) == 0:
+        return (out, size) if lengths else out
+    d = dec[idx]
+    ip, fp = np.divmod(rr[idx], _I10[d])
+    n_int = 1 + np.searchsorted(_I10[1:], ip, side="right")
+    neg = (u[idx] < 0).astype(np.int64)
+    group = (neg * 32 + n_int) * 32 + d
+    order = np.argsort(group, kind="stable")
+    gs = group[order]
+    cuts = np.flatnonzero(np.diff(gs)) + 1
+    dtype = np.uint32 if kind is str else np.uint8
+    for sel in np.split(order, cuts):
+        g = int(group[sel[0]])
+        dd, ni, sg = g % 32, (g // 32) % 32, g // 1024
+        nf = max(dd, 1)
+        w = sg + ni + 1 + nf
+        m = np.empty((len(sel), w), dtype=dtype)
+        if sg:
+            m[:, 0] = 45  # "-"
+        m[:, sg:sg + ni] = _digit_matrix(ip[sel], ni, dtype)
+        m[:, sg + ni] = 46  # "."
+        m[:, sg + ni + 1:] = _digit_matrix(fp[sel], dd, dtype) if dd else 48
+        view = m.view(f"<U{w}" if kind is str else f"S{w}").ravel()
+        out[idx[sel]] = view.astype(object)
+        size[idx[sel]] = w
+    return (out, size) if lengths else out
 
 
 _JSON_SPECIAL = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
@@ -247,18 +316,52 @@ def digits(values: np.ndarray, width: int, what: str = "value") -> np.ndarray:
         bad = values[(values < 0) | (values >= 10 ** width)][0]
         raise SchemaError(f"{what} {bad} does not fit in {width} zero-padded digits (G21); "
                           "widen the segment.")
-    return np.char.zfill(values.astype(str), width).astype(object)
+    return _zero_padded(values, width)
+
+
+def _digit_matrix(v: np.ndarray, width: int, dtype: type = np.uint32) -> np.ndarray:
+    """Non-negative ints → an (n, width) matrix of ASCII digit codes, zero-padded on the left."""
+    out = np.empty((len(v), width), dtype=dtype)
+    rem = v.copy()
+    for j in range(width - 1, -1, -1):
+        out[:, j] = rem % 10 + 48
+        rem //= 10
+    return out
+
+
+def _zero_padded(values: np.ndarray, width: int) -> np.ndarray:
+    """Zero-padded text without per-value Python: digits are computed column by column into a
+    fixed-width unicode array, then turned into ``str`` objects once (same text as
+    ``str(v).zfill(width)``)."""
+    if len(values) == 0:
+        return np.asarray([], dtype=object)
+    if width < 1 or width > 19:  # 10**19 does not fit an int64 divisor; zfill(…, 0) keeps one digit
+        return np.char.zfill(values.astype(str), width).astype(object)
+    return _digit_matrix(values, width).view(f"<U{width}").ravel().astype(object)
 
 
 def format_time(t: np.ndarray, precision: str, fmt: str | None = None) -> np.ndarray:
     """Floor to ``precision`` and format: strftime-like (%Y%m%d%H%M%S, fractional digits appended
     for ms/us) or ``epoch_s`` / ``epoch_ms`` / ``epoch_us`` (zero-padded to 10/13/16 digits)."""
+    codes, texts = format_time_coded(t, precision, fmt)
+    return texts[codes]
+
+
+_NEEDS = {"month": "Ym", "week": "Ymd", "day": "Ymd", "hour": "YmdH", "minute": "YmdHM",
+          "second": "YmdHMS", "ms": "YmdHMS", "us": "YmdHMS"}
+
+
+def format_time_coded(t: np.ndarray, precision: str, fmt: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`format_time` as (codes, distinct texts): each distinct floored time is formatted once."""
     fmt = fmt or DEFAULT_FORMATS[precision]
     ft = floor_us(np.asarray(t, dtype=np.int64), precision)
     codes, uniq = pd.factorize(ft)
-    if len(uniq) < len(ft):  # many events share a second/day: format each distinct value once
-        return _format_floored(np.asarray(uniq, dtype=np.int64), precision, fmt)[codes]
-    return _format_floored(ft, precision, fmt)
+    texts = _format_floored(np.asarray(uniq, dtype=np.int64), precision, fmt)
+    if fmt.startswith("epoch_"):
+        exact = _epoch_unit(fmt)[0] <= _FIXED_US.get(precision, US_PER_DAY)
+    else:
+        exact = all(f"%{c}" in fmt for c in _NEEDS[precision])
+    return (codes, texts) if exact else _distinct(codes, texts)
 
 
 def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
@@ -335,11 +438,59 @@ def _repr_join(values: list) -> list:
 def _float_bytes(x: np.ndarray) -> np.ndarray:
     """Floats → their shortest round-trip text (``repr``) as bytes, computed once per distinct
     bit pattern (sensor data repeats values a lot; -0.0 and NaN keep their identity)."""
+    return _float_bytes_len(x)[0]
+
+
+def _float_bytes_len(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     x = np.ascontiguousarray(x, dtype=np.float64)
     codes, uniq_bits = pd.factorize(x.view(np.int64))
-    texts = np.empty(len(uniq_bits), dtype=object)
-    texts[:] = _repr_join(np.asarray(uniq_bits, dtype=np.int64).view(np.float64).tolist())
-    return texts[codes]
+    texts, lens = _float_reprs(np.asarray(uniq_bits, dtype=np.int64).view(np.float64), bytes, lengths=True)
+    return texts[codes], lens[codes]
+
+
+def encode_bytes_len(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode_bytes` plus each value's byte length (known per distinct value, so the
+    limit checks need not measure millions of cells again)."""
+    kind = values.dtype.kind
+    if kind == "f":
+        return _float_bytes_len(values.to_numpy())
+    if kind == "b":
+        arr = values.to_numpy()
+        return np.where(arr, b"true", b"false").astype(object), np.where(arr, 4, 5).astype(np.int64)
+    if kind in "iu":
+        s = values.to_numpy().astype("S")
+        return s.astype(object), np.strings.str_len(s).astype(np.int64)
+    out = encode_bytes(values)
+    return out, np.fromiter(map(len, out), dtype=np.int64, count=len(out))
+
+
+def encode_coded(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`encode_text` as (codes, distinct texts): ``texts[codes]`` is the encoded column and
+    equal codes ⇔ equal texts. Key segments compose codes, so key text is built and hashed
+    once per distinct key instead of once per event."""
+    kind = values.dtype.kind
+    arr = values.to_numpy()
+    if kind == "f":
+        codes, uniq = pd.factorize(np.ascontiguousarray(arr, dtype=np.float64).view(np.int64))
+        texts = _float_reprs(np.asarray(uniq, dtype=np.int64).view(np.float64), str)
+        return _distinct(codes, texts)  # NaNs with different payloads share the text "nan"
+    if kind in "biuM":
+        codes, uniq = pd.factorize(arr, use_na_sentinel=False)
+        return codes, encode_text(pd.Series(uniq, dtype=values.dtype))
+    if values.isna().any():
+        encode_text(values)  # raises the error naming the rows
+    codes, uniq = pd.factorize(np.asarray(arr, dtype=object), use_na_sentinel=False)
+    return _distinct(codes, np.asarray([str(u) for u in uniq], dtype=object))
+
+
+def _distinct(codes: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge codes whose texts are equal (``str(1) == str("1")``), keeping first-seen order."""
+    if len(texts) < 2:
+        return codes, texts
+    c2, t2 = pd.factorize(texts)
+    if len(t2) == len(texts):
+        return codes, texts
+    return c2[codes], np.asarray(t2, dtype=object)
 
 
 def encode_bytes(values: pd.Series) -> np.ndarray:

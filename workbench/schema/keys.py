@@ -20,10 +20,15 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
+from ..cells import utf8_len
 from .codecs import (DEFAULT_FORMATS, PRECISIONS, US_PER_MS, US_PER_S, check_format, crc32, digits,
-                     encode_text, format_time, _epoch_unit)
+                     encode_coded, encode_text, format_time, format_time_coded, _distinct, _epoch_unit)
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
+
+# Text of one key part for every event as (codes, distinct texts): ``texts[codes]`` is the
+# text, equal codes ⇔ equal texts (``texts`` may hold values no event uses).
+Coded = tuple[np.ndarray, np.ndarray]
 
 
 # ----------------------------------------------------------------------------- context
@@ -39,6 +44,7 @@ class RenderContext:
     metric: str | None = None
     time_text: np.ndarray | None = None
     _cache: dict = field(default_factory=dict)
+    time_coded: Coded | None = None
 
     @property
     def n(self) -> int:
@@ -51,10 +57,18 @@ class RenderContext:
 
     def text(self, name: str) -> np.ndarray:
         """A column as key text; checks once per column that no value contains the delimiter."""
-        key = ("text", name)
+        key = ("text", name, self.delimiter)
         if key not in self._cache:
-            t = encode_text(self.column(name))
-            self._cache[key] = _no_delimiter(t, name, self.delimiter)
+            codes, texts = self.coded(name)
+            self._cache[key] = texts[codes]
+        return self._cache[key]
+
+    def coded(self, name: str) -> Coded:
+        """A column as key text, as codes into its distinct texts (checked for the delimiter)."""
+        key = ("coded", name, self.delimiter)
+        if key not in self._cache:
+            codes, texts = encode_coded(self.column(name))
+            self._cache[key] = (codes, _no_delimiter(texts, name, self.delimiter))
         return self._cache[key]
 
 
@@ -65,13 +79,31 @@ def _unknown(name: str, known: list[str]) -> str:
 
 
 def _no_delimiter(texts: np.ndarray, what: str, delimiter: str) -> np.ndarray:
-    if delimiter and len(texts):
-        uniq = pd.unique(texts)
-        bad = [u for u in uniq if delimiter in u]
+    """``texts`` are distinct values (in first-seen order)."""
+    if delimiter and len(texts) and _contains(texts, delimiter):
+        bad = [u for u in texts if delimiter in u]
         if bad:
             raise SchemaError(f"Column {what!r} has values containing the key delimiter {delimiter!r} "
                               f"(e.g. {bad[0]!r}); the key could not be split back. Choose another delimiter.")
     return texts
+
+
+def _contains(texts: np.ndarray, delimiter: str) -> bool:
+    """Whether any of the texts contains ``delimiter`` (one C-level scan of the joined texts)."""
+    if "\x00" in delimiter:
+        return any(delimiter in t for t in texts)
+    return delimiter in "\x00".join(texts)
+
+
+def _map_coded(coded: Coded, fn) -> Coded:
+    """Apply a scalar function once per distinct text (entities are few; events are many)."""
+    codes, texts = coded
+    return _distinct(codes, np.asarray([fn(u) for u in texts], dtype=object))
+
+
+def _factorized(values: np.ndarray) -> Coded:
+    codes, uniq = pd.factorize(np.asarray(values), use_na_sentinel=False)
+    return codes, np.asarray(uniq)
 
 
 def _map_unique(texts: np.ndarray, fn) -> np.ndarray:
@@ -96,6 +128,11 @@ class Segment:
 
     def render(self, ctx: RenderContext) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _coded(self, ctx: RenderContext) -> Coded:
+        """``render`` as (codes, distinct texts); segments override it to format each distinct
+        value once. The default factorizes the rendered text (exact, just slower)."""
+        return _factorized(self.render(ctx))
 
     def n_parts(self, delimiter: str) -> int | None:
         return 1
@@ -123,6 +160,9 @@ class Literal(Segment):
     def render(self, ctx: RenderContext) -> np.ndarray:
         return np.full(ctx.n, self.text, dtype=object)
 
+    def _coded(self, ctx: RenderContext) -> Coded:
+        return np.zeros(ctx.n, dtype=np.intp), np.array([self.text], dtype=object)
+
     def n_parts(self, delimiter: str) -> int | None:
         return self.text.count(delimiter) + 1 if delimiter else 1
 
@@ -148,6 +188,9 @@ class Field(Segment):
     def render(self, ctx: RenderContext) -> np.ndarray:
         return ctx.text(self.column)
 
+    def _coded(self, ctx: RenderContext) -> Coded:
+        return ctx.coded(self.column)
+
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         return {self.column: text}
 
@@ -165,6 +208,12 @@ class Int(Field):
             raise SchemaError(f"Int segment needs an integer column; {self.column!r} is {col.dtype}.")
         return ctx.text(self.column)
 
+    def _coded(self, ctx: RenderContext) -> Coded:
+        col = ctx.column(self.column)
+        if col.dtype.kind not in "iu":
+            raise SchemaError(f"Int segment needs an integer column; {self.column!r} is {col.dtype}.")
+        return ctx.coded(self.column)
+
 
 @dataclass(frozen=True)
 class PaddedInt(Field):
@@ -177,6 +226,13 @@ class PaddedInt(Field):
         if col.dtype.kind not in "iu":
             raise SchemaError(f"PaddedInt needs an integer column; {self.column!r} is {col.dtype}.")
         return digits(col.to_numpy(), self.width, f"{self.column}")
+
+    def _coded(self, ctx: RenderContext) -> Coded:
+        col = ctx.column(self.column)
+        if col.dtype.kind not in "iu":
+            raise SchemaError(f"PaddedInt needs an integer column; {self.column!r} is {col.dtype}.")
+        codes, uniq = _factorized(col.to_numpy())
+        return codes, digits(uniq, self.width, f"{self.column}")
 
     def template(self) -> str:
         return "{" + self.column + f":0{self.width}d" + "}"
@@ -196,6 +252,9 @@ class Hashed(Field):
     def render(self, ctx: RenderContext) -> np.ndarray:
         return _map_unique(ctx.text(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length])
 
+    def _coded(self, ctx: RenderContext) -> Coded:
+        return _map_coded(ctx.coded(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length])
+
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         return {}
 
@@ -213,6 +272,12 @@ class ReversedId(Field):
             raise SchemaError(f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}.")
         return _map_unique(ctx.text(self.column), lambda u: u[::-1])
 
+    def _coded(self, ctx: RenderContext) -> Coded:
+        col = ctx.column(self.column)
+        if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
+            raise SchemaError(f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}.")
+        return _map_coded(ctx.coded(self.column), lambda u: u[::-1])
+
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         return {self.column: text.str[::-1]}
 
@@ -228,6 +293,11 @@ class ReversedDomain(Field):
         if ctx.delimiter == ".":
             raise SchemaError("ReversedDomain cannot be used with the '.' delimiter.")
         return _map_unique(ctx.text(self.column), lambda u: ".".join(reversed(u.split("."))))
+
+    def _coded(self, ctx: RenderContext) -> Coded:
+        if ctx.delimiter == ".":
+            raise SchemaError("ReversedDomain cannot be used with the '.' delimiter.")
+        return _map_coded(ctx.coded(self.column), lambda u: ".".join(reversed(u.split("."))))
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         return {self.column: text.map(lambda u: ".".join(reversed(u.split("."))))}
@@ -262,6 +332,11 @@ class Metric(Segment):
             raise SchemaError("A Metric segment needs a layout that writes one row per measure.")
         return np.full(ctx.n, self.name_of(ctx.metric), dtype=object)
 
+    def _coded(self, ctx: RenderContext) -> Coded:
+        if ctx.metric is None:
+            raise SchemaError("A Metric segment needs a layout that writes one row per measure.")
+        return np.zeros(ctx.n, dtype=np.intp), np.array([self.name_of(ctx.metric)], dtype=object)
+
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         back = self.measure_of()
         return {"_metric": text.map(lambda x: back.get(x, x))}
@@ -292,6 +367,9 @@ class Timestamp(Segment):
 
     def render(self, ctx: RenderContext) -> np.ndarray:
         return format_time(ctx.t_us, self.precision, self.fmt)
+
+    def _coded(self, ctx: RenderContext) -> Coded:
+        return format_time_coded(ctx.t_us, self.precision, self.fmt)
 
     def subms(self, text: pd.Series) -> np.ndarray | None:
         """The sub-millisecond µs of the event (only a ``us`` precision key keeps them)."""
@@ -348,6 +426,10 @@ class ReversedTimestamp(Segment):
         v = np.floor_divide(ctx.t_us, self._per)
         return digits(self.max_value - v, self.width, "reversed timestamp")
 
+    def _coded(self, ctx: RenderContext) -> Coded:
+        codes, uniq = _factorized(np.floor_divide(ctx.t_us, self._per))
+        return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
+
     def subms(self, text: pd.Series) -> np.ndarray | None:
         if self.unit != "us":
             return None
@@ -372,6 +454,11 @@ class BaseTimestamp(Segment):
     def render(self, ctx: RenderContext) -> np.ndarray:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
         return (ms - np.mod(ms, 2 ** self.bits)).astype(str).astype(object)
+
+    def _coded(self, ctx: RenderContext) -> Coded:
+        ms = np.floor_divide(ctx.t_us, US_PER_MS)
+        codes, uniq = _factorized(ms - np.mod(ms, 2 ** self.bits))
+        return codes, uniq.astype(str).astype(object)
 
     def template(self) -> str:
         return "{" + f"ms - ms % 2^{self.bits}" + "}"
@@ -414,6 +501,21 @@ class Salt(Segment):
         for p in parts[1:]:
             text = text + "|" + p
         return digits(crc32(text) % np.uint32(self.n), self.width, "salt")
+
+    def _coded(self, ctx: RenderContext) -> Coded:
+        acc: Coded | None = None
+        for c in self.of:
+            if c == "time":
+                if ctx.time_coded is None:
+                    raise SchemaError("Salt of 'time' hashes the key's timestamp text: add a time segment to the key.")
+                part = ctx.time_coded
+            else:
+                part = ctx.coded(c)
+            acc = part if acc is None else _join_coded(acc, part, "|")
+        assert acc is not None
+        codes, texts = acc
+        bucket = (crc32(texts) % np.uint32(self.n)).astype(np.intp) if len(texts) else np.zeros(0, np.intp)
+        return bucket[codes], digits(np.arange(self.n), self.width, "salt")
 
     def buckets(self) -> list[str]:
         return [str(i).zfill(self.width) for i in range(self.n)]
@@ -481,6 +583,34 @@ class Tags(Segment):
 # ----------------------------------------------------------------------------- row key
 
 
+def _join_coded(a: Coded, b: Coded, sep: str) -> Coded:
+    """Texts ``a + sep + b`` per event, as codes into the distinct combinations (first-seen order).
+    Distinct pairs give distinct texts when ``sep`` splits them back (the caller's check)."""
+    ca, ta = a
+    cb, tb = b
+    if len(ca) == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=object)
+    if len(tb) == 1:
+        return ca, ta + _one(sep + tb[0])
+    if len(ta) == 1:
+        return cb, _one(ta[0] + sep) + tb
+    codes, pairs = pd.factorize(np.asarray(ca, dtype=np.int64) * len(tb) + cb)
+    left, right = np.divmod(pairs, len(tb))
+    if len(ta) <= len(tb):
+        texts = (ta + _one(sep))[left] + tb[right]
+    else:
+        texts = ta[left] + (_one(sep) + tb)[right]
+    return codes, texts
+
+
+def _one(text: str) -> np.ndarray:
+    """A str as a 1-element object array: numpy would turn a bare str operand into a fixed-width
+    unicode array and drop its trailing NULs."""
+    out = np.empty(1, dtype=object)
+    out[0] = text
+    return out
+
+
 @dataclass(frozen=True)
 class RowKey:
     """Ordered segments joined by ``delimiter`` (G20: common-to-granular, short, readable)."""
@@ -533,6 +663,51 @@ class RowKey:
     # -- render / parse --------------------------------------------------------------
     def render(self, ctx: RenderContext) -> np.ndarray:
         """Key text for every event (for ``ctx.metric`` when the key has a Metric segment)."""
+        coded = self._render_coded(ctx)
+        if coded is not None:
+            codes, texts, _ = coded
+            return texts[codes]
+        return self._render_text(ctx)
+
+    def _render_coded(self, ctx: RenderContext) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Keys as (dense codes, distinct key texts in first-seen order, their UTF-8 byte lengths).
+
+        Each segment gives codes into its distinct texts; the codes are combined pairwise and
+        only distinct combinations get text, so a key is built (and later hashed and measured)
+        once per distinct key, not once per event. This is exact when the combination is
+        injective: a one-character delimiter that no varying segment's text contains, so each
+        key splits back into the same segment texts. Otherwise (and for Tags) it returns None
+        and ``render`` joins the texts per event."""
+        d = self.delimiter
+        if len(d) != 1 or d == "\x00" or any(s.self_delimited for s in self.segments):
+            return None  # NUL: the text path joins with numpy str scalars, which drop it; keep its keys
+        ctx.delimiter = d
+        ctx.time_coded = None
+        parts: list[Coded | None] = [None] * len(self.segments)
+        for i, s in enumerate(self.segments):
+            if not isinstance(s, Salt):
+                parts[i] = s._coded(ctx)
+                if ctx.time_coded is None and s.time_order != 0:
+                    ctx.time_coded = parts[i]
+        for i, s in enumerate(self.segments):
+            if isinstance(s, Salt):
+                parts[i] = s._coded(ctx)
+        for codes, texts in parts:  # type: ignore[misc]
+            if len(texts) > 1 and _contains(texts, d):
+                return None
+        codes, texts = parts[0]  # type: ignore[misc]
+        dense = False  # codes are 0..len(texts)-1, each used (a segment's texts may hold unused values)
+        for nxt in parts[1:]:
+            n_left, n_right = len(texts), len(nxt[1])  # type: ignore[index]
+            codes, texts = _join_coded((codes, texts), nxt, d)  # type: ignore[arg-type]
+            if n_right != 1:
+                dense = n_left != 1
+        if not dense:
+            codes, uniq = pd.factorize(codes)
+            texts = texts[uniq]
+        return codes, texts, utf8_len(pd.Series(texts, dtype=object))
+
+    def _render_text(self, ctx: RenderContext) -> np.ndarray:
         ctx.delimiter = self.delimiter
         texts: list[np.ndarray | None] = [None] * len(self.segments)
         for i, s in enumerate(self.segments):

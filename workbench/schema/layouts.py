@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import US_PER_MS, encode_bytes, encode_text, json_fragment, _fields
+from .codecs import US_PER_MS, encode_bytes, encode_bytes_len, encode_text, json_fragment, _fields
 from .families import Family
 from .keys import RenderContext, RowKey
 
@@ -58,41 +58,75 @@ def _full(n: int, value: object) -> np.ndarray:
 
 @dataclass
 class CellParts:
-    """Cells under construction: parallel arrays plus the event index of each cell."""
+    """Cells under construction: parallel arrays plus the event index of each cell.
+
+    A family, qualifier or value that is one value for a whole ``add`` stays a scalar
+    (``str``/``bytes``) until :meth:`frame` fills the column once; ``value_len`` holds the
+    values' byte lengths when the encoder knew them (else None)."""
 
     row_key: list[np.ndarray] = field(default_factory=list)
-    family: list[np.ndarray] = field(default_factory=list)
-    qualifier: list[np.ndarray] = field(default_factory=list)
+    family: list[np.ndarray | str] = field(default_factory=list)
+    qualifier: list[np.ndarray | str] = field(default_factory=list)
     ts: list[np.ndarray] = field(default_factory=list)
-    value: list[np.ndarray] = field(default_factory=list)
+    value: list[np.ndarray | bytes] = field(default_factory=list)
     event: list[np.ndarray] = field(default_factory=list)
     constant: list[bool] = field(default_factory=list)  # family and qualifier are one value for the add
+    value_len: list[np.ndarray | None] = field(default_factory=list)
 
-    def add(self, row_key, family, qualifier, ts, value, event) -> None:
-        n = len(row_key)
+    def add(self, row_key, family, qualifier, ts, value, event, value_len: np.ndarray | None = None) -> None:
         self.constant.append(isinstance(family, str) and isinstance(qualifier, str))
         self.row_key.append(row_key)
-        self.family.append(_full(n, family) if isinstance(family, str) else family)
-        self.qualifier.append(_full(n, qualifier) if isinstance(qualifier, str) else qualifier)
+        self.family.append(family)
+        self.qualifier.append(qualifier)
         self.ts.append(ts)
-        self.value.append(_full(n, value) if isinstance(value, bytes) else value)
+        self.value.append(value)
         self.event.append(event)
+        self.value_len.append(value_len)
 
-    def frame(self, table: str) -> pd.DataFrame:
+    def __len__(self) -> int:
+        return sum(len(k) for k in self.row_key)
+
+    def events(self) -> np.ndarray:
+        """The event index of each cell, in :meth:`frame` order."""
+        if not self.event:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate(self.event).astype(np.int64, copy=False)
+
+    def frame(self, table: str, events: bool = True) -> pd.DataFrame:
+        """The cells as a DataFrame (object text columns, int64 timestamps), plus ``_event`` unless
+        ``events=False``. Columns are filled in place and the frame is not consolidated, so each
+        text column is written exactly once."""
         if not self.row_key:
-            return pd.DataFrame({"table": [], "row_key": [], "family": [], "qualifier": [],
-                                 "timestamp_us": np.zeros(0, np.int64), "value": [], "_event": np.zeros(0, np.int64)})
-        rk = np.concatenate(self.row_key)
+            out = {"table": [], "row_key": [], "family": [], "qualifier": [],
+                   "timestamp_us": np.zeros(0, np.int64), "value": []}
+            return pd.DataFrame({**out, "_event": np.zeros(0, np.int64)} if events else out)
         obj = lambda a: pd.Series(a, dtype=object, copy=False)  # noqa: E731 - CellFrame text columns are object
-        return pd.DataFrame({
-            "table": obj(_full(len(rk), table)),
-            "row_key": obj(rk),
-            "family": obj(np.concatenate(self.family)),
-            "qualifier": obj(np.concatenate(self.qualifier)),
-            "timestamp_us": np.concatenate(self.ts).astype(np.int64),
-            "value": obj(np.concatenate(self.value)),
-            "_event": np.concatenate(self.event).astype(np.int64),
-        })
+        cols = {
+            "table": obj(_full(len(self), table)),
+            "row_key": obj(self._column(self.row_key)),
+            "family": obj(self._column(self.family)),
+            "qualifier": obj(self._column(self.qualifier)),
+            "timestamp_us": pd.Series(np.concatenate(self.ts).astype(np.int64, copy=False), copy=False),
+            "value": obj(self._column(self.value)),
+        }
+        if events:
+            cols["_event"] = pd.Series(self.events(), copy=False)
+        return pd.DataFrame(cols, copy=False)
+
+    def _column(self, pieces: list) -> np.ndarray:
+        """One object column from per-add arrays or scalars (a scalar fills its slice)."""
+        if all(isinstance(p, np.ndarray) and p.dtype == object for p in pieces):
+            return np.concatenate(pieces)
+        out = np.empty(len(self), dtype=object)
+        start = 0
+        for p, keys in zip(pieces, self.row_key):
+            end = start + len(keys)
+            if isinstance(p, (str, bytes)):
+                out[start:end] = p  # numpy fills an object slice with the one scalar
+            else:
+                out[start:end] = p
+            start = end
+        return out
 
 
 @dataclass
@@ -103,6 +137,9 @@ class BuildInput:
     ctx: RenderContext
     measures: tuple[str, ...]
     carried: tuple[str, ...]
+    # id(keys array) → (keys, dense codes, distinct keys, their UTF-8 lengths) for keys_for's
+    # results, so the limit and collision checks reuse the codes instead of hashing keys again
+    coded: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
     def ts_ms(self) -> np.ndarray:
@@ -115,7 +152,13 @@ class BuildInput:
     def keys_for(self, metric: str | None = None) -> np.ndarray:
         self.ctx.metric = metric
         self.ctx.time_text = None
-        return self.key.render(self.ctx)
+        coded = self.key._render_coded(self.ctx)
+        if coded is None:
+            return self.key._render_text(self.ctx)
+        codes, texts, size = coded
+        keys = texts[codes]
+        self.coded[id(keys)] = (keys, codes, texts, size)
+        return keys
 
 
 # ----------------------------------------------------------------------------- layouts
@@ -191,7 +234,8 @@ class Tall(Layout):
         ts, ev, fam = b.ts_ms, b.events, self.family.name
         if b.key.metric is not None:
             for m in b.measures:
-                parts.add(b.keys_for(m), fam, self.value_qualifier, ts, encode_bytes(b.ctx.column(m)), ev)
+                values, size = _values(b, m)
+                parts.add(b.keys_for(m), fam, self.value_qualifier, ts, values, ev, size)
             return parts
         keys = b.keys_for(None)
         cols = (*b.measures, *b.carried)
@@ -199,7 +243,8 @@ class Tall(Layout):
         if len(set(qn)) != len(qn):
             raise SchemaError(f"Two columns map to the same qualifier: {dict(zip(cols, qn))}.")
         for c, q in zip(cols, qn):
-            parts.add(keys, fam, q, ts, encode_bytes(b.ctx.column(c)), ev)
+            values, size = _values(b, c)
+            parts.add(keys, fam, q, ts, values, ev, size)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
@@ -388,7 +433,8 @@ class Wide(Layout):
             raise SchemaError(f"Wide rows need one family per measure; got {dict(zip(b.measures, fams))}.")
         parts = CellParts()
         for m, fam in zip(b.measures, fams):
-            parts.add(keys, fam, q, b.ts_ms, encode_bytes(b.ctx.column(m)), b.events)
+            values, size = _values(b, m)
+            parts.add(keys, fam, q, b.ts_ms, values, b.events, size)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
@@ -416,6 +462,11 @@ class HeroicOffsets(Wide):
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def _values(b: BuildInput, col: str) -> tuple[np.ndarray, np.ndarray]:
+    """A column's cell values and their byte lengths."""
+    return encode_bytes_len(b.ctx.column(col))
 
 
 def _text(values: pd.Series) -> np.ndarray:

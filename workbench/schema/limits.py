@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -161,10 +162,13 @@ def raise_collisions(frame: pd.DataFrame, events: pd.DataFrame, f: pd.DataFrame,
         + "\n".join(lines) + f"\n{hint}")
 
 
-def check_parts(parts, table: str, versioned: bool) -> tuple[np.ndarray, list[Finding]]:
+def check_parts(parts, table: str, versioned: bool,
+                coded: Mapping[int, tuple] | None = None) -> tuple[np.ndarray, list[Finding]]:
     """Collisions and limits computed per event-key array while cells are built (fast path of
     :func:`collision_groups` + :func:`check_limits`): a layout adds cells for many measures
-    with the same key array, so keys are hashed once per event, not once per cell.
+    with the same key array, so keys are factorized once per event, not once per cell, and
+    every check works on integer key codes (``np.bincount``) and per-distinct lengths.
+    ``coded`` (``BuildInput.coded``) gives the codes the key renderer already made.
 
     Returns the per-cell collision mask (in ``parts.frame`` order) and advisory findings."""
     n_adds = len(parts.row_key)
@@ -175,30 +179,38 @@ def check_parts(parts, table: str, versioned: bool) -> tuple[np.ndarray, list[Fi
         groups.setdefault(id(rk), []).append(i)
     for idx in groups.values():
         keys = parts.row_key[idx[0]]
-        codes, uniq = pd.factorize(keys)
-        klen = utf8_len(pd.Series(uniq, dtype=object))
+        known = (coded or {}).get(id(keys))
+        if known is not None and known[0] is keys:
+            _, codes, uniq, klen = known
+        else:
+            codes, uniq = pd.factorize(keys)
+            klen = utf8_len(pd.Series(uniq, dtype=object))
         if len(klen) and klen.max() > ROW_KEY_MAX:
             bad = uniq[int(np.argmax(klen))]
             raise LimitError(f"Row key of {int(klen.max()):,} bytes is over Cloud Bigtable's 4 KiB limit (G20): "
                              f"{bad[:80]!r}…. Shorten or drop key segments.")
+        n = len(codes)
         ts = parts.ts[idx[0]]
-        ev_bytes = np.zeros(len(codes), dtype=np.int64)
+        per_key = np.bincount(codes, minlength=len(uniq)) if n else np.zeros(0, dtype=np.int64)
+        shared = per_key[codes] > 1 if n else np.zeros(0, dtype=bool)  # events whose row key is not unique
+        any_shared = bool(shared.any())
+        ev_bytes = (klen[codes] + 8) * len(idx)  # each add is one cell per event: key + timestamp each
         event_dup = None
         for i in idx:
             fam, q, val = parts.family[i], parts.qualifier[i], parts.value[i]
-            const = parts.constant[i]
-            flen = utf8_len(pd.Series(fam[:1], dtype=object))[0] if const else utf8_len(pd.Series(fam, dtype=object))
-            if const:
-                qlen = utf8_len(pd.Series(q[:1], dtype=object))[0] if len(q) else 0
-                qmax = qlen
-            else:
-                qlen = utf8_len(pd.Series(q, dtype=object))
-                qmax = qlen.max() if len(qlen) else 0
+            flen = _text_len(fam)
+            qlen = _text_len(q)
+            qmax = (qlen.max() if len(qlen) else 0) if isinstance(qlen, np.ndarray) else qlen
             if qmax > QUALIFIER_MAX:
-                j = int(np.argmax(qlen)) if not np.isscalar(qlen) else 0
+                j = int(np.argmax(qlen)) if isinstance(qlen, np.ndarray) else 0
                 raise LimitError(f"Qualifier of {int(qmax):,} bytes in row {keys[j]!r} is over the 16 KiB limit "
                                  "(G19). Keep qualifiers short; move big data into the value.")
-            vlen = np.fromiter(map(len, val), dtype=np.int64, count=len(val))
+            if parts.value_len[i] is not None:
+                vlen = parts.value_len[i]
+            elif isinstance(val, bytes):
+                vlen = np.full(n, len(val), dtype=np.int64)
+            else:
+                vlen = np.fromiter(map(len, val), dtype=np.int64, count=len(val))
             if len(vlen) and vlen.max() > CELL_MAX:
                 j = int(np.argmax(vlen))
                 raise LimitError(f"A cell of {int(vlen[j]):,} bytes in row {keys[j]!r} is over the 100 MiB hard "
@@ -206,19 +218,19 @@ def check_parts(parts, table: str, versioned: bool) -> tuple[np.ndarray, list[Fi
             for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
                 findings.append(Finding("G10", f"cell of {int(vlen[j]):,} bytes is over the 10 MB advice",
                                         keys[j], table))
-            ev_bytes = ev_bytes + klen[codes] + flen + qlen + 8 + vlen
-            if const:
+            ev_bytes = ev_bytes + flen + qlen + vlen
+            if parts.constant[i]:
                 if event_dup is None:
-                    cols = {"k": codes}
-                    if versioned:
-                        cols["t"] = ts
-                    event_dup = pd.DataFrame(cols).duplicated(keep=False).to_numpy()
+                    event_dup = _duplicated(shared, any_shared, {"k": codes, "t": ts} if versioned else None)
                 dups[i] = event_dup
             else:
-                cols = {"k": codes, "f": pd.factorize(fam)[0], "q": pd.factorize(q)[0]}
+                cols = {"k": codes}
+                for name, v in (("f", fam), ("q", q)):
+                    if not isinstance(v, str):
+                        cols[name] = pd.factorize(v)[0]
                 if versioned:
                     cols["t"] = ts
-                dups[i] = pd.DataFrame(cols).duplicated(keep=False).to_numpy()
+                dups[i] = _duplicated(shared, any_shared, cols)
         rows = np.bincount(codes, weights=ev_bytes, minlength=len(uniq)) if len(codes) else np.zeros(0)
         if len(rows) and rows.max() > ROW_MAX:
             j = int(np.argmax(rows))
@@ -229,3 +241,21 @@ def check_parts(parts, table: str, versioned: bool) -> tuple[np.ndarray, list[Fi
             findings.append(Finding("G10", f"row of {int(rows[j]):,} bytes is over the 100 MB advice", uniq[j], table))
     dup = np.concatenate(dups) if dups else np.zeros(0, dtype=bool)
     return dup, findings
+
+
+def _text_len(v: np.ndarray | str) -> np.ndarray | int:
+    """UTF-8 length of one text (a scalar) or of each text in an array."""
+    if isinstance(v, str):
+        return len(v.encode("utf-8"))
+    return utf8_len(pd.Series(v, dtype=object))
+
+
+def _duplicated(shared: np.ndarray, any_shared: bool, cols: dict | None) -> np.ndarray:
+    """Cells sharing (key[, family, qualifier][, timestamp]) with another cell. Only events whose
+    key is shared can collide, so the tuple hashing runs on those alone (usually none)."""
+    if not any_shared or cols is None:
+        return shared.copy()
+    out = np.zeros(len(shared), dtype=bool)
+    sub = np.flatnonzero(shared)
+    out[sub] = pd.DataFrame({k: np.asarray(v)[sub] for k, v in cols.items()}).duplicated(keep=False).to_numpy()
+    return out

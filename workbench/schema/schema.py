@@ -179,16 +179,18 @@ class Schema:
         t = time_us(frame[ds.time])
         columns = {c: frame[c] for c in frame.columns}
         ctx = RenderContext(columns, t)
-        parts, dups, found = [], [], []
+        parts, dups, events, found = [], [], [], []
         for tname, key in self.all_tables():
             b = BuildInput(key, ctx, shape.measures, self._carried(key, shape))
             built = self.layout.build(b)
-            d, fnd = check_parts(built, tname, self.layout.versioned)
-            parts.append(built.frame(tname))
+            d, fnd = check_parts(built, tname, self.layout.versioned, b.coded)
+            parts.append(built.frame(tname, events=False))
+            events.append(built.events())
             dups.append(d)
             found += fnd
         f = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         dup = np.concatenate(dups)
+        event = np.concatenate(events) if len(events) > 1 else events[0]  # each cell's event (row of frame)
 
         loss = LossReport(kept_precision="us" if self.key.keeps_microseconds() else "ms")
         lost_pos = np.zeros(0, dtype=np.int64)
@@ -196,9 +198,9 @@ class Schema:
             hint = ("Use a finer time precision in the key (G31), promote another field (G07), "
                     "or pass accept_loss=True to keep the newest event of each collision.")
             if not accept_loss:
-                raise_collisions(frame, frame[ds.columns], f, dup, ds.time, hint)
-            lost_pos = _losers(f, dup, t)
-            f = f[~np.isin(f["_event"].to_numpy(), lost_pos)].reset_index(drop=True)
+                raise_collisions(frame, frame[ds.columns], f.assign(_event=event), dup, ds.time, hint)
+            lost_pos = _losers(f.assign(_event=event), dup, t)
+            f = f[~np.isin(event, lost_pos)].reset_index(drop=True)
             loss = replace(loss, lost=frame.iloc[lost_pos][ds.columns],
                            reason="events mapped to the same cell; the newest was kept")
         if loss.kept_precision == "ms":
@@ -223,7 +225,7 @@ class Schema:
             agg = self._aggregate_cells(frame[keep], t[keep], shape)
             found += check_limits(CellFrame(agg), warn=False)
             f = pd.concat([f, agg], ignore_index=True)
-        cells = CellFrame(f.drop(columns="_event"))
+        cells = CellFrame(f)
         findings = found
         if findings:
             warnings.warn("; ".join(str(x) for x in findings[:3]) + (" …" if len(findings) > 3 else ""),
