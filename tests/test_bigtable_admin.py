@@ -102,3 +102,15 @@ def test_deleting_on_production_needs_the_table_id_again():
         admin.drop_table(prod, "events")
     with pytest.raises(ConfirmationRequired):
         admin.truncate_table(prod, "events", confirm="other")
+
+
+def test_historical_data_keeps_its_cells_under_age_rules():
+    day = 86_400 * 1_000_000
+    fams = (Family("a", gc=max_age("90D")), Family("u", gc=union(max_age("30D"), max_versions(2))),
+            Family("i", gc=intersection(max_age("30D"), max_versions(2))), Family("v", gc=max_versions(3)))
+    now = 20_000 * day
+    old, notes = admin.storable_families(fams, oldest_us=now - 400 * day, now_us=now)
+    assert [f.gc for f in old] == [None, MaxVersions(2), None, MaxVersions(3)]
+    assert len(notes) == 3 and all("older than its GC rule" in n for n in notes)
+    recent, notes = admin.storable_families(fams, oldest_us=now - 10 * day, now_us=now)
+    assert recent == fams and notes == []

@@ -111,6 +111,62 @@ def column_family_pb(family: Family) -> admin_types.ColumnFamily:
     return admin_types.ColumnFamily(**kw)
 
 
+# ----------------------------------------------------------------------------- historical data
+
+
+def without_max_age(rule: GcRule | None) -> GcRule | None:
+    """The rule minus its max-age parts, never collecting more than the full rule would."""
+    if rule is None or isinstance(rule, MaxAge):
+        return None
+    if isinstance(rule, MaxVersions):
+        return rule
+    if isinstance(rule, Union_):  # fewer alternatives: collects a subset
+        kept = [r for r in (without_max_age(x) for x in rule.rules) if r is not None]
+        return None if not kept else kept[0] if len(kept) == 1 else Union_(tuple(kept))
+    if isinstance(rule, Intersection):  # dropping a condition would collect *more*: keep everything
+        return None if any(_has_max_age(r) for r in rule.rules) else rule
+    return rule
+
+
+def _has_max_age(rule: GcRule | None) -> bool:
+    if isinstance(rule, MaxAge):
+        return True
+    if isinstance(rule, (Union_, Intersection)):
+        return any(_has_max_age(r) for r in rule.rules)
+    return False
+
+
+def storable_families(families: Sequence[Family], oldest_us: int | None,
+                      now_us: int) -> tuple[tuple[Family, ...], list[str]]:
+    """Families safe to store for data as old as ``oldest_us``, and notes on what changed.
+
+    The emulator really runs GC about once a minute (by the wall clock), so a sample from
+    2015 under ``max_age("90D")`` would vanish a minute after loading. For such data the
+    stored rule keeps only its max-versions part; reads still apply the whole rule as of
+    the data's clock (``gc_now``)."""
+    out, notes = [], []
+    for f in families:
+        age = [r for r in _ages(f.gc)]
+        if age and oldest_us is not None and oldest_us < now_us - min(a.seconds for a in age) * 1_000_000:
+            stored = without_max_age(f.gc)
+            out.append(Family(f.name, gc=stored, aggregate=f.aggregate))
+            notes.append(f"family {f.name!r}: the data is older than its GC rule ({f.gc.cbt()}) allows by today's "
+                         f"clock, so the table stores {stored.cbt() if stored else 'no GC rule'} instead (the "
+                         "emulator would delete the sample within a minute); reads apply the full rule as of "
+                         "the end of the data.")
+        else:
+            out.append(f)
+    return tuple(out), notes
+
+
+def _ages(rule: GcRule | None) -> list[MaxAge]:
+    if isinstance(rule, MaxAge):
+        return [rule]
+    if isinstance(rule, (Union_, Intersection)):
+        return [a for r in rule.rules for a in _ages(r)]
+    return []
+
+
 # ----------------------------------------------------------------------------- tables
 
 
@@ -192,9 +248,10 @@ def main_table(schema: Any) -> str:
     return str(getattr(schema, "table", MAIN))
 
 
-def ensure_tables(conn: Connection, schema: Any, table_id: str) -> dict[str, str]:
-    """Create/update every table of a schema; returns logical → physical table IDs."""
-    fams = table_families(schema)
+def ensure_tables(conn: Connection, schema: Any, table_id: str,
+                  families: Mapping[str, Sequence[Family]] | None = None) -> dict[str, str]:
+    """Create/update every table of a schema (or the given families); returns logical → physical IDs."""
+    fams = table_families(schema) if families is None else {k: tuple(v) for k, v in families.items()}
     ids = table_ids(table_id, list(fams), main_table(schema))
     for logical, physical in ids.items():
         ensure_table(conn, physical, fams[logical])

@@ -35,6 +35,9 @@ CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_receive_message_length", -1),
     ("grpc.max_send_message_length", -1),
     ("grpc.keepalive_time_ms", 30_000),
+    # Streaming calls (ReadRows, MutateRows) are polled on the calling thread instead of
+    # being handed over from grpc's thread per message: ~2x faster full scans (bench_read).
+    (grpc.experimental.ChannelOptions.SingleThreadedUnaryStream, 1),
 )
 DEFAULT_TIMEOUT = 10.0
 

@@ -157,6 +157,7 @@ class TableHandle:
     write_report: WriteReport | None = None
     verification: VerifyReport | None = None
     runs: list[QueryRun] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def project(self) -> str:
@@ -252,8 +253,9 @@ class TableHandle:
              f"({rep.rows_per_s:,.0f} rows/s)") if rep else f"{len(self.cells):,} cells"
         v = self.verification.summary() if self.verification else "not verified"
         tables = ", ".join(f"<code>{html.escape(p)}</code>" for p in self.tables.values())
+        notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in self.notes)
         return (f"<p><b>Table</b> {tables} on {html.escape(self.conn.target)}<br>{w}<br>{html.escape(v)}<br>"
-                f"<code>{html.escape(self.cbt_command('count', self.table_id))}</code></p>")
+                f"<code>{html.escape(self.cbt_command('count', self.table_id))}</code>{notes}</p>")
 
     def __repr__(self) -> str:
         return f"<TableHandle {self.table_ids} on {self.conn.target}, {len(self.cells):,} cells>"
@@ -273,12 +275,20 @@ def load(conn: Connection, dataset: Any, schema: Any, *, table_id: str | None = 
                                                                         getattr(schema, "name", "schema")))
     cells = schema.to_cells(dataset) if cells is None else cells
     fams = admin.table_families(schema)
-    tables = admin.ensure_tables(conn, schema, table_id)
+    stored, notes = fams, []
+    if not conn.is_production:  # a real instance gets exactly the designed rules
+        oldest = {t: int(g.min()) for t, g in cells.frame.groupby("table")["timestamp_us"]} if len(cells) else {}
+        now = int(time.time() * 1_000_000)
+        stored = {}
+        for t, fs in fams.items():
+            stored[t], n = admin.storable_families(fs, oldest.get(t), now)
+            notes += n
+    tables = admin.ensure_tables(conn, schema, table_id, families=stored)
     report = write_cells(conn, cells, tables, progress=progress, threads=threads,
                          sum_families=_sum_families(fams))
     handle = TableHandle(conn=conn, schema=schema, dataset=dataset, table_id=tables[admin.main_table(schema)],
                          tables=tables, cells=cells, families=fams, gc_now_us=_gc_now(cells, gc_now),
-                         write_report=report)
+                         write_report=report, notes=notes)
     if verify:
         rep = handle.verify()
         if not rep.equal:

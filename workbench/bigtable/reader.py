@@ -206,60 +206,82 @@ def _gc_keep_mask(f: pd.DataFrame, rule: GcRule, now_us: int) -> np.ndarray:
 
 
 def _decode(responses: Any, cols: dict[str, list[Any]]) -> tuple[int, int]:
-    """Chunks → column lists; returns (rows, cells) committed. Handles split cells and resets."""
-    rk, fam, qual, ts, val = cols["row_key"], cols["family"], cols["qualifier"], cols["timestamp_us"], cols["value"]
+    """Chunks → column lists; returns (rows, cells) committed. Handles split cells and resets.
+
+    ``cols`` holds per-row ``row_key``/``n`` (cells in the row) and per-cell ``family``,
+    ``qualifier``, ``timestamp_us``, ``value``; repeating the row key per cell is left to numpy."""
+    keys, counts = cols["row_key"], cols["n"]
+    fam, qual, ts, val = cols["family"], cols["qualifier"], cols["timestamp_us"], cols["value"]
+    fa, qa, ta, va = fam.append, qual.append, ts.append, val.append
     rows = 0
-    row_start = len(rk)
+    row_start = len(val)
     key = b""
     family = ""
     q = b""
     parts: list[bytes] | None = None
+    t_split = 0
     for resp in responses:
         for c in resp.chunks:
-            if c.reset_row:
-                del rk[row_start:], fam[row_start:], qual[row_start:], ts[row_start:], val[row_start:]
-                parts = None
-                continue
             if c.row_key:
                 key = c.row_key
             if c.HasField("family_name"):
                 family = c.family_name.value
             if c.HasField("qualifier"):
                 q = c.qualifier.value
-            if c.value_size > 0:  # a cell split over chunks: collect its parts
+            if c.value_size > 0 or parts is not None:  # a cell split over chunks: collect its parts
                 if parts is None:
-                    parts = []
-                    t_split = c.timestamp_micros
+                    parts, t_split = [], c.timestamp_micros
                 parts.append(c.value)
+                if c.value_size > 0:
+                    continue
+                fa(family); qa(q); ta(t_split); va(b"".join(parts))  # noqa: E702
+                parts = None
+            elif c.reset_row:
+                del fam[row_start:], qual[row_start:], ts[row_start:], val[row_start:]
+                parts = None
+                continue
             else:
-                if parts is not None:
-                    parts.append(c.value)
-                    rk.append(key); fam.append(family); qual.append(q); ts.append(t_split)  # noqa: E702
-                    val.append(b"".join(parts))
-                    parts = None
-                else:
-                    rk.append(key); fam.append(family); qual.append(q); ts.append(c.timestamp_micros)  # noqa: E702
-                    val.append(c.value)
+                fa(family); qa(q); ta(c.timestamp_micros); va(c.value)  # noqa: E702
             if c.commit_row:
                 rows += 1
-                row_start = len(rk)
-    return rows, len(rk)
+                keys.append(key)
+                counts.append(len(val) - row_start)
+                row_start = len(val)
+    return rows, len(val)
+
+
+def _texts(values: list[bytes]) -> list[str]:
+    """Decode with one decode per distinct value (qualifiers and keys repeat a lot)."""
+    table = {u: u.decode("utf-8", "surrogateescape") for u in set(values)}
+    return [table[v] for v in values]
+
+
+def _raw_bytes(cols: dict[str, list[Any]]) -> int:
+    """Bytes as CellFrame.cell_bytes counts them (key + family + qualifier + 8 + value), from the raw lists."""
+    keys = sum(len(k) * n for k, n in zip(cols["row_key"], cols["n"]))
+    fams = sum(len(x.encode("utf-8")) * c for x, c in _counts(cols["family"]).items())
+    quals = sum(len(x) * c for x, c in _counts(cols["qualifier"]).items())
+    return int(keys + fams + quals + sum(map(len, cols["value"])) + 8 * len(cols["value"]))
+
+
+def _counts(values: list[Any]) -> dict[Any, int]:
+    from collections import Counter
+
+    return Counter(values)
+
+
+def _new_cols() -> dict[str, list[Any]]:
+    return {k: [] for k in ("row_key", "n", "family", "qualifier", "timestamp_us", "value")}
 
 
 def _to_cellframe(cols: dict[str, list[Any]], table: str) -> CellFrame:
-    n = len(cols["row_key"])
-
-    def text(values: list[bytes]) -> np.ndarray:
-        codes, uniq = pd.factorize(np.asarray(values, dtype=object)) if n else (np.zeros(0, int), [])
-        dec = np.asarray([u.decode("utf-8", "surrogateescape") for u in uniq], dtype=object)
-        return dec[codes] if n else np.zeros(0, dtype=object)
-
-    fam = np.asarray(cols["family"], dtype=object) if n else np.zeros(0, dtype=object)
+    n = len(cols["value"])
+    keys = np.asarray([k.decode("utf-8", "surrogateescape") for k in cols["row_key"]], dtype=object)
     frame = pd.DataFrame({
         "table": np.full(n, table, dtype=object),
-        "row_key": text(cols["row_key"]),
-        "family": fam,
-        "qualifier": text(cols["qualifier"]),
+        "row_key": np.repeat(keys, np.asarray(cols["n"], dtype=np.int64)) if n else np.zeros(0, dtype=object),
+        "family": np.asarray(cols["family"], dtype=object) if n else np.zeros(0, dtype=object),
+        "qualifier": np.asarray(_texts(cols["qualifier"]), dtype=object) if n else np.zeros(0, dtype=object),
         "timestamp_us": np.asarray(cols["timestamp_us"], dtype=np.int64),
         "value": pd.Series(cols["value"], dtype=object),
     })
@@ -358,7 +380,7 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
     call = _read_rows_call(conn)
     path = conn.table_path(table_id)
     md = routing_metadata(path)
-    cols: dict[str, list[Any]] = {k: [] for k in ("row_key", "family", "qualifier", "timestamp_us", "value")}
+    cols = _new_cols()
     notes: list[str] = []
     row_sets = _row_sets(plan)
     emulate_reverse = plan.reversed and getattr(conn, "_wb_no_reverse", False)
@@ -376,7 +398,7 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
                 req.reversed = True
             return req
 
-        mark = len(cols["row_key"])
+        mark = (len(cols["row_key"]), len(cols["value"]))
         try:
             if plan.reversed and not emulate_reverse:
                 try:
@@ -386,8 +408,8 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
                         raise
                     conn.__dict__["_wb_no_reverse"] = True
                     emulate_reverse = True
-                    for v in cols.values():
-                        del v[mark:]
+                    for k, v in cols.items():
+                        del v[mark[0] if k in ("row_key", "n") else mark[1]:]
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
                 _decode(call(request(False, limit), timeout=max(conn.timeout, STREAM_TIMEOUT), metadata=md), cols)
@@ -404,6 +426,7 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
         notes.append("the emulator does not support reverse scans: the range was read forward and reversed here")
     cells = _to_cellframe(cols, plan.table)
     f = cells.frame
+    n_rows, n_bytes = len(cols["row_key"]), _raw_bytes(cols)
     if len(row_sets) > 1 or emulate_reverse:
         # several scans (overlap possible) or a client-side reverse: one row once, in scan order, limit applied
         f = f.drop_duplicates(["row_key", "family", "qualifier", "timestamp_us"]).reset_index(drop=True)
@@ -415,12 +438,12 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
                 order = order[: plan.rows_limit]
             f = f[f["row_key"].isin(set(order))].reset_index(drop=True)
         cells = CellFrame(f)
+        n_rows, n_bytes = int(f["row_key"].nunique()), int(cells.cell_bytes().sum()) if len(f) else 0
     modelled = None
     if model_cells is not None:
         live = gc_live_cells(model_cells, {plan.table: tuple(families)}, now) if (apply_gc and families) else model_cells
         modelled = plan.evaluate(live)
-    return ReadResult(plan=plan, cells=cells, rows_returned=int(f["row_key"].nunique()),
-                      cells_returned=len(f), bytes_returned=int(cells.cell_bytes().sum()) if len(f) else 0,
+    return ReadResult(plan=plan, cells=cells, rows_returned=n_rows, cells_returned=len(f), bytes_returned=n_bytes,
                       scans=len(row_sets), elapsed_s=elapsed, table_id=table_id, modelled=modelled, notes=notes)
 
 
