@@ -179,9 +179,12 @@ def _float_reprs(u: np.ndarray, kind: type, lengths: bool = False):
         m = np.empty((len(sel), w), dtype=dtype)
         if sg:
             m[:, 0] = 45  # "-"
-        m[:, sg:sg + ni] = _digit_matrix(ip[sel], ni, dtype)
+        _put_digits(m, sg, ip[sel], ni)
         m[:, sg + ni] = 46  # "."
-        m[:, sg + ni + 1:] = _digit_matrix(fp[sel], dd, dtype) if dd else 48
+        if dd:
+            _put_digits(m, sg + ni + 1, fp[sel], dd)
+        else:
+            m[:, sg + ni + 1] = 48
         view = m.view(f"<U{w}" if kind is str else f"S{w}").ravel()
         out[idx[sel]] = view.astype(object)
         size[idx[sel]] = w
@@ -294,6 +297,15 @@ def floor_us(t: np.ndarray, precision: str) -> np.ndarray:
 def _fields(t: np.ndarray) -> dict[str, np.ndarray]:
     days = np.floor_divide(t, US_PER_DAY)
     tod = t - days * US_PER_DAY
+    if len(days) > 64:  # calendar fields once per day of the span (events are many, days few)
+        lo, hi = int(days.min()), int(days.max())
+        if hi - lo < len(days):
+            cal = _calendar(np.arange(lo, hi + 1, dtype=np.int64))
+            return {**{k: v[days - lo] for k, v in cal.items()}, **_clock(tod)}
+    return {**_calendar(days), **_clock(tod)}
+
+
+def _calendar(days: np.ndarray) -> dict[str, np.ndarray]:
     d64 = days.astype("datetime64[D]")
     m64 = d64.astype("datetime64[M]")
     y64 = d64.astype("datetime64[Y]")
@@ -301,6 +313,11 @@ def _fields(t: np.ndarray) -> dict[str, np.ndarray]:
         "Y": y64.astype("int64") + 1970,
         "m": m64.astype("int64") % 12 + 1,
         "d": (d64 - m64.astype("datetime64[D]")).astype("int64") + 1,
+    }
+
+
+def _clock(tod: np.ndarray) -> dict[str, np.ndarray]:
+    return {
         "H": tod // (3600 * US_PER_S),
         "M": (tod // (60 * US_PER_S)) % 60,
         "S": (tod // US_PER_S) % 60,
@@ -319,13 +336,38 @@ def digits(values: np.ndarray, width: int, what: str = "value") -> np.ndarray:
     return _zero_padded(values, width)
 
 
+_QUADS = {t: (np.arange(10_000)[:, None] // np.array([1000, 100, 10, 1]) % 10 + 48).astype(t)
+          for t in (np.uint8, np.uint32)}  # the 4 ASCII digits of 0000 … 9999
+
+
+_PAIRS64 = np.ascontiguousarray(_QUADS[np.uint32][:100, 2:]).view(np.uint64).ravel()  # "00" … "99" (UCS-4)
+_QUAD32 = np.ascontiguousarray(_QUADS[np.uint8]).view(np.uint32).ravel()  # "0000" … "9999" (bytes)
+_BLOCK = 1 << 16  # rows per block when building text matrices (small buffers stay in cache and get reused)
+
+
+def _put_digits(m: np.ndarray, pos: int, v: np.ndarray, w: int) -> None:
+    """Write ``v`` (non-negative ints < 10**w) zero-padded into columns ``pos:pos+w`` of the
+    character matrix ``m`` (uint8 bytes or uint32 UCS-4): several characters per store, as one
+    machine word looked up in a table (unaligned strided views; numpy handles the alignment)."""
+    n, width = m.shape
+    item = m.itemsize
+    per, table, div, word = (4, _QUAD32, 10_000, np.uint32) if item == 1 else (2, _PAIRS64, 100, np.uint64)
+    v = np.array(v, dtype=np.int64)
+    end = pos + w
+    while end - pos >= per:
+        end -= per
+        np.ndarray((n,), word, buffer=m, offset=item * end, strides=(item * width,))[:] = table[v % div]
+        v //= div
+    while end > pos:
+        end -= 1
+        m[:, end] = v % 10 + 48
+        v //= 10
+
+
 def _digit_matrix(v: np.ndarray, width: int, dtype: type = np.uint32) -> np.ndarray:
     """Non-negative ints → an (n, width) matrix of ASCII digit codes, zero-padded on the left."""
     out = np.empty((len(v), width), dtype=dtype)
-    rem = v.copy()
-    for j in range(width - 1, -1, -1):
-        out[:, j] = rem % 10 + 48
-        rem //= 10
+    _put_digits(out, 0, v, width)
     return out
 
 
@@ -337,7 +379,11 @@ def _zero_padded(values: np.ndarray, width: int) -> np.ndarray:
         return np.asarray([], dtype=object)
     if width < 1 or width > 19:  # 10**19 does not fit an int64 divisor; zfill(…, 0) keeps one digit
         return np.char.zfill(values.astype(str), width).astype(object)
-    return _digit_matrix(values, width).view(f"<U{width}").ravel().astype(object)
+    out = np.empty(len(values), dtype=object)
+    for a in range(0, len(values), _BLOCK):
+        b = min(a + _BLOCK, len(values))
+        out[a:b] = _digit_matrix(values[a:b], width).view(f"<U{width}").ravel().astype(object)
+    return out
 
 
 def format_time(t: np.ndarray, precision: str, fmt: str | None = None) -> np.ndarray:
@@ -355,8 +401,12 @@ def format_time_coded(t: np.ndarray, precision: str, fmt: str | None = None) -> 
     """:func:`format_time` as (codes, distinct texts): each distinct floored time is formatted once."""
     fmt = fmt or DEFAULT_FORMATS[precision]
     ft = floor_us(np.asarray(t, dtype=np.int64), precision)
-    codes, uniq = pd.factorize(ft)
-    texts = _format_floored(np.asarray(uniq, dtype=np.int64), precision, fmt)
+    codes, uniq = _step_codes(ft, _FIXED_US.get(precision, 0))
+    try:
+        texts = _format_floored(uniq, precision, fmt)
+    except SchemaError:  # name the first offending event, as formatting in event order would
+        codes, uniq = pd.factorize(ft)
+        texts = _format_floored(np.asarray(uniq, dtype=np.int64), precision, fmt)
     if fmt.startswith("epoch_"):
         exact = _epoch_unit(fmt)[0] <= _FIXED_US.get(precision, US_PER_DAY)
     else:
@@ -364,13 +414,61 @@ def format_time_coded(t: np.ndarray, precision: str, fmt: str | None = None) -> 
     return (codes, texts) if exact else _distinct(codes, texts)
 
 
+def _step_codes(v: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Codes and distinct values of multiples of ``step``: by direct addressing (a presence
+    table and its running count) when their span is small, else by hashing."""
+    if step > 0 and len(v) > 1:
+        lo = int(v.min())
+        q = (v - lo) // step
+        span = int(q.max()) + 1
+        if span <= 4 * len(v):
+            present = np.zeros(span, dtype=bool)
+            present[q] = True
+            rank = np.cumsum(present, dtype=np.int64) - 1
+            return rank[q], lo + np.flatnonzero(present).astype(np.int64) * step
+    codes, uniq = pd.factorize(v)
+    return codes, np.asarray(uniq, dtype=np.int64)
+
+
+_FIELD_WIDTH = {**_TOKEN_WIDTH, "ms": 3, "us": 6}
+
+
 def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
-    t = ft
     if fmt.startswith("epoch_"):
         unit, width = _epoch_unit(fmt)
         return digits(ft // unit, width, "epoch time")
-    tokens = _TOKEN_RX.findall(fmt)
+    pieces: list[str] = []  # field names (Y m d H M S ms us) or literal text as "=…"
+    for tok, lit in _TOKEN_RX.findall(fmt):
+        pieces.append("=" + ("%" if tok == "%" else lit) if (lit or tok == "%") else tok)
+    if precision in ("ms", "us"):
+        pieces.append(precision)
     f = _fields(ft)
+    if (not pieces or any("\x00" in p for p in pieces)
+            or (len(ft) and (f["Y"].min() < 0 or f["Y"].max() > 9999))):
+        return _format_joined(ft, precision, fmt, f)  # (raises for years beyond 4 digits)
+    # A fixed-width unicode matrix per block of rows: literals as code points, fields as digits.
+    width = sum(len(p) - 1 if p[0] == "=" else _FIELD_WIDTH[p] for p in pieces)
+    out = np.empty(len(ft), dtype=object)
+    for a in range(0, len(ft), _BLOCK):
+        b = min(a + _BLOCK, len(ft))
+        m = np.empty((b - a, width), dtype=np.uint32)
+        pos = 0
+        for p in pieces:
+            if p[0] == "=":
+                for c in p[1:]:
+                    m[:, pos] = ord(c)
+                    pos += 1
+            else:
+                _put_digits(m, pos, f[p][a:b], _FIELD_WIDTH[p])
+                pos += _FIELD_WIDTH[p]
+        out[a:b] = m.view(f"<U{width}").ravel().astype(object)
+    return out
+
+
+def _format_joined(ft: np.ndarray, precision: str, fmt: str, f: dict[str, np.ndarray]) -> np.ndarray:
+    """The general path: numeric runs as zero-padded ints, literals joined as numpy str scalars."""
+    t = ft
+    tokens = _TOKEN_RX.findall(fmt)
     out: np.ndarray | None = None
     pending: list[tuple[np.ndarray, int]] = []  # consecutive numeric tokens composed as one int
 
@@ -477,9 +575,9 @@ def encode_coded(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if kind in "biuM":
         codes, uniq = pd.factorize(arr, use_na_sentinel=False)
         return codes, encode_text(pd.Series(uniq, dtype=values.dtype))
-    if values.isna().any():
+    codes, uniq = pd.factorize(np.asarray(arr, dtype=object))
+    if len(codes) and codes.min() < 0:  # missing values
         encode_text(values)  # raises the error naming the rows
-    codes, uniq = pd.factorize(np.asarray(arr, dtype=object), use_na_sentinel=False)
     return _distinct(codes, np.asarray([str(u) for u in uniq], dtype=object))
 
 

@@ -586,21 +586,29 @@ class Tags(Segment):
 def _join_coded(a: Coded, b: Coded, sep: str) -> Coded:
     """Texts ``a + sep + b`` per event, as codes into the distinct combinations (first-seen order).
     Distinct pairs give distinct texts when ``sep`` splits them back (the caller's check)."""
+    codes, texts, _ = _join_sized(a, np.zeros(len(a[1]), np.int64), b, np.zeros(len(b[1]), np.int64), sep)
+    return codes, texts
+
+
+def _join_sized(a: Coded, la: np.ndarray, b: Coded, lb: np.ndarray,
+                sep: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_join_coded` that also carries the texts' UTF-8 lengths (``la``, ``lb`` → result)."""
     ca, ta = a
     cb, tb = b
+    ls = len(sep.encode("utf-8"))
     if len(ca) == 0:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=object)
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
     if len(tb) == 1:
-        return ca, ta + _one(sep + tb[0])
+        return ca, ta + _one(sep + tb[0]), la + (ls + lb[0])
     if len(ta) == 1:
-        return cb, _one(ta[0] + sep) + tb
+        return cb, _one(ta[0] + sep) + tb, lb + (la[0] + ls)
     codes, pairs = pd.factorize(np.asarray(ca, dtype=np.int64) * len(tb) + cb)
     left, right = np.divmod(pairs, len(tb))
     if len(ta) <= len(tb):
         texts = (ta + _one(sep))[left] + tb[right]
     else:
         texts = ta[left] + (_one(sep) + tb)[right]
-    return codes, texts
+    return codes, texts, la[left] + ls + lb[right]
 
 
 def _one(text: str) -> np.ndarray:
@@ -695,17 +703,19 @@ class RowKey:
         for codes, texts in parts:  # type: ignore[misc]
             if len(texts) > 1 and _contains(texts, d):
                 return None
+        sizes = [utf8_len(pd.Series(texts, dtype=object)) for _, texts in parts]  # type: ignore[misc]
         codes, texts = parts[0]  # type: ignore[misc]
+        size = sizes[0]
         dense = False  # codes are 0..len(texts)-1, each used (a segment's texts may hold unused values)
-        for nxt in parts[1:]:
+        for nxt, nsize in zip(parts[1:], sizes[1:]):
             n_left, n_right = len(texts), len(nxt[1])  # type: ignore[index]
-            codes, texts = _join_coded((codes, texts), nxt, d)  # type: ignore[arg-type]
+            codes, texts, size = _join_sized((codes, texts), size, nxt, nsize, d)  # type: ignore[arg-type]
             if n_right != 1:
                 dense = n_left != 1
         if not dense:
             codes, uniq = pd.factorize(codes)
-            texts = texts[uniq]
-        return codes, texts, utf8_len(pd.Series(texts, dtype=object))
+            texts, size = texts[uniq], size[uniq]
+        return codes, texts, size
 
     def _render_text(self, ctx: RenderContext) -> np.ndarray:
         ctx.delimiter = self.delimiter

@@ -51,9 +51,11 @@ def to_bytes(texts: np.ndarray) -> np.ndarray:
         return np.asarray([t.encode("utf-8") for t in texts], dtype=object)
 
 
-def _full(n: int, value: object) -> np.ndarray:
-    """An object array repeating one value (``np.full`` with object dtype is several times slower)."""
-    return np.array([value], dtype=object)[np.zeros(n, dtype=np.intp)]
+def _full(n: int, value: str | bytes) -> np.ndarray:
+    """An object array repeating one str/bytes (a scalar fill; ``np.full`` with object dtype is slower)."""
+    out = np.empty(n, dtype=object)
+    out[:] = value
+    return out
 
 
 @dataclass

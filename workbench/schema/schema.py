@@ -179,22 +179,22 @@ class Schema:
         t = time_us(frame[ds.time])
         columns = {c: frame[c] for c in frame.columns}
         ctx = RenderContext(columns, t)
-        parts, dups, events, found = [], [], [], []
+        parts, dups, builts, found = [], [], [], []
         for tname, key in self.all_tables():
             b = BuildInput(key, ctx, shape.measures, self._carried(key, shape))
             built = self.layout.build(b)
             d, fnd = check_parts(built, tname, self.layout.versioned, b.coded)
             parts.append(built.frame(tname, events=False))
-            events.append(built.events())
+            builts.append(built)
             dups.append(d)
             found += fnd
         f = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         dup = np.concatenate(dups)
-        event = np.concatenate(events) if len(events) > 1 else events[0]  # each cell's event (row of frame)
 
         loss = LossReport(kept_precision="us" if self.key.keeps_microseconds() else "ms")
         lost_pos = np.zeros(0, dtype=np.int64)
         if dup.any():
+            event = np.concatenate([x.events() for x in builts])  # each cell's event (row of frame)
             hint = ("Use a finer time precision in the key (G31), promote another field (G07), "
                     "or pass accept_loss=True to keep the newest event of each collision.")
             if not accept_loss:
