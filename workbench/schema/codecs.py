@@ -65,6 +65,33 @@ class Shape:
 # ----------------------------------------------------------------------------- values
 
 
+def factorize(values: np.ndarray, use_na_sentinel: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize`` (codes in first-seen order, same output) that uses the input's runs.
+
+    Events usually arrive grouped by entity and ordered by time, so equal values sit next
+    to each other: only the first value of each run is hashed (sorted integers need no
+    hashing at all). Unordered input costs one extra comparison pass."""
+    v = np.asarray(values)
+    n = len(v)
+    if n > 1 and v.dtype != object or n > 1 and use_na_sentinel:
+        try:
+            change = np.asarray(v[1:] != v[:-1])
+        except (TypeError, ValueError):  # pd.NA and friends do not compare to bool
+            change = None
+        if change is not None and change.dtype == bool:
+            starts = np.flatnonzero(change) + 1
+            if len(starts) < n // 2 or v.dtype.kind in "iu" and bool((v[1:] >= v[:-1]).all()):
+                starts = np.concatenate(([0], starts))
+                runs = np.diff(np.append(starts, n))
+                heads = v[starts]
+                if v.dtype.kind in "iu" and bool((heads[1:] > heads[:-1]).all()):
+                    return np.repeat(np.arange(len(starts)), runs), heads
+                hc, uniq = pd.factorize(heads, use_na_sentinel=use_na_sentinel)
+                return np.repeat(hc, runs), np.asarray(uniq)
+    codes, uniq = pd.factorize(v, use_na_sentinel=use_na_sentinel)
+    return codes, np.asarray(uniq)
+
+
 def to_object(a: np.ndarray | pd.Series) -> np.ndarray:
     """A numpy object array of Python str (what CellFrame columns hold)."""
     a = a.to_numpy() if isinstance(a, pd.Series) else np.asarray(a)
@@ -113,7 +140,7 @@ def decode_text(texts: pd.Series | np.ndarray, dtype: str | None) -> pd.Series:
 
 def _float_text(x: np.ndarray) -> np.ndarray:
     x = np.ascontiguousarray(x, dtype=np.float64)
-    codes, uniq_bits = pd.factorize(x.view(np.int64))
+    codes, uniq_bits = factorize(x.view(np.int64))
     return _float_reprs(np.asarray(uniq_bits, dtype=np.int64).view(np.float64), str)[codes]
 
 
@@ -166,7 +193,7 @@ def _float_reprs(u: np.ndarray, kind: type, lengths: bool = False):
     ip, fp = np.divmod(rr[idx], _I10[d])
     n_int = 1 + np.searchsorted(_I10[1:], ip, side="right")
     neg = (u[idx] < 0).astype(np.int64)
-    group = (neg * 32 + n_int) * 32 + d
+    group = ((neg * 32 + n_int) * 32 + d).astype(np.int16)  # < 2048: a 16-bit radix sort
     order = np.argsort(group, kind="stable")
     gs = group[order]
     cuts = np.flatnonzero(np.diff(gs)) + 1
@@ -426,7 +453,7 @@ def _step_codes(v: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
             present[q] = True
             rank = np.cumsum(present, dtype=np.int64) - 1
             return rank[q], lo + np.flatnonzero(present).astype(np.int64) * step
-    codes, uniq = pd.factorize(v)
+    codes, uniq = factorize(v)
     return codes, np.asarray(uniq, dtype=np.int64)
 
 
@@ -540,10 +567,16 @@ def _float_bytes(x: np.ndarray) -> np.ndarray:
 
 
 def _float_bytes_len(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    codes, uniq_bits = pd.factorize(x.view(np.int64))
-    texts, lens = _float_reprs(np.asarray(uniq_bits, dtype=np.int64).view(np.float64), bytes, lengths=True)
+    codes, texts, lens = _float_bytes_coded(x)
     return texts[codes], lens[codes]
+
+
+def _float_bytes_coded(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Floats as (codes, distinct value bytes, their lengths)."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    codes, uniq_bits = factorize(x.view(np.int64))
+    texts, lens = _float_reprs(np.asarray(uniq_bits, dtype=np.int64).view(np.float64), bytes, lengths=True)
+    return codes, texts, lens
 
 
 def encode_bytes_len(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -569,13 +602,13 @@ def encode_coded(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     kind = values.dtype.kind
     arr = values.to_numpy()
     if kind == "f":
-        codes, uniq = pd.factorize(np.ascontiguousarray(arr, dtype=np.float64).view(np.int64))
+        codes, uniq = factorize(np.ascontiguousarray(arr, dtype=np.float64).view(np.int64))
         texts = _float_reprs(np.asarray(uniq, dtype=np.int64).view(np.float64), str)
         return _distinct(codes, texts)  # NaNs with different payloads share the text "nan"
     if kind in "biuM":
         codes, uniq = pd.factorize(arr, use_na_sentinel=False)
         return codes, encode_text(pd.Series(uniq, dtype=values.dtype))
-    codes, uniq = pd.factorize(np.asarray(arr, dtype=object))
+    codes, uniq = factorize(np.asarray(arr, dtype=object))
     if len(codes) and codes.min() < 0:  # missing values
         encode_text(values)  # raises the error naming the rows
     return _distinct(codes, np.asarray([str(u) for u in uniq], dtype=object))

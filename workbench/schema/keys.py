@@ -22,7 +22,8 @@ import pandas as pd
 from ..errors import SchemaError
 from ..cells import utf8_len
 from .codecs import (DEFAULT_FORMATS, PRECISIONS, US_PER_MS, US_PER_S, check_format, crc32, digits,
-                     encode_coded, encode_text, format_time, format_time_coded, _distinct, _epoch_unit)
+                     encode_coded, encode_text, factorize, format_time, format_time_coded, _distinct, _epoch_unit,
+                     _TOKEN_RX)
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
 
@@ -102,7 +103,7 @@ def _map_coded(coded: Coded, fn) -> Coded:
 
 
 def _factorized(values: np.ndarray) -> Coded:
-    codes, uniq = pd.factorize(np.asarray(values), use_na_sentinel=False)
+    codes, uniq = factorize(np.asarray(values), use_na_sentinel=False)
     return codes, np.asarray(uniq)
 
 
@@ -133,6 +134,12 @@ class Segment:
         """``render`` as (codes, distinct texts); segments override it to format each distinct
         value once. The default factorizes the rendered text (exact, just slower)."""
         return _factorized(self.render(ctx))
+
+    def _alphabet(self) -> str | None:
+        """Every character the text can hold, when known without looking at it (None: unknown)."""
+        return None
+
+    _fixed_width = False  # every text has the same length (with an ASCII alphabet: one byte length)
 
     def n_parts(self, delimiter: str) -> int | None:
         return 1
@@ -233,6 +240,11 @@ class PaddedInt(Field):
             raise SchemaError(f"PaddedInt needs an integer column; {self.column!r} is {col.dtype}.")
         codes, uniq = _factorized(col.to_numpy())
         return codes, digits(uniq, self.width, f"{self.column}")
+
+    def _alphabet(self) -> str | None:
+        return "0123456789"
+
+    _fixed_width = True
 
     def template(self) -> str:
         return "{" + self.column + f":0{self.width}d" + "}"
@@ -371,6 +383,14 @@ class Timestamp(Segment):
     def _coded(self, ctx: RenderContext) -> Coded:
         return format_time_coded(ctx.t_us, self.precision, self.fmt)
 
+    def _alphabet(self) -> str | None:
+        fmt = self.fmt or DEFAULT_FORMATS[self.precision]
+        if fmt.startswith("epoch_"):
+            return "0123456789"
+        return "0123456789" + "".join("%" if tok == "%" else lit for tok, lit in _TOKEN_RX.findall(fmt))
+
+    _fixed_width = True
+
     def subms(self, text: pd.Series) -> np.ndarray | None:
         """The sub-millisecond µs of the event (only a ``us`` precision key keeps them)."""
         if self.precision != "us":
@@ -430,6 +450,11 @@ class ReversedTimestamp(Segment):
         codes, uniq = _factorized(np.floor_divide(ctx.t_us, self._per))
         return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
 
+    def _alphabet(self) -> str | None:
+        return "0123456789"
+
+    _fixed_width = True
+
     def subms(self, text: pd.Series) -> np.ndarray | None:
         if self.unit != "us":
             return None
@@ -459,6 +484,9 @@ class BaseTimestamp(Segment):
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
         codes, uniq = _factorized(ms - np.mod(ms, 2 ** self.bits))
         return codes, uniq.astype(str).astype(object)
+
+    def _alphabet(self) -> str | None:
+        return "-0123456789"
 
     def template(self) -> str:
         return "{" + f"ms - ms % 2^{self.bits}" + "}"
@@ -516,6 +544,11 @@ class Salt(Segment):
         codes, texts = acc
         bucket = (crc32(texts) % np.uint32(self.n)).astype(np.intp) if len(texts) else np.zeros(0, np.intp)
         return bucket[codes], digits(np.arange(self.n), self.width, "salt")
+
+    def _alphabet(self) -> str | None:
+        return "0123456789"
+
+    _fixed_width = True
 
     def buckets(self) -> list[str]:
         return [str(i).zfill(self.width) for i in range(self.n)]
@@ -602,7 +635,7 @@ def _join_sized(a: Coded, la: np.ndarray, b: Coded, lb: np.ndarray,
         return ca, ta + _one(sep + tb[0]), la + (ls + lb[0])
     if len(ta) == 1:
         return cb, _one(ta[0] + sep) + tb, lb + (la[0] + ls)
-    codes, pairs = pd.factorize(np.asarray(ca, dtype=np.int64) * len(tb) + cb)
+    codes, pairs = factorize(np.asarray(ca, dtype=np.int64) * len(tb) + cb)
     left, right = np.divmod(pairs, len(tb))
     if len(ta) <= len(tb):
         texts = (ta + _one(sep))[left] + tb[right]
@@ -700,10 +733,15 @@ class RowKey:
         for i, s in enumerate(self.segments):
             if isinstance(s, Salt):
                 parts[i] = s._coded(ctx)
-        for codes, texts in parts:  # type: ignore[misc]
-            if len(texts) > 1 and _contains(texts, d):
+        sizes = []
+        for s, (codes, texts) in zip(self.segments, parts):  # type: ignore[misc]
+            alphabet = s._alphabet()
+            if len(texts) > 1 and (alphabet is None or d in alphabet) and _contains(texts, d):
                 return None
-        sizes = [utf8_len(pd.Series(texts, dtype=object)) for _, texts in parts]  # type: ignore[misc]
+            if s._fixed_width and alphabet is not None and alphabet.isascii() and len(texts):
+                sizes.append(np.full(len(texts), len(texts[0]), dtype=np.int64))
+            else:
+                sizes.append(utf8_len(pd.Series(texts, dtype=object)))
         codes, texts = parts[0]  # type: ignore[misc]
         size = sizes[0]
         dense = False  # codes are 0..len(texts)-1, each used (a segment's texts may hold unused values)
@@ -713,7 +751,7 @@ class RowKey:
             if n_right != 1:
                 dense = n_left != 1
         if not dense:
-            codes, uniq = pd.factorize(codes)
+            codes, uniq = factorize(codes)
             texts, size = texts[uniq], size[uniq]
         return codes, texts, size
 

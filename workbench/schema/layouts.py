@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import US_PER_MS, encode_bytes, encode_bytes_len, encode_text, json_fragment, _fields
+from .codecs import US_PER_MS, encode_bytes, encode_bytes_len, encode_text, json_fragment, _fields, _float_bytes_coded
 from .families import Family
 from .keys import RenderContext, RowKey
 
@@ -56,6 +56,25 @@ def _full(n: int, value: str | bytes) -> np.ndarray:
     out = np.empty(n, dtype=object)
     out[:] = value
     return out
+
+
+@dataclass(eq=False)
+class Taken:
+    """``texts[codes]`` not yet materialized: :meth:`CellParts.frame` takes it straight into
+    its column (no per-add copy of a million pointers)."""
+
+    texts: np.ndarray
+    codes: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, j: int) -> Any:
+        return self.texts[self.codes[j]]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self.texts[self.codes]
+        return out if dtype is None else out.astype(dtype)
 
 
 @dataclass
@@ -125,6 +144,8 @@ class CellParts:
             end = start + len(keys)
             if isinstance(p, (str, bytes)):
                 out[start:end] = p  # numpy fills an object slice with the one scalar
+            elif isinstance(p, Taken):
+                np.take(p.texts, p.codes, out=out[start:end], mode="clip")  # "clip": no buffering
             else:
                 out[start:end] = p
             start = end
@@ -466,9 +487,13 @@ class HeroicOffsets(Wide):
 # ----------------------------------------------------------------------------- helpers
 
 
-def _values(b: BuildInput, col: str) -> tuple[np.ndarray, np.ndarray]:
-    """A column's cell values and their byte lengths."""
-    return encode_bytes_len(b.ctx.column(col))
+def _values(b: BuildInput, col: str) -> tuple[np.ndarray | Taken, np.ndarray]:
+    """A column's cell values and their byte lengths (floats: as codes into distinct values)."""
+    values = b.ctx.column(col)
+    if values.dtype.kind == "f":
+        codes, texts, lens = _float_bytes_coded(values.to_numpy())
+        return Taken(texts, codes), lens[codes]
+    return encode_bytes_len(values)
 
 
 def _text(values: pd.Series) -> np.ndarray:
