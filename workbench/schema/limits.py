@@ -194,7 +194,9 @@ def check_parts(parts, table: str, versioned: bool,
         per_key = np.bincount(codes, minlength=len(uniq)) if n else np.zeros(0, dtype=np.int64)
         shared = per_key[codes] > 1 if n else np.zeros(0, dtype=bool)  # events whose row key is not unique
         any_shared = bool(shared.any())
-        ev_bytes = (klen[codes] + 8) * len(idx)  # each add is one cell per event: key + timestamp each
+        ev_bytes = klen[codes].astype(np.int64)  # summed in place: one event-sized array, not one per term
+        ev_bytes += 8
+        ev_bytes *= len(idx)  # each add is one cell per event: key + timestamp each
         event_dup = None
         for i in idx:
             fam, q, val = parts.family[i], parts.qualifier[i], parts.value[i]
@@ -218,7 +220,9 @@ def check_parts(parts, table: str, versioned: bool,
             for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
                 findings.append(Finding("G10", f"cell of {int(vlen[j]):,} bytes is over the 10 MB advice",
                                         keys[j], table))
-            ev_bytes = ev_bytes + flen + qlen + vlen
+            ev_bytes += flen
+            ev_bytes += qlen
+            ev_bytes += vlen
             if parts.constant[i]:
                 if event_dup is None:
                     event_dup = _duplicated(shared, any_shared, {"k": codes, "t": ts} if versioned else None)
