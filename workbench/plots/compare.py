@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
@@ -15,6 +16,13 @@ def _fmt(col: str, v: float) -> str:
     if col == "hotspot_factor":
         return f"{v:.1f}×"
     return f"{v:,.3g}"
+
+
+def _title_chars(ncols: int, label_chars: int) -> int:
+    """Characters of a 10.5-pt bold title that fit over one of ``ncols`` panels, whose design-name
+    labels (``label_chars`` long, 9.5 pt) take the left part of the panel's width."""
+    points = WIDTH_IN * 72 / ncols - label_chars * 9.5 * 0.6
+    return max(18, int(points / (10.5 * 0.66)))
 
 
 @styled
@@ -50,12 +58,15 @@ def plot_comparison(cmp, axes=None):
         ax.spines["bottom"].set_visible(False)
         if col == "hotspot_factor":
             ax.axvline(1.0, color="black", ls="--", lw=1)
-        ax.set_title(label + "\n(lower is better)", fontsize=10.5)
+        # wrapped to the panel's width: long query names otherwise run into the next panel's title
+        ax.set_title(textwrap.fill(label, _title_chars(ncols, max(map(len, names))), break_on_hyphens=False),
+                     fontsize=10.5)
     for ax in axes[len(crit):]:
         ax.set_visible(False)
     wins = cmp.rankings["best"].replace("", np.nan).dropna().value_counts()
     head = (f"{wins.index[0]} is best on {wins.iloc[0]} of {len(cmp.rankings)} criteria" if len(wins)
             else "The designs tie on every criterion")
-    axes[0].figure.suptitle(f"{len(names)} designs for {cmp.dataset}: {head} (green best, vermillion worst)",
+    axes[0].figure.suptitle(f"{len(names)} designs for {cmp.dataset}: {head}\n"
+                            "(lower is better in every panel; green best, vermillion worst)",
                             fontweight="bold", x=0.01, ha="left")
     return axes
