@@ -80,10 +80,13 @@ def plot_node_load(kd, ax=None):
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     ax.legend(ncol=min(kd.nodes + 1, 6), loc="upper left", bbox_to_anchor=(0, 1.0))
     ax.set_ylim(0, max(float(kd.node_writes.max()) * 1.25, 1))
+    where = f"({kd.nodes} nodes, {kd.n_tablets} tablets)"
     if kd.mean_share >= 0.8:
-        ax.set_title(f"One node takes the writes; the others idle ({kd.nodes} nodes, {kd.n_tablets} tablets)", color=BAD)
+        ax.set_title(f"One node takes the writes; the others idle {where}", color=BAD)
+    elif kd.hotspot_factor <= 1.5:  # the same thresholds as KeyDistribution.verdict()
+        ax.set_title(f"Every node shares the writes evenly {where}")
     else:
-        ax.set_title(f"Every node shares the writes ({kd.nodes} nodes, {kd.n_tablets} tablets)")
+        ax.set_title(f"Every node gets writes, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share {where}")
     return ax
 
 
