@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from workbench.report import execute_notebook, workshop_notebooks
@@ -13,8 +15,25 @@ REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = workshop_notebooks(REPO)
 
 
+GUIDELINE_TAG = re.compile(r"G\d\d")
+
+
+def _guideline_tags(cell) -> set[str]:
+    return {t for t in cell.metadata.get("tags", []) if GUIDELINE_TAG.fullmatch(t)}
+
+
 def test_there_are_workshop_notebooks():
     assert NOTEBOOKS and NOTEBOOKS[0].name == "00_start_here.ipynb"
+
+
+def test_every_guideline_is_demonstrated_in_a_tagged_code_cell():
+    tagged: set[str] = set()
+    for path in NOTEBOOKS:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "code":
+                tagged |= _guideline_tags(cell)
+    missing = [f"G{i:02d}" for i in range(1, 32) if f"G{i:02d}" not in tagged]
+    assert not missing, f"guidelines with no tagged code cell in any notebook: {missing}"
 
 
 @pytest.mark.notebook
@@ -35,4 +54,8 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator):
     assert any("## Summary" in c.source for c in nb.cells if c.cell_type == "markdown")
     setup_out = str(code[0].outputs)
     assert f"live Bigtable emulator at {emulator.host}" in setup_out, setup_out
+    # a guideline's cell must show its measured effect: it has to produce output
+    silent = [f"cell {i} ({', '.join(sorted(_guideline_tags(c)))})" for i, c in enumerate(nb.cells)
+              if c.cell_type == "code" and _guideline_tags(c) and not c.get("outputs")]
+    assert not silent, f"{path.name}: guideline cells without output: {silent}"
     print(f"{path.name}: {elapsed:.1f} s")
