@@ -3,12 +3,13 @@
 JupyterLab runs headless on 127.0.0.1 (tests/browser.py), Debian chromium is
 driven by Python playwright. The notebook is run with "Run All Cells"
 (``runmenu:run-all``); the slider is moved with the keyboard like a person
-would; the Output widget's figure must be a different image afterwards.
+would; the Output widget's figure must be a different image afterwards. Once on
+a small fixture notebook (an ``interactive_output`` slider), once on the
+workshop's design lab (the designer's cluster-size slider and its heat map).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
@@ -19,22 +20,8 @@ from browser import REPO, artifact, chromium_context, jupyter_lab
 
 pytestmark = pytest.mark.browser
 
-# The lead may point this at a workshop notebook (its slider must drive an Output widget's figure).
-NOTEBOOK = Path(os.environ.get("WB_BROWSER_NOTEBOOK", "tests/fixtures/notebooks/lab_slider.ipynb"))
-
-
-@pytest.fixture(scope="module")
-def emu(request):
-    """The suite's emulator when conftest provides one, else a private one (kernels get its address)."""
-    try:
-        yield request.getfixturevalue("emulator")
-        return
-    except pytest.FixtureLookupError:
-        pass
-    from workbench.bigtable.emulator import Emulator
-
-    with Emulator(reuse=False) as own:
-        yield own
+NOTEBOOK = Path("tests/fixtures/notebooks/lab_slider.ipynb")
+DESIGN_LAB = Path("notebooks/07_design_lab.ipynb")
 
 
 def _wait_idle(page, timeout_ms: int = 120_000) -> None:
@@ -57,21 +44,24 @@ def _image_src(page) -> str:
     return img.get_attribute("src") or ""
 
 
-def test_run_all_move_slider_and_the_figure_changes(tmp_path, emu):
-    with jupyter_lab(tmp_path, root_dir=REPO, env=emu.env()) as lab, chromium_context(tmp_path) as ctx:
-        page = ctx.new_page()
-        page.set_default_timeout(60_000)
-        page.goto(lab.url(f"lab/tree/{NOTEBOOK.as_posix()}"))
-        page.locator(".jp-Notebook").first.wait_for(state="visible")
-        # kernel ready before running (the status bar names the kernel state)
-        page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=60_000)
+def _open_and_run_all(page, lab, notebook: Path) -> None:
+    page.set_default_timeout(60_000)
+    page.goto(lab.url(f"lab/tree/{notebook.as_posix()}"))
+    page.locator(".jp-Notebook").first.wait_for(state="visible")
+    # kernel ready before running (the status bar names the kernel state)
+    page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=60_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
+    _wait_idle(page)
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    tracebacks = [t for t in errors.all_inner_texts() if "Traceback" in t or "Error" in t]
+    assert not tracebacks, tracebacks
 
-        page.get_by_role("menuitem", name="Run", exact=True).click()
-        page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
-        _wait_idle(page)
-        errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-        tracebacks = [t for t in errors.all_inner_texts() if "Traceback" in t or "Error" in t]
-        assert not tracebacks, tracebacks
+
+def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
+    with jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab, chromium_context(tmp_path) as ctx:
+        page = ctx.new_page()
+        _open_and_run_all(page, lab, NOTEBOOK)
 
         before = _image_src(page)
         assert before.startswith("data:image/png;base64,")
@@ -91,3 +81,34 @@ def test_run_all_move_slider_and_the_figure_changes(tmp_path, emu):
 
     assert value_after != value_before, (value_before, value_after)
     assert after != before, "the figure did not change when the slider moved"
+
+
+def test_design_lab_nodes_slider_redraws_the_heat_map(tmp_path, emulator):
+    """The workshop's designer in a real browser: more nodes in the model, a different heat map."""
+    with jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab, chromium_context(tmp_path) as ctx:
+        page = ctx.new_page()
+        _open_and_run_all(page, lab, DESIGN_LAB)
+        designer = page.locator(".wb-designer").first
+        designer.scroll_into_view_if_needed()
+        designer.get_by_role("tab", name="Key heat map").click()  # the notebook left the Advisor tab open
+        img = designer.locator(".widget-tab .widget-output img").first
+        img.wait_for(state="visible")
+        before = img.get_attribute("src") or ""
+        assert before.startswith("data:image/png;base64,")
+        slider = designer.locator(".widget-slider", has_text="nodes (model)")
+        readout = slider.locator(".widget-readout")
+        value_before = readout.inner_text()
+        slider.locator(".noUi-handle").click()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "before => { const i = document.querySelector('.wb-designer .widget-tab .widget-output img');"
+            " return i && i.src !== before && i.naturalWidth > 0; }", arg=before, timeout=30_000)
+        _wait_idle(page)
+        after = img.get_attribute("src") or ""
+        value_after = readout.inner_text()
+        designer.screenshot(path=str(artifact("browser_design_lab.png")))
+        shown_errors = designer.locator(".widget-output", has_text="Traceback").count()
+
+    assert int(value_after) == int(value_before) + 1, (value_before, value_after)
+    assert after != before, "the heat map did not change when the nodes slider moved"
+    assert shown_errors == 0
