@@ -285,3 +285,18 @@ def test_a_real_csv_nobody_here_wrote_loads_and_works_with_the_workbench() -> No
     weather = wb.from_csv(local_data.seattle_weather.filepath, entity=["weather"], time="date",
                           measures=["precipitation", "temp_max", "temp_min", "wind"], naive_tz="UTC")
     assert len(weather) == len(pd.read_csv(local_data.seattle_weather.filepath))
+
+
+def test_nullable_and_arrow_measures_round_trip_through_the_schema() -> None:
+    # df.convert_dtypes() gives boolean / Int64 / Float64 columns; missing values become NaN, noted
+    df = events().convert_dtypes()
+    df.loc[3, "temp"] = pd.NA
+    df["count"] = pd.array([1, 2, 3, None, 5, 6], dtype="Int64")
+    df["big"] = pd.array([2**53 + 1] * 6, dtype="Int64")
+    ds = build(df, measures=["temp", "ok", "count", "big"])
+    frame = ds.frame
+    assert frame["ok"].dtype == bool and frame["big"].dtype == np.int64 and int(frame["big"].iloc[0]) == 2**53 + 1
+    assert frame["count"].dtype == np.float64 and frame["count"].isna().sum() == 1
+    assert any("'count' was Int64 with missing values" in n for n in ds.notes)
+    schema = Schema("s", RowKey((Field("sensor"), Timestamp("second"))), Tall(wb.Family("m")))
+    pd.testing.assert_frame_equal(schema.from_cells(schema.to_cells(ds)), ds.canonical())

@@ -96,3 +96,51 @@ def test_from_cells_needs_the_dataset_shape():
     with pytest.raises(SchemaError, match="bind"):
         schema.from_cells(bare)
     pd.testing.assert_frame_equal(schema.bind(ds).from_cells(bare), ds.canonical())
+
+
+def test_gc_rules_refuse_values_that_would_collect_everything():
+    from workbench.schema import max_age, max_versions
+    # numbers are seconds, text needs a unit; nothing below one second (a 0 s rule deletes every cell)
+    assert max_age(86400.0).cbt() == max_age(np.int64(86400)).cbt() == "maxage=1d"
+    for bad, words in [("30", "has no unit"), ("500ms", "whole seconds"), ("-5d", "at least 1 second"),
+                       (0, "at least 1 second"), ("forever", "is not a duration"), (True, "whole number"),
+                       (1.5, "whole number")]:
+        with pytest.raises(SchemaError, match=words):
+            max_age(bad)
+    for bad in (0, 1.5, "2", True):
+        with pytest.raises(SchemaError, match="max-versions|whole number"):
+            max_versions(bad)
+    assert max_versions(3.0).n == 3
+
+
+def test_family_names_follow_bigtables_rule():
+    for bad in ("", "my fam", "ü", "x" * 65, None):
+        with pytest.raises(SchemaError, match="Family name"):
+            Family(bad)
+    assert Family("raw-1.v_2").name == "raw-1.v_2"
+    with pytest.raises(SchemaError, match="gc must be a rule"):
+        Family("m", gc="maxage=90d")
+    with pytest.raises(SchemaError, match="aggregate must be None or 'sum'"):
+        Family("m", aggregate="avg")
+
+
+def test_delimiters_that_could_not_split_the_key_back_are_refused():
+    with pytest.raises(SchemaError, match="non-empty string"):
+        RowKey((Field("player"), Timestamp("ms")), delimiter="")
+    # an ISO time format writes '-' and ':'; digits write '0'…'9': such delimiters are ambiguous
+    for d, fmt in (("-", "%Y-%m-%dT%H:%M:%S"), (":", "%Y-%m-%dT%H:%M:%S"), ("0", None)):
+        with pytest.raises(SchemaError, match=f"delimiter {d!r} can occur inside"):
+            RowKey((Field("player"), Timestamp("second", fmt)), delimiter=d)
+    # the same format with a delimiter it never writes is fine and round trips
+    schema = Schema("iso", RowKey((Field("player"), Timestamp("ms", "%Y-%m-%dT%H:%M:%S")), delimiter="#"))
+    ds = _ds()
+    pd.testing.assert_frame_equal(schema.from_cells(schema.to_cells(ds)), ds.canonical())
+    with pytest.raises(SchemaError, match="sequence of segments"):
+        RowKey("player")
+    with pytest.raises(SchemaError, match="must be key segments"):
+        RowKey(["player"])
+
+
+def test_accept_loss_must_be_a_real_yes():
+    with pytest.raises(SchemaError, match="accept_loss must be True or False"):
+        Schema("s", RowKey((Field("player"), Timestamp("second")))).to_cells(_ds(), accept_loss="no")

@@ -43,8 +43,16 @@ DEFAULT_TIMEOUT = 10.0
 
 
 def _production_opt_in(allow_production: bool | None) -> bool:
+    """True only for ``allow_production=True`` or, when it is None, an explicit yes in the environment.
+
+    Anything else given as the argument (``"no"``, ``"false"``, ``0``) is refused outright rather
+    than read by truthiness: a string like ``"no"`` must never open production.
+    """
     if allow_production is not None:
-        return bool(allow_production)
+        if not isinstance(allow_production, bool):
+            raise ProductionNotAllowed(
+                f"allow_production must be True or False, got {allow_production!r}. No request was sent.")
+        return allow_production
     return os.environ.get(ENV_ALLOW_PRODUCTION, "").strip().lower() in {"1", "true", "yes"}
 
 

@@ -254,7 +254,10 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
         raise DatasetError(
             f"Measure column {name!r} holds times ({dtype}), not numbers; there is one time column per event. "
             f"Store it as an attribute (attributes=[{name!r}]) or convert it to a number with a unit first.")
-    if ptypes.is_bool_dtype(dtype) or (ptypes.is_numeric_dtype(dtype) and not ptypes.is_complex_dtype(dtype)):
+    if ptypes.is_extension_array_dtype(dtype) and (ptypes.is_bool_dtype(dtype) or ptypes.is_numeric_dtype(dtype)):
+        out, note = _nullable_to_numpy(col, name)
+        notes += [note] if note else []
+    elif ptypes.is_bool_dtype(dtype) or (ptypes.is_numeric_dtype(dtype) and not ptypes.is_complex_dtype(dtype)):
         out = col
     else:
         values = col.to_numpy(dtype=object)
@@ -276,6 +279,22 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
     if missing:
         notes.append(f"measure {name!r} is missing in {missing:,} events (no value to store for those).")
     return out, notes
+
+
+def _nullable_to_numpy(col: pd.Series, name: str) -> tuple[pd.Series, str | None]:
+    """A pandas nullable / Arrow measure (``Int64``, ``boolean``, ``Float64``, ``int64[pyarrow]``) as the
+    NumPy dtype the schema engine stores and reads back: its own when nothing is missing, float64
+    (missing -> NaN) when something is."""
+    dtype = col.dtype
+    missing = bool(col.isna().any())
+    numpy_dtype = getattr(dtype, "numpy_dtype", None)
+    if not missing and numpy_dtype is not None:
+        return col.astype(numpy_dtype), None
+    out = col.astype("float64")
+    note = f"measure {name!r} was {dtype} with missing values; stored as float64 (missing -> NaN)"
+    if ptypes.is_integer_dtype(dtype) and (col.abs() > 2**53).any():
+        note += "; integers beyond 2**53 lose precision in float64, fill the gaps to keep them exact"
+    return out, note + "."
 
 
 def _order_and_duplicates(codes: list[np.ndarray]) -> tuple[np.ndarray | None, np.ndarray]:

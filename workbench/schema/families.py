@@ -8,10 +8,25 @@ separates data with different retention (raw readings vs hourly aggregates).
 
 from __future__ import annotations
 
+import datetime as _dt
+import numbers
+import re
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 import pandas as pd
+
+from ..errors import SchemaError
+
+# Bigtable's rule for family names (google.bigtable.v2.Family.name): [-_.a-zA-Z0-9]+, at most 64 characters.
+FAMILY_NAME = re.compile(r"[-_.a-zA-Z0-9]{1,64}")
+
+
+def _whole_number(value: Any, what: str) -> int:
+    """``value`` as an int when it is a whole number (not a bool, not text); else a SchemaError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value):
+        raise SchemaError(f"{what} must be a whole number, got {value!r}.")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -19,6 +34,13 @@ class MaxAge:
     """Cells older than this are garbage (``cbt``: ``maxage=2160h``)."""
 
     seconds: int
+
+    def __post_init__(self) -> None:
+        seconds = _whole_number(self.seconds, "MaxAge seconds")
+        if seconds < 1:
+            raise SchemaError(f"A max-age rule needs at least 1 second, got {self.seconds!r} s: a rule of 0 "
+                              "or less would collect every cell of the family.")
+        object.__setattr__(self, "seconds", seconds)
 
     def cbt(self) -> str:
         if self.seconds % 86400 == 0:
@@ -40,8 +62,10 @@ class MaxVersions:
     n: int
 
     def __post_init__(self) -> None:
-        if self.n < 1:
-            raise ValueError(f"MaxVersions needs n >= 1, got {self.n}.")
+        n = _whole_number(self.n, "MaxVersions n")
+        if n < 1:
+            raise SchemaError(f"A max-versions rule needs n >= 1, got {self.n!r}.")
+        object.__setattr__(self, "n", n)
 
     def cbt(self) -> str:
         return f"maxversions={self.n}"
@@ -79,11 +103,33 @@ class Intersection:
 GcRule = Union[MaxAge, MaxVersions, Union_, Intersection]
 
 
-def max_age(duration: str | pd.Timedelta | int) -> MaxAge:
-    """``max_age("90D")``, ``max_age("2160h")`` or seconds."""
-    if isinstance(duration, int):
-        return MaxAge(duration)
-    return MaxAge(int(pd.Timedelta(duration).total_seconds()))
+def max_age(duration: str | pd.Timedelta | _dt.timedelta | int | float) -> MaxAge:
+    """``max_age("90D")``, ``max_age("2160h")``, a timedelta, or a number of seconds.
+
+    Text must carry its unit (``"30"`` alone would be 30 nanoseconds to pandas, so it is
+    refused); the result must be whole seconds, at least one.
+    """
+    if isinstance(duration, (numbers.Real, bool)):
+        return MaxAge(_whole_number(duration, "max_age seconds"))
+    if isinstance(duration, str):
+        text = duration.strip()
+        if not re.search(r"[A-Za-z]", text):
+            raise SchemaError(f"max_age({duration!r}) has no unit: write e.g. '{text or '90'}D' (days), "
+                              f"'{text or '36'}h' (hours) or pass a number of seconds.")
+        text = re.sub(r"(?<=\d)\s*d\b", "D", text)  # cbt's "90d"; pandas wants "D" for days
+        try:
+            delta = pd.Timedelta(text)
+        except ValueError as exc:
+            raise SchemaError(f"max_age({duration!r}) is not a duration: use e.g. '90D', '36h', '15min', "
+                              f"'2160h' or a number of seconds ({exc}).") from None
+    elif isinstance(duration, (pd.Timedelta, _dt.timedelta)):
+        delta = pd.Timedelta(duration)
+    else:
+        raise SchemaError(f"max_age takes a duration such as '90D' or a number of seconds, got {duration!r}.")
+    seconds = delta.total_seconds()
+    if seconds != int(seconds):
+        raise SchemaError(f"max_age({duration!r}) is {seconds:g} s: GC ages are whole seconds.")
+    return MaxAge(int(seconds))
 
 
 @dataclass(frozen=True)
@@ -93,6 +139,17 @@ class Family:
     name: str
     gc: GcRule | None = None
     aggregate: Literal["sum"] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not FAMILY_NAME.fullmatch(self.name):
+            raise SchemaError(f"Family name {self.name!r} is not allowed: Bigtable family names are 1 to 64 "
+                              "characters of letters, digits, '_', '-' and '.' (keep them short, G01).")
+        if self.gc is not None and not isinstance(self.gc, (MaxAge, MaxVersions, Union_, Intersection)):
+            raise SchemaError(f"Family {self.name!r}: gc must be a rule such as max_age('90D'), "
+                              f"max_versions(1), union(...) or intersection(...), got {self.gc!r}.")
+        if self.aggregate not in (None, "sum"):
+            raise SchemaError(f"Family {self.name!r}: aggregate must be None or 'sum' (the aggregate the "
+                              f"emulator keeps correctly), got {self.aggregate!r}.")
 
     def cbt_gc(self) -> str | None:
         return self.gc.cbt() if self.gc is not None else None
@@ -113,13 +170,18 @@ def max_versions(n: int) -> MaxVersions:
 
 def union(*rules: GcRule) -> Union_:
     """Garbage when any of the rules says so: ``union(max_age("30D"), max_versions(1))``."""
-    if len(rules) < 2:
-        raise ValueError("union() needs at least two rules.")
-    return Union_(tuple(rules))
+    return Union_(_rules("union", rules))
 
 
 def intersection(*rules: GcRule) -> Intersection:
     """Garbage only when every rule says so: ``intersection(max_age("30D"), max_versions(2))``."""
+    return Intersection(_rules("intersection", rules))
+
+
+def _rules(what: str, rules: tuple[Any, ...]) -> tuple[GcRule, ...]:
     if len(rules) < 2:
-        raise ValueError("intersection() needs at least two rules.")
-    return Intersection(tuple(rules))
+        raise SchemaError(f"{what}() needs at least two rules, got {len(rules)}.")
+    bad = [r for r in rules if not isinstance(r, (MaxAge, MaxVersions, Union_, Intersection))]
+    if bad:
+        raise SchemaError(f"{what}() takes GC rules (max_age(...), max_versions(...)), got {bad!r}.")
+    return tuple(rules)

@@ -660,9 +660,27 @@ class RowKey:
     delimiter: str = "#"
 
     def __post_init__(self) -> None:
+        if isinstance(self.segments, (str, Segment)):
+            raise SchemaError(f"RowKey takes a sequence of segments, e.g. RowKey((Field('sensor'), "
+                              f"Timestamp('second'))), got {self.segments!r}.")
         object.__setattr__(self, "segments", tuple(self.segments))
         if not self.segments:
             raise SchemaError("A row key needs at least one segment.")
+        not_segments = [s for s in self.segments if not isinstance(s, Segment)]
+        if not_segments:
+            raise SchemaError(f"RowKey segments must be key segments such as Field('sensor') or "
+                              f"Timestamp('second'), got {not_segments[0]!r}.")
+        d = self.delimiter
+        if not isinstance(d, str) or not d:
+            raise SchemaError(f"A row key's delimiter must be a non-empty string such as '#', got {d!r}: "
+                              "without it the key could not be split back into its segments.")
+        for seg in self.segments:  # values are checked when rendered; fixed alphabets can be checked now
+            alphabet = seg._alphabet()
+            clash = sorted({ch for ch in d if alphabet is not None and ch in alphabet})
+            if clash and seg.n_parts(d) == 1:
+                raise SchemaError(f"The delimiter {d!r} can occur inside the text of {seg.template()} "
+                                  f"(it writes {''.join(clash)!r}), so keys could not be split back into "
+                                  "segments. Choose another delimiter (e.g. '#') or a time format without it.")
         variable = [s for s in self.segments if s.n_parts(self.delimiter) is None]
         if len(variable) > 1:
             raise SchemaError("A row key can have at most one variable-width segment (Tags).")

@@ -173,6 +173,8 @@ class Schema:
         :class:`SchemaError` when times would be rounded, unless ``accept_loss=True``:
         then the newest event of each collision is kept and ``cells.frame.attrs
         ["workbench.loss"]`` (also :func:`loss_report`) says what was dropped."""
+        if not isinstance(accept_loss, bool):  # "no" must not mean yes
+            raise SchemaError(f"accept_loss must be True or False, got {accept_loss!r}.")
         shape = Shape.of(ds)
         self._validate(ds, shape)
         frame = ds.frame.reset_index(drop=True)
