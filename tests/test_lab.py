@@ -6,12 +6,14 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from jupyter_client import BlockingKernelClient
 
 from workbench.bigtable import emulator as emu_mod
@@ -30,9 +32,8 @@ def _get(url: str, token: str | None = None, data: bytes | None = None) -> tuple
         return exc.code, exc.read()
 
 
-def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path):
-    port = emu_mod.free_port()
-    token = "test-token-" + os.urandom(4).hex()
+def _start_lab(tmp_path: Path, port: int, token: str) -> tuple[subprocess.Popen, list[str], str]:
+    """``workbench lab`` in its own process group, as from a terminal; returns (process, output lines, emulator host)."""
     runtime = tmp_path / "runtime"
     env = {k: v for k, v in os.environ.items() if k != emu_mod.ENV_HOST}
     env.update(XDG_STATE_HOME=str(tmp_path / "state"), JUPYTER_RUNTIME_DIR=str(runtime),
@@ -44,14 +45,34 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
         start_new_session=True)
     lines: list[str] = []
     emulator_host = None
+    assert proc.stdout is not None
+    while emulator_host is None:
+        line = proc.stdout.readline()
+        assert line, "workbench lab exited early:\n" + "".join(lines)
+        lines.append(line)
+        m = re.search(r"Bigtable emulator: (127\.0\.0\.1:\d+)", line)
+        emulator_host = m.group(1) if m else None
+    return proc, lines, emulator_host
+
+
+def _finish(proc: subprocess.Popen, lines: list[str], sig: int) -> str:
+    """Send ``sig`` to the process group (what the terminal sends) and return everything it printed."""
+    os.killpg(proc.pid, sig)
     try:
-        assert proc.stdout is not None
-        while emulator_host is None:
-            line = proc.stdout.readline()
-            assert line, "workbench lab exited early:\n" + "".join(lines)
-            lines.append(line)
-            m = re.search(r"Bigtable emulator: (127\.0\.0\.1:\d+)", line)
-            emulator_host = m.group(1) if m else None
+        rest, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    return "".join(lines) + (rest or "")
+
+
+def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path):
+    port = emu_mod.free_port()
+    token = "test-token-" + os.urandom(4).hex()
+    runtime = tmp_path / "runtime"
+    proc, lines, emulator_host = _start_lab(tmp_path, port, token)
+    output = ""
+    try:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         status = 0
@@ -92,11 +113,29 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
         text = "".join(out)
         assert f"live Bigtable emulator at {emulator_host} (reused)" in text, text
     finally:
-        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal sends
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            raise
+        output = _finish(proc, lines, signal.SIGINT)  # what Ctrl-C in the terminal sends
     assert emulator_host and not emu_mod.port_is_open(emulator_host), "the emulator lab started must stop"
     assert not emu_mod.port_is_open(f"127.0.0.1:{port}"), "JupyterLab must stop"
+    assert "JupyterLab stopped; emulator stopped." in output, output
+    assert "Shut down this Jupyter server" not in output, "Ctrl-C must not leave Jupyter asking a question"
+    assert f"JupyterLab is ready: http://127.0.0.1:{port}/lab/tree/notebooks/00_start_here.ipynb" in output
+
+
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=["terminal-closed", "terminated"])
+def test_closing_the_terminal_or_kill_stops_both_too(tmp_path, sig):
+    blocker = socket.socket()  # port taken: lab must say so and use another
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    busy = blocker.getsockname()[1]
+    try:
+        proc, lines, emulator_host = _start_lab(tmp_path, busy, "t-" + os.urandom(4).hex())
+        while not any("JupyterLab is ready" in line for line in lines):
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            assert line, "workbench lab exited early:\n" + "".join(lines)
+            lines.append(line)
+        output = _finish(proc, lines, sig)
+    finally:
+        blocker.close()
+    assert f"Port {busy} is in use" in output, output
+    assert not emu_mod.port_is_open(emulator_host), f"the emulator must stop on {sig.name}"
+    assert "JupyterLab stopped; emulator stopped." in output, output

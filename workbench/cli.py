@@ -65,7 +65,8 @@ def lab_command(port: int, token: str, root: Path = REPO_ROOT, open_browser: boo
     cmd = [sys.executable, "-m", "jupyterlab",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
            f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-           f"--ServerApp.default_url=/lab/tree/{START_NOTEBOOK}"]
+           # LabApp's default_url is the one JupyterLab honours (ServerApp's is overridden by it)
+           f"--LabApp.default_url=/lab/tree/{START_NOTEBOOK}"]
     if not open_browser:
         cmd.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -73,32 +74,60 @@ def lab_command(port: int, token: str, root: Path = REPO_ROOT, open_browser: boo
     return cmd
 
 
+class _Stop(Exception):
+    """SIGTERM or SIGHUP (a closed terminal) arrived: clean up as for Ctrl-C."""
+
+
+def _raise_stop(signum: int, _frame: object) -> None:
+    raise _Stop(signal.Signals(signum).name)
+
+
+def _wait_until_serving(proc: subprocess.Popen, port: int, timeout: float = 120.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if _emu.port_is_open(f"127.0.0.1:{port}"):
+            return True
+        time.sleep(0.25)
+    return False
+
+
 def _cmd_lab(args: argparse.Namespace) -> int:
     emulator = _emu.Emulator().start()
+    owned = emulator.owned  # read now: stop() forgets the process
     token = args.token or os.environ.get("WORKBENCH_LAB_TOKEN") or secrets.token_hex(24)
     port = args.port or 8888
     if _emu.port_is_open(f"127.0.0.1:{port}"):
-        port = _emu.free_port()
+        busy, port = port, _emu.free_port()
+        print(f"Port {busy} is in use (another JupyterLab?); using port {port}.")
     env = {**os.environ, **emulator.env()}
+    url = f"http://127.0.0.1:{port}/lab/tree/{START_NOTEBOOK}?token={token}"
     print(f"Bigtable emulator: {emulator.host} ({emulator.source})")
-    print(f"JupyterLab: http://127.0.0.1:{port}/lab/tree/{START_NOTEBOOK}?token={token}")
-    print("Press Ctrl-C to stop JupyterLab" + (" and the emulator it started." if emulator.owned else "."))
+    print(f"JupyterLab: {url}")
+    print("Press Ctrl-C to stop JupyterLab" + (" and the emulator it started." if owned else "."))
     sys.stdout.flush()
-    proc = subprocess.Popen(lab_command(port, token, open_browser=args.browser and _browser_available()),
-                            env=env, cwd=REPO_ROOT)
+    previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    proc = None
     try:
+        # its own session: Ctrl-C reaches only this process, which stops JupyterLab without its
+        # "Shut down this Jupyter server (y/[n])?" prompt, and then the emulator
+        proc = subprocess.Popen(lab_command(port, token, open_browser=args.browser and _browser_available()),
+                                env=env, cwd=REPO_ROOT, start_new_session=True)
+        if _wait_until_serving(proc, port):
+            print(f"\nJupyterLab is ready: {url}\n", flush=True)
         return proc.wait()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Stop):
         return 0
     finally:
-        if proc.poll() is None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
         emulator.stop()
-        print("JupyterLab stopped" + ("; emulator stopped." if emulator.owned else "."))
+        print("JupyterLab stopped" + ("; emulator stopped." if owned else "."), flush=True)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
