@@ -25,6 +25,8 @@ from ipywidgets.embed import embed_data
 from browser import artifact, block_network, chromium_context
 from workbench.bigtable.emulator import Emulator
 from workbench.report import ReportError, Scrubber, StaticWidgets, build_reports, offline_problems
+from workbench.report._findings import collect
+from workbench.report._widgets import StaticWidgetsPreprocessor
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "notebooks"
 REPO = Path(__file__).resolve().parent.parent
@@ -238,3 +240,32 @@ def test_unknown_or_unsaved_widgets_are_labelled_not_dropped():
     assert "FancyPlot (fancy): an interactive widget the static report cannot draw" in renderer.render("m1")
     missing = renderer.render("nope", "IntSlider(value=4)")
     assert "widget not saved in the notebook" in missing and "IntSlider(value=4)" in missing
+
+
+def test_not_a_notebook_is_refused_before_anything_runs(tmp_path):
+    text = tmp_path / "notes.ipynb"
+    text.write_text("# not JSON")
+    with pytest.raises(ReportError, match=r"notes.ipynb is not a Jupyter notebook \(NotJSONError"):
+        build_reports([text], tmp_path / "out")
+    assert not (tmp_path / "out").exists(), "nothing may be written for a bad input"
+
+
+def test_hidden_widgets_leave_no_empty_output_or_finding():
+    # tqdm.auto with leave=False hides its finished bar with visibility:hidden: the report drops it
+    bar = widgets.HBox([widgets.HTML("writing: 100%"), widgets.FloatProgress(value=1, max=1)],
+                       layout=widgets.Layout(visibility="hidden"))
+    table = widgets.HTML("<b>busiest node 27%</b>")
+    data = embed_data(views=[bar, table])
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# T\n\n## 2 · Field promotion"),
+        nbformat.v4.new_code_cell("load()", outputs=[
+            nbformat.v4.new_output("display_data", data={"application/vnd.jupyter.widget-view+json": v})
+            for v in data["view_specs"]], metadata={"tags": ["finding"]})])
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": data["manager_state"]}
+    facts = collect(nb, "t", "t.ipynb")
+    assert [f.label for f in facts.findings] == ["2 · Field promotion"]  # captioned by its section
+    assert "busiest node 27%" in facts.findings[0].html and "writing" not in facts.findings[0].html
+    done, _ = StaticWidgetsPreprocessor().preprocess(nb, {})
+    assert len(done.cells[1].outputs) == 1 and "busiest node 27%" in done.cells[1].outputs[0]["data"]["text/html"]
+    for w in (bar, table):
+        w.close()

@@ -32,7 +32,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 import nbformat
@@ -147,7 +147,8 @@ def emulator_description(emulator: Any | None, started_here: bool = False) -> st
         pass
     if emulator is None:
         return binary
-    how = "started for this report" if started_here else "an emulator already running, reused"
+    how = ("started for this report run (each notebook's setup cell reuses it)" if started_here
+           else "an emulator already running, reused")
     return f"{binary}, {how}"
 
 
@@ -345,7 +346,7 @@ def _guideline_titles() -> dict[str, str]:
 
 def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports"), *, execute: bool = True,
                   timeout: int = 600, emulator: Any | None = None, live: bool = False,
-                  allow_errors: bool = False) -> list[Path]:
+                  allow_errors: bool = False, progress: Callable[[str], None] | None = None) -> list[Path]:
     """Execute notebooks and write one offline HTML report each plus ``out/index.html``; returns the paths.
 
     ``notebooks`` defaults to every workshop notebook. The kernels find the
@@ -354,7 +355,7 @@ def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports
     stopped at the end only if started here). A failing cell does not stop the
     other notebooks: every report and the index are written, then
     :class:`ReportError` names the notebooks and cells that failed (unless
-    ``allow_errors``).
+    ``allow_errors``). ``progress`` receives a line as each notebook starts and ends.
     """
     notebooks = [Path(p) for p in notebooks] if notebooks else workshop_notebooks()
     if not notebooks:
@@ -362,7 +363,14 @@ def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports
     missing = [str(p) for p in notebooks if not Path(p).is_file()]
     if missing:
         raise ReportError(f"No notebook at: {', '.join(missing)}.")
+    for path in notebooks:  # every input checked before anything runs or is written
+        try:
+            nbformat.read(path, as_version=4)
+        except Exception as exc:  # nbformat raises several kinds (NotJSONError, ValidationError, ...)
+            raise ReportError(f"{path} is not a Jupyter notebook ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0][:200]}). Give .ipynb files.") from None
     out = Path(out)
+    say = progress or (lambda _line: None)
     started = None
     host = None
     info = None
@@ -381,9 +389,12 @@ def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports
         info = emulator_description(emu, started_here=started is not None)
     reports: list[Report] = []
     try:
-        for nb_path in notebooks:
-            reports.append(build_report(nb_path, out, execute=execute, timeout=timeout, emulator_host=host,
-                                        emulator_info=info, live=live, allow_errors=allow_errors))
+        for i, nb_path in enumerate(notebooks, start=1):
+            say(f"[{i}/{len(notebooks)}] {_display_name(Path(nb_path))} ...")
+            report = build_report(nb_path, out, execute=execute, timeout=timeout, emulator_host=host,
+                                  emulator_info=info, live=live, allow_errors=allow_errors)
+            reports.append(report)
+            say(f"      {report.path} ({report.seconds:.0f} s{'' if report.ok else ', FAILED: see the page'})")
     finally:
         if started is not None:
             started.stop()
@@ -400,7 +411,8 @@ def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports
 # -- command line ---------------------------------------------------------------------------
 def main_report(argv: list[str] | None = None) -> int:
     """``workbench report [NOTEBOOK ...] --out DIR [--live] [--no-execute] [--timeout S] [--allow-errors]``."""
-    p = argparse.ArgumentParser(prog="workbench report", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="workbench report",
+                                description="Execute notebooks and write self-contained HTML reports that open offline.")
     p.add_argument("notebooks", nargs="*", help="notebooks (default: every workshop notebook)")
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
     p.add_argument("--live", action="store_true", help="inline the widget renderer (live widgets offline)")
@@ -410,12 +422,12 @@ def main_report(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         paths = build_reports([Path(n) for n in args.notebooks] or None, Path(args.out), execute=args.execute,
-                              timeout=args.timeout, live=args.live, allow_errors=args.allow_errors)
+                              timeout=args.timeout, live=args.live, allow_errors=args.allow_errors,
+                              progress=lambda line: print(line, flush=True))
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    for path in paths:
-        print(path)
+    print(f"index: {paths[-1]}")
     return 0
 
 

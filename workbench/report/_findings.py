@@ -95,8 +95,12 @@ def collect(nb: Any, stem: str, notebook: str) -> NotebookFacts:
     facts = NotebookFacts(stem=stem, notebook=notebook, title=notebook_title(nb, stem),
                           guidelines=guideline_tags(nb), errors=cell_errors(nb))
     summaries = []
+    heading = ""  # the section a finding comes from: its caption on the index when it has no label
     for cell in nb.cells:
         tags = set(cell.get("metadata", {}).get("tags", []) or [])
+        if cell.cell_type == "markdown":
+            found = re.findall(r"^\s*#{2,3}\s+(.+?)\s*#*\s*$", cell.source, re.M)
+            heading = found[-1] if found else heading
         if cell.cell_type == "markdown" and tags & {FINDING_TAG, SUMMARY_TAG}:
             rendered = markdown2html_mistune(cell.source)
             if SUMMARY_TAG in tags:
@@ -113,10 +117,12 @@ def collect(nb: Any, stem: str, notebook: str) -> NotebookFacts:
                 continue
             if label or tags & {FINDING_TAG, SUMMARY_TAG}:
                 html = _render(out, widgets)
+                if not html.strip():  # a hidden widget (a finished progress bar): nothing to show
+                    continue
                 if SUMMARY_TAG in tags and not label:
                     summaries.append(html)
                 else:
-                    facts.findings.append(Finding(str(label) if isinstance(label, str) else "", html))
+                    facts.findings.append(Finding(label if isinstance(label, str) and label else heading, html))
     facts.summary = "".join(summaries)
     return facts
 

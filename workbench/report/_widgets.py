@@ -153,8 +153,8 @@ class StaticWidgets:
             if prop is None or value in (None, "", "None"):
                 continue
             value = _SAFE_CSS.sub("", str(value))
-            if prop == "display" and value.strip() == "none":
-                return None
+            if (prop, value.strip()) in (("display", "none"), ("visibility", "hidden")):
+                return None  # hidden (e.g. a finished tqdm bar with leave=False): a report shows nothing
             css.append(f"{prop}:{value}")
         return ";".join(css)
 
@@ -398,17 +398,24 @@ class StaticWidgetsPreprocessor(Preprocessor):
         widgets = StaticWidgets(state)
         count = 0
         for cell in nb.cells:
+            kept = []
             for output in cell.get("outputs", []):
                 data = output.get("data", {})
                 if VIEW_MIME not in data:
+                    kept.append(output)
                     continue
                 fallback = _text(data.get("text/plain"))
                 static = widgets.render(str(data[VIEW_MIME].get("model_id", "")), fallback)
+                count += 1
+                if not static.strip():  # a hidden widget: no empty output area in the page
+                    continue
                 if self.keep_state:
                     output.setdefault("metadata", {})["workbench_static_html"] = static
                 else:
                     output["data"] = {"text/html": f"<div class='wb-widget'>{static}</div>", "text/plain": fallback}
-                count += 1
+                kept.append(output)
+            if "outputs" in cell:
+                cell["outputs"] = kept
         if not self.keep_state:
             nb.metadata.pop("widgets", None)
         resources.setdefault("workbench", {})["widget_views"] = count
