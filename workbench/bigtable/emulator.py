@@ -275,6 +275,8 @@ class Emulator:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
+        if self._log_path is not None:  # its log served start-up errors; a stopped emulator needs none
+            self._log_path.unlink(missing_ok=True)
 
     def __enter__(self) -> "Emulator":
         return self.start()
@@ -369,4 +371,6 @@ def stop_background() -> dict[str, Any] | None:
                 break
             time.sleep(0.05)
     state_file().unlink(missing_ok=True)
+    if state.get("log"):
+        Path(state["log"]).unlink(missing_ok=True)
     return state
