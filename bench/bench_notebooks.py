@@ -12,7 +12,6 @@ rather than fixed start-up cost.
 from __future__ import annotations
 
 import tempfile
-import time
 from pathlib import Path
 
 import nbformat

@@ -17,8 +17,6 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
-import pandas as pd
 
 import workbench as wb
 from workbench.cells import CellFrame

@@ -12,7 +12,7 @@ import pytest
 import workbench as wb
 from workbench.advisor import Advice, Finding, advise, pii_kind, rule_names
 from workbench.analysis import DEFAULT
-from workbench.schema import (Family, Field, Int, ReversedTimestamp, RowKey, Schema, Tall, TimeBucket, Timestamp, Wide,
+from workbench.schema import (Family, Field, ReversedTimestamp, RowKey, Schema, Tall, TimeBucket, Timestamp, Wide,
                               pattern_names, preset)
 from workbench.schema import limits as schema_limits
 
@@ -168,7 +168,7 @@ def test_keys_near_and_over_the_limit(data):
 
 def test_qualifiers_near_and_over_the_limit(data):
     ds = data["garden_temperature"]
-    near = Schema("long_q", tall_key := RowKey((Field("garden"), Timestamp("second"))),
+    near = Schema("long_q", RowKey((Field("garden"), Timestamp("second"))),
                   Tall(Family("t"), {"temp_f": "q" * 9000}))
     f = _fires(ds, near, "limits", "warning")
     assert f.guideline == "G19" and f.data["max_qualifier_bytes"] == 9000

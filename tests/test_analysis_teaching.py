@@ -109,7 +109,7 @@ def test_modelled_figures_agree_with_the_emulator_on_every_preset(emulator):
     conn = emulator.connection()
     for pattern in wb.pattern_names("game_scores"):
         schema = wb.preset("game_scores", pattern)
-        table = wb.bigtable.io.load(conn, ds, schema, progress=False, table_id=f"t6-{pattern.replace('_', '-')}")
+        table = load(conn, ds, schema, progress=False, table_id=f"t6-{pattern.replace('_', '-')}")
         try:
             measured = {q.name: table.run(q) for q in ds.queries}
             a = analyze(ds, schema, measured=measured)

@@ -31,7 +31,6 @@ import pandas as pd
 
 from ..errors import SchemaError, WorkbenchError
 from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
-from ..schema.keys import RowKey
 
 DEFAULT_PROJECT = "my-project"
 DEFAULT_INSTANCE = "my-instance"
@@ -288,7 +287,7 @@ class Export:
         lay = s.layout
         if s.aggregates is not None and plan.filter.families == (s.aggregates.family.name,):
             return [f"{_ident(s.aggregates.family.name)} AS {s.aggregates.name}"], False
-        from ..schema import HeroicOffsets, NewCells, NewColumns, Serialized, Tall, Wide
+        from ..schema import NewCells, NewColumns, Serialized, Tall, Wide
         measures = list(shape.measures) if shape is not None else []
         key = dict(s.all_tables())[plan.table]
         carried = [c for c in ((*shape.entity, *shape.attributes) if shape else ()) if c not in set(key.recovers())]

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ..schema import (Family, Field, Hashed, Int, Metric, NewCells, PaddedInt, ReversedId, ReversedTimestamp,
+from ..schema import (Family, Field, Hashed, Int, NewCells, PaddedInt, ReversedId, ReversedTimestamp,
                       RowKey, Salt, Schema, Table, Tags, TimeBucket, Timestamp, Wide, max_age, max_versions, union)
 from ..schema.codecs import time_us
 from ..schema.keys import BaseTimestamp, RenderContext
@@ -457,7 +457,7 @@ def limits(c: Context) -> Iterable[Finding]:
         longest = max((k for k in c.example_keys(c.schema.table, 10**9)), key=len)
         yield _finding("limits", "warning", ("G20",), "Row keys near the 4 KiB limit",
                        [f"the longest key is {rs.max_key_bytes:,} bytes ({rs.max_key_bytes / ROW_KEY_MAX:.0%} of "
-                        f"{ROW_KEY_MAX:,}): {longest[:60]!r}…", f"keys are stored with every cell and read on every lookup"],
+                        f"{ROW_KEY_MAX:,}): {longest[:60]!r}…", "keys are stored with every cell and read on every lookup"],
                        fix="Keep keys short: drop or shorten segments (G20)", row_key=longest, max_key_bytes=rs.max_key_bytes)
     if rs.max_qualifier_bytes >= NEAR * QUALIFIER_MAX:
         yield _finding("limits", "warning", ("G19",), "Qualifiers near the 16 KiB limit",
@@ -558,7 +558,7 @@ def versions_without_gc(c: Context) -> Iterable[Finding]:
     per_col = f.groupby(["table", "row_key", "family", "qualifier"], sort=False).size()
     if per_col.max() <= 1:
         return
-    (t, rk, fam, q), mx = per_col.idxmax(), int(per_col.max())
+    (_table, rk, fam, q), mx = per_col.idxmax(), int(per_col.max())
     days = int(round(c.settings.retention_months * 30))
     sugg = renamed(with_family_gc(c.schema, fam, max_age(f"{days}D")), f"maxage={days}d",
                    f"Family {fam} keeps {days} days of versions (G13).")

@@ -32,7 +32,9 @@ def lead_index(key: RowKey) -> int | None:
 
 
 def renamed(schema: Schema, suffix: str, description: str) -> Schema:
-    base = schema.name.split(" + ")[0]
+    """``<base name> + <suffix>``: earlier suggestions and the designer's edit notes ("base: key time#pair")
+    are dropped, so the name says what the design is, not how it was reached."""
+    base = schema.name.split(" + ")[0].split(": ")[0]
     return replace(schema, name=f"{base} + {suffix}", description=description)
 
 

@@ -240,7 +240,7 @@ class KeyDistribution:
         return (f"<div><b>Key distribution</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}. "
                 f"{s['tablets']} tablets on {self.nodes} nodes; busiest key range "
                 f"<code>{html.escape(str(s['busiest_range']))}</code>"
-                + figure_html(plot_key_heatmap, self) + figure_html(plot_node_load, self)
+                + figure_html(plot_key_heatmap, self, emulator_note=False) + figure_html(plot_node_load, self)
                 + figure_html(plot_hotspot, self)
                 + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])}</small></p></div>")
 

@@ -190,7 +190,7 @@ class QueryCosts:
         from ..plots import figure_html
         from ..plots.queries import plot_query_costs
         return (f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
-                + fmt.to_html() + figure_html(plot_query_costs, self)
+                + fmt.to_html() + figure_html(plot_query_costs, self, emulator_note=False)
                 + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>")
 
 

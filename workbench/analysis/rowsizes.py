@@ -101,7 +101,7 @@ class RowSizes:
         from ..plots import figure_html
         from ..plots.sizes import plot_row_sizes
         return (f"<div><b>Row sizes</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
-                + self.limits().to_html() + figure_html(plot_row_sizes, self)
+                + self.limits().to_html() + figure_html(plot_row_sizes, self, emulator_note=False)
                 + f"<p><small>{html.escape(EMULATOR_NOTES['rowsizes'])}</small></p></div>")
 
 

@@ -9,7 +9,7 @@ from ..analysis.settings import EMULATOR_NOTES
 
 
 @styled
-def plot_query_costs(qc, ax=None):
+def plot_query_costs(qc, ax=None, *, emulator_note: bool = True):
     """Horizontal bars per query: rows seen (light) and returned (dark), log scale; the label says the waste."""
     t = qc.table[qc.table["kind"] != "cannot plan"] if len(qc.table) else qc.table
     ax = new_axes(ax, height=max(2.2, 0.62 * len(t) + 1.4))
@@ -39,6 +39,6 @@ def plot_query_costs(qc, ax=None):
     else:
         ax.set_title("Every query reads about what it returns")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2)
-    if "measured_ms" in t.columns:
+    if "measured_ms" in t.columns and emulator_note:
         note(ax, EMULATOR_NOTES["querycost"])
     return ax

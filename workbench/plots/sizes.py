@@ -9,7 +9,7 @@ from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, human_bytes, new_axes, note, 
 
 
 @styled
-def plot_row_sizes(rs, ax=None):
+def plot_row_sizes(rs, ax=None, *, emulator_note: bool = True):
     """Histogram of bytes per row (log scale) with the 100 MB guideline and the 256 MB hard limit."""
     ax = new_axes(ax, height=3.8)
     b = np.maximum(rs.bytes.astype(float), 1.0)
@@ -33,7 +33,8 @@ def plot_row_sizes(rs, ax=None):
     ax.set_ylabel("rows")
     ax.legend(loc="upper left")
     ax.set_title(rs.verdict(), color=BAD if rs.projected_max_bytes > s.row_advisory_bytes else "black")
-    note(ax, EMULATOR_NOTES["rowsizes"] + f" Largest row: {rs.largest_row} ({human_bytes(rs.max_bytes)}, "
+    note(ax, (EMULATOR_NOTES["rowsizes"] + " " if emulator_note else "")
+         + f"Largest row: {rs.largest_row} ({human_bytes(rs.max_bytes)}, "
          f"{int(rs.cells.max()) if rs.n_rows else 0:,} cells).")
     return ax
 

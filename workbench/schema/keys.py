@@ -22,8 +22,7 @@ import pandas as pd
 from ..errors import SchemaError
 from ..cells import utf8_len
 from .codecs import (DEFAULT_FORMATS, PRECISIONS, US_PER_MS, US_PER_S, check_format, crc32, digits,
-                     encode_coded, encode_text, factorize, format_time, format_time_coded, _distinct, _epoch_unit,
-                     _TOKEN_RX)
+                     encode_coded, factorize, format_time, format_time_coded, _distinct, _TOKEN_RX)
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
 

@@ -25,12 +25,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import US_PER_MS, encode_bytes, encode_bytes_len, encode_text, json_fragment, _fields, _float_bytes_coded
+from .codecs import US_PER_MS, encode_bytes_len, encode_text, json_fragment, _fields, _float_bytes_coded
 from .families import Family
 from .keys import RenderContext, RowKey
 
 if TYPE_CHECKING:  # pragma: no cover
-    from google.protobuf.message import Message
+    pass
 
 
 def _pairs(m: Any) -> tuple:

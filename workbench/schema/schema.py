@@ -15,21 +15,20 @@ from __future__ import annotations
 import html
 import re
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..cells import DEFAULT_TABLE, CellFrame
-from ..errors import CollisionError, SchemaError
-from .codecs import US_PER_MS, Shape, decode_text, encode_bytes, encode_text, floor_us, time_us
+from ..errors import SchemaError
+from .codecs import US_PER_MS, Shape, decode_text, encode_bytes, floor_us, time_us
 from .families import Family, MaxVersions
-from .keys import (TIME, Field, Literal, Metric, RenderContext, RowKey, Salt, Segment, Tags,
+from .keys import (TIME, Literal, Metric, RenderContext, RowKey, Salt, Segment, Tags,
                    Timestamp, _unknown)
-from .layouts import BuildInput, Layout, NewCells, Tall, to_bytes
-from .limits import (Finding, LimitWarning, LossReport, check_limits, check_parts, collision_groups,
-                     raise_collisions)
+from .layouts import BuildInput, Layout, NewCells, Tall
+from .limits import (Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions)
 from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -501,7 +500,6 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
     time_range: tuple[str | None, str | None] | None = None
     stop_reason = ""
     partial_tags = False
-    metric_rows = 1
     known_set = set(known) | ({TIME} if t_point is not None else set())
     for i, seg in enumerate(key.segments):
         srcs = set(seg.sources())
@@ -515,7 +513,6 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
                 break
             want = [m for m in ms if needed is None or m in needed]
             branches = [b + seg.name_of(m) + sep for b in branches for m in want]
-            metric_rows = len(want)
         elif isinstance(seg, Salt) and not srcs <= known_set:
             branches = [b + s + sep for b in branches for s in seg.buckets()]
             notes.append(f"salted with {seg.n} buckets: one scan per bucket (G08)")

@@ -20,7 +20,6 @@ import functools
 import html
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
@@ -31,7 +30,7 @@ from ..errors import WorkbenchError
 from . import _render as R
 from .gallery import patterns_for, schema_for
 from .model import Workspace
-from .state import (BUCKET, SALT, DesignState, FamilyEdit, applicable, bucket_choices, designer_state_to_schema,
+from .state import (SALT, DesignState, FamilyEdit, applicable, bucket_choices, designer_state_to_schema,
                     state_from_schema)
 
 CSV = "your CSV…"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import SchemaError
 from ..schema import (BaseTimestamp, Family, Field, HeroicOffsets, Intersection, MaxAge, MaxVersions,
-                      Metric, NewCells, NewColumns, ReversedTimestamp, RowKey, Salt, Schema, Segment,
+                      Metric, ReversedTimestamp, RowKey, Salt, Schema, Segment,
                       Serialized, Tall, TimeBucket, Timestamp, Union_, Wide, max_age, max_versions, union)
 from ..schema.codecs import PRECISIONS
 
