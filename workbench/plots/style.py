@@ -46,8 +46,18 @@ RC = {
 @contextmanager
 def style() -> Iterator[None]:
     """Apply the workbench look for the figures drawn inside the block."""
-    with matplotlib.rc_context(RC):
-        yield
+    # In a notebook the inline backend loads with the first figure and switches interactive mode on;
+    # rc_context would switch it off again on exit, and from then on the user's own plots (df.plot(),
+    # plt.plot()) would silently never be shown. So the interactive flag set inside is kept.
+    interactive = matplotlib.is_interactive()
+    try:
+        with matplotlib.rc_context(RC):
+            try:
+                yield
+            finally:
+                interactive = matplotlib.is_interactive()
+    finally:
+        matplotlib.interactive(interactive)
 
 
 def new_axes(ax=None, *, width: float = WIDTH_IN, height: float = HEIGHT_IN):
