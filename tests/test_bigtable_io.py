@@ -254,3 +254,34 @@ def test_verify_reports_exact_differences(emulator):
         del extra
     finally:
         table.drop()
+
+
+def test_summary_row_queries_are_checked_against_the_same_stats_of_the_source(emulator):
+    """A query served by pre-aggregated rows (G29) is compared with the source's statistics, not its events."""
+    from google.cloud.bigtable_v2.types import MutateRowRequest, Mutation
+
+    ds = wb.load_dataset("energy_meters", size="tiny")
+    schema = wb.preset("energy_meters", "reversed_id_hourly")
+    meter = ds.frame["meter_id"].iloc[0]
+    day = ds.frame["time"].iloc[0].floor("D")
+    intent = wb.QueryIntent("meter_hours", "range", "one meter's hourly kWh on its first day",
+                            entity={"meter_id": meter}, start=day, end=day + pd.Timedelta(days=1),
+                            aggregate="hourly:sum")
+    table = emulator.load(ds, schema, table_id="t-summary-check", progress=False)
+    try:
+        run = table.run(intent)
+        assert run.answer_kind == "summary rows" and run.correct is True, run.answer
+        hours = ds.frame[(ds.frame["meter_id"] == meter) & (ds.frame["time"] >= day)
+                         & (ds.frame["time"] < day + pd.Timedelta(days=1))]["time"].dt.floor("h").nunique()
+        assert len(run.answer) == hours and "kwh_sum" in run.answer.columns
+        assert "summary rows; ✔ matches the same statistics of the source events" in run._repr_html_()
+        # a wrong summary cell in the table is caught
+        cell = run.result.cells.frame
+        cell = cell[cell["qualifier"] == "kwh_sum"].iloc[0]
+        table.conn.data.mutate_row(request=MutateRowRequest(
+            table_name=table.conn.table_path(table.table_id), row_key=cell["row_key"].encode(),
+            mutations=[Mutation(set_cell=Mutation.SetCell(family_name=cell["family"], column_qualifier=b"kwh_sum",
+                                                          timestamp_micros=int(cell["timestamp_us"]), value=b"999.0"))]))
+        assert table.run(intent).correct is False
+    finally:
+        table.drop()

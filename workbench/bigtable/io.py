@@ -53,6 +53,7 @@ class QueryRun:
     answer: pd.DataFrame | None
     expected: pd.DataFrame | None
     decode_s: float
+    answer_kind: str = "events"  # or "summary rows" when the plan read pre-aggregated rows (G29)
 
     @property
     def correct(self) -> bool | None:
@@ -72,11 +73,11 @@ class QueryRun:
         return self.result.figures()
 
     def _repr_html_(self) -> str:
-        ok = {True: "✔ matches the source events", False: "✘ differs from the source events",
-              None: "not compared"}[self.correct]
+        truth = "the source events" if self.answer_kind == "events" else "the same statistics of the source events"
+        ok = {True: f"✔ matches {truth}", False: f"✘ differs from {truth}", None: "not compared"}[self.correct]
         head = (f"<p><b>{html.escape(getattr(self.intent, 'name', str(self.intent)))}</b>: "
                 f"{html.escape(self.result.plan.describe())}<br>read {self.latency_ms:.1f} ms, decode "
-                f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} events; {ok}</p>")
+                f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} {self.answer_kind}; {ok}</p>")
         notes = "".join(f"<i>{html.escape(n)}</i><br>" for n in self.result.notes)
         return head + self.figures().to_html(na_rep="—") + notes
 
@@ -200,15 +201,20 @@ class TableHandle:
         result = self.read(plan)
         t0 = time.perf_counter()
         answer = expected = None
-        if len(result.cells) or True:
-            try:
-                events = self.schema.from_cells(result.cells)
-                answer = intent.answer(events, self.dataset.time)
-                expected = intent.answer(self.dataset.canonical(), self.dataset.time)
-            except Exception as exc:  # aggregate rows, partial columns: keep the figures, say why
-                result.notes.append(f"answer not decoded: {type(exc).__name__}: {exc}")
+        summary = self.schema.aggregates is not None and self.schema.aggregates.applies_to(intent)
+        time_col = self.dataset.time
+        try:
+            if summary:  # the plan read the summary rows: compare them with the same stats of the source
+                answer = self.schema.aggregates_from_cells(result.cells)
+                truth = self.schema.summarize(self.dataset.canonical())
+                expected = truth[intent.matches(truth, time_col)].reset_index(drop=True)
+            else:
+                answer = intent.answer(self.schema.from_cells(result.cells), time_col)
+                expected = intent.answer(self.dataset.canonical(), time_col)
+        except Exception as exc:  # partial columns and the like: keep the figures, say why
+            result.notes.append(f"answer not decoded: {type(exc).__name__}: {exc}")
         run = QueryRun(intent=intent, result=result, answer=answer, expected=expected,
-                       decode_s=time.perf_counter() - t0)
+                       decode_s=time.perf_counter() - t0, answer_kind="summary rows" if summary else "events")
         self.runs.append(run)
         return run
 
