@@ -70,7 +70,7 @@ def test_titles_state_the_takeaway(parts):
 
 def test_heatmap_uses_a_colour_blind_safe_map_and_names_the_hot_range(parts):
     ax = plot_key_heatmap(parts["timestamp_first"]["kd"])
-    assert ax.images[0].get_cmap().name == "cividis"
+    assert ax.images[0].get_cmap().name == "cividis_r"  # colour-blind safe, hot = dark on white
     texts = " ".join(t.get_text() for t in ax.texts)
     assert "busiest key range: BATTERY#201503" in texts
     caption = " ".join(t.get_text() for t in ax.texts).replace("\n", " ")

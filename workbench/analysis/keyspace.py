@@ -283,7 +283,7 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     assign = _snake(np.arange(len(starts)), nodes)
     node_w = np.zeros((W, nodes), dtype=np.int64)
     wstart = np.searchsorted(win, np.arange(W + 1), "left")
-    best = (-1, 0, 0, 0)  # count, window, tablet-start rank, window total
+    tops: list[tuple[int, int, int, int, int]] = []  # per window: busiest tablet's writes, window, rows, total
     frontier = 0
     warmup = None
     for k in range(W):
@@ -296,9 +296,8 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
         load = np.bincount(tab, minlength=len(starts))
         node_w[k] = np.bincount(assign, weights=load, minlength=nodes)
         top = int(load.argmax())
-        if load[top] > best[0]:
-            in_top = rr[tab == top]
-            best = (int(load[top]), k, int(in_top.min()), int(in_top.max()), int(b - a))
+        in_top = rr[tab == top]
+        tops.append((int(load[top]), k, int(in_top.min()), int(in_top.max()), int(b - a)))
         added = np.bincount(tab, weights=bb, minlength=len(starts))
         sizes = [s + x for s, x in zip(sizes, added.tolist())]
         np.add.at(row_bytes, rr, bb)
@@ -316,6 +315,9 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(totals > 0, node_w.max(axis=1) / np.maximum(totals, 1), np.nan)
 
+    # the busiest tablet of any window after warm-up (before it, one tablet holds the whole key space)
+    settled = [x for x in tops if warmup is None or x[1] >= warmup] or tops
+    best = max(settled, key=lambda x: x[0], default=(0, 0, 0, 0, 0))
     busiest: dict = {}
     if best[0] > 0:
         cnt, k, lo_r, hi_r, tot = best

@@ -33,9 +33,10 @@ def plot_query_costs(qc, ax=None, *, emulator_note: bool = True):
                 color=BAD if w > 10 else ("black" if w > 1.5 else GOOD))
     ax.set_xlim(0.7, seen.max() * 60)
     ax.set_xlabel("rows (log scale)")
-    worst = t["waste"].idxmax()
-    if t["waste"].max() > 10:
-        ax.set_title(f"{worst} reads {t.loc[worst, 'waste']:,.0f} rows for every row it returns", color=BAD)
+    worst, most = t["waste"].idxmax(), float(t["waste"].max())
+    if most > 1.5:  # the same thresholds as the bar labels: > 10× red, > 1.5× worth naming
+        ax.set_title(f"{worst} reads {most:,.0f} rows for every row it returns" if most >= 100 else
+                     f"{worst} reads {most:,.1f} rows for every row it returns", color=BAD if most > 10 else "black")
     else:
         ax.set_title("Every query reads about what it returns")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2)

@@ -2,7 +2,7 @@
 
 Categorical colours are the Okabe–Ito palette (distinguishable with every common
 colour-vision deficiency and in greyscale by lightness); heat maps use
-``cividis`` (perceptually uniform, colour-blind safe) on a white background so
+``cividis`` reversed (perceptually uniform, colour-blind safe; hot is dark) on a white background so
 empty key ranges print as paper.
 """
 
@@ -15,7 +15,7 @@ import matplotlib
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 GOOD, BAD, NEUTRAL, MUTED = "#009E73", "#D55E00", "#0072B2", "#999999"
-HEATMAP = "cividis"
+HEATMAP = "cividis_r"  # reversed: the hottest cells are the darkest, the most visible on white paper
 WIDTH_IN = 11.0  # ~1100 px at 100 dpi: fits a 1280-px notebook without scaling text down
 HEIGHT_IN = 4.2
 DPI = 100
