@@ -129,12 +129,21 @@ def register_table(table_id: str) -> None:
         _state["tables"].append(table_id)
 
 
-def cleanup(*, stop_emulator: bool = False) -> list[str]:
+class Dropped(list):
+    """The table IDs :func:`cleanup` dropped; shows itself as one sentence, not a bare list."""
+
+    def __repr__(self) -> str:
+        if not self:
+            return "Cleanup: no tables to drop; figures closed."
+        return f"Cleanup: dropped {len(self)} table(s) this notebook created ({', '.join(self)}); figures closed."
+
+
+def cleanup(*, stop_emulator: bool = False) -> Dropped:
     """Drop the tables this kernel created and close figures; return the dropped table IDs."""
     import matplotlib.pyplot as plt
 
     plt.close("all")
-    dropped: list[str] = []
+    dropped = Dropped()
     emu: Emulator | None = _state["emulator"]
     if emu is not None and emu.alive() and _state["tables"]:
         from google.cloud.bigtable_admin_v2.types import DeleteTableRequest

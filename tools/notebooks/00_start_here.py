@@ -56,12 +56,12 @@ print("tables:", emu.connection().list_tables())
 
 | notebook | topic | guidelines |
 |---|---|---|
-| `01_garden_temperature` | tall-and-narrow vs short-and-wide, bounded rows, time buckets | G02, G10, G12 |
-| `02_game_scores` | design the key for the queries; two tables vs query-and-filter | G04, G05, G11 |
-| `03_weather_balloons` | time buckets: new columns vs new cells; serialized vs unserialized rows; GC | G12–G15, G18 |
-| `04_fx_prices` | hotspots: timestamp-first, field promotion, salting, reversed timestamps | G06–G09, G31 |
-| `05_server_metrics` | Heroic's base + offset design, tags in the key | G16, G20 |
-| `06_energy_meters` | sequential IDs, frequently updated rows, pre-aggregation | G23, G24, G29 |
+| `01_garden_temperature` | tall-and-narrow vs short-and-wide, bounded rows, padded numbers, versions vs new rows | G02, G03, G10, G21 |
+| `02_game_scores` | design the key for the queries; two tables vs query-and-filter; short names, readable keys, no personal data | G01, G04, G05, G11, G22, G26 |
+| `03_weather_balloons` | time buckets: new columns vs new cells; serialized vs unserialized rows; families and GC | G12–G15, G18, G19, G28, G30 |
+| `04_fx_prices` | hotspots: timestamp-first, field promotion, salting, reversed timestamps; key length | G06–G09, G20, G31 |
+| `05_server_metrics` | Heroic's base + offset design, tags in the key; tenants by prefix, reversed domains | G16, G17, G20, G25, G27 |
+| `06_energy_meters` | sequential IDs, frequently updated rows, pre-aggregation | G03, G10, G23, G24, G29 |
 | `07_design_lab` | any dataset or your own CSV, any design, side by side | all |
 """),
     md("""

@@ -51,16 +51,14 @@ For every query, the workbench compiles the design's read plan and counts rows *
 against rows **returned**. Their ratio is the waste: 1.0 means the key fits the query.
 """),
     code("""
+import pandas as pd
 by_player = wb.preset("game_scores", "game_player_time")
 by_time = wb.preset("game_scores", "game_time_player")
-import pandas as pd
-
 print("by player:", by_player.example_key(ds))
 print("by time  :", by_time.example_key(ds))
 keys = wb.compare(ds, [by_player, by_time])
 waste = {name: a.queries.table.loc[["corrie_lol_march", "lol_march"], ["scans", "rows_seen", "rows_returned", "waste"]]
          for name, a in keys.analyses.items()}
-import pandas as pd
 pd.concat(waste, names=["design"]).round(1)
 """, "G04", "finding"),
     md("""
@@ -108,7 +106,7 @@ Both tables on the emulator, and the plan the month query gets:
 """),
     code("""
 two_table = wb.emulator().load(ds, two)
-print(two_table.verification)
+print(two_table.verification.summary())
 two_table.run(ds.query("lol_march"))
 """),
     md("""

@@ -70,7 +70,8 @@ one_measure
     md("""
 With a cell per measure, the pressure query returns only pressure cells but still scans whole rows;
 the serialized designs return every measure but, being smaller, scan fewer bytes in total. Measured on the
-emulator — both designs written, verified, and the pressure query run on each:
+emulator — both designs written (the first one verified by reading it back), and the pressure query run
+on each:
 """),
     code("""
 single_table = wb.emulator().load(ds, single)
@@ -115,7 +116,7 @@ columns = wb.preset("weather_balloons", "bucket_new_columns")
 columns.to_cells(ds).frame.head(4)
 """),
     md("""
-Row size follows the bucket width. The same design with hour, day and week buckets — the rows,
+Row size follows the bucket width. The same design with hour and week buckets — the rows,
 their largest size, and what one hour of a balloon costs to read:
 """),
     code("""

@@ -121,7 +121,8 @@ wb.analyze(ds, wb.preset("fx_prices", "salted", n=4)).keyspace
 Your FX feed has grown and the cluster now has **8 nodes** (a fair share is 12.5%). With the pair-first
 key the busiest pair alone takes more than 20%, so field promotion cannot get there. Choose a salt count
 for the salted design so that, on average over time, the busiest node takes at most 20% of the writes.
-Try a few values (4, 10, 12, 16…) and watch the scans a USD/JPY range read needs.
+The cell is pre-filled with one answer that passes, so the notebook runs top to bottom; change it and
+re-run the two cells below with other values (4, 10, 12, 16…) and watch the scans a USD/JPY range read needs.
 """),
     code("""
 NODES = 8

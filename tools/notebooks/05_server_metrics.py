@@ -70,7 +70,8 @@ per_row = cells.groupby("row_key").size()
 pd.Series({"window (days)": 2**32 / 1000 / 86400,
            "max cells per row at one point / 10 s": 2**32 // 10_000,
            "rows in the workshop data": len(per_row),
-           "cells per row now (median)": per_row.median()}).to_frame("value").style.format("{:,.1f}")
+           "cells per row now (median)": per_row.median()}).to_frame("value").style.format(
+    lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}")
 """),
     md("""
 ## 2 · Key order: common to granular, and short (G20)
@@ -85,7 +86,8 @@ time range across everything (and is a hotspot). The table compares them.
 host_first = wb.preset("server_metrics", "host_metric_time")
 cmp = wb.compare(ds, [heroic, host_first, wb.preset("server_metrics", "timestamp_first")])
 cmp.table[["site_cpu_dashboard: scans", "site_cpu_dashboard: rows seen", "site_cpu_dashboard: node ms",
-           "host_cpu_15min: rows seen", "busiest_node_share", "bytes_per_event"]]
+           "host_cpu_15min: rows seen", "busiest_node_share", "bytes_per_event"]].style.format(
+    {"site_cpu_dashboard: node ms": "{:.2f}", "busiest_node_share": "{:.0%}", "bytes_per_event": "{:.0f}"})
 """, "G20", "finding"),
     md("""
 The other half of G20 is length. Keys must stay under 4 KiB, and shorter is better because the key is
@@ -109,7 +111,8 @@ pd.DataFrame(lengths).T.style.format({"key share of stored bytes": "{:.0%}", "by
 Order the key segments so that the site dashboard reads no more than 1.5 rows for every row it returns,
 without creating a hotspot (busiest node at most 1.5× its fair share). The segments available are
 `wb.Field(column)` for any of the dataset's columns and `wb.Timestamp("ms", "epoch_ms")`. Then look at
-what your order does to `host_cpu_15min` (one host's panel).
+what your order does to `host_cpu_15min` (one host's panel). The cell is pre-filled with one order that
+passes, so the notebook runs top to bottom; try others (time first, host first…) and re-run the check.
 """),
     code("""
 KEY = [wb.Field("site"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]   # ← your answer
@@ -191,7 +194,8 @@ pd.DataFrame({"rows of examplepetstore before the drop": [before],
               "events missing after the drop": [len(after.missing)],
               "…of which examplepetstore": [int((after.missing["tenant"] == "examplepetstore").sum())],
               "events of altostrat changed or lost": [len(after.changed) + int((after.missing["tenant"] == "altostrat").sum())],
-              "rows of altostrat still readable": [table.run(fleet.query("altostrat_everything")).result.rows_returned]}).T
+              "rows of altostrat still readable": [table.run(fleet.query("altostrat_everything")).result.rows_returned]},
+             index=["count"]).T
 """, "G25", "finding"),
     md("""
 ## Summary

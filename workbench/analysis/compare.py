@@ -31,11 +31,19 @@ class Comparison:
     def _repr_html_(self) -> str:
         from ..plots import figure_html
         from ..plots.compare import plot_comparison
-        cols = [c for c, _ in self.criteria]
-        t = self.table[["verdict", *cols]].copy()
+        def num(x: Any) -> str:
+            return "—" if pd.isna(x) else (f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}")
+
+        # a row per criterion and a column per design: narrow enough for a notebook or a printed report
+        rows = {"verdict": self.table["verdict"]}
+        rows.update({label: self.table[c].map(num) for c, label in self.criteria})
+        t = pd.DataFrame(rows).T
+        t.columns.name = None
         return (f"<div><h3>{len(self.analyses)} designs for {html.escape(self.dataset)}</h3>"
+                + "<p><small>Ranking: best first; <b>&lt;</b> the next design is worse, <b>≈</b> within 5 %. "
+                  "Lower is better on every criterion.</small></p>"
                 + self.rankings[["ranking", "reason"]].to_html(escape=True)
-                + t.to_html(float_format=lambda x: f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}")
+                + t.to_html(escape=True)
                 + figure_html(plot_comparison, self)
                 + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])} {html.escape(EMULATOR_NOTES['querycost'])}</small></p>"
                 + "</div>")
@@ -53,7 +61,10 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
     else:
         reason = (f"{best} is best with {fmt(s[best])}; {worst} is worst with {fmt(s[worst])} "
                   f"({s[worst] / max(s[best], 1e-12):,.1f}× more)")
-    return {"criterion": label, "ranking": " < ".join(order), "best": best, "worst": worst, "reason": reason}
+    ranking = order[0]
+    for prev, nxt in zip(order, order[1:]):  # "≈" within 5 %, "<" where the next design is really worse
+        ranking += (" ≈ " if s[nxt] <= s[prev] * 1.05 else " < ") + nxt
+    return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
 
 
 def compare(ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = None, **kwargs: Any) -> Comparison:

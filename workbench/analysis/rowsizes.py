@@ -101,8 +101,26 @@ class RowSizes:
         from ..plots import figure_html
         from ..plots.sizes import plot_row_sizes
         return (f"<div><b>Row sizes</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
-                + self.limits().to_html() + figure_html(plot_row_sizes, self, emulator_note=False)
+                + _limits_html(self.limits()) + figure_html(plot_row_sizes, self, emulator_note=False)
                 + f"<p><small>{html.escape(EMULATOR_NOTES['rowsizes'])}</small></p></div>")
+
+
+def _limit_text(n: float) -> str:
+    """A limit as Bigtable documents it: 4 KiB and 100 MiB are binary, 100 MB and 256 MB decimal."""
+    n = int(n)
+    for unit, f in (("MiB", 1024**2), ("MB", 10**6), ("KiB", 1024), ("kB", 10**3)):
+        if n >= f and n % f == 0:
+            return f"{n // f:,} {unit}"
+    return _fmt(n)
+
+
+def _limits_html(df: pd.DataFrame) -> str:
+    shown = pd.DataFrame({
+        "largest": df["largest_bytes"].map(_fmt), "advice": df["advisory_bytes"].map(_limit_text),
+        "hard limit": df["hard_bytes"].map(_limit_text), "within advice": df["ok"].map({True: "yes", False: "no"}),
+        "rows over advice": df["rows_over_advisory"].map("{:,}".format)}, index=df.index)
+    shown.index.name = None
+    return shown.to_html()
 
 
 def _fmt(n: float) -> str:

@@ -324,7 +324,8 @@ class ReadResult:
                 ("cells seen", None, m.cells_seen if m else None),
                 ("bytes seen", None, m.bytes_seen if m else None),
                 ("scans", self.scans, m.scans if m else None)]
-        return pd.DataFrame(rows, columns=["figure", "measured", "modelled"]).set_index("figure")
+        # whole numbers, "—" where a figure has no value (the emulator does not report rows seen)
+        return pd.DataFrame(rows, columns=["figure", "measured", "modelled"]).set_index("figure").astype("Int64")
 
     @property
     def agrees(self) -> bool | None:

@@ -25,8 +25,9 @@ TIME = "time"
 MEASURES = ["bid", "ask"]
 UNITS = {"bid": "quote currency", "ask": "quote currency"}
 OPTIONS: dict[str, object] = {}
-DESCRIPTION = ("Bid/ask quotes of currency pairs in sub-second bursts over the trading week from "
-               "2015-03-01 22:00 UTC: geometric random walk, realistic volatility and spreads.")
+DESCRIPTION = ("Bid/ask quotes of currency pairs in sub-second bursts during trading hours (Sunday 22:00 to "
+               "Friday 22:00 UTC, weeks on end) from 2015-03-01 22:00 UTC: geometric random walk, realistic "
+               "volatility and spreads.")
 
 START = "2015-03-01T22:00:00Z"            # Sunday: the FX week opens
 NEWS = "2015-03-06T13:30:00Z"             # US non-farm payrolls
