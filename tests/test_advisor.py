@@ -349,6 +349,18 @@ def test_bad_input_is_named(data):
         Finding(guideline="G99", message="x")
     with pytest.raises(wb.SchemaError, match="Unknown column"):
         advise(data["garden_temperature"], Schema("x", RowKey((Field("nope"), Timestamp()))))
+    ds, tall = data["garden_temperature"], preset("garden_temperature", "tall")
+    with pytest.raises(wb.DatasetError, match="advise takes a Dataset, not a DataFrame.*wb.from_dataframe"):
+        advise(ds.frame, tall)
+    assert [f.rule for f in advise(ds, tall, rules="limits")] == [f.rule for f in advise(ds, tall, rules=["limits"])]
+    with pytest.raises(wb.WorkbenchError, match="compare takes a list of schemas"):
+        wb.compare(ds, tall)
+    with pytest.raises(wb.WorkbenchError, match="got None"):
+        wb.compare(ds, [tall, None])
+    with pytest.raises(wb.DatasetError, match="analyze takes a Dataset"):
+        wb.analyze(ds.frame, tall)
+    with pytest.raises(wb.SchemaError, match="over 1,024 buckets"):
+        preset("fx_prices", "salted", n=16_000)
 
 
 def test_public_surface():

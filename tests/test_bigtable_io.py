@@ -285,3 +285,32 @@ def test_summary_row_queries_are_checked_against_the_same_stats_of_the_source(em
         assert table.run(intent).correct is False
     finally:
         table.drop()
+
+
+def test_run_takes_a_query_name_and_refuses_columns_the_dataset_lacks(emulator):
+    from workbench.errors import DatasetError
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    table = emulator.load(ds, wb.preset("fx_prices", "pair_microseconds"), table_id="t-run-names", progress=False)
+    try:
+        assert table.run("latest_quote").correct is True
+        typo = wb.QueryIntent("typo", "latest", "newest quote", entity={"pairr": "USD/JPY"}, limit=1)
+        with pytest.raises(DatasetError, match=r"fixes 'pairr'.*Did you mean 'pair'"):
+            table.run(typo)  # would otherwise plan a silent full-table scan
+        with pytest.raises(KeyError, match="has no query 'latest'"):
+            table.run("latest")
+    finally:
+        table.drop()
+
+
+def test_loading_another_design_under_the_same_table_id_says_what_to_do(emulator):
+    import dataclasses
+    ds = wb.load_dataset("garden_temperature", size="tiny")
+    first = wb.preset("garden_temperature", "tall")
+    table = emulator.load(ds, first, table_id="t-same-id", progress=False)
+    try:
+        edited = dataclasses.replace(first, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s"))))
+        with pytest.raises(wb.WriteError, match=r"another design or dataset was loaded under the same table ID.*"
+                                                r"table.drop\(\)"):
+            emulator.load(ds, edited, table_id="t-same-id", progress=False)
+    finally:
+        table.drop()

@@ -314,3 +314,14 @@ def test_committed_sample_loads_back_through_from_csv(name: str) -> None:
     expected = sample_frame(name)
     pd.testing.assert_frame_equal(back.frame, expected, check_dtype=False)
     assert back.notes == []
+
+
+def test_query_intents_are_checked_when_made():
+    from workbench.errors import DatasetError
+    with pytest.raises(DatasetError, match="kind 'lastest' is not one of range, latest"):
+        wb.QueryIntent("q", "lastest", "typo")
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(DatasetError, match="limit must be a whole number"):
+            wb.QueryIntent("q", "latest", "newest", entity={"pair": "USD/JPY"}, limit=bad)
+    with pytest.raises(DatasetError, match="start='yesterday' is not a time"):
+        wb.QueryIntent("q", "range", "r", start="yesterday")

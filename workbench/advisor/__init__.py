@@ -26,13 +26,15 @@ def advise(ds: Any, schema: Any, *, settings: Settings | None = None, nodes: int
     """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
 
     ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names."""
+    from ..datasets.model import require_dataset
     from ..schema import Schema
+    require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
         raise WorkbenchError(f"advise() needs a workbench Schema, got {type(schema).__name__}; "
                              "build one with wb.preset(dataset, pattern) or wb.Schema(...).")
     known = [r.name for r in RULES]
     if rules is not None:
-        rules = list(rules)
+        rules = [rules] if isinstance(rules, str) else list(rules)
         bad = [r for r in rules if r not in known]
         if bad:
             raise WorkbenchError(f"Unknown advisor rule(s) {bad}; rules: {', '.join(known)}.")

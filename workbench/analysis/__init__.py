@@ -123,6 +123,8 @@ def analyze(ds: Any, schema: Any, *, nodes: int | None = None, measured: Mapping
     ``target_writes_per_s``: the production write rate to size nodes for (default: the data's own rate);
     ``cells``: a CellFrame already built for this schema (skips ``to_cells``).
     """
+    from ..datasets.model import require_dataset
+    require_dataset(ds, "analyze")
     st = settings or DEFAULT
     name = schema_name(schema)
     tm: dict[str, float] = {}

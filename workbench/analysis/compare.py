@@ -69,9 +69,23 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
 
 def compare(ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = None, **kwargs: Any) -> Comparison:
     """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them."""
+    from ..datasets.model import require_dataset
+    from ..schema import Schema
     from . import analyze, schema_name
+    require_dataset(ds, "compare")
+    if isinstance(schemas, Schema):
+        raise WorkbenchError("compare takes a list of schemas, e.g. wb.compare(ds, [a, b]); for one design "
+                             "use wb.analyze(ds, schema).")
+    if isinstance(schemas, (str, bytes, dict)) or not hasattr(schemas, "__iter__"):
+        raise WorkbenchError(f"compare takes a list of schemas, got {type(schemas).__name__}.")
+    schemas = list(schemas)
+    bad = [s for s in schemas if not isinstance(s, Schema)]
+    if bad:
+        raise WorkbenchError(f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)); got {bad[0]!r}.")
     if not schemas:
         raise WorkbenchError("compare needs at least one schema.")
+    if isinstance(names, str):
+        raise WorkbenchError(f"names must be a list with one name per schema, got the string {names!r}.")
     labels = list(names) if names is not None else [schema_name(s) for s in schemas]
     if len(labels) != len(schemas):
         raise WorkbenchError(f"compare got {len(schemas)} schemas but {len(labels)} names.")

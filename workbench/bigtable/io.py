@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..cells import CellFrame
-from ..errors import WriteError
+from ..errors import WorkbenchError, WriteError
 from . import admin
 from .connection import Connection
 from .reader import ReadResult, read_plan, read_table
@@ -34,6 +34,8 @@ def _gc_now(cells: CellFrame, gc_now: str | int | None) -> int | None:
         return None
     if gc_now == "data":
         return int(cells.frame["timestamp_us"].max()) + 1000 if len(cells) else None
+    if isinstance(gc_now, bool) or not isinstance(gc_now, (int, np.integer)):
+        raise WorkbenchError(f"gc_now must be 'data', 'wall', None or a time in µs since the epoch, got {gc_now!r}.")
     return int(gc_now)
 
 
@@ -42,6 +44,10 @@ def _sum_families(fams: dict[str, tuple[Any, ...]]) -> dict[str, list[str]]:
 
 
 # ----------------------------------------------------------------------------- results
+
+_OTHER_DESIGN_HINT = ("The table holds cells this load did not write: another design or dataset was loaded under "
+                      "the same table ID (e.g. a schema edited but not renamed). Drop it (table.drop(), or "
+                      "wb.cleanup() in a notebook) or pass another table_id=, and load again.")
 
 
 @dataclass
@@ -196,7 +202,12 @@ class TableHandle:
                          apply_gc=apply_gc, gc_now_us=self.gc_now_us, model_cells=self.cells)
 
     def run(self, intent: Any) -> QueryRun:
-        """Plan the intent with the schema, read it, decode it and check the answer."""
+        """Plan the intent (a QueryIntent or the name of one of the dataset's queries), read it, decode it
+        and check the answer."""
+        from ..datasets.validate import check_intent
+        if isinstance(intent, str):
+            intent = self.dataset.query(intent)
+        check_intent(intent, self.dataset)
         plan = self.schema.plan(intent)
         result = self.read(plan)
         t0 = time.perf_counter()
@@ -230,7 +241,8 @@ class TableHandle:
             events = events.reindex(columns=source.columns)
             missing, extra, changed = compare_events(source, events, keys)
         except Exception as exc:
-            raise WriteError(f"The cells read back from {self.table_id!r} could not be decoded: {exc}") from exc
+            raise WriteError(f"The cells read back from {self.table_id!r} could not be decoded: {exc}. "
+                             + _OTHER_DESIGN_HINT) from exc
         equal = cells_equal and not (len(missing) or len(extra) or len(changed))
         self.verification = VerifyReport(equal=equal, cells_written=len(self.cells), cells_read=len(got),
                                          cells_equal=cells_equal, missing=missing, extra=extra, changed=changed,
@@ -275,10 +287,12 @@ def load(conn: Connection, dataset: Any, schema: Any, *, table_id: str | None = 
     Re-running is safe: tables are updated in place and cells rewritten with the same
     timestamps. A verification that finds differences raises :class:`WriteError` with the
     report attached (``err.report``, ``err.table``)."""
+    from ..datasets.model import require_dataset
+    require_dataset(dataset, "load")
     if hasattr(schema, "bind"):
         schema = schema.bind(dataset)
-    table_id = admin.check_table_id(table_id or admin.default_table_id(getattr(dataset, "name", "data"),
-                                                                        getattr(schema, "name", "schema")))
+    table_id = admin.check_table_id(table_id if table_id is not None else admin.default_table_id(
+        getattr(dataset, "name", "data"), getattr(schema, "name", "schema")))
     cells = schema.to_cells(dataset) if cells is None else cells
     fams = admin.table_families(schema)
     stored, notes = fams, []
@@ -298,7 +312,8 @@ def load(conn: Connection, dataset: Any, schema: Any, *, table_id: str | None = 
     if verify:
         rep = handle.verify()
         if not rep.equal:
-            err = WriteError(f"Verification of {handle.table_id!r} failed: {rep.summary()}")
+            hint = (" " + _OTHER_DESIGN_HINT) if len(rep.extra) or rep.cells_read > rep.cells_written else ""
+            err = WriteError(f"Verification of {handle.table_id!r} failed: {rep.summary()}{hint}")
             err.report = rep  # type: ignore[attr-defined]
             err.table = handle  # type: ignore[attr-defined]
             raise err

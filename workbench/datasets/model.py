@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, get_args
 
 import pandas as pd
+
+from ..errors import DatasetError
 
 QueryKind = Literal["range", "latest", "slice", "point", "scan"]
 """
@@ -49,11 +51,24 @@ class QueryIntent:
     weight: float = 1.0
 
     def __post_init__(self) -> None:
+        kinds = get_args(QueryKind)
+        if self.kind not in kinds:
+            raise DatasetError(f"Query {self.name!r}: kind {self.kind!r} is not one of {', '.join(kinds)}.")
+        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
+                                       or self.limit < 1):
+            raise DatasetError(f"Query {self.name!r}: limit must be a whole number >= 1 (or None), "
+                               f"got {self.limit!r}.")
+        if not isinstance(self.entity, Mapping):
+            raise DatasetError(f"Query {self.name!r}: entity must map columns to values, e.g. "
+                               f"{{'sensor': 'a'}}, got {self.entity!r}.")
         object.__setattr__(self, "entity", dict(self.entity))
         for attr in ("start", "end"):
             v = getattr(self, attr)
             if v is not None:
-                ts = pd.Timestamp(v)
+                try:
+                    ts = pd.Timestamp(v)
+                except (ValueError, TypeError) as exc:
+                    raise DatasetError(f"Query {self.name!r}: {attr}={v!r} is not a time ({exc}).") from None
                 ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
                 object.__setattr__(self, attr, ts)
         if self.measures is not None:
@@ -90,6 +105,17 @@ class QueryIntent:
         if self.limit:
             parts.append(f"limit {self.limit}")
         return f"{self.name} [{self.kind}] " + ", ".join(parts)
+
+
+def require_dataset(ds: Any, where: str) -> None:
+    """A clear error when ``ds`` is not a Dataset (a DataFrame is the usual mistake)."""
+    if isinstance(ds, Dataset):
+        return
+    if isinstance(ds, pd.DataFrame):
+        raise DatasetError(f"{where} takes a Dataset, not a DataFrame: make one with wb.from_dataframe(df, "
+                           "entity=..., time=..., measures=...) or wb.load_dataset(name).")
+    raise DatasetError(f"{where} takes a Dataset (wb.load_dataset(name) or wb.from_dataframe(...)), got "
+                       f"{type(ds).__name__}.")
 
 
 @dataclass

@@ -491,6 +491,9 @@ class BaseTimestamp(Segment):
         return "{" + f"ms - ms % 2^{self.bits}" + "}"
 
 
+SALT_MAX = 1024  # buckets: each one is a scan for every time-range read
+
+
 @dataclass(frozen=True)
 class Salt(Segment):
     """``crc32(x) mod n`` of some columns or of the key's time text (G08).
@@ -503,8 +506,11 @@ class Salt(Segment):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "of", (self.of,) if isinstance(self.of, str) else tuple(self.of))
-        if not isinstance(self.n, (int, np.integer)) or self.n < 1:
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
             raise SchemaError(f"Salt needs n >= 1 buckets, got {self.n!r}.")
+        if self.n > SALT_MAX:  # every range read needs n scans; thousands are never a design (G08)
+            raise SchemaError(f"Salt n={self.n:,} is over {SALT_MAX:,} buckets: every time-range read would "
+                              f"need {self.n:,} scans (G08). Use a small multiple of the node count.")
         if not self.of:
             raise SchemaError("Salt needs at least one source in `of` (a column or 'time').")
 

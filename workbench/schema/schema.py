@@ -174,6 +174,8 @@ class Schema:
         ["workbench.loss"]`` (also :func:`loss_report`) says what was dropped."""
         if not isinstance(accept_loss, bool):  # "no" must not mean yes
             raise SchemaError(f"accept_loss must be True or False, got {accept_loss!r}.")
+        from ..datasets.model import require_dataset
+        require_dataset(ds, "to_cells")
         shape = Shape.of(ds)
         self._validate(ds, shape)
         frame = ds.frame.reset_index(drop=True)
