@@ -83,15 +83,17 @@ def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
     assert after != before, "the figure did not change when the slider moved"
 
 
-def test_design_lab_nodes_slider_redraws_the_heat_map(tmp_path, emulator):
-    """The workshop's designer in a real browser: more nodes in the model, a different heat map."""
+def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator):
+    """The workshop's designer in a real browser: one more node in the model, a new node-load figure."""
     with jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab, chromium_context(tmp_path) as ctx:
         page = ctx.new_page()
         _open_and_run_all(page, lab, DESIGN_LAB)
         designer = page.locator(".wb-designer").first
         designer.scroll_into_view_if_needed()
         designer.get_by_role("tab", name="Key heat map").click()  # the notebook left the Advisor tab open
-        img = designer.locator(".widget-tab .widget-output img").first
+        heat_title = designer.locator(".wb-hm-title").first.inner_text()
+        designer.get_by_role("tab", name="Node load").click()
+        img = designer.locator(".widget-tab .widget-output img >> visible=true").first  # the open tab's figure
         img.wait_for(state="visible")
         before = img.get_attribute("src") or ""
         assert before.startswith("data:image/png;base64,")
@@ -101,14 +103,17 @@ def test_design_lab_nodes_slider_redraws_the_heat_map(tmp_path, emulator):
         slider.locator(".noUi-handle").click()
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
-            "before => { const i = document.querySelector('.wb-designer .widget-tab .widget-output img');"
-            " return i && i.src !== before && i.naturalWidth > 0; }", arg=before, timeout=30_000)
+            "before => [...document.querySelector('.wb-designer').querySelectorAll('.widget-tab .widget-output img')]"
+            ".some(i => i.offsetParent !== null && i.src !== before && i.naturalWidth > 0)", arg=before, timeout=30_000)
         _wait_idle(page)
-        after = img.get_attribute("src") or ""
+        after = designer.locator(".widget-tab .widget-output img >> visible=true").first.get_attribute("src") or ""
         value_after = readout.inner_text()
         designer.screenshot(path=str(artifact("browser_design_lab.png")))
         shown_errors = designer.locator(".widget-output", has_text="Traceback").count()
+        designer.get_by_role("tab", name="Key heat map").click()
+        heat_after = designer.locator(".wb-hm-title").first.inner_text()
 
     assert int(value_after) == int(value_before) + 1, (value_before, value_after)
-    assert after != before, "the heat map did not change when the nodes slider moved"
+    assert after != before, "the node-load figure did not change when the nodes slider moved"
+    assert heat_after != heat_title or "fair share" not in heat_title, (heat_title, heat_after)
     assert shown_errors == 0

@@ -9,6 +9,7 @@ import base64
 import re
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 import workbench as wb
@@ -230,3 +231,33 @@ def test_every_callback_error_is_visible(ws):
     assert "last design that worked" in d.headline.value
     d.controls.segments.value = ["garden", "time"]
     assert d.status.value == "" and d.schema.name == "tall"
+
+
+def test_html_heat_map_shows_what_the_figure_shows():
+    """The designer's heat map (HTML around a raster) carries the verdict, key labels, dates and the note."""
+    import base64
+    import html
+    import io
+    import re
+
+    from PIL import Image
+
+    from workbench.analysis import analyze
+    from workbench.ui.heatmap import HEIGHT_PX, WIDTH_PX, heatmap_html
+
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    hot = analyze(ds, wb.preset("fx_prices", "timestamp_first")).keyspace
+    spread = analyze(ds, wb.preset("fx_prices", "pair_microseconds")).keyspace
+    page = heatmap_html(hot)
+    assert html.escape(hot.verdict()) in page and "Hotspot" in page and "SampleRowKeys" in page
+    spread_page = heatmap_html(spread)
+    assert all(html.escape(label) in spread_page for _, label in spread.labels) and "USD/JPY" in spread_page
+    png = base64.b64decode(re.search(r"data:image/png;base64,([^']+)'", page).group(1))
+    img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    assert img.shape[:2] == (HEIGHT_PX, WIDTH_PX)
+    # timestamp first: the writes sit on one diagonal, most of the picture stays white
+    white = float((img == 255).all(axis=2).mean())
+    assert white > 0.8
+    assert "Reads by the query workload" in heatmap_html(hot, "reads")
+    with pytest.raises(ValueError, match="writes' or 'reads'"):
+        heatmap_html(hot, "both")

@@ -494,9 +494,11 @@ class Designer(W.VBox):
         if which not in self._stale or self.analysis is None:
             return
         a = self.analysis
-        if which in R.FIGURES:
-            opts = {"what": self.controls.heatmap_what.value} if which == "heatmap" else {}
-            png = self.ws.figure(a, which, **opts)
+        if which == "heatmap":  # HTML around a raster: milliseconds instead of a matplotlib draw
+            what = self.controls.heatmap_what.value
+            self.figures[which].outputs = (R.html_bundle(self.ws.heatmap(a, what), f"<key heat map of {a.schema}>"),)
+        elif which in R.FIGURES:
+            png = self.ws.figure(a, which)
             self.figures[which].outputs = (R.png_bundle(png, f"{which} of {a.schema}"),)
         elif which == "advisor":
             self._render_advisor()
@@ -581,16 +583,12 @@ class Designer(W.VBox):
         cmp = compare(self.ds, [self.pinned, self.schema], names=["pinned: " + self.pinned.name,
                                                                  "current: " + self.schema.name])
         self.comparison = cmp
-        import base64
         nodes = int(self.controls.nodes.value)
-        imgs = []
+        maps = []  # one above the other at full size: side by side they shrink to unreadable thumbnails
         for lab, s in (("pinned", self.pinned), ("current", self.schema)):
             a = self.ws.analysis(self.ds, s, nodes=nodes)
-            png = base64.b64encode(self.ws.figure(a, "heatmap", what="writes")).decode("ascii")
-            imgs.append(f"<td style='width:50%'><b>{lab}: {html.escape(s.name)}</b><br>"
-                        f"<img style='width:100%' src='data:image/png;base64,{png}'/></td>")
-        side = R._box("<table style='width:100%'><tr>" + "".join(imgs) + "</tr></table>")
-        self.compare_out.outputs = (R.html_bundle(side, "pinned vs current heat maps"),
+            maps.append(f"<h4>{lab}: {html.escape(s.name)}</h4>" + self.ws.heatmap(a, "writes"))
+        self.compare_out.outputs = (R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
                                     R.html_bundle(cmp._repr_html_(), repr(cmp.table)))
 
     # ------------------------------------------------------------------ emulator

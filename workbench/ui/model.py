@@ -96,6 +96,12 @@ class Workspace:
         key = (id(a), which, tuple(sorted(opts.items())))
         return self._figures.get_or(key, lambda: (a, figure_png(a, which, **opts)))[1]
 
+    def heatmap(self, a: Analysis, what: str = "writes") -> str:
+        """The designer's HTML heat map of ``a`` (cached like the figures)."""
+        from .heatmap import heatmap_html
+        key = (id(a), "heatmap-html", what)
+        return self._figures.get_or(key, lambda: (a, heatmap_html(a.keyspace, what)))[1]
+
     # -- advice -----------------------------------------------------------------------------
     def advice(self, ds: Any, schema: Any, nodes: int | None = None) -> list[Any]:
         """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size)."""
