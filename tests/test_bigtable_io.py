@@ -218,7 +218,7 @@ def test_load_presets_verify_and_run_every_query(emulator):
             if pattern == "reversed_id_hourly":  # 2015 data under max_age("90D"): stored rule keeps it
                 stored = admin.get_families(table.conn, table.table_id)
                 assert "max_age" not in stored["r"].gc_rule and stored["s"].gc_rule.max_num_versions == 1
-                assert any("older than its GC rule" in n for n in table.notes)
+                assert any("older than these families' max-age rules" in n for n in table.notes)
             for q in ds.queries:
                 run = table.run(q)
                 assert run.result.agrees, (name, pattern, q.name, run.figures())

@@ -144,18 +144,19 @@ def storable_families(families: Sequence[Family], oldest_us: int | None,
     2015 under ``max_age("90D")`` would vanish a minute after loading. For such data the
     stored rule keeps only its max-versions part; reads still apply the whole rule as of
     the data's clock (``gc_now``)."""
-    out, notes = [], []
+    out, changed = [], []
     for f in families:
         age = [r for r in _ages(f.gc)]
         if age and oldest_us is not None and oldest_us < now_us - min(a.seconds for a in age) * 1_000_000:
             stored = without_max_age(f.gc)
             out.append(Family(f.name, gc=stored, aggregate=f.aggregate))
-            notes.append(f"family {f.name!r}: the data is older than its GC rule ({f.gc.cbt()}) allows by today's "
-                         f"clock, so the table stores {stored.cbt() if stored else 'no GC rule'} instead (the "
-                         "emulator would delete the sample within a minute); reads apply the full rule as of "
-                         "the end of the data.")
+            changed.append(f"{f.name} ({f.gc.cbt()} → {stored.cbt() if stored else 'no rule'})")
         else:
             out.append(f)
+    notes = [] if not changed else [
+        "The sample data is older than these families' max-age rules allow by today's clock, and the emulator "
+        "collects by the wall clock within a minute, so the table stores the rules without their age part: "
+        + ", ".join(changed) + ". Reads still apply each full rule as of the end of the data (GC on read)."]
     return tuple(out), notes
 
 
