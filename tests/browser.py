@@ -205,3 +205,25 @@ def block_network(context, allowed_prefixes: tuple[str, ...] = ()) -> list[str]:
 
     context.route("**/*", _route)
     return attempts
+
+
+def open_offline(path: Path, screenshot: str):
+    """Open ``path`` in headless Chromium with the network blocked; return facts the tests check."""
+    with chromium_context() as ctx:
+        attempts = block_network(ctx, allowed_prefixes=(path.resolve().as_uri(),))
+        page = ctx.new_page()
+        page.goto(path.resolve().as_uri())
+        page.wait_for_load_state("load")
+        images = page.evaluate("""Array.from(document.images).map(i => ({
+            ok: i.complete && i.naturalWidth > 0, w: i.naturalWidth,
+            output: !!i.closest('.wb-w-output'), h: i.getBoundingClientRect().height}))""")
+        texts = page.evaluate("""() => ({
+            slider: Array.from(document.querySelectorAll('.wb-w-int-slider')).map(e => e.innerText),
+            dropdown: Array.from(document.querySelectorAll('.wb-w-dropdown')).map(e => e.innerText),
+            text: Array.from(document.querySelectorAll('.wb-w-text')).map(e => e.innerText),
+            progress: Array.from(document.querySelectorAll('.wb-w-h-box')).map(e => e.innerText),
+            tab: Array.from(document.querySelectorAll('.wb-tab-panel')).filter(
+                 e => getComputedStyle(e).display !== 'none').map(e => e.innerText),
+            body: document.body.innerText})""")
+        page.screenshot(path=str(artifact(screenshot)), full_page=True)
+    return attempts, images, texts

@@ -9,7 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from workbench.report import execute_notebook, workshop_notebooks
+from browser import open_offline
+from workbench.report import execute_notebook, export_html, workshop_notebooks
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = workshop_notebooks(REPO)
@@ -38,7 +39,7 @@ def test_every_guideline_is_demonstrated_in_a_tagged_code_cell():
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_top_to_bottom(path: Path, emulator):
+def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
     t0 = time.perf_counter()
     nb, _, stopped = execute_notebook(path, emulator_host=emulator.host, timeout=300)
     assert not stopped, f"{path.name} stopped at a failing cell"
@@ -58,4 +59,16 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator):
     silent = [f"cell {i} ({', '.join(sorted(_guideline_tags(c)))})" for i, c in enumerate(nb.cells)
               if c.cell_type == "code" and _guideline_tags(c) and not c.get("outputs")]
     assert not silent, f"{path.name}: guideline cells without output: {silent}"
+
+    # its report (issue 8): one self-contained page that opens offline with every figure and widget output
+    body, facts = export_html(nb, stem=path.stem, notebook=f"notebooks/{path.name}")
+    page = tmp_path / f"{path.stem}.html"
+    page.write_text(body, encoding="utf-8")
+    attempts, images, texts = open_offline(page, f"report_{path.stem}.png")
+    assert attempts == [page.resolve().as_uri()], f"requests beyond the file: {attempts[1:]}"
+    assert all(i["ok"] for i in images), [i for i in images if not i["ok"]]
+    assert "widget not saved" not in texts["body"]
+    if any("wb.designer(" in c.source for c in nb.cells if c.cell_type == "code"):  # the designer, figures drawn
+        assert "Schema designer" in texts["body"] and any(i["output"] and i["h"] > 50 for i in images), images
+    assert not facts.errors
     print(f"{path.name}: {elapsed:.1f} s")

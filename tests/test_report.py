@@ -22,8 +22,7 @@ import nbformat
 import pytest
 from ipywidgets.embed import embed_data
 
-from browser import artifact, block_network, chromium_context
-from workbench.bigtable.emulator import Emulator
+from browser import open_offline
 from workbench.report import ReportError, Scrubber, StaticWidgets, build_reports, offline_problems
 from workbench.report._findings import collect
 from workbench.report._widgets import StaticWidgetsPreprocessor
@@ -35,19 +34,7 @@ PLANTED_TOKEN = "0123456789abcdef" * 3  # 48 hex characters, like a Jupyter toke
 
 
 @pytest.fixture(scope="module")
-def emu(request):
-    """The suite's emulator when conftest provides one, else a private one for this module."""
-    try:
-        yield request.getfixturevalue("emulator")
-        return
-    except pytest.FixtureLookupError:
-        pass
-    with Emulator(reuse=False) as own:
-        yield own
-
-
-@pytest.fixture(scope="module")
-def built(emu, tmp_path_factory):
+def built(emulator, tmp_path_factory):
     """The fixture notebook, with secrets planted in its metadata too, built into a report folder."""
     work = tmp_path_factory.mktemp("report")
     nb = nbformat.read(FIXTURES / "report_widgets.ipynb", as_version=4)
@@ -62,7 +49,7 @@ def built(emu, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("WORKBENCH_FIXTURE_API_KEY", PLANTED_KEY)  # the kernel inherits it and prints it
     try:
-        paths = build_reports([src], out, emulator=emu, timeout=120)
+        paths = build_reports([src], out, emulator=emulator, timeout=120)
     finally:
         mp.undo()
     return {"paths": paths, "out": out, "work": work, "html": (out / "report_widgets.html").read_text()}
@@ -74,9 +61,9 @@ def test_build_writes_one_page_per_notebook_and_an_index(built):
     assert all(p.stat().st_size > 0 for p in built["paths"])
 
 
-def test_report_has_no_secrets_or_local_paths(built, emu):
+def test_report_has_no_secrets_or_local_paths(built, emulator):
     html = built["html"]
-    for secret in (PLANTED_KEY, PLANTED_TOKEN, emu.host, "ya29.a0AfH6SMBfixture", "/root/", "/home/alice",
+    for secret in (PLANTED_KEY, PLANTED_TOKEN, emulator.host, "ya29.a0AfH6SMBfixture", "/root/", "/home/alice",
                    str(built["work"]), str(REPO), str(Path.home()) + "/", "/tmp/"):
         assert secret not in html, f"{secret!r} leaked into the report"
     # planted values were replaced where they were, not dropped with their context
@@ -84,7 +71,7 @@ def test_report_has_no_secrets_or_local_paths(built, emu):
     assert "emulator: [emulator-host]" in html
     assert "token=[redacted]" in html
     assert "live Bigtable emulator at [emulator-host]" in html
-    assert Scrubber.for_environment(hosts=[emu.host]).leaks(html) == []
+    assert Scrubber.for_environment(hosts=[emulator.host]).leaks(html) == []
 
 
 def test_report_states_when_and_with_what_it_was_made(built):
@@ -108,31 +95,9 @@ def test_report_loads_nothing_from_the_network(built):
     assert "image on the web, not embedded" in html  # the remote markdown image became a link
 
 
-def _open_offline(path: Path, screenshot: str):
-    """Open ``path`` in headless Chromium with the network blocked; return facts the tests check."""
-    with chromium_context() as ctx:
-        attempts = block_network(ctx, allowed_prefixes=(path.resolve().as_uri(),))
-        page = ctx.new_page()
-        page.goto(path.resolve().as_uri())
-        page.wait_for_load_state("load")
-        images = page.evaluate("""Array.from(document.images).map(i => ({
-            ok: i.complete && i.naturalWidth > 0, w: i.naturalWidth,
-            output: !!i.closest('.wb-w-output'), h: i.getBoundingClientRect().height}))""")
-        texts = page.evaluate("""() => ({
-            slider: Array.from(document.querySelectorAll('.wb-w-int-slider')).map(e => e.innerText),
-            dropdown: Array.from(document.querySelectorAll('.wb-w-dropdown')).map(e => e.innerText),
-            text: Array.from(document.querySelectorAll('.wb-w-text')).map(e => e.innerText),
-            progress: Array.from(document.querySelectorAll('.wb-w-h-box')).map(e => e.innerText),
-            tab: Array.from(document.querySelectorAll('.wb-tab-panel')).filter(
-                 e => getComputedStyle(e).display !== 'none').map(e => e.innerText),
-            body: document.body.innerText})""")
-        page.screenshot(path=str(artifact(screenshot)), full_page=True)
-    return attempts, images, texts
-
-
 def test_report_opens_offline_with_every_figure_and_widget_visible(built):
     path = built["out"] / "report_widgets.html"
-    attempts, images, texts = _open_offline(path, "report_fixture.png")
+    attempts, images, texts = open_offline(path, "report_fixture.png")
     assert attempts == [path.resolve().as_uri()], f"requests beyond the file: {attempts[1:]}"
     assert len(images) >= 2 and all(i["ok"] for i in images), images
     # the Output widget's figure is an image that loaded and is on screen
@@ -151,7 +116,7 @@ def test_report_opens_offline_with_every_figure_and_widget_visible(built):
 
 def test_index_links_reports_with_findings_and_guidelines(built):
     index = built["out"] / "index.html"
-    attempts, images, texts = _open_offline(index, "report_index.png")
+    attempts, images, texts = open_offline(index, "report_index.png")
     assert attempts == [index.resolve().as_uri()], attempts[1:]
     html = index.read_text()
     assert 'href="report_widgets.html"' in html
@@ -167,11 +132,11 @@ def test_index_links_reports_with_findings_and_guidelines(built):
     assert meta["guidelines"] == ["G03", "G06", "G12"] and meta["errors"] == []
 
 
-def test_failing_cell_is_reported_not_hidden(emu, tmp_path):
+def test_failing_cell_is_reported_not_hidden(emulator, tmp_path):
     src = tmp_path / "report_error.ipynb"
     shutil.copy(FIXTURES / "report_error.ipynb", src)
     with pytest.raises(ReportError, match=r"report_error\.ipynb: cell 3 ValueError: fixture failure"):
-        build_reports([src], tmp_path / "out", emulator=emu, timeout=60)
+        build_reports([src], tmp_path / "out", emulator=emulator, timeout=60)
     html = (tmp_path / "out" / "report_error.html").read_text()
     assert "1 cell(s) failed" in html and "execution stopped at the first failure" in html
     assert "before the failure" in html and "column price is missing" in html
