@@ -25,8 +25,8 @@ WIDGET_CSS = r"""
 .wb-widget { padding: 2px 0; }
 .wb-w { box-sizing: border-box; font-family: var(--jp-ui-font-family, system-ui, sans-serif);
   font-size: var(--jp-widgets-font-size, 13px); color: var(--jp-widgets-color, #000); }
-.wb-w-h-box > .wb-w-children, .wb-w-hbox > .wb-w-children { display: flex; flex-flow: row wrap; align-items: center;
-  gap: 4px 16px; }
+.wb-w-h-box > .wb-w-children, .wb-w-hbox > .wb-w-children { display: flex; flex-flow: row nowrap; align-items: center;
+  gap: 4px 8px; }  /* like ipywidgets' HBox: one row */
 .wb-w-v-box > .wb-w-children, .wb-w-vbox > .wb-w-children, .wb-w-box > .wb-w-children,
 .wb-w-interactive > .wb-w-children { display: flex; flex-direction: column; gap: 4px; }
 .wb-w-grid-box > .wb-w-children { display: contents; }
@@ -44,6 +44,7 @@ WIDGET_CSS = r"""
 .wb-w-value, output.wb-w-value { font-variant-numeric: tabular-nums; font-weight: 600; min-width: 2em; }
 .wb-w-select, .wb-w-input { display: inline-block; min-width: 120px; border: 1px solid #9aa4ae; border-radius: 2px;
   padding: 3px 8px; background: #fff; font-weight: 600; white-space: pre; }
+.wb-leaf[style*='width'] > .wb-w-input, .wb-leaf[style*='width'] > .wb-w-select { min-width: 0; flex: 1 1 0; overflow: hidden; }  /* a widget laid out narrower keeps its width */
 .wb-w-select::after { content: " ▾"; color: var(--wb-muted); font-weight: normal; float: right; padding-left: 8px; }
 .wb-w-multiline { white-space: pre-wrap; min-height: 3em; min-width: 240px; }
 .wb-w-placeholder { color: #9aa4ae; font-weight: normal; }
