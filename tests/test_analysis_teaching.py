@@ -131,3 +131,14 @@ def test_compare_ranks_designs_with_a_reason(games):
     html = cmp._repr_html_()
     assert html.count("data:image/png;base64,") == 1 and "timestamp_first" in html
     assert np.isfinite(cmp.table["hotspot_factor"]).all()
+
+
+def test_latest_read_forward_counts_the_rows_the_client_throws_away():
+    """G09: without a reversed timestamp the newest quote is the last row of the pair's range: every row of
+    the range comes back and the client keeps one; with MAX − time first after the pair, one row is read."""
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    forward = analyze(ds, wb.preset("fx_prices", "pair_microseconds")).queries.table.loc["latest_quote"]
+    reverse = analyze(ds, wb.preset("fx_prices", "reversed_timestamp")).queries.table.loc["latest_quote"]
+    assert forward["rows_returned"] == forward["rows_seen"] > 1  # what the server sends (= the emulator)
+    assert forward["waste"] == forward["rows_seen"]              # one row kept of all those read
+    assert reverse["rows_seen"] == reverse["rows_returned"] == 1 and reverse["waste"] == 1.0

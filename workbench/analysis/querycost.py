@@ -208,7 +208,8 @@ def query_costs(index: CellIndex, plans: Mapping[str, ReadPlan], *, weights: Map
                "rows_seen": r.rows_seen, "rows_returned": r.rows_returned,
                "cells_seen": r.cells_seen, "cells_returned": r.cells_returned,
                "bytes_seen": r.bytes_seen, "bytes_returned": r.bytes_returned,
-               "waste": r.rows_seen / max(r.rows_returned, 1),
+               # rows read per row the query keeps: latest-N read forward keeps only the newest rows
+               "waste": r.rows_seen / max(min(r.rows_returned, plan.client_keeps or r.rows_returned), 1),
                "byte_waste": r.bytes_seen / max(r.bytes_returned, 1),
                "node_ms": ns * 1e3, "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),
                "weight": float((weights or {}).get(name, 1.0)), "error": ""}

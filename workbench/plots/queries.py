@@ -35,8 +35,8 @@ def plot_query_costs(qc, ax=None, *, emulator_note: bool = True):
     ax.set_xlabel("rows (log scale)")
     worst, most = t["waste"].idxmax(), float(t["waste"].max())
     if most > 1.5:  # the same thresholds as the bar labels: > 10× red, > 1.5× worth naming
-        ax.set_title(f"{worst} reads {most:,.0f} rows for every row it returns" if most >= 100 else
-                     f"{worst} reads {most:,.1f} rows for every row it returns", color=BAD if most > 10 else "black")
+        ax.set_title(f"{worst} reads {most:,.0f} rows for every row it needs" if most >= 100 else
+                     f"{worst} reads {most:,.1f} rows for every row it needs", color=BAD if most > 10 else "black")
     else:
         ax.set_title("Every query reads about what it returns")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2)

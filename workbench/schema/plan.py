@@ -157,6 +157,9 @@ class ReadPlan:
     rows_limit: int | None = None
     reversed: bool = False
     note: str = ""
+    # rows of those returned that the client keeps, when the server cannot limit the read (the newest N
+    # of an entity's range read forward); None: it keeps all. Only the waste figure uses it.
+    client_keeps: int | None = None
 
     @property
     def full_scan(self) -> bool:

@@ -616,6 +616,7 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
             time_filter = (lo, hi)
     rows_limit = None
     latest_versions = None
+    client_keeps = None
     if intent.kind == "latest":
         n = intent.limit or 1
         seg = key.segments[stop] if stop is not None else None
@@ -631,13 +632,18 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
         else:
             notes.append("no reversed timestamp before the unknown part of the key: the newest rows are at the "
                          "end of the range, so the whole range is read (a reversed scan could also do it)")
+            if layout is not None and layout.multi_event:
+                client_keeps = n  # at most the n newest events' rows (usually the newest bucket)
+            else:
+                per_event = len(key.metric.measures or schema._measures(shape)) if key.metric is not None else 1
+                client_keeps = n * max(per_event, 1)
     if intent.kind == "scan":
         time_filter, regex = None, None
         ranges, keys = [], ()
     flt = CellFilter(families=fam, qualifier_regex=qual, row_key_regex=regex, time_range_us=time_filter,
                      latest_versions=latest_versions)
     plan = ReadPlan(intent=intent.name, table=table, ranges=tuple(ranges), keys=keys, filter=flt,
-                    rows_limit=rows_limit, note="; ".join(dict.fromkeys(notes)))
+                    rows_limit=rows_limit, note="; ".join(dict.fromkeys(notes)), client_keeps=client_keeps)
     full = plan.full_scan
     object.__setattr__(plan, "_score", (full, -pinned, plan.scans, regex is not None))
     return plan
