@@ -167,7 +167,9 @@ latest-N is the query that matters, and never put it first.
 Quotes in a burst are milliseconds apart, sometimes less. A key with second precision maps every quote
 of the same pair and second to the same row and column, so Bigtable would keep only one of them; even
 millisecond precision merges some. The workbench refuses such a schema unless you accept the loss
-explicitly, and then it says exactly what was lost. The table counts it for three precisions.
+explicitly, and then it says exactly what was lost. The table counts it for three precisions: events
+lost to collisions, and surviving events whose microseconds were cut to the millisecond a cell timestamp
+keeps (fewer survive at second precision, so fewer are left to cut; a `us` key keeps every digit).
 """),
     code("""
 loss = {}
@@ -177,9 +179,9 @@ for precision in ("second", "ms", "us"):
     report = wb.loss_report(schema.to_cells(ds, accept_loss=True))
     loss[precision] = {"events lost to collisions": report.n_lost,
                        "share of events lost": report.n_lost / len(ds),
-                       "times rounded": report.n_truncated}
+                       "surviving events cut to ms": report.n_truncated}
 pd.DataFrame(loss).T.style.format({"share of events lost": "{:.1%}", "events lost to collisions": "{:,.0f}",
-                                   "times rounded": "{:,.0f}"})
+                                   "surviving events cut to ms": "{:,.0f}"})
 """, "G31"),
     md("""
 The `second_precision` preset of the gallery is exactly that mistake. What it would lose, with the
