@@ -215,14 +215,22 @@ class KeyDistribution:
         w = max((self.window_edges_us[1] - self.window_edges_us[0]) / 1e6, 1e-6) if len(self.window_edges_us) > 1 else 1.0
         return float(self.node_writes.sum(axis=1).max() / w) if self.node_writes.size else 0.0
 
+    @property
+    def spread(self) -> str:
+        """``"hotspot"`` (one node takes ≥ 80 % of each window's writes), ``"even"`` (busiest node ≤ 1.5× its
+        fair share) or ``"uneven"``: the one classification every title, colour and verdict follows."""
+        if self.mean_share >= 0.8:
+            return "hotspot"
+        return "even" if self.hotspot_factor <= 1.5 else "uneven"
+
     def verdict(self) -> str:
         """The takeaway in one line (used as the figures' titles)."""
         if self.n_writes == 0:
             return "No writes"
-        if self.mean_share >= 0.8:
+        if self.spread == "hotspot":
             return (f"Hotspot: {self.mean_share:.0%} of each window's writes hit one node "
                     f"(fair share {self.fair_share:.0%})")
-        if self.hotspot_factor <= 1.5:
+        if self.spread == "even":
             return (f"Writes spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share")
         return (f"Uneven writes: busiest node carries {self.hotspot_factor:.1f}× its fair share")
 

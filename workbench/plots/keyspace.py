@@ -53,7 +53,7 @@ def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool =
     cb.ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
     cb.ax.yaxis.set_minor_locator(mticker.NullLocator())  # unlabelled log minor ticks cost a redraw's worth of time
     if what == "writes":
-        ax.set_title(kd.verdict(), color=BAD if kd.mean_share >= 0.8 else "black")
+        ax.set_title(kd.verdict(), color=BAD if kd.spread == "hotspot" else "black")
         br = kd.busiest_range.get("name")
         if br:
             ax.text(0.99, 0.02, f"busiest key range: {br}", transform=ax.transAxes, ha="right", va="bottom",
@@ -83,9 +83,9 @@ def plot_node_load(kd, ax=None):
     ax.legend(ncol=min(kd.nodes + 1, 6), loc="upper left", bbox_to_anchor=(0, 1.0))
     ax.set_ylim(0, max(float(kd.node_writes.max()) * 1.25, 1))
     where = f"({kd.nodes} nodes, {kd.n_tablets} tablets)"
-    if kd.mean_share >= 0.8:
+    if kd.spread == "hotspot":
         ax.set_title(f"One node takes the writes; the others idle {where}", color=BAD)
-    elif kd.hotspot_factor <= 1.5:  # the same thresholds as KeyDistribution.verdict()
+    elif kd.spread == "even":
         ax.set_title(f"Every node shares the writes evenly {where}")
     else:
         ax.set_title(f"Every node gets writes, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share {where}")
@@ -99,7 +99,7 @@ def plot_hotspot(kd, ax=None):
     t = _times(kd)
     mid = t[:-1] + (t[1:] - t[:-1]) / 2
     share = kd.busiest_share
-    colour = BAD if kd.mean_share >= 0.8 else (GOOD if kd.hotspot_factor <= 1.5 else OKABE_ITO[1])
+    colour = {"hotspot": BAD, "even": GOOD, "uneven": OKABE_ITO[1]}[kd.spread]
     ax.fill_between(mid, kd.fair_share, np.maximum(share, kd.fair_share), step="mid", color=colour, alpha=0.3, lw=0,
                     label="above fair share")
     ax.plot(mid, share, drawstyle="steps-mid", color=colour, lw=1.5, label="busiest node's share")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Mapping
+from typing import Any, Literal, Mapping
 
 import numpy as np
 import pandas as pd
@@ -28,10 +28,6 @@ from ..errors import SchemaError
 from .codecs import US_PER_MS, encode_bytes_len, encode_text, json_fragment, _fields, _float_bytes_coded
 from .families import Family
 from .keys import RenderContext, RowKey
-
-if TYPE_CHECKING:  # pragma: no cover
-    pass
-
 
 def _pairs(m: Any) -> tuple:
     if m is None:

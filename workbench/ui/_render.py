@@ -79,7 +79,7 @@ def _box(body: str) -> str:
 def headline_html(a: Analysis) -> str:
     """The figures that change as you move a control: hotspot, storage, rows, queries."""
     kd, rs, cap = a.keyspace, a.rowsizes, a.capacity
-    hot = "bad" if kd.mean_share >= 0.8 else ("good" if kd.hotspot_factor <= 1.5 else "")
+    hot = {"hotspot": "bad", "even": "good", "uneven": ""}[kd.spread]
     row = "bad" if rs.projected_max_bytes > rs.settings.row_advisory_bytes else ""
     parts = [
         f"<b>{html.escape(a.schema)}</b> on {html.escape(a.dataset)}: "

@@ -75,8 +75,7 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
     src = "data:image/png;base64," + base64.b64encode(_png(rgba)).decode("ascii")
     n_buckets = m.shape[1]
     if what == "writes":
-        hot = kd.mean_share >= 0.8
-        title = f"<div class='wb-hm-title' style='color:{BAD if hot else 'black'}'>{html.escape(kd.verdict())}</div>"
+        title = f"<div class='wb-hm-title' style='color:{BAD if kd.spread == 'hotspot' else 'black'}'>{html.escape(kd.verdict())}</div>"
     else:
         title = ("<div class='wb-hm-title'>Reads by the query workload ("
                  + html.escape(kd.read_note.split(":", 1)[-1].strip()) + ")</div>")
