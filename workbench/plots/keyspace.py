@@ -6,7 +6,6 @@ import matplotlib.dates as mdates
 import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
-from matplotlib.colors import LogNorm
 
 from ..analysis.settings import EMULATOR_NOTES
 from .style import BAD, GOOD, HEATMAP, MUTED, OKABE_ITO, new_axes, note, styled
@@ -14,6 +13,21 @@ from .style import BAD, GOOD, HEATMAP, MUTED, OKABE_ITO, new_axes, note, styled
 
 def _times(kd) -> pd.DatetimeIndex:
     return pd.to_datetime(kd.window_edges_us, unit="us", utc=True)
+
+
+def heatmap_data(kd, what: str = "writes"):
+    """The key-bucket × window matrix to draw (masked where nothing happened) and its norm: log for
+    writes, linear for reads. Shared by this figure and the designer's HTML heat map."""
+    from matplotlib.colors import LogNorm, Normalize
+    if what not in ("writes", "reads"):
+        raise ValueError(f"what must be 'writes' or 'reads', got {what!r}.")
+    m = kd.writes if what == "writes" else kd.reads
+    data = np.ma.masked_less_equal(m.T.astype(float), 0)
+    if what == "writes":
+        vmax = max(float(data.max()) if data.count() else 1.0, 1.0)
+        return data, LogNorm(vmin=min(1.0, vmax), vmax=vmax)
+    lo, hi = (float(data.min()), float(data.max())) if data.count() else (0.0, 1.0)
+    return data, Normalize(vmin=lo, vmax=hi)  # what matplotlib's autoscale picks
 
 
 def _key_axis(ax, kd, n_buckets: int) -> None:
@@ -34,20 +48,15 @@ def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool =
     caption on how the emulator differs (for pages that print it as text).
     """
     ax = new_axes(ax, height=5.2)
-    m = kd.writes if what == "writes" else kd.reads
-    if what not in ("writes", "reads"):
-        raise ValueError(f"what must be 'writes' or 'reads', got {what!r}.")
+    data, norm = heatmap_data(kd, what)
     t = _times(kd)
     x0, x1 = mdates.date2num(t[0].to_pydatetime()), mdates.date2num(t[-1].to_pydatetime())
-    data = np.ma.masked_less_equal(m.T.astype(float), 0)
-    vmax = max(float(data.max()) if data.count() else 1.0, 1.0)
-    im = ax.imshow(data, aspect="auto", interpolation="nearest", cmap=HEATMAP,
-                   norm=LogNorm(vmin=min(1.0, vmax), vmax=vmax) if what == "writes" else None,
-                   extent=(x0, x1, m.shape[1], 0))
+    im = ax.imshow(data, aspect="auto", interpolation="nearest", cmap=HEATMAP, norm=norm,
+                   extent=(x0, x1, data.shape[0], 0))
     ax.set_facecolor("white")
     ax.xaxis_date()
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
-    _key_axis(ax, kd, m.shape[1])
+    _key_axis(ax, kd, data.shape[0])
     cb = ax.figure.colorbar(im, ax=ax, pad=0.01, aspect=30)
     cb.set_label("writes per window and key bucket" if what == "writes" else "rows read per window")
     cb.ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))

@@ -25,17 +25,16 @@ from ..plots.style import BAD, HEATMAP
 WIDTH_PX, HEIGHT_PX = 720, 300  # the raster; labels sit around it (fits the designer at 1280 px)
 
 
-def _colours(m: np.ndarray, what: str) -> tuple[np.ndarray, float]:
-    """RGBA bytes for the key-bucket × window matrix (white where nothing happened), and the scale's top."""
+def _colours(kd: Any, what: str) -> tuple[np.ndarray, Any]:
+    """RGBA bytes for the key-bucket × window matrix (white where nothing happened), and its norm:
+    the same data and norm as the matplotlib figure (:func:`~workbench.plots.keyspace.heatmap_data`)."""
     import matplotlib
-    from matplotlib.colors import LogNorm, Normalize
 
-    data = np.ma.masked_less_equal(m.T.astype(float), 0)
-    vmax = max(float(data.max()) if data.count() else 1.0, 1.0)
-    norm = LogNorm(vmin=min(1.0, vmax), vmax=vmax) if what == "writes" else Normalize(vmin=0.0, vmax=vmax)
+    from ..plots.keyspace import heatmap_data
+    data, norm = heatmap_data(kd, what)
     rgba = matplotlib.colormaps[HEATMAP](norm(data), bytes=True)
     rgba[np.ma.getmaskarray(data)] = (255, 255, 255, 255)
-    return rgba, vmax
+    return rgba, norm
 
 
 def _png(rgba: np.ndarray) -> bytes:
@@ -68,12 +67,9 @@ def _date_ticks(edges_us: np.ndarray, n: int = 7) -> list[tuple[float, str]]:
 
 def heatmap_html(kd: Any, what: str = "writes") -> str:
     """The key heat map of a :class:`~workbench.analysis.KeyDistribution` as self-contained HTML."""
-    if what not in ("writes", "reads"):
-        raise ValueError(f"what must be 'writes' or 'reads', got {what!r}.")
-    m = kd.writes if what == "writes" else kd.reads
-    rgba, vmax = _colours(m, what)
+    rgba, norm = _colours(kd, what)
     src = "data:image/png;base64," + base64.b64encode(_png(rgba)).decode("ascii")
-    n_buckets = m.shape[1]
+    n_buckets = rgba.shape[0]
     if what == "writes":
         title = f"<div class='wb-hm-title' style='color:{BAD if kd.spread == 'hotspot' else 'black'}'>{html.escape(kd.verdict())}</div>"
     else:
@@ -84,7 +80,6 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
     xlabels = "".join(f"<span style='left:{100 * f:.2f}%'>{html.escape(t)}</span>"
                       for f, t in _date_ticks(np.asarray(kd.window_edges_us)))
     scale = "writes per window and key bucket" if what == "writes" else "rows read per window"
-    low = "1" if what == "writes" else "0"
     busiest = kd.busiest_range.get("name") if what == "writes" else None
     caption = (f"busiest key range: <code>{html.escape(str(busiest))}</code> · " if busiest else "")
     css = ("<style>.wb-hm{font:12px sans-serif;line-height:1.3}.wb-hm-title{font-weight:bold;font-size:14px;"
@@ -103,8 +98,8 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
             + f"<img class='wb-hm-img' width='{WIDTH_PX}' height='{HEIGHT_PX}' alt='key heat map of {html.escape(what)}'"
               f" src='{src}'>"
             + f"<div class='wb-hm-bar' style='background:{_gradient()}' title='{html.escape(scale)}'></div>"
-            + f"<div class='wb-hm-scale'><span>{vmax:,.0f}</span><span>{html.escape(scale)}</span>"
-              f"<span>{low}</span></div>"
+            + f"<div class='wb-hm-scale'><span>{norm.vmax:,.0f}</span><span>{html.escape(scale)}</span>"
+              f"<span>{norm.vmin:,.0f}</span></div>"
             + f"<div></div><div class='wb-hm-x'>{xlabels}</div><div></div><div></div>"
             + "</div>"
             + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
