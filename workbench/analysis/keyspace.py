@@ -291,7 +291,9 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     assign = _snake(np.arange(len(starts)), nodes)
     node_w = np.zeros((W, nodes), dtype=np.int64)
     wstart = np.searchsorted(win, np.arange(W + 1), "left")
-    tops: list[tuple[int, int, int, int, int]] = []  # per window: busiest tablet's writes, window, rows, total
+    # busiest tablet seen (writes, window, first and last row, window total): over every window, and over
+    # windows after warm-up (before it, one tablet holds the whole key space and names it all)
+    best_any = best_settled = (0, 0, 0, 0, 0)
     frontier = 0
     warmup = None
     for k in range(W):
@@ -304,8 +306,12 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
         load = np.bincount(tab, minlength=len(starts))
         node_w[k] = np.bincount(assign, weights=load, minlength=nodes)
         top = int(load.argmax())
-        in_top = rr[tab == top]
-        tops.append((int(load[top]), k, int(in_top.min()), int(in_top.max()), int(b - a)))
+        cnt, settled = int(load[top]), warmup is not None  # warm-up ended in an earlier window
+        if cnt > best_any[0] or (settled and cnt > best_settled[0]):  # rows looked up only for a new best
+            in_top = rr[tab == top]
+            entry = (cnt, k, int(in_top.min()), int(in_top.max()), int(b - a))
+            best_any = entry if cnt > best_any[0] else best_any
+            best_settled = entry if settled and cnt > best_settled[0] else best_settled
         added = np.bincount(tab, weights=bb, minlength=len(starts))
         sizes = [s + x for s, x in zip(sizes, added.tolist())]
         np.add.at(row_bytes, rr, bb)
@@ -323,9 +329,7 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(totals > 0, node_w.max(axis=1) / np.maximum(totals, 1), np.nan)
 
-    # the busiest tablet of any window after warm-up (before it, one tablet holds the whole key space)
-    settled = [x for x in tops if warmup is None or x[1] >= warmup] or tops
-    best = max(settled, key=lambda x: x[0], default=(0, 0, 0, 0, 0))
+    best = best_settled if best_settled[0] > 0 else best_any
     busiest: dict = {}
     if best[0] > 0:
         cnt, k, lo_r, hi_r, tot = best
