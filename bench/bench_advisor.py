@@ -33,7 +33,9 @@ def main(size: str = "workshop") -> None:
             s = preset(name, pattern)
             base = best(lambda: wb.analyze(ds, s))
             adv = best(lambda: wb.advise(ds, s))
-            print(f"{name + '/' + pattern:42s} {len(ds):8,d} {base * 1e3:11.0f} {adv * 1e3:10.0f} {adv / base:6.2f}")
+            print(
+                f"{name + '/' + pattern:42s} {len(ds):8,d} {base * 1e3:11.0f} {adv * 1e3:10.0f} {adv / base:6.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -52,9 +52,17 @@ def workshop(dataset: str) -> list[dict]:
         plans = [schema.plan(q) for q in ds.queries]
         naive_ms = _best_ms(lambda: [p.evaluate(cells) for p in plans], repeat=3)
         a = analyze(ds, schema, cells=cells)
-        out.append({"pattern": pattern, "events": len(ds), "cells": len(cells), "analyze_ms": analyze_ms,
-                    "to_cells_ms": to_cells_ms, "naive_query_model_ms": naive_ms,
-                    "breakdown_ms": {k: round(v, 1) for k, v in a.timings_ms.items()}})
+        out.append(
+            {
+                "pattern": pattern,
+                "events": len(ds),
+                "cells": len(cells),
+                "analyze_ms": analyze_ms,
+                "to_cells_ms": to_cells_ms,
+                "naive_query_model_ms": naive_ms,
+                "breakdown_ms": {k: round(v, 1) for k, v in a.timings_ms.items()},
+            }
+        )
     return out
 
 
@@ -70,12 +78,19 @@ def big(dataset: str, events: int, pattern: str | None) -> dict:
     t0 = time.perf_counter()
     a = analyze(ds, schema)
     analyse_s = time.perf_counter() - t0
-    return {"dataset": dataset, "pattern": pattern or wb.pattern_names(dataset)[0], "events": len(ds),
-            "cells": a.index.n_cells, "rows": a.index.n_rows, "load_s": load_s, "analyze_s": analyse_s,
-            "timings_ms": {k: round(v) for k, v in a.timings_ms.items()},
-            "peak_rss_mb_after_load": rss_after_load,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "verdict": a.keyspace.verdict()}
+    return {
+        "dataset": dataset,
+        "pattern": pattern or wb.pattern_names(dataset)[0],
+        "events": len(ds),
+        "cells": a.index.n_cells,
+        "rows": a.index.n_rows,
+        "load_s": load_s,
+        "analyze_s": analyse_s,
+        "timings_ms": {k: round(v) for k, v in a.timings_ms.items()},
+        "peak_rss_mb_after_load": rss_after_load,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "verdict": a.keyspace.verdict(),
+    }
 
 
 def main() -> None:
@@ -97,26 +112,41 @@ def main() -> None:
         if "error" in r:
             print(f"{r['pattern']:<28} cannot build its cells (by design): {r['error']}")
             continue
-        print(f"{r['pattern']:<28} {r['events']:>7,} events {r['cells']:>8,} cells  analyze {r['analyze_ms']:7.1f} ms"
-              f"  | to_cells {r['to_cells_ms']:7.1f} ms (ratio {r['analyze_ms'] / r['to_cells_ms']:.2f})"
-              f"  | ReadPlan.evaluate × queries {r['naive_query_model_ms']:7.1f} ms"
-              f" (ratio {r['analyze_ms'] / r['naive_query_model_ms']:.2f})  {r['breakdown_ms']}")
+        print(
+            f"{r['pattern']:<28} {r['events']:>7,} events {r['cells']:>8,} cells  analyze {r['analyze_ms']:7.1f} ms"
+            f"  | to_cells {r['to_cells_ms']:7.1f} ms (ratio {r['analyze_ms'] / r['to_cells_ms']:.2f})"
+            f"  | ReadPlan.evaluate × queries {r['naive_query_model_ms']:7.1f} ms"
+            f" (ratio {r['analyze_ms'] / r['naive_query_model_ms']:.2f})  {r['breakdown_ms']}"
+        )
     worst = max(r["analyze_ms"] for r in rows if "error" not in r)
     print(f"worst preset: {worst:.1f} ms (target < 250 ms): {'OK' if worst < 250 else 'OVER'}")
 
     if not args.skip_big:
-        print(f"\n== {args.big_events:,} events of {args.big_dataset}, end to end in a fresh process ==")
-        cmd = [sys.executable, __file__, "--child-big", "--big-dataset", args.big_dataset,
-               "--big-events", str(args.big_events)] + (["--big-pattern", args.big_pattern] if args.big_pattern else [])
+        print(
+            f"\n== {args.big_events:,} events of {args.big_dataset}, end to end in a fresh process =="
+        )
+        cmd = [
+            sys.executable,
+            __file__,
+            "--child-big",
+            "--big-dataset",
+            args.big_dataset,
+            "--big-events",
+            str(args.big_events),
+        ] + (["--big-pattern", args.big_pattern] if args.big_pattern else [])
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
             print(res.stderr[-3000:])
             raise SystemExit(f"big run failed (exit {res.returncode})")
         r = json.loads(res.stdout.strip().splitlines()[-1])
-        print(f"{r['events']:,} events → {r['cells']:,} cells in {r['rows']:,} rows ({r['pattern']}): "
-              f"load {r['load_s']:.1f} s, analyze {r['analyze_s']:.1f} s {r['timings_ms']}")
-        print(f"peak RSS {r['peak_rss_mb']:,.0f} MB (after loading the events: {r['peak_rss_mb_after_load']:,.0f} MB; "
-              f"target < 2048 MB): {'OK' if r['peak_rss_mb'] < 2048 else 'OVER'}")
+        print(
+            f"{r['events']:,} events → {r['cells']:,} cells in {r['rows']:,} rows ({r['pattern']}): "
+            f"load {r['load_s']:.1f} s, analyze {r['analyze_s']:.1f} s {r['timings_ms']}"
+        )
+        print(
+            f"peak RSS {r['peak_rss_mb']:,.0f} MB (after loading the events: {r['peak_rss_mb_after_load']:,.0f} MB; "
+            f"target < 2048 MB): {'OK' if r['peak_rss_mb'] < 2048 else 'OVER'}"
+        )
         print(f"analysis seconds per million events: {r['analyze_s'] / (r['events'] / 1e6):.2f}")
 
 

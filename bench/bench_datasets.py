@@ -49,7 +49,10 @@ def _floor(ds: wb.Dataset) -> float:
     for c in ds.frame.columns:
         s = ds.frame[c]
         if isinstance(s.dtype, pd.DatetimeTZDtype):
-            arrays[c] = ("time", s.dt.tz_convert(None).to_numpy().astype("datetime64[us]").astype(np.int64))
+            arrays[c] = (
+                "time",
+                s.dt.tz_convert(None).to_numpy().astype("datetime64[us]").astype(np.int64),
+            )
         elif pd.api.types.is_string_dtype(s.dtype):
             arrays[c] = ("str", s.to_numpy(dtype=object))
         else:
@@ -91,19 +94,33 @@ def _load_split(name: str, size: str) -> tuple[float, float, wb.Dataset]:
     t0 = time.perf_counter()
     frame, queries = module.generate(n, rng_for(name, 0))
     t1 = time.perf_counter()
-    ds = validate.build_dataset(frame, entity=module.ENTITY, time=module.TIME, measures=module.MEASURES,
-                                attributes=[], units=dict(module.UNITS), name=name, queries=queries,
-                                size=label, seed=0, empty_ok=getattr(module, "EMPTY_OK", ()))
+    ds = validate.build_dataset(
+        frame,
+        entity=module.ENTITY,
+        time=module.TIME,
+        measures=module.MEASURES,
+        attributes=[],
+        units=dict(module.UNITS),
+        name=name,
+        queries=queries,
+        size=label,
+        seed=0,
+        empty_ok=getattr(module, "EMPTY_OK", ()),
+    )
     return t1 - t0, time.perf_counter() - t1, ds
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="workshop,large")
-    ap.add_argument("--repeat", type=int, default=3, help="runs per workshop measurement (large: 1)")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs per workshop measurement (large: 1)"
+    )
     args = ap.parse_args()
-    print(f"{'dataset':<20}{'size':<10}{'events':>11}{'seconds':>9}{'events/s':>12}"
-          f"{'× floor':>9}{'speed-up':>10}{'valid.':>8}")
+    print(
+        f"{'dataset':<20}{'size':<10}{'events':>11}{'seconds':>9}{'events/s':>12}"
+        f"{'× floor':>9}{'speed-up':>10}{'valid.':>8}"
+    )
     for size in args.sizes.split(","):
         for name in wb.dataset_names():
             repeat = 1 if size == "large" else args.repeat
@@ -115,12 +132,17 @@ def main() -> None:
             n = len(ds)
             floor = _floor(ds)
             naive = _naive_per_event(ds, min(NAIVE_SLICE, n)) * n / min(NAIVE_SLICE, n)
-            print(f"{name:<20}{size:<10}{n:>11,}{secs:>9.3f}{n / secs:>12,.0f}"
-                  f"{secs / floor:>8.1f}×{naive / secs:>9.1f}×{valid / secs:>7.0%}", flush=True)
+            print(
+                f"{name:<20}{size:<10}{n:>11,}{secs:>9.3f}{n / secs:>12,.0f}"
+                f"{secs / floor:>8.1f}×{naive / secs:>9.1f}×{valid / secs:>7.0%}",
+                flush=True,
+            )
             del runs, ds
-    print("× floor: generator time / pandas building the same frame from ready arrays (lower is better).\n"
-          "speed-up: a per-event Python loop (random values, no physics, 20k-event slice extrapolated) / generator.\n"
-          "valid.: share of the generator's time in build_dataset (the validation from_dataframe uses).")
+    print(
+        "× floor: generator time / pandas building the same frame from ready arrays (lower is better).\n"
+        "speed-up: a per-event Python loop (random values, no physics, 20k-event slice extrapolated) / generator.\n"
+        "valid.: share of the generator's time in build_dataset (the validation from_dataframe uses)."
+    )
 
 
 if __name__ == "__main__":

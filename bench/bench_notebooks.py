@@ -25,7 +25,9 @@ TARGET_S = 180.0
 def main() -> int:
     notebooks = workshop_notebooks()
     with Emulator(reuse=False) as emu, tempfile.TemporaryDirectory() as tmp:
-        baseline_nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import workbench as wb\nwb.setup()")])
+        baseline_nb = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_code_cell("import workbench as wb\nwb.setup()")]
+        )
         baseline_path = Path(tmp) / "baseline.ipynb"
         nbformat.write(baseline_nb, baseline_path)
         _, base_s, _ = execute_notebook(baseline_path, emulator_host=emu.host)
@@ -35,10 +37,14 @@ def main() -> int:
             _, secs, stopped = execute_notebook(path, emulator_host=emu.host)
             total += secs
             flag = "  FAILED" if stopped else ""
-            print(f"{path.name:<28} {secs:6.2f} s  = {secs / base_s:5.1f}× the setup-only notebook{flag}")
-    print(f"whole set: {total:.1f} s for {len(notebooks)} notebooks "
-          f"(target < {TARGET_S:.0f} s: {'met' if total < TARGET_S else 'NOT met'}); "
-          f"{total / (base_s * len(notebooks)):.1f}× the setup-only cost")
+            print(
+                f"{path.name:<28} {secs:6.2f} s  = {secs / base_s:5.1f}× the setup-only notebook{flag}"
+            )
+    print(
+        f"whole set: {total:.1f} s for {len(notebooks)} notebooks "
+        f"(target < {TARGET_S:.0f} s: {'met' if total < TARGET_S else 'NOT met'}); "
+        f"{total / (base_s * len(notebooks)):.1f}× the setup-only cost"
+    )
     return 0 if total < TARGET_S else 1
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import workbench as wb  # noqa: E402
 from bench_write import make_data  # noqa: E402
+
+import workbench as wb  # noqa: E402
 from workbench.bigtable import admin, writer  # noqa: E402
 from workbench.bigtable.reader import read_table  # noqa: E402
 from workbench.schema.families import Family  # noqa: E402
@@ -51,14 +52,20 @@ def main(argv: list[str] | None = None) -> None:
             for row in table.read_rows():
                 k += 1
                 c += sum(len(v) for fam in row.cells.values() for v in fam.values())
-            best["client read_rows()"] = max(best["client read_rows()"], n / (time.perf_counter() - t0))
+            best["client read_rows()"] = max(
+                best["client read_rows()"], n / (time.perf_counter() - t0)
+            )
             assert (k, c) == (n, len(cells)), (k, c)
         admin.drop_table(conn, tid)
-    print(f"full read-back of {n:,} rows × 4 cells from the emulator (best of {args.rounds} alternated rounds)")
+    print(
+        f"full read-back of {n:,} rows × 4 cells from the emulator (best of {args.rounds} alternated rounds)"
+    )
     for name, v in best.items():
         print(f"  {name:25s} {v:>10,.0f} rows/s")
-    print(f"workbench reader (into a CellFrame) vs client read_rows(): "
-          f"{best['workbench reader'] / best['client read_rows()']:.1f}×  (target ≥ 2×)")
+    print(
+        f"workbench reader (into a CellFrame) vs client read_rows(): "
+        f"{best['workbench reader'] / best['client read_rows()']:.1f}×  (target ≥ 2×)"
+    )
 
 
 if __name__ == "__main__":

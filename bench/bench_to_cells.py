@@ -17,7 +17,6 @@ from __future__ import annotations
 import sys
 import time
 
-
 import workbench as wb
 from workbench.cells import CellFrame
 from workbench.datasets.model import Dataset
@@ -34,7 +33,9 @@ def loop_to_cells(ds: Dataset, schema) -> CellFrame:
     fam = tall.family.name
     rows, fams, quals, tss, vals = [], [], [], [], []
     f = ds.frame
-    for loc, bid, t, *ms in zip(f["location"], f["balloon_id"], f["time"], *(f[m] for m in ds.measures)):
+    for loc, bid, t, *ms in zip(
+        f["location"], f["balloon_id"], f["time"], *(f[m] for m in ds.measures)
+    ):
         key = f"{loc}#{bid}#{t.strftime('%Y%m%d%H%M%S')}"
         ts = (t.value // 1000) // 1000 * 1000
         for m, v in zip(ds.measures, ms):
@@ -43,12 +44,15 @@ def loop_to_cells(ds: Dataset, schema) -> CellFrame:
             quals.append(qn.get(m, m))
             tss.append(ts)
             vals.append(repr(float(v)).encode())
-    return CellFrame.from_columns(row_key=rows, family=fams, qualifier=quals, timestamp_us=tss, value=vals)
+    return CellFrame.from_columns(
+        row_key=rows, family=fams, qualifier=quals, timestamp_us=tss, value=vals
+    )
 
 
 def _segment_text(seg, row: dict, t) -> str:
     """One segment for one event, the way a per-event implementation interprets a schema."""
     from workbench.schema import Field, Literal, PaddedInt, ReversedTimestamp, Timestamp
+
     if isinstance(seg, Literal):
         return seg.text
     if isinstance(seg, PaddedInt):
@@ -87,7 +91,9 @@ def generic_loop_to_cells(ds: Dataset, schema) -> CellFrame:
             quals.append(qn.get(m, m))
             tss.append(ts)
             vals.append(repr(float(row[m])).encode())
-    return CellFrame.from_columns(row_key=rows, family=fams, qualifier=quals, timestamp_us=tss, value=vals)
+    return CellFrame.from_columns(
+        row_key=rows, family=fams, qualifier=quals, timestamp_us=tss, value=vals
+    )
 
 
 def main() -> None:
@@ -96,22 +102,33 @@ def main() -> None:
     gen = time.perf_counter() - t0
     schema = preset("weather_balloons", "single_timestamp")
     n = len(ds.frame)
-    print(f"dataset: weather_balloons, {n:,} events ({gen:.1f} s to generate); schema {schema.key.template()}")
+    print(
+        f"dataset: weather_balloons, {n:,} events ({gen:.1f} s to generate); schema {schema.key.template()}"
+    )
 
     t0 = time.perf_counter()
     cells = schema.to_cells(ds)
     vec = time.perf_counter() - t0
-    print(f"to_cells (vectorized): {vec:.2f} s for {n:,} events, {len(cells):,} cells "
-          f"({n / vec:,.0f} events/s)")
+    print(
+        f"to_cells (vectorized): {vec:.2f} s for {n:,} events, {len(cells):,} cells "
+        f"({n / vec:,.0f} events/s)"
+    )
 
-    sub = Dataset(name=ds.name, frame=ds.frame.head(LOOP_EVENTS).reset_index(drop=True), entity=ds.entity,
-                  time=ds.time, measures=ds.measures)
+    sub = Dataset(
+        name=ds.name,
+        frame=ds.frame.head(LOOP_EVENTS).reset_index(drop=True),
+        entity=ds.entity,
+        time=ds.time,
+        measures=ds.measures,
+    )
     t0 = time.perf_counter()
     looped = loop_to_cells(sub, schema)
     loop = time.perf_counter() - t0
     scaled = loop * n / len(sub.frame)
-    print(f"per-event loop: {loop:.2f} s for {len(sub.frame):,} events → {scaled:.1f} s scaled to {n:,} "
-          f"({len(sub.frame) / loop:,.0f} events/s)")
+    print(
+        f"per-event loop: {loop:.2f} s for {len(sub.frame):,} events → {scaled:.1f} s scaled to {n:,} "
+        f"({len(sub.frame) / loop:,.0f} events/s)"
+    )
     same = looped.equals(schema.to_cells(sub))
     print(f"loop output identical to to_cells on those events: {same}")
     if not same:
@@ -120,11 +137,15 @@ def main() -> None:
     generic = generic_loop_to_cells(sub, schema)
     gloop = time.perf_counter() - t0
     gscaled = gloop * n / len(sub.frame)
-    print(f"per-event loop interpreting the schema: {gloop:.2f} s for {len(sub.frame):,} events → {gscaled:.1f} s "
-          f"scaled ({len(sub.frame) / gloop:,.0f} events/s); identical: {generic.equals(looped)}")
+    print(
+        f"per-event loop interpreting the schema: {gloop:.2f} s for {len(sub.frame):,} events → {gscaled:.1f} s "
+        f"scaled ({len(sub.frame) / gloop:,.0f} events/s); identical: {generic.equals(looped)}"
+    )
     if not generic.equals(looped):
         raise SystemExit("the generic baseline does not build the same cells")
-    print(f"RATIO to_cells vs per-event loop over the schema: {gscaled / vec:.1f}x faster (target >= 10x)")
+    print(
+        f"RATIO to_cells vs per-event loop over the schema: {gscaled / vec:.1f}x faster (target >= 10x)"
+    )
     print(f"RATIO to_cells vs hand-specialised f-string loop: {scaled / vec:.1f}x faster")
 
 

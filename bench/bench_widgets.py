@@ -57,7 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     d.tabs.selected_index = TABS.index(args.tab)
     c = d.controls
     patterns = list(c.pattern.options)
-    print(f"{args.dataset}: {len(ds):,} events (workshop); open tab: {args.tab}; patterns: {', '.join(patterns)}")
+    print(
+        f"{args.dataset}: {len(ds):,} events (workshop); open tab: {args.tab}; patterns: {', '.join(patterns)}"
+    )
 
     # baseline: the same work without widgets or caches, on the same data
     base = []
@@ -74,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         ws.clear()  # every repeat starts cold: "new" is really new
         for p in patterns:
             results["new"].append(_ms(lambda: setattr(c.pattern, "value", p)))
-            if d.error is not None:  # a design that cannot be stored (e.g. collisions): shown, not timed
+            if (
+                d.error is not None
+            ):  # a design that cannot be stored (e.g. collisions): shown, not timed
                 results["new"].pop()
         for p in patterns:
             t = _ms(lambda: setattr(c.pattern, "value", p))
@@ -85,13 +89,19 @@ def main(argv: list[str] | None = None) -> int:
         for n in (5, 3):
             results["nodes"].append(_ms(lambda: setattr(c.nodes, "value", n)))
 
-    print(f"baseline (analyze + draw {args.tab}, no widgets): median {base_ms:,.0f} ms over {len(base)} designs")
-    print(f"{'change':<9} {'median ms':>10} {'p90 ms':>8} {'ratio vs baseline':>18} {'≤ 250 ms':>9}")
+    print(
+        f"baseline (analyze + draw {args.tab}, no widgets): median {base_ms:,.0f} ms over {len(base)} designs"
+    )
+    print(
+        f"{'change':<9} {'median ms':>10} {'p90 ms':>8} {'ratio vs baseline':>18} {'≤ 250 ms':>9}"
+    )
     for k, v in results.items():
         v = sorted(v)
         med = statistics.median(v)
         p90 = v[min(len(v) - 1, int(round(0.9 * (len(v) - 1))))]
-        print(f"{k:<9} {med:>10,.0f} {p90:>8,.0f} {med / base_ms:>17.2f}× {'yes' if med <= BUDGET_MS else 'NO':>9}")
+        print(
+            f"{k:<9} {med:>10,.0f} {p90:>8,.0f} {med / base_ms:>17.2f}× {'yes' if med <= BUDGET_MS else 'NO':>9}"
+        )
     print(f"cache: {ws.hits} hits, {ws.misses} misses")
     return 0
 

@@ -35,9 +35,12 @@ def make_data(n: int) -> tuple[list[str], list[list[bytes]], CellFrame]:
     keys = [f"sensor{i % 997:04d}#{1425168000 + i:012d}" for i in range(n)]
     vals = [[f"{v:.3f}".encode() for v in row] for row in rng.normal(20, 5, size=(n, 4))]
     cells = CellFrame.from_columns(
-        row_key=np.repeat(np.array(keys, dtype=object), 4), family="cf",
-        qualifier=np.tile(np.array(QUALS, dtype=object), n), timestamp_us=np.full(4 * n, TS),
-        value=[v for row in vals for v in row])
+        row_key=np.repeat(np.array(keys, dtype=object), 4),
+        family="cf",
+        qualifier=np.tile(np.array(QUALS, dtype=object), n),
+        timestamp_us=np.full(4 * n, TS),
+        value=[v for row in vals for v in row],
+    )
     return keys, vals, cells
 
 
@@ -51,7 +54,12 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--commit-slice", type=int, default=5_000)
-    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds; best of each (the machine is shared)")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="alternating rounds; best of each (the machine is shared)",
+    )
     args = ap.parse_args(argv)
     n = args.rows
     keys, vals, cells = make_data(n)
@@ -75,15 +83,29 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.rounds):
             for workers in (1, 4):
                 tid = fresh()
-                cmd = ["cbt", "-project", conn.project, "-instance", conn.instance, "import", tid, str(path),
-                       "column-family=cf", f"workers={workers}", "batch-size=5000", "timestamp=value-encoded"]
+                cmd = [
+                    "cbt",
+                    "-project",
+                    conn.project,
+                    "-instance",
+                    conn.instance,
+                    "import",
+                    tid,
+                    str(path),
+                    "column-family=cf",
+                    f"workers={workers}",
+                    "batch-size=5000",
+                    "timestamp=value-encoded",
+                ]
                 dt = timed(lambda: subprocess.run(cmd, env=env, check=True, capture_output=True))
                 key = f"cbt import workers={workers}"
                 results[key] = max(results.get(key, 0.0), n / dt)
                 admin.drop_table(conn, tid)
             for threads in (1, 2):
                 tid = fresh()
-                dt = timed(lambda: writer.write_cells(conn, cells, tid, progress=False, threads=threads))
+                dt = timed(
+                    lambda: writer.write_cells(conn, cells, tid, progress=False, threads=threads)
+                )
                 key = f"workbench writer threads={threads}"
                 results[key] = max(results.get(key, 0.0), n / dt)
                 admin.drop_table(conn, tid)
@@ -111,6 +133,7 @@ def main(argv: list[str] | None = None) -> None:
         def batcher() -> None:
             with table.mutations_batcher(flush_count=5000) as b:
                 b.mutate_rows(rows_for(table, 0, n))
+
         results["client MutationsBatcher"] = n / timed(batcher)
         admin.drop_table(conn, tid)
 
@@ -121,6 +144,7 @@ def main(argv: list[str] | None = None) -> None:
         def commit() -> None:
             for r in rows_for(table, 0, m):
                 r.commit()
+
         results[f"client per-row commit() ({m:,}-row slice)"] = m / timed(commit)
         admin.drop_table(conn, tid)
 
@@ -129,10 +153,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"write {n:,} rows × 4 cells to the emulator ({emu.source})")
     for k, v in results.items():
         print(f"  {k:45s} {v:>10,.0f} rows/s   {v / cbt_best:5.2f}× cbt import")
-    print(f"workbench writer vs cbt import (best of 1/4 workers): {ours / cbt_best:.2f}×  (target ≥ 1.0×)")
-    print(f"workbench writer vs client MutationsBatcher:          {ours / results['client MutationsBatcher']:.1f}×")
+    print(
+        f"workbench writer vs cbt import (best of 1/4 workers): {ours / cbt_best:.2f}×  (target ≥ 1.0×)"
+    )
+    print(
+        f"workbench writer vs client MutationsBatcher:          {ours / results['client MutationsBatcher']:.1f}×"
+    )
     commit_key = next(k for k in results if "commit" in k)
-    print(f"workbench writer vs per-row commit():                 {ours / results[commit_key]:.0f}×")
+    print(
+        f"workbench writer vs per-row commit():                 {ours / results[commit_key]:.0f}×"
+    )
 
 
 def _dt(us: int):

@@ -53,8 +53,11 @@ def chromium_path() -> str:
     """The system chromium, or a test failure saying how to install it (never a skip)."""
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path is None:
-        pytest.fail("No `chromium` on PATH: the browser tests drive the system Chromium. "
-                    "Install it with:  apt-get update && apt-get install -y chromium", pytrace=False)
+        pytest.fail(
+            "No `chromium` on PATH: the browser tests drive the system Chromium. "
+            "Install it with:  apt-get update && apt-get install -y chromium",
+            pytrace=False,
+        )
     return path
 
 
@@ -65,20 +68,25 @@ def artifact(name: str) -> Path:
 
 
 @contextlib.contextmanager
-def chromium_context(user_data_dir: Path | None = None, **context_options) -> Iterator["BrowserContext"]:  # noqa: F821
+def chromium_context(
+    user_data_dir: Path | None = None, **context_options
+) -> Iterator[BrowserContext]:  # noqa: F821
     """A headless Chromium browser context on a fresh profile (a persistent context on ``user_data_dir``)."""
     from playwright.sync_api import sync_playwright
 
     executable = chromium_path()
     with contextlib.ExitStack() as stack:
         if user_data_dir is None:
-            user_data_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="wb-chromium-")))
+            user_data_dir = Path(
+                stack.enter_context(tempfile.TemporaryDirectory(prefix="wb-chromium-"))
+            )
         profile = Path(user_data_dir) / "chromium-profile"
         profile.mkdir(parents=True, exist_ok=True)
         pw = stack.enter_context(sync_playwright())
         options = {"viewport": {"width": 1280, "height": 900}, **context_options}
         context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=executable, headless=True, args=CHROMIUM_FLAGS, **options)
+            str(profile), executable_path=executable, headless=True, args=CHROMIUM_FLAGS, **options
+        )
         try:
             yield context
         finally:
@@ -132,8 +140,13 @@ def _answers(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def jupyter_lab(workdir: Path, *, root_dir: Path = REPO, env: dict[str, str] | None = None,
-                startup_timeout: float = 60.0) -> Iterator[Lab]:
+def jupyter_lab(
+    workdir: Path,
+    *,
+    root_dir: Path = REPO,
+    env: dict[str, str] | None = None,
+    startup_timeout: float = 60.0,
+) -> Iterator[Lab]:
     """JupyterLab headless on 127.0.0.1 with a fixed token and private config/data/runtime dirs.
 
     ``env`` is added to the server's environment, so kernels inherit it (e.g.
@@ -147,26 +160,55 @@ def jupyter_lab(workdir: Path, *, root_dir: Path = REPO, env: dict[str, str] | N
     _quiet_settings(dirs["config"])
     token = "wb-test-" + secrets.token_hex(8)
     port = free_port()
-    server_env = {**os.environ, **(env or {}), "JUPYTER_CONFIG_DIR": str(dirs["config"]),
-                  "JUPYTER_DATA_DIR": str(dirs["data"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
-                  "JUPYTER_PLATFORM_DIRS": "1", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={root_dir}", "--LabApp.news_url=", "--ServerApp.open_browser=False"]
+    server_env = {
+        **os.environ,
+        **(env or {}),
+        "JUPYTER_CONFIG_DIR": str(dirs["config"]),
+        "JUPYTER_DATA_DIR": str(dirs["data"]),
+        "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root_dir}",
+        "--LabApp.news_url=",
+        "--ServerApp.open_browser=False",
+    ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     log = workdir / "jupyterlab.log"
     with open(log, "wb") as log_file:
-        proc = subprocess.Popen(cmd, cwd=root_dir, env=server_env, stdout=log_file, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
-    lab = Lab(base=f"http://127.0.0.1:{port}", token=token, root_dir=Path(root_dir), process=proc, log=log)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=root_dir,
+            env=server_env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    lab = Lab(
+        base=f"http://127.0.0.1:{port}", token=token, root_dir=Path(root_dir), process=proc, log=log
+    )
     try:
         deadline = time.monotonic() + startup_timeout
         while not _answers(f"{lab.base}/api/status?token={token}"):
             if proc.poll() is not None:
-                pytest.fail(f"JupyterLab exited with code {proc.returncode} while starting:\n{lab.log_tail()}")
+                pytest.fail(
+                    f"JupyterLab exited with code {proc.returncode} while starting:\n{lab.log_tail()}"
+                )
             if time.monotonic() > deadline:
-                pytest.fail(f"JupyterLab did not answer within {startup_timeout:.0f} s:\n{lab.log_tail()}")
+                pytest.fail(
+                    f"JupyterLab did not answer within {startup_timeout:.0f} s:\n{lab.log_tail()}"
+                )
             time.sleep(0.25)
         yield lab
     finally:

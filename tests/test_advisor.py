@@ -12,8 +12,19 @@ import pytest
 import workbench as wb
 from workbench.advisor import Advice, Finding, advise, pii_kind, rule_names
 from workbench.analysis import DEFAULT
-from workbench.schema import (Family, Field, ReversedTimestamp, RowKey, Schema, Tall, TimeBucket, Timestamp, Wide,
-                              pattern_names, preset)
+from workbench.schema import (
+    Family,
+    Field,
+    ReversedTimestamp,
+    RowKey,
+    Schema,
+    Tall,
+    TimeBucket,
+    Timestamp,
+    Wide,
+    pattern_names,
+    preset,
+)
 from workbench.schema import limits as schema_limits
 
 TINY = "tiny"
@@ -26,8 +37,15 @@ def data() -> dict:
 
 def _rebuild(ds, frame, **kw):
     """A bring-your-own dataset with the sample's columns and queries (crafted values)."""
-    return wb.from_dataframe(frame, entity=list(ds.entity), time=ds.time, measures=kw.pop("measures", list(ds.measures)),
-                             queries=kw.pop("queries", ds.queries), name=kw.pop("name", ds.name + "_crafted"), **kw)
+    return wb.from_dataframe(
+        frame,
+        entity=list(ds.entity),
+        time=ds.time,
+        measures=kw.pop("measures", list(ds.measures)),
+        queries=kw.pop("queries", ds.queries),
+        name=kw.pop("name", ds.name + "_crafted"),
+        **kw,
+    )
 
 
 def _fired(adv: Advice, rule: str, severity: str | None = None) -> list[Finding]:
@@ -78,7 +96,11 @@ def test_timestamp_first_is_a_hotspot_error_with_measured_shares(data, name):
 
 def test_reversed_timestamp_first_cites_g09(data):
     ds = data["garden_temperature"]
-    s = Schema("rev_first", RowKey((ReversedTimestamp("s"), Field("garden"))), Tall(Family("t"), {"temp_f": "T"}))
+    s = Schema(
+        "rev_first",
+        RowKey((ReversedTimestamp("s"), Field("garden"))),
+        Tall(Family("t"), {"temp_f": "T"}),
+    )
     f = _fires(ds, s, "time_first", "error")
     assert f.guidelines[:2] == ("G09", "G06")
     assert "reversed" in f.evidence[0]
@@ -119,7 +141,11 @@ def test_unpadded_ids_latent_then_in_data(data):
     # IDs of different widths in the data: the wrong order is shown with two real keys
     fr = ds.frame.copy()
     ids = sorted(fr["meter_id"].unique())
-    fr["meter_id"] = fr["meter_id"].map({m: v for m, v in zip(ids, [7, 9, 10, 11, 120][: len(ids)])}).astype("int64")
+    fr["meter_id"] = (
+        fr["meter_id"]
+        .map({m: v for m, v in zip(ids, [7, 9, 10, 11, 120][: len(ids)])})
+        .astype("int64")
+    )
     crafted = _rebuild(ds, fr, queries=[])
     g = _fires(crafted, preset("energy_meters", "unpadded_id"), "unpadded_number", "warning")
     assert g.data["in_data"]
@@ -134,9 +160,13 @@ def test_unpadded_numbers_inside_text_ids(data):
     ds = data["weather_balloons"]
     fr = ds.frame.copy()
     ids = sorted(fr["balloon_id"].unique())
-    fr["balloon_id"] = fr["balloon_id"].map({b: f"b{i * 7 + 3}" for i, b in enumerate(ids)}).astype(object)
+    fr["balloon_id"] = (
+        fr["balloon_id"].map({b: f"b{i * 7 + 3}" for i, b in enumerate(ids)}).astype(object)
+    )
     crafted = _rebuild(ds, fr, queries=[])
-    f = _fires(crafted, preset("weather_balloons", "single_timestamp"), "unpadded_number", "warning")
+    f = _fires(
+        crafted, preset("weather_balloons", "single_timestamp"), "unpadded_number", "warning"
+    )
     a, b = f.data["pair"]
     assert a < b and int(a[1:]) > int(b[1:])
 
@@ -168,11 +198,16 @@ def test_keys_near_and_over_the_limit(data):
 
 def test_qualifiers_near_and_over_the_limit(data):
     ds = data["garden_temperature"]
-    near = Schema("long_q", RowKey((Field("garden"), Timestamp("second"))),
-                  Tall(Family("t"), {"temp_f": "q" * 9000}))
+    near = Schema(
+        "long_q",
+        RowKey((Field("garden"), Timestamp("second"))),
+        Tall(Family("t"), {"temp_f": "q" * 9000}),
+    )
     f = _fires(ds, near, "limits", "warning")
     assert f.guideline == "G19" and f.data["max_qualifier_bytes"] == 9000
-    over = dataclasses.replace(near, layout=Tall(Family("t"), {"temp_f": "q" * (schema_limits.QUALIFIER_MAX + 1)}))
+    over = dataclasses.replace(
+        near, layout=Tall(Family("t"), {"temp_f": "q" * (schema_limits.QUALIFIER_MAX + 1)})
+    )
     g = _fires(ds, over, "limits", "error")
     assert g.guideline == "G19"
 
@@ -181,7 +216,12 @@ def test_cells_and_rows_over_the_advice(data):
     ds = data["garden_temperature"]
     st = DEFAULT.replace(cell_advisory_bytes=4, row_advisory_bytes=1000)
     f = _fires(ds, preset("garden_temperature", "month_rows"), "limits", "warning", settings=st)
-    titles = {x.title for x in advise(ds, preset("garden_temperature", "month_rows"), settings=st).by_rule("limits")}
+    titles = {
+        x.title
+        for x in advise(ds, preset("garden_temperature", "month_rows"), settings=st).by_rule(
+            "limits"
+        )
+    }
     assert any("Cells over" in t for t in titles) and any("Rows over" in t for t in titles)
     assert f.guideline == "G10"
 
@@ -190,10 +230,18 @@ def test_unbounded_rows(data):
     ds = data["garden_temperature"]
     f = _fires(ds, preset("garden_temperature", "unbounded_row"), "unbounded_rows")
     assert {"G02", "G12"} <= set(f.guidelines)
-    assert f.data["projected_max_bytes"] > wb.analyze(ds, preset("garden_temperature", "unbounded_row")).rowsizes.max_bytes
+    assert (
+        f.data["projected_max_bytes"]
+        > wb.analyze(ds, preset("garden_temperature", "unbounded_row")).rowsizes.max_bytes
+    )
     assert isinstance(f.suggestion.key.segments[-1], TimeBucket)
     _assert_fix_removes(ds, f)
-    big = _fires(data["server_metrics"], preset("server_metrics", "one_row_per_series"), "unbounded_rows", "error")
+    big = _fires(
+        data["server_metrics"],
+        preset("server_metrics", "one_row_per_series"),
+        "unbounded_rows",
+        "error",
+    )
     assert big.data["projected_max_bytes"] > DEFAULT.row_hard_bytes
 
 
@@ -210,7 +258,9 @@ def test_too_many_families():
     t = pd.date_range("2015-03-01 07:00", periods=31, freq="D", tz="UTC")
     cols = {f"sensor_{i:03d}": np.arange(31, dtype=float) + i for i in range(105)}
     fr = pd.DataFrame({"garden": pd.Series(["G1"] * 31, dtype=object), "time": t, **cols})
-    ds = wb.from_dataframe(fr, entity=["garden"], time="time", measures=list(cols), name="many_measures")
+    ds = wb.from_dataframe(
+        fr, entity=["garden"], time="time", measures=list(cols), name="many_measures"
+    )
     s = Schema("wide_many", RowKey((Field("garden"), TimeBucket("month"))), Wide("day"))
     f = _fires(ds, s, "families", "warning")
     assert f.data["n_families"] == 105 and f.guideline == "G18"
@@ -220,7 +270,9 @@ def test_too_many_families():
 def test_aggregates_sharing_the_raw_family(data):
     ds = data["energy_meters"]
     good = preset("energy_meters", "reversed_id_hourly")
-    bad = dataclasses.replace(good, aggregates=dataclasses.replace(good.aggregates, family=Family("r", gc=None)))
+    bad = dataclasses.replace(
+        good, aggregates=dataclasses.replace(good.aggregates, family=Family("r", gc=None))
+    )
     f = _fires(ds, bad, "families", "error")
     assert f.guideline == "G30" and "maxage=90d" in f.evidence[0]
     _assert_fix_removes(ds, f)
@@ -237,13 +289,26 @@ def test_personal_data_in_the_key(data):
     _assert_fix_removes(crafted, f)
     # the hash the fix introduces is deliberate: the G22 rule notes it without a warning
     after = advise(crafted, f.suggestion)
-    assert after.by_rule("hashed_key") and all(x.severity == "info" for x in after.by_rule("hashed_key"))
+    assert after.by_rule("hashed_key") and all(
+        x.severity == "info" for x in after.by_rule("hashed_key")
+    )
 
 
-@pytest.mark.parametrize("value,kind", [("corrie@example.com", "e-mail address"), ("+1 415 555 0100", "phone number"),
-                                        ("(415) 555-0100", "phone number"), ("07700 900123", "phone number"),
-                                        ("Corrie", None), ("2015-03-01", None), ("192.168.100.200", None),
-                                        ("b00042", None), ("100001", None), ("us-west2", None)])
+@pytest.mark.parametrize(
+    "value,kind",
+    [
+        ("corrie@example.com", "e-mail address"),
+        ("+1 415 555 0100", "phone number"),
+        ("(415) 555-0100", "phone number"),
+        ("07700 900123", "phone number"),
+        ("Corrie", None),
+        ("2015-03-01", None),
+        ("192.168.100.200", None),
+        ("b00042", None),
+        ("100001", None),
+        ("us-west2", None),
+    ],
+)
 def test_pii_detector(value, kind):
     assert pii_kind(value) == kind
 
@@ -252,7 +317,9 @@ def test_phone_numbers_as_meter_labels(data):
     ds = data["weather_balloons"]
     fr = ds.frame.copy()
     ids = sorted(fr["balloon_id"].unique())
-    fr["balloon_id"] = fr["balloon_id"].map({b: f"+44 7700 900{i:03d}" for i, b in enumerate(ids)}).astype(object)
+    fr["balloon_id"] = (
+        fr["balloon_id"].map({b: f"+44 7700 900{i:03d}" for i, b in enumerate(ids)}).astype(object)
+    )
     crafted = _rebuild(ds, fr, queries=[])
     f = _fires(crafted, preset("weather_balloons", "single_timestamp"), "personal_data")
     assert f.data["kind"] == "phone number"
@@ -281,6 +348,7 @@ def test_collisions_at_second_precision(data):
     assert f.data["lost"] > 0
     loss = wb.Schema.to_cells(preset("fx_prices", "second_precision"), ds, accept_loss=True)
     from workbench.schema import loss_report
+
     assert f.data["lost"] == loss_report(loss).n_lost
     _assert_fix_removes(ds, f)
     assert f.suggestion.key.keeps_microseconds()
@@ -295,7 +363,11 @@ def test_collisions_in_month_rows_with_hourly_data():
 def test_full_table_scan_names_the_query(data):
     ds = data["garden_temperature"]
     f = _fires(ds, preset("garden_temperature", "timestamp_first"), "full_scan", "warning")
-    assert "latest_reading" in f.title and f.data["rows_seen"] == len(ds) and f.data["rows_returned"] < len(ds)
+    assert (
+        "latest_reading" in f.title
+        and f.data["rows_seen"] == len(ds)
+        and f.data["rows_returned"] < len(ds)
+    )
     _assert_fix_removes(ds, f)
     sm = data["server_metrics"]
     g = _fires(sm, preset("server_metrics", "host_metric_time"), "full_scan", "warning")
@@ -305,11 +377,19 @@ def test_full_table_scan_names_the_query(data):
 
 def test_every_warning_rule_has_a_firing_test():
     import ast
+
     tree = ast.parse(open(__file__, encoding="utf-8").read())
-    tested = {n.args[2].value for n in ast.walk(tree)
-              if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "_fires" and len(n.args) > 2
-              and isinstance(n.args[2], ast.Constant)}
-    missing = set(rule_names()) - {"reversed_time_use"} - tested  # reversed_time_use only ever notes (info)
+    tested = {
+        n.args[2].value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call)
+        and getattr(n.func, "id", "") == "_fires"
+        and len(n.args) > 2
+        and isinstance(n.args[2], ast.Constant)
+    }
+    missing = (
+        set(rule_names()) - {"reversed_time_use"} - tested
+    )  # reversed_time_use only ever notes (info)
     assert not missing, f"rules without a firing test: {sorted(missing)}"
 
 
@@ -334,8 +414,13 @@ def test_html_reads_well(data):
     assert "G06" in h and wb.GUIDELINES["G06"] in h
     assert "fair 33%" in h and "Suggested schema" in h and "{garden}" in h
     assert "<script" not in h
-    weird = _rebuild(ds, ds.frame.assign(garden=ds.frame["garden"].map(lambda g: g + "<b>")).astype({"garden": object}),
-                     queries=[])
+    weird = _rebuild(
+        ds,
+        ds.frame.assign(garden=ds.frame["garden"].map(lambda g: g + "<b>")).astype(
+            {"garden": object}
+        ),
+        queries=[],
+    )
     h2 = advise(weird, preset("garden_temperature", "timestamp_first"))._repr_html_()
     assert "<b>#" not in h2 and "&lt;b&gt;" in h2
 
@@ -350,9 +435,13 @@ def test_bad_input_is_named(data):
     with pytest.raises(wb.SchemaError, match="Unknown column"):
         advise(data["garden_temperature"], Schema("x", RowKey((Field("nope"), Timestamp()))))
     ds, tall = data["garden_temperature"], preset("garden_temperature", "tall")
-    with pytest.raises(wb.DatasetError, match="advise takes a Dataset, not a DataFrame.*wb.from_dataframe"):
+    with pytest.raises(
+        wb.DatasetError, match="advise takes a Dataset, not a DataFrame.*wb.from_dataframe"
+    ):
         advise(ds.frame, tall)
-    assert [f.rule for f in advise(ds, tall, rules="limits")] == [f.rule for f in advise(ds, tall, rules=["limits"])]
+    assert [f.rule for f in advise(ds, tall, rules="limits")] == [
+        f.rule for f in advise(ds, tall, rules=["limits"])
+    ]
     with pytest.raises(wb.WorkbenchError, match="compare takes a list of schemas"):
         wb.compare(ds, tall)
     with pytest.raises(wb.WorkbenchError, match="got None"):
@@ -366,4 +455,5 @@ def test_bad_input_is_named(data):
 def test_public_surface():
     assert wb.advise is advise
     import workbench.analysis.compare as compare_module  # importing the submodule must not change wb.compare
+
     assert wb.compare is compare_module.compare and callable(wb.compare)

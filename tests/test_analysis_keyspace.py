@@ -18,34 +18,47 @@ from workbench.cells import CellFrame
 from workbench.errors import WorkbenchError
 
 N = 12_000
-USERS = np.array(["Corrie", "Jo", "Sam", "Eriko"] + [f"user{i:03d}" for i in range(96)], dtype=object)
+USERS = np.array(
+    ["Corrie", "Jo", "Sam", "Eriko"] + [f"user{i:03d}" for i in range(96)], dtype=object
+)
 
 
 def battery(design: str, n: int = N, seed: int = 3) -> CellFrame:
     """Phone battery readings over March 2015 under one of the paper's key designs."""
     rng = np.random.default_rng(seed)
-    ts_ms = np.sort(rng.choice(31 * 86_400_000, size=n, replace=False)) + 1_425_168_000_000  # from 2015-03-01
+    ts_ms = (
+        np.sort(rng.choice(31 * 86_400_000, size=n, replace=False)) + 1_425_168_000_000
+    )  # from 2015-03-01
     t = pd.to_datetime(ts_ms, unit="ms", utc=True)
-    stamp = (t.strftime("%Y%m%d%H%M%S") + pd.Index(ts_ms % 1000).astype(str).str.zfill(3)).to_numpy(dtype=object)
+    stamp = (t.strftime("%Y%m%d%H%M%S") + pd.Index(ts_ms % 1000).astype(str).str.zfill(3)).to_numpy(
+        dtype=object
+    )
     user = USERS[rng.integers(0, len(USERS), n)]
     if design == "timestamp_first":
         keys = "BATTERY#" + stamp
     elif design == "field_promotion":
         keys = "BATTERY#" + user + "#" + stamp
     elif design.startswith("salted"):
-        k = int(design[len("salted"):])
+        k = int(design[len("salted") :])
         keys = "BATTERY#" + (ts_ms % k).astype(str).astype(object) + "#" + stamp
     else:
         raise AssertionError(design)
     pct = rng.integers(1, 100, n).astype(str)
-    return CellFrame.from_columns(row_key=keys, family="METRIC", qualifier="PERCENTAGE",
-                                  timestamp_us=ts_ms * 1000, value=[p.encode() for p in pct])
+    return CellFrame.from_columns(
+        row_key=keys,
+        family="METRIC",
+        qualifier="PERCENTAGE",
+        timestamp_us=ts_ms * 1000,
+        value=[p.encode() for p in pct],
+    )
 
 
 @pytest.fixture(scope="module")
 def dists():
-    return {d: key_distribution(CellIndex.build(battery(d))) for d in
-            ("timestamp_first", "field_promotion", "salted3", "salted5")}
+    return {
+        d: key_distribution(CellIndex.build(battery(d)))
+        for d in ("timestamp_first", "field_promotion", "salted3", "salted5")
+    }
 
 
 def test_timestamp_first_puts_each_windows_writes_on_one_node(dists):
@@ -60,7 +73,9 @@ def test_timestamp_first_puts_each_windows_writes_on_one_node(dists):
 def test_timestamp_first_draws_a_diagonal_write_frontier(dists):
     kd = dists["timestamp_first"]
     busy = kd.writes.sum(axis=1) > 0
-    centre = (kd.writes[busy] * np.arange(kd.writes.shape[1])).sum(axis=1) / kd.writes[busy].sum(axis=1)
+    centre = (kd.writes[busy] * np.arange(kd.writes.shape[1])).sum(axis=1) / kd.writes[busy].sum(
+        axis=1
+    )
     assert (np.diff(centre) > 0).all(), "the frontier moves forward through the key space"
     # each window touches a narrow band of the key space
     touched = (kd.writes[busy] > 0).sum(axis=1)
@@ -99,8 +114,13 @@ def test_nodes_setting_changes_the_fair_share():
 
 
 def test_cells_of_one_event_form_one_write():
-    cf = CellFrame.from_columns(row_key=["a#1", "a#1", "a#1", "b#1"], family="F", qualifier=["x", "y", "x", "x"],
-                                timestamp_us=[1000, 1000, 2000, 1000], value=[b"1", b"2", b"3", b"4"])
+    cf = CellFrame.from_columns(
+        row_key=["a#1", "a#1", "a#1", "b#1"],
+        family="F",
+        qualifier=["x", "y", "x", "x"],
+        timestamp_us=[1000, 1000, 2000, 1000],
+        value=[b"1", b"2", b"3", b"4"],
+    )
     w = writes_from_index(CellIndex.build(cf))
     assert len(w.row) == 3  # (a#1, t=1000) with two cells, (a#1, t=2000), (b#1, t=1000)
     assert sorted(w.cells.tolist()) == [1, 1, 2]
@@ -121,11 +141,24 @@ def test_reads_follow_the_rows_each_query_sees():
 
 
 def test_prefix_labels_follow_the_key_hierarchy():
-    keys = np.array([f"{g}#{p}#2015030{d}" for g in ("LoL", "Starcraft") for p in ("Corrie", "Jo", "Sam")
-                     for d in (1, 2, 3)], dtype=object)
+    keys = np.array(
+        [
+            f"{g}#{p}#2015030{d}"
+            for g in ("LoL", "Starcraft")
+            for p in ("Corrie", "Jo", "Sam")
+            for d in (1, 2, 3)
+        ],
+        dtype=object,
+    )
     # 18 keys: depth 3 has too many groups for 14 labels, depth 2 (game#player) fits
-    assert prefix_labels(keys) == [(0, "LoL#Corrie"), (3, "LoL#Jo"), (6, "LoL#Sam"), (9, "Starcraft#Corrie"),
-                                   (12, "Starcraft#Jo"), (15, "Starcraft#Sam")]
+    assert prefix_labels(keys) == [
+        (0, "LoL#Corrie"),
+        (3, "LoL#Jo"),
+        (6, "LoL#Sam"),
+        (9, "Starcraft#Corrie"),
+        (12, "Starcraft#Jo"),
+        (15, "Starcraft#Sam"),
+    ]
     many = np.array([f"{i:05d}#x" for i in range(500)], dtype=object)
     labs = prefix_labels(many, max_labels=10)
     assert 2 <= len(labs) <= 10 and labs[0] == (0, "00000")

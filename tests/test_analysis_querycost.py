@@ -12,16 +12,31 @@ from workbench.cells import CellFrame
 from workbench.errors import WorkbenchError
 from workbench.schema.plan import CellFilter, KeyRange, ReadPlan
 
-FIELDS = ("scans", "rows_seen", "cells_seen", "bytes_seen", "rows_returned", "cells_returned", "bytes_returned")
+FIELDS = (
+    "scans",
+    "rows_seen",
+    "cells_seen",
+    "bytes_seen",
+    "rows_returned",
+    "cells_returned",
+    "bytes_returned",
+)
 
 
 def _random_cells(rng, n):
     players = [f"p{i:02d}" for i in range(7)]
-    keys = [f"{rng.choice(['LoL', 'SC'])}#{rng.choice(players)}#{rng.integers(20150301, 20150310)}" for _ in range(n)]
+    keys = [
+        f"{rng.choice(['LoL', 'SC'])}#{rng.choice(players)}#{rng.integers(20150301, 20150310)}"
+        for _ in range(n)
+    ]
     return CellFrame.from_columns(
-        row_key=keys, family=list(rng.choice(["GAME", "M"], n)), qualifier=list(rng.choice(["WIN", "KDA", "x1"], n)),
-        timestamp_us=rng.integers(0, 50, n) * 1000, value=[b"v" * int(k) for k in rng.integers(0, 5, n)],
-        table=list(rng.choice(["main", "by_date"], n, p=[0.8, 0.2])))
+        row_key=keys,
+        family=list(rng.choice(["GAME", "M"], n)),
+        qualifier=list(rng.choice(["WIN", "KDA", "x1"], n)),
+        timestamp_us=rng.integers(0, 50, n) * 1000,
+        value=[b"v" * int(k) for k in rng.integers(0, 5, n)],
+        table=list(rng.choice(["main", "by_date"], n, p=[0.8, 0.2])),
+    )
 
 
 def _random_plan(rng, cf):
@@ -29,15 +44,25 @@ def _random_plan(rng, cf):
     ranges = tuple(KeyRange.for_prefix(p) for p in rng.choice(prefixes, rng.integers(0, 3)))
     if rng.random() < 0.3:
         ranges += (KeyRange("LoL#p02", "SC#p01"),)
-    keys = tuple(rng.choice(cf.frame["row_key"].tolist(), rng.integers(0, 3))) + (("nope",) if rng.random() < 0.2 else ())
-    flt = CellFilter(families=("GAME",) if rng.random() < 0.3 else None,
-                     qualifier_regex="WIN|KDA" if rng.random() < 0.3 else None,
-                     row_key_regex=".*#p0[1-4]#.*" if rng.random() < 0.3 else None,
-                     time_range_us=(10_000, 30_000) if rng.random() < 0.3 else None,
-                     latest_versions=int(rng.integers(1, 3)) if rng.random() < 0.4 else None)
-    return ReadPlan(intent="q", table=str(rng.choice(["main", "by_date"])), ranges=ranges, keys=keys, filter=flt,
-                    rows_limit=int(rng.integers(1, 5)) if rng.random() < 0.4 else None,
-                    reversed=bool(rng.random() < 0.3))
+    keys = tuple(rng.choice(cf.frame["row_key"].tolist(), rng.integers(0, 3))) + (
+        ("nope",) if rng.random() < 0.2 else ()
+    )
+    flt = CellFilter(
+        families=("GAME",) if rng.random() < 0.3 else None,
+        qualifier_regex="WIN|KDA" if rng.random() < 0.3 else None,
+        row_key_regex=".*#p0[1-4]#.*" if rng.random() < 0.3 else None,
+        time_range_us=(10_000, 30_000) if rng.random() < 0.3 else None,
+        latest_versions=int(rng.integers(1, 3)) if rng.random() < 0.4 else None,
+    )
+    return ReadPlan(
+        intent="q",
+        table=str(rng.choice(["main", "by_date"])),
+        ranges=ranges,
+        keys=keys,
+        filter=flt,
+        rows_limit=int(rng.integers(1, 5)) if rng.random() < 0.4 else None,
+        reversed=bool(rng.random() < 0.3),
+    )
 
 
 def test_fast_evaluator_equals_the_contract_model_on_random_plans():
@@ -53,7 +78,7 @@ def test_fast_evaluator_equals_the_contract_model_on_random_plans():
 def test_index_built_in_chunks_equals_one_build():
     rng = np.random.default_rng(1)
     cf = _random_cells(rng, 400)
-    parts = [CellFrame(cf.frame.iloc[a:a + 97].reset_index(drop=True)) for a in range(0, 400, 97)]
+    parts = [CellFrame(cf.frame.iloc[a : a + 97].reset_index(drop=True)) for a in range(0, 400, 97)]
     one, many = CellIndex.build(cf), CellIndex.from_parts(parts)
     assert (one.row_keys == many.row_keys).all() and one.tables == many.tables
     for a in ("row", "family", "qualifier", "ts", "nbytes"):
@@ -63,16 +88,32 @@ def test_index_built_in_chunks_equals_one_build():
 
 def _game_cells():
     # the paper's two game tables: LoL#Corrie#date (promoted) in "main", LoL#date in "by_date"
-    rows = [("LoL", "Corrie", "20150301", "false", "4.25"), ("LoL", "Jo", "20150302", "true", "7.00"),
-            ("LoL", "Sam", "20150302", "true", "7.00"), ("LoL", "Corrie", "20150303", "true", "9.50"),
-            ("Starcraft", "Eriko", "20150303", "true", "6.00")]
+    rows = [
+        ("LoL", "Corrie", "20150301", "false", "4.25"),
+        ("LoL", "Jo", "20150302", "true", "7.00"),
+        ("LoL", "Sam", "20150302", "true", "7.00"),
+        ("LoL", "Corrie", "20150303", "true", "9.50"),
+        ("Starcraft", "Eriko", "20150303", "true", "6.00"),
+    ]
     keys, fams, quals, vals, tabs = [], [], [], [], []
     for g, p, d, win, kda in rows:
         for table, key in (("main", f"{g}#{p}#{d}"), ("by_date", f"{g}#{d}#{p}")):
             for q, v in (("WIN", win), ("KDA", kda)):
-                keys.append(key), fams.append("GAME"), quals.append(q), vals.append(v.encode()), tabs.append(table)
-    return CellFrame.from_columns(row_key=keys, family=fams, qualifier=quals, timestamp_us=[1000] * len(keys),
-                                  value=vals, table=tabs)
+                (
+                    keys.append(key),
+                    fams.append("GAME"),
+                    quals.append(q),
+                    vals.append(v.encode()),
+                    tabs.append(table),
+                )
+    return CellFrame.from_columns(
+        row_key=keys,
+        family=fams,
+        qualifier=quals,
+        timestamp_us=[1000] * len(keys),
+        value=vals,
+        table=tabs,
+    )
 
 
 def test_plan_kinds_scans_waste_and_modelled_cost():
@@ -81,14 +122,23 @@ def test_plan_kinds_scans_waste_and_modelled_cost():
     plans = {
         "point": ReadPlan("point", keys=("LoL#Corrie#20150301",)),
         "prefix": ReadPlan("prefix", ranges=(KeyRange.for_prefix("LoL#Corrie#"),)),
-        "range": ReadPlan("range", ranges=(KeyRange("LoL#Corrie#20150301", "LoL#Corrie#20150401"),)),
+        "range": ReadPlan(
+            "range", ranges=(KeyRange("LoL#Corrie#20150301", "LoL#Corrie#20150401"),)
+        ),
         "multi": ReadPlan("multi", ranges=tuple(KeyRange.for_prefix(f"{s}#LoL#") for s in "012")),
-        "filtered_scan": ReadPlan("filtered_scan", filter=CellFilter(row_key_regex="LoL#Corrie#.*")),
+        "filtered_scan": ReadPlan(
+            "filtered_scan", filter=CellFilter(row_key_regex="LoL#Corrie#.*")
+        ),
     }
     qc = query_costs(idx, plans, settings=DEFAULT)
     t = qc.table
-    assert t["kind"].to_dict() == {"point": "point", "prefix": "prefix", "range": "range", "multi": "multi-range",
-                                   "filtered_scan": "full-table scan"}
+    assert t["kind"].to_dict() == {
+        "point": "point",
+        "prefix": "prefix",
+        "range": "range",
+        "multi": "multi-range",
+        "filtered_scan": "full-table scan",
+    }
     assert t.loc["multi", "scans"] == 3
     assert t.loc["prefix", "rows_returned"] == t.loc["filtered_scan", "rows_returned"] == 2
     assert t.loc["prefix", "waste"] == 1.0
@@ -117,6 +167,8 @@ def test_measured_figures_are_shown_beside_the_model():
 
 
 def test_bad_cells_name_the_column():
-    cf = CellFrame.from_columns(row_key=["a"], family="F", qualifier="q", timestamp_us=[1000], value=["not bytes"])
+    cf = CellFrame.from_columns(
+        row_key=["a"], family="F", qualifier="q", timestamp_us=[1000], value=["not bytes"]
+    )
     with pytest.raises(WorkbenchError, match="'value' must hold bytes"):
         CellIndex.build(cf)

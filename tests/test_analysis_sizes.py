@@ -15,7 +15,9 @@ DAY_US = 86_400 * 1_000_000
 T0 = 1_425_168_000_000_000  # 2015-03-01 UTC in µs
 
 
-def _garden(days: int = 62, gardens=("VEGGIEGARDEN", "HERBGARDEN"), layout: str = "month_row") -> CellFrame:
+def _garden(
+    days: int = 62, gardens=("VEGGIEGARDEN", "HERBGARDEN"), layout: str = "month_row"
+) -> CellFrame:
     """Daily temperatures: ``month_row`` is the paper's VEGGIEGARDEN#20150301 row with TEMP:<day> cells."""
     keys, quals, ts, vals = [], [], [], []
     for g in gardens:
@@ -28,17 +30,25 @@ def _garden(days: int = 62, gardens=("VEGGIEGARDEN", "HERBGARDEN"), layout: str 
             else:
                 keys.append(f"{g}#{t:%Y%m%d}"), quals.append("TEMP")
             ts.append(T0 + d * DAY_US), vals.append(b"60.4")
-    return CellFrame.from_columns(row_key=keys, family="TEMP", qualifier=quals, timestamp_us=ts, value=vals)
+    return CellFrame.from_columns(
+        row_key=keys, family="TEMP", qualifier=quals, timestamp_us=ts, value=vals
+    )
 
 
 def test_month_rows_hold_a_month_of_daily_cells():
     rs = row_sizes(CellIndex.build(_garden()))
     assert rs.n_rows == 2 * 2 + 2  # March, April (30 days) and May 1-2 per garden
-    assert int(rs.cells.max()) == 31 and rs.largest_row in ("HERBGARDEN#20150301", "VEGGIEGARDEN#20150301")
+    assert int(rs.cells.max()) == 31 and rs.largest_row in (
+        "HERBGARDEN#20150301",
+        "VEGGIEGARDEN#20150301",
+    )
     assert rs.open_rows == 0 and rs.projected_max_bytes == rs.max_bytes
     lim = rs.limits()
     assert bool(lim["ok"].all())
-    assert lim.loc["row (now)", "advisory_bytes"] == 100_000_000 and lim.loc["row (now)", "hard_bytes"] == 256_000_000
+    assert (
+        lim.loc["row (now)", "advisory_bytes"] == 100_000_000
+        and lim.loc["row (now)", "hard_bytes"] == 256_000_000
+    )
 
 
 def test_a_row_without_time_grows_over_the_retention_period():
@@ -55,8 +65,13 @@ def test_a_row_without_time_grows_over_the_retention_period():
 
 
 def test_big_cells_are_flagged_against_the_cell_limit():
-    cf = CellFrame.from_columns(row_key=["a#1", "a#2"], family="F", qualifier="blob", timestamp_us=[1000, 2000],
-                                value=[b"x" * 11_000_000, b"y"])
+    cf = CellFrame.from_columns(
+        row_key=["a#1", "a#2"],
+        family="F",
+        qualifier="blob",
+        timestamp_us=[1000, 2000],
+        value=[b"x" * 11_000_000, b"y"],
+    )
     lim = row_sizes(CellIndex.build(cf)).limits()
     assert lim.loc["cell", "largest_bytes"] > 10_000_000 and not bool(lim.loc["cell", "ok"])
 
@@ -70,8 +85,14 @@ def test_bucket_width_sweep_is_linear():
 
         def to_cells(self, ds):
             keys = [f"G#{d // self.days:04d}" for d in range(ds)]
-            return CellFrame.from_columns(row_key=keys, family="T", qualifier=[f"{d:03d}" for d in range(ds)],
-                                          timestamp_us=[T0 + d * DAY_US for d in range(ds)], value=[b"60.4"] * ds)
+            return CellFrame.from_columns(
+                row_key=keys,
+                family="T",
+                qualifier=[f"{d:03d}" for d in range(ds)],
+                timestamp_us=[T0 + d * DAY_US for d in range(ds)],
+                value=[b"60.4"] * ds,
+            )
+
     sw = bucket_width_sweep(360, DayBuckets, [1, 2, 4, 8])
     slope = np.polyfit(sw["width_s"], sw["max_row_bytes"], 1)
     resid = sw["max_row_bytes"] - np.polyval(slope, sw["width_s"])
@@ -81,13 +102,25 @@ def test_bucket_width_sweep_is_linear():
 
 def test_bytes_per_event_shows_the_cost_of_long_names():
     def cells(fam, qual):
-        return CellFrame.from_columns(row_key=[f"s#{i:05d}" for i in range(100)], family=fam, qualifier=qual,
-                                      timestamp_us=[T0 + i * 60_000_000 for i in range(100)], value=[b"1.5"] * 100)
+        return CellFrame.from_columns(
+            row_key=[f"s#{i:05d}" for i in range(100)],
+            family=fam,
+            qualifier=qual,
+            timestamp_us=[T0 + i * 60_000_000 for i in range(100)],
+            value=[b"1.5"] * 100,
+        )
+
     out = {}
-    for label, (fam, qual) in {"short": ("m", "t"), "long": ("measurements", "temperature_celsius")}.items():
+    for label, (fam, qual) in {
+        "short": ("m", "t"),
+        "long": ("measurements", "temperature_celsius"),
+    }.items():
         idx = CellIndex.build(cells(fam, qual))
         out[label] = capacity(idx, 100, key_distribution(idx))
-    assert out["long"].bytes_per_event - out["short"].bytes_per_event == len("measurements") - 1 + len("temperature_celsius") - 1
+    assert (
+        out["long"].bytes_per_event - out["short"].bytes_per_event
+        == len("measurements") - 1 + len("temperature_celsius") - 1
+    )
     assert out["long"].short_names_bytes_per_event == pytest.approx(out["short"].bytes_per_event)
     assert out["long"].name_overhead_share > out["short"].name_overhead_share
     b = out["short"].breakdown
@@ -96,6 +129,7 @@ def test_bytes_per_event_shows_the_cost_of_long_names():
 
 def test_nodes_needed_are_inflated_by_the_hotspot():
     from test_analysis_keyspace import battery
+
     for design, hot in (("timestamp_first", True), ("field_promotion", False)):
         idx = CellIndex.build(battery(design, n=4000))
         kd = key_distribution(idx)

@@ -14,7 +14,15 @@ import pytest
 import workbench as wb
 from workbench.analysis import CellIndex, analyze, bucket_width_sweep, compare, evaluate
 
-FIELDS = ("scans", "rows_seen", "cells_seen", "bytes_seen", "rows_returned", "cells_returned", "bytes_returned")
+FIELDS = (
+    "scans",
+    "rows_seen",
+    "cells_seen",
+    "bytes_seen",
+    "rows_returned",
+    "cells_returned",
+    "bytes_returned",
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +30,9 @@ def games():
     return wb.load_dataset("game_scores", size="small")
 
 
-@pytest.mark.parametrize("dataset", ["game_scores", "fx_prices", "energy_meters", "garden_temperature"])
+@pytest.mark.parametrize(
+    "dataset", ["game_scores", "fx_prices", "energy_meters", "garden_temperature"]
+)
 def test_timestamp_first_puts_nearly_all_writes_of_each_window_on_one_node(dataset):
     ds = wb.load_dataset(dataset, size="small")
     kd = analyze(ds, wb.preset(dataset, "timestamp_first")).keyspace
@@ -53,9 +63,13 @@ def test_salting_n_multiplies_the_scans_of_a_time_range_query_by_n(games, n):
     assert salted.keyspace.hotspot_factor <= 1.6
 
 
-def test_corries_lol_march_is_a_prefix_range_under_game_player_date_and_filtered_under_game_date(games):
+def test_corries_lol_march_is_a_prefix_range_under_game_player_date_and_filtered_under_game_date(
+    games,
+):
     q = games.query("corrie_lol_march")
-    promoted = analyze(games, wb.preset("game_scores", "game_player_time")).queries.table.loc[q.name]
+    promoted = analyze(games, wb.preset("game_scores", "game_player_time")).queries.table.loc[
+        q.name
+    ]
     assert promoted["kind"] in ("prefix", "range") and promoted["scans"] == 1
     assert promoted["rows_seen"] == promoted["rows_returned"] > 0 and promoted["waste"] == 1.0
     plan = wb.preset("game_scores", "game_player_time").plan(q)
@@ -74,16 +88,28 @@ def test_time_bucket_rows_grow_linearly_with_bucket_width():
     # (brought in with from_dataframe) fills every bucket, so row size is purely a function of width
     n = 3 * 24 * 60
     rng = np.random.default_rng(0)
-    df = pd.DataFrame({"location": "us-west2", "balloon_id": np.repeat(["b0001", "b0002"], n),
-                       "time": np.tile(pd.date_range("2015-03-02", periods=n, freq="1min", tz="UTC"), 2),
-                       "pressure": rng.integers(90_000, 101_000, 2 * n).astype(float),
-                       "temperature": np.round(rng.normal(10, 3, 2 * n), 1),
-                       "humidity": np.round(rng.uniform(10, 90, 2 * n), 1),
-                       "altitude": np.round(rng.uniform(0, 20, 2 * n), 1)})
-    ds = wb.from_dataframe(df, entity=["location", "balloon_id"], time="time",
-                           measures=["pressure", "temperature", "humidity", "altitude"])
-    sweep = bucket_width_sweep(ds, lambda w: wb.preset("weather_balloons", "bucket_new_columns", bucket=w),
-                               ["minute", "hour", "day"])
+    df = pd.DataFrame(
+        {
+            "location": "us-west2",
+            "balloon_id": np.repeat(["b0001", "b0002"], n),
+            "time": np.tile(pd.date_range("2015-03-02", periods=n, freq="1min", tz="UTC"), 2),
+            "pressure": rng.integers(90_000, 101_000, 2 * n).astype(float),
+            "temperature": np.round(rng.normal(10, 3, 2 * n), 1),
+            "humidity": np.round(rng.uniform(10, 90, 2 * n), 1),
+            "altitude": np.round(rng.uniform(0, 20, 2 * n), 1),
+        }
+    )
+    ds = wb.from_dataframe(
+        df,
+        entity=["location", "balloon_id"],
+        time="time",
+        measures=["pressure", "temperature", "humidity", "altitude"],
+    )
+    sweep = bucket_width_sweep(
+        ds,
+        lambda w: wb.preset("weather_balloons", "bucket_new_columns", bucket=w),
+        ["minute", "hour", "day"],
+    )
     assert sweep["median_row_cells"].tolist() == [1, 60, 1440]  # a reading a minute
     # linear: every extra minute of bucket adds the same bytes (within 10%) from 1 minute to a day
     w, b = sweep["width_s"].to_numpy(), sweep["median_row_bytes"].to_numpy()
@@ -99,7 +125,10 @@ def test_fast_model_equals_the_contract_model_on_every_preset(games):
         for q in games.queries:
             plan = schema.plan(q)
             want, got = plan.evaluate(cells), evaluate(idx, plan)
-            assert [getattr(got, f) for f in FIELDS] == [getattr(want, f) for f in FIELDS], (pattern, q.name)
+            assert [getattr(got, f) for f in FIELDS] == [getattr(want, f) for f in FIELDS], (
+                pattern,
+                q.name,
+            )
 
 
 def test_modelled_figures_agree_with_the_emulator_on_every_preset(emulator):
@@ -114,7 +143,10 @@ def test_modelled_figures_agree_with_the_emulator_on_every_preset(emulator):
             measured = {q.name: table.run(q) for q in ds.queries}
             a = analyze(ds, schema, measured=measured)
             t = a.queries.table
-            assert t["measured_agrees"].astype(bool).all(), (pattern, t[["rows_returned", "measured_rows_returned"]])
+            assert t["measured_agrees"].astype(bool).all(), (
+                pattern,
+                t[["rows_returned", "measured_rows_returned"]],
+            )
             assert (t["measured_bytes_returned"] == t["bytes_returned"]).all(), pattern
             assert (t["measured_ms"] > 0).all()
         finally:
@@ -122,8 +154,13 @@ def test_modelled_figures_agree_with_the_emulator_on_every_preset(emulator):
 
 
 def test_compare_ranks_designs_with_a_reason(games):
-    cmp = compare(games, [wb.preset("game_scores", p) for p in ("game_player_time", "game_time_player",
-                                                                  "timestamp_first", "salted")])
+    cmp = compare(
+        games,
+        [
+            wb.preset("game_scores", p)
+            for p in ("game_player_time", "game_time_player", "timestamp_first", "salted")
+        ],
+    )
     r = cmp.rankings
     assert r.loc["hotspot (busiest node ÷ fair share)", "worst"] == "timestamp_first"
     assert r.loc["query corrie_lol_march (node-ms per run)", "best"] in ("game_player_time",)
@@ -137,8 +174,14 @@ def test_latest_read_forward_counts_the_rows_the_client_throws_away():
     """G09: without a reversed timestamp the newest quote is the last row of the pair's range: every row of
     the range comes back and the client keeps one; with MAX − time first after the pair, one row is read."""
     ds = wb.load_dataset("fx_prices", size="tiny")
-    forward = analyze(ds, wb.preset("fx_prices", "pair_microseconds")).queries.table.loc["latest_quote"]
-    reverse = analyze(ds, wb.preset("fx_prices", "reversed_timestamp")).queries.table.loc["latest_quote"]
-    assert forward["rows_returned"] == forward["rows_seen"] > 1  # what the server sends (= the emulator)
-    assert forward["waste"] == forward["rows_seen"]              # one row kept of all those read
+    forward = analyze(ds, wb.preset("fx_prices", "pair_microseconds")).queries.table.loc[
+        "latest_quote"
+    ]
+    reverse = analyze(ds, wb.preset("fx_prices", "reversed_timestamp")).queries.table.loc[
+        "latest_quote"
+    ]
+    assert (
+        forward["rows_returned"] == forward["rows_seen"] > 1
+    )  # what the server sends (= the emulator)
+    assert forward["waste"] == forward["rows_seen"]  # one row kept of all those read
     assert reverse["rows_seen"] == reverse["rows_returned"] == 1 and reverse["waste"] == 1.0

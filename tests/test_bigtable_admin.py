@@ -9,7 +9,15 @@ from workbench.bigtable import admin, writer
 from workbench.bigtable.connection import Connection
 from workbench.cells import CellFrame
 from workbench.errors import ConfirmationRequired, SchemaError
-from workbench.schema.families import Family, MaxAge, MaxVersions, intersection, max_age, max_versions, union
+from workbench.schema.families import (
+    Family,
+    MaxAge,
+    MaxVersions,
+    intersection,
+    max_age,
+    max_versions,
+    union,
+)
 
 
 def _gc(conn, table_id, family):
@@ -43,7 +51,9 @@ def test_create_is_idempotent_adds_families_and_updates_gc(conn):
         assert _gc(conn, tid, "m").max_num_versions == 1
         again = admin.ensure_table(conn, tid, [Family("m", gc=max_versions(1))])
         assert not again.created and again.added == () and again.updated == ()
-        changed = admin.ensure_table(conn, tid, [Family("m", gc=max_versions(5)), Family("n", gc=max_age("90D"))])
+        changed = admin.ensure_table(
+            conn, tid, [Family("m", gc=max_versions(5)), Family("n", gc=max_age("90D"))]
+        )
         assert changed.added == ("n",) and changed.updated == ("m",)
         fams = admin.get_families(conn, tid)
         assert fams["m"].gc_rule.max_num_versions == 5
@@ -60,8 +70,13 @@ def test_sum_family_is_an_int64_aggregate_and_reruns_do_not_double(conn, table_f
     assert "sum" in stored["s"].value_type.aggregate_type
     assert "int64_type" in stored["s"].value_type.aggregate_type.input_type
     # two contributions to one cell (same row, column, timestamp) sum to 12; a rerun keeps 12
-    cells = CellFrame.from_columns(row_key=["r", "r"], family="s", qualifier="n", timestamp_us=[5000, 5000],
-                                   value=[(5).to_bytes(8, "big"), (7).to_bytes(8, "big")])
+    cells = CellFrame.from_columns(
+        row_key=["r", "r"],
+        family="s",
+        qualifier="n",
+        timestamp_us=[5000, 5000],
+        value=[(5).to_bytes(8, "big"), (7).to_bytes(8, "big")],
+    )
     from workbench.bigtable.reader import read_table
 
     for _ in range(2):
@@ -85,8 +100,13 @@ def test_truncate_keeps_table_and_families(conn, table_factory):
     from workbench.bigtable.reader import read_table
 
     tid = table_factory([Family("m")])
-    cells = CellFrame.from_columns(row_key=["a", "b", "c"], family="m", qualifier="q",
-                                   timestamp_us=[1000, 1000, 1000], value=[b"1", b"2", b"3"])
+    cells = CellFrame.from_columns(
+        row_key=["a", "b", "c"],
+        family="m",
+        qualifier="q",
+        timestamp_us=[1000, 1000, 1000],
+        value=[b"1", b"2", b"3"],
+    )
     writer.write_cells(conn, cells, tid, progress=False)
     assert len(read_table(conn, tid)) == 3
     admin.truncate_table(conn, tid, row_key_prefix="a")
@@ -106,14 +126,27 @@ def test_deleting_on_production_needs_the_table_id_again():
 
 def test_historical_data_keeps_its_cells_under_age_rules():
     day = 86_400 * 1_000_000
-    fams = (Family("a", gc=max_age("90D")), Family("u", gc=union(max_age("30D"), max_versions(2))),
-            Family("i", gc=intersection(max_age("30D"), max_versions(2))), Family("v", gc=max_versions(3)))
+    fams = (
+        Family("a", gc=max_age("90D")),
+        Family("u", gc=union(max_age("30D"), max_versions(2))),
+        Family("i", gc=intersection(max_age("30D"), max_versions(2))),
+        Family("v", gc=max_versions(3)),
+    )
     now = 20_000 * day
     old, notes = admin.storable_families(fams, oldest_us=now - 400 * day, now_us=now)
     assert [f.gc for f in old] == [None, MaxVersions(2), None, MaxVersions(3)]
     # one note for the table, naming each family whose stored rule lost its age part
     assert len(notes) == 1 and "older than these families' max-age rules" in notes[0]
-    assert all(part in notes[0] for part in ("a (maxage=90d → no rule)", "u (maxage=30d or maxversions=2 → maxversions=2)",
-                                             "i (maxage=30d and maxversions=2 → no rule)")) and "v (" not in notes[0]
+    assert (
+        all(
+            part in notes[0]
+            for part in (
+                "a (maxage=90d → no rule)",
+                "u (maxage=30d or maxversions=2 → maxversions=2)",
+                "i (maxage=30d and maxversions=2 → no rule)",
+            )
+        )
+        and "v (" not in notes[0]
+    )
     recent, notes = admin.storable_families(fams, oldest_us=now - 10 * day, now_us=now)
     assert recent == fams and notes == []

@@ -19,9 +19,13 @@ from workbench.schema.families import Family
 
 def _many(n_rows: int) -> CellFrame:
     keys = np.repeat(np.array([f"k{i:07d}" for i in range(n_rows)], dtype=object), 4)
-    return CellFrame.from_columns(row_key=keys, family="m",
-                                  qualifier=np.tile(np.array(["a", "b", "c", "d"], dtype=object), n_rows),
-                                  timestamp_us=np.full(4 * n_rows, 1_425_168_000_000_000), value=[b"12.5"] * (4 * n_rows))
+    return CellFrame.from_columns(
+        row_key=keys,
+        family="m",
+        qualifier=np.tile(np.array(["a", "b", "c", "d"], dtype=object), n_rows),
+        timestamp_us=np.full(4 * n_rows, 1_425_168_000_000_000),
+        value=[b"12.5"] * (4 * n_rows),
+    )
 
 
 def _write_in_thread(conn, cells, tid, **kw):
@@ -50,8 +54,13 @@ def _wait_for_rows(conn, tid, timeout=20.0):
 
 def test_missing_family_is_named_before_anything_is_written(conn, table_factory):
     tid = table_factory([Family("m")])
-    cells = CellFrame.from_columns(row_key=["a", "b"], family=["m", "zz"], qualifier="q",
-                                   timestamp_us=[1000, 1000], value=[b"1", b"2"])
+    cells = CellFrame.from_columns(
+        row_key=["a", "b"],
+        family=["m", "zz"],
+        qualifier="q",
+        timestamp_us=[1000, 1000],
+        value=[b"1", b"2"],
+    )
     with pytest.raises(WriteError, match=r"no column family 'zz'.*Nothing was written"):
         writer.write_cells(conn, cells, tid, progress=False)
     assert len(read_table(conn, tid)) == 0
@@ -77,10 +86,20 @@ def test_table_deleted_under_the_writer(conn):
 
 def test_oversized_row_is_refused_before_sending(conn, table_factory):
     tid = table_factory([Family("m")])
-    blob = b"x" * (130 * 1024 * 1024)  # two of them: one 260 MiB row, over the 256 MiB request limit
-    cells = CellFrame.from_columns(row_key=["fine", "huge", "huge"], family="m", qualifier=["q", "a", "b"],
-                                   timestamp_us=[1000, 1000, 1000], value=[b"1", blob, blob])
-    with pytest.raises(LimitError, match=r"Row 'huge' of table 'main' needs 272,6\d\d,\d\d\d bytes.*Nothing was written"):
+    blob = b"x" * (
+        130 * 1024 * 1024
+    )  # two of them: one 260 MiB row, over the 256 MiB request limit
+    cells = CellFrame.from_columns(
+        row_key=["fine", "huge", "huge"],
+        family="m",
+        qualifier=["q", "a", "b"],
+        timestamp_us=[1000, 1000, 1000],
+        value=[b"1", blob, blob],
+    )
+    with pytest.raises(
+        LimitError,
+        match=r"Row 'huge' of table 'main' needs 272,6\d\d,\d\d\d bytes.*Nothing was written",
+    ):
         writer.write_cells(conn, cells, tid, progress=False)
     assert len(read_table(conn, tid)) == 0
 

@@ -29,20 +29,39 @@ def _cells(n_rows: int = 300, seed: int = 1) -> CellFrame:
         key = f"s{i % 7}#{i:05d}" + ("#é" if i % 50 == 0 else "")
         for q in ("t", "h"):
             for v in range(1 + i % 3):  # 1-3 versions per column
-                rows.append((key, "m", q, (1_425_168_000_000 + i * 60_000 + v) * 1000,
-                             rng.bytes(int(rng.integers(0, 12)))))
+                rows.append(
+                    (
+                        key,
+                        "m",
+                        q,
+                        (1_425_168_000_000 + i * 60_000 + v) * 1000,
+                        rng.bytes(int(rng.integers(0, 12))),
+                    )
+                )
         if i % 4 == 0:
             rows.append((key, "x", "note", (1_425_168_000_000 + i) * 1000, "naïve ✓".encode()))
     f = pd.DataFrame(rows, columns=["row_key", "family", "qualifier", "timestamp_us", "value"])
-    return CellFrame.from_columns(row_key=f["row_key"], family=f["family"], qualifier=f["qualifier"],
-                                  timestamp_us=f["timestamp_us"].to_numpy(), value=f["value"])
+    return CellFrame.from_columns(
+        row_key=f["row_key"],
+        family=f["family"],
+        qualifier=f["qualifier"],
+        timestamp_us=f["timestamp_us"].to_numpy(),
+        value=f["value"],
+    )
 
 
 def _cbt(emulator, *args: str) -> str:
-    assert shutil.which("cbt"), "cbt is not on PATH (Google Cloud SDK: gcloud components install cbt)"
+    assert shutil.which("cbt"), (
+        "cbt is not on PATH (Google Cloud SDK: gcloud components install cbt)"
+    )
     env = {**os.environ, **emulator.env(), "TZ": "UTC"}
-    out = subprocess.run(["cbt", "-project", emulator.project, "-instance", emulator.instance, *args],
-                         env=env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        ["cbt", "-project", emulator.project, "-instance", emulator.instance, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -65,11 +84,11 @@ def _go_unquote(s: str) -> bytes:
             out.append(_SIMPLE[e])
             i += 2
         elif e == "x":
-            out.append(int(s[i + 2:i + 4], 16))
+            out.append(int(s[i + 2 : i + 4], 16))
             i += 4
         elif e in "uU":
             n = 4 if e == "u" else 8
-            out += chr(int(s[i + 2:i + 2 + n], 16)).encode("utf-8")
+            out += chr(int(s[i + 2 : i + 2 + n], 16)).encode("utf-8")
             i += 2 + n
         else:
             raise AssertionError(f"unexpected escape \\{e} in cbt output")
@@ -81,7 +100,9 @@ def _parse_cbt_read(text: str) -> CellFrame:
     rows, key = [], None
     lines = text.splitlines()
     i = 0
-    head = re.compile(r"^  (?P<fam>[^:]+):(?P<qual>.*?)\s+@ (?P<ts>\d{4}/\d\d/\d\d-\d\d:\d\d:\d\d\.\d{6})$")
+    head = re.compile(
+        r"^  (?P<fam>[^:]+):(?P<qual>.*?)\s+@ (?P<ts>\d{4}/\d\d/\d\d-\d\d:\d\d:\d\d\.\d{6})$"
+    )
     while i < len(lines):
         line = lines[i]
         if line.startswith("-" * 40):
@@ -100,8 +121,13 @@ def _parse_cbt_read(text: str) -> CellFrame:
             continue
         i += 1
     f = pd.DataFrame(rows, columns=["row_key", "family", "qualifier", "timestamp_us", "value"])
-    return CellFrame.from_columns(row_key=f["row_key"], family=f["family"], qualifier=f["qualifier"],
-                                  timestamp_us=f["timestamp_us"].to_numpy(dtype=np.int64), value=f["value"])
+    return CellFrame.from_columns(
+        row_key=f["row_key"],
+        family=f["family"],
+        qualifier=f["qualifier"],
+        timestamp_us=f["timestamp_us"].to_numpy(dtype=np.int64),
+        value=f["value"],
+    )
 
 
 def test_round_trip_identical_via_workbench_and_cbt(emulator, conn, table_factory):
@@ -136,15 +162,36 @@ def test_resume_from_skips_rows_before_the_key(conn, table_factory):
 PLANS = [
     ReadPlan("all"),
     ReadPlan("prefix", ranges=(KeyRange.for_prefix("s3#"),)),
-    ReadPlan("range", ranges=(KeyRange("s1#00050", "s1#00200"),), filter=CellFilter(families=("m",))),
+    ReadPlan(
+        "range", ranges=(KeyRange("s1#00050", "s1#00200"),), filter=CellFilter(families=("m",))
+    ),
     ReadPlan("keys", keys=("s0#00000#é", "s2#00002", "nope")),
-    ReadPlan("multi", ranges=(KeyRange.for_prefix("s1"), KeyRange.for_prefix("s1#001"), KeyRange.for_prefix("s5")),
-             keys=("s0#00007",), rows_limit=9),
-    ReadPlan("filtered", filter=CellFilter(qualifier_regex="t|note", row_key_regex=r"s[24]#.*",
-                                           time_range_us=(1_425_168_900_000_000, 1_425_170_000_000_000),
-                                           latest_versions=1)),
-    ReadPlan("latest", ranges=(KeyRange.for_prefix("s6#"),), filter=CellFilter(latest_versions=2), rows_limit=3,
-             reversed=True),
+    ReadPlan(
+        "multi",
+        ranges=(
+            KeyRange.for_prefix("s1"),
+            KeyRange.for_prefix("s1#001"),
+            KeyRange.for_prefix("s5"),
+        ),
+        keys=("s0#00007",),
+        rows_limit=9,
+    ),
+    ReadPlan(
+        "filtered",
+        filter=CellFilter(
+            qualifier_regex="t|note",
+            row_key_regex=r"s[24]#.*",
+            time_range_us=(1_425_168_900_000_000, 1_425_170_000_000_000),
+            latest_versions=1,
+        ),
+    ),
+    ReadPlan(
+        "latest",
+        ranges=(KeyRange.for_prefix("s6#"),),
+        filter=CellFilter(latest_versions=2),
+        rows_limit=3,
+        reversed=True,
+    ),
     ReadPlan("none", filter=CellFilter(families=())),
 ]
 
@@ -157,7 +204,10 @@ def test_reader_agrees_exactly_with_the_plan_model(conn, table_factory, plan):
     res = read_plan(conn, tid, plan, model_cells=cells)
     model = plan.evaluate(cells)
     assert (res.rows_returned, res.cells_returned, res.bytes_returned) == (
-        model.rows_returned, model.cells_returned, model.bytes_returned)
+        model.rows_returned,
+        model.cells_returned,
+        model.bytes_returned,
+    )
     assert res.cells.equals(model.cells)
     assert res.agrees and res.scans == plan.scans and res.rows_seen == model.rows_seen
     assert "measured" in res._repr_html_()
@@ -173,22 +223,42 @@ def test_gc_rules_are_applied_on_read(conn, table_factory):
         for k in range(4):  # versions 0, 10, 20, 30 days old
             rows.append(("r1", fam, "q", now - k * 10 * day, f"{fam}{k}".encode()))
     f = pd.DataFrame(rows, columns=["row_key", "family", "qualifier", "timestamp_us", "value"])
-    cells = CellFrame.from_columns(row_key=f["row_key"], family=f["family"], qualifier=f["qualifier"],
-                                   timestamp_us=f["timestamp_us"].to_numpy(), value=f["value"])
-    fams = (Family("v", gc=max_versions(2)), Family("a", gc=max_age("15D")),
-            Family("u", gc=union(max_age("25D"), max_versions(1))),
-            Family("i", gc=intersection(max_age("5D"), max_versions(3))), Family("p"))
+    cells = CellFrame.from_columns(
+        row_key=f["row_key"],
+        family=f["family"],
+        qualifier=f["qualifier"],
+        timestamp_us=f["timestamp_us"].to_numpy(),
+        value=f["value"],
+    )
+    fams = (
+        Family("v", gc=max_versions(2)),
+        Family("a", gc=max_age("15D")),
+        Family("u", gc=union(max_age("25D"), max_versions(1))),
+        Family("i", gc=intersection(max_age("5D"), max_versions(3))),
+        Family("p"),
+    )
     tid = table_factory(list(fams))
     writer.write_cells(conn, cells, tid, progress=False)
     stored = read_table(conn, tid)
     assert len(stored) >= 12  # the emulator keeps garbage until its lazy GC runs
     res = read_plan(conn, tid, ReadPlan("all"), families=fams, gc_now_us=now, model_cells=cells)
-    got = res.cells.frame.groupby("family")["value"].apply(lambda s: sorted(v.decode() for v in s)).to_dict()
-    assert got == {"v": ["v0", "v1"], "a": ["a0", "a1"], "u": ["u0"], "i": ["i0", "i1", "i2"],
-                   "p": ["p0", "p1", "p2", "p3"]}
+    got = (
+        res.cells.frame.groupby("family")["value"]
+        .apply(lambda s: sorted(v.decode() for v in s))
+        .to_dict()
+    )
+    assert got == {
+        "v": ["v0", "v1"],
+        "a": ["a0", "a1"],
+        "u": ["u0"],
+        "i": ["i0", "i1", "i2"],
+        "p": ["p0", "p1", "p2", "p3"],
+    }
     assert res.cells.equals(gc_live_cells(cells, fams, now)) and res.agrees
     # with a latest-1 plan filter on top, GC runs first
-    res1 = read_plan(conn, tid, ReadPlan("l", filter=CellFilter(latest_versions=1)), families=fams, gc_now_us=now)
+    res1 = read_plan(
+        conn, tid, ReadPlan("l", filter=CellFilter(latest_versions=1)), families=fams, gc_now_us=now
+    )
     assert len(res1.cells) == 5
     raw = read_plan(conn, tid, ReadPlan("all"), families=fams, apply_gc=False)
     assert len(raw.cells) == len(stored)
@@ -196,8 +266,13 @@ def test_gc_rules_are_applied_on_read(conn, table_factory):
 
 def test_a_row_over_4_mib_is_readable(conn, table_factory):
     big = bytes(range(256)) * (6 * 4096)  # 6 MiB
-    cells = CellFrame.from_columns(row_key=["big", "small"], family="m", qualifier=["blob", "q"],
-                                   timestamp_us=[1000, 1000], value=[big, b"x"])
+    cells = CellFrame.from_columns(
+        row_key=["big", "small"],
+        family="m",
+        qualifier=["blob", "q"],
+        timestamp_us=[1000, 1000],
+        value=[big, b"x"],
+    )
     tid = table_factory([Family("m")])
     writer.write_cells(conn, cells, tid, progress=False)
     res = read_plan(conn, tid, ReadPlan("one", keys=("big",)))
@@ -205,19 +280,30 @@ def test_a_row_over_4_mib_is_readable(conn, table_factory):
 
 
 def test_load_presets_verify_and_run_every_query(emulator):
-    for name, pattern in [("fx_prices", "salted"), ("game_scores", "two_tables"),
-                          ("energy_meters", "reversed_id_hourly"), ("weather_balloons", "bucket_new_cells")]:
+    for name, pattern in [
+        ("fx_prices", "salted"),
+        ("game_scores", "two_tables"),
+        ("energy_meters", "reversed_id_hourly"),
+        ("weather_balloons", "bucket_new_cells"),
+    ]:
         ds = wb.load_dataset(name, size="tiny")
-        table = emulator.load(ds, wb.preset(name, pattern), table_id=f"t-{name}-{pattern}", progress=False)
+        table = emulator.load(
+            ds, wb.preset(name, pattern), table_id=f"t-{name}-{pattern}", progress=False
+        )
         try:
             assert table.verification is not None and table.verification.equal, table.verification
             assert table.write_report.cells == len(table.cells)
             assert (table.project, table.instance) == ("workbench", "workbench")
             assert table.cbt_args() == ["-project", "workbench", "-instance", "workbench"]
             assert table.table_id in table.conn.list_tables()
-            if pattern == "reversed_id_hourly":  # 2015 data under max_age("90D"): stored rule keeps it
+            if (
+                pattern == "reversed_id_hourly"
+            ):  # 2015 data under max_age("90D"): stored rule keeps it
                 stored = admin.get_families(table.conn, table.table_id)
-                assert "max_age" not in stored["r"].gc_rule and stored["s"].gc_rule.max_num_versions == 1
+                assert (
+                    "max_age" not in stored["r"].gc_rule
+                    and stored["s"].gc_rule.max_num_versions == 1
+                )
                 assert any("older than these families' max-age rules" in n for n in table.notes)
             for q in ds.queries:
                 run = table.run(q)
@@ -225,7 +311,9 @@ def test_load_presets_verify_and_run_every_query(emulator):
                 assert run.correct in (True, None), (name, pattern, q.name)
                 assert q.name in run._repr_html_()
             # rerunning the load is safe: same cells, still verified
-            again = emulator.load(ds, wb.preset(name, pattern), table_id=table.table_id, progress=False)
+            again = emulator.load(
+                ds, wb.preset(name, pattern), table_id=table.table_id, progress=False
+            )
             assert again.verification.equal and len(again.read_all()) == len(table.cells)
         finally:
             table.drop()
@@ -246,7 +334,9 @@ def test_verify_reports_exact_differences(emulator):
         changed_key = cells["row_key"].iloc[len(cells) // 2]
         mod = cells[cells["row_key"] == changed_key].copy()
         mod["value"] = [b"99.5"] * len(mod) if len(mod) else []
-        writer.write_cells(table.conn, CellFrame(mod.reset_index(drop=True)), table.tables, progress=False)
+        writer.write_cells(
+            table.conn, CellFrame(mod.reset_index(drop=True)), table.tables, progress=False
+        )
         rep = table.verify()
         assert not rep.equal
         assert len(rep.missing) >= 1 and len(rep.changed) >= 1 and len(rep.extra) == 0
@@ -264,24 +354,51 @@ def test_summary_row_queries_are_checked_against_the_same_stats_of_the_source(em
     schema = wb.preset("energy_meters", "reversed_id_hourly")
     meter = ds.frame["meter_id"].iloc[0]
     day = ds.frame["time"].iloc[0].floor("D")
-    intent = wb.QueryIntent("meter_hours", "range", "one meter's hourly kWh on its first day",
-                            entity={"meter_id": meter}, start=day, end=day + pd.Timedelta(days=1),
-                            aggregate="hourly:sum")
+    intent = wb.QueryIntent(
+        "meter_hours",
+        "range",
+        "one meter's hourly kWh on its first day",
+        entity={"meter_id": meter},
+        start=day,
+        end=day + pd.Timedelta(days=1),
+        aggregate="hourly:sum",
+    )
     table = emulator.load(ds, schema, table_id="t-summary-check", progress=False)
     try:
         run = table.run(intent)
         assert run.answer_kind == "summary rows" and run.correct is True, run.answer
-        hours = ds.frame[(ds.frame["meter_id"] == meter) & (ds.frame["time"] >= day)
-                         & (ds.frame["time"] < day + pd.Timedelta(days=1))]["time"].dt.floor("h").nunique()
+        hours = (
+            ds.frame[
+                (ds.frame["meter_id"] == meter)
+                & (ds.frame["time"] >= day)
+                & (ds.frame["time"] < day + pd.Timedelta(days=1))
+            ]["time"]
+            .dt.floor("h")
+            .nunique()
+        )
         assert len(run.answer) == hours and "kwh_sum" in run.answer.columns
-        assert "summary rows; ✔ matches the same statistics of the source events" in run._repr_html_()
+        assert (
+            "summary rows; ✔ matches the same statistics of the source events" in run._repr_html_()
+        )
         # a wrong summary cell in the table is caught
         cell = run.result.cells.frame
         cell = cell[cell["qualifier"] == "kwh_sum"].iloc[0]
-        table.conn.data.mutate_row(request=MutateRowRequest(
-            table_name=table.conn.table_path(table.table_id), row_key=cell["row_key"].encode(),
-            mutations=[Mutation(set_cell=Mutation.SetCell(family_name=cell["family"], column_qualifier=b"kwh_sum",
-                                                          timestamp_micros=int(cell["timestamp_us"]), value=b"999.0"))]))
+        table.conn.data.mutate_row(
+            request=MutateRowRequest(
+                table_name=table.conn.table_path(table.table_id),
+                row_key=cell["row_key"].encode(),
+                mutations=[
+                    Mutation(
+                        set_cell=Mutation.SetCell(
+                            family_name=cell["family"],
+                            column_qualifier=b"kwh_sum",
+                            timestamp_micros=int(cell["timestamp_us"]),
+                            value=b"999.0",
+                        )
+                    )
+                ],
+            )
+        )
         assert table.run(intent).correct is False
     finally:
         table.drop()
@@ -289,11 +406,16 @@ def test_summary_row_queries_are_checked_against_the_same_stats_of_the_source(em
 
 def test_run_takes_a_query_name_and_refuses_columns_the_dataset_lacks(emulator):
     from workbench.errors import DatasetError
+
     ds = wb.load_dataset("fx_prices", size="tiny")
-    table = emulator.load(ds, wb.preset("fx_prices", "pair_microseconds"), table_id="t-run-names", progress=False)
+    table = emulator.load(
+        ds, wb.preset("fx_prices", "pair_microseconds"), table_id="t-run-names", progress=False
+    )
     try:
         assert table.run("latest_quote").correct is True
-        typo = wb.QueryIntent("typo", "latest", "newest quote", entity={"pairr": "USD/JPY"}, limit=1)
+        typo = wb.QueryIntent(
+            "typo", "latest", "newest quote", entity={"pairr": "USD/JPY"}, limit=1
+        )
         with pytest.raises(DatasetError, match=r"fixes 'pairr'.*Did you mean 'pair'"):
             table.run(typo)  # would otherwise plan a silent full-table scan
         with pytest.raises(KeyError, match="has no query 'latest'"):
@@ -304,13 +426,19 @@ def test_run_takes_a_query_name_and_refuses_columns_the_dataset_lacks(emulator):
 
 def test_loading_another_design_under_the_same_table_id_says_what_to_do(emulator):
     import dataclasses
+
     ds = wb.load_dataset("garden_temperature", size="tiny")
     first = wb.preset("garden_temperature", "tall")
     table = emulator.load(ds, first, table_id="t-same-id", progress=False)
     try:
-        edited = dataclasses.replace(first, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s"))))
-        with pytest.raises(wb.WriteError, match=r"another design or dataset was loaded under the same table ID.*"
-                                                r"table.drop\(\)"):
+        edited = dataclasses.replace(
+            first, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s")))
+        )
+        with pytest.raises(
+            wb.WriteError,
+            match=r"another design or dataset was loaded under the same table ID.*"
+            r"table.drop\(\)",
+        ):
             emulator.load(ds, edited, table_id="t-same-id", progress=False)
     finally:
         table.drop()

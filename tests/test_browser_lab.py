@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from browser import REPO, artifact, chromium_context, jupyter_lab
 
 pytestmark = pytest.mark.browser
@@ -59,7 +58,10 @@ def _open_and_run_all(page, lab, notebook: Path) -> None:
 
 
 def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
-    with jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab, chromium_context(tmp_path) as ctx:
+    with (
+        jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab,
+        chromium_context(tmp_path) as ctx,
+    ):
         page = ctx.new_page()
         _open_and_run_all(page, lab, NOTEBOOK)
 
@@ -73,8 +75,13 @@ def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
             page.keyboard.press("ArrowRight")
         page.wait_for_function(
             "before => { const i = [...document.querySelectorAll('.widget-output img')].pop();"
-            " return i && i.src !== before && i.naturalWidth > 0; }", arg=before, timeout=30_000)
-        _wait_idle(page)  # the last redraw has finished: the screenshot shows the figure for the new value
+            " return i && i.src !== before && i.naturalWidth > 0; }",
+            arg=before,
+            timeout=30_000,
+        )
+        _wait_idle(
+            page
+        )  # the last redraw has finished: the screenshot shows the figure for the new value
         after = _image_src(page)
         value_after = readout.inner_text()
         page.screenshot(path=str(artifact("browser_lab.png")), full_page=False)
@@ -85,15 +92,22 @@ def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
 
 def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator):
     """The workshop's designer in a real browser: one more node in the model, a new node-load figure."""
-    with jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab, chromium_context(tmp_path) as ctx:
+    with (
+        jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab,
+        chromium_context(tmp_path) as ctx,
+    ):
         page = ctx.new_page()
         _open_and_run_all(page, lab, DESIGN_LAB)
         designer = page.locator(".wb-designer").first
         designer.scroll_into_view_if_needed()
-        designer.get_by_role("tab", name="Key heat map").click()  # the notebook left the Advisor tab open
+        designer.get_by_role(
+            "tab", name="Key heat map"
+        ).click()  # the notebook left the Advisor tab open
         heat_title = designer.locator(".wb-hm-title").first.inner_text()
         designer.get_by_role("tab", name="Node load").click()
-        img = designer.locator(".widget-tab .widget-output img >> visible=true").first  # the open tab's figure
+        img = designer.locator(
+            ".widget-tab .widget-output img >> visible=true"
+        ).first  # the open tab's figure
         img.wait_for(state="visible")
         before = img.get_attribute("src") or ""
         assert before.startswith("data:image/png;base64,")
@@ -104,9 +118,17 @@ def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
             "before => [...document.querySelector('.wb-designer').querySelectorAll('.widget-tab .widget-output img')]"
-            ".some(i => i.offsetParent !== null && i.src !== before && i.naturalWidth > 0)", arg=before, timeout=30_000)
+            ".some(i => i.offsetParent !== null && i.src !== before && i.naturalWidth > 0)",
+            arg=before,
+            timeout=30_000,
+        )
         _wait_idle(page)
-        after = designer.locator(".widget-tab .widget-output img >> visible=true").first.get_attribute("src") or ""
+        after = (
+            designer.locator(".widget-tab .widget-output img >> visible=true").first.get_attribute(
+                "src"
+            )
+            or ""
+        )
         value_after = readout.inner_text()
         designer.screenshot(path=str(artifact("browser_design_lab.png")))
         shown_errors = designer.locator(".widget-output", has_text="Traceback").count()

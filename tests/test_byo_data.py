@@ -20,14 +20,22 @@ from workbench.schema import Field, RowKey, Schema, Tall, Timestamp
 
 def events() -> pd.DataFrame:
     """Six readings of two sensors, deliberately out of order, times as ISO text with offsets."""
-    return pd.DataFrame({
-        "sensor": ["s2", "s1", "s1", "s2", "s1", "s2"],
-        "ts": ["2015-03-01T08:00:00Z", "2015-03-01T07:00:00Z", "2015-03-01T08:00:00+00:00",
-               "2015-03-01T07:00:00Z", "2015-03-01T10:00:00+01:00", "2015-03-01T09:00:00Z"],
-        "temp": [20.5, 18.0, 19.0, 19.5, 21.0, 22.5],
-        "ok": [True, True, False, True, True, True],
-        "note": ["a", "b", "c", "d", "e", "f"],
-    })
+    return pd.DataFrame(
+        {
+            "sensor": ["s2", "s1", "s1", "s2", "s1", "s2"],
+            "ts": [
+                "2015-03-01T08:00:00Z",
+                "2015-03-01T07:00:00Z",
+                "2015-03-01T08:00:00+00:00",
+                "2015-03-01T07:00:00Z",
+                "2015-03-01T10:00:00+01:00",
+                "2015-03-01T09:00:00Z",
+            ],
+            "temp": [20.5, 18.0, 19.0, 19.5, 21.0, 22.5],
+            "ok": [True, True, False, True, True, True],
+            "note": ["a", "b", "c", "d", "e", "f"],
+        }
+    )
 
 
 def build(df: pd.DataFrame, **kw):
@@ -48,7 +56,7 @@ def test_good_frame_becomes_a_sorted_utc_dataset_and_the_caller_frame_is_untouch
     unchanged(df, before)
     f = ds.frame
     assert ds.name == "sensors" and ds.entity == ["sensor"] and ds.time == "ts"
-    assert ds.attributes == ["note"]                      # remaining columns ride along
+    assert ds.attributes == ["note"]  # remaining columns ride along
     assert list(f.columns) == ["sensor", "ts", "temp", "ok", "note"]
     assert str(f["ts"].dt.tz) == "UTC"
     assert list(f["sensor"]) == ["s1", "s1", "s1", "s2", "s2", "s2"]
@@ -57,8 +65,14 @@ def test_good_frame_becomes_a_sorted_utc_dataset_and_the_caller_frame_is_untouch
     assert f["ok"].dtype == bool
     assert ds.notes == [] and ds.dropped_duplicates == 0
     assert f.equals(ds.canonical())
-    q = wb.QueryIntent("s1_morning", "range", "s1 07:00–09:00", entity={"sensor": "s1"},
-                       start="2015-03-01T07:00Z", end="2015-03-01T09:00Z")
+    q = wb.QueryIntent(
+        "s1_morning",
+        "range",
+        "s1 07:00–09:00",
+        entity={"sensor": "s1"},
+        start="2015-03-01T07:00Z",
+        end="2015-03-01T09:00Z",
+    )
     ds2 = build(df, queries=[q])
     assert len(ds2.query("s1_morning").answer(ds2.frame, "ts")) == 2
 
@@ -71,18 +85,21 @@ def test_tz_aware_datetime_column_in_another_zone_is_converted_to_utc() -> None:
     assert ds.frame["ts"].min() == pd.Timestamp("2015-03-01T07:00Z")
 
 
-@pytest.mark.parametrize("kw, words", [
-    (dict(entity=["sensr"]), ["entity column 'sensr'", "Did you mean 'sensor'", "columns are"]),
-    (dict(time="TS"), ["time column 'TS'", "Did you mean 'ts'"]),
-    (dict(measures=["temperature"]), ["measure column 'temperature'", "Did you mean 'temp'"]),
-    (dict(attributes=["nte"]), ["attribute column 'nte'", "Did you mean 'note'"]),
-    (dict(measures=["temp", "sensor"]), ["'sensor'", "both as entity and as measure"]),
-    (dict(entity=[]), ["entity is empty", "constant column"]),
-    (dict(measures=[]), ["measures is empty"]),
-    (dict(duplicates="newest"), ["duplicates='newest'", "first", "last"]),
-    (dict(units={"tmp": "°C"}), ["units names 'tmp'", "Did you mean 'temp'"]),
-    (dict(empty_ok=["snsor"]), ["empty_ok names 'snsor'", "Did you mean 'sensor'"]),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        (dict(entity=["sensr"]), ["entity column 'sensr'", "Did you mean 'sensor'", "columns are"]),
+        (dict(time="TS"), ["time column 'TS'", "Did you mean 'ts'"]),
+        (dict(measures=["temperature"]), ["measure column 'temperature'", "Did you mean 'temp'"]),
+        (dict(attributes=["nte"]), ["attribute column 'nte'", "Did you mean 'note'"]),
+        (dict(measures=["temp", "sensor"]), ["'sensor'", "both as entity and as measure"]),
+        (dict(entity=[]), ["entity is empty", "constant column"]),
+        (dict(measures=[]), ["measures is empty"]),
+        (dict(duplicates="newest"), ["duplicates='newest'", "first", "last"]),
+        (dict(units={"tmp": "°C"}), ["units names 'tmp'", "Did you mean 'temp'"]),
+        (dict(empty_ok=["snsor"]), ["empty_ok names 'snsor'", "Did you mean 'sensor'"]),
+    ],
+)
 def test_wrong_column_names_and_arguments(kw: dict, words: list[str]) -> None:
     df = events()
     before = df.copy(deep=True)
@@ -130,16 +147,24 @@ def test_unparseable_times_name_rows_and_strings() -> None:
 
 
 def test_naive_times_need_an_explicit_zone() -> None:
-    df = events().assign(ts=["2015-03-01 08:00", "2015-03-01 07:00", "2015-03-01 08:00", "2015-03-01 07:00",
-                             "2015-03-01 09:00", "2015-03-01 09:00"])
+    df = events().assign(
+        ts=[
+            "2015-03-01 08:00",
+            "2015-03-01 07:00",
+            "2015-03-01 08:00",
+            "2015-03-01 07:00",
+            "2015-03-01 09:00",
+            "2015-03-01 09:00",
+        ]
+    )
     with pytest.raises(DatasetError) as err:
         build(df)
     assert "without a time zone" in str(err.value) and "naive_tz='UTC'" in str(err.value)
     ds = build(df, naive_tz="UTC")
     assert ds.frame["ts"].min() == pd.Timestamp("2015-03-01T07:00Z")
-    assert any("naive_tz='UTC'" in n for n in ds.notes)              # recorded, not silent
+    assert any("naive_tz='UTC'" in n for n in ds.notes)  # recorded, not silent
     paris = build(df, naive_tz="Europe/Paris")
-    assert paris.frame["ts"].min() == pd.Timestamp("2015-03-01T06:00Z")   # CET = UTC+1 in March
+    assert paris.frame["ts"].min() == pd.Timestamp("2015-03-01T06:00Z")  # CET = UTC+1 in March
     # naive datetime64 columns follow the same rule
     df2 = df.assign(ts=pd.to_datetime(df["ts"]))
     with pytest.raises(DatasetError, match="without a time zone"):
@@ -150,7 +175,9 @@ def test_naive_times_need_an_explicit_zone() -> None:
 
 
 def test_a_daylight_saving_gap_is_named() -> None:
-    df = pd.DataFrame({"sensor": ["s1", "s1"], "ts": ["2015-03-29 01:30", "2015-03-29 02:30"], "temp": [1.0, 2.0]})
+    df = pd.DataFrame(
+        {"sensor": ["s1", "s1"], "ts": ["2015-03-29 01:30", "2015-03-29 02:30"], "temp": [1.0, 2.0]}
+    )
     with pytest.raises(DatasetError) as err:
         build(df, naive_tz="Europe/Paris")
     assert "row 1" in str(err.value) and "daylight-saving" in str(err.value)
@@ -158,7 +185,7 @@ def test_a_daylight_saving_gap_is_named() -> None:
 
 def test_naive_and_aware_mixture_is_always_an_error() -> None:
     df = events()
-    df.loc[3, "ts"] = "2015-03-01 07:00:00"        # no zone, among zoned times
+    df.loc[3, "ts"] = "2015-03-01 07:00:00"  # no zone, among zoned times
     for naive_tz in (None, "UTC"):
         with pytest.raises(DatasetError) as err:
             build(df, naive_tz=naive_tz)
@@ -169,8 +196,16 @@ def test_naive_and_aware_mixture_is_always_an_error() -> None:
 
 def test_duplicate_events_are_reported_or_resolved_on_request() -> None:
     df = events()
-    extra = pd.DataFrame({"sensor": ["s1", "s1"], "ts": ["2015-03-01T07:00:00Z", "2015-03-01T07:00:00+00:00"],
-                          "temp": [99.0, 77.0], "ok": [True, True], "note": ["x", "y"]}, index=[10, 11])
+    extra = pd.DataFrame(
+        {
+            "sensor": ["s1", "s1"],
+            "ts": ["2015-03-01T07:00:00Z", "2015-03-01T07:00:00+00:00"],
+            "temp": [99.0, 77.0],
+            "ok": [True, True],
+            "note": ["x", "y"],
+        },
+        index=[10, 11],
+    )
     df = pd.concat([df, extra])
     before = df.copy(deep=True)
     with pytest.raises(DatasetError) as err:
@@ -182,7 +217,9 @@ def test_duplicate_events_are_reported_or_resolved_on_request() -> None:
     last = build(df, duplicates="last")
     unchanged(df, before)
     at7 = pd.Timestamp("2015-03-01T07:00Z")
-    pick = lambda d: d.frame.loc[(d.frame["sensor"] == "s1") & (d.frame["ts"] == at7), "temp"].tolist()  # noqa: E731
+    pick = lambda d: d.frame.loc[
+        (d.frame["sensor"] == "s1") & (d.frame["ts"] == at7), "temp"
+    ].tolist()  # noqa: E731
     assert pick(first) == [18.0] and pick(last) == [77.0]
     for d in (first, last):
         assert d.dropped_duplicates == 2 and len(d) == len(df) - 2
@@ -196,7 +233,9 @@ def test_non_numeric_measures_name_column_and_values() -> None:
     with pytest.raises(DatasetError) as err:
         build(df)
     msg = str(err.value)
-    assert "Measure column 'temp'" in msg and "rows 2, 4" in msg and "'warm'" in msg and "'n/a'" in msg
+    assert (
+        "Measure column 'temp'" in msg and "rows 2, 4" in msg and "'warm'" in msg and "'n/a'" in msg
+    )
     # numbers written as text are converted, and the conversion is noted
     df["temp"] = ["20.5", "18.0", "19", "19.5", "21", "22.5"]
     ds = build(df)
@@ -233,11 +272,19 @@ def test_queries_must_use_the_datasets_columns() -> None:
 
 
 def test_empty_ok_lets_empty_strings_mean_absent_tags() -> None:
-    df = pd.DataFrame({"what": ["cpu", "mem"], "cpu-type": ["idle", ""], "ts": ["2011-03-13T07:06:40Z"] * 2,
-                       "value": [42.0, 1e9]})
+    df = pd.DataFrame(
+        {
+            "what": ["cpu", "mem"],
+            "cpu-type": ["idle", ""],
+            "ts": ["2011-03-13T07:06:40Z"] * 2,
+            "value": [42.0, 1e9],
+        }
+    )
     with pytest.raises(DatasetError, match="empty_ok=\\['cpu-type'\\]"):
         wb.from_dataframe(df, entity=["what", "cpu-type"], time="ts", measures="value")
-    ds = wb.from_dataframe(df, entity=["what", "cpu-type"], time="ts", measures="value", empty_ok=["cpu-type"])
+    ds = wb.from_dataframe(
+        df, entity=["what", "cpu-type"], time="ts", measures="value", empty_ok=["cpu-type"]
+    )
     assert list(ds.frame["cpu-type"]) == ["idle", ""]
 
 
@@ -246,7 +293,9 @@ def test_csv_problems_name_the_file_and_data_rows(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="No CSV file"):
         wb.from_csv(tmp_path / "nope.csv", entity="sensor", time="ts", measures="temp")
     p = tmp_path / "readings.csv"
-    p.write_text("sensor,ts,temp\n007,2015-03-01T07:00Z,1.5\n007,not a time,2.5\n008,2015-03-01T07:00Z,3\n")
+    p.write_text(
+        "sensor,ts,temp\n007,2015-03-01T07:00Z,1.5\n007,not a time,2.5\n008,2015-03-01T07:00Z,3\n"
+    )
     with pytest.raises(DatasetError) as err:
         wb.from_csv(p, entity="sensor", time="ts", measures="temp")
     assert "data row 1" in str(err.value) and "'not a time'" in str(err.value)
@@ -263,8 +312,14 @@ def test_a_real_csv_nobody_here_wrote_loads_and_works_with_the_workbench() -> No
     path = local_data.stocks.filepath
     with pytest.raises(DatasetError, match="without a time zone"):
         wb.from_csv(path, entity=["symbol"], time="date", measures=["price"])
-    ds = wb.from_csv(path, entity=["symbol"], time="date", measures=["price"], naive_tz="UTC",
-                     units={"price": "USD"})
+    ds = wb.from_csv(
+        path,
+        entity=["symbol"],
+        time="date",
+        measures=["price"],
+        naive_tz="UTC",
+        units={"price": "USD"},
+    )
     raw = pd.read_csv(path)
     assert len(ds) == len(raw) and ds.dropped_duplicates == 0
     assert set(ds.frame["symbol"]) == set(raw["symbol"]) >= {"MSFT", "AAPL", "IBM"}
@@ -272,18 +327,32 @@ def test_a_real_csv_nobody_here_wrote_loads_and_works_with_the_workbench() -> No
     assert np.isclose(ds.frame["price"].sum(), raw["price"].sum())
     assert ds.frame.equals(ds.canonical())
     # the rest of the workbench: a schema's cells round-trip, a read plan answers an intent, analysis runs
-    schema = Schema(name="symbol_day", key=RowKey((Field("symbol"), Timestamp("day", fmt="%Y%m%d"))),
-                    layout=Tall())
+    schema = Schema(
+        name="symbol_day",
+        key=RowKey((Field("symbol"), Timestamp("day", fmt="%Y%m%d"))),
+        layout=Tall(),
+    )
     cells = schema.to_cells(ds)
     assert cells.frame["row_key"].iloc[0].startswith("AAPL#2000")
     pd.testing.assert_frame_equal(schema.bind(ds).from_cells(cells), ds.canonical())
-    q = wb.QueryIntent("msft_2005", "range", "MSFT in 2005", entity={"symbol": "MSFT"},
-                       start="2005-01-01", end="2006-01-01")
+    q = wb.QueryIntent(
+        "msft_2005",
+        "range",
+        "MSFT in 2005",
+        entity={"symbol": "MSFT"},
+        start="2005-01-01",
+        end="2006-01-01",
+    )
     assert schema.plan(q).evaluate(cells).rows_returned == len(q.answer(ds.frame, "date")) == 12
     assert "symbol_day" in repr(wb.analyze(ds, schema))
     # and a second real file with several measures and a text attribute
-    weather = wb.from_csv(local_data.seattle_weather.filepath, entity=["weather"], time="date",
-                          measures=["precipitation", "temp_max", "temp_min", "wind"], naive_tz="UTC")
+    weather = wb.from_csv(
+        local_data.seattle_weather.filepath,
+        entity=["weather"],
+        time="date",
+        measures=["precipitation", "temp_max", "temp_min", "wind"],
+        naive_tz="UTC",
+    )
     assert len(weather) == len(pd.read_csv(local_data.seattle_weather.filepath))
 
 
@@ -295,7 +364,11 @@ def test_nullable_and_arrow_measures_round_trip_through_the_schema() -> None:
     df["big"] = pd.array([2**53 + 1] * 6, dtype="Int64")
     ds = build(df, measures=["temp", "ok", "count", "big"])
     frame = ds.frame
-    assert frame["ok"].dtype == bool and frame["big"].dtype == np.int64 and int(frame["big"].iloc[0]) == 2**53 + 1
+    assert (
+        frame["ok"].dtype == bool
+        and frame["big"].dtype == np.int64
+        and int(frame["big"].iloc[0]) == 2**53 + 1
+    )
     assert frame["count"].dtype == np.float64 and frame["count"].isna().sum() == 1
     assert any("'count' was Int64 with missing values" in n for n in ds.notes)
     schema = Schema("s", RowKey((Field("sensor"), Timestamp("second"))), Tall(wb.Family("m")))

@@ -15,7 +15,9 @@ def test_production_without_opt_in_is_refused_before_any_network(monkeypatch):
     monkeypatch.delenv(conn_mod.ENV_ALLOW_PRODUCTION, raising=False)
     created = []
     real_secure = grpc.secure_channel
-    monkeypatch.setattr(grpc, "secure_channel", lambda *a, **k: created.append(a) or real_secure(*a, **k))
+    monkeypatch.setattr(
+        grpc, "secure_channel", lambda *a, **k: created.append(a) or real_secure(*a, **k)
+    )
     with pytest.raises(ProductionNotAllowed) as err:
         wb.connect(project="my-prod", instance="serving")
     assert "my-prod/serving" in str(err.value)

@@ -18,7 +18,14 @@ from workbench.datasets import MAX_EVENTS, MIN_EVENTS, SIZES
 from workbench.datasets.samples import sample_csv, sample_frame
 from workbench.errors import DatasetError
 
-NAMES = ["garden_temperature", "game_scores", "weather_balloons", "fx_prices", "server_metrics", "energy_meters"]
+NAMES = [
+    "garden_temperature",
+    "game_scores",
+    "weather_balloons",
+    "fx_prices",
+    "server_metrics",
+    "energy_meters",
+]
 REPO = Path(__file__).resolve().parents[1]
 REQUIRED_QUERIES = {
     "garden_temperature": {"garden_month", "latest_reading"},
@@ -49,7 +56,9 @@ def test_same_name_size_seed_gives_byte_identical_frames(name: str) -> None:
     a = wb.load_dataset(name, size="tiny", seed=11)
     b = wb.load_dataset(name, size="tiny", seed=11)
     assert a.frame.to_csv(index=False).encode() == b.frame.to_csv(index=False).encode()
-    assert pd.util.hash_pandas_object(a.frame, index=True).equals(pd.util.hash_pandas_object(b.frame, index=True))
+    assert pd.util.hash_pandas_object(a.frame, index=True).equals(
+        pd.util.hash_pandas_object(b.frame, index=True)
+    )
     assert list(a.frame.dtypes) == list(b.frame.dtypes)
     assert [q.describe() for q in a.queries] == [q.describe() for q in b.queries]
     c = wb.load_dataset(name, size="tiny", seed=12)
@@ -60,8 +69,10 @@ def test_same_name_size_seed_gives_byte_identical_frames(name: str) -> None:
 def test_workshop_size_is_deterministic_too(name: str) -> None:
     a = load(name, "workshop")
     b = wb.load_dataset(name, size="workshop", seed=0)
-    assert pd.util.hash_pandas_object(a.frame).to_numpy().tobytes() == \
-        pd.util.hash_pandas_object(b.frame).to_numpy().tobytes()
+    assert (
+        pd.util.hash_pandas_object(a.frame).to_numpy().tobytes()
+        == pd.util.hash_pandas_object(b.frame).to_numpy().tobytes()
+    )
 
 
 # -- the contract every dataset keeps ----------------------------------------------------------
@@ -127,15 +138,18 @@ def test_sizes_land_where_promised() -> None:
     assert custom.size == "5000" and 4_000 <= len(custom) <= 6_000
 
 
-@pytest.mark.parametrize("size, words", [
-    ("huge", ["'huge'", "tiny", "workshop", "large"]),
-    ("Workshop", ["Did you mean 'workshop'"]),
-    (-5, ["negative"]),
-    (MAX_EVENTS + 1, ["over the limit", f"{MAX_EVENTS:,}"]),
-    (MIN_EVENTS - 1, ["too few", f"{MIN_EVENTS:,}"]),
-    (2.5, ["not a size"]),
-    (True, ["not a size"]),
-])
+@pytest.mark.parametrize(
+    "size, words",
+    [
+        ("huge", ["'huge'", "tiny", "workshop", "large"]),
+        ("Workshop", ["Did you mean 'workshop'"]),
+        (-5, ["negative"]),
+        (MAX_EVENTS + 1, ["over the limit", f"{MAX_EVENTS:,}"]),
+        (MIN_EVENTS - 1, ["too few", f"{MIN_EVENTS:,}"]),
+        (2.5, ["not a size"]),
+        (True, ["not a size"]),
+    ],
+)
 def test_absurd_sizes_are_refused(size: object, words: list[str]) -> None:
     with pytest.raises(DatasetError) as err:
         wb.load_dataset("fx_prices", size=size)  # type: ignore[arg-type]
@@ -165,16 +179,28 @@ def test_garden_seasons_days_and_the_papers_month_row() -> None:
     ds = load("garden_temperature", "workshop")
     f = ds.frame
     month = f["time"].dt.month
-    assert f.loc[month == 7, "temp_f"].mean() > f.loc[month == 1, "temp_f"].mean() + 10    # seasonal cycle
-    assert f["time"].dt.hour.eq(7).all()                                                  # each morning
+    assert (
+        f.loc[month == 7, "temp_f"].mean() > f.loc[month == 1, "temp_f"].mean() + 10
+    )  # seasonal cycle
+    assert f["time"].dt.hour.eq(7).all()  # each morning
     veg = ds.query("garden_month").answer(f, "time")
     assert len(veg) == 31
     by_day = dict(zip(veg["time"].dt.day, veg["temp_f"]))
-    assert [by_day[d] for d in (1, 2, 3, 4, 5, 31)] == [60.4, 61.2, 61.0, 65.1, 62.2, 60.4]   # G02 paper row
+    assert [by_day[d] for d in (1, 2, 3, 4, 5, 31)] == [
+        60.4,
+        61.2,
+        61.0,
+        65.1,
+        62.2,
+        60.4,
+    ]  # G02 paper row
     hourly = wb.load_dataset("garden_temperature", size="tiny", freq="1h")
     h = hourly.frame["time"].dt.hour
     assert set(h.unique()) == set(range(24))
-    assert hourly.frame.loc[h == 15, "temp_f"].mean() > hourly.frame.loc[h.between(3, 5), "temp_f"].mean() + 8
+    assert (
+        hourly.frame.loc[h == 15, "temp_f"].mean()
+        > hourly.frame.loc[h.between(3, 5), "temp_f"].mean() + 8
+    )
     assert "freq='1h'" in hourly.description
 
 
@@ -201,18 +227,20 @@ def test_balloon_physics() -> None:
     assert np.corrcoef(f["altitude"], f["pressure"])[0, 1] < -0.8
     for _, flight in list(f.groupby("balloon_id"))[:20]:
         # within one flight, pressure falls whenever altitude rises (barometric formula)
-        assert flight["altitude"].rank().corr(flight["pressure"].rank()) < -0.99          # Spearman
-        assert (flight["time"].diff().dropna() == pd.Timedelta(minutes=1)).all()       # one reading a minute
+        assert flight["altitude"].rank().corr(flight["pressure"].rank()) < -0.99  # Spearman
+        assert (
+            flight["time"].diff().dropna() == pd.Timedelta(minutes=1)
+        ).all()  # one reading a minute
     trop = f[(f["altitude"] > 1_000) & (f["altitude"] < 10_000)]
     slope = np.polyfit(trop["altitude"], trop["temperature"], 1)[0] * 1000
     assert -7.5 < slope < -5.0, f"lapse rate {slope:.2f} K/km"
     near_ground = f.loc[f["altitude"] < 500, "pressure"]
     assert near_ground.between(90_000, 106_000).all()
     mid = f.loc[f["altitude"].between(5_400, 5_600), "pressure"]
-    assert mid.between(45_000, 56_000).all()                                             # ~half at 5.5 km
+    assert mid.between(45_000, 56_000).all()  # ~half at 5.5 km
     assert f["humidity"].between(0, 100).all()
     assert f.loc[f["altitude"] > 20_000, "humidity"].mean() < 5
-    assert f["location"].str.fullmatch(r"[a-z]+-[a-z]+\d").all()                          # Cloud region names
+    assert f["location"].str.fullmatch(r"[a-z]+-[a-z]+\d").all()  # Cloud region names
     assert "us-west2" in set(f["location"])
     assert f["balloon_id"].str.fullmatch(r"b\d{5}").all()
 
@@ -242,15 +270,30 @@ def test_fx_quotes() -> None:
 def test_server_metrics_are_heroic_shaped() -> None:
     ds = load("server_metrics", "workshop")
     f = ds.frame
-    assert ds.entity == ["key", "cpu-type", "site", "system-component", "unit", "what", "host", "podname"]
+    assert ds.entity == [
+        "key",
+        "cpu-type",
+        "site",
+        "system-component",
+        "unit",
+        "what",
+        "host",
+        "podname",
+    ]
     assert f["host"].nunique() >= 20
     ex = f[(f["host"] == "database.example.com") & (f["what"] == "cpu-idle-percentage")]
-    at = dict(zip(ex["time"].astype("int64") // 1000, ex["value"]))      # ms → value
-    assert at[1_300_000_000_000] == 42.0 and at[1_300_001_000_000] == 84.0          # G16 ground truth
+    at = dict(zip(ex["time"].astype("int64") // 1000, ex["value"]))  # ms → value
+    assert at[1_300_000_000_000] == 42.0 and at[1_300_001_000_000] == 84.0  # G16 ground truth
     row = ex.iloc[0]
-    assert (row["key"], row["site"], row["system-component"], row["cpu-type"], row["unit"], row["podname"]) == \
-        ("system", "gew", "cpu", "idle", "%", "pod-example-123-abc")
-    assert (f.loc[f["system-component"] == "memory", "cpu-type"] == "").all()           # absent tag
+    assert (
+        row["key"],
+        row["site"],
+        row["system-component"],
+        row["cpu-type"],
+        row["unit"],
+        row["podname"],
+    ) == ("system", "gew", "cpu", "idle", "%", "pod-example-123-abc")
+    assert (f.loc[f["system-component"] == "memory", "cpu-type"] == "").all()  # absent tag
     pct = f.loc[f["unit"] == "%", "value"]
     assert pct.between(0, 100).all()
     steps = f.groupby(ds.entity)["time"].diff().dropna()
@@ -263,9 +306,9 @@ def test_energy_meters_report_every_15_minutes() -> None:
     ds = load("energy_meters", "workshop")
     f = ds.frame
     ids = np.sort(f["meter_id"].unique())
-    assert ids[0] == 100_001 and (np.diff(ids) == 1).all()                                # sequential (G23)
+    assert ids[0] == 100_001 and (np.diff(ids) == 1).all()  # sequential (G23)
     steps = f.groupby("meter_id")["time"].diff().dropna()
-    assert (steps == pd.Timedelta(minutes=15)).all()                                      # no gaps
+    assert (steps == pd.Timedelta(minutes=15)).all()  # no gaps
     assert f["time"].dt.minute.isin([0, 15, 30, 45]).all() and f["time"].dt.second.eq(0).all()
     assert f["voltage"].between(207, 253).all() and abs(f["voltage"].mean() - 230) < 3
     assert (f["kwh"] > 0).all()
@@ -285,8 +328,9 @@ def test_repr_html_shows_shape_span_entities_and_queries() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_committed_sample_equals_todays_generator(name: str) -> None:
     path = REPO / "datasets" / f"{name}.csv"
-    assert path.read_text(encoding="utf-8") == sample_csv(name), \
+    assert path.read_text(encoding="utf-8") == sample_csv(name), (
         f"{path} is stale: run python datasets/regenerate.py"
+    )
     assert 100 <= len(sample_frame(name)) <= 500
 
 
@@ -308,9 +352,17 @@ def test_committed_sample_loads_back_through_from_csv(name: str) -> None:
     ds = load(name)
     dtype = {"meter_id": "int64"} if name == "energy_meters" else None
     kwargs = {"dtype": dtype} if dtype else {}
-    back = wb.from_csv(REPO / "datasets" / f"{name}.csv", entity=ds.entity, time=ds.time, measures=ds.measures,
-                       units=ds.units, empty_ok=[c for c in ds.entity if c in ("cpu-type", "site",
-                                                "system-component", "unit", "what")], **kwargs)
+    back = wb.from_csv(
+        REPO / "datasets" / f"{name}.csv",
+        entity=ds.entity,
+        time=ds.time,
+        measures=ds.measures,
+        units=ds.units,
+        empty_ok=[
+            c for c in ds.entity if c in ("cpu-type", "site", "system-component", "unit", "what")
+        ],
+        **kwargs,
+    )
     expected = sample_frame(name)
     pd.testing.assert_frame_equal(back.frame, expected, check_dtype=False)
     assert back.notes == []
@@ -318,6 +370,7 @@ def test_committed_sample_loads_back_through_from_csv(name: str) -> None:
 
 def test_query_intents_are_checked_when_made():
     from workbench.errors import DatasetError
+
     with pytest.raises(DatasetError, match="kind 'lastest' is not one of range, latest"):
         wb.QueryIntent("q", "lastest", "typo")
     for bad in (0, -1, 1.5, True):

@@ -17,8 +17,13 @@ from workbench.schema import ReversedTimestamp, Salt, Timestamp
 from workbench.ui.app import CSV, TABS, Designer
 from workbench.ui.gallery import GENERIC, patterns_for, schema_for, time_precision
 from workbench.ui.model import Workspace
-from workbench.ui.state import (FamilyEdit, applicable, designer_state_to_schema, segment_labels,
-                                state_from_schema)
+from workbench.ui.state import (
+    FamilyEdit,
+    applicable,
+    designer_state_to_schema,
+    segment_labels,
+    state_from_schema,
+)
 
 REPO_DATASETS = __import__("pathlib").Path(__file__).resolve().parent.parent / "datasets"
 
@@ -65,11 +70,18 @@ def test_state_edits_change_the_schema_as_asked():
     first = designer_state_to_schema(base, replace(st, segments=("time", "pair")))
     assert first.key.segments[0] == Timestamp("us") and first.name != base.name  # G06 design
     rev = designer_state_to_schema(base, replace(st, reversed=True))
-    assert isinstance(rev.key.segments[1], ReversedTimestamp) and rev.key.segments[1].unit == "us"  # G09
+    assert (
+        isinstance(rev.key.segments[1], ReversedTimestamp) and rev.key.segments[1].unit == "us"
+    )  # G09
     salted = designer_state_to_schema(base, replace(st, salt_buckets=6))
     assert salted.key.segments[0] == Salt(6, ("time",))  # salting any key (G08)
-    fam = designer_state_to_schema(base, replace(st, families=(FamilyEdit("layout", "quotes", 30, 2),)))
-    assert fam.layout.family.name == "quotes" and fam.layout.family.cbt_gc() == "maxage=30d or maxversions=2"
+    fam = designer_state_to_schema(
+        base, replace(st, families=(FamilyEdit("layout", "quotes", 30, 2),))
+    )
+    assert (
+        fam.layout.family.name == "quotes"
+        and fam.layout.family.cbt_gc() == "maxage=30d or maxversions=2"
+    )
     with pytest.raises(wb.SchemaError, match="cannot be reversed"):
         designer_state_to_schema(base, replace(st, reversed=True, precision="hour"))
     with pytest.raises(wb.SchemaError, match="Unknown key segment 'player'"):
@@ -81,12 +93,20 @@ def test_only_applicable_controls_are_enabled():
     assert not heroic.precision and heroic.bucket and not heroic.layout  # base time in the key, G16
     tall = applicable(wb.preset("fx_prices", "pair_microseconds"))
     assert tall.precision and tall.reversed and tall.layout and not tall.bucket
-    assert segment_labels(wb.preset("energy_meters", "reversed_id_hourly").key) == ("reversed(meter_id)", "time")
+    assert segment_labels(wb.preset("energy_meters", "reversed_id_hourly").key) == (
+        "reversed(meter_id)",
+        "time",
+    )
 
 
 def test_generic_gallery_for_your_own_data():
-    ds = wb.from_csv(REPO_DATASETS / "energy_meters.csv", entity=["meter_id"], time="time",
-                     measures=["kwh", "voltage"], name="my_meters")
+    ds = wb.from_csv(
+        REPO_DATASETS / "energy_meters.csv",
+        entity=["meter_id"],
+        time="time",
+        measures=["kwh", "voltage"],
+        name="my_meters",
+    )
     assert patterns_for(ds) == list(GENERIC)
     assert time_precision(ds) == "second"
     s = schema_for(ds, "entity_first")
@@ -102,14 +122,18 @@ def test_timestamp_first_shows_the_hotspot_and_the_advisor_fix_removes_it(ws):
     d.controls.pattern.value = "timestamp_first"
     assert d.schema.name == "timestamp_first"
     shown = _share(d.headline.value)
-    assert shown >= 0.9 and d.analysis.keyspace.mean_share >= 0.9 > good  # one node takes ~all writes (G06)
+    assert (
+        shown >= 0.9 and d.analysis.keyspace.mean_share >= 0.9 > good
+    )  # one node takes ~all writes (G06)
     _tab(d, "hotspot")
     hot = _png(d.figures["hotspot"])
     assert hot[:8] == b"\x89PNG\r\n\x1a\n"
     _tab(d, "advisor")
     g06 = [f for f in d.findings if "G06" in f.guidelines]
     assert g06 and g06[0].suggestion is not None
-    assert "G06" in "".join(getattr(w, "value", "") for box in d.advisor_panel.children for w in box.children)
+    assert "G06" in "".join(
+        getattr(w, "value", "") for box in d.advisor_panel.children for w in box.children
+    )
     d.apply_suggestion(d.findings.index(g06[0]))
     assert d.schema == g06[0].suggestion
     assert not [f for f in d.findings if "G06" in f.guidelines]
@@ -131,7 +155,9 @@ def test_salt_buckets_change_the_scans_shown(ws):
         assert row and int(row.group(1)) == scans[n]
     assert scans == {2: 2, 8: 8}  # every range read fans out to one scan per bucket (G08)
     d.controls.salt_buckets.value = 1  # no salt: the salt segment leaves the key
-    assert "salt" not in d.controls.segments.value and not any(isinstance(s, Salt) for s in d.schema.key.segments)
+    assert "salt" not in d.controls.segments.value and not any(
+        isinstance(s, Salt) for s in d.schema.key.segments
+    )
 
 
 def test_segment_order_precision_and_families_drive_the_design(ws):
@@ -140,7 +166,9 @@ def test_segment_order_precision_and_families_drive_the_design(ws):
     c.segments.value = ["time", "pair"]
     assert d.schema.key.segments[0] == Timestamp("us") and d.analysis.keyspace.mean_share >= 0.9
     c.segments.value = ["pair", "time"]
-    c.precision.value = "second"  # quotes in the same second collide: the error is shown, not raised (G31)
+    c.precision.value = (
+        "second"  # quotes in the same second collide: the error is shown, not raised (G31)
+    )
     assert "CollisionError" in d.status.value and "collide" in d.status.value
     c.precision.value = "us"
     assert d.status.value == "" and d.error is None
@@ -150,7 +178,9 @@ def test_segment_order_precision_and_families_drive_the_design(ws):
     assert "quotes gc: maxversions=1" in d.design_panel.value
     assert "data-example-key>" in d.design_panel.value
     cbt = d.cbt_panel.value
-    assert "createtable" in cbt and "createfamily" in cbt and "setgcpolicy" in cbt and "quotes" in cbt
+    assert (
+        "createtable" in cbt and "createfamily" in cbt and "setgcpolicy" in cbt and "quotes" in cbt
+    )
     assert c.bucket.disabled and not c.precision.disabled
 
 
@@ -188,8 +218,13 @@ def test_bad_csv_shows_its_error_in_the_ui(ws, tmp_path):
     assert "DatasetError" in d.status.value
     assert d.ds.name == "fx_prices"  # the previous dataset is still shown
     # a good CSV loads and gets the generic gallery
-    d.load_csv(REPO_DATASETS / "garden_temperature.csv", entity=["garden"], time="time", measures=["temp_f"],
-               name="my_garden")
+    d.load_csv(
+        REPO_DATASETS / "garden_temperature.csv",
+        entity=["garden"],
+        time="time",
+        measures=["temp_f"],
+        name="my_garden",
+    )
     assert d.ds.name == "my_garden" and list(d.controls.pattern.options) == list(GENERIC)
     assert d.controls.size.disabled and "my_garden (yours)" in d.controls.dataset.options
 
@@ -200,10 +235,15 @@ def test_pin_and_compare_show_both_designs(ws):
     d.controls.pattern.value = "timestamp_first"
     _tab(d, "compare")
     assert d.comparison is not None
-    assert list(d.comparison.table.index) == ["pinned: pair_microseconds", "current: timestamp_first"]
+    assert list(d.comparison.table.index) == [
+        "pinned: pair_microseconds",
+        "current: timestamp_first",
+    ]
     shown = "".join(o["data"].get("text/html", "") for o in d.compare_out.outputs)
     assert "pinned: pair_microseconds" in shown and "current: timestamp_first" in shown
-    assert shown.count("data:image/png;base64,") >= 3  # two heat maps side by side + the ranking figure
+    assert (
+        shown.count("data:image/png;base64,") >= 3
+    )  # two heat maps side by side + the ranking figure
     d.unpin()
     assert d.pinned is None and not d.compare_out.outputs
 
@@ -225,7 +265,9 @@ def test_write_to_emulator_shows_the_verification(ws, emulator, monkeypatch):
 
 def test_every_callback_error_is_visible(ws):
     d = _designer(ws, "garden_temperature", size="tiny")
-    d.controls.segments.value = ["garden"]  # drop the time: a garden's readings all land in one cell
+    d.controls.segments.value = [
+        "garden"
+    ]  # drop the time: a garden's readings all land in one cell
     assert "CollisionError" in d.status.value and "collide" in d.status.value
     assert d.schema.name == "tall"  # the last design that worked stays on screen
     assert "last design that worked" in d.headline.value
@@ -251,7 +293,10 @@ def test_html_heat_map_shows_what_the_figure_shows():
     page = heatmap_html(hot)
     assert html.escape(hot.verdict()) in page and "Hotspot" in page and "SampleRowKeys" in page
     spread_page = heatmap_html(spread)
-    assert all(html.escape(label) in spread_page for _, label in spread.labels) and "USD/JPY" in spread_page
+    assert (
+        all(html.escape(label) in spread_page for _, label in spread.labels)
+        and "USD/JPY" in spread_page
+    )
     png = base64.b64decode(re.search(r"data:image/png;base64,([^']+)'", page).group(1))
     img = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
     assert img.shape[:2] == (HEIGHT_PX, WIDTH_PX)

@@ -47,8 +47,11 @@ def test_two_emulators_at_once_are_independent(monkeypatch):
     with Emulator(reuse=False) as a, Emulator(reuse=False) as b:
         assert a.host != b.host
         conn = a.connection()
-        conn.admin.create_table(request=CreateTableRequest(
-            parent=conn.instance_path, table_id="only_in_a", table=Table()))
+        conn.admin.create_table(
+            request=CreateTableRequest(
+                parent=conn.instance_path, table_id="only_in_a", table=Table()
+            )
+        )
         assert a.connection().list_tables() == ["only_in_a"]
         assert b.connection().list_tables() == []
 
@@ -97,8 +100,12 @@ def test_no_emulator_anywhere_says_how_to_install(monkeypatch, tmp_path):
     with pytest.raises(EmulatorNotFound) as err:
         Emulator(reuse=False).start()
     msg = str(err.value)
-    for hint in ("gcloud components install bigtable", "google-cloud-cli-bigtable-emulator",
-                 "go install cloud.google.com/go/bigtable/cmd/emulator@latest", "still works"):
+    for hint in (
+        "gcloud components install bigtable",
+        "google-cloud-cli-bigtable-emulator",
+        "go install cloud.google.com/go/bigtable/cmd/emulator@latest",
+        "still works",
+    ):
         assert hint in msg
 
 

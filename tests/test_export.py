@@ -15,11 +15,21 @@ import uuid
 import pytest
 
 import workbench as wb
+from workbench.advisor.export import Export, cbt_gc, export, sql_string
 from workbench.bigtable import admin
 from workbench.errors import SchemaError, WorkbenchError
-from workbench.advisor.export import Export, cbt_gc, export, sql_string
-from workbench.schema import (Family, MaxAge, MaxVersions, Union_, intersection, max_age, max_versions, pattern_names,
-                              preset, union)
+from workbench.schema import (
+    Family,
+    MaxAge,
+    MaxVersions,
+    Union_,
+    intersection,
+    max_age,
+    max_versions,
+    pattern_names,
+    preset,
+    union,
+)
 
 NAMES = wb.dataset_names()
 
@@ -44,14 +54,21 @@ def _run_cbt(emulator, exp: Export, table_id: str) -> None:
 
 def _cbt_ls(emulator, table_id: str) -> dict[str, str]:
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": emulator.host}
-    r = subprocess.run(["cbt", "-project", emulator.project, "-instance", emulator.instance, "ls", table_id],
-                       env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        ["cbt", "-project", emulator.project, "-instance", emulator.instance, "ls", table_id],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     out = {}
     for line in r.stdout.splitlines()[2:]:  # header and dashes
         parts = [p for p in line.split("\t") if p]
         if parts:
-            out[parts[0]] = parts[1] if len(parts) > 2 else ("" if parts[-1].startswith("{") else parts[1])
+            out[parts[0]] = (
+                parts[1] if len(parts) > 2 else ("" if parts[-1].startswith("{") else parts[1])
+            )
     return out
 
 
@@ -67,7 +84,9 @@ def _ls_text(rule) -> str:
     return "(" + op.join(_ls_text(r) for r in rule.rules) + ")"
 
 
-def _assert_created_exactly(emulator, conn, exp: Export, table_id: str, *, check_ls: bool = True) -> None:
+def _assert_created_exactly(
+    emulator, conn, exp: Export, table_id: str, *, check_ls: bool = True
+) -> None:
     ids = exp.table_ids(table_id)
     for logical, fams in exp.families().items():
         got = admin.get_families(conn, ids[logical])
@@ -75,15 +94,19 @@ def _assert_created_exactly(emulator, conn, exp: Export, table_id: str, *, check
         assert set(got) == {f.name for f in fams}
         for f in fams:
             want = admin.column_family_pb(f)
-            assert type(want.gc_rule).pb(got[f.name].gc_rule) == type(want.gc_rule).pb(want.gc_rule), f.name
+            assert type(want.gc_rule).pb(got[f.name].gc_rule) == type(want.gc_rule).pb(
+                want.gc_rule
+            ), f.name
             assert ("sum" in got[f.name].value_type.aggregate_type) == (f.aggregate == "sum")
         if check_ls:
             ls = _cbt_ls(emulator, ids[logical])
             assert ls == {f.name: _ls_text(f.gc) for f in fams}
 
 
-DESIGNS = [(n, pattern_names(n)[0]) for n in NAMES] + [("game_scores", "two_tables"),
-                                                        ("weather_balloons", "bucket_new_cells")]
+DESIGNS = [(n, pattern_names(n)[0]) for n in NAMES] + [
+    ("game_scores", "two_tables"),
+    ("weather_balloons", "bucket_new_cells"),
+]
 
 
 @pytest.mark.parametrize("name,pattern", DESIGNS)
@@ -98,8 +121,14 @@ def test_unions_intersections_and_sum_families(emulator, conn, data):
     ds = data["energy_meters"]
     base = preset("energy_meters", "reversed_id_hourly")
     s = dataclasses.replace(
-        base, layout=dataclasses.replace(base.layout, family=Family("r", gc=intersection(max_age("7D"), max_versions(3)))),
-        aggregates=dataclasses.replace(base.aggregates, family=Family("s", gc=union(max_age("36h"), max_versions(2)))))
+        base,
+        layout=dataclasses.replace(
+            base.layout, family=Family("r", gc=intersection(max_age("7D"), max_versions(3)))
+        ),
+        aggregates=dataclasses.replace(
+            base.aggregates, family=Family("s", gc=union(max_age("36h"), max_versions(2)))
+        ),
+    )
     exp = export(s, ds)
     lines = exp.cbt_commands("p", "i", "t")
     assert "cbt -project p -instance i setgcpolicy t r maxage=7d and maxversions=3" in lines
@@ -108,8 +137,12 @@ def test_unions_intersections_and_sum_families(emulator, conn, data):
     _run_cbt(emulator, exp, tid)
     _assert_created_exactly(emulator, conn, exp, tid)
     # a sum (aggregate) family gets its type at createtable
-    summed = dataclasses.replace(s, aggregates=dataclasses.replace(base.aggregates, family=Family("c", gc=max_age("30D"),
-                                                                                                 aggregate="sum")))
+    summed = dataclasses.replace(
+        s,
+        aggregates=dataclasses.replace(
+            base.aggregates, family=Family("c", gc=max_age("30D"), aggregate="sum")
+        ),
+    )
     exp2 = export(summed, ds)
     assert any("families=c:maxage=30d:intsum" in x for x in exp2.cbt_commands())
     tid2 = _tid()
@@ -120,9 +153,12 @@ def test_unions_intersections_and_sum_families(emulator, conn, data):
 def test_nested_rules_are_refused_by_cbt_but_created_by_python(emulator, conn, data):
     ds = data["garden_temperature"]
     nested = union(intersection(max_age("7D"), max_versions(2)), max_versions(10))
-    s = dataclasses.replace(preset("garden_temperature", "tall"),
-                            layout=dataclasses.replace(preset("garden_temperature", "tall").layout,
-                                                       family=Family("t", gc=nested)))
+    s = dataclasses.replace(
+        preset("garden_temperature", "tall"),
+        layout=dataclasses.replace(
+            preset("garden_temperature", "tall").layout, family=Family("t", gc=nested)
+        ),
+    )
     exp = export(s, ds)
     with pytest.raises(SchemaError, match="Python snippet"):
         exp.cbt_commands()
@@ -135,7 +171,9 @@ def test_nested_rules_are_refused_by_cbt_but_created_by_python(emulator, conn, d
 def _run_snippet(emulator, exp: Export, table_id: str) -> str:
     code = exp.python_snippet(emulator.project, emulator.instance, table_id)
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": emulator.host}
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 0, f"snippet failed:\n{code}\n{r.stderr[-2000:]}"
     return r.stdout
 
@@ -145,18 +183,27 @@ def test_python_snippet_writes_and_reads_back(emulator, conn, data):
     exps = {n: export(preset(n, pattern_names(n)[0]), data[n]) for n in NAMES}
     tids = {n: _tid("py") for n in NAMES}
     codes = {n: exps[n].python_snippet(emulator.project, emulator.instance, tids[n]) for n in NAMES}
-    driver = ("import sys\ncodes = " + repr(codes) + "\nfor name, code in codes.items():\n"
-              "    print('=== ' + name)\n    exec(compile(code, name, 'exec'), {'__name__': '__main__'})\n")
+    driver = (
+        "import sys\ncodes = " + repr(codes) + "\nfor name, code in codes.items():\n"
+        "    print('=== ' + name)\n    exec(compile(code, name, 'exec'), {'__name__': '__main__'})\n"
+    )
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": emulator.host}
-    r = subprocess.run([sys.executable, "-c", driver], env=env, capture_output=True, text=True, timeout=180)
+    r = subprocess.run(
+        [sys.executable, "-c", driver], env=env, capture_output=True, text=True, timeout=180
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     parts = dict(re.findall(r"=== (\w+)\n(.*?)(?==== |\Z)", r.stdout, re.S))
     for n in NAMES:
         ds, exp = data[n], exps[n]
         key = exp._example()[0]
         assert key in parts[n] and re.search(r"read back [1-9]\d* row", parts[n]), parts[n]
-        _assert_created_exactly(emulator, conn, Export(dataclasses.replace(exp.schema, tables=()), ds), tids[n],
-                                check_ls=False)
+        _assert_created_exactly(
+            emulator,
+            conn,
+            Export(dataclasses.replace(exp.schema, tables=()), ds),
+            tids[n],
+            check_ls=False,
+        )
         # the row it wrote is the schema's first row for the first event
         cells = exp.schema.to_cells(dataclasses.replace(ds, frame=ds.frame.head(1))).frame
         assert key == cells["row_key"].iloc[0]
@@ -205,7 +252,10 @@ def test_sql_details(data):
     assert "`GAME`['WIN']" in corrie and "count_where:win" in corrie
     assert "_key >= 'LoL#Corrie#2015030" in corrie
     lol = sql["lol_march"]  # the key stops at the game: the time goes to a temporal filter
-    assert "with_history => TRUE" in lol and "after_or_equal => TIMESTAMP('2015-03-01T00:00:00+00:00')" in lol
+    assert (
+        "with_history => TRUE" in lol
+        and "after_or_equal => TIMESTAMP('2015-03-01T00:00:00+00:00')" in lol
+    )
     assert sql_string("it's a \\ test\n") == "'it\\'s a \\\\ test\\u000a'"
     with pytest.raises(WorkbenchError, match="dataset"):
         export(preset("game_scores", "game_player_time")).sql()
@@ -218,7 +268,11 @@ def test_gc_arguments():
     assert cbt_gc(None) == ["never"]
     assert cbt_gc(max_age("90D")) == ["maxage=90d"]
     assert cbt_gc(union(max_age("2h"), max_versions(1))) == ["maxage=2h", "or", "maxversions=1"]
-    assert cbt_gc(intersection(max_age("90s"), max_versions(5))) == ["maxage=90s", "and", "maxversions=5"]
+    assert cbt_gc(intersection(max_age("90s"), max_versions(5))) == [
+        "maxage=90s",
+        "and",
+        "maxversions=5",
+    ]
 
 
 def test_export_is_text_only_and_never_runs_on_production(data, monkeypatch):

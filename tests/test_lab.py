@@ -36,13 +36,32 @@ def _start_lab(tmp_path: Path, port: int, token: str) -> tuple[subprocess.Popen,
     """``workbench lab`` in its own process group, as from a terminal; returns (process, output lines, emulator host)."""
     runtime = tmp_path / "runtime"
     env = {k: v for k, v in os.environ.items() if k != emu_mod.ENV_HOST}
-    env.update(XDG_STATE_HOME=str(tmp_path / "state"), JUPYTER_RUNTIME_DIR=str(runtime),
-               JUPYTER_CONFIG_DIR=str(tmp_path / "config"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
-               PYTHONUNBUFFERED="1")
+    env.update(
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        JUPYTER_RUNTIME_DIR=str(runtime),
+        JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
+        JUPYTER_DATA_DIR=str(tmp_path / "data"),
+        PYTHONUNBUFFERED="1",
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "lab", "--no-browser", "--port", str(port), "--token", token],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "lab",
+            "--no-browser",
+            "--port",
+            str(port),
+            "--token",
+            token,
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines: list[str] = []
     emulator_host = None
     assert proc.stdout is not None
@@ -94,7 +113,9 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
         assert code == 200
 
         # a kernel started by the server finds the emulator with no manual step
-        code, body = _get(f"{base}/api/kernels", token, data=json.dumps({"name": "python3"}).encode())
+        code, body = _get(
+            f"{base}/api/kernels", token, data=json.dumps({"name": "python3"}).encode()
+        )
         assert code in (200, 201), body
         kernel_id = json.loads(body)["id"]
         conn_file = runtime / f"kernel-{kernel_id}.json"
@@ -108,20 +129,31 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
         out: list[str] = []
         client.execute_interactive(
             "import workbench as wb; print(repr(wb.setup()))",
-            output_hook=lambda msg: out.append(msg["content"].get("text", "")), timeout=60)
+            output_hook=lambda msg: out.append(msg["content"].get("text", "")),
+            timeout=60,
+        )
         client.stop_channels()
         text = "".join(out)
         assert f"live Bigtable emulator at {emulator_host} (reused)" in text, text
     finally:
         output = _finish(proc, lines, signal.SIGINT)  # what Ctrl-C in the terminal sends
-    assert emulator_host and not emu_mod.port_is_open(emulator_host), "the emulator lab started must stop"
+    assert emulator_host and not emu_mod.port_is_open(emulator_host), (
+        "the emulator lab started must stop"
+    )
     assert not emu_mod.port_is_open(f"127.0.0.1:{port}"), "JupyterLab must stop"
     assert "JupyterLab stopped; emulator stopped." in output, output
-    assert "Shut down this Jupyter server" not in output, "Ctrl-C must not leave Jupyter asking a question"
-    assert f"JupyterLab is ready: http://127.0.0.1:{port}/lab/tree/notebooks/00_start_here.ipynb" in output
+    assert "Shut down this Jupyter server" not in output, (
+        "Ctrl-C must not leave Jupyter asking a question"
+    )
+    assert (
+        f"JupyterLab is ready: http://127.0.0.1:{port}/lab/tree/notebooks/00_start_here.ipynb"
+        in output
+    )
 
 
-@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM], ids=["terminal-closed", "terminated"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGHUP, signal.SIGTERM], ids=["terminal-closed", "terminated"]
+)
 def test_closing_the_terminal_or_kill_stops_both_too(tmp_path, sig):
     blocker = socket.socket()  # port taken: lab must say so and use another
     blocker.bind(("127.0.0.1", 0))

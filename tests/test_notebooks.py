@@ -8,8 +8,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from browser import open_offline
+
 from workbench.report import execute_notebook, export_html, workshop_notebooks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,8 +44,13 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
     nb, _, stopped = execute_notebook(path, emulator_host=emulator.host, timeout=300)
     assert not stopped, f"{path.name} stopped at a failing cell"
     elapsed = time.perf_counter() - t0
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert not errors, errors
     code = [c for c in nb.cells if c.cell_type == "code"]
     # one setup cell, first; a summary and cleanup at the end; learning objectives up front
@@ -56,8 +61,11 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
     setup_out = str(code[0].outputs)
     assert f"live Bigtable emulator at {emulator.host}" in setup_out, setup_out
     # a guideline's cell must show its measured effect: it has to produce output
-    silent = [f"cell {i} ({', '.join(sorted(_guideline_tags(c)))})" for i, c in enumerate(nb.cells)
-              if c.cell_type == "code" and _guideline_tags(c) and not c.get("outputs")]
+    silent = [
+        f"cell {i} ({', '.join(sorted(_guideline_tags(c)))})"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code" and _guideline_tags(c) and not c.get("outputs")
+    ]
     assert not silent, f"{path.name}: guideline cells without output: {silent}"
 
     # its report (issue 8): one self-contained page that opens offline with every figure and widget output
@@ -68,7 +76,11 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
     assert attempts == [page.resolve().as_uri()], f"requests beyond the file: {attempts[1:]}"
     assert all(i["ok"] for i in images), [i for i in images if not i["ok"]]
     assert "widget not saved" not in texts["body"]
-    if any("wb.designer(" in c.source for c in nb.cells if c.cell_type == "code"):  # the designer, figures drawn
-        assert "Schema designer" in texts["body"] and any(i["output"] and i["h"] > 50 for i in images), images
+    if any(
+        "wb.designer(" in c.source for c in nb.cells if c.cell_type == "code"
+    ):  # the designer, figures drawn
+        assert "Schema designer" in texts["body"] and any(
+            i["output"] and i["h"] > 50 for i in images
+        ), images
     assert not facts.errors
     print(f"{path.name}: {elapsed:.1f} s")

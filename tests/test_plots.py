@@ -12,17 +12,21 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from test_analysis_keyspace import battery  # noqa: E402
 
 from workbench.analysis import CellIndex, capacity, key_distribution, query_costs, row_sizes  # noqa: E402
 from workbench.plots import figure_html, png_bytes  # noqa: E402
 from workbench.plots.capacity import plot_bytes_breakdown  # noqa: E402
-from workbench.plots.keyspace import plot_hotspot, plot_key_heatmap, plot_node_load, plot_read_profile  # noqa: E402
+from workbench.plots.keyspace import (
+    plot_hotspot,
+    plot_key_heatmap,
+    plot_node_load,
+    plot_read_profile,
+)  # noqa: E402
 from workbench.plots.queries import plot_query_costs  # noqa: E402
 from workbench.plots.sizes import plot_row_sizes  # noqa: E402
 from workbench.plots.style import OKABE_ITO  # noqa: E402
 from workbench.schema.plan import CellFilter, KeyRange, ReadPlan  # noqa: E402
-
-from test_analysis_keyspace import battery  # noqa: E402
 
 
 def title(ax) -> str:
@@ -34,8 +38,10 @@ def parts():
     out = {}
     for design in ("timestamp_first", "field_promotion"):
         idx = CellIndex.build(battery(design, n=3000))
-        plans = {"corrie": ReadPlan("corrie", ranges=(KeyRange.for_prefix("BATTERY#Corrie#"),)),
-                 "march_1st": ReadPlan("march_1st", filter=CellFilter(row_key_regex=".*#20150301.*"))}
+        plans = {
+            "corrie": ReadPlan("corrie", ranges=(KeyRange.for_prefix("BATTERY#Corrie#"),)),
+            "march_1st": ReadPlan("march_1st", filter=CellFilter(row_key_regex=".*#20150301.*")),
+        }
         qc = query_costs(idx, plans)
         kd = key_distribution(idx, seen_rows=qc.seen_rows)
         out[design] = dict(kd=kd, qc=qc, rs=row_sizes(idx), cap=capacity(idx, 3000, kd))
@@ -43,9 +49,18 @@ def parts():
     plt.close("all")
 
 
-@pytest.mark.parametrize("fn,part", [(plot_key_heatmap, "kd"), (plot_node_load, "kd"), (plot_hotspot, "kd"),
-                                     (plot_read_profile, "kd"), (plot_row_sizes, "rs"),
-                                     (plot_query_costs, "qc"), (plot_bytes_breakdown, "cap")])
+@pytest.mark.parametrize(
+    "fn,part",
+    [
+        (plot_key_heatmap, "kd"),
+        (plot_node_load, "kd"),
+        (plot_hotspot, "kd"),
+        (plot_read_profile, "kd"),
+        (plot_row_sizes, "rs"),
+        (plot_query_costs, "qc"),
+        (plot_bytes_breakdown, "cap"),
+    ],
+)
 def test_each_figure_returns_titled_axes_and_draws(parts, fn, part, tmp_path):
     ax = fn(parts["field_promotion"][part])
     assert title(ax), fn.__name__
@@ -105,11 +120,15 @@ def test_users_own_plots_still_show_after_a_workbench_figure():
     import nbformat
     from nbclient import NotebookClient
 
-    cells = ["import workbench as wb\nds = wb.load_dataset('fx_prices', size='tiny')",
-             "wb.analyze(ds, wb.preset('fx_prices', 'timestamp_first')).keyspace",
-             "import pandas as pd\npd.Series([1, 3, 2]).plot()"]
+    cells = [
+        "import workbench as wb\nds = wb.load_dataset('fx_prices', size='tiny')",
+        "wb.analyze(ds, wb.preset('fx_prices', 'timestamp_first')).keyspace",
+        "import pandas as pd\npd.Series([1, 3, 2]).plot()",
+    ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     workbench_html = "".join(o.get("data", {}).get("text/html", "") for o in nb.cells[1].outputs)
     assert "data:image/png;base64," in workbench_html
-    assert any("image/png" in o.get("data", {}) for o in nb.cells[2].outputs), "the user's plot was not shown"
+    assert any("image/png" in o.get("data", {}) for o in nb.cells[2].outputs), (
+        "the user's plot was not shown"
+    )

@@ -20,9 +20,9 @@ from pathlib import Path
 import ipywidgets as widgets
 import nbformat
 import pytest
+from browser import open_offline
 from ipywidgets.embed import embed_data
 
-from browser import open_offline
 from workbench.report import ReportError, Scrubber, StaticWidgets, build_reports, offline_problems
 from workbench.report._findings import collect
 from workbench.report._widgets import StaticWidgetsPreprocessor
@@ -38,10 +38,18 @@ def built(emulator, tmp_path_factory):
     """The fixture notebook, with secrets planted in its metadata too, built into a report folder."""
     work = tmp_path_factory.mktemp("report")
     nb = nbformat.read(FIXTURES / "report_widgets.ipynb", as_version=4)
-    nb.metadata["planted"] = {"token": PLANTED_TOKEN, "where": "/root/private/notes.txt", "home": str(Path.home())}
+    nb.metadata["planted"] = {
+        "token": PLANTED_TOKEN,
+        "where": "/root/private/notes.txt",
+        "home": str(Path.home()),
+    }
     nb.cells[2].metadata["planted_path"] = str(work / "secret-dir" / "data.csv")
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
-        "A picture on the web: ![remote chart](https://example.com/chart.png)"))
+    nb.cells.insert(
+        1,
+        nbformat.v4.new_markdown_cell(
+            "A picture on the web: ![remote chart](https://example.com/chart.png)"
+        ),
+    )
     src = work / "notebooks" / "report_widgets.ipynb"
     src.parent.mkdir()
     nbformat.write(nb, src)
@@ -52,7 +60,12 @@ def built(emulator, tmp_path_factory):
         paths = build_reports([src], out, emulator=emulator, timeout=120)
     finally:
         mp.undo()
-    return {"paths": paths, "out": out, "work": work, "html": (out / "report_widgets.html").read_text()}
+    return {
+        "paths": paths,
+        "out": out,
+        "work": work,
+        "html": (out / "report_widgets.html").read_text(),
+    }
 
 
 def test_build_writes_one_page_per_notebook_and_an_index(built):
@@ -63,8 +76,18 @@ def test_build_writes_one_page_per_notebook_and_an_index(built):
 
 def test_report_has_no_secrets_or_local_paths(built, emulator):
     html = built["html"]
-    for secret in (PLANTED_KEY, PLANTED_TOKEN, emulator.host, "ya29.a0AfH6SMBfixture", "/root/", "/home/alice",
-                   str(built["work"]), str(REPO), str(Path.home()) + "/", "/tmp/"):
+    for secret in (
+        PLANTED_KEY,
+        PLANTED_TOKEN,
+        emulator.host,
+        "ya29.a0AfH6SMBfixture",
+        "/root/",
+        "/home/alice",
+        str(built["work"]),
+        str(REPO),
+        str(Path.home()) + "/",
+        "/tmp/",
+    ):
         assert secret not in html, f"{secret!r} leaked into the report"
     # planted values were replaced where they were, not dropped with their context
     assert "api key: [redacted]" in html
@@ -76,21 +99,32 @@ def test_report_has_no_secrets_or_local_paths(built, emulator):
 
 def test_report_states_when_and_with_what_it_was_made(built):
     html = built["html"]
-    head = html[html.index('id="wb-report-head"'):html.index("</header>")]
+    head = html[html.index('id="wb-report-head"') : html.index("</header>")]
     assert re.search(r"Report made <b>\d{4}-\d\d-\d\d \d\d:\d\d UTC</b>", head)
-    for name, version in [("python", platform.python_version()), ("pandas", md.version("pandas")),
-                          ("google-cloud-bigtable", md.version("google-cloud-bigtable")),
-                          ("workbench", md.version("bigtable-ts-workbench"))]:
+    for name, version in [
+        ("python", platform.python_version()),
+        ("pandas", md.version("pandas")),
+        ("google-cloud-bigtable", md.version("google-cloud-bigtable")),
+        ("workbench", md.version("bigtable-ts-workbench")),
+    ]:
         assert f"<span>{name} <code>{version}</code></span>" in head, name
-    assert "cbtemulator" in head and "reused" in head  # the test's emulator, not one the report started
+    assert (
+        "cbtemulator" in head and "reused" in head
+    )  # the test's emulator, not one the report started
     assert "executed top to bottom in" in head
 
 
 def test_report_loads_nothing_from_the_network(built):
     html = built["html"]
     assert offline_problems(html) == []
-    for marker in ("require.min.js", "cdn.jsdelivr", "unpkg.com", "mathjax", "embed-amd.js",
-                   "application/vnd.jupyter.widget-view+json"):
+    for marker in (
+        "require.min.js",
+        "cdn.jsdelivr",
+        "unpkg.com",
+        "mathjax",
+        "embed-amd.js",
+        "application/vnd.jupyter.widget-view+json",
+    ):
         assert marker.lower() not in html.lower(), marker
     assert "image on the web, not embedded" in html  # the remote markdown image became a link
 
@@ -107,8 +141,10 @@ def test_report_opens_offline_with_every_figure_and_widget_visible(built):
     assert any(re.search(r"frequency\s+7\b", s) for s in texts["slider"]), texts["slider"]
     assert any("wave" in s and "cosine" in s for s in texts["dropdown"]), texts["dropdown"]
     assert any("hello report" in s for s in texts["text"]), texts["text"]
-    assert any("writing rows: 100%" in s.replace("\u2007", " ") and "200/200" in s.replace("\u2007", " ")
-               for s in texts["progress"]), texts["progress"]
+    assert any(
+        "writing rows: 100%" in s.replace("\u2007", " ") and "200/200" in s.replace("\u2007", " ")
+        for s in texts["progress"]
+    ), texts["progress"]
     assert texts["tab"] == ["first panel of the tab"], texts["tab"]
     assert "design OK: no node above 20%" in texts["body"]
     assert "Widgets appear in their last state." in texts["body"]
@@ -125,8 +161,8 @@ def test_index_links_reports_with_findings_and_guidelines(built):
     for gid in ("G03", "G06", "G12"):
         assert gid in body
     assert "field promotion spreads the writes over every node" in body  # display metadata marker
-    assert "busiest node share" in body                                  # cell tagged `finding`
-    assert "Nothing in this report needs the network." in body           # cell tagged `summary`
+    assert "busiest node share" in body  # cell tagged `finding`
+    assert "Nothing in this report needs the network." in body  # cell tagged `summary`
     assert "ran clean" in body
     meta = json.loads((built["out"] / ".report-meta" / "report_widgets.json").read_text())
     assert meta["guidelines"] == ["G03", "G06", "G12"] and meta["errors"] == []
@@ -135,7 +171,9 @@ def test_index_links_reports_with_findings_and_guidelines(built):
 def test_failing_cell_is_reported_not_hidden(emulator, tmp_path):
     src = tmp_path / "report_error.ipynb"
     shutil.copy(FIXTURES / "report_error.ipynb", src)
-    with pytest.raises(ReportError, match=r"report_error\.ipynb: cell 3 ValueError: fixture failure"):
+    with pytest.raises(
+        ReportError, match=r"report_error\.ipynb: cell 3 ValueError: fixture failure"
+    ):
         build_reports([src], tmp_path / "out", emulator=emulator, timeout=60)
     html = (tmp_path / "out" / "report_error.html").read_text()
     assert "1 cell(s) failed" in html and "execution stopped at the first failure" in html
@@ -154,14 +192,26 @@ def test_missing_notebook_is_a_clear_error(tmp_path):
 # -- pieces, without a kernel ---------------------------------------------------------------
 def test_scrubber_replaces_secrets_paths_and_hosts_but_not_images():
     png = base64.b64encode(b"/tmp/x /root/y " + bytes(range(256)) * 4).decode()
-    env = {"MY_API_KEY": "abcdef123456", "BIGTABLE_EMULATOR_HOST": "127.0.0.1:40123", "PATH": "/usr/bin"}
+    env = {
+        "MY_API_KEY": "abcdef123456",
+        "BIGTABLE_EMULATOR_HOST": "127.0.0.1:40123",
+        "PATH": "/usr/bin",
+    }
     s = Scrubber.for_environment(env, roots=[("/work/main", "[repo]")])
-    text = ("key abcdef123456 at 127.0.0.1:40123; open /work/main/notebooks/a.ipynb and /root/.ssh/id "
-            "/home/bob/x.csv /tmp/pytest-1/y password=hunter22 http://localhost:8888/?token=" + "ab" * 24 +
-            f" AIza{'B' * 35} <img src='data:image/png;base64,{png}'>")
+    text = (
+        "key abcdef123456 at 127.0.0.1:40123; open /work/main/notebooks/a.ipynb and /root/.ssh/id "
+        "/home/bob/x.csv /tmp/pytest-1/y password=hunter22 http://localhost:8888/?token="
+        + "ab" * 24
+        + f" AIza{'B' * 35} <img src='data:image/png;base64,{png}'>"
+    )
     out = s.text(text)
     assert "abcdef123456" not in out and "40123" not in out and "hunter22" not in out
-    assert "[repo]/notebooks/a.ipynb" in out and "~/.ssh/id" in out and "~/x.csv" in out and "[tmp]" in out
+    assert (
+        "[repo]/notebooks/a.ipynb" in out
+        and "~/.ssh/id" in out
+        and "~/x.csv" in out
+        and "[tmp]" in out
+    )
     assert "password=[redacted]" in out and "token=[redacted]" in out and "AIza" not in out
     assert png in out, "image data must not be rewritten"
     assert s.leaks(out) == [] and s.leaks(text) != []
@@ -185,10 +235,16 @@ def test_static_widgets_render_last_state_of_every_common_control():
     hidden = widgets.Label("never shown", layout=widgets.Layout(display="none"))
     img = widgets.Image(value=b"\x89PNG fake", format="png")
     toggle = widgets.ToggleButtons(options=["x", "y"], value="y")
-    box = widgets.HBox([rng, sel, radio, pw, hidden, img, toggle], layout=widgets.Layout(width="90%"))
+    box = widgets.HBox(
+        [rng, sel, radio, pw, hidden, img, toggle], layout=widgets.Layout(width="90%")
+    )
     _, (page,) = _render(box)
     assert "window" in page and "2 – 6.5" in page
-    assert "wb-w-choice wb-w-on'>a<" in page and "wb-w-choice wb-w-on'>c<" in page and "wb-w-choice'>b<" in page
+    assert (
+        "wb-w-choice wb-w-on'>a<" in page
+        and "wb-w-choice wb-w-on'>c<" in page
+        and "wb-w-choice'>b<" in page
+    )
     assert "wb-w-on'>wide<" in page and "wb-w-on'>y<" in page
     assert "hunter2" not in page and "••••" in page
     assert "never shown" not in page
@@ -200,9 +256,21 @@ def test_static_widgets_render_last_state_of_every_common_control():
 
 
 def test_unknown_or_unsaved_widgets_are_labelled_not_dropped():
-    renderer = StaticWidgets({"state": {"m1": {"model_name": "FancyPlotModel", "model_module": "fancy",
-                                               "state": {"_model_module": "fancy", "value": 3}}}})
-    assert "FancyPlot (fancy): an interactive widget the static report cannot draw" in renderer.render("m1")
+    renderer = StaticWidgets(
+        {
+            "state": {
+                "m1": {
+                    "model_name": "FancyPlotModel",
+                    "model_module": "fancy",
+                    "state": {"_model_module": "fancy", "value": 3},
+                }
+            }
+        }
+    )
+    assert (
+        "FancyPlot (fancy): an interactive widget the static report cannot draw"
+        in renderer.render("m1")
+    )
     missing = renderer.render("nope", "IntSlider(value=4)")
     assert "widget not saved in the notebook" in missing and "IntSlider(value=4)" in missing
 
@@ -217,20 +285,35 @@ def test_not_a_notebook_is_refused_before_anything_runs(tmp_path):
 
 def test_hidden_widgets_leave_no_empty_output_or_finding():
     # tqdm.auto with leave=False hides its finished bar with visibility:hidden: the report drops it
-    bar = widgets.HBox([widgets.HTML("writing: 100%"), widgets.FloatProgress(value=1, max=1)],
-                       layout=widgets.Layout(visibility="hidden"))
+    bar = widgets.HBox(
+        [widgets.HTML("writing: 100%"), widgets.FloatProgress(value=1, max=1)],
+        layout=widgets.Layout(visibility="hidden"),
+    )
     table = widgets.HTML("<b>busiest node 27%</b>")
     data = embed_data(views=[bar, table])
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("# T\n\n## 2 · Field promotion"),
-        nbformat.v4.new_code_cell("load()", outputs=[
-            nbformat.v4.new_output("display_data", data={"application/vnd.jupyter.widget-view+json": v})
-            for v in data["view_specs"]], metadata={"tags": ["finding"]})])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# T\n\n## 2 · Field promotion"),
+            nbformat.v4.new_code_cell(
+                "load()",
+                outputs=[
+                    nbformat.v4.new_output(
+                        "display_data", data={"application/vnd.jupyter.widget-view+json": v}
+                    )
+                    for v in data["view_specs"]
+                ],
+                metadata={"tags": ["finding"]},
+            ),
+        ]
+    )
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": data["manager_state"]}
     facts = collect(nb, "t", "t.ipynb")
     assert [f.label for f in facts.findings] == ["2 · Field promotion"]  # captioned by its section
     assert "busiest node 27%" in facts.findings[0].html and "writing" not in facts.findings[0].html
     done, _ = StaticWidgetsPreprocessor().preprocess(nb, {})
-    assert len(done.cells[1].outputs) == 1 and "busiest node 27%" in done.cells[1].outputs[0]["data"]["text/html"]
+    assert (
+        len(done.cells[1].outputs) == 1
+        and "busiest node 27%" in done.cells[1].outputs[0]["data"]["text/html"]
+    )
     for w in (bar, table):
         w.close()

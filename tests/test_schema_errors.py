@@ -9,14 +9,32 @@ import pytest
 from workbench.cells import CellFrame
 from workbench.datasets.model import Dataset
 from workbench.errors import CollisionError, LimitError, SchemaError
-from workbench.schema import (Family, Field, Literal, NewColumns, RowKey, Salt, Schema, Tall, Timestamp, check_limits,
-                              pattern_names, preset)
+from workbench.schema import (
+    Family,
+    Field,
+    Literal,
+    NewColumns,
+    RowKey,
+    Salt,
+    Schema,
+    Tall,
+    Timestamp,
+    check_limits,
+    pattern_names,
+    preset,
+)
 
 
-def _ds(players=("Corrie", "Jo"), times=("2015-03-01 12:00:00.100", "2015-03-01 12:00:00.200")) -> Dataset:
-    df = pd.DataFrame({"player": pd.Series(players, dtype="str"),
-                       "time": pd.to_datetime(list(times), utc=True).astype("datetime64[us, UTC]"),
-                       "score": np.arange(len(players), dtype=np.float64)})
+def _ds(
+    players=("Corrie", "Jo"), times=("2015-03-01 12:00:00.100", "2015-03-01 12:00:00.200")
+) -> Dataset:
+    df = pd.DataFrame(
+        {
+            "player": pd.Series(players, dtype="str"),
+            "time": pd.to_datetime(list(times), utc=True).astype("datetime64[us, UTC]"),
+            "score": np.arange(len(players), dtype=np.float64),
+        }
+    )
     return Dataset(name="t", frame=df, entity=["player"], time="time", measures=["score"])
 
 
@@ -37,7 +55,12 @@ def test_precision_that_collides_lists_examples():
     with pytest.raises(CollisionError) as err:
         schema.to_cells(ds)
     msg = str(err.value)
-    assert "2 events collide" in msg and "Corrie#20150301120000" in msg and "12:00:00.1" in msg and "12:00:00.2" in msg
+    assert (
+        "2 events collide" in msg
+        and "Corrie#20150301120000" in msg
+        and "12:00:00.1" in msg
+        and "12:00:00.2" in msg
+    )
 
 
 def test_sub_millisecond_times_need_microsecond_keys():
@@ -57,8 +80,16 @@ def test_key_over_4_kib_names_the_limit():
 def test_qualifier_over_16_kib_names_the_row():
     ds = _ds()
     ds.frame["score"] = [1.0, 2.0]
-    big = pd.DataFrame({"table": ["main"], "row_key": ["r1"], "family": ["m"], "qualifier": ["q" * 17000],
-                        "timestamp_us": np.array([0], dtype=np.int64), "value": [b""]})
+    big = pd.DataFrame(
+        {
+            "table": ["main"],
+            "row_key": ["r1"],
+            "family": ["m"],
+            "qualifier": ["q" * 17000],
+            "timestamp_us": np.array([0], dtype=np.int64),
+            "value": [b""],
+        }
+    )
     with pytest.raises(LimitError, match=r"16 KiB.*'r1'|'r1'.*16 KiB"):
         check_limits(CellFrame(big))
 
@@ -89,7 +120,9 @@ def test_unknown_preset_and_dataset_names():
 
 def test_from_cells_needs_the_dataset_shape():
     ds = _ds()
-    schema = Schema("s", RowKey((Literal("G"), Field("player"), Timestamp("ms"))), Tall(Family("m")))
+    schema = Schema(
+        "s", RowKey((Literal("G"), Field("player"), Timestamp("ms"))), Tall(Family("m"))
+    )
     cells = schema.to_cells(ds)
     bare = CellFrame(cells.frame.copy())
     bare.frame.attrs.clear()
@@ -100,11 +133,18 @@ def test_from_cells_needs_the_dataset_shape():
 
 def test_gc_rules_refuse_values_that_would_collect_everything():
     from workbench.schema import max_age, max_versions
+
     # numbers are seconds, text needs a unit; nothing below one second (a 0 s rule deletes every cell)
     assert max_age(86400.0).cbt() == max_age(np.int64(86400)).cbt() == "maxage=1d"
-    for bad, words in [("30", "has no unit"), ("500ms", "whole seconds"), ("-5d", "at least 1 second"),
-                       (0, "at least 1 second"), ("forever", "is not a duration"), (True, "whole number"),
-                       (1.5, "whole number")]:
+    for bad, words in [
+        ("30", "has no unit"),
+        ("500ms", "whole seconds"),
+        ("-5d", "at least 1 second"),
+        (0, "at least 1 second"),
+        ("forever", "is not a duration"),
+        (True, "whole number"),
+        (1.5, "whole number"),
+    ]:
         with pytest.raises(SchemaError, match=words):
             max_age(bad)
     for bad in (0, 1.5, "2", True):
@@ -132,7 +172,9 @@ def test_delimiters_that_could_not_split_the_key_back_are_refused():
         with pytest.raises(SchemaError, match=f"delimiter {d!r} can occur inside"):
             RowKey((Field("player"), Timestamp("second", fmt)), delimiter=d)
     # the same format with a delimiter it never writes is fine and round trips
-    schema = Schema("iso", RowKey((Field("player"), Timestamp("ms", "%Y-%m-%dT%H:%M:%S")), delimiter="#"))
+    schema = Schema(
+        "iso", RowKey((Field("player"), Timestamp("ms", "%Y-%m-%dT%H:%M:%S")), delimiter="#")
+    )
     ds = _ds()
     pd.testing.assert_frame_equal(schema.from_cells(schema.to_cells(ds)), ds.canonical())
     with pytest.raises(SchemaError, match="sequence of segments"):
@@ -143,4 +185,6 @@ def test_delimiters_that_could_not_split_the_key_back_are_refused():
 
 def test_accept_loss_must_be_a_real_yes():
     with pytest.raises(SchemaError, match="accept_loss must be True or False"):
-        Schema("s", RowKey((Field("player"), Timestamp("second")))).to_cells(_ds(), accept_loss="no")
+        Schema("s", RowKey((Field("player"), Timestamp("second")))).to_cells(
+            _ds(), accept_loss="no"
+        )

@@ -7,8 +7,25 @@ import pandas as pd
 import pytest
 
 from workbench.datasets.model import Dataset, QueryIntent
-from workbench.schema import (Aggregates, Family, Field, HeroicOffsets, Literal, Metric, NewCells, ReversedTimestamp,
-                              RowKey, Salt, Schema, Tall, TimeBucket, Timestamp, Wide, heroic_key, max_versions)
+from workbench.schema import (
+    Aggregates,
+    Family,
+    Field,
+    HeroicOffsets,
+    Literal,
+    Metric,
+    NewCells,
+    ReversedTimestamp,
+    RowKey,
+    Salt,
+    Schema,
+    Tall,
+    TimeBucket,
+    Timestamp,
+    Wide,
+    heroic_key,
+    max_versions,
+)
 
 
 def crafted(frame: dict, entity: list[str], measures: list[str], name: str = "crafted") -> Dataset:
@@ -26,17 +43,33 @@ TAGS = ("cpu-type", "site", "system-component", "unit", "what")
 
 
 def test_heroic_row_key_and_offsets_g16():
-    ds = crafted({"key": ["system"] * 2, "site": ["gew"] * 2, "what": ["cpu-idle-percentage"] * 2,
-                  "system-component": ["cpu"] * 2, "cpu-type": ["idle"] * 2, "unit": ["%"] * 2,
-                  "host": ["database.example.com"] * 2, "podname": ["pod-example-123-abc"] * 2,
-                  "time": pd.to_datetime([1300000000000, 1300001000000], unit="ms"), "value": [42.0, 84.0]},
-                 ["key", *TAGS, "host", "podname"], ["value"])
-    schema = Schema("heroic", heroic_key("key", TAGS, ("podname", "host")), HeroicOffsets(families_={"value": "p"}))
+    ds = crafted(
+        {
+            "key": ["system"] * 2,
+            "site": ["gew"] * 2,
+            "what": ["cpu-idle-percentage"] * 2,
+            "system-component": ["cpu"] * 2,
+            "cpu-type": ["idle"] * 2,
+            "unit": ["%"] * 2,
+            "host": ["database.example.com"] * 2,
+            "podname": ["pod-example-123-abc"] * 2,
+            "time": pd.to_datetime([1300000000000, 1300001000000], unit="ms"),
+            "value": [42.0, 84.0],
+        },
+        ["key", *TAGS, "host", "podname"],
+        ["value"],
+    )
+    schema = Schema(
+        "heroic",
+        heroic_key("key", TAGS, ("podname", "host")),
+        HeroicOffsets(families_={"value": "p"}),
+    )
     cells = schema.to_cells(ds)
     f = cells.sorted().frame
     assert f["row_key"].unique().tolist() == [
         "system,cpu-type=idle,site=gew,system-component=cpu,unit=%,what=cpu-idle-percentage,1297080123392,"
-        "database.example.com,pod-example-123-abc"]
+        "database.example.com,pod-example-123-abc"
+    ]
     assert sorted(f["qualifier"]) == ["2919876608", "2920876608"]
     by_q = dict(zip(f["qualifier"], f["value"]))
     assert by_q == {"2919876608": b"42.0", "2920876608": b"84.0"}
@@ -45,32 +78,72 @@ def test_heroic_row_key_and_offsets_g16():
 
 
 def test_heroic_omits_empty_tags_and_parses_them_back():
-    ds = crafted({"key": ["system", "system"], "cpu-type": ["", "idle"], "site": ["gew", "gew"],
-                  "host": ["h1", "h1"], "time": ["2011-03-13 07:06:40", "2011-03-13 07:06:40"], "value": [1.0, 2.0]},
-                 ["key", "cpu-type", "site", "host"], ["value"])
+    ds = crafted(
+        {
+            "key": ["system", "system"],
+            "cpu-type": ["", "idle"],
+            "site": ["gew", "gew"],
+            "host": ["h1", "h1"],
+            "time": ["2011-03-13 07:06:40", "2011-03-13 07:06:40"],
+            "value": [1.0, 2.0],
+        },
+        ["key", "cpu-type", "site", "host"],
+        ["value"],
+    )
     schema = Schema("heroic", heroic_key("key", ("cpu-type", "site"), ("host",)), HeroicOffsets())
     cells = schema.to_cells(ds)
     keys = sorted(cells.frame["row_key"].unique())
-    assert keys[0].startswith("system,cpu-type=idle,site=gew,") and keys[1].startswith("system,site=gew,")
+    assert keys[0].startswith("system,cpu-type=idle,site=gew,") and keys[1].startswith(
+        "system,site=gew,"
+    )
     roundtrips(schema, ds, cells)
 
 
 def test_lol_corrie_day_key_g04():
-    ds = crafted({"game": ["LoL", "LoL", "LoL", "Starcraft"], "player": ["Corrie", "Jo", "Corrie", "Eriko"],
-                  "time": ["2015-03-01 10:00", "2015-03-02 11:00", "2015-03-03 12:00", "2015-03-03 13:00"],
-                  "win": [False, True, True, True], "kda": [4.25, 7.0, 9.5, 6.0]}, ["game", "player"], ["win", "kda"])
-    schema = Schema("paper", RowKey((Field("game"), Field("player"), Timestamp("day"))),
-                    Tall(Family("GAME"), {"win": "WIN", "kda": "KDA"}))
+    ds = crafted(
+        {
+            "game": ["LoL", "LoL", "LoL", "Starcraft"],
+            "player": ["Corrie", "Jo", "Corrie", "Eriko"],
+            "time": [
+                "2015-03-01 10:00",
+                "2015-03-02 11:00",
+                "2015-03-03 12:00",
+                "2015-03-03 13:00",
+            ],
+            "win": [False, True, True, True],
+            "kda": [4.25, 7.0, 9.5, 6.0],
+        },
+        ["game", "player"],
+        ["win", "kda"],
+    )
+    schema = Schema(
+        "paper",
+        RowKey((Field("game"), Field("player"), Timestamp("day"))),
+        Tall(Family("GAME"), {"win": "WIN", "kda": "KDA"}),
+    )
     cells = schema.to_cells(ds)
     f = cells.frame
     first = f[f["row_key"] == "LoL#Corrie#20150301"]
     assert dict(zip(first["family"] + ":" + first["qualifier"], first["value"])) == {
-        "GAME:WIN": b"false", "GAME:KDA": b"4.25"}
-    assert sorted(f["row_key"].unique()) == ["LoL#Corrie#20150301", "LoL#Corrie#20150303", "LoL#Jo#20150302",
-                                             "Starcraft#Eriko#20150303"]
+        "GAME:WIN": b"false",
+        "GAME:KDA": b"4.25",
+    }
+    assert sorted(f["row_key"].unique()) == [
+        "LoL#Corrie#20150301",
+        "LoL#Corrie#20150303",
+        "LoL#Jo#20150302",
+        "Starcraft#Eriko#20150303",
+    ]
     roundtrips(schema, ds, cells)
     # "How many games of LoL did Corrie win in March?" is one range read
-    q = QueryIntent("corrie", "range", "", {"game": "LoL", "player": "Corrie"}, start="2015-03-01", end="2015-04-01")
+    q = QueryIntent(
+        "corrie",
+        "range",
+        "",
+        {"game": "LoL", "player": "Corrie"},
+        start="2015-03-01",
+        end="2015-04-01",
+    )
     plan = schema.plan(q)
     assert plan.kind == "range" and plan.scans == 1 and plan.filter.row_key_regex is None
     assert plan.ranges[0].start == "LoL#Corrie#20150301"
@@ -78,33 +151,54 @@ def test_lol_corrie_day_key_g04():
     assert res.rows_returned == res.rows_seen == 2
 
 
-BATTERY = {"user": ["Corrie", "Corrie", "Jo", "Sam", "Sam"],
-           "time": ["2015-03-01 12:45:01.001", "2015-03-01 12:45:01.003", "2015-03-01 12:45:01.002",
-                    "2015-03-01 12:45:01.004", "2015-03-01 12:45:01.005"],
-           "pct": [98.0, 96.0, 54.0, 43.0, 38.0]}
+BATTERY = {
+    "user": ["Corrie", "Corrie", "Jo", "Sam", "Sam"],
+    "time": [
+        "2015-03-01 12:45:01.001",
+        "2015-03-01 12:45:01.003",
+        "2015-03-01 12:45:01.002",
+        "2015-03-01 12:45:01.004",
+        "2015-03-01 12:45:01.005",
+    ],
+    "pct": [98.0, 96.0, 54.0, 43.0, 38.0],
+}
 
 
 def test_battery_field_promotion_key_g07():
     ds = crafted(BATTERY, ["user"], ["pct"])
-    schema = Schema("promoted", RowKey((Literal("BATTERY"), Field("user"), Timestamp("ms"))),
-                    Tall(Family("METRIC"), {"pct": "PERCENTAGE"}))
+    schema = Schema(
+        "promoted",
+        RowKey((Literal("BATTERY"), Field("user"), Timestamp("ms"))),
+        Tall(Family("METRIC"), {"pct": "PERCENTAGE"}),
+    )
     cells = schema.to_cells(ds)
     assert sorted(cells.frame["row_key"]) == [
-        "BATTERY#Corrie#20150301124501001", "BATTERY#Corrie#20150301124501003", "BATTERY#Jo#20150301124501002",
-        "BATTERY#Sam#20150301124501004", "BATTERY#Sam#20150301124501005"]
+        "BATTERY#Corrie#20150301124501001",
+        "BATTERY#Corrie#20150301124501003",
+        "BATTERY#Jo#20150301124501002",
+        "BATTERY#Sam#20150301124501004",
+        "BATTERY#Sam#20150301124501005",
+    ]
     assert set(cells.frame["family"] + ":" + cells.frame["qualifier"]) == {"METRIC:PERCENTAGE"}
     roundtrips(schema, ds, cells)
 
 
 def test_battery_salted_key_matches_the_paper_g08():
     ds = crafted(BATTERY, ["user"], ["pct"])
-    schema = Schema("salted", RowKey((Literal("BATTERY"), Salt(3, ("time",)), Timestamp("ms"))),
-                    Tall(Family("METRIC"), {"pct": "PERCENTAGE", "user": "USER"}))
+    schema = Schema(
+        "salted",
+        RowKey((Literal("BATTERY"), Salt(3, ("time",)), Timestamp("ms"))),
+        Tall(Family("METRIC"), {"pct": "PERCENTAGE", "user": "USER"}),
+    )
     cells = schema.to_cells(ds)
     jo = cells.frame[cells.frame["value"] == b"Jo"]
-    assert jo["row_key"].tolist() == ["BATTERY#2#20150301124501002"]  # crc32("20150301124501002") % 3 == 2
+    assert jo["row_key"].tolist() == [
+        "BATTERY#2#20150301124501002"
+    ]  # crc32("20150301124501002") % 3 == 2
     roundtrips(schema, ds, cells)  # the user rides along as METRIC:USER
-    plan = schema.plan(QueryIntent("slice", "slice", "", {}, start="2015-03-01 12:45", end="2015-03-01 12:46"))
+    plan = schema.plan(
+        QueryIntent("slice", "slice", "", {}, start="2015-03-01 12:45", end="2015-03-01 12:46")
+    )
     assert plan.kind == "multi-range" and plan.scans == 3
 
 
@@ -113,7 +207,9 @@ def test_veggiegarden_month_row_g02():
     temps = np.round(60 + np.arange(31) / 10, 1)
     temps[0] = temps[30] = 60.4
     ds = crafted({"garden": "VEGGIEGARDEN", "time": days, "temp_f": temps}, ["garden"], ["temp_f"])
-    schema = Schema("month", RowKey((Field("garden"), TimeBucket("month"))), Wide("day", {"temp_f": "TEMP"}))
+    schema = Schema(
+        "month", RowKey((Field("garden"), TimeBucket("month"))), Wide("day", {"temp_f": "TEMP"})
+    )
     cells = schema.to_cells(ds)
     f = cells.frame
     assert f["row_key"].unique().tolist() == ["VEGGIEGARDEN#20150301"]
@@ -121,32 +217,61 @@ def test_veggiegarden_month_row_g02():
     assert cols == [f"TEMP:{d}" for d in range(1, 32)]
     assert f["value"].iloc[0] == b"60.4" and f["value"].iloc[30] == b"60.4"
     roundtrips(schema, ds, cells)
-    plan = schema.plan(QueryIntent("m", "range", "", {"garden": "VEGGIEGARDEN"}, start="2015-03-01", end="2015-04-01"))
+    plan = schema.plan(
+        QueryIntent(
+            "m", "range", "", {"garden": "VEGGIEGARDEN"}, start="2015-03-01", end="2015-04-01"
+        )
+    )
     assert plan.evaluate(cells).rows_seen == 1
 
 
 def test_phone_device_day_key():
-    ds = crafted({"type": ["phone", "phone", "tablet"], "device": ["4c410523", "4c410523", "a0b81f74"],
-                  "time": ["2020-05-01 08:00", "2020-05-02 08:00", "2020-05-01 09:00"], "mem": [1.0, 2.0, 3.0]},
-                 ["type", "device"], ["mem"])
-    schema = Schema("device_day", RowKey((Field("type"), Field("device"), Timestamp("day"))), Tall())
+    ds = crafted(
+        {
+            "type": ["phone", "phone", "tablet"],
+            "device": ["4c410523", "4c410523", "a0b81f74"],
+            "time": ["2020-05-01 08:00", "2020-05-02 08:00", "2020-05-01 09:00"],
+            "mem": [1.0, 2.0, 3.0],
+        },
+        ["type", "device"],
+        ["mem"],
+    )
+    schema = Schema(
+        "device_day", RowKey((Field("type"), Field("device"), Timestamp("day"))), Tall()
+    )
     cells = schema.to_cells(ds)
-    assert sorted(cells.frame["row_key"]) == ["phone#4c410523#20200501", "phone#4c410523#20200502",
-                                              "tablet#a0b81f74#20200501"]
+    assert sorted(cells.frame["row_key"]) == [
+        "phone#4c410523#20200501",
+        "phone#4c410523#20200502",
+        "tablet#a0b81f74#20200501",
+    ]
     roundtrips(schema, ds, cells)
 
 
 def test_memusage_new_row_per_reading_and_the_g24_anti_pattern():
-    ds = crafted({"device": ["4c410523"] * 3,
-                  "time": pd.to_datetime([1423523569918, 1423523570918, 1423523571918], unit="ms"),
-                  "memusage": [10.0, 11.0, 12.0]}, ["device"], ["memusage"])
-    good = Schema("row_per_reading", RowKey((Field("device"), Metric(("memusage",)), Timestamp("ms", "epoch_ms"))),
-                  Tall())
+    ds = crafted(
+        {
+            "device": ["4c410523"] * 3,
+            "time": pd.to_datetime([1423523569918, 1423523570918, 1423523571918], unit="ms"),
+            "memusage": [10.0, 11.0, 12.0],
+        },
+        ["device"],
+        ["memusage"],
+    )
+    good = Schema(
+        "row_per_reading",
+        RowKey((Field("device"), Metric(("memusage",)), Timestamp("ms", "epoch_ms"))),
+        Tall(),
+    )
     cells = good.to_cells(ds)
     assert cells.frame["row_key"].iloc[0] == "4c410523#memusage#1423523569918"
     assert cells.n_rows == 3
     roundtrips(good, ds, cells)
-    bad = Schema("one_row", RowKey((Field("device"), Metric(("memusage",)))), NewCells(Family("m", gc=max_versions(5))))
+    bad = Schema(
+        "one_row",
+        RowKey((Field("device"), Metric(("memusage",)))),
+        NewCells(Family("m", gc=max_versions(5))),
+    )
     cells = bad.to_cells(ds)
     assert cells.frame["row_key"].unique().tolist() == ["4c410523#memusage"]
     assert len(cells) == 3 and cells.n_rows == 1  # three versions of one column in one row
@@ -156,9 +281,20 @@ def test_memusage_new_row_per_reading_and_the_g24_anti_pattern():
 
 
 def test_blog_sensor_reversed_seconds_g09():
-    ds = crafted({"sensor": ["sensor-001"] * 3, "time": pd.to_datetime([1771324200, 1771324201, 1771324202], unit="s"),
-                  "temperature": [23.5, 23.6, 23.7]}, ["sensor"], ["temperature"])
-    schema = Schema("reversed", RowKey((Field("sensor"), ReversedTimestamp("s", 9999999999, 10))), Tall(Family("raw")))
+    ds = crafted(
+        {
+            "sensor": ["sensor-001"] * 3,
+            "time": pd.to_datetime([1771324200, 1771324201, 1771324202], unit="s"),
+            "temperature": [23.5, 23.6, 23.7],
+        },
+        ["sensor"],
+        ["temperature"],
+    )
+    schema = Schema(
+        "reversed",
+        RowKey((Field("sensor"), ReversedTimestamp("s", 9999999999, 10))),
+        Tall(Family("raw")),
+    )
     cells = schema.to_cells(ds)
     keys = cells.sorted().frame["row_key"].tolist()
     assert keys[0] == f"sensor-001#{9999999999 - 1771324202:010d}"  # newest first
@@ -172,24 +308,51 @@ def test_blog_sensor_reversed_seconds_g09():
 
 def test_agg_hourly_rows_g29():
     t = pd.date_range("2015-03-01 00:00", periods=8, freq="15min")
-    ds = crafted({"meter_id": np.array([100001] * 8, dtype=np.int64), "time": t,
-                  "kwh": [0.1, 0.2, 0.3, 0.4, 1.0, 1.0, 1.0, 1.0]}, ["meter_id"], ["kwh"])
-    schema = Schema("agg", RowKey((Field("meter_id"), Timestamp("minute"))), Tall(Family("r")),
-                    aggregates=Aggregates("hour", "hourly", "agg", ("count", "sum", "max")))
+    ds = crafted(
+        {
+            "meter_id": np.array([100001] * 8, dtype=np.int64),
+            "time": t,
+            "kwh": [0.1, 0.2, 0.3, 0.4, 1.0, 1.0, 1.0, 1.0],
+        },
+        ["meter_id"],
+        ["kwh"],
+    )
+    schema = Schema(
+        "agg",
+        RowKey((Field("meter_id"), Timestamp("minute"))),
+        Tall(Family("r")),
+        aggregates=Aggregates("hour", "hourly", "agg", ("count", "sum", "max")),
+    )
     cells = schema.to_cells(ds)
     agg = cells.frame[cells.frame["row_key"].str.startswith("agg#")]
-    assert sorted(agg["row_key"].unique()) == ["agg#hourly#100001#2015030100", "agg#hourly#100001#2015030101"]
+    assert sorted(agg["row_key"].unique()) == [
+        "agg#hourly#100001#2015030100",
+        "agg#hourly#100001#2015030101",
+    ]
     first = agg[agg["row_key"] == "agg#hourly#100001#2015030100"]
     vals = dict(zip(first["qualifier"], first["value"]))
-    assert vals["kwh_count"] == b"4" and float(vals["kwh_sum"]) == pytest.approx(1.0) and vals["kwh_max"] == b"0.4"
+    assert (
+        vals["kwh_count"] == b"4"
+        and float(vals["kwh_sum"]) == pytest.approx(1.0)
+        and vals["kwh_max"] == b"0.4"
+    )
     assert set(agg["family"]) == {"s"}
-    assert set(agg["timestamp_us"]) == {int(pd.Timestamp("2015-03-01 00:00", tz="UTC").value // 1000),
-                                        int(pd.Timestamp("2015-03-01 01:00", tz="UTC").value // 1000)}
+    assert set(agg["timestamp_us"]) == {
+        int(pd.Timestamp("2015-03-01 00:00", tz="UTC").value // 1000),
+        int(pd.Timestamp("2015-03-01 01:00", tz="UTC").value // 1000),
+    }
     roundtrips(schema, ds, cells)  # the summaries are derived: from_cells ignores them
     bound = schema.bind(ds)
     pd.testing.assert_frame_equal(bound.aggregates_from_cells(cells), bound.summarize(ds.frame))
-    q = QueryIntent("dash", "range", "", {"meter_id": 100001}, start="2015-03-01", end="2015-03-02",
-                    aggregate="hourly:sum")
+    q = QueryIntent(
+        "dash",
+        "range",
+        "",
+        {"meter_id": 100001},
+        start="2015-03-01",
+        end="2015-03-02",
+        aggregate="hourly:sum",
+    )
     plan = bound.plan(q)
     res = plan.evaluate(cells)
     assert plan.filter.families == ("s",) and res.rows_returned == 2

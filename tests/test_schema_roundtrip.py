@@ -18,11 +18,39 @@ from hypothesis import strategies as st
 import workbench as wb
 from workbench.datasets.model import Dataset, QueryIntent
 from workbench.errors import CollisionError
-from workbench.schema import (Family, Field, Hashed, Int, Literal, Metric, NewCells, NewColumns, PaddedInt,
-                              ReversedId, ReversedTimestamp, RowKey, Salt, Schema, Serialized, Tall, TimeBucket,
-                              Timestamp, Wide, loss_report, pattern_names, preset)
+from workbench.schema import (
+    Family,
+    Field,
+    Hashed,
+    Int,
+    Literal,
+    Metric,
+    NewCells,
+    NewColumns,
+    PaddedInt,
+    ReversedId,
+    ReversedTimestamp,
+    RowKey,
+    Salt,
+    Schema,
+    Serialized,
+    Tall,
+    TimeBucket,
+    Timestamp,
+    Wide,
+    loss_report,
+    pattern_names,
+    preset,
+)
 
-DATASETS = ["garden_temperature", "game_scores", "weather_balloons", "fx_prices", "server_metrics", "energy_meters"]
+DATASETS = [
+    "garden_temperature",
+    "game_scores",
+    "weather_balloons",
+    "fx_prices",
+    "server_metrics",
+    "energy_meters",
+]
 LOSSY = {("fx_prices", "second_precision")}
 
 
@@ -65,8 +93,11 @@ def test_every_preset_round_trips_and_answers_every_query_exactly(tiny, dataset)
             got = q.answer(schema.from_cells(result.cells), ds.time)
             want = q.answer(ds.frame, ds.time)
             cols = _answer_cols(ds, q)
-            pd.testing.assert_frame_equal(_norm(got, ds, cols), _norm(want, ds, cols),
-                                          obj=f"{dataset}/{name}/{q.name} ({plan.describe()})")
+            pd.testing.assert_frame_equal(
+                _norm(got, ds, cols),
+                _norm(want, ds, cols),
+                obj=f"{dataset}/{name}/{q.name} ({plan.describe()})",
+            )
 
 
 def test_event_cells_carry_the_event_time_in_ms(tiny):
@@ -105,7 +136,9 @@ def test_plan_shapes_follow_the_key(tiny):
     gtp = preset("game_scores", "game_time_player")
     assert gtp.plan(lol).kind == "range"
     p = gtp.plan(corrie)
-    assert p.filter.row_key_regex is not None and "Corrie" in p.filter.row_key_regex  # query and filter
+    assert (
+        p.filter.row_key_regex is not None and "Corrie" in p.filter.row_key_regex
+    )  # query and filter
     two = preset("game_scores", "two_tables")
     assert two.plan(lol).table == "by_game" and two.plan(corrie).table == "main"
     salted = preset("game_scores", "salted", n=5)
@@ -115,12 +148,20 @@ def test_plan_shapes_follow_the_key(tiny):
     rev = preset("weather_balloons", "reversed_timestamp").plan(balloon.query("latest_reading"))
     fwd = preset("weather_balloons", "single_timestamp").plan(balloon.query("latest_reading"))
     assert rev.rows_limit == 1 and fwd.rows_limit is None and "whole range" in fwd.note
-    ser = preset("weather_balloons", "serialized_json").plan(balloon.query("location_pressure_week"))
-    tall = preset("weather_balloons", "single_timestamp").plan(balloon.query("location_pressure_week"))
+    ser = preset("weather_balloons", "serialized_json").plan(
+        balloon.query("location_pressure_week")
+    )
+    tall = preset("weather_balloons", "single_timestamp").plan(
+        balloon.query("location_pressure_week")
+    )
     assert ser.filter.qualifier_regex is None and "G14" in ser.note
     assert tall.filter.qualifier_regex == "p"
-    assert preset("weather_balloons", "single_timestamp").plan(
-        QueryIntent("all", "scan", "everything")).kind == "full-table scan"
+    assert (
+        preset("weather_balloons", "single_timestamp")
+        .plan(QueryIntent("all", "scan", "everything"))
+        .kind
+        == "full-table scan"
+    )
 
 
 def test_schema_is_data(tiny):
@@ -133,9 +174,15 @@ def test_schema_is_data(tiny):
     text = a.describe(tiny["fx_prices"])
     assert "row key" in text and "e.g." in text and "family" in text.lower()
     assert "<table>" in a._repr_html_()
-    assert preset("fx_prices", "pair_microseconds").example_key(tiny["fx_prices"]).startswith("EUR/USD#2015")
+    assert (
+        preset("fx_prices", "pair_microseconds")
+        .example_key(tiny["fx_prices"])
+        .startswith("EUR/USD#2015")
+    )
     fams = preset("energy_meters", "reversed_id_hourly").table_families()
-    assert [f.name for f in fams["main"]] == ["r", "s"] and "maxversions=1" in fams["main"][1].cbt_gc()
+    assert [f.name for f in fams["main"]] == ["r", "s"] and "maxversions=1" in fams["main"][
+        1
+    ].cbt_gc()
 
 
 # ----------------------------------------------------------------------------- properties
@@ -148,36 +195,72 @@ _floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 def frames(draw):
     n = draw(st.integers(1, 25))
     ents = draw(st.lists(_names, min_size=1, max_size=3))
-    rows = draw(st.lists(st.tuples(st.sampled_from(ents), st.sampled_from(["a", "b"]),
-                                   st.integers(0, 10 ** 9), _floats, st.booleans(),
-                                   st.integers(0, 10 ** 6)),
-                         min_size=n, max_size=n, unique_by=lambda r: (r[0], r[1], r[2])))
+    rows = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(ents),
+                st.sampled_from(["a", "b"]),
+                st.integers(0, 10**9),
+                _floats,
+                st.booleans(),
+                st.integers(0, 10**6),
+            ),
+            min_size=n,
+            max_size=n,
+            unique_by=lambda r: (r[0], r[1], r[2]),
+        )
+    )
     us = np.array([r[2] for r in rows], dtype=np.int64) * 997 + 1_425_168_000_000_000
-    df = pd.DataFrame({"site": pd.Series([r[0] for r in rows], dtype="str"),
-                       "dev": pd.Series([r[1] for r in rows], dtype="str"),
-                       "num": np.array([r[5] for r in rows], dtype=np.int64),
-                       "time": pd.to_datetime(us, unit="us", utc=True),
-                       "x": np.array([r[3] for r in rows], dtype=np.float64),
-                       "ok": np.array([r[4] for r in rows], dtype=bool)})
+    df = pd.DataFrame(
+        {
+            "site": pd.Series([r[0] for r in rows], dtype="str"),
+            "dev": pd.Series([r[1] for r in rows], dtype="str"),
+            "num": np.array([r[5] for r in rows], dtype=np.int64),
+            "time": pd.to_datetime(us, unit="us", utc=True),
+            "x": np.array([r[3] for r in rows], dtype=np.float64),
+            "ok": np.array([r[4] for r in rows], dtype=bool),
+        }
+    )
     df = df.sort_values(["site", "dev", "num", "time"]).reset_index(drop=True)
-    return Dataset(name="prop", frame=df, entity=["site", "dev", "num"], time="time", measures=["x", "ok"])
+    return Dataset(
+        name="prop", frame=df, entity=["site", "dev", "num"], time="time", measures=["x", "ok"]
+    )
 
 
 @st.composite
 def schemas(draw):
-    ent = [draw(st.sampled_from([Field("site"), Hashed("site", 6)])), Field("dev"),
-           draw(st.sampled_from([PaddedInt("num", 8), Int("num"), ReversedId("num")]))]
+    ent = [
+        draw(st.sampled_from([Field("site"), Hashed("site", 6)])),
+        Field("dev"),
+        draw(st.sampled_from([PaddedInt("num", 8), Int("num"), ReversedId("num")])),
+    ]
     ent = draw(st.permutations(ent))
-    time = draw(st.sampled_from([Timestamp("us"), Timestamp("us", "epoch_us"),
-                                 ReversedTimestamp("us", 9_999_999_999_999_999, 16)]))
+    time = draw(
+        st.sampled_from(
+            [
+                Timestamp("us"),
+                Timestamp("us", "epoch_us"),
+                ReversedTimestamp("us", 9_999_999_999_999_999, 16),
+            ]
+        )
+    )
     pos = draw(st.integers(0, 3))
     segs = [*ent[:pos], time, *ent[pos:]]
     if draw(st.booleans()):
         segs.insert(0, Literal("t1"))
     if draw(st.booleans()):
         segs.insert(draw(st.integers(0, len(segs))), Salt(draw(st.integers(1, 12)), ("time",)))
-    layout = draw(st.sampled_from([Tall(), Tall(Family("m"), {"x": "X", "ok": "O"}), Serialized("json"),
-                                   Serialized("protobuf"), NewCells(Family("v"))]))
+    layout = draw(
+        st.sampled_from(
+            [
+                Tall(),
+                Tall(Family("m"), {"x": "X", "ok": "O"}),
+                Serialized("json"),
+                Serialized("protobuf"),
+                NewCells(Family("v")),
+            ]
+        )
+    )
     delim = draw(st.sampled_from(["#", ":", "|"]))
     return Schema("random", RowKey(tuple(segs), delim), layout)
 
@@ -194,21 +277,38 @@ def test_random_schemas_round_trip_random_frames(ds, schema):
 def test_random_plans_answer_exactly(ds, schema, data):
     cells = schema.to_cells(ds)
     row = ds.frame.iloc[data.draw(st.integers(0, len(ds.frame) - 1))]
-    fixed = data.draw(st.sampled_from([{}, {"site": row["site"]}, {"site": row["site"], "dev": row["dev"]},
-                                       {"site": row["site"], "dev": row["dev"], "num": int(row["num"])}]))
+    fixed = data.draw(
+        st.sampled_from(
+            [
+                {},
+                {"site": row["site"]},
+                {"site": row["site"], "dev": row["dev"]},
+                {"site": row["site"], "dev": row["dev"], "num": int(row["num"])},
+            ]
+        )
+    )
     t0 = ds.frame["time"].min()
     span = ds.frame["time"].max() - t0
     start = t0 + span * data.draw(st.floats(0, 1))
     kind = data.draw(st.sampled_from(["range", "latest", "point", "slice"]))
     if kind == "range":
-        q = QueryIntent("q", "range", "", fixed, start=start, end=start + span / 2 + pd.Timedelta("1us"))
+        q = QueryIntent(
+            "q", "range", "", fixed, start=start, end=start + span / 2 + pd.Timedelta("1us")
+        )
     elif kind == "slice":
-        q = QueryIntent("q", "slice", "", {}, start=start, end=start + span / 3 + pd.Timedelta("1us"))
+        q = QueryIntent(
+            "q", "slice", "", {}, start=start, end=start + span / 3 + pd.Timedelta("1us")
+        )
     elif kind == "latest":
         q = QueryIntent("q", "latest", "", fixed, limit=data.draw(st.integers(1, 3)))
     else:
-        q = QueryIntent("q", "point", "", {"site": row["site"], "dev": row["dev"], "num": int(row["num"])},
-                        start=row["time"])
+        q = QueryIntent(
+            "q",
+            "point",
+            "",
+            {"site": row["site"], "dev": row["dev"], "num": int(row["num"])},
+            start=row["time"],
+        )
     plan = schema.plan(q)
     got = q.answer(schema.from_cells(plan.evaluate(cells).cells), "time")
     want = q.answer(ds.frame, "time")
@@ -220,13 +320,31 @@ def test_random_plans_answer_exactly(ds, schema, data):
 @given(ds=frames(), layout=st.sampled_from(["new_columns", "wide"]))
 def test_bucket_layouts_round_trip(ds, layout):
     if layout == "new_columns":
-        schema = Schema("nc", RowKey((Field("site"), Field("dev"), PaddedInt("num", 8), Metric(("x", "ok")),
-                                      TimeBucket("week"))), NewColumns())
+        schema = Schema(
+            "nc",
+            RowKey(
+                (
+                    Field("site"),
+                    Field("dev"),
+                    PaddedInt("num", 8),
+                    Metric(("x", "ok")),
+                    TimeBucket("week"),
+                )
+            ),
+            NewColumns(),
+        )
     else:
-        schema = Schema("w", RowKey((Field("site"), Field("dev"), PaddedInt("num", 8), Timestamp("ms"))),
-                        Wide("second", {"x": "X", "ok": "O"}))
-    ds = dataclasses.replace(ds, frame=ds.frame.assign(time=ds.frame["time"].dt.floor("ms"))
-                             .drop_duplicates(["site", "dev", "num", "time"]).reset_index(drop=True))
+        schema = Schema(
+            "w",
+            RowKey((Field("site"), Field("dev"), PaddedInt("num", 8), Timestamp("ms"))),
+            Wide("second", {"x": "X", "ok": "O"}),
+        )
+    ds = dataclasses.replace(
+        ds,
+        frame=ds.frame.assign(time=ds.frame["time"].dt.floor("ms"))
+        .drop_duplicates(["site", "dev", "num", "time"])
+        .reset_index(drop=True),
+    )
     try:
         cells = schema.to_cells(ds)
     except CollisionError:  # same value at the same ms in one row (new columns): a true collision

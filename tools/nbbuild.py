@@ -28,7 +28,11 @@ def code(text: str, *tags: str):
 
 def write(path: str | Path, cells: list, title: str) -> Path:
     nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata["title"] = title
     path = Path(path)

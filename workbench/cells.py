@@ -19,8 +19,8 @@ Columns (one row per cell):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -66,32 +66,62 @@ class CellFrame:
 
     # -- construction -----------------------------------------------------------------
     @classmethod
-    def from_columns(cls, *, row_key: Iterable[str], family: Iterable[str] | str,
-                     qualifier: Iterable[str] | str, timestamp_us: Iterable[int],
-                     value: Iterable[bytes], table: Iterable[str] | str = DEFAULT_TABLE) -> "CellFrame":
+    def from_columns(
+        cls,
+        *,
+        row_key: Iterable[str],
+        family: Iterable[str] | str,
+        qualifier: Iterable[str] | str,
+        timestamp_us: Iterable[int],
+        value: Iterable[bytes],
+        table: Iterable[str] | str = DEFAULT_TABLE,
+    ) -> CellFrame:
         row_key = pd.Series(row_key, dtype=object)
         n = len(row_key)
 
         def col(x: object) -> pd.Series:
-            return pd.Series([x] * n, dtype=object) if isinstance(x, (str, bytes)) else pd.Series(list(x), dtype=object)  # type: ignore[arg-type]
+            return (
+                pd.Series([x] * n, dtype=object)
+                if isinstance(x, (str, bytes))
+                else pd.Series(list(x), dtype=object)
+            )  # type: ignore[arg-type]
 
-        frame = pd.DataFrame({
-            "table": col(table), "row_key": row_key, "family": col(family), "qualifier": col(qualifier),
-            "timestamp_us": pd.Series(np.asarray(list(timestamp_us) if not isinstance(timestamp_us, np.ndarray) else timestamp_us, dtype=np.int64)),
-            "value": col(value),
-        })
+        frame = pd.DataFrame(
+            {
+                "table": col(table),
+                "row_key": row_key,
+                "family": col(family),
+                "qualifier": col(qualifier),
+                "timestamp_us": pd.Series(
+                    np.asarray(
+                        list(timestamp_us)
+                        if not isinstance(timestamp_us, np.ndarray)
+                        else timestamp_us,
+                        dtype=np.int64,
+                    )
+                ),
+                "value": col(value),
+            }
+        )
         return cls(frame)
 
     @classmethod
-    def concat(cls, parts: Iterable["CellFrame"]) -> "CellFrame":
+    def concat(cls, parts: Iterable[CellFrame]) -> CellFrame:
         frames = [p.frame for p in parts]
         if not frames:
             return cls.empty()
         return cls(pd.concat(frames, ignore_index=True))
 
     @classmethod
-    def empty(cls) -> "CellFrame":
-        return cls(pd.DataFrame({c: pd.Series([], dtype=np.int64 if c == "timestamp_us" else object) for c in COLUMNS}))
+    def empty(cls) -> CellFrame:
+        return cls(
+            pd.DataFrame(
+                {
+                    c: pd.Series([], dtype=np.int64 if c == "timestamp_us" else object)
+                    for c in COLUMNS
+                }
+            )
+        )
 
     # -- views ------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -101,26 +131,38 @@ class CellFrame:
     def tables(self) -> list[str]:
         return sorted(self.frame["table"].unique().tolist())
 
-    def table(self, name: str) -> "CellFrame":
+    def table(self, name: str) -> CellFrame:
         return CellFrame(self.frame[self.frame["table"] == name].reset_index(drop=True))
 
-    def sorted(self) -> "CellFrame":
+    def sorted(self) -> CellFrame:
         """Cells in Bigtable's order: by row key, family, qualifier, newest timestamp first."""
-        f = self.frame.sort_values(["table", "row_key", "family", "qualifier", "timestamp_us"],
-                                   ascending=[True, True, True, True, False], kind="stable")
+        f = self.frame.sort_values(
+            ["table", "row_key", "family", "qualifier", "timestamp_us"],
+            ascending=[True, True, True, True, False],
+            kind="stable",
+        )
         return CellFrame(f.reset_index(drop=True))
 
     # -- sizes (bytes as Bigtable counts them: key + family + qualifier + timestamp + value) --
     def cell_bytes(self) -> np.ndarray:
         f = self.frame
-        return (utf8_len(f["row_key"]) + utf8_len(f["family"]) + utf8_len(f["qualifier"])
-                + TIMESTAMP_OVERHEAD + bytes_len(f["value"]))
+        return (
+            utf8_len(f["row_key"])
+            + utf8_len(f["family"])
+            + utf8_len(f["qualifier"])
+            + TIMESTAMP_OVERHEAD
+            + bytes_len(f["value"])
+        )
 
     def row_stats(self) -> pd.DataFrame:
         """One row per (table, row key): cells and bytes, in key order."""
         f = self.frame
-        stats = pd.DataFrame({"table": f["table"], "row_key": f["row_key"], "bytes": self.cell_bytes()})
-        out = stats.groupby(["table", "row_key"], sort=True).agg(cells=("bytes", "size"), bytes=("bytes", "sum"))
+        stats = pd.DataFrame(
+            {"table": f["table"], "row_key": f["row_key"], "bytes": self.cell_bytes()}
+        )
+        out = stats.groupby(["table", "row_key"], sort=True).agg(
+            cells=("bytes", "size"), bytes=("bytes", "sum")
+        )
         return out.reset_index()
 
     @property
@@ -134,7 +176,9 @@ class CellFrame:
     def summary(self) -> dict[str, float]:
         rows = self.row_stats()
         return {
-            "cells": len(self), "rows": len(rows), "tables": len(self.tables),
+            "cells": len(self),
+            "rows": len(rows),
+            "tables": len(self.tables),
             "bytes": int(rows["bytes"].sum()) if len(rows) else 0,
             "max_row_bytes": int(rows["bytes"].max()) if len(rows) else 0,
             "max_row_cells": int(rows["cells"].max()) if len(rows) else 0,
@@ -143,15 +187,21 @@ class CellFrame:
     def _repr_html_(self) -> str:
         s = self.summary()
         head = self.sorted().frame.head(8).copy()
-        head["value"] = head["value"].map(lambda v: v[:40].decode("utf-8", "replace") if isinstance(v, bytes) else v)
-        return (f"<p><b>CellFrame</b>: {s['cells']:,} cells in {s['rows']:,} rows, "
-                f"{s['bytes']:,} bytes; largest row {s['max_row_bytes']:,} bytes / {s['max_row_cells']:,} cells</p>"
-                + head.to_html(index=False))
+        head["value"] = head["value"].map(
+            lambda v: v[:40].decode("utf-8", "replace") if isinstance(v, bytes) else v
+        )
+        return (
+            f"<p><b>CellFrame</b>: {s['cells']:,} cells in {s['rows']:,} rows, "
+            f"{s['bytes']:,} bytes; largest row {s['max_row_bytes']:,} bytes / {s['max_row_cells']:,} cells</p>"
+            + head.to_html(index=False)
+        )
 
     def __repr__(self) -> str:
         s = self.summary()
         return f"<CellFrame {s['cells']:,} cells, {s['rows']:,} rows, {s['bytes']:,} bytes>"
 
-    def equals(self, other: "CellFrame") -> bool:
+    def equals(self, other: CellFrame) -> bool:
         a, b = self.sorted().frame, other.sorted().frame
-        return a.shape == b.shape and all((a[c].to_numpy() == b[c].to_numpy()).all() for c in COLUMNS)
+        return a.shape == b.shape and all(
+            (a[c].to_numpy() == b[c].to_numpy()).all() for c in COLUMNS
+        )

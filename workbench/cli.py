@@ -22,7 +22,9 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     if args.action == "start":
         info = _emu.start_background(port=args.port)
         verb = "Reusing" if info.get("reused") else "Started"
-        print(f"{verb} the Bigtable emulator at {info['host']} (pid {info['pid']}; {info['source']}).")
+        print(
+            f"{verb} the Bigtable emulator at {info['host']} (pid {info['pid']}; {info['source']})."
+        )
         print(f"Use it from a shell with:  export {_emu.ENV_HOST}={info['host']}")
         return 0
     if args.action == "stop":
@@ -42,7 +44,9 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
         found = ok
     if state:
         ok = _emu.port_is_open(state["host"])
-        print(f"workbench emulator (pid {state['pid']}) at {state['host']}: {'running' if ok else 'not running'}")
+        print(
+            f"workbench emulator (pid {state['pid']}) at {state['host']}: {'running' if ok else 'not running'}"
+        )
         found = found or ok
     if not env and not state:
         print("No emulator is running for the workbench.")
@@ -60,13 +64,22 @@ def _browser_available() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def lab_command(port: int, token: str, root: Path = REPO_ROOT, open_browser: bool = True) -> list[str]:
+def lab_command(
+    port: int, token: str, root: Path = REPO_ROOT, open_browser: bool = True
+) -> list[str]:
     """The JupyterLab command line ``workbench lab`` runs (loopback only, token required)."""
-    cmd = [sys.executable, "-m", "jupyterlab",
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-           # LabApp's default_url is the one JupyterLab honours (ServerApp's is overridden by it)
-           f"--LabApp.default_url=/lab/tree/{START_NOTEBOOK}"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        # LabApp's default_url is the one JupyterLab honours (ServerApp's is overridden by it)
+        f"--LabApp.default_url=/lab/tree/{START_NOTEBOOK}",
+    ]
     if not open_browser:
         cmd.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -110,8 +123,12 @@ def _cmd_lab(args: argparse.Namespace) -> int:
     try:
         # its own session: Ctrl-C reaches only this process, which stops JupyterLab without its
         # "Shut down this Jupyter server (y/[n])?" prompt, and then the emulator
-        proc = subprocess.Popen(lab_command(port, token, open_browser=args.browser and _browser_available()),
-                                env=env, cwd=REPO_ROOT, start_new_session=True)
+        proc = subprocess.Popen(
+            lab_command(port, token, open_browser=args.browser and _browser_available()),
+            env=env,
+            cwd=REPO_ROOT,
+            start_new_session=True,
+        )
         if _wait_until_serving(proc, port):
             print(f"\nJupyterLab is ready: {url}\n", flush=True)
         return proc.wait()
@@ -149,7 +166,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="workbench", description="Bigtable time-series schema workbench")
+    p = argparse.ArgumentParser(
+        prog="workbench", description="Bigtable time-series schema workbench"
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     lab = sub.add_parser("lab", help="start the emulator and JupyterLab at the start-here notebook")
@@ -164,9 +183,13 @@ def build_parser() -> argparse.ArgumentParser:
     emu.set_defaults(func=_cmd_emulator)
 
     # listed for --help; its arguments are parsed by workbench.report.main_report (see main)
-    sub.add_parser("report", help="execute notebooks and write offline HTML reports (see: workbench report -h)")
+    sub.add_parser(
+        "report", help="execute notebooks and write offline HTML reports (see: workbench report -h)"
+    )
 
-    bench = sub.add_parser("bench", help="run the benchmarks in bench/ (ratios against same-run baselines)")
+    bench = sub.add_parser(
+        "bench", help="run the benchmarks in bench/ (ratios against same-run baselines)"
+    )
     bench.add_argument("names", nargs="*")
     bench.set_defaults(func=_cmd_bench)
     return p
@@ -176,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["report"]:  # one parser for the report command: its own
         from .report import main_report
+
         return main_report(argv[1:])
     args = build_parser().parse_args(argv)
     try:

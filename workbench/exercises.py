@@ -35,7 +35,9 @@ def check(condition: bool, message: str, *, hint: str = "", strict: bool = True)
     ``hint`` is shown when it fails. With ``strict`` (default) a failed check raises, so the
     notebook's headless run in the test suite fails when a pre-filled answer stops working.
     """
-    result = CheckResult(bool(condition), message if condition or not hint else f"{message} Hint: {hint}")
+    result = CheckResult(
+        bool(condition), message if condition or not hint else f"{message} Hint: {hint}"
+    )
     if strict and not result.passed:
         raise ExerciseNotSolved(repr(result))
     return result

@@ -19,7 +19,15 @@ from typing import Any
 from .bigtable.emulator import ENV_HOST, Emulator
 from .errors import EmulatorError
 
-_VERSIONED = ("workbench", "google-cloud-bigtable", "pandas", "numpy", "matplotlib", "ipywidgets", "jupyterlab")
+_VERSIONED = (
+    "workbench",
+    "google-cloud-bigtable",
+    "pandas",
+    "numpy",
+    "matplotlib",
+    "ipywidgets",
+    "jupyterlab",
+)
 _state: dict[str, Any] = {"emulator": None, "tables": []}
 
 
@@ -51,8 +59,10 @@ class SetupInfo:
     def _status_line(self) -> str:
         if self.emulator_ok and self.emulator is not None:
             how = "started for this kernel" if self.emulator.owned else "reused"
-            return (f"live Bigtable emulator at {self.emulator.host} ({how}); "
-                    f"{len(self.tables)} table(s) in {self.emulator.project}/{self.emulator.instance}")
+            return (
+                f"live Bigtable emulator at {self.emulator.host} ({how}); "
+                f"{len(self.tables)} table(s) in {self.emulator.project}/{self.emulator.instance}"
+            )
         return f"no emulator: {self.problem}"
 
     def __repr__(self) -> str:
@@ -62,23 +72,30 @@ class SetupInfo:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>"
-                       for k, v in self.versions.items())
+        rows = "".join(
+            f"<tr><td>{html.escape(k)}</td><td><code>{html.escape(v)}</code></td></tr>"
+            for k, v in self.versions.items()
+        )
         colour = "#009E73" if self.emulator_ok else "#D55E00"
         status = html.escape(self._status_line()).replace("\n", "<br>")
-        return (f"<div><b>Bigtable time-series schema workbench</b>"
-                f"<table>{rows}</table>"
-                f"<p style='color:{colour}'><b>Emulator:</b> {status}</p></div>")
+        return (
+            f"<div><b>Bigtable time-series schema workbench</b>"
+            f"<table>{rows}</table>"
+            f"<p style='color:{colour}'><b>Emulator:</b> {status}</p></div>"
+        )
 
 
 def _style_plots() -> None:
     try:
         from .plots import style  # the figure module owns the look
+
         style.apply()
     except Exception:  # plots not importable yet: matplotlib defaults are fine
         import matplotlib
 
-        matplotlib.rcParams.update({"figure.dpi": 100, "figure.figsize": (10, 4), "axes.grid": True})
+        matplotlib.rcParams.update(
+            {"figure.dpi": 100, "figure.figsize": (10, 4), "axes.grid": True}
+        )
 
 
 def setup(*, emulator: bool = True) -> SetupInfo:
@@ -152,8 +169,11 @@ def cleanup(*, stop_emulator: bool = False) -> Dropped:
         existing = set(conn.list_tables())
         for table_id in list(_state["tables"]):
             if table_id in existing:
-                conn.call(f"Dropping table {table_id}", conn.admin.delete_table,
-                          request=DeleteTableRequest(name=conn.table_path(table_id)))
+                conn.call(
+                    f"Dropping table {table_id}",
+                    conn.admin.delete_table,
+                    request=DeleteTableRequest(name=conn.table_path(table_id)),
+                )
                 dropped.append(table_id)
         _state["tables"].clear()
     if stop_emulator and emu is not None:

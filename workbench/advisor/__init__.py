@@ -12,7 +12,8 @@ engine (limits, collisions) and the analysis (hotspots, row sizes, query costs).
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ..analysis import Settings
 from ..errors import WorkbenchError
@@ -21,17 +22,26 @@ from .findings import SEVERITIES, Advice, Finding
 from .rules import RULES, Rule, pii_kind
 
 
-def advise(ds: Any, schema: Any, *, settings: Settings | None = None, nodes: int | None = None,
-           rules: Iterable[str] | None = None) -> Advice:
+def advise(
+    ds: Any,
+    schema: Any,
+    *,
+    settings: Settings | None = None,
+    nodes: int | None = None,
+    rules: Iterable[str] | None = None,
+) -> Advice:
     """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
 
     ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names."""
     from ..datasets.model import require_dataset
     from ..schema import Schema
+
     require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
-        raise WorkbenchError(f"advise() needs a workbench Schema, got {type(schema).__name__}; "
-                             "build one with wb.preset(dataset, pattern) or wb.Schema(...).")
+        raise WorkbenchError(
+            f"advise() needs a workbench Schema, got {type(schema).__name__}; "
+            "build one with wb.preset(dataset, pattern) or wb.Schema(...)."
+        )
     known = [r.name for r in RULES]
     if rules is not None:
         rules = [rules] if isinstance(rules, str) else list(rules)
@@ -44,8 +54,12 @@ def advise(ds: Any, schema: Any, *, settings: Settings | None = None, nodes: int
     for r in RULES:
         if rules is None or r.name in rules:
             found += r(ctx)
-    return Advice(found, dataset=getattr(ds, "name", "dataset"), schema=schema.name,
-                  elapsed_ms=(time.perf_counter() - t0) * 1e3)
+    return Advice(
+        found,
+        dataset=getattr(ds, "name", "dataset"),
+        schema=schema.name,
+        elapsed_ms=(time.perf_counter() - t0) * 1e3,
+    )
 
 
 def rule_names() -> list[str]:

@@ -36,7 +36,9 @@ class Context:
     limit_error: LimitError | None = None
 
     @classmethod
-    def build(cls, ds: Any, schema: Schema, *, settings: Settings | None = None, nodes: int | None = None) -> "Context":
+    def build(
+        cls, ds: Any, schema: Schema, *, settings: Settings | None = None, nodes: int | None = None
+    ) -> Context:
         c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes)
         try:
             with warnings.catch_warnings():
@@ -51,7 +53,9 @@ class Context:
     def analysis(self) -> Analysis | None:
         if self.cells is None or len(self.cells.frame) == 0:
             return None
-        return analyze(self.ds, self.schema, cells=self.cells, settings=self.settings, nodes=self.nodes)
+        return analyze(
+            self.ds, self.schema, cells=self.cells, settings=self.settings, nodes=self.nodes
+        )
 
     @cached_property
     def table_families(self) -> dict:
@@ -70,8 +74,13 @@ class Context:
     def cell_bytes(self) -> np.ndarray:
         """Bytes of each cell as the size model counts them: key + family + qualifier + 8 + value."""
         f = self.cells.frame
-        return (f["row_key"].str.len().to_numpy() + f["family"].str.len().to_numpy()
-                + f["qualifier"].str.len().to_numpy() + 8 + np.fromiter((len(v) for v in f["value"]), np.int64, len(f)))
+        return (
+            f["row_key"].str.len().to_numpy()
+            + f["family"].str.len().to_numpy()
+            + f["qualifier"].str.len().to_numpy()
+            + 8
+            + np.fromiter((len(v) for v in f["value"]), np.int64, len(f))
+        )
 
     @cached_property
     def raw_mask(self) -> np.ndarray:
@@ -87,4 +96,8 @@ class Context:
 
     def example_keys(self, table: str, n: int = 2) -> list[str]:
         f = self.cells.frame
-        return list(pd.unique(f.loc[f["table"] == table, "row_key"])[:n]) if self.cells is not None else []
+        return (
+            list(pd.unique(f.loc[f["table"] == table, "row_key"])[:n])
+            if self.cells is not None
+            else []
+        )

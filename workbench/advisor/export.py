@@ -55,9 +55,11 @@ def cbt_gc(rule: Any) -> list[str]:
     out: list[str] = []
     for r in rule.rules:
         if not isinstance(r, (MaxAge, MaxVersions)):
-            raise SchemaError(f"The GC rule {rule.cbt()!r} nests a {'union' if isinstance(r, Union_) else 'intersection'} "
-                              "inside another rule; cbt can only write one flat 'and'/'or' list. Use the Python snippet "
-                              "(export.python_snippet) to create this family.")
+            raise SchemaError(
+                f"The GC rule {rule.cbt()!r} nests a {'union' if isinstance(r, Union_) else 'intersection'} "
+                "inside another rule; cbt can only write one flat 'and'/'or' list. Use the Python snippet "
+                "(export.python_snippet) to create this family."
+            )
         out += ([op] if out else []) + [r.cbt()]
     return out
 
@@ -125,32 +127,43 @@ class Export:
 
     def __post_init__(self) -> None:
         if not isinstance(self.schema, Schema):
-            raise WorkbenchError(f"export() needs a workbench Schema, got {type(self.schema).__name__}.")
+            raise WorkbenchError(
+                f"export() needs a workbench Schema, got {type(self.schema).__name__}."
+            )
         if self.ds is not None:
             object.__setattr__(self, "schema", self.schema.bind(self.ds))
 
     # -- names -------------------------------------------------------------------------------
     def default_table_id(self) -> str:
         from ..bigtable.admin import default_table_id
-        return self.table_id or default_table_id(getattr(self.ds, "name", None) or self.schema.dataset or "table",
-                                                 self.schema.name)
+
+        return self.table_id or default_table_id(
+            getattr(self.ds, "name", None) or self.schema.dataset or "table", self.schema.name
+        )
 
     def table_ids(self, table_id: str | None = None) -> dict[str, str]:
         """Logical table → Cloud Bigtable table ID."""
         from ..bigtable.admin import table_ids
+
         fams = self.families()
         return table_ids(table_id or self.default_table_id(), list(fams), self.schema.table)
 
     def families(self) -> dict[str, tuple[Family, ...]]:
         fams = self.schema.table_families()
         if not any(fams.values()):
-            raise SchemaError(f"Schema {self.schema.name!r} names no families without the dataset's measures: "
-                              "export(schema, ds).")
+            raise SchemaError(
+                f"Schema {self.schema.name!r} names no families without the dataset's measures: "
+                "export(schema, ds)."
+            )
         return fams
 
     # -- cbt ---------------------------------------------------------------------------------
-    def cbt_argv(self, project: str = DEFAULT_PROJECT, instance: str = DEFAULT_INSTANCE,
-                 table_id: str | None = None) -> list[list[str]]:
+    def cbt_argv(
+        self,
+        project: str = DEFAULT_PROJECT,
+        instance: str = DEFAULT_INSTANCE,
+        table_id: str | None = None,
+    ) -> list[list[str]]:
         """The commands as argument lists (for ``subprocess``), in order."""
         base = ["cbt", "-project", project, "-instance", instance]
         out: list[list[str]] = []
@@ -160,10 +173,14 @@ class Export:
             typed = [f for f in fams if f.aggregate]
             for f in typed:
                 if f.aggregate != "sum":
-                    raise SchemaError(f"Family {f.name!r}: only aggregate='sum' can be exported (cbt type intsum).")
+                    raise SchemaError(
+                        f"Family {f.name!r}: only aggregate='sum' can be exported (cbt type intsum)."
+                    )
             create = base + ["createtable", tid]
             if typed:  # a family's value type can only be given when the table is created
-                create.append("families=" + ",".join(f"{f.name}:{_cbt_inline(f.gc)}:intsum" for f in typed))
+                create.append(
+                    "families=" + ",".join(f"{f.name}:{_cbt_inline(f.gc)}:intsum" for f in typed)
+                )
             out.append(create)
             for f in fams:
                 if f.aggregate:
@@ -173,29 +190,50 @@ class Export:
                     out.append(base + ["setgcpolicy", tid, f.name, *cbt_gc(f.gc)])
         return out
 
-    def cbt_commands(self, project: str = DEFAULT_PROJECT, instance: str = DEFAULT_INSTANCE,
-                     table_id: str | None = None) -> list[str]:
+    def cbt_commands(
+        self,
+        project: str = DEFAULT_PROJECT,
+        instance: str = DEFAULT_INSTANCE,
+        table_id: str | None = None,
+    ) -> list[str]:
         """Shell lines that create the design's table(s), families and GC policies."""
         return [shlex.join(a) for a in self.cbt_argv(project, instance, table_id)]
 
-    def cbt_script(self, project: str = DEFAULT_PROJECT, instance: str = DEFAULT_INSTANCE,
-                   table_id: str | None = None) -> str:
-        head = [f"# {self.schema.name}: row key {self.schema.key.template()}",
-                "# Against the emulator: export BIGTABLE_EMULATOR_HOST=127.0.0.1:<port> first."]
+    def cbt_script(
+        self,
+        project: str = DEFAULT_PROJECT,
+        instance: str = DEFAULT_INSTANCE,
+        table_id: str | None = None,
+    ) -> str:
+        head = [
+            f"# {self.schema.name}: row key {self.schema.key.template()}",
+            "# Against the emulator: export BIGTABLE_EMULATOR_HOST=127.0.0.1:<port> first.",
+        ]
         return "\n".join(head + self.cbt_commands(project, instance, table_id)) + "\n"
 
-    def apply_to_emulator(self, host: str, table_id: str | None = None, *, project: str = "workbench",
-                          instance: str = "workbench", timeout: float = 60.0) -> list[subprocess.CompletedProcess]:
+    def apply_to_emulator(
+        self,
+        host: str,
+        table_id: str | None = None,
+        *,
+        project: str = "workbench",
+        instance: str = "workbench",
+        timeout: float = 60.0,
+    ) -> list[subprocess.CompletedProcess]:
         """Run the cbt commands against an emulator at ``host`` (never a real instance)."""
         if not host or not re.match(r"^[\w.-]+:\d+$", host):
-            raise WorkbenchError(f"apply_to_emulator needs an emulator host:port, got {host!r}; exports never run "
-                                 "against Cloud Bigtable by themselves.")
+            raise WorkbenchError(
+                f"apply_to_emulator needs an emulator host:port, got {host!r}; exports never run "
+                "against Cloud Bigtable by themselves."
+            )
         env = {**os.environ, "BIGTABLE_EMULATOR_HOST": host}
         done = []
         for argv in self.cbt_argv(project, instance, table_id):
             r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
             if r.returncode != 0:
-                raise WorkbenchError(f"{shlex.join(argv)} failed ({r.returncode}): {r.stderr.strip()[-500:]}")
+                raise WorkbenchError(
+                    f"{shlex.join(argv)} failed ({r.returncode}): {r.stderr.strip()[-500:]}"
+                )
             done.append(r)
         return done
 
@@ -207,25 +245,42 @@ class Export:
         import warnings
 
         from ..datasets.model import QueryIntent
+
         ds = replace(self.ds, frame=self.ds.frame.head(1))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cells = self.schema.to_cells(ds, accept_loss=True).frame
         cells = cells[cells["table"] == self.schema.table]
         if self.schema.aggregates is not None:
-            lead = self.schema.aggregates.lead(self.schema.key.delimiter) + self.schema.key.delimiter
+            lead = (
+                self.schema.aggregates.lead(self.schema.key.delimiter) + self.schema.key.delimiter
+            )
             cells = cells[~cells["row_key"].str.startswith(lead)]
         key = str(cells["row_key"].iloc[0])
         one = cells[cells["row_key"] == key]
         row = ds.frame.iloc[0]
         t = pd.Timestamp(row[self.ds.time])
-        intent = QueryIntent("exported_example", "range", "the exported example row",
-                             entity={c: row[c] for c in self.ds.entity}, start=t, end=t + pd.Timedelta(seconds=1))
+        intent = QueryIntent(
+            "exported_example",
+            "range",
+            "the exported example row",
+            entity={c: row[c] for c in self.ds.entity},
+            start=t,
+            end=t + pd.Timedelta(seconds=1),
+        )
         plan = self.schema.plan(intent)
-        return key, [(r.family, r.qualifier, r.value, int(r.timestamp_us)) for r in one.itertuples()], plan
+        return (
+            key,
+            [(r.family, r.qualifier, r.value, int(r.timestamp_us)) for r in one.itertuples()],
+            plan,
+        )
 
-    def python_snippet(self, project: str = DEFAULT_PROJECT, instance: str = DEFAULT_INSTANCE,
-                       table_id: str | None = None) -> str:
+    def python_snippet(
+        self,
+        project: str = DEFAULT_PROJECT,
+        instance: str = DEFAULT_INSTANCE,
+        table_id: str | None = None,
+    ) -> str:
         """A short program with the official client: create the table if missing, write one row, read its range."""
         ids = self.table_ids(table_id)
         tid = ids[self.schema.table]
@@ -249,35 +304,45 @@ class Export:
         lines.append("}")
         agg = [f.name for f in fams if f.aggregate]
         if agg:
-            lines.append(f"# aggregate (sum) families {agg} need a value type: create them with the cbt commands")
+            lines.append(
+                f"# aggregate (sum) families {agg} need a value type: create them with the cbt commands"
+            )
         lines += ["if not table.exists():", "    table.create(column_families=families)", ""]
         ex = self._example()
         if ex is None:
-            lines.append("# export(schema, ds) with a dataset adds a write and a read of an example row here")
+            lines.append(
+                "# export(schema, ds) with a dataset adds a write and a read of an example row here"
+            )
             return "\n".join(lines) + "\n"
         key, cells, plan = ex
         lines += [f"key = {key.encode('utf-8')!r}", "row = table.direct_row(key)"]
         for fam, q, v, ts in cells:
             t = pd.Timestamp(ts, unit="us", tz="UTC")
-            lines.append(f"row.set_cell({fam!r}, {q.encode('utf-8')!r}, {bytes(v)!r}, timestamp=datetime.datetime("
-                         f"{t.year}, {t.month}, {t.day}, {t.hour}, {t.minute}, {t.second}, {t.microsecond}, "
-                         "tzinfo=datetime.timezone.utc))")
+            lines.append(
+                f"row.set_cell({fam!r}, {q.encode('utf-8')!r}, {bytes(v)!r}, timestamp=datetime.datetime("
+                f"{t.year}, {t.month}, {t.day}, {t.hour}, {t.minute}, {t.second}, {t.microsecond}, "
+                "tzinfo=datetime.timezone.utc))"
+            )
         lines += ["row.commit()", "", f"# read back: {plan.describe()}", "row_set = RowSet()"]
         if plan.full_scan:
-            lines.append("row_set = None  # this design needs a full-table scan for the example's range")
+            lines.append(
+                "row_set = None  # this design needs a full-table scan for the example's range"
+            )
         for r in plan.ranges:
             s = repr(r.start.encode("utf-8")) if r.start is not None else "None"
             e = repr(r.end.encode("utf-8")) if r.end is not None else "None"
             lines.append(f"row_set.add_row_range_from_keys(start_key={s}, end_key={e})")
         for k in plan.keys:
             lines.append(f"row_set.add_row_key({k.encode('utf-8')!r})")
-        lines += ["rows = list(table.read_rows(row_set=row_set))",
-                  "for r in rows:",
-                  "    for fam, cols in r.cells.items():",
-                  "        for q, versions in cols.items():",
-                  "            print(r.row_key.decode(), fam, q.decode(), versions[0].value)",
-                  "assert any(r.row_key == key for r in rows), 'the written row was not read back'",
-                  "print(f'read back {len(rows)} row(s)')"]
+        lines += [
+            "rows = list(table.read_rows(row_set=row_set))",
+            "for r in rows:",
+            "    for fam, cols in r.cells.items():",
+            "        for q, versions in cols.items():",
+            "            print(r.row_key.decode(), fam, q.decode(), versions[0].value)",
+            "assert any(r.row_key == key for r in rows), 'the written row was not read back'",
+            "print(f'read back {len(rows)} row(s)')",
+        ]
         return "\n".join(lines) + "\n"
 
     # -- SQL -------------------------------------------------------------------------------------
@@ -288,29 +353,50 @@ class Export:
         if s.aggregates is not None and plan.filter.families == (s.aggregates.family.name,):
             return [f"{_ident(s.aggregates.family.name)} AS {s.aggregates.name}"], False
         from ..schema import NewCells, NewColumns, Serialized, Tall, Wide
+
         measures = list(shape.measures) if shape is not None else []
         key = dict(s.all_tables())[plan.table]
-        carried = [c for c in ((*shape.entity, *shape.attributes) if shape else ()) if c not in set(key.recovers())]
+        carried = [
+            c
+            for c in ((*shape.entity, *shape.attributes) if shape else ())
+            if c not in set(key.recovers())
+        ]
         if isinstance(lay, NewColumns):
             return [f"MAP_KEYS({_ident(lay.family.name)}) AS {lay.family.name}_values"], True
         if isinstance(lay, Serialized):
-            return [f"{_ident(lay.family.name)}[{sql_string(lay.qualifier)}] AS payload_{lay.format}"], False
+            return [
+                f"{_ident(lay.family.name)}[{sql_string(lay.qualifier)}] AS payload_{lay.format}"
+            ], False
         if isinstance(lay, Wide):  # HeroicOffsets too: the qualifier is the position in the bucket
             return [f"{_ident(lay.family_of(m).name)} AS {m}" for m in measures], False
         if isinstance(lay, Tall):
             fam = _ident(lay.family.name)
             if key.metric is not None:
-                return [f"{fam}[{sql_string(lay.value_qualifier)}] AS value"], isinstance(lay, NewCells)
-            cols = [c for c in (*measures, *carried) if plan.filter.qualifier_regex is None
-                    or re.fullmatch(plan.filter.qualifier_regex, lay.qname(c))]
-            return ([_cast(f"{fam}[{sql_string(lay.qname(c))}]", shape.dtype(c) if shape else None) + f" AS {_ident(c)}"
-                     for c in cols], isinstance(lay, NewCells))
+                return [f"{fam}[{sql_string(lay.value_qualifier)}] AS value"], isinstance(
+                    lay, NewCells
+                )
+            cols = [
+                c
+                for c in (*measures, *carried)
+                if plan.filter.qualifier_regex is None
+                or re.fullmatch(plan.filter.qualifier_regex, lay.qname(c))
+            ]
+            return (
+                [
+                    _cast(f"{fam}[{sql_string(lay.qname(c))}]", shape.dtype(c) if shape else None)
+                    + f" AS {_ident(c)}"
+                    for c in cols
+                ],
+                isinstance(lay, NewCells),
+            )
         return ["*"], False
 
     def sql(self, table_id: str | None = None) -> dict[str, str]:
         """GoogleSQL for each of the dataset's queries (heaviest first), from the schema's read plans."""
         if self.ds is None:
-            raise WorkbenchError("sql() writes the dataset's queries: export(schema, ds) with the dataset.")
+            raise WorkbenchError(
+                "sql() writes the dataset's queries: export(schema, ds) with the dataset."
+            )
         ids = self.table_ids(table_id)
         out: dict[str, str] = {}
         for q in sorted(self.ds.queries, key=lambda q: -q.weight):
@@ -322,13 +408,25 @@ class Export:
             cols, history = self._select(plan)
             args = []
             flt = plan.filter
-            key_bounds_time = (not self.schema.layout.multi_event and not plan.full_scan
-                               and all(r.prefix is None for r in plan.ranges) and flt.row_key_regex is None)
+            key_bounds_time = (
+                not self.schema.layout.multi_event
+                and not plan.full_scan
+                and all(r.prefix is None for r in plan.ranges)
+                and flt.row_key_regex is None
+            )
             cells_in_time = flt.time_range_us is not None and not key_bounds_time
-            if cells_in_time and not history:  # the key does not pin the time: filter cell timestamps
+            if (
+                cells_in_time and not history
+            ):  # the key does not pin the time: filter cell timestamps
                 history = True
-                cols = [re.sub(r"^CAST\(CAST\((.*) AS STRING\) AS \w+\)|^CAST\((.*) AS STRING\)( = 'true')?",
-                               lambda m: m.group(1) or m.group(2), c) for c in cols]
+                cols = [
+                    re.sub(
+                        r"^CAST\(CAST\((.*) AS STRING\) AS \w+\)|^CAST\((.*) AS STRING\)( = 'true')?",
+                        lambda m: m.group(1) or m.group(2),
+                        c,
+                    )
+                    for c in cols
+                ]
             if history or flt.latest_versions:
                 args.append("with_history => TRUE")
                 if flt.time_range_us is not None:
@@ -341,20 +439,36 @@ class Export:
                     args.append(f"latest_n => {flt.latest_versions}")
             src = _ident(ids[plan.table]) + (f"({', '.join(args)})" if args else "")
             where = []
-            conds = [f"(_key >= {sql_string(r.start)} AND _key < {sql_string(r.end)})" if r.start is not None and r.end is not None
-                     else f"_key >= {sql_string(r.start)}" if r.start is not None
-                     else f"_key < {sql_string(r.end)}" for r in plan.ranges if not r.is_full]
+            conds = [
+                f"(_key >= {sql_string(r.start)} AND _key < {sql_string(r.end)})"
+                if r.start is not None and r.end is not None
+                else f"_key >= {sql_string(r.start)}"
+                if r.start is not None
+                else f"_key < {sql_string(r.end)}"
+                for r in plan.ranges
+                if not r.is_full
+            ]
             conds += [f"_key = {sql_string(k)}" for k in plan.keys]
             if conds and not plan.full_scan:
-                where.append(conds[0] if len(conds) == 1 else "(" + "\n       OR ".join(conds) + ")")
+                where.append(
+                    conds[0] if len(conds) == 1 else "(" + "\n       OR ".join(conds) + ")"
+                )
             if flt.row_key_regex is not None:
-                where.append(f"REGEXP_CONTAINS(CAST(_key AS STRING), {sql_string('^(?:' + flt.row_key_regex + ')$')})")
-            head = [f"-- {q.name} ({q.kind}, weight {q.weight:g}): {q.description}",
-                    f"-- plan: {plan.describe()}"]
+                where.append(
+                    f"REGEXP_CONTAINS(CAST(_key AS STRING), {sql_string('^(?:' + flt.row_key_regex + ')$')})"
+                )
+            head = [
+                f"-- {q.name} ({q.kind}, weight {q.weight:g}): {q.description}",
+                f"-- plan: {plan.describe()}",
+            ]
             if plan.full_scan:
-                head.append("-- full-table scan: every row is read (G04); a second table keyed for it avoids that (G05)")
+                head.append(
+                    "-- full-table scan: every row is read (G04); a second table keyed for it avoids that (G05)"
+                )
             if history:
-                head.append("-- with_history: each column is the list of its (timestamp, value) cells in the time range")
+                head.append(
+                    "-- with_history: each column is the list of its (timestamp, value) cells in the time range"
+                )
             if q.aggregate:
                 head.append(f"-- then {q.aggregate} on the rows returned")
             body = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
@@ -380,15 +494,23 @@ class Export:
 
     def _repr_html_(self) -> str:
         def pre(text: str) -> str:
-            return ("<pre style='background:#f6f6f6;padding:6px;overflow-x:auto;white-space:pre'>"
-                    + html.escape(text) + "</pre>")
-        out = [f"<div class='wb-export'><b>Export of {html.escape(self.schema.name)}</b> — row key "
-               f"<code>{html.escape(self.schema.key.template())}</code>, tables "
-               + ", ".join(f"<code>{html.escape(v)}</code>" for v in self.table_ids().values())
-               + "<br><small>Text only: nothing is created until you run it. Set BIGTABLE_EMULATOR_HOST to try it on "
-                 "the emulator first.</small>",
-               "<h4>cbt</h4>", pre(self.cbt_script_safe()), "<h4>Python (google-cloud-bigtable)</h4>",
-               pre(self.python_snippet())]
+            return (
+                "<pre style='background:#f6f6f6;padding:6px;overflow-x:auto;white-space:pre'>"
+                + html.escape(text)
+                + "</pre>"
+            )
+
+        out = [
+            f"<div class='wb-export'><b>Export of {html.escape(self.schema.name)}</b> — row key "
+            f"<code>{html.escape(self.schema.key.template())}</code>, tables "
+            + ", ".join(f"<code>{html.escape(v)}</code>" for v in self.table_ids().values())
+            + "<br><small>Text only: nothing is created until you run it. Set BIGTABLE_EMULATOR_HOST to try it on "
+            "the emulator first.</small>",
+            "<h4>cbt</h4>",
+            pre(self.cbt_script_safe()),
+            "<h4>Python (google-cloud-bigtable)</h4>",
+            pre(self.python_snippet()),
+        ]
         if self.ds is not None:
             out += ["<h4>GoogleSQL</h4>", pre("\n\n".join(self.sql().values()))]
         return "".join(out) + "</div>"

@@ -14,8 +14,9 @@ telling colours apart.
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -25,8 +26,11 @@ from ..schema.limits import Finding as LimitFinding
 SEVERITIES = ("error", "warning", "info")
 _RANK = {s: i for i, s in enumerate(SEVERITIES)}
 # Okabe–Ito: vermillion, orange, blue; symbols differ too (✖ ▲ ●)
-_STYLE = {"error": ("#D55E00", "✖", "ERROR"), "warning": ("#E69F00", "▲", "WARNING"),
-          "info": ("#0072B2", "●", "INFO")}
+_STYLE = {
+    "error": ("#D55E00", "✖", "ERROR"),
+    "warning": ("#E69F00", "▲", "WARNING"),
+    "info": ("#0072B2", "●", "INFO"),
+}
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,9 @@ class Finding(LimitFinding):
 
     def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
-            raise ValueError(f"Finding severity must be one of {SEVERITIES}, got {self.severity!r}.")
+            raise ValueError(
+                f"Finding severity must be one of {SEVERITIES}, got {self.severity!r}."
+            )
         ids = tuple(dict.fromkeys((self.guideline, *self.guidelines)))
         bad = [g for g in ids if g not in GUIDELINES]
         if bad:
@@ -62,7 +68,9 @@ class Finding(LimitFinding):
         if self.fix:
             lines.append(f"  fix: {self.fix}")
         if self.suggestion is not None:
-            lines.append(f"  suggested schema: {self.suggestion.name} (row key {self.suggestion.key.template()})")
+            lines.append(
+                f"  suggested schema: {self.suggestion.name} (row key {self.suggestion.key.template()})"
+            )
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -71,9 +79,11 @@ class Finding(LimitFinding):
 
 def _gid_html(g: str) -> str:
     t = GUIDELINES.get(g, "")
-    return (f"<span class='wb-gid' title='{html.escape(g + ': ' + t)}' style='display:inline-block;"
-            "font-family:monospace;font-weight:bold;border:1px solid #555;border-radius:3px;padding:0 4px;"
-            f"margin-right:4px'>{html.escape(g)}</span><span style='color:#444'>{html.escape(t)}</span>")
+    return (
+        f"<span class='wb-gid' title='{html.escape(g + ': ' + t)}' style='display:inline-block;"
+        "font-family:monospace;font-weight:bold;border:1px solid #555;border-radius:3px;padding:0 4px;"
+        f"margin-right:4px'>{html.escape(g)}</span><span style='color:#444'>{html.escape(t)}</span>"
+    )
 
 
 def _finding_html(f: Finding) -> str:
@@ -83,22 +93,32 @@ def _finding_html(f: Finding) -> str:
     sug = ""
     if f.suggestion is not None:
         s = f.suggestion
-        sug = (f"<div style='margin-top:4px'><b>Suggested schema</b> <code>{html.escape(s.name)}</code>: "
-               f"row key <code>{html.escape(s.key.template())}</code>, {html.escape(s.layout.describe())}</div>")
+        sug = (
+            f"<div style='margin-top:4px'><b>Suggested schema</b> <code>{html.escape(s.name)}</code>: "
+            f"row key <code>{html.escape(s.key.template())}</code>, {html.escape(s.layout.describe())}</div>"
+        )
     fix = f"<div><b>Fix:</b> {html.escape(f.fix)}</div>" if f.fix else ""
-    return (f"<div class='wb-finding wb-{f.severity}' style='border-left:6px solid {colour};padding:4px 8px;"
-            f"margin:6px 0;background:#fafafa'>"
-            f"<div><span style='color:{colour};font-weight:bold'>{sym} {label}</span> "
-            f"<b>{html.escape(f.title)}</b></div>"
-            f"<div style='font-size:90%'>{gids}</div>"
-            f"<ul style='margin:2px 0 2px 18px;padding:0'>{ev}</ul>{fix}{sug}</div>")
+    return (
+        f"<div class='wb-finding wb-{f.severity}' style='border-left:6px solid {colour};padding:4px 8px;"
+        f"margin:6px 0;background:#fafafa'>"
+        f"<div><span style='color:{colour};font-weight:bold'>{sym} {label}</span> "
+        f"<b>{html.escape(f.title)}</b></div>"
+        f"<div style='font-size:90%'>{gids}</div>"
+        f"<ul style='margin:2px 0 2px 18px;padding:0'>{ev}</ul>{fix}{sug}</div>"
+    )
 
 
 class Advice(list):
     """The findings for one dataset × schema, worst first; a list of :class:`Finding`."""
 
-    def __init__(self, findings: Iterable[Finding] = (), *, dataset: str = "", schema: str = "",
-                 elapsed_ms: float = 0.0) -> None:
+    def __init__(
+        self,
+        findings: Iterable[Finding] = (),
+        *,
+        dataset: str = "",
+        schema: str = "",
+        elapsed_ms: float = 0.0,
+    ) -> None:
         items = sorted(findings, key=lambda f: (_RANK[f.severity], f.guideline, f.rule))
         super().__init__(items)
         self.dataset = dataset
@@ -139,20 +159,33 @@ class Advice(list):
         return [(f, f.suggestion) for f in self if f.suggestion is not None]
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"severity": f.severity, "guidelines": f.ids, "rule": f.rule, "title": f.title,
-                              "evidence": " · ".join(f.evidence), "fix": f.fix,
-                              "suggestion": f.suggestion.name if f.suggestion is not None else ""}
-                             for f in self],
-                            columns=["severity", "guidelines", "rule", "title", "evidence", "fix", "suggestion"])
+        return pd.DataFrame(
+            [
+                {
+                    "severity": f.severity,
+                    "guidelines": f.ids,
+                    "rule": f.rule,
+                    "title": f.title,
+                    "evidence": " · ".join(f.evidence),
+                    "fix": f.fix,
+                    "suggestion": f.suggestion.name if f.suggestion is not None else "",
+                }
+                for f in self
+            ],
+            columns=["severity", "guidelines", "rule", "title", "evidence", "fix", "suggestion"],
+        )
 
     # -- display ---------------------------------------------------------------------------
     def headline(self) -> str:
         n = {s: len(self.of(s)) for s in SEVERITIES}
         if not self.problems:
-            return (f"No problems found for {self.schema} on {self.dataset}"
-                    + (f" ({n['info']} note{'s' if n['info'] != 1 else ''})" if n["info"] else ""))
-        return (f"{self.schema} on {self.dataset}: {n['error']} error(s), {n['warning']} warning(s), "
-                f"{n['info']} note(s)")
+            return f"No problems found for {self.schema} on {self.dataset}" + (
+                f" ({n['info']} note{'s' if n['info'] != 1 else ''})" if n["info"] else ""
+            )
+        return (
+            f"{self.schema} on {self.dataset}: {n['error']} error(s), {n['warning']} warning(s), "
+            f"{n['info']} note(s)"
+        )
 
     def __str__(self) -> str:
         return "\n".join([self.headline(), *(str(f) for f in self)])
@@ -162,6 +195,8 @@ class Advice(list):
 
     def _repr_html_(self) -> str:
         colour = _STYLE["error" if self.errors else "warning" if self.warnings else "info"][0]
-        head = (f"<div style='font-weight:bold;color:{colour if self.problems else '#009E73'}'>"
-                f"{html.escape(self.headline())}</div>")
+        head = (
+            f"<div style='font-weight:bold;color:{colour if self.problems else '#009E73'}'>"
+            f"{html.escape(self.headline())}</div>"
+        )
         return "<div class='wb-advice'>" + head + "".join(_finding_html(f) for f in self) + "</div>"

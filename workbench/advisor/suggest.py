@@ -8,18 +8,43 @@ can check that applying it removes the finding it answers.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..errors import SchemaError
-from ..schema import (Family, Field, Hashed, Int, Layout, Literal, Metric, NewCells, NewColumns, PaddedInt,
-                      ReversedId, ReversedTimestamp, RowKey, Salt, Schema, Segment, Serialized, Tall, TimeBucket,
-                      Timestamp, Wide, loss_report)
+from ..schema import (
+    Family,
+    Field,
+    Hashed,
+    Int,
+    Layout,
+    Literal,
+    Metric,
+    NewCells,
+    NewColumns,
+    PaddedInt,
+    ReversedId,
+    ReversedTimestamp,
+    RowKey,
+    Salt,
+    Schema,
+    Segment,
+    Serialized,
+    Tall,
+    TimeBucket,
+    Timestamp,
+    Wide,
+    loss_report,
+)
 from ..schema.codecs import PRECISIONS
 from ..schema.keys import TIME, BaseTimestamp
 
-_REVERSED_UNITS = {"second": ("s", 9_999_999_999, 10), "ms": ("ms", 9_999_999_999_999, 13),
-                   "us": ("us", 9_999_999_999_999_999, 16)}
+_REVERSED_UNITS = {
+    "second": ("s", 9_999_999_999, 10),
+    "ms": ("ms", 9_999_999_999_999, 13),
+    "us": ("us", 9_999_999_999_999_999, 16),
+}
 
 
 def is_time(seg: Segment) -> bool:
@@ -42,7 +67,9 @@ def with_key(schema: Schema, table: str, key: RowKey) -> Schema:
     """The schema with the row key of logical table ``table`` replaced."""
     if table == schema.table:
         return replace(schema, key=key)
-    return replace(schema, tables=tuple(replace(t, key=key) if t.name == table else t for t in schema.tables))
+    return replace(
+        schema, tables=tuple(replace(t, key=key) if t.name == table else t for t in schema.tables)
+    )
 
 
 def key_of(schema: Schema, table: str) -> RowKey:
@@ -52,6 +79,7 @@ def key_of(schema: Schema, table: str) -> RowKey:
 def sequential_ints(values: Any) -> bool:
     """Consecutive-looking integer IDs: at least 3 distinct, dense in their range (G23)."""
     import numpy as np
+
     v = np.unique(np.asarray(values, dtype=np.int64))
     return len(v) >= 3 and (int(v.max()) - int(v.min()) + 1) <= 2 * len(v)
 
@@ -63,7 +91,7 @@ def promote(key: RowKey, ds: Any) -> RowKey:
     that would now lead the key is reversed (G23); with no entity segment at all the
     dataset's entity columns are added as readable fields."""
     lead = [s for s in key.segments[: lead_index(key) or 0]]
-    rest = key.segments[len(lead):]
+    rest = key.segments[len(lead) :]
     others = [s for s in rest if not is_time(s) and not isinstance(s, Salt)]
     times = [s for s in rest if is_time(s)]
     if not any(s.sources() for s in others):
@@ -76,7 +104,9 @@ def promote(key: RowKey, ds: Any) -> RowKey:
 
 
 def without_salt(key: RowKey, ds: Any) -> RowKey:
-    return promote(RowKey(tuple(s for s in key.segments if not isinstance(s, Salt)), key.delimiter), ds)
+    return promote(
+        RowKey(tuple(s for s in key.segments if not isinstance(s, Salt)), key.delimiter), ds
+    )
 
 
 def replace_segment(key: RowKey, i: int, seg: Segment) -> RowKey:
@@ -151,7 +181,10 @@ def with_family_gc(schema: Schema, family: str, gc: Any) -> Schema:
         fams = tuple((m, replace(f, gc=gc) if f.name == family else f) for m, f in lay.families_)
         return replace(schema, layout=replace(lay, families_=fams))
     if schema.aggregates is not None and schema.aggregates.family.name == family:
-        return replace(schema, aggregates=replace(schema.aggregates, family=replace(schema.aggregates.family, gc=gc)))
+        return replace(
+            schema,
+            aggregates=replace(schema.aggregates, family=replace(schema.aggregates.family, gc=gc)),
+        )
     raise SchemaError(f"No family {family!r} in schema {schema.name!r} whose GC rule can be set.")
 
 
@@ -180,12 +213,33 @@ def short_names(schema: Schema, measures: Iterable[str], carried: Iterable[str])
     elif isinstance(lay, (Serialized, NewColumns)):
         new = replace(lay, family=replace(lay.family, name=short(lay.family.name)))
     elif isinstance(lay, Wide):
-        new = replace(lay, families_=tuple((m, replace(lay.family_of(m), name=short(m))) for m in measures))
+        new = replace(
+            lay, families_=tuple((m, replace(lay.family_of(m), name=short(m))) for m in measures)
+        )
     else:
         return schema
     return replace(schema, layout=new)
 
 
-__all__ = ["is_time", "lead_index", "promote", "without_salt", "replace_segment", "at_precision",
-           "finer_precisions", "loses_nothing", "first_lossless", "tall_layout", "with_family_gc", "short_names",
-           "renamed", "with_key", "key_of", "sequential_ints", "BaseTimestamp", "Hashed", "Metric", "TimeBucket"]
+__all__ = [
+    "is_time",
+    "lead_index",
+    "promote",
+    "without_salt",
+    "replace_segment",
+    "at_precision",
+    "finer_precisions",
+    "loses_nothing",
+    "first_lossless",
+    "tall_layout",
+    "with_family_gc",
+    "short_names",
+    "renamed",
+    "with_key",
+    "key_of",
+    "sequential_ints",
+    "BaseTimestamp",
+    "Hashed",
+    "Metric",
+    "TimeBucket",
+]

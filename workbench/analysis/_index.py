@@ -14,8 +14,8 @@ memory of Python strings), whose byte order is exactly Bigtable's key order.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,7 @@ def _large_arrays_from_mmap() -> None:
     """
     try:
         import ctypes
+
         ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
     except (OSError, AttributeError):  # not glibc
         pass
@@ -42,14 +43,18 @@ def _release_freed_memory() -> None:
     """Hand freed heap pages back to the OS (glibc keeps them after a chunk's Python objects die)."""
     try:
         import ctypes
+
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # not glibc: nothing to do
         pass
 
 
 def _str_lengths(values: np.ndarray) -> np.ndarray:
-    return np.fromiter((len(v.encode("utf-8")) if not v.isascii() else len(v) for v in values),
-                       dtype=np.int64, count=len(values))
+    return np.fromiter(
+        (len(v.encode("utf-8")) if not v.isascii() else len(v) for v in values),
+        dtype=np.int64,
+        count=len(values),
+    )
 
 
 def _value_lengths(values: np.ndarray) -> np.ndarray:
@@ -59,7 +64,9 @@ def _value_lengths(values: np.ndarray) -> np.ndarray:
 def _check_strings(col: str, uniques: np.ndarray) -> None:
     bad = [u for u in uniques[:100_000] if not isinstance(u, str)]
     if bad:
-        raise WorkbenchError(f"CellFrame column {col!r} must hold str values; found {type(bad[0]).__name__} {bad[0]!r}.")
+        raise WorkbenchError(
+            f"CellFrame column {col!r} must hold str values; found {type(bad[0]).__name__} {bad[0]!r}."
+        )
 
 
 @dataclass
@@ -90,11 +97,11 @@ class CellIndex:
 
     # -- construction --------------------------------------------------------------------
     @classmethod
-    def build(cls, cells: CellFrame) -> "CellIndex":
+    def build(cls, cells: CellFrame) -> CellIndex:
         return cls.from_parts([cells])
 
     @classmethod
-    def from_parts(cls, parts: Iterable[CellFrame]) -> "CellIndex":
+    def from_parts(cls, parts: Iterable[CellFrame]) -> CellIndex:
         """Build from CellFrames produced chunk by chunk (the 10-million-event path).
 
         Each chunk is reduced at once to integer codes (row keys to UTF-8
@@ -133,25 +140,38 @@ class CellIndex:
             try:  # ASCII keys (the usual case) convert in C without a Python object per key
                 kbytes = kuniq.astype(bytes)
             except UnicodeEncodeError:
-                kbytes = np.array([k.encode("utf-8", "surrogateescape") for k in kuniq], dtype=bytes)
+                kbytes = np.array(
+                    [k.encode("utf-8", "surrogateescape") for k in kuniq], dtype=bytes
+                )
             fcode, funiq = pd.factorize(f["family"].to_numpy(dtype=object))
             _check_strings("family", funiq)
             qcode, quniq = pd.factorize(f["qualifier"].to_numpy(dtype=object))
             _check_strings("qualifier", quniq)
             ts = f["timestamp_us"].to_numpy()
             if ts.dtype.kind not in "iu":
-                raise WorkbenchError(f"CellFrame column 'timestamp_us' must be int64 microseconds, got dtype {ts.dtype}.")
+                raise WorkbenchError(
+                    f"CellFrame column 'timestamp_us' must be int64 microseconds, got dtype {ts.dtype}."
+                )
             vals = f["value"].to_numpy(dtype=object)
             if pd.api.types.infer_dtype(vals, skipna=False) != "bytes":
                 i = int(np.flatnonzero([not isinstance(v, bytes) for v in vals])[0])
-                raise WorkbenchError(f"CellFrame column 'value' must hold bytes; row {f['row_key'].iloc[i]!r} has "
-                                     f"{type(vals[i]).__name__} {vals[i]!r}.")
+                raise WorkbenchError(
+                    f"CellFrame column 'value' must hold bytes; row {f['row_key'].iloc[i]!r} has "
+                    f"{type(vals[i]).__name__} {vals[i]!r}."
+                )
             vlen = _value_lengths(vals)
             key_chunks.append((kbytes, kt))
             fam_chunks.append(funiq)
             qual_chunks.append(quniq)
-            codes.append((kcode.astype(np.int32 if len(kuniq) < 2**31 else np.int64), fcode.astype(np.int32),
-                          qcode.astype(np.int32), ts.astype(np.int64, copy=False), vlen.astype(np.int32)))
+            codes.append(
+                (
+                    kcode.astype(np.int32 if len(kuniq) < 2**31 else np.int64),
+                    fcode.astype(np.int32),
+                    qcode.astype(np.int32),
+                    ts.astype(np.int64, copy=False),
+                    vlen.astype(np.int32),
+                )
+            )
             del f, rk, vals, kuniq
         if not codes:
             return cls._empty()
@@ -195,9 +215,11 @@ class CellIndex:
         for i in range(len(codes)):
             kcode, fcode, qcode, t, vl = codes[i]
             b = a + len(kcode)
-            row[a:b] = gid[offsets[i]:offsets[i + 1]][kcode]
+            row[a:b] = gid[offsets[i] : offsets[i + 1]][kcode]
             family[a:b] = np.array([fam_pos[x] for x in fam_chunks[i]], dtype=np.int32)[fcode]
-            qualifier[a:b] = qual_pos.reindex(pd.Index(qual_chunks[i], dtype=object)).to_numpy(dtype=np.int64)[qcode]
+            qualifier[a:b] = qual_pos.reindex(pd.Index(qual_chunks[i], dtype=object)).to_numpy(
+                dtype=np.int64
+            )[qcode]
             ts[a:b] = t
             vlen[a:b] = vl
             codes[i] = ()  # free the chunk's codes as we go
@@ -213,7 +235,9 @@ class CellIndex:
         ts = ts[order]
         vlen = vlen[order]
         del order
-        key_bytes = np.char.str_len(row_keys).astype(np.int32) if len(row_keys) else np.zeros(0, np.int32)
+        key_bytes = (
+            np.char.str_len(row_keys).astype(np.int32) if len(row_keys) else np.zeros(0, np.int32)
+        )
         family_bytes = _str_lengths(families)
         qualifier_bytes = _str_lengths(qualifiers)
         vtotal = int(vlen.sum(dtype=np.int64))
@@ -224,18 +248,43 @@ class CellIndex:
         nbytes += TIMESTAMP_OVERHEAD
         del vlen
         _release_freed_memory()
-        return cls(tables=tables, row_keys=row_keys, row_table=row_table, families=families,
-                   qualifiers=qualifiers, row=row, family=family, qualifier=qualifier, ts=ts, nbytes=nbytes,
-                   key_bytes=key_bytes, family_bytes=family_bytes, qualifier_bytes=qualifier_bytes,
-                   value_bytes_total=vtotal)
+        return cls(
+            tables=tables,
+            row_keys=row_keys,
+            row_table=row_table,
+            families=families,
+            qualifiers=qualifiers,
+            row=row,
+            family=family,
+            qualifier=qualifier,
+            ts=ts,
+            nbytes=nbytes,
+            key_bytes=key_bytes,
+            family_bytes=family_bytes,
+            qualifier_bytes=qualifier_bytes,
+            value_bytes_total=vtotal,
+        )
 
     @classmethod
-    def _empty(cls) -> "CellIndex":
+    def _empty(cls) -> CellIndex:
         z = np.zeros(0, dtype=np.int64)
         o = np.zeros(0, dtype=object)
-        return cls(tables=[], row_keys=np.zeros(0, dtype="S1"), row_table=z.astype(np.int32), families=o, qualifiers=o,
-                   row=z, family=z, qualifier=z, ts=z, nbytes=z, key_bytes=z, family_bytes=z,
-                   qualifier_bytes=z, value_bytes_total=0)
+        return cls(
+            tables=[],
+            row_keys=np.zeros(0, dtype="S1"),
+            row_table=z.astype(np.int32),
+            families=o,
+            qualifiers=o,
+            row=z,
+            family=z,
+            qualifier=z,
+            ts=z,
+            nbytes=z,
+            key_bytes=z,
+            family_bytes=z,
+            qualifier_bytes=z,
+            value_bytes_total=0,
+        )
 
     # -- derived -------------------------------------------------------------------------
     def key(self, i: int) -> str:
@@ -244,7 +293,9 @@ class CellIndex:
 
     def keys(self, rows: np.ndarray) -> np.ndarray:
         """Row keys of ``rows`` as an object array of str."""
-        return np.array([bytes(k).decode("utf-8", "surrogateescape") for k in self.row_keys[rows]], dtype=object)
+        return np.array(
+            [bytes(k).decode("utf-8", "surrogateescape") for k in self.row_keys[rows]], dtype=object
+        )
 
     @property
     def n_cells(self) -> int:
@@ -265,14 +316,18 @@ class CellIndex:
         off = self.row_offsets()
         if self.n_cells == 0:
             return np.zeros(self.n_rows, dtype=np.int64)
-        return np.add.reduceat(self.nbytes.astype(np.int64), off[:-1])  # every row has at least one cell
+        return np.add.reduceat(
+            self.nbytes.astype(np.int64), off[:-1]
+        )  # every row has at least one cell
 
     def table_rows(self, table: str) -> tuple[int, int]:
         """[lo, hi) of the row ids of one table (rows are sorted table-major)."""
         if table not in self.tables:
             return 0, 0
         t = self.tables.index(table)
-        return int(np.searchsorted(self.row_table, t, "left")), int(np.searchsorted(self.row_table, t, "right"))
+        return int(np.searchsorted(self.row_table, t, "left")), int(
+            np.searchsorted(self.row_table, t, "right")
+        )
 
 
 __all__ = ["CellIndex"]

@@ -83,22 +83,38 @@ class Capacity:
 
     def verdict(self) -> str:
         if self.hotspot_limited:
-            return (f"Hotspot-bound: {self.busiest_share:.0%} of writes hit one node, so {self.writes_per_s:,.0f} writes/s "
-                    f"cannot be served by adding nodes")
-        return (f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed} node(s), "
-                f"≈ ${self.monthly_cost:,.0f} per month")
+            return (
+                f"Hotspot-bound: {self.busiest_share:.0%} of writes hit one node, so {self.writes_per_s:,.0f} writes/s "
+                f"cannot be served by adding nodes"
+            )
+        return (
+            f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed} node(s), "
+            f"≈ ${self.monthly_cost:,.0f} per month"
+        )
 
     def _repr_html_(self) -> str:
         from ..plots import figure_html
         from ..plots.capacity import plot_bytes_breakdown
-        return (f"<div><b>Storage and capacity</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
-                + self.table().to_html(float_format=lambda x: f"{x:,.3g}" if abs(x) < 100 else f"{x:,.0f}")
-                + figure_html(plot_bytes_breakdown, self)
-                + f"<p><small>{html.escape(EMULATOR_NOTES['capacity'])}</small></p></div>")
+
+        return (
+            f"<div><b>Storage and capacity</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
+            + self.table().to_html(
+                float_format=lambda x: f"{x:,.3g}" if abs(x) < 100 else f"{x:,.0f}"
+            )
+            + figure_html(plot_bytes_breakdown, self)
+            + f"<p><small>{html.escape(EMULATOR_NOTES['capacity'])}</small></p></div>"
+        )
 
 
-def capacity(index: CellIndex, events: int, kd: KeyDistribution, *, settings: Settings = DEFAULT,
-             target_writes_per_s: float | None = None, schema_name: str = "") -> Capacity:
+def capacity(
+    index: CellIndex,
+    events: int,
+    kd: KeyDistribution,
+    *,
+    settings: Settings = DEFAULT,
+    target_writes_per_s: float | None = None,
+    schema_name: str = "",
+) -> Capacity:
     """``events``: the dataset's event count; ``target_writes_per_s``: your production rate (default: the data's)."""
     n = index.n_cells
     key_b = int(index.key_bytes[index.row].sum()) if n else 0
@@ -119,22 +135,48 @@ def capacity(index: CellIndex, events: int, kd: KeyDistribution, *, settings: Se
     share = kd.mean_share if not math.isnan(kd.mean_share) else 1.0
     factor = share * kd.nodes
     nodes_fair = max(settings.min_nodes, math.ceil(rate / settings.writes_per_s_per_node))
-    nodes_needed = max(settings.min_nodes, math.ceil(rate * factor / settings.writes_per_s_per_node))
+    nodes_needed = max(
+        settings.min_nodes, math.ceil(rate * factor / settings.writes_per_s_per_node)
+    )
     # a hotspot that does not shrink as nodes are added: the busiest node alone must carry share × rate
     hotspot_limited = bool(share >= 0.8 and rate * share > settings.writes_per_s_per_node)
     seconds_per_month = settings.hours_per_month * 3600
     bytes_per_event = total / max(events, 1)
-    per_month = bytes_per_event * (rate / max(mutations_per_event, 1e-9) if target_given else events_per_s) * seconds_per_month
+    per_month = (
+        bytes_per_event
+        * (rate / max(mutations_per_event, 1e-9) if target_given else events_per_s)
+        * seconds_per_month
+    )
     stored = per_month * settings.retention_months
     node_cost = nodes_needed * settings.node_hour_usd * settings.hours_per_month
     storage_cost = stored / 1e9 * settings.ssd_gb_month_usd
-    return Capacity(events=events, cells=n, total_bytes=total,
-                    breakdown={"row key": key_b, "family": fam_b, "qualifier": qual_b, "timestamp": ts_b, "value": val_b},
-                    short_names_bytes=int(short_total), events_per_s=events_per_s, writes_per_s=float(rate),
-                    hotspot_factor=float(factor), busiest_share=float(share), nodes_fair=nodes_fair,
-                    nodes_needed=nodes_needed, hotspot_limited=hotspot_limited, bytes_per_month=float(per_month),
-                    stored_bytes=float(stored), node_cost_month=float(node_cost), storage_cost_month=float(storage_cost),
-                    settings=settings, schema_name=schema_name, target_given=target_given)
+    return Capacity(
+        events=events,
+        cells=n,
+        total_bytes=total,
+        breakdown={
+            "row key": key_b,
+            "family": fam_b,
+            "qualifier": qual_b,
+            "timestamp": ts_b,
+            "value": val_b,
+        },
+        short_names_bytes=int(short_total),
+        events_per_s=events_per_s,
+        writes_per_s=float(rate),
+        hotspot_factor=float(factor),
+        busiest_share=float(share),
+        nodes_fair=nodes_fair,
+        nodes_needed=nodes_needed,
+        hotspot_limited=hotspot_limited,
+        bytes_per_month=float(per_month),
+        stored_bytes=float(stored),
+        node_cost_month=float(node_cost),
+        storage_cost_month=float(storage_cost),
+        settings=settings,
+        schema_name=schema_name,
+        target_given=target_given,
+    )
 
 
 __all__ = ["Capacity", "capacity"]

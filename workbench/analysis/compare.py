@@ -8,14 +8,15 @@ modelled node cost (G04, G05, G11).
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
 from ..errors import WorkbenchError
-from .settings import EMULATOR_NOTES
 from .rowsizes import _fmt
+from .settings import EMULATOR_NOTES
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Comparison:
     def _repr_html_(self) -> str:
         from ..plots import figure_html
         from ..plots.compare import plot_comparison
+
         def num(x: Any) -> str:
             return "—" if pd.isna(x) else (f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}")
 
@@ -39,14 +41,16 @@ class Comparison:
         rows.update({label: self.table[c].map(num) for c, label in self.criteria})
         t = pd.DataFrame(rows).T
         t.columns.name = None
-        return (f"<div><h3>{len(self.analyses)} designs for {html.escape(self.dataset)}</h3>"
-                + "<p><small>Ranking: best first; <b>&lt;</b> the next design is worse, <b>≈</b> within 5 %. "
-                  "Lower is better on every criterion.</small></p>"
-                + self.rankings[["ranking", "reason"]].to_html(escape=True)
-                + t.to_html(escape=True)
-                + figure_html(plot_comparison, self)
-                + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])} {html.escape(EMULATOR_NOTES['querycost'])}</small></p>"
-                + "</div>")
+        return (
+            f"<div><h3>{len(self.analyses)} designs for {html.escape(self.dataset)}</h3>"
+            + "<p><small>Ranking: best first; <b>&lt;</b> the next design is worse, <b>≈</b> within 5 %. "
+            "Lower is better on every criterion.</small></p>"
+            + self.rankings[["ranking", "reason"]].to_html(escape=True)
+            + t.to_html(escape=True)
+            + figure_html(plot_comparison, self)
+            + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])} {html.escape(EMULATOR_NOTES['querycost'])}</small></p>"
+            + "</div>"
+        )
 
 
 def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
@@ -59,33 +63,46 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
         reason = f"all about equal ({fmt(s[best])})"
         best = worst = ""  # a tie has no winner to colour
     else:
-        reason = (f"{best} is best with {fmt(s[best])}; {worst} is worst with {fmt(s[worst])} "
-                  f"({s[worst] / max(s[best], 1e-12):,.1f}× more)")
+        reason = (
+            f"{best} is best with {fmt(s[best])}; {worst} is worst with {fmt(s[worst])} "
+            f"({s[worst] / max(s[best], 1e-12):,.1f}× more)"
+        )
     ranking = order[0]
-    for prev, nxt in zip(order, order[1:]):  # "≈" within 5 %, "<" where the next design is really worse
+    for prev, nxt in zip(
+        order, order[1:]
+    ):  # "≈" within 5 %, "<" where the next design is really worse
         ranking += (" ≈ " if s[nxt] <= s[prev] * 1.05 else " < ") + nxt
     return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
 
 
-def compare(ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = None, **kwargs: Any) -> Comparison:
+def compare(
+    ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = None, **kwargs: Any
+) -> Comparison:
     """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them."""
     from ..datasets.model import require_dataset
     from ..schema import Schema
     from . import analyze, schema_name
+
     require_dataset(ds, "compare")
     if isinstance(schemas, Schema):
-        raise WorkbenchError("compare takes a list of schemas, e.g. wb.compare(ds, [a, b]); for one design "
-                             "use wb.analyze(ds, schema).")
+        raise WorkbenchError(
+            "compare takes a list of schemas, e.g. wb.compare(ds, [a, b]); for one design "
+            "use wb.analyze(ds, schema)."
+        )
     if isinstance(schemas, (str, bytes, dict)) or not hasattr(schemas, "__iter__"):
         raise WorkbenchError(f"compare takes a list of schemas, got {type(schemas).__name__}.")
     schemas = list(schemas)
     bad = [s for s in schemas if not isinstance(s, Schema)]
     if bad:
-        raise WorkbenchError(f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)); got {bad[0]!r}.")
+        raise WorkbenchError(
+            f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)); got {bad[0]!r}."
+        )
     if not schemas:
         raise WorkbenchError("compare needs at least one schema.")
     if isinstance(names, str):
-        raise WorkbenchError(f"names must be a list with one name per schema, got the string {names!r}.")
+        raise WorkbenchError(
+            f"names must be a list with one name per schema, got the string {names!r}."
+        )
     labels = list(names) if names is not None else [schema_name(s) for s in schemas]
     if len(labels) != len(schemas):
         raise WorkbenchError(f"compare got {len(schemas)} schemas but {len(labels)} names.")
@@ -101,11 +118,16 @@ def compare(ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = No
         r.update(a.summary())
         recs.append(r)
     table = pd.DataFrame.from_records(recs).set_index("design")
-    criteria = [("hotspot_factor", "hotspot (busiest node ÷ fair share)"),
-                ("bytes_per_event", "storage (bytes per event)"),
-                ("projected_max_row_bytes", "largest row (after retention)")]
-    fmts = {"hotspot_factor": lambda v: f"{v:.1f}× fair", "bytes_per_event": lambda v: f"{v:,.0f} B/event",
-            "projected_max_row_bytes": lambda v: _fmt(v)}
+    criteria = [
+        ("hotspot_factor", "hotspot (busiest node ÷ fair share)"),
+        ("bytes_per_event", "storage (bytes per event)"),
+        ("projected_max_row_bytes", "largest row (after retention)"),
+    ]
+    fmts = {
+        "hotspot_factor": lambda v: f"{v:.1f}× fair",
+        "bytes_per_event": lambda v: f"{v:,.0f} B/event",
+        "projected_max_row_bytes": lambda v: _fmt(v),
+    }
     for q in ds.queries:
         col = f"{q.name}: node ms"
         if col in table.columns:
@@ -115,19 +137,37 @@ def compare(ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = No
     rank_recs = []
     for col, lab in criteria:
         if col in missing:
-            cant = table.index[table[col].isna()].tolist() if col in table.columns else list(table.index)
-            rank_recs.append({"criterion": lab, "ranking": "—", "best": "", "worst": "",
-                              "reason": f"cannot be planned by {', '.join(cant)}"})
+            cant = (
+                table.index[table[col].isna()].tolist()
+                if col in table.columns
+                else list(table.index)
+            )
+            rank_recs.append(
+                {
+                    "criterion": lab,
+                    "ranking": "—",
+                    "best": "",
+                    "worst": "",
+                    "reason": f"cannot be planned by {', '.join(cant)}",
+                }
+            )
             continue
         rec = _rank(table, col, lab, fmts[col])
         q = col.split(": node ms")[0] if col.endswith(": node ms") else None
         if q is not None:  # say why: rows seen and scans of best and worst
             b, w = rec["best"], rec["worst"]
             if b != w:
-                rec["reason"] += (f"; rows seen {int(table.loc[b, q + ': rows seen']):,} vs "
-                                  f"{int(table.loc[w, q + ': rows seen']):,}, scans {int(table.loc[b, q + ': scans'])} "
-                                  f"vs {int(table.loc[w, q + ': scans'])}")
+                rec["reason"] += (
+                    f"; rows seen {int(table.loc[b, q + ': rows seen']):,} vs "
+                    f"{int(table.loc[w, q + ': rows seen']):,}, scans {int(table.loc[b, q + ': scans'])} "
+                    f"vs {int(table.loc[w, q + ': scans'])}"
+                )
         rank_recs.append(rec)
     rankings = pd.DataFrame.from_records(rank_recs).set_index("criterion")
-    return Comparison(dataset=getattr(ds, "name", "dataset"), analyses=analyses, table=table, rankings=rankings,
-                      criteria=criteria)
+    return Comparison(
+        dataset=getattr(ds, "name", "dataset"),
+        analyses=analyses,
+        table=table,
+        rankings=rankings,
+        criteria=criteria,
+    )

@@ -27,8 +27,8 @@ Python loop is over time windows and tablet splits.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -62,7 +62,9 @@ def writes_from_index(index: CellIndex) -> Writes:
     first[1:] |= t[1:] != t[:-1]
     starts = np.flatnonzero(first)
     del first
-    nbytes = np.add.reduceat(index.nbytes[order], starts, dtype=np.int64).astype(np.int32)  # a row < 256 MB
+    nbytes = np.add.reduceat(index.nbytes[order], starts, dtype=np.int64).astype(
+        np.int32
+    )  # a row < 256 MB
     del order
     cells = np.diff(np.r_[starts, len(r)]).astype(np.int32)
     row, ts = r[starts], t[starts]
@@ -88,8 +90,9 @@ def common_prefix(a: str, b: str) -> str:
     return a[:n]
 
 
-def prefix_labels(first_keys: np.ndarray, *, delimiter: str = "#", max_labels: int = 14,
-                  max_chars: int = 28) -> list[tuple[int, str]]:
+def prefix_labels(
+    first_keys: np.ndarray, *, delimiter: str = "#", max_labels: int = 14, max_chars: int = 28
+) -> list[tuple[int, str]]:
     """Label positions (bucket index, text) at boundaries of the key-prefix hierarchy.
 
     Uses the deepest segment depth whose groups still fit ``max_labels``; when
@@ -127,8 +130,14 @@ def _snake(order: np.ndarray, nodes: int) -> np.ndarray:
     return out
 
 
-def _split(starts: list[int], sizes: list[float], row_bytes: np.ndarray, threshold: float, n_rows: int,
-           frontier: int) -> tuple[list[int], list[float]]:
+def _split(
+    starts: list[int],
+    sizes: list[float],
+    row_bytes: np.ndarray,
+    threshold: float,
+    n_rows: int,
+    frontier: int,
+) -> tuple[list[int], list[float]]:
     """Split every tablet above the threshold at its byte median until none is (or none can)."""
     new_s, new_b = [], []
     stack = list(zip(starts, [*starts[1:], n_rows], sizes))[::-1]
@@ -168,7 +177,9 @@ class KeyDistribution:
     tablet_starts: np.ndarray  # final tablets, as key ranks
     threshold_bytes: float
     busiest_range: dict = field(default_factory=dict)
-    warmup_windows: int = 0  # windows before the table had one tablet per node (excluded from the shares)
+    warmup_windows: int = (
+        0  # windows before the table had one tablet per node (excluded from the shares)
+    )
     delimiter: str = "#"
     read_note: str = ""
     schema_name: str = ""
@@ -179,7 +190,7 @@ class KeyDistribution:
         return 1.0 / self.nodes
 
     def _shares(self) -> np.ndarray:
-        s = self.busiest_share[self.warmup_windows:]
+        s = self.busiest_share[self.warmup_windows :]
         s = s[~np.isnan(s)]
         if not len(s):  # the table never had a tablet per node: use every window
             s = self.busiest_share[~np.isnan(self.busiest_share)]
@@ -212,7 +223,11 @@ class KeyDistribution:
 
     @property
     def peak_writes_per_s(self) -> float:
-        w = max((self.window_edges_us[1] - self.window_edges_us[0]) / 1e6, 1e-6) if len(self.window_edges_us) > 1 else 1.0
+        w = (
+            max((self.window_edges_us[1] - self.window_edges_us[0]) / 1e6, 1e-6)
+            if len(self.window_edges_us) > 1
+            else 1.0
+        )
         return float(self.node_writes.sum(axis=1).max() / w) if self.node_writes.size else 0.0
 
     @property
@@ -228,37 +243,59 @@ class KeyDistribution:
         if self.n_writes == 0:
             return "No writes"
         if self.spread == "hotspot":
-            return (f"Hotspot: {self.mean_share:.0%} of each window's writes hit one node "
-                    f"(fair share {self.fair_share:.0%})")
+            return (
+                f"Hotspot: {self.mean_share:.0%} of each window's writes hit one node "
+                f"(fair share {self.fair_share:.0%})"
+            )
         if self.spread == "even":
-            return (f"Writes spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share")
-        return (f"Uneven writes: busiest node carries {self.hotspot_factor:.1f}× its fair share")
+            return f"Writes spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share"
+        return f"Uneven writes: busiest node carries {self.hotspot_factor:.1f}× its fair share"
 
     def summary(self) -> dict[str, object]:
-        return {"nodes": self.nodes, "writes": self.n_writes, "rows": self.n_rows, "tablets": self.n_tablets,
-                "busiest_node_share_mean": self.mean_share, "busiest_node_share_max": self.max_share,
-                "fair_share": self.fair_share, "hotspot_factor": self.hotspot_factor,
-                "busiest_range": self.busiest_range.get("name", ""),
-                "writes_per_s": self.writes_per_s, "peak_writes_per_s": self.peak_writes_per_s}
+        return {
+            "nodes": self.nodes,
+            "writes": self.n_writes,
+            "rows": self.n_rows,
+            "tablets": self.n_tablets,
+            "busiest_node_share_mean": self.mean_share,
+            "busiest_node_share_max": self.max_share,
+            "fair_share": self.fair_share,
+            "hotspot_factor": self.hotspot_factor,
+            "busiest_range": self.busiest_range.get("name", ""),
+            "writes_per_s": self.writes_per_s,
+            "peak_writes_per_s": self.peak_writes_per_s,
+        }
 
     def _repr_html_(self) -> str:
         from ..plots import figure_html
-        from ..plots.keyspace import plot_key_heatmap, plot_hotspot, plot_node_load
+        from ..plots.keyspace import plot_hotspot, plot_key_heatmap, plot_node_load
+
         s = self.summary()
-        return (f"<div><b>Key distribution</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}. "
-                f"{s['tablets']} tablets on {self.nodes} nodes; busiest key range "
-                f"<code>{html.escape(str(s['busiest_range']))}</code>"
-                + figure_html(plot_key_heatmap, self, emulator_note=False) + figure_html(plot_node_load, self)
-                + figure_html(plot_hotspot, self)
-                + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])}</small></p></div>")
+        return (
+            f"<div><b>Key distribution</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}. "
+            f"{s['tablets']} tablets on {self.nodes} nodes; busiest key range "
+            f"<code>{html.escape(str(s['busiest_range']))}</code>"
+            + figure_html(plot_key_heatmap, self, emulator_note=False)
+            + figure_html(plot_node_load, self)
+            + figure_html(plot_hotspot, self)
+            + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])}</small></p></div>"
+        )
 
 
-def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | None = None,
-                     weights: Mapping[str, float] | None = None, nodes: int | None = None,
-                     settings: Settings = DEFAULT, runs_per_window: float = 1.0,
-                     writes: Writes | None = None, schema_name: str = "") -> KeyDistribution:
+def key_distribution(
+    index: CellIndex,
+    *,
+    seen_rows: Mapping[str, np.ndarray] | None = None,
+    weights: Mapping[str, float] | None = None,
+    nodes: int | None = None,
+    settings: Settings = DEFAULT,
+    runs_per_window: float = 1.0,
+    writes: Writes | None = None,
+    schema_name: str = "",
+) -> KeyDistribution:
     """Replay the writes over the tablet/node model; ``seen_rows`` (query → row ids) gives the reads."""
     from ..errors import WorkbenchError
+
     nodes = settings.nodes if nodes is None else int(nodes)
     if nodes < 1:
         raise WorkbenchError(f"nodes must be at least 1, got {nodes}.")
@@ -271,7 +308,11 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     W = settings.time_windows if t1 > t0 else 1
     edges = t0 + (np.arange(W + 1, dtype=np.float64) * ((t1 - t0) / W)).astype(np.int64)
     edges[-1] = max(t1, t0 + 1)
-    win = np.minimum(((w.ts - t0) * W) // max(t1 - t0, 1), W - 1) if n else np.zeros(0, dtype=np.int64)
+    win = (
+        np.minimum(((w.ts - t0) * W) // max(t1 - t0, 1), W - 1)
+        if n
+        else np.zeros(0, dtype=np.int64)
+    )
     bucket_of_row = (np.arange(R, dtype=np.int64) * B) // max(R, 1)
     writes_m = np.bincount(win * B + bucket_of_row[w.row], minlength=W * B).reshape(W, B)
 
@@ -284,7 +325,9 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
     # tablet model
     total_bytes = float(w.nbytes.sum(dtype=np.int64))
     threshold = max(total_bytes / max(settings.target_tablets, 1), 1.0)
-    table_starts = sorted({int(x) for x in np.searchsorted(index.row_table, np.unique(index.row_table), "left")}) or [0]
+    table_starts = sorted(
+        {int(x) for x in np.searchsorted(index.row_table, np.unique(index.row_table), "left")}
+    ) or [0]
     starts: list[int] = table_starts
     sizes: list[float] = [0.0] * len(starts)
     row_bytes = np.zeros(R, dtype=np.float64)
@@ -307,7 +350,9 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
         node_w[k] = np.bincount(assign, weights=load, minlength=nodes)
         top = int(load.argmax())
         cnt, settled = int(load[top]), warmup is not None  # warm-up ended in an earlier window
-        if cnt > best_any[0] or (settled and cnt > best_settled[0]):  # rows looked up only for a new best
+        if cnt > best_any[0] or (
+            settled and cnt > best_settled[0]
+        ):  # rows looked up only for a new best
             in_top = rr[tab == top]
             entry = (cnt, k, int(in_top.min()), int(in_top.max()), int(b - a))
             best_any = entry if cnt > best_any[0] else best_any
@@ -341,20 +386,44 @@ def key_distribution(index: CellIndex, *, seen_rows: Mapping[str, np.ndarray] | 
             label = pref + "…"
         else:  # the range spans several top-level prefixes: name both ends
             label = f"{first[:24]} … {last[:24]}"
-        busiest = {"name": label, "first_key": first,
-                   "last_key": last, "writes": cnt, "window_share": cnt / max(tot, 1),
-                   "window_start": pd.Timestamp(int(edges[k]), unit="us", tz="UTC")}
-    first_keys = index.keys(np.searchsorted(bucket_of_row, np.arange(B), "left")) if R else np.zeros(0, dtype=object)
+        busiest = {
+            "name": label,
+            "first_key": first,
+            "last_key": last,
+            "writes": cnt,
+            "window_share": cnt / max(tot, 1),
+            "window_start": pd.Timestamp(int(edges[k]), unit="us", tz="UTC"),
+        }
+    first_keys = (
+        index.keys(np.searchsorted(bucket_of_row, np.arange(B), "left"))
+        if R
+        else np.zeros(0, dtype=object)
+    )
     delim = key_delimiter(first_keys)
     labels = prefix_labels(first_keys, delimiter=delim)
     if len(index.tables) > 1:
         tb = index.row_table[np.searchsorted(bucket_of_row, np.arange(B), "left")]
         labels = [(p, f"{index.tables[tb[p]]}: {t}") for p, t in labels]
     return KeyDistribution(
-        writes=writes_m, reads=reads_m, window_edges_us=edges, bucket_first_key=first_keys, labels=labels,
-        node_writes=node_w, busiest_share=share, nodes=nodes, n_writes=n, n_rows=R, n_tablets=len(starts),
-        tablet_starts=np.asarray(starts), threshold_bytes=threshold, busiest_range=busiest,
-        warmup_windows=int(warmup if warmup is not None else 0), delimiter=delim,
-        read_note=(f"reads: each query's rows seen × its weight, {runs_per_window:g} run(s) per window, "
-                   "spread evenly over time"),
-        schema_name=schema_name)
+        writes=writes_m,
+        reads=reads_m,
+        window_edges_us=edges,
+        bucket_first_key=first_keys,
+        labels=labels,
+        node_writes=node_w,
+        busiest_share=share,
+        nodes=nodes,
+        n_writes=n,
+        n_rows=R,
+        n_tablets=len(starts),
+        tablet_starts=np.asarray(starts),
+        threshold_bytes=threshold,
+        busiest_range=busiest,
+        warmup_windows=int(warmup if warmup is not None else 0),
+        delimiter=delim,
+        read_note=(
+            f"reads: each query's rows seen × its weight, {runs_per_window:g} run(s) per window, "
+            "spread evenly over time"
+        ),
+        schema_name=schema_name,
+    )

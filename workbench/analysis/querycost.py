@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,9 @@ class _Eval:
 def _regex_ok(strings: np.ndarray, codes: np.ndarray, pattern: str) -> np.ndarray:
     """Boolean per code in ``codes`` (unique): does the string fully match?"""
     rx = re.compile(pattern, re.DOTALL)
-    return np.fromiter((rx.fullmatch(strings[c]) is not None for c in codes), dtype=bool, count=len(codes))
+    return np.fromiter(
+        (rx.fullmatch(strings[c]) is not None for c in codes), dtype=bool, count=len(codes)
+    )
 
 
 def _enc(key: str) -> bytes:
@@ -84,7 +87,7 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
     rows_in = _inside_rows(index, plan)
     if len(rows_in) == 0 or rows_in[-1] - rows_in[0] + 1 == len(rows_in):
         # one contiguous run of rows (prefix, range, full scan): its cells are one slice, no copy
-        a, b = (np.searchsorted(index.row, [rows_in[0], rows_in[-1] + 1]) if len(rows_in) else (0, 0))
+        a, b = np.searchsorted(index.row, [rows_in[0], rows_in[-1] + 1]) if len(rows_in) else (0, 0)
         cidx: slice | np.ndarray = slice(int(a), int(b))
     else:
         row_in_mask = np.zeros(index.n_rows, dtype=bool)
@@ -107,9 +110,10 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
         ok = np.zeros(index.n_rows, dtype=bool)
         rx = re.compile(flt.row_key_regex, re.DOTALL)
         for i in range(0, len(rows_in), 500_000):  # decode in blocks: bounded memory on huge scans
-            blk = rows_in[i:i + 500_000]
-            ok[blk] = np.fromiter((rx.fullmatch(k) is not None for k in index.keys(blk)), dtype=bool,
-                                  count=len(blk))
+            blk = rows_in[i : i + 500_000]
+            ok[blk] = np.fromiter(
+                (rx.fullmatch(k) is not None for k in index.keys(blk)), dtype=bool, count=len(blk)
+            )
         passed &= ok[crow]
     if flt.time_range_us is not None:
         lo, hi = flt.time_range_us
@@ -128,7 +132,9 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
         keep[np.flatnonzero(passed)[rank < flt.latest_versions]] = True
         passed = keep
     passed_rows = _unique_sorted(crow[passed])
-    seen: np.ndarray | slice = slice(None)  # every cell inside is seen unless a rows limit stops the scan
+    seen: np.ndarray | slice = slice(
+        None
+    )  # every cell inside is seen unless a rows limit stops the scan
     ret = passed
     if plan.rows_limit is not None and len(passed_rows) > plan.rows_limit:
         if plan.reversed:
@@ -142,9 +148,15 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
     seen_rows = _unique_sorted(crow[seen])
     returned_rows = _unique_sorted(crow[ret])
     cells_seen = n_in if isinstance(seen, slice) else int(seen.sum())
-    res = PlanResult(scans=plan.scans, rows_seen=len(seen_rows), cells_seen=cells_seen,
-                     bytes_seen=int(sizes[seen].sum(dtype=np.int64)), rows_returned=len(returned_rows),
-                     cells_returned=int(ret.sum()), bytes_returned=int(sizes[ret].sum(dtype=np.int64)))
+    res = PlanResult(
+        scans=plan.scans,
+        rows_seen=len(seen_rows),
+        cells_seen=cells_seen,
+        bytes_seen=int(sizes[seen].sum(dtype=np.int64)),
+        rows_returned=len(returned_rows),
+        cells_returned=int(ret.sum()),
+        bytes_returned=int(sizes[ret].sum(dtype=np.int64)),
+    )
     return _Eval(res, seen_rows, returned_rows)
 
 
@@ -152,8 +164,9 @@ def node_seconds(plan: ReadPlan, result: PlanResult, settings: Settings = DEFAUL
     """Modelled SSD-node time of one run: lookups and scan starts at reads/s, bytes at scan speed."""
     lookups = len(plan.keys) if plan.keys else 0
     starts = 1 if plan.full_scan else len(plan.ranges)
-    return ((lookups + starts) / settings.reads_per_s_per_node
-            + result.bytes_seen / settings.scan_bytes_per_s_per_node)
+    return (
+        lookups + starts
+    ) / settings.reads_per_s_per_node + result.bytes_seen / settings.scan_bytes_per_s_per_node
 
 
 def _measured_get(m: Any, name: str) -> Any:
@@ -180,8 +193,17 @@ class QueryCosts:
         return self.table.loc[query]
 
     def _repr_html_(self) -> str:
-        cols = ["kind", "scans", "rows_seen", "rows_returned", "bytes_seen", "bytes_returned", "waste",
-                "node_ms", "queries_per_s_per_node"]
+        cols = [
+            "kind",
+            "scans",
+            "rows_seen",
+            "rows_returned",
+            "bytes_seen",
+            "bytes_returned",
+            "waste",
+            "node_ms",
+            "queries_per_s_per_node",
+        ]
         cols += [c for c in self.table.columns if c.startswith("measured_")]
         fmt = self.table[cols].copy()
         fmt["waste"] = fmt["waste"].map(lambda x: f"{x:,.1f}×")
@@ -189,14 +211,25 @@ class QueryCosts:
         fmt["queries_per_s_per_node"] = fmt["queries_per_s_per_node"].map(lambda x: f"{x:,.0f}")
         from ..plots import figure_html
         from ..plots.queries import plot_query_costs
-        return (f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
-                + fmt.to_html() + figure_html(plot_query_costs, self, emulator_note=False)
-                + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>")
+
+        return (
+            f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
+            + fmt.to_html()
+            + figure_html(plot_query_costs, self, emulator_note=False)
+            + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>"
+        )
 
 
-def query_costs(index: CellIndex, plans: Mapping[str, ReadPlan], *, weights: Mapping[str, float] | None = None,
-                measured: Mapping[str, Any] | None = None, settings: Settings = DEFAULT,
-                errors: Mapping[str, str] | None = None, schema_name: str = "") -> QueryCosts:
+def query_costs(
+    index: CellIndex,
+    plans: Mapping[str, ReadPlan],
+    *,
+    weights: Mapping[str, float] | None = None,
+    measured: Mapping[str, Any] | None = None,
+    settings: Settings = DEFAULT,
+    errors: Mapping[str, str] | None = None,
+    schema_name: str = "",
+) -> QueryCosts:
     """Cost table for named plans; ``measured`` maps a query name to the emulator's figures
     (anything with ``rows_returned``, ``cells_returned``, ``bytes_returned``, ``elapsed_s``)."""
     recs, seen = [], {}
@@ -204,22 +237,35 @@ def query_costs(index: CellIndex, plans: Mapping[str, ReadPlan], *, weights: Map
         ev = _evaluate(index, plan)
         r = ev.result
         ns = node_seconds(plan, r, settings)
-        rec = {"query": name, "kind": plan.kind, "plan": plan.describe(), "scans": r.scans,
-               "rows_seen": r.rows_seen, "rows_returned": r.rows_returned,
-               "cells_seen": r.cells_seen, "cells_returned": r.cells_returned,
-               "bytes_seen": r.bytes_seen, "bytes_returned": r.bytes_returned,
-               # rows read per row the query keeps: latest-N read forward keeps only the newest rows
-               "waste": r.rows_seen / max(min(r.rows_returned, plan.client_keeps or r.rows_returned), 1),
-               "byte_waste": r.bytes_seen / max(r.bytes_returned, 1),
-               "node_ms": ns * 1e3, "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),
-               "weight": float((weights or {}).get(name, 1.0)), "error": ""}
+        rec = {
+            "query": name,
+            "kind": plan.kind,
+            "plan": plan.describe(),
+            "scans": r.scans,
+            "rows_seen": r.rows_seen,
+            "rows_returned": r.rows_returned,
+            "cells_seen": r.cells_seen,
+            "cells_returned": r.cells_returned,
+            "bytes_seen": r.bytes_seen,
+            "bytes_returned": r.bytes_returned,
+            # rows read per row the query keeps: latest-N read forward keeps only the newest rows
+            "waste": r.rows_seen
+            / max(min(r.rows_returned, plan.client_keeps or r.rows_returned), 1),
+            "byte_waste": r.bytes_seen / max(r.bytes_returned, 1),
+            "node_ms": ns * 1e3,
+            "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),
+            "weight": float((weights or {}).get(name, 1.0)),
+            "error": "",
+        }
         if measured and name in measured:
             m = measured[name]
             for a in ("rows_returned", "cells_returned", "bytes_returned"):
                 rec[f"measured_{a}"] = _measured_get(m, a)
             el = _measured_get(m, "elapsed_s")
             rec["measured_ms"] = None if el is None else float(el) * 1e3
-            rec["measured_agrees"] = all(rec[f"measured_{a}"] == rec[a] for a in ("rows_returned", "cells_returned"))
+            rec["measured_agrees"] = all(
+                rec[f"measured_{a}"] == rec[a] for a in ("rows_returned", "cells_returned")
+            )
         recs.append(rec)
         seen[name] = ev.seen_rows
     for name, msg in (errors or {}).items():
@@ -227,8 +273,10 @@ def query_costs(index: CellIndex, plans: Mapping[str, ReadPlan], *, weights: Map
     if measured:
         unknown = set(measured) - set(plans) - set(errors or {})
         if unknown:
-            raise WorkbenchError(f"Measured figures given for unknown queries {sorted(unknown)}; "
-                                 f"queries: {sorted(plans)}.")
+            raise WorkbenchError(
+                f"Measured figures given for unknown queries {sorted(unknown)}; "
+                f"queries: {sorted(plans)}."
+            )
     table = pd.DataFrame.from_records(recs).set_index("query") if recs else pd.DataFrame()
     return QueryCosts(table=table, plans=dict(plans), seen_rows=seen, schema_name=schema_name)
 
@@ -236,6 +284,7 @@ def query_costs(index: CellIndex, plans: Mapping[str, ReadPlan], *, weights: Map
 def plans_for(schema: Any, intents: Sequence[Any]) -> tuple[dict[str, ReadPlan], dict[str, str]]:
     """Compile every intent; an intent the schema cannot serve is reported, not dropped."""
     from ..errors import SchemaError
+
     plans, errors = {}, {}
     for it in intents:
         try:

@@ -15,8 +15,9 @@ row size against bucket width by building the design at several widths.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -67,24 +68,44 @@ class RowSizes:
         rows = [
             ("cell", self.max_cell_bytes, s.cell_advisory_bytes, s.cell_hard_bytes),
             ("row (now)", self.max_bytes, s.row_advisory_bytes, s.row_hard_bytes),
-            (f"row (after {s.retention_months:g} months)", self.projected_max_bytes, s.row_advisory_bytes, s.row_hard_bytes),
+            (
+                f"row (after {s.retention_months:g} months)",
+                self.projected_max_bytes,
+                s.row_advisory_bytes,
+                s.row_hard_bytes,
+            ),
             ("row key", self.max_key_bytes, s.key_hard_bytes, s.key_hard_bytes),
             ("qualifier", self.max_qualifier_bytes, s.qualifier_hard_bytes, s.qualifier_hard_bytes),
         ]
-        df = pd.DataFrame(rows, columns=["what", "largest_bytes", "advisory_bytes", "hard_bytes"]).set_index("what")
+        df = pd.DataFrame(
+            rows, columns=["what", "largest_bytes", "advisory_bytes", "hard_bytes"]
+        ).set_index("what")
         df["ok"] = df["largest_bytes"] <= df["advisory_bytes"]
-        df["rows_over_advisory"] = [0, int((self.bytes > s.row_advisory_bytes).sum()),
-                                    int((self.projected_bytes > s.row_advisory_bytes).sum()), 0, 0]
+        df["rows_over_advisory"] = [
+            0,
+            int((self.bytes > s.row_advisory_bytes).sum()),
+            int((self.projected_bytes > s.row_advisory_bytes).sum()),
+            0,
+            0,
+        ]
         return df
 
     def stats(self) -> dict[str, float]:
         b, c = self.bytes, self.cells
         if not len(b):
             return {"rows": 0}
-        return {"rows": len(b), "median_row_bytes": float(np.median(b)), "p99_row_bytes": float(np.quantile(b, 0.99)),
-                "max_row_bytes": int(b.max()), "median_row_cells": float(np.median(c)), "max_row_cells": int(c.max()),
-                "max_cell_bytes": self.max_cell_bytes, "largest_row": self.largest_row,
-                "projected_max_row_bytes": self.projected_max_bytes, "open_rows": self.open_rows}
+        return {
+            "rows": len(b),
+            "median_row_bytes": float(np.median(b)),
+            "p99_row_bytes": float(np.quantile(b, 0.99)),
+            "max_row_bytes": int(b.max()),
+            "median_row_cells": float(np.median(c)),
+            "max_row_cells": int(c.max()),
+            "max_cell_bytes": self.max_cell_bytes,
+            "largest_row": self.largest_row,
+            "projected_max_row_bytes": self.projected_max_bytes,
+            "open_rows": self.open_rows,
+        }
 
     def verdict(self) -> str:
         s = self.settings
@@ -100,9 +121,13 @@ class RowSizes:
     def _repr_html_(self) -> str:
         from ..plots import figure_html
         from ..plots.sizes import plot_row_sizes
-        return (f"<div><b>Row sizes</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
-                + _limits_html(self.limits()) + figure_html(plot_row_sizes, self, emulator_note=False)
-                + f"<p><small>{html.escape(EMULATOR_NOTES['rowsizes'])}</small></p></div>")
+
+        return (
+            f"<div><b>Row sizes</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
+            + _limits_html(self.limits())
+            + figure_html(plot_row_sizes, self, emulator_note=False)
+            + f"<p><small>{html.escape(EMULATOR_NOTES['rowsizes'])}</small></p></div>"
+        )
 
 
 def _limit_text(n: float) -> str:
@@ -115,10 +140,16 @@ def _limit_text(n: float) -> str:
 
 
 def _limits_html(df: pd.DataFrame) -> str:
-    shown = pd.DataFrame({
-        "largest": df["largest_bytes"].map(_fmt), "advice": df["advisory_bytes"].map(_limit_text),
-        "hard limit": df["hard_bytes"].map(_limit_text), "within advice": df["ok"].map({True: "yes", False: "no"}),
-        "rows over advice": df["rows_over_advisory"].map("{:,}".format)}, index=df.index)
+    shown = pd.DataFrame(
+        {
+            "largest": df["largest_bytes"].map(_fmt),
+            "advice": df["advisory_bytes"].map(_limit_text),
+            "hard limit": df["hard_bytes"].map(_limit_text),
+            "within advice": df["ok"].map({True: "yes", False: "no"}),
+            "rows over advice": df["rows_over_advisory"].map("{:,}".format),
+        },
+        index=df.index,
+    )
     shown.index.name = None
     return shown.to_html()
 
@@ -153,15 +184,28 @@ def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: st
         projected = rb.astype(np.float64)
         max_cell = 0
     largest = index.key(int(rb.argmax())) if R else ""
-    return RowSizes(bytes=rb, cells=rc, span_s=span, data_span_s=data_span, max_cell_bytes=max_cell,
-                    max_key_bytes=int(index.key_bytes.max()) if R else 0,
-                    max_qualifier_bytes=int(index.qualifier_bytes.max()) if len(index.qualifier_bytes) else 0,
-                    largest_row=largest, projected_bytes=projected.astype(np.int64), settings=settings,
-                    schema_name=schema_name)
+    return RowSizes(
+        bytes=rb,
+        cells=rc,
+        span_s=span,
+        data_span_s=data_span,
+        max_cell_bytes=max_cell,
+        max_key_bytes=int(index.key_bytes.max()) if R else 0,
+        max_qualifier_bytes=int(index.qualifier_bytes.max()) if len(index.qualifier_bytes) else 0,
+        largest_row=largest,
+        projected_bytes=projected.astype(np.int64),
+        settings=settings,
+        schema_name=schema_name,
+    )
 
 
-_PRECISION_SECONDS = {"minute": 60.0, "hour": 3600.0, "day": 86_400.0, "week": 7 * 86_400.0,
-                      "month": 30.436875 * 86_400.0}
+_PRECISION_SECONDS = {
+    "minute": 60.0,
+    "hour": 3600.0,
+    "day": 86_400.0,
+    "week": 7 * 86_400.0,
+    "month": 30.436875 * 86_400.0,
+}
 
 
 def _width_seconds(w: Any) -> float:
@@ -173,7 +217,9 @@ def _width_seconds(w: Any) -> float:
     return pd.Timedelta(w).total_seconds()
 
 
-def bucket_width_sweep(ds: Any, make_schema: Callable[[Any], Any], widths: Iterable[Any]) -> pd.DataFrame:
+def bucket_width_sweep(
+    ds: Any, make_schema: Callable[[Any], Any], widths: Iterable[Any]
+) -> pd.DataFrame:
     """Build the design at each bucket width and measure its rows: size grows linearly with width (G02, G12).
 
     ``make_schema(width)`` returns a schema for one bucket width (a precision
@@ -187,8 +233,16 @@ def bucket_width_sweep(ds: Any, make_schema: Callable[[Any], Any], widths: Itera
         idx = CellIndex.build(make_schema(w).to_cells(ds))
         rb, rc = idx.row_bytes(), idx.row_cells()
         width_s = _width_seconds(w)
-        recs.append({"width": w, "width_s": width_s, "rows": idx.n_rows,
-                     "median_row_bytes": float(np.median(rb)), "max_row_bytes": int(rb.max()),
-                     "median_row_cells": float(np.median(rc)), "max_row_cells": int(rc.max()),
-                     "mean_row_bytes": float(rb.mean())})
+        recs.append(
+            {
+                "width": w,
+                "width_s": width_s,
+                "rows": idx.n_rows,
+                "median_row_bytes": float(np.median(rb)),
+                "max_row_bytes": int(rb.max()),
+                "median_row_cells": float(np.median(rc)),
+                "max_row_cells": int(rc.max()),
+                "mean_row_bytes": float(rb.mean()),
+            }
+        )
     return pd.DataFrame.from_records(recs)

@@ -46,24 +46,33 @@ class Settings:
     retention_months: float = 12.0
     short_name_bytes: int = 1  # "short but meaningful" family/qualifier names (G01)
 
-    def replace(self, **changes: object) -> "Settings":
+    def replace(self, **changes: object) -> Settings:
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             from ..errors import WorkbenchError
+
             known = ", ".join(f.name for f in dataclasses.fields(self))
-            raise WorkbenchError(f"Unknown analysis setting(s) {sorted(unknown)}; known settings: {known}.")
+            raise WorkbenchError(
+                f"Unknown analysis setting(s) {sorted(unknown)}; known settings: {known}."
+            )
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
 DEFAULT = Settings()
 
 EMULATOR_NOTES = {
-    "keyspace": ("Modelled from the cells, not sampled: the emulator's SampleRowKeys returns random keys, "
-                 "not tablet boundaries, and it has no nodes or Key Visualizer."),
-    "rowsizes": ("The emulator does not enforce Cloud Bigtable's cell/row/key limits; "
-                 "the workbench checks them itself."),
+    "keyspace": (
+        "Modelled from the cells, not sampled: the emulator's SampleRowKeys returns random keys, "
+        "not tablet boundaries, and it has no nodes or Key Visualizer."
+    ),
+    "rowsizes": (
+        "The emulator does not enforce Cloud Bigtable's cell/row/key limits; "
+        "the workbench checks them itself."
+    ),
     "gc": "The emulator stores GC rules but collects lazily; reads apply the equivalent filter.",
-    "querycost": ("Modelled node cost uses Cloud Bigtable planning figures; emulator latency is "
-                  "one in-memory process on this machine, useful for relative comparison only. No SQL in the emulator."),
+    "querycost": (
+        "Modelled node cost uses Cloud Bigtable planning figures; emulator latency is "
+        "one in-memory process on this machine, useful for relative comparison only. No SQL in the emulator."
+    ),
     "capacity": "Prices and per-node figures are settings (list prices at time of writing); adjust for your region.",
 }

@@ -8,11 +8,18 @@ from .connection import Connection
 from .emulator import Emulator
 
 
-def connect(project: str | None = None, instance: str | None = None, *,
-            allow_production: bool | None = None, **kwargs: Any) -> Connection:
+def connect(
+    project: str | None = None,
+    instance: str | None = None,
+    *,
+    allow_production: bool | None = None,
+    **kwargs: Any,
+) -> Connection:
     """The emulator (default), or a real instance when project+instance are named and opted in."""
     if project or instance:
-        return Connection.cloud(project or "", instance or "", allow_production=allow_production, **kwargs)
+        return Connection.cloud(
+            project or "", instance or "", allow_production=allow_production, **kwargs
+        )
     return Connection.from_env()
 
 

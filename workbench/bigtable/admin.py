@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from google.api_core import exceptions as api_exceptions
 from google.cloud.bigtable_admin_v2 import types as admin_types
@@ -35,8 +36,18 @@ SEPARATOR = "--"
 _TABLE_ID = re.compile(r"^[_a-zA-Z0-9][-_.a-zA-Z0-9]{0,49}$")
 
 __all__ = [
-    "physical_table_id", "table_ids", "gc_rule_pb", "column_family_pb", "ensure_table", "ensure_tables",
-    "table_families", "drop_table", "truncate_table", "unique_table_id", "throwaway_table", "TableSpec",
+    "physical_table_id",
+    "table_ids",
+    "gc_rule_pb",
+    "column_family_pb",
+    "ensure_table",
+    "ensure_tables",
+    "table_families",
+    "drop_table",
+    "truncate_table",
+    "unique_table_id",
+    "throwaway_table",
+    "TableSpec",
 ]
 
 
@@ -47,7 +58,8 @@ def check_table_id(table_id: str) -> str:
     if not _TABLE_ID.match(table_id or ""):
         raise SchemaError(
             f"Table ID {table_id!r} is not valid for Bigtable: use 1-50 characters from "
-            "letters, digits, '_', '-' and '.', not starting with '-' or '.'.")
+            "letters, digits, '_', '-' and '.', not starting with '-' or '.'."
+        )
     return table_id
 
 
@@ -84,17 +96,25 @@ def gc_rule_pb(rule: GcRule | None) -> admin_types.GcRule | None:
     if isinstance(rule, MaxAge):
         return admin_types.GcRule(max_age={"seconds": int(rule.seconds)})
     if isinstance(rule, Union_):
-        return admin_types.GcRule(union=admin_types.GcRule.Union(rules=[gc_rule_pb(r) for r in rule.rules]))
+        return admin_types.GcRule(
+            union=admin_types.GcRule.Union(rules=[gc_rule_pb(r) for r in rule.rules])
+        )
     if isinstance(rule, Intersection):
         return admin_types.GcRule(
-            intersection=admin_types.GcRule.Intersection(rules=[gc_rule_pb(r) for r in rule.rules]))
-    raise SchemaError(f"Unknown GC rule {rule!r}: use max_age, max_versions, union or intersection.")
+            intersection=admin_types.GcRule.Intersection(rules=[gc_rule_pb(r) for r in rule.rules])
+        )
+    raise SchemaError(
+        f"Unknown GC rule {rule!r}: use max_age, max_versions, union or intersection."
+    )
 
 
 def _sum_type() -> admin_types.Type:
-    return admin_types.Type(aggregate_type=admin_types.Type.Aggregate(
-        input_type=admin_types.Type(int64_type=admin_types.Type.Int64()),
-        sum=admin_types.Type.Aggregate.Sum()))
+    return admin_types.Type(
+        aggregate_type=admin_types.Type.Aggregate(
+            input_type=admin_types.Type(int64_type=admin_types.Type.Int64()),
+            sum=admin_types.Type.Aggregate.Sum(),
+        )
+    )
 
 
 def column_family_pb(family: Family) -> admin_types.ColumnFamily:
@@ -106,8 +126,10 @@ def column_family_pb(family: Family) -> admin_types.ColumnFamily:
     if family.aggregate == "sum":
         kw["value_type"] = _sum_type()
     elif family.aggregate is not None:
-        raise SchemaError(f"Family {family.name!r}: aggregate {family.aggregate!r} is not supported; only 'sum' "
-                          "(the emulator keeps only the last value for min/max/HLL).")
+        raise SchemaError(
+            f"Family {family.name!r}: aggregate {family.aggregate!r} is not supported; only 'sum' "
+            "(the emulator keeps only the last value for min/max/HLL)."
+        )
     return admin_types.ColumnFamily(**kw)
 
 
@@ -136,8 +158,9 @@ def _has_max_age(rule: GcRule | None) -> bool:
     return False
 
 
-def storable_families(families: Sequence[Family], oldest_us: int | None,
-                      now_us: int) -> tuple[tuple[Family, ...], list[str]]:
+def storable_families(
+    families: Sequence[Family], oldest_us: int | None, now_us: int
+) -> tuple[tuple[Family, ...], list[str]]:
     """Families safe to store for data as old as ``oldest_us``, and notes on what changed.
 
     The emulator really runs GC about once a minute (by the wall clock), so a sample from
@@ -147,16 +170,26 @@ def storable_families(families: Sequence[Family], oldest_us: int | None,
     out, changed = [], []
     for f in families:
         age = [r for r in _ages(f.gc)]
-        if age and oldest_us is not None and oldest_us < now_us - min(a.seconds for a in age) * 1_000_000:
+        if (
+            age
+            and oldest_us is not None
+            and oldest_us < now_us - min(a.seconds for a in age) * 1_000_000
+        ):
             stored = without_max_age(f.gc)
             out.append(Family(f.name, gc=stored, aggregate=f.aggregate))
             changed.append(f"{f.name} ({f.gc.cbt()} → {stored.cbt() if stored else 'no rule'})")
         else:
             out.append(f)
-    notes = [] if not changed else [
-        "The sample data is older than these families' max-age rules allow by today's clock, and the emulator "
-        "collects by the wall clock within a minute, so the table stores the rules without their age part: "
-        + ", ".join(changed) + ". Reads still apply each full rule as of the end of the data (GC on read)."]
+    notes = (
+        []
+        if not changed
+        else [
+            "The sample data is older than these families' max-age rules allow by today's clock, and the emulator "
+            "collects by the wall clock within a minute, so the table stores the rules without their age part: "
+            + ", ".join(changed)
+            + ". Reads still apply each full rule as of the end of the data (GC on read)."
+        ]
+    )
     return tuple(out), notes
 
 
@@ -187,7 +220,9 @@ def _is_not_found(exc: Exception) -> bool:
 
 def get_families(conn: Connection, table_id: str) -> dict[str, admin_types.ColumnFamily] | None:
     """The table's families as stored (None when the table does not exist)."""
-    req = admin_types.GetTableRequest(name=conn.table_path(table_id), view=admin_types.Table.View.SCHEMA_VIEW)
+    req = admin_types.GetTableRequest(
+        name=conn.table_path(table_id), view=admin_types.Table.View.SCHEMA_VIEW
+    )
     try:
         table = conn.call(f"Reading table {table_id!r}", conn.admin.get_table, request=req)
     except api_exceptions.NotFound:
@@ -204,14 +239,21 @@ def ensure_table(conn: Connection, table_id: str, families: Sequence[Family]) ->
     check_table_id(table_id)
     wanted = {f.name: column_family_pb(f) for f in families}
     if len(wanted) != len(families):
-        raise SchemaError(f"Table {table_id!r}: family names repeat in {[f.name for f in families]}.")
+        raise SchemaError(
+            f"Table {table_id!r}: family names repeat in {[f.name for f in families]}."
+        )
     current = get_families(conn, table_id)
     if current is None:
         try:
-            conn.call(f"Creating table {table_id!r}", conn.admin.create_table,
-                      request=admin_types.CreateTableRequest(
-                          parent=conn.instance_path, table_id=table_id,
-                          table=admin_types.Table(column_families=wanted)))
+            conn.call(
+                f"Creating table {table_id!r}",
+                conn.admin.create_table,
+                request=admin_types.CreateTableRequest(
+                    parent=conn.instance_path,
+                    table_id=table_id,
+                    table=admin_types.Table(column_families=wanted),
+                ),
+            )
             return TableSpec(table_id, created=True, added=tuple(wanted))
         except api_exceptions.AlreadyExists:  # created concurrently: fall through to the update
             current = get_families(conn, table_id) or {}
@@ -227,15 +269,23 @@ def ensure_table(conn: Connection, table_id: str, families: Sequence[Family]) ->
             raise SchemaError(
                 f"Table {table_id!r}: family {name!r} exists with another value type "
                 f"({'aggregate' if have.value_type.aggregate_type else 'plain'}) than the schema asks for. "
-                "A family's type cannot change: drop the table (or use another table_id) and load again.")
+                "A family's type cannot change: drop the table (or use another table_id) and load again."
+            )
         if admin_types.GcRule.pb(have.gc_rule) != admin_types.GcRule.pb(cf.gc_rule):
-            mods.append(admin_types.ModifyColumnFamiliesRequest.Modification(
-                id=name, update=admin_types.ColumnFamily(gc_rule=cf.gc_rule)))
+            mods.append(
+                admin_types.ModifyColumnFamiliesRequest.Modification(
+                    id=name, update=admin_types.ColumnFamily(gc_rule=cf.gc_rule)
+                )
+            )
             updated.append(name)
     if mods:
-        conn.call(f"Updating the families of table {table_id!r}", conn.admin.modify_column_families,
-                  request=admin_types.ModifyColumnFamiliesRequest(name=conn.table_path(table_id),
-                                                                  modifications=mods))
+        conn.call(
+            f"Updating the families of table {table_id!r}",
+            conn.admin.modify_column_families,
+            request=admin_types.ModifyColumnFamiliesRequest(
+                name=conn.table_path(table_id), modifications=mods
+            ),
+        )
     return TableSpec(table_id, created=False, added=tuple(added), updated=tuple(updated))
 
 
@@ -249,22 +299,33 @@ def main_table(schema: Any) -> str:
     return str(getattr(schema, "table", MAIN))
 
 
-def ensure_tables(conn: Connection, schema: Any, table_id: str,
-                  families: Mapping[str, Sequence[Family]] | None = None) -> dict[str, str]:
+def ensure_tables(
+    conn: Connection,
+    schema: Any,
+    table_id: str,
+    families: Mapping[str, Sequence[Family]] | None = None,
+) -> dict[str, str]:
     """Create/update every table of a schema (or the given families); returns logical → physical IDs."""
-    fams = table_families(schema) if families is None else {k: tuple(v) for k, v in families.items()}
+    fams = (
+        table_families(schema) if families is None else {k: tuple(v) for k, v in families.items()}
+    )
     ids = table_ids(table_id, list(fams), main_table(schema))
     for logical, physical in ids.items():
         ensure_table(conn, physical, fams[logical])
     return ids
 
 
-def drop_table(conn: Connection, table_id: str, *, confirm: str | None = None, missing_ok: bool = True) -> bool:
+def drop_table(
+    conn: Connection, table_id: str, *, confirm: str | None = None, missing_ok: bool = True
+) -> bool:
     """Delete a table (True if it existed). On a real instance ``confirm`` must repeat the ID."""
     conn.check_delete_allowed(table_id, confirm)
     try:
-        conn.call(f"Deleting table {table_id!r}", conn.admin.delete_table,
-                  request=admin_types.DeleteTableRequest(name=conn.table_path(table_id)))
+        conn.call(
+            f"Deleting table {table_id!r}",
+            conn.admin.delete_table,
+            request=admin_types.DeleteTableRequest(name=conn.table_path(table_id)),
+        )
         return True
     except api_exceptions.NotFound:
         if missing_ok:
@@ -272,19 +333,34 @@ def drop_table(conn: Connection, table_id: str, *, confirm: str | None = None, m
         raise WorkbenchError(f"Table {table_id!r} does not exist on the {conn.target}.") from None
 
 
-def truncate_table(conn: Connection, table_id: str, *, confirm: str | None = None,
-                   row_key_prefix: str | None = None) -> None:
+def truncate_table(
+    conn: Connection,
+    table_id: str,
+    *,
+    confirm: str | None = None,
+    row_key_prefix: str | None = None,
+) -> None:
     """Delete every row (or every row under a prefix) but keep the table and its families."""
     conn.check_delete_allowed(table_id, confirm)
-    kw: dict[str, Any] = ({"row_key_prefix": row_key_prefix.encode("utf-8")} if row_key_prefix
-                          else {"delete_all_data_from_table": True})
-    conn.call(f"Truncating table {table_id!r}", conn.admin.drop_row_range,
-              request=admin_types.DropRowRangeRequest(name=conn.table_path(table_id), **kw))
+    kw: dict[str, Any] = (
+        {"row_key_prefix": row_key_prefix.encode("utf-8")}
+        if row_key_prefix
+        else {"delete_all_data_from_table": True}
+    )
+    conn.call(
+        f"Truncating table {table_id!r}",
+        conn.admin.drop_row_range,
+        request=admin_types.DropRowRangeRequest(name=conn.table_path(table_id), **kw),
+    )
 
 
 @contextmanager
-def throwaway_table(conn: Connection, families: Sequence[Family] | Mapping[str, Sequence[Family]] | Any = (),
-                    *, prefix: str = "wbtmp") -> Iterator[str]:
+def throwaway_table(
+    conn: Connection,
+    families: Sequence[Family] | Mapping[str, Sequence[Family]] | Any = (),
+    *,
+    prefix: str = "wbtmp",
+) -> Iterator[str]:
     """A uniquely named table (or a schema's set of tables) that is deleted afterwards.
 
     ``families`` is a list of families (one table), a schema, or a mapping logical → families;

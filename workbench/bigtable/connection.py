@@ -51,7 +51,8 @@ def _production_opt_in(allow_production: bool | None) -> bool:
     if allow_production is not None:
         if not isinstance(allow_production, bool):
             raise ProductionNotAllowed(
-                f"allow_production must be True or False, got {allow_production!r}. No request was sent.")
+                f"allow_production must be True or False, got {allow_production!r}. No request was sent."
+            )
         return allow_production
     return os.environ.get(ENV_ALLOW_PRODUCTION, "").strip().lower() in {"1", "true", "yes"}
 
@@ -72,19 +73,42 @@ class Connection:
 
     # -- construction -----------------------------------------------------------------
     @classmethod
-    def emulator(cls, host: str, *, project: str = "workbench", instance: str = "workbench",
-                 timeout: float = DEFAULT_TIMEOUT) -> "Connection":
+    def emulator(
+        cls,
+        host: str,
+        *,
+        project: str = "workbench",
+        instance: str = "workbench",
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> Connection:
         channel = grpc.insecure_channel(host, options=list(CHANNEL_OPTIONS))
-        return cls(project=project, instance=instance, host=host, is_production=False,
-                   timeout=timeout, channel=channel, admin_channel=channel)
+        return cls(
+            project=project,
+            instance=instance,
+            host=host,
+            is_production=False,
+            timeout=timeout,
+            channel=channel,
+            admin_channel=channel,
+        )
 
     @classmethod
-    def cloud(cls, project: str, instance: str, *, allow_production: bool | None = None,
-              credentials: Any = None, timeout: float = 30.0,
-              data_endpoint: str = DATA_ENDPOINT, admin_endpoint: str = ADMIN_ENDPOINT) -> "Connection":
+    def cloud(
+        cls,
+        project: str,
+        instance: str,
+        *,
+        allow_production: bool | None = None,
+        credentials: Any = None,
+        timeout: float = 30.0,
+        data_endpoint: str = DATA_ENDPOINT,
+        admin_endpoint: str = ADMIN_ENDPOINT,
+    ) -> Connection:
         """A real Cloud Bigtable instance. Refused, before any network I/O, without the opt-in."""
         if not project or not instance:
-            raise ProductionNotAllowed("Name both the project and the instance of the Cloud Bigtable target.")
+            raise ProductionNotAllowed(
+                "Name both the project and the instance of the Cloud Bigtable target."
+            )
         if not _production_opt_in(allow_production):
             raise ProductionNotAllowed(
                 f"Refusing to connect to Cloud Bigtable instance {project}/{instance}: production is "
@@ -96,14 +120,23 @@ class Connection:
         from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
 
         channel = BigtableGrpcTransport.create_channel(
-            host=data_endpoint, credentials=credentials, options=list(CHANNEL_OPTIONS))
+            host=data_endpoint, credentials=credentials, options=list(CHANNEL_OPTIONS)
+        )
         admin_channel = BigtableTableAdminGrpcTransport.create_channel(
-            host=admin_endpoint, credentials=credentials, options=list(CHANNEL_OPTIONS))
-        return cls(project=project, instance=instance, host=data_endpoint, is_production=True,
-                   timeout=timeout, channel=channel, admin_channel=admin_channel)
+            host=admin_endpoint, credentials=credentials, options=list(CHANNEL_OPTIONS)
+        )
+        return cls(
+            project=project,
+            instance=instance,
+            host=data_endpoint,
+            is_production=True,
+            timeout=timeout,
+            channel=channel,
+            admin_channel=admin_channel,
+        )
 
     @classmethod
-    def from_env(cls, **kwargs: Any) -> "Connection":
+    def from_env(cls, **kwargs: Any) -> Connection:
         """The emulator named by ``BIGTABLE_EMULATOR_HOST`` (or started by the CLI)."""
         from .emulator import Emulator
 
@@ -117,7 +150,9 @@ class Connection:
             from google.cloud.bigtable_v2 import BigtableClient
             from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcTransport
 
-            self._data = BigtableClient(transport=BigtableGrpcTransport(channel=self.channel, host=self.host))
+            self._data = BigtableClient(
+                transport=BigtableGrpcTransport(channel=self.channel, host=self.host)
+            )
         return self._data
 
     @property
@@ -131,7 +166,8 @@ class Connection:
 
             host = ADMIN_ENDPOINT if self.is_production else self.host
             self._admin = BaseBigtableTableAdminClient(
-                transport=BigtableTableAdminGrpcTransport(channel=self.admin_channel, host=host))
+                transport=BigtableTableAdminGrpcTransport(channel=self.admin_channel, host=host)
+            )
         return self._admin
 
     # -- names ------------------------------------------------------------------------
@@ -150,9 +186,14 @@ class Connection:
     def retry(self) -> api_retry.Retry:
         """Retry transient errors, but give up within the connection's timeout."""
         return api_retry.Retry(
-            predicate=api_retry.if_exception_type(api_exceptions.ServiceUnavailable,
-                                                  api_exceptions.DeadlineExceeded),
-            initial=0.1, maximum=1.0, multiplier=2.0, timeout=self.timeout)
+            predicate=api_retry.if_exception_type(
+                api_exceptions.ServiceUnavailable, api_exceptions.DeadlineExceeded
+            ),
+            initial=0.1,
+            maximum=1.0,
+            multiplier=2.0,
+            timeout=self.timeout,
+        )
 
     def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run one unary RPC with the connection's deadline; name the target on failure."""
@@ -160,12 +201,19 @@ class Connection:
         kwargs.setdefault("retry", self.retry())
         try:
             return fn(*args, **kwargs)
-        except (api_exceptions.ServiceUnavailable, api_exceptions.DeadlineExceeded,
-                api_exceptions.RetryError) as exc:
+        except (
+            api_exceptions.ServiceUnavailable,
+            api_exceptions.DeadlineExceeded,
+            api_exceptions.RetryError,
+        ) as exc:
             raise EmulatorUnavailable(
                 f"{what} failed: no answer from the {self.target} within {self.timeout:.0f} s. "
-                + ("Is the emulator still running? Restart it with `workbench emulator start` "
-                   "or wb.setup() (a restarted emulator is empty)." if not self.is_production else "")
+                + (
+                    "Is the emulator still running? Restart it with `workbench emulator start` "
+                    "or wb.setup() (a restarted emulator is empty)."
+                    if not self.is_production
+                    else ""
+                )
                 + f"\n({type(exc).__name__}: {exc})"
             ) from exc
 
@@ -173,8 +221,11 @@ class Connection:
     def list_tables(self) -> list[str]:
         from google.cloud.bigtable_admin_v2.types import ListTablesRequest
 
-        pager = self.call("Listing tables", self.admin.list_tables,
-                          request=ListTablesRequest(parent=self.instance_path))
+        pager = self.call(
+            "Listing tables",
+            self.admin.list_tables,
+            request=ListTablesRequest(parent=self.instance_path),
+        )
         return sorted(t.name.rsplit("/", 1)[-1] for t in pager)
 
     def check_delete_allowed(self, table_id: str, confirm: str | None) -> None:
@@ -186,11 +237,14 @@ class Connection:
             )
 
     def close(self) -> None:
-        for ch in {id(self.channel): self.channel, id(self.admin_channel): self.admin_channel}.values():
+        for ch in {
+            id(self.channel): self.channel,
+            id(self.admin_channel): self.admin_channel,
+        }.values():
             if ch is not None:
                 ch.close()
 
-    def __enter__(self) -> "Connection":
+    def __enter__(self) -> Connection:
         return self
 
     def __exit__(self, *exc: Any) -> None:

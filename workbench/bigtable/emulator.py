@@ -65,7 +65,9 @@ def _sdk_root_slow(gcloud: str) -> Path | None:
     try:
         out = subprocess.run(
             [gcloud, "info", "--format=value(installation.sdk_root)"],
-            capture_output=True, text=True, timeout=30,
+            capture_output=True,
+            text=True,
+            timeout=30,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
@@ -88,11 +90,15 @@ def find_emulator_command(search_gcloud: bool = True) -> EmulatorCommand:
     explicit = os.environ.get(ENV_BINARY)
     if explicit:
         if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
-            raise EmulatorNotFound(f"{ENV_BINARY}={explicit!r} is not an executable file.\n\n{_INSTALL_HELP}")
+            raise EmulatorNotFound(
+                f"{ENV_BINARY}={explicit!r} is not an executable file.\n\n{_INSTALL_HELP}"
+            )
         return EmulatorCommand((explicit, "-host", "{host}", "-port", "{port}"), f"{ENV_BINARY}")
     on_path = shutil.which("cbtemulator")
     if on_path:
-        return EmulatorCommand((on_path, "-host", "{host}", "-port", "{port}"), "cbtemulator on PATH")
+        return EmulatorCommand(
+            (on_path, "-host", "{host}", "-port", "{port}"), "cbtemulator on PATH"
+        )
     gcloud = shutil.which("gcloud")
     roots: list[Path] = []
     if os.environ.get("CLOUDSDK_ROOT_DIR"):
@@ -105,13 +111,18 @@ def find_emulator_command(search_gcloud: bool = True) -> EmulatorCommand:
     for root in roots:
         binary = root / "platform" / "bigtable-emulator" / "cbtemulator"
         if binary.is_file() and os.access(binary, os.X_OK):
-            return EmulatorCommand((str(binary), "-host", "{host}", "-port", "{port}"), f"Google Cloud SDK at {root}")
+            return EmulatorCommand(
+                (str(binary), "-host", "{host}", "-port", "{port}"), f"Google Cloud SDK at {root}"
+            )
     if gcloud and search_gcloud:
         root = _sdk_root_slow(gcloud)
         if root:
             binary = root / "platform" / "bigtable-emulator" / "cbtemulator"
             if binary.is_file():
-                return EmulatorCommand((str(binary), "-host", "{host}", "-port", "{port}"), f"Google Cloud SDK at {root}")
+                return EmulatorCommand(
+                    (str(binary), "-host", "{host}", "-port", "{port}"),
+                    f"Google Cloud SDK at {root}",
+                )
         return EmulatorCommand(
             (gcloud, "beta", "emulators", "bigtable", "start", "--host-port={host}:{port}"),
             "gcloud beta emulators bigtable start",
@@ -137,7 +148,9 @@ def port_is_open(host: str, timeout: float = 0.5) -> bool:
 def _parse_host(host: str) -> str:
     hostname, sep, port = host.strip().rpartition(":")
     if not sep or not port.isdigit() or not hostname:
-        raise EmulatorError(f"{ENV_HOST}={host!r} is not of the form host:port (e.g. 127.0.0.1:8086).")
+        raise EmulatorError(
+            f"{ENV_HOST}={host!r} is not of the form host:port (e.g. 127.0.0.1:8086)."
+        )
     return f"{hostname}:{int(port)}"
 
 
@@ -150,8 +163,16 @@ class Emulator:
     this object started is ever stopped by it.
     """
 
-    def __init__(self, host: str | None = None, *, port: int | None = None, reuse: bool = True,
-                 project: str = "workbench", instance: str = "workbench", start_timeout: float = 30.0):
+    def __init__(
+        self,
+        host: str | None = None,
+        *,
+        port: int | None = None,
+        reuse: bool = True,
+        project: str = "workbench",
+        instance: str = "workbench",
+        start_timeout: float = 30.0,
+    ):
         self.project = project
         self.instance = instance
         self.start_timeout = start_timeout
@@ -174,7 +195,7 @@ class Emulator:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
-    def start(self) -> "Emulator":
+    def start(self) -> Emulator:
         if self.host and self.alive():
             return self
         if self._requested_host:
@@ -211,8 +232,11 @@ class Emulator:
         self._log_path = log_dir / f"emulator-{port}.log"
         with open(self._log_path, "wb") as log:
             self._proc = subprocess.Popen(
-                command.for_port(port), stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
+                command.for_port(port),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
         self.host, self.source = f"127.0.0.1:{port}", f"started: {command.source}"
         try:
@@ -233,8 +257,9 @@ class Emulator:
                 )
             if port_is_open(self.host or "", timeout=0.3):
                 try:
-                    conn = Connection.emulator(self.host or "", project=self.project,
-                                               instance=self.instance, timeout=2.0)
+                    conn = Connection.emulator(
+                        self.host or "", project=self.project, instance=self.instance, timeout=2.0
+                    )
                     conn.list_tables()
                     self._connection = conn
                     return
@@ -275,10 +300,12 @@ class Emulator:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
-        if self._log_path is not None:  # its log served start-up errors; a stopped emulator needs none
+        if (
+            self._log_path is not None
+        ):  # its log served start-up errors; a stopped emulator needs none
             self._log_path.unlink(missing_ok=True)
 
-    def __enter__(self) -> "Emulator":
+    def __enter__(self) -> Emulator:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -291,14 +318,16 @@ class Emulator:
             pass
 
     # -- use --------------------------------------------------------------------------
-    def connection(self) -> "Connection":
+    def connection(self) -> Connection:
         """A connection to this emulator (created once, reused)."""
         if not self.host:
             self.start()
         if self._connection is None:
             from .connection import Connection
 
-            self._connection = Connection.emulator(self.host or "", project=self.project, instance=self.instance)
+            self._connection = Connection.emulator(
+                self.host or "", project=self.project, instance=self.instance
+            )
         return self._connection
 
     def env(self) -> dict[str, str]:
@@ -349,8 +378,13 @@ def start_background(port: int | None = None) -> dict[str, Any]:
     emu.start()
     proc = emu._proc
     emu._proc = None  # hand ownership to the state file: do not stop on exit
-    info = {"host": emu.host, "pid": proc.pid if proc else None, "source": emu.source,
-            "log": str(emu._log_path), "started": time.time()}
+    info = {
+        "host": emu.host,
+        "pid": proc.pid if proc else None,
+        "source": emu.source,
+        "log": str(emu._log_path),
+        "started": time.time(),
+    }
     state_file().parent.mkdir(parents=True, exist_ok=True)
     state_file().write_text(json.dumps(info))
     return {**info, "reused": False}

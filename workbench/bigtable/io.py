@@ -35,19 +35,25 @@ def _gc_now(cells: CellFrame, gc_now: str | int | None) -> int | None:
     if gc_now == "data":
         return int(cells.frame["timestamp_us"].max()) + 1000 if len(cells) else None
     if isinstance(gc_now, bool) or not isinstance(gc_now, (int, np.integer)):
-        raise WorkbenchError(f"gc_now must be 'data', 'wall', None or a time in µs since the epoch, got {gc_now!r}.")
+        raise WorkbenchError(
+            f"gc_now must be 'data', 'wall', None or a time in µs since the epoch, got {gc_now!r}."
+        )
     return int(gc_now)
 
 
 def _sum_families(fams: dict[str, tuple[Any, ...]]) -> dict[str, list[str]]:
-    return {t: [f.name for f in fs if getattr(f, "aggregate", None) == "sum"] for t, fs in fams.items()}
+    return {
+        t: [f.name for f in fs if getattr(f, "aggregate", None) == "sum"] for t, fs in fams.items()
+    }
 
 
 # ----------------------------------------------------------------------------- results
 
-_OTHER_DESIGN_HINT = ("The table holds cells this load did not write: another design or dataset was loaded under "
-                      "the same table ID (e.g. a schema edited but not renamed). Drop it (table.drop(), or "
-                      "wb.cleanup() in a notebook) or pass another table_id=, and load again.")
+_OTHER_DESIGN_HINT = (
+    "The table holds cells this load did not write: another design or dataset was loaded under "
+    "the same table ID (e.g. a schema edited but not renamed). Drop it (table.drop(), or "
+    "wb.cleanup() in a notebook) or pass another table_id=, and load again."
+)
 
 
 @dataclass
@@ -79,17 +85,27 @@ class QueryRun:
         return self.result.figures()
 
     def _repr_html_(self) -> str:
-        truth = "the source events" if self.answer_kind == "events" else "the same statistics of the source events"
-        ok = {True: f"✔ matches {truth}", False: f"✘ differs from {truth}", None: "not compared"}[self.correct]
-        head = (f"<p><b>{html.escape(getattr(self.intent, 'name', str(self.intent)))}</b>: "
-                f"{html.escape(self.result.plan.describe())}<br>read {self.latency_ms:.1f} ms, decode "
-                f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} {self.answer_kind}; {ok}</p>")
+        truth = (
+            "the source events"
+            if self.answer_kind == "events"
+            else "the same statistics of the source events"
+        )
+        ok = {True: f"✔ matches {truth}", False: f"✘ differs from {truth}", None: "not compared"}[
+            self.correct
+        ]
+        head = (
+            f"<p><b>{html.escape(getattr(self.intent, 'name', str(self.intent)))}</b>: "
+            f"{html.escape(self.result.plan.describe())}<br>read {self.latency_ms:.1f} ms, decode "
+            f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} {self.answer_kind}; {ok}</p>"
+        )
         notes = "".join(f"<i>{html.escape(n)}</i><br>" for n in self.result.notes)
         return head + self.figures().to_html(na_rep="—") + notes
 
     def __repr__(self) -> str:
-        return (f"<QueryRun {getattr(self.intent, 'name', '?')}: {self.result.rows_returned:,} rows, "
-                f"{self.latency_ms:.1f} ms, correct={self.correct}>")
+        return (
+            f"<QueryRun {getattr(self.intent, 'name', '?')}: {self.result.rows_returned:,} rows, "
+            f"{self.latency_ms:.1f} ms, correct={self.correct}>"
+        )
 
 
 @dataclass
@@ -107,10 +123,14 @@ class VerifyReport:
 
     def summary(self) -> str:
         if self.equal:
-            return (f"Read back {self.cells_read:,} cells: identical to the {self.cells_written:,} cells written "
-                    "and to the source events.")
-        return (f"Read back {self.cells_read:,} of {self.cells_written:,} cells written; events: "
-                f"{len(self.missing):,} missing, {len(self.extra):,} extra, {len(self.changed):,} changed.")
+            return (
+                f"Read back {self.cells_read:,} cells: identical to the {self.cells_written:,} cells written "
+                "and to the source events."
+            )
+        return (
+            f"Read back {self.cells_read:,} of {self.cells_written:,} cells written; events: "
+            f"{len(self.missing):,} missing, {len(self.extra):,} extra, {len(self.changed):,} changed."
+        )
 
     def _repr_html_(self) -> str:
         out = f"<p><b>verify</b>: {'✔ ' if self.equal else '✘ '}{html.escape(self.summary())}</p>"
@@ -127,7 +147,9 @@ class VerifyReport:
         return self.equal
 
 
-def compare_events(source: pd.DataFrame, read: pd.DataFrame, keys: list[str]) -> tuple[pd.DataFrame, ...]:
+def compare_events(
+    source: pd.DataFrame, read: pd.DataFrame, keys: list[str]
+) -> tuple[pd.DataFrame, ...]:
     """(missing, extra, changed) between two event frames keyed by entity + time."""
     cols = list(source.columns)
     read = read.reindex(columns=cols)
@@ -188,23 +210,41 @@ class TableHandle:
 
     def cbt_command(self, *args: str) -> str:
         env = " ".join(f"{k}={v}" for k, v in self.cbt_env().items())
-        return " ".join([*([env] if env else []), "cbt", *self.cbt_args(), *args, *([] if args else ["read", self.table_id])])
+        return " ".join(
+            [
+                *([env] if env else []),
+                "cbt",
+                *self.cbt_args(),
+                *args,
+                *([] if args else ["read", self.table_id]),
+            ]
+        )
 
     # -- reading --------------------------------------------------------------------------
     def read_all(self) -> CellFrame:
         """Every stored cell of every logical table (no GC filter: what the server holds)."""
-        return CellFrame.concat(read_table(self.conn, physical, table=logical)
-                                for logical, physical in self.tables.items())
+        return CellFrame.concat(
+            read_table(self.conn, physical, table=logical)
+            for logical, physical in self.tables.items()
+        )
 
     def read(self, plan: Any, *, apply_gc: bool = True) -> ReadResult:
         """Run a ReadPlan (measured, with the model's figures next to it)."""
-        return read_plan(self.conn, self.tables[plan.table], plan, families=self.families.get(plan.table, ()),
-                         apply_gc=apply_gc, gc_now_us=self.gc_now_us, model_cells=self.cells)
+        return read_plan(
+            self.conn,
+            self.tables[plan.table],
+            plan,
+            families=self.families.get(plan.table, ()),
+            apply_gc=apply_gc,
+            gc_now_us=self.gc_now_us,
+            model_cells=self.cells,
+        )
 
     def run(self, intent: Any) -> QueryRun:
         """Plan the intent (a QueryIntent or the name of one of the dataset's queries), read it, decode it
         and check the answer."""
         from ..datasets.validate import check_intent
+
         if isinstance(intent, str):
             intent = self.dataset.query(intent)
         check_intent(intent, self.dataset)
@@ -215,7 +255,9 @@ class TableHandle:
         summary = self.schema.aggregates is not None and self.schema.aggregates.applies_to(intent)
         time_col = self.dataset.time
         try:
-            if summary:  # the plan read the summary rows: compare them with the same stats of the source
+            if (
+                summary
+            ):  # the plan read the summary rows: compare them with the same stats of the source
                 answer = self.schema.aggregates_from_cells(result.cells)
                 truth = self.schema.summarize(self.dataset.canonical())
                 expected = truth[intent.matches(truth, time_col)].reset_index(drop=True)
@@ -224,8 +266,14 @@ class TableHandle:
                 expected = intent.answer(self.dataset.canonical(), time_col)
         except Exception as exc:  # partial columns and the like: keep the figures, say why
             result.notes.append(f"answer not decoded: {type(exc).__name__}: {exc}")
-        run = QueryRun(intent=intent, result=result, answer=answer, expected=expected,
-                       decode_s=time.perf_counter() - t0, answer_kind="summary rows" if summary else "events")
+        run = QueryRun(
+            intent=intent,
+            result=result,
+            answer=answer,
+            expected=expected,
+            decode_s=time.perf_counter() - t0,
+            answer_kind="summary rows" if summary else "events",
+        )
         self.runs.append(run)
         return run
 
@@ -241,12 +289,21 @@ class TableHandle:
             events = events.reindex(columns=source.columns)
             missing, extra, changed = compare_events(source, events, keys)
         except Exception as exc:
-            raise WriteError(f"The cells read back from {self.table_id!r} could not be decoded: {exc}. "
-                             + _OTHER_DESIGN_HINT) from exc
+            raise WriteError(
+                f"The cells read back from {self.table_id!r} could not be decoded: {exc}. "
+                + _OTHER_DESIGN_HINT
+            ) from exc
         equal = cells_equal and not (len(missing) or len(extra) or len(changed))
-        self.verification = VerifyReport(equal=equal, cells_written=len(self.cells), cells_read=len(got),
-                                         cells_equal=cells_equal, missing=missing, extra=extra, changed=changed,
-                                         elapsed_s=time.perf_counter() - t0)
+        self.verification = VerifyReport(
+            equal=equal,
+            cells_written=len(self.cells),
+            cells_read=len(got),
+            cells_equal=cells_equal,
+            missing=missing,
+            extra=extra,
+            changed=changed,
+            elapsed_s=time.perf_counter() - t0,
+        )
         return self.verification
 
     def drop_prefix(self, prefix: str, *, confirm: str | None = None) -> None:
@@ -254,7 +311,9 @@ class TableHandle:
         tenant or a dataset stored under its own key prefix leaves a shared table (G25, G17).
         On a real instance ``confirm`` must repeat the main table ID."""
         if not prefix:
-            raise WriteError("drop_prefix needs a non-empty key prefix; use drop() to delete the whole table.")
+            raise WriteError(
+                "drop_prefix needs a non-empty key prefix; use drop() to delete the whole table."
+            )
         self.conn.check_delete_allowed(self.table_id, confirm)
         for physical in self.tables.values():
             admin.truncate_table(self.conn, physical, confirm=physical, row_key_prefix=prefix)
@@ -267,52 +326,93 @@ class TableHandle:
 
     def _repr_html_(self) -> str:
         rep = self.write_report
-        w = (f"{rep.rows:,} rows, {rep.cells:,} cells written in {rep.elapsed_s:.2f} s "
-             f"({rep.rows_per_s:,.0f} rows/s)") if rep else f"{len(self.cells):,} cells"
+        w = (
+            (
+                f"{rep.rows:,} rows, {rep.cells:,} cells written in {rep.elapsed_s:.2f} s "
+                f"({rep.rows_per_s:,.0f} rows/s)"
+            )
+            if rep
+            else f"{len(self.cells):,} cells"
+        )
         v = self.verification.summary() if self.verification else "not verified"
         tables = ", ".join(f"<code>{html.escape(p)}</code>" for p in self.tables.values())
         notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in self.notes)
-        return (f"<p><b>Table</b> {tables} on {html.escape(self.conn.target)}<br>{w}<br>{html.escape(v)}<br>"
-                f"<code>{html.escape(self.cbt_command('count', self.table_id))}</code>{notes}</p>")
+        return (
+            f"<p><b>Table</b> {tables} on {html.escape(self.conn.target)}<br>{w}<br>{html.escape(v)}<br>"
+            f"<code>{html.escape(self.cbt_command('count', self.table_id))}</code>{notes}</p>"
+        )
 
     def __repr__(self) -> str:
         return f"<TableHandle {self.table_ids} on {self.conn.target}, {len(self.cells):,} cells>"
 
 
-def load(conn: Connection, dataset: Any, schema: Any, *, table_id: str | None = None, verify: bool = True,
-         progress: bool = True, threads: int = 2, gc_now: str | int | None = "data",
-         cells: CellFrame | None = None) -> TableHandle:
+def load(
+    conn: Connection,
+    dataset: Any,
+    schema: Any,
+    *,
+    table_id: str | None = None,
+    verify: bool = True,
+    progress: bool = True,
+    threads: int = 2,
+    gc_now: str | int | None = "data",
+    cells: CellFrame | None = None,
+) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
 
     Re-running is safe: tables are updated in place and cells rewritten with the same
     timestamps. A verification that finds differences raises :class:`WriteError` with the
     report attached (``err.report``, ``err.table``)."""
     from ..datasets.model import require_dataset
+
     require_dataset(dataset, "load")
     if hasattr(schema, "bind"):
         schema = schema.bind(dataset)
-    table_id = admin.check_table_id(table_id if table_id is not None else admin.default_table_id(
-        getattr(dataset, "name", "data"), getattr(schema, "name", "schema")))
+    table_id = admin.check_table_id(
+        table_id
+        if table_id is not None
+        else admin.default_table_id(
+            getattr(dataset, "name", "data"), getattr(schema, "name", "schema")
+        )
+    )
     cells = schema.to_cells(dataset) if cells is None else cells
     fams = admin.table_families(schema)
     stored, notes = fams, []
     if not conn.is_production:  # a real instance gets exactly the designed rules
-        oldest = {t: int(g.min()) for t, g in cells.frame.groupby("table")["timestamp_us"]} if len(cells) else {}
+        oldest = (
+            {t: int(g.min()) for t, g in cells.frame.groupby("table")["timestamp_us"]}
+            if len(cells)
+            else {}
+        )
         now = int(time.time() * 1_000_000)
         stored = {}
         for t, fs in fams.items():
             stored[t], n = admin.storable_families(fs, oldest.get(t), now)
             notes += n
     tables = admin.ensure_tables(conn, schema, table_id, families=stored)
-    report = write_cells(conn, cells, tables, progress=progress, threads=threads,
-                         sum_families=_sum_families(fams))
-    handle = TableHandle(conn=conn, schema=schema, dataset=dataset, table_id=tables[admin.main_table(schema)],
-                         tables=tables, cells=cells, families=fams, gc_now_us=_gc_now(cells, gc_now),
-                         write_report=report, notes=notes)
+    report = write_cells(
+        conn, cells, tables, progress=progress, threads=threads, sum_families=_sum_families(fams)
+    )
+    handle = TableHandle(
+        conn=conn,
+        schema=schema,
+        dataset=dataset,
+        table_id=tables[admin.main_table(schema)],
+        tables=tables,
+        cells=cells,
+        families=fams,
+        gc_now_us=_gc_now(cells, gc_now),
+        write_report=report,
+        notes=notes,
+    )
     if verify:
         rep = handle.verify()
         if not rep.equal:
-            hint = (" " + _OTHER_DESIGN_HINT) if len(rep.extra) or rep.cells_read > rep.cells_written else ""
+            hint = (
+                (" " + _OTHER_DESIGN_HINT)
+                if len(rep.extra) or rep.cells_read > rep.cells_written
+                else ""
+            )
             err = WriteError(f"Verification of {handle.table_id!r} failed: {rep.summary()}{hint}")
             err.report = rep  # type: ignore[attr-defined]
             err.table = handle  # type: ignore[attr-defined]

@@ -26,8 +26,9 @@ from __future__ import annotations
 import html
 import re
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import grpc
 import numpy as np
@@ -55,8 +56,11 @@ def _read_rows_call(conn: Connection) -> Any:
     cache = conn.__dict__.setdefault("_wb_rpc_cache", {})
     call = cache.get("ReadRows")
     if call is None:
-        call = conn.channel.unary_stream(READ_ROWS, request_serializer=ReadRowsRequest.SerializeToString,
-                                         response_deserializer=ReadRowsResponse.FromString)
+        call = conn.channel.unary_stream(
+            READ_ROWS,
+            request_serializer=ReadRowsRequest.SerializeToString,
+            response_deserializer=ReadRowsResponse.FromString,
+        )
         cache["ReadRows"] = call
     return call
 
@@ -126,7 +130,9 @@ def _gc_keep_filter(rule: GcRule, now_us: int) -> Any:
         others = [r for r in rule.rules if not isinstance(r, MaxVersions)]
         # versions count every stored cell, so they go first in the chain
         return _chain([_gc_keep_filter(r, now_us) for r in (*versions, *others)])
-    if isinstance(rule, Intersection):  # garbage only if every rule says so: keep what any rule keeps
+    if isinstance(
+        rule, Intersection
+    ):  # garbage only if every rule says so: keep what any rule keeps
         ages = [r for r in rule.rules if isinstance(r, MaxAge)]
         rest = [r for r in rule.rules if not isinstance(r, MaxAge)]
         if ages:
@@ -134,16 +140,30 @@ def _gc_keep_filter(rule: GcRule, now_us: int) -> Any:
             young = _ts_filter(cutoff, None)
             if not rest:
                 return young
-            inner = (_gc_keep_filter(rest[0], now_us) if len(rest) == 1
-                     else _gc_keep_filter(Intersection(tuple(rest)), now_us))
+            inner = (
+                _gc_keep_filter(rest[0], now_us)
+                if len(rest) == 1
+                else _gc_keep_filter(Intersection(tuple(rest)), now_us)
+            )
             out = RowFilter()  # young cells, or old cells some other rule keeps: disjoint branches
-            out.interleave.filters.extend([young, _chain([inner, _ts_filter(0, cutoff) if cutoff else
-                                                          RowFilter(block_all_filter=True)])])
+            out.interleave.filters.extend(
+                [
+                    young,
+                    _chain(
+                        [
+                            inner,
+                            _ts_filter(0, cutoff) if cutoff else RowFilter(block_all_filter=True),
+                        ]
+                    ),
+                ]
+            )
             return out
         if all(isinstance(r, MaxVersions) for r in rest):
             return RowFilter(cells_per_column_limit_filter=max(r.n for r in rest))  # type: ignore[union-attr]
-        raise SchemaError(f"GC rule {rule.cbt()} cannot be applied on read: nest intersections only around "
-                          "max_age/max_versions rules.")
+        raise SchemaError(
+            f"GC rule {rule.cbt()} cannot be applied on read: nest intersections only around "
+            "max_age/max_versions rules."
+        )
     raise SchemaError(f"Unknown GC rule {rule!r}.")
 
 
@@ -152,10 +172,19 @@ def gc_filter_pb(families: Sequence[Family], now_us: int) -> Any | None:
     ruled = [f for f in families if f.gc is not None]
     if not ruled:
         return None
-    branches = [_chain([RowFilter(family_name_regex_filter=_family_regex([f.name])),
-                        _gc_keep_filter(f.gc, now_us)]) for f in ruled]  # type: ignore[arg-type]
+    branches = [
+        _chain(
+            [
+                RowFilter(family_name_regex_filter=_family_regex([f.name])),
+                _gc_keep_filter(f.gc, now_us),
+            ]
+        )
+        for f in ruled
+    ]  # type: ignore[arg-type]
     rest = [f.name for f in families if f.gc is None]
-    if rest:  # families without a rule pass unchanged (a family the schema does not name is not read)
+    if (
+        rest
+    ):  # families without a rule pass unchanged (a family the schema does not name is not read)
         branches.append(RowFilter(family_name_regex_filter=_family_regex(rest)))
     if len(branches) == 1:
         return branches[0]
@@ -164,8 +193,9 @@ def gc_filter_pb(families: Sequence[Family], now_us: int) -> Any | None:
     return out
 
 
-def gc_live_cells(cells: CellFrame, families: Mapping[str, Sequence[Family]] | Sequence[Family],
-                  now_us: int) -> CellFrame:
+def gc_live_cells(
+    cells: CellFrame, families: Mapping[str, Sequence[Family]] | Sequence[Family], now_us: int
+) -> CellFrame:
     """The cells a GC pass at ``now_us`` would keep (the model of GC-on-read)."""
     fams: dict[str, dict[str, Family]]
     if isinstance(families, Mapping):
@@ -186,7 +216,9 @@ def gc_live_cells(cells: CellFrame, families: Mapping[str, Sequence[Family]] | S
 
 def _gc_keep_mask(f: pd.DataFrame, rule: GcRule, now_us: int) -> np.ndarray:
     if isinstance(rule, MaxVersions):
-        return f.groupby(["row_key", "family", "qualifier"], sort=False).cumcount().to_numpy() < rule.n
+        return (
+            f.groupby(["row_key", "family", "qualifier"], sort=False).cumcount().to_numpy() < rule.n
+        )
     if isinstance(rule, MaxAge):
         return f["timestamp_us"].to_numpy() >= _age_cutoff(rule, now_us)
     if isinstance(rule, Union_):
@@ -234,14 +266,20 @@ def _decode(responses: Any, cols: dict[str, list[Any]]) -> tuple[int, int]:
                 parts.append(c.value)
                 if c.value_size > 0:
                     continue
-                fa(family); qa(q); ta(t_split); va(b"".join(parts))  # noqa: E702
+                fa(family)
+                qa(q)
+                ta(t_split)
+                va(b"".join(parts))  # noqa: E702
                 parts = None
             elif c.reset_row:
                 del fam[row_start:], qual[row_start:], ts[row_start:], val[row_start:]
                 parts = None
                 continue
             else:
-                fa(family); qa(q); ta(c.timestamp_micros); va(c.value)  # noqa: E702
+                fa(family)
+                qa(q)
+                ta(c.timestamp_micros)
+                va(c.value)  # noqa: E702
             if c.commit_row:
                 rows += 1
                 keys.append(key)
@@ -277,14 +315,20 @@ def _new_cols() -> dict[str, list[Any]]:
 def _to_cellframe(cols: dict[str, list[Any]], table: str) -> CellFrame:
     n = len(cols["value"])
     keys = np.asarray([k.decode("utf-8", "surrogateescape") for k in cols["row_key"]], dtype=object)
-    frame = pd.DataFrame({
-        "table": np.full(n, table, dtype=object),
-        "row_key": np.repeat(keys, np.asarray(cols["n"], dtype=np.int64)) if n else np.zeros(0, dtype=object),
-        "family": np.asarray(cols["family"], dtype=object) if n else np.zeros(0, dtype=object),
-        "qualifier": np.asarray(_texts(cols["qualifier"]), dtype=object) if n else np.zeros(0, dtype=object),
-        "timestamp_us": np.asarray(cols["timestamp_us"], dtype=np.int64),
-        "value": pd.Series(cols["value"], dtype=object),
-    })
+    frame = pd.DataFrame(
+        {
+            "table": np.full(n, table, dtype=object),
+            "row_key": np.repeat(keys, np.asarray(cols["n"], dtype=np.int64))
+            if n
+            else np.zeros(0, dtype=object),
+            "family": np.asarray(cols["family"], dtype=object) if n else np.zeros(0, dtype=object),
+            "qualifier": np.asarray(_texts(cols["qualifier"]), dtype=object)
+            if n
+            else np.zeros(0, dtype=object),
+            "timestamp_us": np.asarray(cols["timestamp_us"], dtype=np.int64),
+            "value": pd.Series(cols["value"], dtype=object),
+        }
+    )
     return CellFrame(frame)
 
 
@@ -317,15 +361,21 @@ class ReadResult:
 
     def figures(self) -> pd.DataFrame:
         m = self.modelled
-        rows = [("rows returned", self.rows_returned, m.rows_returned if m else None),
-                ("cells returned", self.cells_returned, m.cells_returned if m else None),
-                ("bytes returned", self.bytes_returned, m.bytes_returned if m else None),
-                ("rows seen", None, m.rows_seen if m else None),
-                ("cells seen", None, m.cells_seen if m else None),
-                ("bytes seen", None, m.bytes_seen if m else None),
-                ("scans", self.scans, m.scans if m else None)]
+        rows = [
+            ("rows returned", self.rows_returned, m.rows_returned if m else None),
+            ("cells returned", self.cells_returned, m.cells_returned if m else None),
+            ("bytes returned", self.bytes_returned, m.bytes_returned if m else None),
+            ("rows seen", None, m.rows_seen if m else None),
+            ("cells seen", None, m.cells_seen if m else None),
+            ("bytes seen", None, m.bytes_seen if m else None),
+            ("scans", self.scans, m.scans if m else None),
+        ]
         # whole numbers, "—" where a figure has no value (the emulator does not report rows seen)
-        return pd.DataFrame(rows, columns=["figure", "measured", "modelled"]).set_index("figure").astype("Int64")
+        return (
+            pd.DataFrame(rows, columns=["figure", "measured", "modelled"])
+            .set_index("figure")
+            .astype("Int64")
+        )
 
     @property
     def agrees(self) -> bool | None:
@@ -334,17 +384,24 @@ class ReadResult:
         if m is None:
             return None
         return (self.rows_returned, self.cells_returned, self.bytes_returned) == (
-            m.rows_returned, m.cells_returned, m.bytes_returned)
+            m.rows_returned,
+            m.cells_returned,
+            m.bytes_returned,
+        )
 
     def _repr_html_(self) -> str:
-        head = (f"<p><b>ReadPlan</b> {html.escape(self.plan.describe())} on <code>{html.escape(self.table_id)}"
-                f"</code>: {self.elapsed_s * 1000:.1f} ms</p>")
+        head = (
+            f"<p><b>ReadPlan</b> {html.escape(self.plan.describe())} on <code>{html.escape(self.table_id)}"
+            f"</code>: {self.elapsed_s * 1000:.1f} ms</p>"
+        )
         notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in self.notes)
         return head + self.figures().to_html(na_rep="—") + notes
 
     def __repr__(self) -> str:
-        return (f"<ReadResult {self.rows_returned:,} rows, {self.cells_returned:,} cells, {self.bytes_returned:,} "
-                f"bytes in {self.scans} scan(s), {self.elapsed_s * 1000:.1f} ms>")
+        return (
+            f"<ReadResult {self.rows_returned:,} rows, {self.cells_returned:,} cells, {self.bytes_returned:,} "
+            f"bytes in {self.scans} scan(s), {self.elapsed_s * 1000:.1f} ms>"
+        )
 
 
 def _row_sets(plan: ReadPlan) -> list[Any | None]:
@@ -367,8 +424,16 @@ def _row_sets(plan: ReadPlan) -> list[Any | None]:
     return out
 
 
-def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequence[Family] = (),
-              apply_gc: bool = True, gc_now_us: int | None = None, model_cells: CellFrame | None = None) -> ReadResult:
+def read_plan(
+    conn: Connection,
+    table_id: str,
+    plan: ReadPlan,
+    *,
+    families: Sequence[Family] = (),
+    apply_gc: bool = True,
+    gc_now_us: int | None = None,
+    model_cells: CellFrame | None = None,
+) -> ReadResult:
     """Run ``plan`` on ``table_id``: decoded cells, measured figures, modelled figures if ``model_cells``.
 
     ``families`` (with GC rules) enable GC-on-read; ``gc_now_us`` is the clock the rules use
@@ -387,6 +452,7 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
     emulate_reverse = plan.reversed and getattr(conn, "_wb_no_reverse", False)
     t0 = time.perf_counter()
     for rs in row_sets:
+
         def request(reverse: bool, limit: int | None) -> Any:
             req = ReadRowsRequest(table_name=path)
             if rs is not None:
@@ -403,34 +469,58 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
         try:
             if plan.reversed and not emulate_reverse:
                 try:
-                    _decode(call(request(True, plan.rows_limit), timeout=max(conn.timeout, STREAM_TIMEOUT), metadata=md), cols)
+                    _decode(
+                        call(
+                            request(True, plan.rows_limit),
+                            timeout=max(conn.timeout, STREAM_TIMEOUT),
+                            metadata=md,
+                        ),
+                        cols,
+                    )
                 except grpc.RpcError as exc:
                     if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
                         raise
                     conn.__dict__["_wb_no_reverse"] = True
                     emulate_reverse = True
                     for k, v in cols.items():
-                        del v[mark[0] if k in ("row_key", "n") else mark[1]:]
+                        del v[mark[0] if k in ("row_key", "n") else mark[1] :]
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
-                _decode(call(request(False, limit), timeout=max(conn.timeout, STREAM_TIMEOUT), metadata=md), cols)
+                _decode(
+                    call(
+                        request(False, limit),
+                        timeout=max(conn.timeout, STREAM_TIMEOUT),
+                        metadata=md,
+                    ),
+                    cols,
+                )
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:
-                raise WorkbenchError(f"Table {table_id!r} does not exist on the {conn.target}: {exc.details()}") from None
+                raise WorkbenchError(
+                    f"Table {table_id!r} does not exist on the {conn.target}: {exc.details()}"
+                ) from None
             if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-                raise EmulatorUnavailable(f"Reading {table_id!r} failed: no answer from the {conn.target} within "
-                                          f"{conn.timeout:.0f} s ({code.name}: {exc.details()}).") from None
-            raise WorkbenchError(f"ReadRows on {table_id!r} failed: {code.name} {exc.details()}") from None
+                raise EmulatorUnavailable(
+                    f"Reading {table_id!r} failed: no answer from the {conn.target} within "
+                    f"{conn.timeout:.0f} s ({code.name}: {exc.details()})."
+                ) from None
+            raise WorkbenchError(
+                f"ReadRows on {table_id!r} failed: {code.name} {exc.details()}"
+            ) from None
     elapsed = time.perf_counter() - t0
     if emulate_reverse:
-        notes.append("the emulator does not support reverse scans: the range was read forward and reversed here")
+        notes.append(
+            "the emulator does not support reverse scans: the range was read forward and reversed here"
+        )
     cells = _to_cellframe(cols, plan.table)
     f = cells.frame
     n_rows, n_bytes = len(cols["row_key"]), _raw_bytes(cols)
     if len(row_sets) > 1 or emulate_reverse:
         # several scans (overlap possible) or a client-side reverse: one row once, in scan order, limit applied
-        f = f.drop_duplicates(["row_key", "family", "qualifier", "timestamp_us"]).reset_index(drop=True)
+        f = f.drop_duplicates(["row_key", "family", "qualifier", "timestamp_us"]).reset_index(
+            drop=True
+        )
         if plan.rows_limit is not None or emulate_reverse:
             order = pd.unique(np.sort(pd.unique(f["row_key"].to_numpy(dtype=object))))
             if plan.reversed:
@@ -439,17 +529,43 @@ def read_plan(conn: Connection, table_id: str, plan: ReadPlan, *, families: Sequ
                 order = order[: plan.rows_limit]
             f = f[f["row_key"].isin(set(order))].reset_index(drop=True)
         cells = CellFrame(f)
-        n_rows, n_bytes = int(f["row_key"].nunique()), int(cells.cell_bytes().sum()) if len(f) else 0
+        n_rows, n_bytes = (
+            int(f["row_key"].nunique()),
+            int(cells.cell_bytes().sum()) if len(f) else 0,
+        )
     modelled = None
     if model_cells is not None:
-        live = gc_live_cells(model_cells, {plan.table: tuple(families)}, now) if (apply_gc and families) else model_cells
+        live = (
+            gc_live_cells(model_cells, {plan.table: tuple(families)}, now)
+            if (apply_gc and families)
+            else model_cells
+        )
         modelled = plan.evaluate(live)
-    return ReadResult(plan=plan, cells=cells, rows_returned=n_rows, cells_returned=len(f), bytes_returned=n_bytes,
-                      scans=len(row_sets), elapsed_s=elapsed, table_id=table_id, modelled=modelled, notes=notes)
+    return ReadResult(
+        plan=plan,
+        cells=cells,
+        rows_returned=n_rows,
+        cells_returned=len(f),
+        bytes_returned=n_bytes,
+        scans=len(row_sets),
+        elapsed_s=elapsed,
+        table_id=table_id,
+        modelled=modelled,
+        notes=notes,
+    )
 
 
-def read_table(conn: Connection, table_id: str, *, table: str = "main", families: Sequence[Family] = (),
-               apply_gc: bool = False, gc_now_us: int | None = None) -> CellFrame:
+def read_table(
+    conn: Connection,
+    table_id: str,
+    *,
+    table: str = "main",
+    families: Sequence[Family] = (),
+    apply_gc: bool = False,
+    gc_now_us: int | None = None,
+) -> CellFrame:
     """Every cell of a table (no GC filter by default: what is stored)."""
     plan = ReadPlan(intent="read all", table=table)
-    return read_plan(conn, table_id, plan, families=families, apply_gc=apply_gc, gc_now_us=gc_now_us).cells
+    return read_plan(
+        conn, table_id, plan, families=families, apply_gc=apply_gc, gc_now_us=gc_now_us
+    ).cells

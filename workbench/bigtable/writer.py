@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 from urllib.parse import quote
 
 import grpc
@@ -51,11 +52,17 @@ MAX_MUTATIONS = 100_000  # per MutateRows request
 MIN_CALL_TIMEOUT = 10.0  # s per request: a busy 2-core machine must not time out healthy writes
 _ENTRY_OVERHEAD = 16  # bytes of framing per entry (generous)
 _CELL_OVERHEAD = 24  # bytes of framing per SetCell (tags, lengths, timestamp)
-TRANSIENT = frozenset({grpc.StatusCode.UNAVAILABLE.value[0], grpc.StatusCode.DEADLINE_EXCEEDED.value[0],
-                       grpc.StatusCode.ABORTED.value[0]})
+TRANSIENT = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE.value[0],
+        grpc.StatusCode.DEADLINE_EXCEEDED.value[0],
+        grpc.StatusCode.ABORTED.value[0],
+    }
+)
 _CODE_NAMES = {c.value[0]: c.name for c in grpc.StatusCode}
-_TRANSIENT_RPC = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                            grpc.StatusCode.ABORTED})
+_TRANSIENT_RPC = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.ABORTED}
+)
 
 
 @dataclass
@@ -75,8 +82,10 @@ class WriteReport:
         return self.rows / self.elapsed_s if self.elapsed_s > 0 else float("inf")
 
     def __repr__(self) -> str:
-        return (f"<WriteReport {self.rows:,} rows, {self.cells:,} cells in {self.requests} requests, "
-                f"{self.elapsed_s:.2f} s ({self.rows_per_s:,.0f} rows/s), {self.retries} retries>")
+        return (
+            f"<WriteReport {self.rows:,} rows, {self.cells:,} cells in {self.requests} requests, "
+            f"{self.elapsed_s:.2f} s ({self.rows_per_s:,.0f} rows/s), {self.retries} retries>"
+        )
 
 
 def _mutate_rows_call(conn: Connection) -> Any:
@@ -84,8 +93,11 @@ def _mutate_rows_call(conn: Connection) -> Any:
     cache = conn.__dict__.setdefault("_wb_rpc_cache", {})
     call = cache.get("MutateRows")
     if call is None:
-        call = conn.channel.unary_stream(MUTATE_ROWS, request_serializer=MutateRowsRequest.SerializeToString,
-                                         response_deserializer=MutateRowsResponse.FromString)
+        call = conn.channel.unary_stream(
+            MUTATE_ROWS,
+            request_serializer=MutateRowsRequest.SerializeToString,
+            response_deserializer=MutateRowsResponse.FromString,
+        )
         cache["MutateRows"] = call
     return call
 
@@ -125,26 +137,41 @@ def _sum_cells(f: pd.DataFrame) -> pd.DataFrame:
     bad = f["value"].map(lambda v: not isinstance(v, (bytes, bytearray)) or len(v) != 8)
     if bad.any():
         row = f[bad].iloc[0]
-        raise WriteError(f"Family {row['family']!r} is a sum aggregate: its cell values must be 8-byte big-endian "
-                         f"int64, but row {row['row_key']!r} qualifier {row['qualifier']!r} has "
-                         f"{len(row['value']) if isinstance(row['value'], (bytes, bytearray)) else type(row['value']).__name__}"
-                         " bytes. Nothing was written.")
+        raise WriteError(
+            f"Family {row['family']!r} is a sum aggregate: its cell values must be 8-byte big-endian "
+            f"int64, but row {row['row_key']!r} qualifier {row['qualifier']!r} has "
+            f"{len(row['value']) if isinstance(row['value'], (bytes, bytearray)) else type(row['value']).__name__}"
+            " bytes. Nothing was written."
+        )
     ints = np.frombuffer(b"".join(f["value"].tolist()), dtype=">i8").astype(np.int64)
-    g = f.assign(_v=ints).groupby(["table", "row_key", "family", "qualifier", "timestamp_us"], sort=False)["_v"].sum()
+    g = (
+        f.assign(_v=ints)
+        .groupby(["table", "row_key", "family", "qualifier", "timestamp_us"], sort=False)["_v"]
+        .sum()
+    )
     out = g.reset_index()
     out["value"] = out.pop("_v").astype(object).map(int)
     return out
 
 
-def prepare(cells: CellFrame, tables: Mapping[str, str], *, sum_families: Mapping[str, set[str]] | None = None,
-            batch_mutations: int = 20_000, batch_bytes: int = 32 * 1024 * 1024,
-            max_row_bytes: int = MAX_REQUEST_BYTES, resume_from: tuple[str, str] | None = None) -> _Prepared:
+def prepare(
+    cells: CellFrame,
+    tables: Mapping[str, str],
+    *,
+    sum_families: Mapping[str, set[str]] | None = None,
+    batch_mutations: int = 20_000,
+    batch_bytes: int = 32 * 1024 * 1024,
+    max_row_bytes: int = MAX_REQUEST_BYTES,
+    resume_from: tuple[str, str] | None = None,
+) -> _Prepared:
     """Sort, check limits, encode and cut the cells into requests (nothing is sent here)."""
     f = cells.frame
     unknown = sorted(set(f["table"].unique()) - set(tables))
     if unknown:
-        raise WriteError(f"Cells for logical table(s) {unknown} have no target table; known: {sorted(tables)}. "
-                         "Nothing was written.")
+        raise WriteError(
+            f"Cells for logical table(s) {unknown} have no target table; known: {sorted(tables)}. "
+            "Nothing was written."
+        )
     if resume_from is not None:
         t0, k0 = resume_from
         f = f[(f["table"] > t0) | ((f["table"] == t0) & (f["row_key"] >= k0))]
@@ -154,7 +181,10 @@ def prepare(cells: CellFrame, tables: Mapping[str, str], *, sum_families: Mappin
             if fams:
                 is_sum |= ((f["table"] == logical) & f["family"].isin(list(fams))).to_numpy()
     if is_sum.any():
-        f = pd.concat([f[~is_sum].assign(_sum=False), _sum_cells(f[is_sum]).assign(_sum=True)], ignore_index=True)
+        f = pd.concat(
+            [f[~is_sum].assign(_sum=False), _sum_cells(f[is_sum]).assign(_sum=True)],
+            ignore_index=True,
+        )
     else:
         f = f.assign(_sum=False)
     n = len(f)
@@ -162,7 +192,9 @@ def prepare(cells: CellFrame, tables: Mapping[str, str], *, sum_families: Mappin
     kcodes, kuniq = pd.factorize(f["row_key"].to_numpy(dtype=object), sort=True)
     tcodes, tuniq = pd.factorize(f["table"].to_numpy(dtype=object), sort=True)
     sum_arr = f["_sum"].to_numpy(dtype=bool)
-    if n and not (len(tuniq) == 1 and not sum_arr.any() and bool(np.all(kcodes[1:] >= kcodes[:-1]))):
+    if n and not (
+        len(tuniq) == 1 and not sum_arr.any() and bool(np.all(kcodes[1:] >= kcodes[:-1]))
+    ):
         order = np.lexsort((sum_arr, kcodes, tcodes))
         f = f.iloc[order].reset_index(drop=True)
         kcodes, tcodes, sum_arr = kcodes[order], tcodes[order], sum_arr[order]
@@ -170,13 +202,22 @@ def prepare(cells: CellFrame, tables: Mapping[str, str], *, sum_families: Mappin
     klen = np.fromiter(map(len, kenc), dtype=np.int64, count=len(kenc))
     qcodes, quniq = pd.factorize(f["qualifier"].to_numpy(dtype=object))
     qenc = [u.encode("utf-8", "surrogateescape") for u in quniq]
-    qlen = np.fromiter(map(len, qenc), dtype=np.int64, count=len(qenc))[qcodes] if n else np.zeros(0, np.int64)
+    qlen = (
+        np.fromiter(map(len, qenc), dtype=np.int64, count=len(qenc))[qcodes]
+        if n
+        else np.zeros(0, np.int64)
+    )
     qual = [qenc[c] for c in qcodes.tolist()]
     fcodes, funiq = pd.factorize(f["family"].to_numpy(dtype=object))
     flen = np.array([len(x) for x in funiq], dtype=np.int64)[fcodes] if n else np.zeros(0, np.int64)
     val = f["value"].tolist()
-    vlen = (np.fromiter(map(len, val), dtype=np.int64, count=n) if not sum_arr.any()
-            else np.fromiter((8 if isinstance(v, int) else len(v) for v in val), dtype=np.int64, count=n))
+    vlen = (
+        np.fromiter(map(len, val), dtype=np.int64, count=n)
+        if not sum_arr.any()
+        else np.fromiter(
+            (8 if isinstance(v, int) else len(v) for v in val), dtype=np.int64, count=n
+        )
+    )
     cell_bytes = qlen + vlen + flen + _CELL_OVERHEAD
 
     # pieces: a new piece where the table, key or kind changes, or a row exceeds the batch size
@@ -195,12 +236,17 @@ def prepare(cells: CellFrame, tables: Mapping[str, str], *, sum_families: Mappin
         raise LimitError(
             f"Row {kuniq[kcodes[i]]!r} of table {tuniq[tcodes[i]]!r} needs {row_sizes[over[0]]:,} bytes in one "
             f"write, over the {max_row_bytes:,}-byte MutateRows request limit of Cloud Bigtable ({len(over)} such "
-            "row(s)). Nothing was written: split the row with a time bucket in the key (G10/G16).")
+            "row(s)). Nothing was written: split the row with a time bucket in the key (G10/G16)."
+        )
     starts = np.flatnonzero(change)
     # split pieces longer than batch_mutations (a row with very many cells: several entries)
     lengths = np.diff(np.append(starts, n))
     if len(lengths) and lengths.max() > batch_mutations:
-        extra = [np.arange(s, s + ln, batch_mutations) for s, ln in zip(starts, lengths) if ln > batch_mutations]
+        extra = [
+            np.arange(s, s + ln, batch_mutations)
+            for s, ln in zip(starts, lengths)
+            if ln > batch_mutations
+        ]
         starts = np.union1d(starts, np.concatenate(extra))
     ends = np.append(starts[1:], n).astype(np.int64)
     ends_row = np.isin(ends, np.append(row_starts[1:], n)) if n else np.zeros(0, dtype=bool)
@@ -223,11 +269,23 @@ def prepare(cells: CellFrame, tables: Mapping[str, str], *, sum_families: Mappin
     fam = f["family"].tolist()
     ts = f["timestamp_us"].to_numpy(dtype=np.int64).tolist()
     return _Prepared(
-        tables=[tables[t] for t in ptab], logical=list(ptab), keys=[kenc[c] for c in pk.tolist()],
-        key_text=[kuniq[c] for c in pk.tolist()], starts=starts.tolist(), ends=ends.tolist(),
-        is_sum=sum_arr[starts].tolist(), ends_row=ends_row,
-        fam=fam, qual=qual, ts=ts, val=val, batches=batches, piece_bytes=piece_bytes,
-        n_rows=len(row_starts), n_cells=int(len(cells.frame)))
+        tables=[tables[t] for t in ptab],
+        logical=list(ptab),
+        keys=[kenc[c] for c in pk.tolist()],
+        key_text=[kuniq[c] for c in pk.tolist()],
+        starts=starts.tolist(),
+        ends=ends.tolist(),
+        is_sum=sum_arr[starts].tolist(),
+        ends_row=ends_row,
+        fam=fam,
+        qual=qual,
+        ts=ts,
+        val=val,
+        batches=batches,
+        piece_bytes=piece_bytes,
+        n_rows=len(row_starts),
+        n_cells=int(len(cells.frame)),
+    )
 
 
 def _build(p: _Prepared, table_path: str, lo: int, hi: int) -> Any:
@@ -269,8 +327,14 @@ class _Permanent(Exception):
         self.entry = entry
 
 
-def _send(conn: Connection, req: Any, table_id: str, key_text: list[str], budget_s: float,
-          stop: threading.Event) -> int:
+def _send(
+    conn: Connection,
+    req: Any,
+    table_id: str,
+    key_text: list[str],
+    budget_s: float,
+    stop: threading.Event,
+) -> int:
     """Send one request; retry transient per-entry errors and broken streams. Returns retries."""
     call = _mutate_rows_call(conn)
     md = routing_metadata(req.table_name)
@@ -294,19 +358,31 @@ def _send(conn: Connection, req: Any, table_id: str, key_text: list[str], budget
                         failed.append(e.index)
                         continue
                     msg = e.status.message
-                    if "unknown family" in msg or (code == grpc.StatusCode.NOT_FOUND.value[0] and "family" in msg):
-                        raise _Permanent(f"table {table_id!r} has no such column family ({msg}). Create it first: "
-                                         "admin.ensure_tables(conn, schema, table_id) or emu.load(ds, schema).", orig)
-                    raise _Permanent(f"row {key_text[orig]!r} of table {table_id!r} was refused: "
-                                     f"{_CODE_NAMES.get(code, code)} "
-                                     f"{msg}", orig)
+                    if "unknown family" in msg or (
+                        code == grpc.StatusCode.NOT_FOUND.value[0] and "family" in msg
+                    ):
+                        raise _Permanent(
+                            f"table {table_id!r} has no such column family ({msg}). Create it first: "
+                            "admin.ensure_tables(conn, schema, table_id) or emu.load(ds, schema).",
+                            orig,
+                        )
+                    raise _Permanent(
+                        f"row {key_text[orig]!r} of table {table_id!r} was refused: "
+                        f"{_CODE_NAMES.get(code, code)} "
+                        f"{msg}",
+                        orig,
+                    )
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:
-                raise _Permanent(f"table {table_id!r} does not exist on the {conn.target} (was it deleted while "
-                                 f"writing?): {exc.details()}") from None
+                raise _Permanent(
+                    f"table {table_id!r} does not exist on the {conn.target} (was it deleted while "
+                    f"writing?): {exc.details()}"
+                ) from None
             if code not in _TRANSIENT_RPC:
-                raise _Permanent(f"MutateRows on table {table_id!r} failed: {code.name} {exc.details()}") from None
+                raise _Permanent(
+                    f"MutateRows on table {table_id!r} failed: {code.name} {exc.details()}"
+                ) from None
             failed = [i for i in range(len(pending.entries)) if not acked[i]] + failed
             if not failed:
                 return retries
@@ -318,9 +394,14 @@ def _send(conn: Connection, req: Any, table_id: str, key_text: list[str], budget
         now = time.monotonic()
         deadline = deadline if deadline is not None else now + budget_s
         if now >= deadline or stop.is_set():
-            raise _Permanent(f"no answer from the {conn.target} for {budget_s:.0f} s ({last}). "
-                             + ("Is the emulator still running? A restarted emulator is empty."
-                                if not conn.is_production else ""))
+            raise _Permanent(
+                f"no answer from the {conn.target} for {budget_s:.0f} s ({last}). "
+                + (
+                    "Is the emulator still running? A restarted emulator is empty."
+                    if not conn.is_production
+                    else ""
+                )
+            )
         time.sleep(min(delay, max(0.0, deadline - now)))
         delay = min(delay * 2, 1.0)
         retries += 1
@@ -331,12 +412,21 @@ def _send(conn: Connection, req: Any, table_id: str, key_text: list[str], budget
         pending = nxt
 
 
-def write_cells(conn: Connection, cells: CellFrame, tables: Mapping[str, str] | str, *,
-                progress: bool = True, threads: int = 2, batch_mutations: int = 20_000,
-                batch_bytes: int = 32 * 1024 * 1024, check_families: bool = True,
-                sum_families: Mapping[str, Sequence[str]] | None = None,
-                resume_from: tuple[str, str] | None = None, retry_budget_s: float | None = None,
-                max_row_bytes: int = MAX_REQUEST_BYTES) -> WriteReport:
+def write_cells(
+    conn: Connection,
+    cells: CellFrame,
+    tables: Mapping[str, str] | str,
+    *,
+    progress: bool = True,
+    threads: int = 2,
+    batch_mutations: int = 20_000,
+    batch_bytes: int = 32 * 1024 * 1024,
+    check_families: bool = True,
+    sum_families: Mapping[str, Sequence[str]] | None = None,
+    resume_from: tuple[str, str] | None = None,
+    retry_budget_s: float | None = None,
+    max_row_bytes: int = MAX_REQUEST_BYTES,
+) -> WriteReport:
     """Write every cell; returns a :class:`WriteReport` or raises :class:`WriteError`.
 
     ``tables`` maps logical table → physical table ID (a string is the ID of the only
@@ -348,8 +438,11 @@ def write_cells(conn: Connection, cells: CellFrame, tables: Mapping[str, str] | 
     t0 = time.perf_counter()
     if isinstance(tables, str):
         logical = cells.tables or [admin.MAIN]
-        tables = ({logical[0]: admin.check_table_id(tables)} if len(logical) == 1
-                  else admin.table_ids(tables, logical))
+        tables = (
+            {logical[0]: admin.check_table_id(tables)}
+            if len(logical) == 1
+            else admin.table_ids(tables, logical)
+        )
     tables = dict(tables)
     sums: dict[str, set[str]] = {k: set(v) for k, v in (sum_families or {}).items()}
     if check_families:
@@ -357,17 +450,29 @@ def write_cells(conn: Connection, cells: CellFrame, tables: Mapping[str, str] | 
         for logical, physical in tables.items():
             stored = admin.get_families(conn, physical)
             if stored is None:
-                raise WriteError(f"Table {physical!r} does not exist on the {conn.target}. Create it first "
-                                 "(admin.ensure_tables or emu.load). Nothing was written.")
+                raise WriteError(
+                    f"Table {physical!r} does not exist on the {conn.target}. Create it first "
+                    "(admin.ensure_tables or emu.load). Nothing was written."
+                )
             missing = sorted(present.get(logical, set()) - set(stored))
             if missing:
-                raise WriteError(f"Table {physical!r} has no column family {', '.join(map(repr, missing))} "
-                                 f"(it has {sorted(stored)}). Add it with admin.ensure_tables(conn, schema, "
-                                 "table_id). Nothing was written.")
+                raise WriteError(
+                    f"Table {physical!r} has no column family {', '.join(map(repr, missing))} "
+                    f"(it has {sorted(stored)}). Add it with admin.ensure_tables(conn, schema, "
+                    "table_id). Nothing was written."
+                )
             sums.setdefault(logical, set()).update(
-                name for name, cf in stored.items() if "sum" in cf.value_type.aggregate_type)
-    p = prepare(cells, tables, sum_families=sums, batch_mutations=batch_mutations, batch_bytes=batch_bytes,
-                max_row_bytes=max_row_bytes, resume_from=resume_from)
+                name for name, cf in stored.items() if "sum" in cf.value_type.aggregate_type
+            )
+    p = prepare(
+        cells,
+        tables,
+        sum_families=sums,
+        batch_mutations=batch_mutations,
+        batch_bytes=batch_bytes,
+        max_row_bytes=max_row_bytes,
+        resume_from=resume_from,
+    )
     budget = conn.timeout if retry_budget_s is None else retry_budget_s
     done = np.zeros(len(p.batches), dtype=bool)
     rows_in = [int(p.ends_row[lo:hi].sum()) for lo, hi in p.batches]
@@ -431,10 +536,18 @@ def write_cells(conn: Connection, cells: CellFrame, tables: Mapping[str, str] | 
             f"every row before {resume[1]!r} (logical table {resume[0]!r}) is written.\n"
             "To resume: fix the cause and run the same write again: it is idempotent (explicit cell "
             "timestamps rewrite the same cells), or pass resume_from="
-            f"{resume!r} to skip what is already written.")
+            f"{resume!r} to skip what is already written."
+        )
         err.rows_written = rows_done  # type: ignore[attr-defined]
         err.cells_written = cells_done  # type: ignore[attr-defined]
         err.resume_from = resume  # type: ignore[attr-defined]
         raise err from None
-    return WriteReport(rows=p.n_rows, cells=p.n_cells, requests=len(p.batches), bytes=int(p.piece_bytes.sum()),
-                       elapsed_s=elapsed, retries=retries, tables=tables)
+    return WriteReport(
+        rows=p.n_rows,
+        cells=p.n_cells,
+        requests=len(p.batches),
+        bytes=int(p.piece_bytes.sum()),
+        elapsed_s=elapsed,
+        retries=retries,
+        tables=tables,
+    )

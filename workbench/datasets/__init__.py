@@ -1,8 +1,8 @@
 """Datasets: named deterministic samples and bring-your-own data, validated the same way.
 
-    ds = load_dataset("fx_prices", size="workshop", seed=0)
-    ds = from_dataframe(df, entity=["symbol"], time="date", measures=["price"], naive_tz="UTC")
-    ds = from_csv("stocks.csv", entity=["symbol"], time="date", measures=["price"], naive_tz="UTC")
+ds = load_dataset("fx_prices", size="workshop", seed=0)
+ds = from_dataframe(df, entity=["symbol"], time="date", measures=["price"], naive_tz="UTC")
+ds = from_csv("stocks.csv", entity=["symbol"], time="date", measures=["price"], naive_tz="UTC")
 """
 
 from __future__ import annotations
@@ -12,5 +12,14 @@ from workbench.datasets.model import Dataset, QueryIntent
 from workbench.datasets.registry import dataset_names, load_dataset
 from workbench.datasets.sizes import MAX_EVENTS, MIN_EVENTS, SIZES
 
-__all__ = ["Dataset", "QueryIntent", "dataset_names", "load_dataset", "from_dataframe", "from_csv",
-           "SIZES", "MIN_EVENTS", "MAX_EVENTS"]
+__all__ = [
+    "Dataset",
+    "QueryIntent",
+    "dataset_names",
+    "load_dataset",
+    "from_dataframe",
+    "from_csv",
+    "SIZES",
+    "MIN_EVENTS",
+    "MAX_EVENTS",
+]

@@ -40,7 +40,9 @@ def strings(values: np.ndarray) -> pd.Series:
 def rng_for(name: str, seed: int) -> np.random.Generator:
     """A Generator that depends on the seed and on the dataset (two datasets never share a stream)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise DatasetError(f"seed={seed!r} must be a non-negative int (the same seed gives the same data).")
+        raise DatasetError(
+            f"seed={seed!r} must be a non-negative int (the same seed gives the same data)."
+        )
     return np.random.default_rng([int(seed), zlib.crc32(name.encode())])
 
 
@@ -53,7 +55,9 @@ def smooth_noise(rng: np.random.Generator, shape: tuple[int, int], window: int) 
     return out
 
 
-def split(n_events: int, *, entities: float, lo_t: int, hi_t: int, lo_e: int = 1) -> tuple[int, int]:
+def split(
+    n_events: int, *, entities: float, lo_t: int, hi_t: int, lo_e: int = 1
+) -> tuple[int, int]:
     """(n_entities, n_times) with n_entities ≈ ``entities`` and n_times clipped to [lo_t, hi_t]."""
     e = max(lo_e, int(round(entities)))
     t = int(np.clip(n_events // e, lo_t, hi_t))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -39,9 +40,20 @@ def from_dataframe(
     ``""`` means "absent" (Heroic tags). Raises DatasetError naming the column and rows of
     any problem.
     """
-    return build_dataset(df, entity=entity, time=time, measures=measures, attributes=attributes,
-                         units=units, name=name, duplicates=duplicates, naive_tz=naive_tz,
-                         queries=queries, description=description, empty_ok=empty_ok)
+    return build_dataset(
+        df,
+        entity=entity,
+        time=time,
+        measures=measures,
+        attributes=attributes,
+        units=units,
+        name=name,
+        duplicates=duplicates,
+        naive_tz=naive_tz,
+        queries=queries,
+        description=description,
+        empty_ok=empty_ok,
+    )
 
 
 def from_csv(
@@ -70,15 +82,26 @@ def from_csv(
     """
     p = Path(path)
     if not p.is_file():
-        raise DatasetError(f"No CSV file at {str(p)!r}" + (" (it is a directory)." if p.is_dir() else "."))
+        raise DatasetError(
+            f"No CSV file at {str(p)!r}" + (" (it is a directory)." if p.is_dir() else ".")
+        )
     entity_l = [entity] if isinstance(entity, str) else list(entity)
     dtype = read_csv_kwargs.pop("dtype", None)
     if dtype is None:
         dtype = {c: str for c in [*entity_l, time]}
     try:
-        header = pd.read_csv(p, nrows=0, **{k: v for k, v in read_csv_kwargs.items() if k in ("sep", "delimiter",
-                                                                                           "encoding", "header")})
-        if isinstance(dtype, dict):  # only the columns the file has; validation names the missing ones
+        header = pd.read_csv(
+            p,
+            nrows=0,
+            **{
+                k: v
+                for k, v in read_csv_kwargs.items()
+                if k in ("sep", "delimiter", "encoding", "header")
+            },
+        )
+        if isinstance(
+            dtype, dict
+        ):  # only the columns the file has; validation names the missing ones
             dtype = {c: t for c, t in dtype.items() if c in header.columns}
         df = pd.read_csv(p, dtype=dtype, **read_csv_kwargs)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
@@ -86,7 +109,18 @@ def from_csv(
     for col in empty_ok:
         if col in df.columns:
             df[col] = df[col].fillna("")
-    return build_dataset(df, entity=entity, time=time, measures=measures, attributes=attributes,
-                         units=units, name=name or p.stem, empty_ok=empty_ok, duplicates=duplicates, naive_tz=naive_tz,
-                         queries=queries, description=description or f"Loaded from {p.name}.",
-                         row_word="data row")
+    return build_dataset(
+        df,
+        entity=entity,
+        time=time,
+        measures=measures,
+        attributes=attributes,
+        units=units,
+        name=name or p.stem,
+        empty_ok=empty_ok,
+        duplicates=duplicates,
+        naive_tz=naive_tz,
+        queries=queries,
+        description=description or f"Loaded from {p.name}.",
+        row_word="data row",
+    )

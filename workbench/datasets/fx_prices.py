@@ -25,12 +25,14 @@ TIME = "time"
 MEASURES = ["bid", "ask"]
 UNITS = {"bid": "quote currency", "ask": "quote currency"}
 OPTIONS: dict[str, object] = {}
-DESCRIPTION = ("Bid/ask quotes of currency pairs in sub-second bursts during trading hours (Sunday 22:00 to "
-               "Friday 22:00 UTC, weeks on end) from 2015-03-01 22:00 UTC: geometric random walk, realistic "
-               "volatility and spreads.")
+DESCRIPTION = (
+    "Bid/ask quotes of currency pairs in sub-second bursts during trading hours (Sunday 22:00 to "
+    "Friday 22:00 UTC, weeks on end) from 2015-03-01 22:00 UTC: geometric random walk, realistic "
+    "volatility and spreads."
+)
 
-START = "2015-03-01T22:00:00Z"            # Sunday: the FX week opens
-NEWS = "2015-03-06T13:30:00Z"             # US non-farm payrolls
+START = "2015-03-01T22:00:00Z"  # Sunday: the FX week opens
+NEWS = "2015-03-06T13:30:00Z"  # US non-farm payrolls
 TRADING_WEEK_S = 5 * 86_400
 # pair → (mid on 2015-03-01, annual volatility, decimals, pip, typical spread in pips, liquidity weight)
 PAIRS: dict[str, tuple[float, float, int, float, float, float]] = {
@@ -48,9 +50,11 @@ PAIRS: dict[str, tuple[float, float, int, float, float, float]] = {
     "EUR/CHF": (1.0670, 0.08, 5, 0.0001, 1.2, 0.03),
 }
 # relative quote activity per UTC hour: Asia quiet, London busy, London/New York overlap busiest
-_HOURLY = np.array([3, 3, 3, 3, 3, 3, 4, 7, 9, 9, 9, 9, 10, 10, 10, 10, 8, 6, 5, 4, 3, 3, 1, 2], dtype=float)
-_BURST_MEAN = 8          # quotes per burst (geometric)
-_GAP_MEAN_S = 0.15       # seconds between quotes inside a burst
+_HOURLY = np.array(
+    [3, 3, 3, 3, 3, 3, 4, 7, 9, 9, 9, 9, 10, 10, 10, 10, 8, 6, 5, 4, 3, 3, 1, 2], dtype=float
+)
+_BURST_MEAN = 8  # quotes per burst (geometric)
+_GAP_MEAN_S = 0.15  # seconds between quotes inside a burst
 _NEWS_QUOTES = 20
 
 
@@ -67,9 +71,11 @@ def _to_trading(wall_us: int, start_us: int) -> int:
 
 def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, list[QueryIntent]]:
     n_pairs = int(np.clip(round(np.log2(n_events / 100)), 3, len(PAIRS)))
-    names = sorted(list(PAIRS)[:n_pairs])                       # sorted: the frame comes out in key order
+    names = sorted(list(PAIRS)[:n_pairs])  # sorted: the frame comes out in key order
     spec = np.array([PAIRS[p] for p in names])
-    n_weeks = int(np.clip(np.ceil(n_events / 700_000 * 6), 6, 52))   # ≥ 6 weeks for the 30-day average
+    n_weeks = int(
+        np.clip(np.ceil(n_events / 700_000 * 6), 6, 52)
+    )  # ≥ 6 weeks for the 30-day average
     start_us = us(START)
     span_us = n_weeks * TRADING_WEEK_S * US_PER_S
 
@@ -86,13 +92,17 @@ def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, lis
     news_u = _to_trading(us(NEWS), start_us)
     b_pair = np.concatenate([b_pair, np.arange(n_pairs)])
     b_start = np.concatenate([b_start, news_u + rng.integers(20_000, 80_000, n_pairs)])
-    sizes = np.concatenate([rng.geometric(1 / _BURST_MEAN, n_bursts), np.full(n_pairs, _NEWS_QUOTES)])
+    sizes = np.concatenate(
+        [rng.geometric(1 / _BURST_MEAN, n_bursts), np.full(n_pairs, _NEWS_QUOTES)]
+    )
 
     pair = np.repeat(b_pair, sizes)
     gaps = np.maximum(rng.exponential(_GAP_MEAN_S * US_PER_S, len(pair)).astype(np.int64), 1)
     g = np.cumsum(gaps)
     first_of_burst = np.cumsum(sizes) - sizes
-    u = np.repeat(b_start, sizes) + g - np.repeat(g[first_of_burst], sizes)   # burst start + gaps so far
+    u = (
+        np.repeat(b_start, sizes) + g - np.repeat(g[first_of_burst], sizes)
+    )  # burst start + gaps so far
     u = np.clip(u, 0, span_us - 1)
     # order by pair then time, and make each pair's times strictly increasing (1 µs nudges)
     big = np.int64(10) ** 16
@@ -107,10 +117,12 @@ def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, lis
     dt_years = np.where(first, 0, np.diff(u, prepend=0)) / (260 * 86_400 * US_PER_S)
     z = rng.standard_t(4, n) / np.sqrt(2.0)
     vol = spec[pair, 1]
-    step = vol * np.sqrt(dt_years) * z - 0.5 * vol ** 2 * dt_years
+    step = vol * np.sqrt(dt_years) * z - 0.5 * vol**2 * dt_years
     base, quote = np.array([p[:3] for p in names]), np.array([p[4:] for p in names])
     jump = np.where(base == "USD", 0.006, np.where(quote == "USD", -0.008, 0.0))
-    step = step + np.where(np.r_[False, (u[1:] >= news_u) & (u[:-1] < news_u) & ~first[1:]], jump[pair], 0.0)
+    step = step + np.where(
+        np.r_[False, (u[1:] >= news_u) & (u[:-1] < news_u) & ~first[1:]], jump[pair], 0.0
+    )
     cum = np.cumsum(step)
     starts = np.flatnonzero(first)
     cum -= np.repeat(cum[starts], np.diff(np.r_[starts, n]))
@@ -118,30 +130,59 @@ def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, lis
 
     wall = _to_wall(u, start_us)
     hour = (wall // (3_600 * US_PER_S)) % 24
-    thin = np.where((hour >= 21) & (hour < 23), 3.0, np.where((hour < 7) & (spec[pair, 3] < 0.001), 1.7, 1.0))
+    thin = np.where(
+        (hour >= 21) & (hour < 23), 3.0, np.where((hour < 7) & (spec[pair, 3] < 0.001), 1.7, 1.0)
+    )
     pips = np.maximum(np.round(spec[pair, 4] * thin * rng.lognormal(0.0, 0.3, n), 1), 0.1)
     decimals = spec[pair, 2].astype(int)
-    scale = 10.0 ** decimals
+    scale = 10.0**decimals
     bid = np.round((mid - pips * spec[pair, 3] / 2) * scale) / scale
     ask = np.round((bid + pips * spec[pair, 3]) * scale) / scale
 
-    frame = pd.DataFrame({
-        "pair": strings(np.array(names, dtype=object)[pair]),
-        "time": utc(wall),
-        "bid": bid,
-        "ask": ask,
-    })
+    frame = pd.DataFrame(
+        {
+            "pair": strings(np.array(names, dtype=object)[pair]),
+            "time": utc(wall),
+            "bid": bid,
+            "ask": ask,
+        }
+    )
     news = ts(us(NEWS))
     queries = [
-        QueryIntent("usdjpy_moving_averages", "range",
-                    "USD/JPY over six weeks for its 5-, 10- and 30-day moving averages",
-                    entity={"pair": "USD/JPY"}, start="2015-03-01", end="2015-04-11",
-                    aggregate="moving_average:5D,10D,30D", weight=2.0),
-        QueryIntent("all_pairs_minute", "slice", "Every pair during the payrolls minute (13:30 UTC, 6 March 2015)",
-                    start=news, end=news + pd.Timedelta(minutes=1), weight=2.0),
-        QueryIntent("latest_quote", "latest", "The latest USD/JPY quote",
-                    entity={"pair": "USD/JPY"}, limit=1, weight=5.0),
-        QueryIntent("usdjpy_day", "range", "USD/JPY on payrolls day",
-                    entity={"pair": "USD/JPY"}, start="2015-03-06", end="2015-03-07", weight=1.0),
+        QueryIntent(
+            "usdjpy_moving_averages",
+            "range",
+            "USD/JPY over six weeks for its 5-, 10- and 30-day moving averages",
+            entity={"pair": "USD/JPY"},
+            start="2015-03-01",
+            end="2015-04-11",
+            aggregate="moving_average:5D,10D,30D",
+            weight=2.0,
+        ),
+        QueryIntent(
+            "all_pairs_minute",
+            "slice",
+            "Every pair during the payrolls minute (13:30 UTC, 6 March 2015)",
+            start=news,
+            end=news + pd.Timedelta(minutes=1),
+            weight=2.0,
+        ),
+        QueryIntent(
+            "latest_quote",
+            "latest",
+            "The latest USD/JPY quote",
+            entity={"pair": "USD/JPY"},
+            limit=1,
+            weight=5.0,
+        ),
+        QueryIntent(
+            "usdjpy_day",
+            "range",
+            "USD/JPY on payrolls day",
+            entity={"pair": "USD/JPY"},
+            start="2015-03-06",
+            end="2015-03-07",
+            weight=1.0,
+        ),
     ]
     return frame, queries

@@ -10,8 +10,9 @@ which each schema compiles to its own read plan.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, get_args
+from typing import Any, Literal, get_args
 
 import pandas as pd
 
@@ -53,14 +54,21 @@ class QueryIntent:
     def __post_init__(self) -> None:
         kinds = get_args(QueryKind)
         if self.kind not in kinds:
-            raise DatasetError(f"Query {self.name!r}: kind {self.kind!r} is not one of {', '.join(kinds)}.")
-        if self.limit is not None and (isinstance(self.limit, bool) or not isinstance(self.limit, int)
-                                       or self.limit < 1):
-            raise DatasetError(f"Query {self.name!r}: limit must be a whole number >= 1 (or None), "
-                               f"got {self.limit!r}.")
+            raise DatasetError(
+                f"Query {self.name!r}: kind {self.kind!r} is not one of {', '.join(kinds)}."
+            )
+        if self.limit is not None and (
+            isinstance(self.limit, bool) or not isinstance(self.limit, int) or self.limit < 1
+        ):
+            raise DatasetError(
+                f"Query {self.name!r}: limit must be a whole number >= 1 (or None), "
+                f"got {self.limit!r}."
+            )
         if not isinstance(self.entity, Mapping):
-            raise DatasetError(f"Query {self.name!r}: entity must map columns to values, e.g. "
-                               f"{{'sensor': 'a'}}, got {self.entity!r}.")
+            raise DatasetError(
+                f"Query {self.name!r}: entity must map columns to values, e.g. "
+                f"{{'sensor': 'a'}}, got {self.entity!r}."
+            )
         object.__setattr__(self, "entity", dict(self.entity))
         for attr in ("start", "end"):
             v = getattr(self, attr)
@@ -68,7 +76,9 @@ class QueryIntent:
                 try:
                     ts = pd.Timestamp(v)
                 except (ValueError, TypeError) as exc:
-                    raise DatasetError(f"Query {self.name!r}: {attr}={v!r} is not a time ({exc}).") from None
+                    raise DatasetError(
+                        f"Query {self.name!r}: {attr}={v!r} is not a time ({exc})."
+                    ) from None
                 ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
                 object.__setattr__(self, attr, ts)
         if self.measures is not None:
@@ -112,10 +122,14 @@ def require_dataset(ds: Any, where: str) -> None:
     if isinstance(ds, Dataset):
         return
     if isinstance(ds, pd.DataFrame):
-        raise DatasetError(f"{where} takes a Dataset, not a DataFrame: make one with wb.from_dataframe(df, "
-                           "entity=..., time=..., measures=...) or wb.load_dataset(name).")
-    raise DatasetError(f"{where} takes a Dataset (wb.load_dataset(name) or wb.from_dataframe(...)), got "
-                       f"{type(ds).__name__}.")
+        raise DatasetError(
+            f"{where} takes a Dataset, not a DataFrame: make one with wb.from_dataframe(df, "
+            "entity=..., time=..., measures=...) or wb.load_dataset(name)."
+        )
+    raise DatasetError(
+        f"{where} takes a Dataset (wb.load_dataset(name) or wb.from_dataframe(...)), got "
+        f"{type(ds).__name__}."
+    )
 
 
 @dataclass
@@ -168,30 +182,49 @@ class Dataset:
 
     def _repr_html_(self) -> str:
         start, end = self.time_span if len(self.frame) else (None, None)
-        measures = ", ".join(f"{m} ({self.units[m]})" if m in self.units else m for m in self.measures)
+        measures = ", ".join(
+            f"{m} ({self.units[m]})" if m in self.units else m for m in self.measures
+        )
         rows = "".join(
             f"<tr><td><code>{html.escape(q.name)}</code></td><td>{html.escape(q.kind)}</td>"
             f"<td>{html.escape(q.description)}</td>"
             f"<td><small>{html.escape(q.describe().split('] ', 1)[-1])}"
-            f"{html.escape(f'; {q.aggregate}') if q.aggregate else ''}</small></td></tr>" for q in self.queries)
+            f"{html.escape(f'; {q.aggregate}') if q.aggregate else ''}</small></td></tr>"
+            for q in self.queries
+        )
         series = self.frame[self.entity].drop_duplicates() if self.entity else self.frame.iloc[:0]
-        examples = ", ".join("/".join(str(v) for v in row) for row in series.head(3).itertuples(index=False))
+        examples = ", ".join(
+            "/".join(str(v) for v in row) for row in series.head(3).itertuples(index=False)
+        )
         return (
             f"<div><b>Dataset {html.escape(self.name)}</b> ({html.escape(self.size)}): "
             f"{len(self.frame):,} events, {len(series):,} series"
-            + (f" (e.g. {html.escape(examples)}{', …' if len(series) > 3 else ''})" if examples else "")
+            + (
+                f" (e.g. {html.escape(examples)}{', …' if len(series) > 3 else ''})"
+                if examples
+                else ""
+            )
             + f", {start} → {end}<br>"
             f"entity: <code>{html.escape(', '.join(self.entity))}</code>; time: <code>{html.escape(self.time)}</code>; "
             f"measures: {html.escape(measures)}"
-            + (f"; attributes: <code>{html.escape(', '.join(self.attributes))}</code>" if self.attributes else "")
+            + (
+                f"; attributes: <code>{html.escape(', '.join(self.attributes))}</code>"
+                if self.attributes
+                else ""
+            )
             + (f"<br><i>{html.escape(self.description)}</i>" if self.description else "")
             + "".join(f"<br>⚠ {html.escape(n)}" for n in self.notes)
-            + (f"<table><tr><th>query</th><th>kind</th><th>what</th><th>parameters</th></tr>{rows}</table>"
-               if rows else "")
+            + (
+                f"<table><tr><th>query</th><th>kind</th><th>what</th><th>parameters</th></tr>{rows}</table>"
+                if rows
+                else ""
+            )
             + self.frame.head(5).to_html(index=False)
             + "</div>"
         )
 
     def __repr__(self) -> str:
-        return (f"<Dataset {self.name} ({self.size}): {len(self.frame):,} events, "
-                f"entity={self.entity}, time={self.time!r}, measures={self.measures}>")
+        return (
+            f"<Dataset {self.name} ({self.size}): {len(self.frame):,} events, "
+            f"entity={self.entity}, time={self.time!r}, measures={self.measures}>"
+        )

@@ -37,8 +37,10 @@ def generator(name: str) -> ModuleType:
     """The module that generates dataset ``name`` (DatasetError listing the known names otherwise)."""
     if not isinstance(name, str) or name not in _MODULES:
         hint = suggestion(name, _MODULES) if isinstance(name, str) else ""
-        raise DatasetError(f"Unknown dataset {name!r}.{hint} Known datasets: {', '.join(_MODULES)}. "
-                           "For your own data use from_dataframe(...) or from_csv(...).")
+        raise DatasetError(
+            f"Unknown dataset {name!r}.{hint} Known datasets: {', '.join(_MODULES)}. "
+            "For your own data use from_dataframe(...) or from_csv(...)."
+        )
     return importlib.import_module(_MODULES[name])
 
 
@@ -55,8 +57,10 @@ def load_dataset(name: str, size: str | int = "workshop", seed: int = 0, **kwarg
     unknown = [k for k in kwargs if k not in module.OPTIONS]
     if unknown:
         accepted = ", ".join(f"{k}={v!r}" for k, v in module.OPTIONS.items()) or "none"
-        raise DatasetError(f"{name} has no option {', '.join(map(repr, unknown))}."
-                           f"{suggestion(unknown[0], module.OPTIONS)} Its options: {accepted}.")
+        raise DatasetError(
+            f"{name} has no option {', '.join(map(repr, unknown))}."
+            f"{suggestion(unknown[0], module.OPTIONS)} Its options: {accepted}."
+        )
     rng = rng_for(name, seed)
     frame, queries = module.generate(n_events, rng, **kwargs)
     options = {**module.OPTIONS, **kwargs}
@@ -64,6 +68,16 @@ def load_dataset(name: str, size: str | int = "workshop", seed: int = 0, **kwarg
     if kwargs:
         description += " Options: " + ", ".join(f"{k}={v!r}" for k, v in options.items()) + "."
     return build_dataset(
-        frame, entity=module.ENTITY, time=module.TIME, measures=module.MEASURES, attributes=[],
-        units=dict(module.UNITS), name=name, queries=queries, description=description,
-        size=label, seed=seed, empty_ok=getattr(module, "EMPTY_OK", ()))
+        frame,
+        entity=module.ENTITY,
+        time=module.TIME,
+        measures=module.MEASURES,
+        attributes=[],
+        units=dict(module.UNITS),
+        name=name,
+        queries=queries,
+        description=description,
+        size=label,
+        seed=seed,
+        empty_ok=getattr(module, "EMPTY_OK", ()),
+    )

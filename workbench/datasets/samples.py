@@ -16,8 +16,14 @@ from workbench.datasets.registry import dataset_names, load_dataset
 
 SAMPLE_ROWS = 300
 # how to cut: "entity" = the first readings of every series; "time" = the earliest events of all series
-_CUT = {"garden_temperature": "entity", "weather_balloons": "entity", "game_scores": "time",
-        "fx_prices": "time", "server_metrics": "time", "energy_meters": "time"}
+_CUT = {
+    "garden_temperature": "entity",
+    "weather_balloons": "entity",
+    "game_scores": "time",
+    "fx_prices": "time",
+    "server_metrics": "time",
+    "energy_meters": "time",
+}
 
 
 def sample_frame(name: str, rows: int = SAMPLE_ROWS) -> pd.DataFrame:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import difflib
 import re
 import warnings
-from typing import Any, Iterable, Literal, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,8 @@ _EXAMPLES = 5
 
 # A time-zone designator after a clock time: 'Z', '+01:00', '-0500', '+01', 'UTC', 'GMT'.
 _TZ_SUFFIX = re.compile(
-    r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[zZ]|[+-]\d{2}(?::?\d{2})?|UTC|GMT|utc|gmt)\s*$")
+    r"\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:[zZ]|[+-]\d{2}(?::?\d{2})?|UTC|GMT|utc|gmt)\s*$"
+)
 
 
 # -- message helpers --------------------------------------------------------------------
@@ -49,8 +51,12 @@ def _closest(name: str, candidates: Iterable[str]) -> str | None:
     if name.lower() in lowered:
         return lowered[name.lower()]
     # 'temperature' for 'temp', 'garden_temp' for 'garden_temperature': a prefix is a strong hint
-    prefixed = [c for c in candidates if min(len(c), len(name)) >= 3
-                and (c.lower().startswith(name.lower()) or name.lower().startswith(c.lower()))]
+    prefixed = [
+        c
+        for c in candidates
+        if min(len(c), len(name)) >= 3
+        and (c.lower().startswith(name.lower()) or name.lower().startswith(c.lower()))
+    ]
     if prefixed:
         return max(prefixed, key=len) if len(prefixed) > 1 else prefixed[0]
     hit = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
@@ -74,10 +80,14 @@ def _as_list(value: str | Sequence[str] | None, role: str) -> list[str]:
     try:
         items = list(value)
     except TypeError:
-        raise DatasetError(f"{role} must be a column name or a list of column names, not {value!r}.") from None
+        raise DatasetError(
+            f"{role} must be a column name or a list of column names, not {value!r}."
+        ) from None
     for item in items:
         if not isinstance(item, str):
-            raise DatasetError(f"{role} must name columns by their (string) names; got {item!r} in {items!r}.")
+            raise DatasetError(
+                f"{role} must name columns by their (string) names; got {item!r} in {items!r}."
+            )
     return items
 
 
@@ -85,13 +95,17 @@ def _as_list(value: str | Sequence[str] | None, role: str) -> list[str]:
 def _check_columns(frame: pd.DataFrame, roles: dict[str, list[str]]) -> None:
     dup_cols = frame.columns[frame.columns.duplicated()].tolist()
     if dup_cols:
-        raise DatasetError(f"The frame has more than one column named {dup_cols}; rename them so each is unique.")
+        raise DatasetError(
+            f"The frame has more than one column named {dup_cols}; rename them so each is unique."
+        )
     available = [str(c) for c in frame.columns]
     problems = []
     for role, cols in roles.items():
         for col in cols:
             if col not in frame.columns:
-                problems.append(f"{role} column {col!r} is not in the frame.{suggestion(col, available)}")
+                problems.append(
+                    f"{role} column {col!r} is not in the frame.{suggestion(col, available)}"
+                )
     if problems:
         raise DatasetError(" ".join(problems) + f" The frame's columns are: {available}.")
     seen: dict[str, str] = {}
@@ -100,8 +114,10 @@ def _check_columns(frame: pd.DataFrame, roles: dict[str, list[str]]) -> None:
             if cols.count(col) > 1:
                 raise DatasetError(f"Column {col!r} is listed twice as {role}.")
             if col in seen and seen[col] != role:
-                raise DatasetError(f"Column {col!r} is given both as {seen[col]} and as {role}; "
-                                   "each column has one role.")
+                raise DatasetError(
+                    f"Column {col!r} is given both as {seen[col]} and as {role}; "
+                    "each column has one role."
+                )
             seen[col] = role
 
 
@@ -117,16 +133,25 @@ def _blank_mask(col: pd.Series) -> np.ndarray:
     return mask
 
 
-def _entity_error(frame: pd.DataFrame, col: str, blank: np.ndarray, word: str, empty_ok: Sequence[str]) -> DatasetError:
+def _entity_error(
+    frame: pd.DataFrame, col: str, blank: np.ndarray, word: str, empty_ok: Sequence[str]
+) -> DatasetError:
     return DatasetError(
         f"Entity column {col!r} is missing or empty in {blank.sum():,} of {len(frame):,} rows "
         f"({_fmt_rows(frame.index[blank], word)}). Every event needs its entity to pick a row key: "
         f"fill or drop those rows first (e.g. df.dropna(subset=[{col!r}]))"
-        + ("." if col in empty_ok else f", or pass empty_ok=[{col!r}] if an empty value means "
-           "'absent' (as a Heroic tag does)."))
+        + (
+            "."
+            if col in empty_ok
+            else f", or pass empty_ok=[{col!r}] if an empty value means "
+            "'absent' (as a Heroic tag does)."
+        )
+    )
 
 
-def _entity_codes(frame: pd.DataFrame, entity: list[str], word: str, empty_ok: Sequence[str] = ()) -> list[np.ndarray]:
+def _entity_codes(
+    frame: pd.DataFrame, entity: list[str], word: str, empty_ok: Sequence[str] = ()
+) -> list[np.ndarray]:
     """Sort codes of each entity column (one hashing pass also finds missing and empty values)."""
     codes = []
     for col in entity:
@@ -137,7 +162,8 @@ def _entity_codes(frame: pd.DataFrame, entity: list[str], word: str, empty_ok: S
                 raise _entity_error(frame, col, blank, word, empty_ok)
             raise DatasetError(
                 f"Entity column {col!r} holds floating-point numbers; row keys need exact identifiers. "
-                f"Convert it to integers or strings first (e.g. df[{col!r}].astype('int64')).")
+                f"Convert it to integers or strings first (e.g. df[{col!r}].astype('int64'))."
+            )
         try:
             c, uniques = pd.factorize(s, sort=True)
         except TypeError:
@@ -145,12 +171,17 @@ def _entity_codes(frame: pd.DataFrame, entity: list[str], word: str, empty_ok: S
             if blank.any():
                 raise _entity_error(frame, col, blank, word, empty_ok) from None
             kinds = sorted({type(v).__name__ for v in s.to_numpy(dtype=object)})
-            raise DatasetError(f"Entity column {col!r} mixes value types {kinds}; they cannot be ordered. "
-                               f"Make them one type, e.g. df[{col!r}].astype(str).") from None
+            raise DatasetError(
+                f"Entity column {col!r} mixes value types {kinds}; they cannot be ordered. "
+                f"Make them one type, e.g. df[{col!r}].astype(str)."
+            ) from None
         blank = c < 0
         if col not in empty_ok:
-            empties = [i for i, u in enumerate(np.asarray(uniques, dtype=object))
-                       if isinstance(u, str) and u.strip() == ""]
+            empties = [
+                i
+                for i, u in enumerate(np.asarray(uniques, dtype=object))
+                if isinstance(u, str) and u.strip() == ""
+            ]
             if empties:
                 blank = blank | np.isin(c, empties)
         if blank.any():
@@ -175,26 +206,40 @@ def _naive_error(col: str, example_label: Any, example: Any, word: str) -> Datas
     return DatasetError(
         f"Time column {col!r} holds times without a time zone (e.g. {word} {example_label}: {str(example)!r}). "
         "The workbench keeps every time in UTC and will not guess the zone: pass naive_tz='UTC' if these "
-        "are UTC times, or the zone they were recorded in (an IANA name such as 'Europe/Paris').")
+        "are UTC times, or the zone they were recorded in (an IANA name such as 'Europe/Paris')."
+    )
 
 
 def _localize(parsed: pd.Series, col: str, naive_tz: str, word: str, index: pd.Index) -> pd.Series:
     try:
-        return parsed.dt.tz_localize(naive_tz, ambiguous="raise", nonexistent="raise").dt.tz_convert("UTC")
+        return parsed.dt.tz_localize(
+            naive_tz, ambiguous="raise", nonexistent="raise"
+        ).dt.tz_convert("UTC")
     except Exception as exc:  # unknown zone name, or a DST gap/overlap
         # find the offending rows when it is a DST problem
         try:
-            nat = parsed.dt.tz_localize(naive_tz, ambiguous="NaT", nonexistent="NaT").isna().to_numpy()
+            nat = (
+                parsed.dt.tz_localize(naive_tz, ambiguous="NaT", nonexistent="NaT")
+                .isna()
+                .to_numpy()
+            )
         except Exception:
             nat = np.zeros(len(parsed), dtype=bool)
-        where = f" ({_fmt_rows(index[nat], word)}: {parsed[nat].astype(str).head(3).tolist()})" if nat.any() else ""
+        where = (
+            f" ({_fmt_rows(index[nat], word)}: {parsed[nat].astype(str).head(3).tolist()})"
+            if nat.any()
+            else ""
+        )
         raise DatasetError(
             f"Cannot read the naive times of column {col!r} in zone {naive_tz!r}: {exc}{where}. "
             "Times inside a daylight-saving change are ambiguous or do not exist: store UTC times "
-            "(or times with an offset) instead.") from None
+            "(or times with an offset) instead."
+        ) from None
 
 
-def parse_time(col: pd.Series, name: str, naive_tz: str | None, word: str = "row") -> tuple[pd.Series, list[str]]:
+def parse_time(
+    col: pd.Series, name: str, naive_tz: str | None, word: str = "row"
+) -> tuple[pd.Series, list[str]]:
     """The column as UTC tz-aware datetimes, plus notes on what was assumed."""
     notes: list[str] = []
     index = col.index
@@ -203,18 +248,22 @@ def parse_time(col: pd.Series, name: str, naive_tz: str | None, word: str = "row
     if blank.any():
         raise DatasetError(
             f"Time column {name!r} is missing or empty in {blank.sum():,} of {len(col):,} rows "
-            f"({_fmt_rows(index[blank], word)}). Every event needs a time: fill or drop those rows first.")
+            f"({_fmt_rows(index[blank], word)}). Every event needs a time: fill or drop those rows first."
+        )
     if isinstance(dtype, pd.DatetimeTZDtype):
         return col.dt.tz_convert("UTC"), notes
     if ptypes.is_datetime64_dtype(dtype):
         if naive_tz is None:
             raise _naive_error(name, index[0], col.iloc[0], word)
-        notes.append(f"time column {name!r} had no time zone; read as {naive_tz} (naive_tz={naive_tz!r}).")
+        notes.append(
+            f"time column {name!r} had no time zone; read as {naive_tz} (naive_tz={naive_tz!r})."
+        )
         return _localize(col, name, naive_tz, word, index), notes
     if ptypes.is_bool_dtype(dtype) or ptypes.is_numeric_dtype(dtype):
         raise DatasetError(
             f"Time column {name!r} holds numbers ({dtype}), not times; their unit is ambiguous. Convert it "
-            f"first, e.g. df[{name!r}] = pd.to_datetime(df[{name!r}], unit='s' or 'ms', utc=True).")
+            f"first, e.g. df[{name!r}] = pd.to_datetime(df[{name!r}], unit='s' or 'ms', utc=True)."
+        )
     # strings, or Python datetimes in an object column: their text shows whether they carry a zone
     values = col.to_numpy(dtype=object)
     text = col.astype(str).str.strip()
@@ -226,7 +275,8 @@ def parse_time(col: pd.Series, name: str, naive_tz: str | None, word: str = "row
         raise DatasetError(
             f"Time column {name!r} has {bad.sum():,} values that are not times ({_fmt_rows(index[bad], word)}: "
             f"{[str(v) for v in values[bad][:_EXAMPLES]]}). Fix or drop them; ISO 8601 such as "
-            "'2015-03-01T07:00:00Z' always works.")
+            "'2015-03-01T07:00:00Z' always works."
+        )
     if aware.any() and not aware.all():
         a, n = np.flatnonzero(aware)[:2], np.flatnonzero(~aware)[:2]
         raise DatasetError(
@@ -234,50 +284,71 @@ def parse_time(col: pd.Series, name: str, naive_tz: str | None, word: str = "row
             + ", ".join(f"{word} {index[i]}: {str(values[i])!r}" for i in a)
             + f") and times without one ({(~aware).sum():,} rows, e.g. "
             + ", ".join(f"{word} {index[i]}: {str(values[i])!r}" for i in n)
-            + "). The zone of the naive ones is unknown: give every time an offset (or none, and pass naive_tz).")
+            + "). The zone of the naive ones is unknown: give every time an offset (or none, and pass naive_tz)."
+        )
     if aware.all():
         return parsed, notes
     if naive_tz is None:
         raise _naive_error(name, index[0], values[0], word)
     naive = _parse_strings(source, utc=False)
     if isinstance(naive.dtype, pd.DatetimeTZDtype):  # a designator the pattern did not know
-        raise DatasetError(f"Time column {name!r}: some times carry a zone pandas recognises; pass them with "
-                           "explicit offsets (e.g. '+00:00') and leave naive_tz unset.")
-    notes.append(f"time column {name!r} had no time zone; read as {naive_tz} (naive_tz={naive_tz!r}).")
+        raise DatasetError(
+            f"Time column {name!r}: some times carry a zone pandas recognises; pass them with "
+            "explicit offsets (e.g. '+00:00') and leave naive_tz unset."
+        )
+    notes.append(
+        f"time column {name!r} had no time zone; read as {naive_tz} (naive_tz={naive_tz!r})."
+    )
     return _localize(naive, name, naive_tz, word, index), notes
 
 
 def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, list[str]]:
     notes: list[str] = []
     dtype = col.dtype
-    if ptypes.is_datetime64_any_dtype(dtype) or ptypes.is_timedelta64_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+    if (
+        ptypes.is_datetime64_any_dtype(dtype)
+        or ptypes.is_timedelta64_dtype(dtype)
+        or isinstance(dtype, pd.PeriodDtype)
+    ):
         raise DatasetError(
             f"Measure column {name!r} holds times ({dtype}), not numbers; there is one time column per event. "
-            f"Store it as an attribute (attributes=[{name!r}]) or convert it to a number with a unit first.")
-    if ptypes.is_extension_array_dtype(dtype) and (ptypes.is_bool_dtype(dtype) or ptypes.is_numeric_dtype(dtype)):
+            f"Store it as an attribute (attributes=[{name!r}]) or convert it to a number with a unit first."
+        )
+    if ptypes.is_extension_array_dtype(dtype) and (
+        ptypes.is_bool_dtype(dtype) or ptypes.is_numeric_dtype(dtype)
+    ):
         out, note = _nullable_to_numpy(col, name)
         notes += [note] if note else []
-    elif ptypes.is_bool_dtype(dtype) or (ptypes.is_numeric_dtype(dtype) and not ptypes.is_complex_dtype(dtype)):
+    elif ptypes.is_bool_dtype(dtype) or (
+        ptypes.is_numeric_dtype(dtype) and not ptypes.is_complex_dtype(dtype)
+    ):
         out = col
     else:
         values = col.to_numpy(dtype=object)
         if len(values) and all(isinstance(v, (bool, np.bool_)) for v in values):
             out = col.astype(bool)
         else:
-            converted = pd.to_numeric(col.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v),
-                                      errors="coerce")
+            converted = pd.to_numeric(
+                col.astype(object).map(lambda v: v.strip() if isinstance(v, str) else v),
+                errors="coerce",
+            )
             bad = converted.isna().to_numpy() & ~_blank_mask(col)
             if bad.any() or ptypes.is_complex_dtype(dtype):
                 bad_vals = list(dict.fromkeys(str(v) for v in values[bad]))[:_EXAMPLES]
                 raise DatasetError(
                     f"Measure column {name!r} holds values that are not numbers ({bad.sum():,} rows, "
                     f"{_fmt_rows(col.index[bad], word)}: {bad_vals}). Measures must be numbers or booleans; "
-                    "put text in an attribute (attributes=[...]) or convert it first.")
+                    "put text in an attribute (attributes=[...]) or convert it first."
+                )
             out = converted
-            notes.append(f"measure {name!r} was {dtype} (not numeric); converted to numbers ({out.dtype}).")
+            notes.append(
+                f"measure {name!r} was {dtype} (not numeric); converted to numbers ({out.dtype})."
+            )
     missing = int(out.isna().sum())
     if missing:
-        notes.append(f"measure {name!r} is missing in {missing:,} events (no value to store for those).")
+        notes.append(
+            f"measure {name!r} is missing in {missing:,} events (no value to store for those)."
+        )
     return out, notes
 
 
@@ -293,7 +364,9 @@ def _nullable_to_numpy(col: pd.Series, name: str) -> tuple[pd.Series, str | None
     out = col.astype("float64")
     note = f"measure {name!r} was {dtype} with missing values; stored as float64 (missing -> NaN)"
     if ptypes.is_integer_dtype(dtype) and (col.abs() > 2**53).any():
-        note += "; integers beyond 2**53 lose precision in float64, fill the gaps to keep them exact"
+        note += (
+            "; integers beyond 2**53 lose precision in float64, fill the gaps to keep them exact"
+        )
     return out, note + "."
 
 
@@ -324,19 +397,25 @@ def check_intent(q: Any, ds: Any) -> None:
     _check_queries([q], list(ds.entity), list(ds.measures))
 
 
-def _check_queries(queries: Sequence[QueryIntent], entity: list[str], measures: list[str]) -> list[QueryIntent]:
+def _check_queries(
+    queries: Sequence[QueryIntent], entity: list[str], measures: list[str]
+) -> list[QueryIntent]:
     out = []
     for q in queries:
         if not isinstance(q, QueryIntent):
             raise DatasetError(f"queries must be QueryIntent objects; got {q!r}.")
         for col in q.entity:
             if col not in entity:
-                raise DatasetError(f"Query {q.name!r} fixes {col!r}, which is not an entity column "
-                                   f"{entity}.{suggestion(col, entity)}")
+                raise DatasetError(
+                    f"Query {q.name!r} fixes {col!r}, which is not an entity column "
+                    f"{entity}.{suggestion(col, entity)}"
+                )
         for m in q.measures or ():
             if m not in measures:
-                raise DatasetError(f"Query {q.name!r} asks for measure {m!r}, not one of {measures}."
-                                   f"{suggestion(m, measures)}")
+                raise DatasetError(
+                    f"Query {q.name!r} asks for measure {m!r}, not one of {measures}."
+                    f"{suggestion(m, measures)}"
+                )
         out.append(q)
     names = [q.name for q in out]
     twice = sorted({n for n in names if names.count(n) > 1})
@@ -378,16 +457,22 @@ def build_dataset(
     entity_l = _as_list(entity, "entity")
     measures_l = _as_list(measures, "measures")
     if not entity_l:
-        raise DatasetError("entity is empty: name the column(s) that identify a series. For one series, add a "
-                           "constant column first, e.g. df.assign(station='seattle'), and use entity=['station'].")
+        raise DatasetError(
+            "entity is empty: name the column(s) that identify a series. For one series, add a "
+            "constant column first, e.g. df.assign(station='seattle'), and use entity=['station']."
+        )
     if not measures_l:
         raise DatasetError("measures is empty: name at least one numeric column to store.")
     if duplicates not in DUPLICATE_CHOICES:
-        raise DatasetError(f"duplicates={duplicates!r} is not one of {list(DUPLICATE_CHOICES)} "
-                           "(error: refuse; first/last: keep that event of each repeated entity and time).")
+        raise DatasetError(
+            f"duplicates={duplicates!r} is not one of {list(DUPLICATE_CHOICES)} "
+            "(error: refuse; first/last: keep that event of each repeated entity and time)."
+        )
     if frame.shape[1] == 0 or len(frame) == 0:
-        raise DatasetError(f"The frame is empty ({len(frame)} rows, {frame.shape[1]} columns): there are no "
-                           "events to design a schema for.")
+        raise DatasetError(
+            f"The frame is empty ({len(frame)} rows, {frame.shape[1]} columns): there are no "
+            "events to design a schema for."
+        )
     roles = {"entity": entity_l, "time": [time], "measure": measures_l}
     if attributes is not None:
         roles["attribute"] = _as_list(attributes, "attributes")
@@ -401,18 +486,24 @@ def build_dataset(
         attrs = roles["attribute"]
         left_out = [c for c in others if c not in attrs]
         if left_out:
-            notes.append(f"columns left out (not named as entity, time, measure or attribute): {left_out}.")
+            notes.append(
+                f"columns left out (not named as entity, time, measure or attribute): {left_out}."
+            )
     units = dict(units or {})
     for key in units:
         if key not in measures_l and key not in attrs:
-            raise DatasetError(f"units names {key!r}, which is not a measure {measures_l}.{suggestion(key, measures_l)}")
+            raise DatasetError(
+                f"units names {key!r}, which is not a measure {measures_l}.{suggestion(key, measures_l)}"
+            )
 
     # A new frame: the caller's DataFrame is never modified (pandas copy-on-write).
     empty_ok = _as_list(list(empty_ok), "empty_ok")
     for col in empty_ok:
         if col not in entity_l:
-            raise DatasetError(f"empty_ok names {col!r}, which is not an entity column {entity_l}."
-                               f"{suggestion(col, entity_l)}")
+            raise DatasetError(
+                f"empty_ok names {col!r}, which is not an entity column {entity_l}."
+                f"{suggestion(col, entity_l)}"
+            )
     entity_codes = _entity_codes(frame, entity_l, row_word, empty_ok)
     cols: dict[str, pd.Series] = {c: frame[c] for c in entity_l}
     cols[time], time_notes = parse_time(frame[time], time, naive_tz, row_word)
@@ -422,7 +513,9 @@ def build_dataset(
         notes += m_notes
     for a in attrs:
         cols[a] = frame[a]
-    out = pd.DataFrame(cols, index=frame.index, copy=False)  # copy-on-write keeps the caller's frame intact
+    out = pd.DataFrame(
+        cols, index=frame.index, copy=False
+    )  # copy-on-write keeps the caller's frame intact
 
     order, same = _order_and_duplicates([*entity_codes, np.asarray(out[time].array.asi8)])
     labels = frame.index if order is None else frame.index[order]
@@ -431,20 +524,27 @@ def build_dataset(
     dropped = 0
     if same.any():
         n_extra = int(same.sum())
-        starts = np.flatnonzero(same & ~np.concatenate([[False], same[:-1]]))  # first repeat of each group
+        starts = np.flatnonzero(
+            same & ~np.concatenate([[False], same[:-1]])
+        )  # first repeat of each group
         examples = []
         for i in starts[:3]:
             j = i + 1
             while j < len(same) and same[j]:
                 j += 1
             key = ", ".join(f"{c}={out.iloc[i][c]!r}" for c in entity_l)
-            examples.append(f"({key}, {time}={out.iloc[i][time]}) at {_fmt_rows(labels[i:j + 1], row_word)}")
+            examples.append(
+                f"({key}, {time}={out.iloc[i][time]}) at {_fmt_rows(labels[i : j + 1], row_word)}"
+            )
         if duplicates == "error":
             raise DatasetError(
                 f"{n_extra:,} events repeat an (entity, time) already present ({len(starts):,} repeated keys), "
-                f"e.g. " + "; ".join(examples) + ". One cell per entity and time cannot hold both. Pass "
+                f"e.g. "
+                + "; ".join(examples)
+                + ". One cell per entity and time cannot hold both. Pass "
                 "duplicates='first' or 'last' to keep one of each (the Dataset records how many were dropped), "
-                "or add the column that tells them apart to the entity.")
+                "or add the column that tells them apart to the entity."
+            )
         keep = np.ones(len(out), dtype=bool)
         if duplicates == "first":
             keep[1:][same] = False
@@ -452,10 +552,23 @@ def build_dataset(
             keep[:-1][same] = False
         out = out[keep]
         dropped = n_extra
-        notes.append(f"{dropped:,} duplicate events dropped (duplicates={duplicates!r}), "
-                     f"e.g. " + "; ".join(examples) + ".")
+        notes.append(
+            f"{dropped:,} duplicate events dropped (duplicates={duplicates!r}), "
+            f"e.g. " + "; ".join(examples) + "."
+        )
     out = out.reset_index(drop=True)
     return Dataset(
-        name=name, frame=out, entity=entity_l, time=time, measures=measures_l, attributes=attrs,
-        units=units, queries=_check_queries(list(queries or []), entity_l, measures_l),
-        description=description, size=size, seed=seed, dropped_duplicates=dropped, notes=notes)
+        name=name,
+        frame=out,
+        entity=entity_l,
+        time=time,
+        measures=measures_l,
+        attributes=attrs,
+        units=units,
+        queries=_check_queries(list(queries or []), entity_l, measures_l),
+        description=description,
+        size=size,
+        seed=seed,
+        dropped_duplicates=dropped,
+        notes=notes,
+    )

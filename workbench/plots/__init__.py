@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def png_bytes(fig: Any) -> bytes:
@@ -25,13 +26,17 @@ def figure_html(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     import matplotlib.pyplot as plt
 
     from .style import style
+
     with style():
         ax = fn(*args, **kwargs)
         fig = ax.figure if hasattr(ax, "figure") else ax[0].figure
         data = png_bytes(fig)
     plt.close(fig)
-    return ('<img style="max-width:100%" src="data:image/png;base64,'
-            + base64.b64encode(data).decode("ascii") + '"/>')
+    return (
+        '<img style="max-width:100%" src="data:image/png;base64,'
+        + base64.b64encode(data).decode("ascii")
+        + '"/>'
+    )
 
 
 __all__ = ["figure_html", "png_bytes"]

@@ -17,7 +17,12 @@ def plot_bytes_breakdown(cap, ax=None):
         ax.barh(0, per[k], left=left, color=OKABE_ITO[i], label=f"{k} {per[k]:,.0f} B", height=0.55)
         left += per[k]
     ax.barh(1, cap.short_names_bytes_per_event, color="#BBBBBB", height=0.55)
-    ax.text(cap.short_names_bytes_per_event, 1, f"  {cap.short_names_bytes_per_event:,.0f} B", va="center")
+    ax.text(
+        cap.short_names_bytes_per_event,
+        1,
+        f"  {cap.short_names_bytes_per_event:,.0f} B",
+        va="center",
+    )
     ax.text(left, 0, f"  {left:,.0f} B", va="center")
     ax.set_yticks([0, 1])
     ax.set_yticklabels(["as designed", "1-byte names"])
@@ -25,5 +30,7 @@ def plot_bytes_breakdown(cap, ax=None):
     ax.set_xlim(0, left * 1.18)
     ax.set_xlabel("bytes stored per event")
     ax.legend(ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35))
-    ax.set_title(f"Names are {cap.name_overhead_share:.0%} of the bytes: {cap.bytes_per_event:,.0f} B per event")
+    ax.set_title(
+        f"Names are {cap.name_overhead_share:.0%} of the bytes: {cap.bytes_per_event:,.0f} B per event"
+    )
     return ax

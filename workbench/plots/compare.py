@@ -29,21 +29,33 @@ def _title_chars(ncols: int, label_chars: int) -> int:
 def plot_comparison(cmp, axes=None):
     """One horizontal bar chart per criterion (lower is better); returns the array of axes."""
     import matplotlib.pyplot as plt
+
     crit = cmp.criteria
     n = len(crit)
     ncols = min(3, n)
     nrows = math.ceil(n / ncols)
     if axes is None:
         designs = len(cmp.table)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(WIDTH_IN, nrows * (0.45 * designs + 1.6)),
-                                 layout="constrained", squeeze=False)
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            figsize=(WIDTH_IN, nrows * (0.45 * designs + 1.6)),
+            layout="constrained",
+            squeeze=False,
+        )
     axes = np.atleast_1d(axes).ravel()
     names = cmp.table.index.tolist()
     for ax, (col, label) in zip(axes, crit):
         v = cmp.table[col].astype(float).to_numpy()
         r = cmp.rankings.loc[label] if label in cmp.rankings.index else None
-        colours = [GOOD if r is not None and nm == r["best"] else BAD if r is not None and nm == r["worst"] else MUTED
-                   for nm in names]
+        colours = [
+            GOOD
+            if r is not None and nm == r["best"]
+            else BAD
+            if r is not None and nm == r["worst"]
+            else MUTED
+            for nm in names
+        ]
         y = np.arange(len(names))
         ax.barh(y, np.nan_to_num(v), color=colours)
         ax.set_yticks(y)
@@ -51,22 +63,36 @@ def plot_comparison(cmp, axes=None):
         ax.invert_yaxis()
         top = np.nanmax(v) if len(v) and np.isfinite(v).any() else 1.0
         for yi, vi in zip(y, v):
-            ax.text(vi if np.isfinite(vi) else 0, yi, " " + (_fmt(col, vi) if np.isfinite(vi) else "n/a"),
-                    va="center", fontsize=9)
+            ax.text(
+                vi if np.isfinite(vi) else 0,
+                yi,
+                " " + (_fmt(col, vi) if np.isfinite(vi) else "n/a"),
+                va="center",
+                fontsize=9,
+            )
         ax.set_xlim(0, max(top, 1e-12) * 1.35)
         ax.set_xticks([])
         ax.spines["bottom"].set_visible(False)
         if col == "hotspot_factor":
             ax.axvline(1.0, color="black", ls="--", lw=1)
         # wrapped to the panel's width: long query names otherwise run into the next panel's title
-        ax.set_title(textwrap.fill(label, _title_chars(ncols, max(map(len, names))), break_on_hyphens=False),
-                     fontsize=10.5)
-    for ax in axes[len(crit):]:
+        ax.set_title(
+            textwrap.fill(label, _title_chars(ncols, max(map(len, names))), break_on_hyphens=False),
+            fontsize=10.5,
+        )
+    for ax in axes[len(crit) :]:
         ax.set_visible(False)
     wins = cmp.rankings["best"].replace("", np.nan).dropna().value_counts()
-    head = (f"{wins.index[0]} is best on {wins.iloc[0]} of {len(cmp.rankings)} criteria" if len(wins)
-            else "The designs tie on every criterion")
-    axes[0].figure.suptitle(f"{len(names)} designs for {cmp.dataset}: {head}\n"
-                            "(lower is better in every panel; green best, vermillion worst)",
-                            fontweight="bold", x=0.01, ha="left")
+    head = (
+        f"{wins.index[0]} is best on {wins.iloc[0]} of {len(cmp.rankings)} criteria"
+        if len(wins)
+        else "The designs tie on every criterion"
+    )
+    axes[0].figure.suptitle(
+        f"{len(names)} designs for {cmp.dataset}: {head}\n"
+        "(lower is better in every panel; green best, vermillion worst)",
+        fontweight="bold",
+        x=0.01,
+        ha="left",
+    )
     return axes

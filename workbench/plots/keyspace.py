@@ -19,6 +19,7 @@ def heatmap_data(kd, what: str = "writes"):
     """The key-bucket × window matrix to draw (masked where nothing happened) and its norm: log for
     writes, linear for reads. Shared by this figure and the designer's HTML heat map."""
     from matplotlib.colors import LogNorm, Normalize
+
     if what not in ("writes", "reads"):
         raise ValueError(f"what must be 'writes' or 'reads', got {what!r}.")
     m = kd.writes if what == "writes" else kd.reads
@@ -51,22 +52,41 @@ def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool =
     data, norm = heatmap_data(kd, what)
     t = _times(kd)
     x0, x1 = mdates.date2num(t[0].to_pydatetime()), mdates.date2num(t[-1].to_pydatetime())
-    im = ax.imshow(data, aspect="auto", interpolation="nearest", cmap=HEATMAP, norm=norm,
-                   extent=(x0, x1, data.shape[0], 0))
+    im = ax.imshow(
+        data,
+        aspect="auto",
+        interpolation="nearest",
+        cmap=HEATMAP,
+        norm=norm,
+        extent=(x0, x1, data.shape[0], 0),
+    )
     ax.set_facecolor("white")
     ax.xaxis_date()
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     _key_axis(ax, kd, data.shape[0])
     cb = ax.figure.colorbar(im, ax=ax, pad=0.01, aspect=30)
     cb.set_label("writes per window and key bucket" if what == "writes" else "rows read per window")
-    cb.ax.yaxis.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
-    cb.ax.yaxis.set_minor_locator(mticker.NullLocator())  # unlabelled log minor ticks cost a redraw's worth of time
+    cb.ax.yaxis.set_major_formatter(
+        mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
+    )
+    cb.ax.yaxis.set_minor_locator(
+        mticker.NullLocator()
+    )  # unlabelled log minor ticks cost a redraw's worth of time
     if what == "writes":
         ax.set_title(kd.verdict(), color=BAD if kd.spread == "hotspot" else "black")
         br = kd.busiest_range.get("name")
         if br:
-            ax.text(0.99, 0.02, f"busiest key range: {br}", transform=ax.transAxes, ha="right", va="bottom",
-                    fontsize=9, family="monospace", bbox=dict(facecolor="white", alpha=0.85, edgecolor="none"))
+            ax.text(
+                0.99,
+                0.02,
+                f"busiest key range: {br}",
+                transform=ax.transAxes,
+                ha="right",
+                va="bottom",
+                fontsize=9,
+                family="monospace",
+                bbox=dict(facecolor="white", alpha=0.85, edgecolor="none"),
+            )
         if emulator_note:
             note(ax, EMULATOR_NOTES["keyspace"])
     else:
@@ -83,8 +103,14 @@ def plot_node_load(kd, ax=None):
     mid = t[:-1] + (t[1:] - t[:-1]) / 2
     totals = kd.node_writes.sum(axis=1)
     for i in range(kd.nodes):
-        ax.plot(mid, kd.node_writes[:, i], color=OKABE_ITO[i % len(OKABE_ITO)], lw=1.6, label=f"node {i + 1}",
-                drawstyle="steps-mid")
+        ax.plot(
+            mid,
+            kd.node_writes[:, i],
+            color=OKABE_ITO[i % len(OKABE_ITO)],
+            lw=1.6,
+            label=f"node {i + 1}",
+            drawstyle="steps-mid",
+        )
     ax.plot(mid, totals / kd.nodes, color=MUTED, lw=1.2, ls="--", label="fair share")
     ax.set_ylabel("writes per window")
     ax.set_xlabel("event time")
@@ -97,7 +123,9 @@ def plot_node_load(kd, ax=None):
     elif kd.spread == "even":
         ax.set_title(f"Every node shares the writes evenly {where}")
     else:
-        ax.set_title(f"Every node gets writes, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share {where}")
+        ax.set_title(
+            f"Every node gets writes, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share {where}"
+        )
     return ax
 
 
@@ -109,21 +137,37 @@ def plot_hotspot(kd, ax=None):
     mid = t[:-1] + (t[1:] - t[:-1]) / 2
     share = kd.busiest_share
     colour = {"hotspot": BAD, "even": GOOD, "uneven": OKABE_ITO[1]}[kd.spread]
-    ax.fill_between(mid, kd.fair_share, np.maximum(share, kd.fair_share), step="mid", color=colour, alpha=0.3, lw=0,
-                    label="above fair share")
+    ax.fill_between(
+        mid,
+        kd.fair_share,
+        np.maximum(share, kd.fair_share),
+        step="mid",
+        color=colour,
+        alpha=0.3,
+        lw=0,
+        label="above fair share",
+    )
     ax.plot(mid, share, drawstyle="steps-mid", color=colour, lw=1.5, label="busiest node's share")
     ax.axhline(kd.fair_share, color="black", ls="--", lw=1.2, label=f"fair share 1/{kd.nodes}")
     if kd.warmup_windows:
-        ax.axvspan(t[0], t[min(kd.warmup_windows, len(t) - 1)], color=MUTED, alpha=0.15, lw=0,
-                   label="warm-up (fewer tablets than nodes)")
+        ax.axvspan(
+            t[0],
+            t[min(kd.warmup_windows, len(t) - 1)],
+            color=MUTED,
+            alpha=0.15,
+            lw=0,
+            label="warm-up (fewer tablets than nodes)",
+        )
     ax.set_ylim(0, 1.05)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_ylabel("share of writes")
     ax.set_xlabel("event time")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     ax.legend(loc="lower right")
-    ax.set_title(f"Busiest node: mean {kd.mean_share:.0%}, max {kd.max_share:.0%} of writes "
-                 f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair)")
+    ax.set_title(
+        f"Busiest node: mean {kd.mean_share:.0%}, max {kd.max_share:.0%} of writes "
+        f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair)"
+    )
     return ax
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import BAD, GOOD, MUTED, NEUTRAL, new_axes, note, styled
 from ..analysis.settings import EMULATOR_NOTES
+from .style import BAD, GOOD, MUTED, NEUTRAL, new_axes, note, styled
 
 
 @styled
@@ -23,20 +23,41 @@ def plot_query_costs(qc, ax=None, *, emulator_note: bool = True):
     ax.barh(y, ret, height=0.4, color=NEUTRAL, label="rows returned")
     ax.set_xscale("log")
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{q}\n{k}" + (f", {s} scans" if s > 1 else "") for q, k, s in
-                        zip(t.index, t["kind"], t["scans"])], fontsize=9.5)
+    ax.set_yticklabels(
+        [
+            f"{q}\n{k}" + (f", {s} scans" if s > 1 else "")
+            for q, k, s in zip(t.index, t["kind"], t["scans"])
+        ],
+        fontsize=9.5,
+    )
     ax.invert_yaxis()
     for yi, (s, w, ms) in enumerate(zip(seen, t["waste"], t["node_ms"])):
-        ax.text(s * 1.15, yi, f"{w:,.0f}× waste" if w >= 100 else f"{w:,.1f}× waste", va="bottom", fontsize=9.5,
-                color=BAD if w > 10 else ("black" if w > 1.5 else GOOD))
-        ax.text(s * 1.15, yi, f"{ms:,.3f} node-ms per run", va="top", fontsize=9,
-                color=BAD if w > 10 else ("black" if w > 1.5 else GOOD))
+        ax.text(
+            s * 1.15,
+            yi,
+            f"{w:,.0f}× waste" if w >= 100 else f"{w:,.1f}× waste",
+            va="bottom",
+            fontsize=9.5,
+            color=BAD if w > 10 else ("black" if w > 1.5 else GOOD),
+        )
+        ax.text(
+            s * 1.15,
+            yi,
+            f"{ms:,.3f} node-ms per run",
+            va="top",
+            fontsize=9,
+            color=BAD if w > 10 else ("black" if w > 1.5 else GOOD),
+        )
     ax.set_xlim(0.7, seen.max() * 60)
     ax.set_xlabel("rows (log scale)")
     worst, most = t["waste"].idxmax(), float(t["waste"].max())
     if most > 1.5:  # the same thresholds as the bar labels: > 10× red, > 1.5× worth naming
-        ax.set_title(f"{worst} reads {most:,.0f} rows for every row it needs" if most >= 100 else
-                     f"{worst} reads {most:,.1f} rows for every row it needs", color=BAD if most > 10 else "black")
+        ax.set_title(
+            f"{worst} reads {most:,.0f} rows for every row it needs"
+            if most >= 100
+            else f"{worst} reads {most:,.1f} rows for every row it needs",
+            color=BAD if most > 10 else "black",
+        )
     else:
         ax.set_title("Every query reads about what it returns")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2)

@@ -18,24 +18,38 @@ def plot_row_sizes(rs, ax=None, *, emulator_note: bool = True):
     bins = np.logspace(0, np.log10(hi), 80)
     ax.hist(b, bins=bins, color=NEUTRAL, alpha=0.85, label=f"rows now ({rs.n_rows:,})")
     if rs.open_rows:
-        ax.hist(np.maximum(rs.projected_bytes.astype(float), 1.0), bins=bins, color=OKABE_ITO[1], alpha=0.6,
-                label=f"after {s.retention_months:g} months (rows that never close)")
+        ax.hist(
+            np.maximum(rs.projected_bytes.astype(float), 1.0),
+            bins=bins,
+            color=OKABE_ITO[1],
+            alpha=0.6,
+            label=f"after {s.retention_months:g} months (rows that never close)",
+        )
     ax.set_xscale("log")
     counts = np.histogram(b, bins=bins)[0]
     if counts.max() > 50 * max(counts[counts > 0].min(), 1):
         ax.set_yscale("log")
-    for x, lab, ls, y, ha in ((s.row_advisory_bytes, "100 MB guideline ", "--", 0.97, "right"),
-                              (s.row_hard_bytes, " 256 MB hard limit", "-", 0.80, "left")):
+    for x, lab, ls, y, ha in (
+        (s.row_advisory_bytes, "100 MB guideline ", "--", 0.97, "right"),
+        (s.row_hard_bytes, " 256 MB hard limit", "-", 0.80, "left"),
+    ):
         ax.axvline(x, color=BAD, ls=ls, lw=1.4)
-        ax.text(x, y, lab, transform=ax.get_xaxis_transform(), color=BAD, va="top", ha=ha, fontsize=9.5)
+        ax.text(
+            x, y, lab, transform=ax.get_xaxis_transform(), color=BAD, va="top", ha=ha, fontsize=9.5
+        )
     ax.xaxis.set_major_formatter(lambda v, _: human_bytes(v))
     ax.set_xlabel("bytes per row (key + family + qualifier + timestamp + value, per cell)")
     ax.set_ylabel("rows")
     ax.legend(loc="upper left")
-    ax.set_title(rs.verdict(), color=BAD if rs.projected_max_bytes > s.row_advisory_bytes else "black")
-    note(ax, (EMULATOR_NOTES["rowsizes"] + " " if emulator_note else "")
-         + f"Largest row: {rs.largest_row} ({human_bytes(rs.max_bytes)}, "
-         f"{int(rs.cells.max()) if rs.n_rows else 0:,} cells).")
+    ax.set_title(
+        rs.verdict(), color=BAD if rs.projected_max_bytes > s.row_advisory_bytes else "black"
+    )
+    note(
+        ax,
+        (EMULATOR_NOTES["rowsizes"] + " " if emulator_note else "")
+        + f"Largest row: {rs.largest_row} ({human_bytes(rs.max_bytes)}, "
+        f"{int(rs.cells.max()) if rs.n_rows else 0:,} cells).",
+    )
     return ax
 
 
@@ -44,7 +58,10 @@ def plot_bucket_growth(sweep, ax=None):
     """Row size against time-bucket width: a straight line (rows grow with the bucket, G02/G12)."""
     ax = new_axes(ax, width=7.0, height=4.0)
     x = sweep["width_s"].to_numpy() / 86400
-    for col, lab, c in (("max_row_bytes", "largest row", OKABE_ITO[3]), ("median_row_bytes", "median row", NEUTRAL)):
+    for col, lab, c in (
+        ("max_row_bytes", "largest row", OKABE_ITO[3]),
+        ("median_row_bytes", "median row", NEUTRAL),
+    ):
         y = sweep[col].to_numpy()
         ax.plot(x, y, "o-", color=c, label=lab)
     ax.set_xlabel("bucket width (days)")

@@ -8,14 +8,16 @@ empty key ranges print as paper.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import matplotlib
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 GOOD, BAD, NEUTRAL, MUTED = "#009E73", "#D55E00", "#0072B2", "#999999"
-HEATMAP = "cividis_r"  # reversed: the hottest cells are the darkest, the most visible on white paper
+HEATMAP = (
+    "cividis_r"  # reversed: the hottest cells are the darkest, the most visible on white paper
+)
 WIDTH_IN = 11.0  # ~1100 px at 100 dpi: fits a 1280-px notebook without scaling text down
 HEIGHT_IN = 4.2
 DPI = 100
@@ -65,6 +67,7 @@ def new_axes(ax=None, *, width: float = WIDTH_IN, height: float = HEIGHT_IN):
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
+
     with style():
         fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     return ax
@@ -73,9 +76,19 @@ def new_axes(ax=None, *, width: float = WIDTH_IN, height: float = HEIGHT_IN):
 def note(ax, text: str) -> None:
     """A small caption under the axes (emulator-vs-production notes, model assumptions)."""
     import textwrap
-    t = ax.annotate(textwrap.fill(text, 120), xy=(0, 0), xycoords="axes fraction", xytext=(0, -40),
-                    textcoords="offset points", fontsize=8.5, color="#555555", va="top", ha="left",
-                    annotation_clip=False)
+
+    t = ax.annotate(
+        textwrap.fill(text, 120),
+        xy=(0, 0),
+        xycoords="axes fraction",
+        xytext=(0, -40),
+        textcoords="offset points",
+        fontsize=8.5,
+        color="#555555",
+        va="top",
+        ha="left",
+        annotation_clip=False,
+    )
     t.set_in_layout(True)
 
 
@@ -94,4 +107,5 @@ def styled(fn):
     def wrapper(*args, **kwargs):
         with style():
             return fn(*args, **kwargs)
+
     return wrapper

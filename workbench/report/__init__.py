@@ -30,9 +30,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import jinja2
 import nbformat
@@ -45,13 +46,32 @@ from ._findings import CellError, Finding, FindingsPreprocessor, NotebookFacts, 
 from ._scrub import Scrubber
 from ._widgets import StaticWidgets, StaticWidgetsPreprocessor
 
-__all__ = ["build_reports", "build_report", "export_html", "execute_notebook", "main_report", "finding",
-           "Scrubber", "StaticWidgets", "ReportError", "Report", "workshop_notebooks", "offline_problems"]
+__all__ = [
+    "build_reports",
+    "build_report",
+    "export_html",
+    "execute_notebook",
+    "main_report",
+    "finding",
+    "Scrubber",
+    "StaticWidgets",
+    "ReportError",
+    "Report",
+    "workshop_notebooks",
+    "offline_problems",
+]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 META_DIR = ".report-meta"
-_VERSIONED = ("bigtable-ts-workbench", "google-cloud-bigtable", "pandas", "numpy", "matplotlib", "ipywidgets",
-              "nbconvert")
+_VERSIONED = (
+    "bigtable-ts-workbench",
+    "google-cloud-bigtable",
+    "pandas",
+    "numpy",
+    "matplotlib",
+    "ipywidgets",
+    "nbconvert",
+)
 
 
 class ReportError(WorkbenchError, RuntimeError):
@@ -80,8 +100,14 @@ def workshop_notebooks(root: Path = REPO_ROOT) -> list[Path]:
     return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
-def execute_notebook(path: Path, *, emulator_host: str | None, timeout: int = 600,
-                     allow_errors: bool = False, env: dict[str, str] | None = None) -> tuple[Any, float, bool]:
+def execute_notebook(
+    path: Path,
+    *,
+    emulator_host: str | None,
+    timeout: int = 600,
+    allow_errors: bool = False,
+    env: dict[str, str] | None = None,
+) -> tuple[Any, float, bool]:
     """Run ``path`` top to bottom in a fresh ``python3`` kernel (cwd = its folder), keeping widget state.
 
     Returns the executed notebook, the seconds it took, and whether execution
@@ -95,9 +121,15 @@ def execute_notebook(path: Path, *, emulator_host: str | None, timeout: int = 60
     if emulator_host:
         kernel_env["BIGTABLE_EMULATOR_HOST"] = emulator_host
     kernel_env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    client = NotebookClient(nb, timeout=timeout, startup_timeout=120, kernel_name="python3",
-                            store_widget_state=True, allow_errors=allow_errors,
-                            resources={"metadata": {"path": str(path.resolve().parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        startup_timeout=120,
+        kernel_name="python3",
+        store_widget_state=True,
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(path.resolve().parent)}},
+    )
     started: list[int] = []
     client.on_cell_execute = lambda cell, cell_index: started.append(cell_index)
     t0 = time.perf_counter()
@@ -106,17 +138,26 @@ def execute_notebook(path: Path, *, emulator_host: str | None, timeout: int = 60
         try:
             client.execute(env=kernel_env, stderr=kernel_log)
         except CellExecutionError:
-            stopped = True  # the failing cell's error output is in the notebook; the report shows it
+            stopped = (
+                True  # the failing cell's error output is in the notebook; the report shows it
+            )
         except CellTimeoutError:
             stopped = True
             if started:
-                nb.cells[started[-1]].outputs.append(nbformat.v4.new_output(
-                    "error", ename="CellTimeoutError", evalue=f"the cell did not finish within {timeout} s",
-                    traceback=[f"CellTimeoutError: the cell did not finish within {timeout} s"]))
+                nb.cells[started[-1]].outputs.append(
+                    nbformat.v4.new_output(
+                        "error",
+                        ename="CellTimeoutError",
+                        evalue=f"the cell did not finish within {timeout} s",
+                        traceback=[f"CellTimeoutError: the cell did not finish within {timeout} s"],
+                    )
+                )
         except DeadKernelError as exc:
             kernel_log.seek(0)
             tail = kernel_log.read().decode(errors="replace")[-2000:]
-            raise ReportError(f"The kernel running {path.name} died: {exc}\nKernel log:\n{tail}") from exc
+            raise ReportError(
+                f"The kernel running {path.name} died: {exc}\nKernel log:\n{tail}"
+            ) from exc
     return nb, time.perf_counter() - t0, stopped
 
 
@@ -147,17 +188,28 @@ def emulator_description(emulator: Any | None, started_here: bool = False) -> st
         pass
     if emulator is None:
         return binary
-    how = ("started for this report run (each notebook's setup cell reuses it)" if started_here
-           else "an emulator already running, reused")
+    how = (
+        "started for this report run (each notebook's setup cell reuses it)"
+        if started_here
+        else "an emulator already running, reused"
+    )
     return f"{binary}, {how}"
 
 
 def _git_commit(root: Path = REPO_ROOT) -> str:
     try:
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
-                             text=True, timeout=5)
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return ""
     commit = out.stdout.strip() if out.returncode == 0 else ""
@@ -183,16 +235,25 @@ class ScrubPreprocessor(Preprocessor):
 
 
 def _exporter(live: bool) -> HTMLExporter:
-    exporter = HTMLExporter(template_name="lab", theme="light", embed_images=True,
-                            extra_loaders=[jinja2.DictLoader({"workbench_report.html.j2": _templates.NOTEBOOK_TEMPLATE})],
-                            template_file="workbench_report.html.j2")
+    exporter = HTMLExporter(
+        template_name="lab",
+        theme="light",
+        embed_images=True,
+        extra_loaders=[
+            jinja2.DictLoader({"workbench_report.html.j2": _templates.NOTEBOOK_TEMPLATE})
+        ],
+        template_file="workbench_report.html.j2",
+    )
     exporter.register_preprocessor(StaticWidgetsPreprocessor(keep_state=live), enabled=True)
     exporter.register_preprocessor(FindingsPreprocessor(), enabled=True)
     return exporter
 
 
-_REMOTE = re.compile(r"""(?:\b(?:src|href|srcset|poster|data|action)\s*=\s*["']?\s*|url\(\s*["']?|@import\s+["']?)"""
-                     r"""((?:https?:|ftp:|wss?:)?//[^\s"'<>)]+)""", re.I)
+_REMOTE = re.compile(
+    r"""(?:\b(?:src|href|srcset|poster|data|action)\s*=\s*["']?\s*|url\(\s*["']?|@import\s+["']?)"""
+    r"""((?:https?:|ftp:|wss?:)?//[^\s"'<>)]+)""",
+    re.I,
+)
 
 
 def offline_problems(page: str) -> list[str]:
@@ -201,7 +262,7 @@ def offline_problems(page: str) -> list[str]:
     problems = []
     for m in _REMOTE.finditer(page):
         start = page.rfind("<", 0, m.start())
-        tag = page[start:start + 3].lower()
+        tag = page[start : start + 3].lower()
         if tag.startswith("<a ") or tag.startswith("<a\n"):
             continue  # an ordinary link: nothing is loaded until a reader clicks it
         problems.append(m.group(1))
@@ -215,41 +276,76 @@ def _neutralise_remote(nb: Any) -> None:
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = pattern.sub(r"[\1 (image on the web, not embedded)](\2)", cell.source)
-            cell.source = html_img.sub(r"<a href='\1'>(image on the web, not embedded)</a>", cell.source)
+            cell.source = html_img.sub(
+                r"<a href='\1'>(image on the web, not embedded)</a>", cell.source
+            )
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             if "text/html" in data:
-                text = "".join(data["text/html"]) if isinstance(data["text/html"], list) else data["text/html"]
-                data["text/html"] = html_img.sub(r"<a href='\1'>(image on the web, not embedded)</a>", text)
+                text = (
+                    "".join(data["text/html"])
+                    if isinstance(data["text/html"], list)
+                    else data["text/html"]
+                )
+                data["text/html"] = html_img.sub(
+                    r"<a href='\1'>(image on the web, not embedded)</a>", text
+                )
 
 
-def export_html(nb: Any, *, stem: str, notebook: str, scrubber: Scrubber | None = None, live: bool = False,
-                header: dict[str, Any] | None = None) -> tuple[str, NotebookFacts]:
+def export_html(
+    nb: Any,
+    *,
+    stem: str,
+    notebook: str,
+    scrubber: Scrubber | None = None,
+    live: bool = False,
+    header: dict[str, Any] | None = None,
+) -> tuple[str, NotebookFacts]:
     """An executed notebook as one self-contained HTML page, and the facts for the index."""
     scrubber = scrubber or Scrubber.for_environment(roots=[(REPO_ROOT, "[repo]")])
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))  # never modify the caller's notebook
     _neutralise_remote(nb)
     ScrubPreprocessor(scrubber).preprocess(nb, {})
-    wb = {"css": _templates.WIDGET_CSS, "versions": report_versions(), "made": _now(), "executed": False,
-          "seconds": 0.0, "emulator": emulator_description(None), "commit": _git_commit(), "title": stem,
-          "stem": stem, "notebook": notebook, "index_href": "", "errors": [], "stopped": False,
-          "guidelines": [], "live_bundle": _live_bundle() if live else ""}
+    wb = {
+        "css": _templates.WIDGET_CSS,
+        "versions": report_versions(),
+        "made": _now(),
+        "executed": False,
+        "seconds": 0.0,
+        "emulator": emulator_description(None),
+        "commit": _git_commit(),
+        "title": stem,
+        "stem": stem,
+        "notebook": notebook,
+        "index_href": "",
+        "errors": [],
+        "stopped": False,
+        "guidelines": [],
+        "live_bundle": _live_bundle() if live else "",
+    }
     wb.update(header or {})
     # The header is built before the preprocessors run, so titles/IDs/errors come from a first pass.
     facts = collect(nb, stem, notebook)
-    wb.update(title=scrubber.text(facts.title), guidelines=facts.guidelines,
-              errors=[e.__dict__ for e in facts.errors])
+    wb.update(
+        title=scrubber.text(facts.title),
+        guidelines=facts.guidelines,
+        errors=[e.__dict__ for e in facts.errors],
+    )
     wb["emulator"] = scrubber.text(wb["emulator"])
     body, resources = _exporter(live).from_notebook_node(nb, resources={"workbench": wb})
     facts = resources["workbench"]["facts"]
     leaks = scrubber.leaks(_strip_bundle(body, wb["live_bundle"]))
     if leaks:
-        raise ReportError(f"The report of {notebook} would still contain {len(leaks)} secret(s) or local path(s) "
-                          f"after scrubbing: {', '.join(map(repr, leaks[:5]))}. Nothing was written.")
+        raise ReportError(
+            f"The report of {notebook} would still contain {len(leaks)} secret(s) or local path(s) "
+            f"after scrubbing: {', '.join(map(repr, leaks[:5]))}. Nothing was written."
+        )
     remote = offline_problems(_strip_bundle(body, wb["live_bundle"]))
     if remote:
-        raise ReportError(f"The report of {notebook} would load {len(remote)} resource(s) from the network: "
-                          f"{', '.join(remote[:5])}. Nothing was written.")
+        raise ReportError(
+            f"The report of {notebook} would load {len(remote)} resource(s) from the network: "
+            f"{', '.join(remote[:5])}. Nothing was written."
+        )
     return body, facts
 
 
@@ -275,9 +371,18 @@ def _display_name(path: Path) -> str:
         return path.name
 
 
-def build_report(notebook: Path, out: Path = Path("reports"), *, execute: bool = True, timeout: int = 600,
-                 emulator_host: str | None = None, emulator_info: str | None = None, live: bool = False,
-                 allow_errors: bool = False, scrubber: Scrubber | None = None) -> Report:
+def build_report(
+    notebook: Path,
+    out: Path = Path("reports"),
+    *,
+    execute: bool = True,
+    timeout: int = 600,
+    emulator_host: str | None = None,
+    emulator_info: str | None = None,
+    live: bool = False,
+    allow_errors: bool = False,
+    scrubber: Scrubber | None = None,
+) -> Report:
     """Execute (optionally) and export one notebook to ``out/<stem>.html``; also writes its index entry."""
     notebook = Path(notebook)
     if not notebook.is_file():
@@ -286,31 +391,63 @@ def build_report(notebook: Path, out: Path = Path("reports"), *, execute: bool =
     stopped = False
     seconds = 0.0
     if execute:
-        nb, seconds, stopped = execute_notebook(notebook, emulator_host=emulator_host, timeout=timeout,
-                                                allow_errors=allow_errors)
+        nb, seconds, stopped = execute_notebook(
+            notebook, emulator_host=emulator_host, timeout=timeout, allow_errors=allow_errors
+        )
     else:
         nb = nbformat.read(notebook, as_version=4)
     hosts = [emulator_host] if emulator_host else []
     scrubber = scrubber or Scrubber.for_environment(
-        roots=[(notebook.resolve().parent, "[notebooks]"), (REPO_ROOT, "[repo]"), (out.resolve(), "[reports]")],
-        hosts=hosts)
+        roots=[
+            (notebook.resolve().parent, "[notebooks]"),
+            (REPO_ROOT, "[repo]"),
+            (out.resolve(), "[reports]"),
+        ],
+        hosts=hosts,
+    )
     made = _now()
-    header = {"executed": execute, "seconds": seconds, "made": made, "stopped": stopped,
-              "index_href": "index.html",
-              "emulator": emulator_info or emulator_description(None) + ("" if execute else " (not used)")}
-    body, facts = export_html(nb, stem=notebook.stem, notebook=_display_name(notebook), scrubber=scrubber,
-                              live=live, header=header)
+    header = {
+        "executed": execute,
+        "seconds": seconds,
+        "made": made,
+        "stopped": stopped,
+        "index_href": "index.html",
+        "emulator": emulator_info
+        or emulator_description(None) + ("" if execute else " (not used)"),
+    }
+    body, facts = export_html(
+        nb,
+        stem=notebook.stem,
+        notebook=_display_name(notebook),
+        scrubber=scrubber,
+        live=live,
+        header=header,
+    )
     path = out / f"{notebook.stem}.html"
     path.write_text(body, encoding="utf-8")
-    report = Report(path=path, facts=facts, made=made, seconds=seconds, executed=execute, stopped=stopped)
+    report = Report(
+        path=path, facts=facts, made=made, seconds=seconds, executed=execute, stopped=stopped
+    )
     meta = out / META_DIR
     meta.mkdir(exist_ok=True)
-    (meta / f"{notebook.stem}.json").write_text(json.dumps(
-        {**facts.to_dict(), "made": made, "seconds": seconds, "executed": execute, "href": path.name}, indent=1))
+    (meta / f"{notebook.stem}.json").write_text(
+        json.dumps(
+            {
+                **facts.to_dict(),
+                "made": made,
+                "seconds": seconds,
+                "executed": execute,
+                "href": path.name,
+            },
+            indent=1,
+        )
+    )
     return report
 
 
-def build_index(out: Path = Path("reports"), title: str = "Bigtable time-series schema workbench: reports") -> Path:
+def build_index(
+    out: Path = Path("reports"), title: str = "Bigtable time-series schema workbench: reports"
+) -> Path:
     """``out/index.html``: every report in ``out`` with its findings, summary and guideline IDs."""
     entries = []
     for meta in sorted((out / META_DIR).glob("*.json")):
@@ -322,10 +459,17 @@ def build_index(out: Path = Path("reports"), title: str = "Bigtable time-series 
         entries.append(data)
     env = jinja2.Environment(autoescape=False)
     page = env.from_string(_templates.INDEX_TEMPLATE).render(
-        title=title, reports=entries, made=_now(), css=_templates.WIDGET_CSS, guideline_titles=_guideline_titles())
+        title=title,
+        reports=entries,
+        made=_now(),
+        css=_templates.WIDGET_CSS,
+        guideline_titles=_guideline_titles(),
+    )
     remote = offline_problems(page)
     if remote:
-        raise ReportError(f"The index would load resources from the network: {', '.join(remote[:5])}")
+        raise ReportError(
+            f"The index would load resources from the network: {', '.join(remote[:5])}"
+        )
     path = out / "index.html"
     path.write_text(page, encoding="utf-8")
     return path
@@ -344,9 +488,17 @@ def _guideline_titles() -> dict[str, str]:
     return out
 
 
-def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports"), *, execute: bool = True,
-                  timeout: int = 600, emulator: Any | None = None, live: bool = False,
-                  allow_errors: bool = False, progress: Callable[[str], None] | None = None) -> list[Path]:
+def build_reports(
+    notebooks: list[Path] | None = None,
+    out: Path = Path("reports"),
+    *,
+    execute: bool = True,
+    timeout: int = 600,
+    emulator: Any | None = None,
+    live: bool = False,
+    allow_errors: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> list[Path]:
     """Execute notebooks and write one offline HTML report each plus ``out/index.html``; returns the paths.
 
     ``notebooks`` defaults to every workshop notebook. The kernels find the
@@ -359,16 +511,22 @@ def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports
     """
     notebooks = [Path(p) for p in notebooks] if notebooks else workshop_notebooks()
     if not notebooks:
-        raise ReportError(f"No notebooks to report on: none given and none in {REPO_ROOT / 'notebooks'}.")
+        raise ReportError(
+            f"No notebooks to report on: none given and none in {REPO_ROOT / 'notebooks'}."
+        )
     missing = [str(p) for p in notebooks if not Path(p).is_file()]
     if missing:
         raise ReportError(f"No notebook at: {', '.join(missing)}.")
     for path in notebooks:  # every input checked before anything runs or is written
         try:
             nbformat.read(path, as_version=4)
-        except Exception as exc:  # nbformat raises several kinds (NotJSONError, ValidationError, ...)
-            raise ReportError(f"{path} is not a Jupyter notebook ({type(exc).__name__}: "
-                              f"{str(exc).splitlines()[0][:200]}). Give .ipynb files.") from None
+        except (
+            Exception
+        ) as exc:  # nbformat raises several kinds (NotJSONError, ValidationError, ...)
+            raise ReportError(
+                f"{path} is not a Jupyter notebook ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0][:200]}). Give .ipynb files."
+            ) from None
     out = Path(out)
     say = progress or (lambda _line: None)
     started = None
@@ -391,39 +549,70 @@ def build_reports(notebooks: list[Path] | None = None, out: Path = Path("reports
     try:
         for i, nb_path in enumerate(notebooks, start=1):
             say(f"[{i}/{len(notebooks)}] {_display_name(Path(nb_path))} ...")
-            report = build_report(nb_path, out, execute=execute, timeout=timeout, emulator_host=host,
-                                  emulator_info=info, live=live, allow_errors=allow_errors)
+            report = build_report(
+                nb_path,
+                out,
+                execute=execute,
+                timeout=timeout,
+                emulator_host=host,
+                emulator_info=info,
+                live=live,
+                allow_errors=allow_errors,
+            )
             reports.append(report)
-            say(f"      {report.path} ({report.seconds:.0f} s{'' if report.ok else ', FAILED: see the page'})")
+            say(
+                f"      {report.path} ({report.seconds:.0f} s{'' if report.ok else ', FAILED: see the page'})"
+            )
     finally:
         if started is not None:
             started.stop()
     index = build_index(out)
     failed = [r for r in reports if not r.ok]
     if failed and not allow_errors:
-        lines = [f"  {r.facts.notebook}: " + "; ".join(f"cell {e.cell} {e.text}" for e in r.facts.errors)
-                 for r in failed]
-        raise ReportError(f"{len(failed)} notebook(s) failed while executing (reports written to {out}, "
-                          f"see {index}):\n" + "\n".join(lines))
+        lines = [
+            f"  {r.facts.notebook}: " + "; ".join(f"cell {e.cell} {e.text}" for e in r.facts.errors)
+            for r in failed
+        ]
+        raise ReportError(
+            f"{len(failed)} notebook(s) failed while executing (reports written to {out}, "
+            f"see {index}):\n" + "\n".join(lines)
+        )
     return [r.path for r in reports] + [index]
 
 
 # -- command line ---------------------------------------------------------------------------
 def main_report(argv: list[str] | None = None) -> int:
     """``workbench report [NOTEBOOK ...] --out DIR [--live] [--no-execute] [--timeout S] [--allow-errors]``."""
-    p = argparse.ArgumentParser(prog="workbench report",
-                                description="Execute notebooks and write self-contained HTML reports that open offline.")
+    p = argparse.ArgumentParser(
+        prog="workbench report",
+        description="Execute notebooks and write self-contained HTML reports that open offline.",
+    )
     p.add_argument("notebooks", nargs="*", help="notebooks (default: every workshop notebook)")
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
-    p.add_argument("--live", action="store_true", help="inline the widget renderer (live widgets offline)")
-    p.add_argument("--no-execute", dest="execute", action="store_false", help="export the saved outputs as they are")
+    p.add_argument(
+        "--live", action="store_true", help="inline the widget renderer (live widgets offline)"
+    )
+    p.add_argument(
+        "--no-execute",
+        dest="execute",
+        action="store_false",
+        help="export the saved outputs as they are",
+    )
     p.add_argument("--timeout", type=int, default=600, help="seconds per cell (default: 600)")
-    p.add_argument("--allow-errors", action="store_true", help="run every cell even after a failure; exit 0")
+    p.add_argument(
+        "--allow-errors", action="store_true", help="run every cell even after a failure; exit 0"
+    )
     args = p.parse_args(argv)
     try:
-        paths = build_reports([Path(n) for n in args.notebooks] or None, Path(args.out), execute=args.execute,
-                              timeout=args.timeout, live=args.live, allow_errors=args.allow_errors,
-                              progress=lambda line: print(line, flush=True))
+        paths = build_reports(
+            [Path(n) for n in args.notebooks] or None,
+            Path(args.out),
+            execute=args.execute,
+            timeout=args.timeout,
+            live=args.live,
+            allow_errors=args.allow_errors,
+            progress=lambda line: print(line, flush=True),
+        )
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

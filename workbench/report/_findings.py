@@ -35,9 +35,9 @@ class Finding:
 
 @dataclass
 class CellError:
-    cell: int          # 1-based position among all cells
-    anchor: str        # HTML id of the cell in the report
-    text: str          # "ValueError: fixture failure ..."
+    cell: int  # 1-based position among all cells
+    anchor: str  # HTML id of the cell in the report
+    text: str  # "ValueError: fixture failure ..."
 
 
 @dataclass
@@ -58,8 +58,12 @@ class NotebookFacts:
 
 def guideline_tags(nb: Any) -> list[str]:
     """Sorted guideline IDs (``G01``…) found in cell tags."""
-    found = {tag for cell in nb.cells for tag in cell.get("metadata", {}).get("tags", []) or []
-             if _GUIDELINE.match(str(tag))}
+    found = {
+        tag
+        for cell in nb.cells
+        for tag in cell.get("metadata", {}).get("tags", []) or []
+        if _GUIDELINE.match(str(tag))
+    }
     return sorted(found)
 
 
@@ -91,9 +95,16 @@ def cell_errors(nb: Any) -> list[CellError]:
 
 def collect(nb: Any, stem: str, notebook: str) -> NotebookFacts:
     """Findings, summary, guideline IDs and failed cells of an executed (and scrubbed) notebook."""
-    widgets = StaticWidgets(nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json"))
-    facts = NotebookFacts(stem=stem, notebook=notebook, title=notebook_title(nb, stem),
-                          guidelines=guideline_tags(nb), errors=cell_errors(nb))
+    widgets = StaticWidgets(
+        nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json")
+    )
+    facts = NotebookFacts(
+        stem=stem,
+        notebook=notebook,
+        title=notebook_title(nb, stem),
+        guidelines=guideline_tags(nb),
+        errors=cell_errors(nb),
+    )
     summaries = []
     heading = ""  # the section a finding comes from: its caption on the index when it has no label
     for cell in nb.cells:
@@ -122,7 +133,9 @@ def collect(nb: Any, stem: str, notebook: str) -> NotebookFacts:
                 if SUMMARY_TAG in tags and not label:
                     summaries.append(html)
                 else:
-                    facts.findings.append(Finding(label if isinstance(label, str) and label else heading, html))
+                    facts.findings.append(
+                        Finding(label if isinstance(label, str) and label else heading, html)
+                    )
     facts.summary = "".join(summaries)
     return facts
 

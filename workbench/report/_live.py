@@ -33,16 +33,25 @@ def bundle_path() -> Path:
         return target
     npm = shutil.which("npm")
     if npm is None:
-        raise ReportError("Live mode needs `npm` once, to fetch "
-                          f"{HTML_MANAGER}@{HTML_MANAGER_VERSION} (apt-get install -y npm); "
-                          "or build the static report (the default), which needs nothing.")
+        raise ReportError(
+            "Live mode needs `npm` once, to fetch "
+            f"{HTML_MANAGER}@{HTML_MANAGER_VERSION} (apt-get install -y npm); "
+            "or build the static report (the default), which needs nothing."
+        )
     with tempfile.TemporaryDirectory() as tmp:
-        done = subprocess.run([npm, "pack", f"{HTML_MANAGER}@{HTML_MANAGER_VERSION}", "--silent"], cwd=tmp,
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [npm, "pack", f"{HTML_MANAGER}@{HTML_MANAGER_VERSION}", "--silent"],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         tarballs = list(Path(tmp).glob("*.tgz"))
         if done.returncode != 0 or not tarballs:
-            raise ReportError(f"`npm pack {HTML_MANAGER}@{HTML_MANAGER_VERSION}` failed: "
-                              f"{(done.stderr or done.stdout).strip()[-500:]}")
+            raise ReportError(
+                f"`npm pack {HTML_MANAGER}@{HTML_MANAGER_VERSION}` failed: "
+                f"{(done.stderr or done.stdout).strip()[-500:]}"
+            )
         with tarfile.open(tarballs[0]) as tar:
             member = tar.extractfile("package/dist/embed.js")
             if member is None:

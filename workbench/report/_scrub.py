@@ -22,26 +22,51 @@ REDACTED = "[redacted]"
 
 # Environment variables whose values are secrets, by name.
 _SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|SESSION|COOKIE|SIGNATURE", re.I)
+    r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|SESSION|COOKIE|SIGNATURE",
+    re.I,
+)
 # Environment variables whose values are addresses of local services.
-_HOST_NAMES = ("BIGTABLE_EMULATOR_HOST", "PUBSUB_EMULATOR_HOST", "DATASTORE_EMULATOR_HOST",
-               "SPANNER_EMULATOR_HOST", "FIRESTORE_EMULATOR_HOST")
+_HOST_NAMES = (
+    "BIGTABLE_EMULATOR_HOST",
+    "PUBSUB_EMULATOR_HOST",
+    "DATASTORE_EMULATOR_HOST",
+    "SPANNER_EMULATOR_HOST",
+    "FIRESTORE_EMULATOR_HOST",
+)
 
 # Patterns of secrets that need no environment to be recognised.
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"), REDACTED),
-    (re.compile(r"(?i)\b(authorization:?\s*[\"']?\s*(?:token|bearer|basic)\s+)[^\s\"'<>]+"), r"\1" + REDACTED),
-    (re.compile(r"(?i)([?&#;](?:token|access_token|id_token|api_?key|key|sig|signature|password|secret)=)"
-                r"[^&\s\"'<>#]+"), r"\1" + REDACTED),
-    (re.compile(r"(?i)\b((?:password|passwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret|"
-                r"private[_-]?key(?:_id)?)[\"']?\s*[:=]\s*[\"']?)(?!\[redacted\])[^\s\"'&<>,;)]{6,}"),
-     r"\1" + REDACTED),
-    (re.compile(r"\bya29\.[0-9A-Za-z_\-]+"), REDACTED),              # Google OAuth access tokens
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), REDACTED),             # Google API keys
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),        # AWS access key ids
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), REDACTED),         # GitHub tokens
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),             # "sk-..." API keys
-    (re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40,}(?![0-9A-Za-z_])"), REDACTED),  # Jupyter tokens (48 hex)
+    (
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+        REDACTED,
+    ),
+    (
+        re.compile(r"(?i)\b(authorization:?\s*[\"']?\s*(?:token|bearer|basic)\s+)[^\s\"'<>]+"),
+        r"\1" + REDACTED,
+    ),
+    (
+        re.compile(
+            r"(?i)([?&#;](?:token|access_token|id_token|api_?key|key|sig|signature|password|secret)=)"
+            r"[^&\s\"'<>#]+"
+        ),
+        r"\1" + REDACTED,
+    ),
+    (
+        re.compile(
+            r"(?i)\b((?:password|passwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret|"
+            r"private[_-]?key(?:_id)?)[\"']?\s*[:=]\s*[\"']?)(?!\[redacted\])[^\s\"'&<>,;)]{6,}"
+        ),
+        r"\1" + REDACTED,
+    ),
+    (re.compile(r"\bya29\.[0-9A-Za-z_\-]+"), REDACTED),  # Google OAuth access tokens
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), REDACTED),  # Google API keys
+    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),  # AWS access key ids
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), REDACTED),  # GitHub tokens
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),  # "sk-..." API keys
+    (
+        re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40,}(?![0-9A-Za-z_])"),
+        REDACTED,
+    ),  # Jupyter tokens (48 hex)
 )
 
 # Local absolute paths that say who made the report and where.
@@ -51,12 +76,26 @@ _PATH_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![\w.~\]])/work(?=/)"), "[local]"),
     (re.compile(r"(?i)\b[A-Z]:\\Users\\[^\\\s\"'<>]+"), "~"),
 )
-_PUBLIC_DIRS = frozenset({"/", "/usr", "/usr/local", "/opt", "/tmp", "/var", "/var/tmp", "/srv", "/home"})
+_PUBLIC_DIRS = frozenset(
+    {"/", "/usr", "/usr/local", "/opt", "/tmp", "/var", "/var/tmp", "/srv", "/home"}
+)
 _LOOPBACK = re.compile(r"\b(127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1\]):\d{2,5}\b")
 
 # Keys whose values are binary or identifiers: never rewritten.
-_SKIP_KEYS = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "application/pdf",
-                        "application/vnd.jupyter.widget-view+json", "buffers", "model_id", "id"})
+_SKIP_KEYS = frozenset(
+    {
+        "image/png",
+        "image/jpeg",
+        "image/gif",
+        "image/webp",
+        "image/bmp",
+        "application/pdf",
+        "application/vnd.jupyter.widget-view+json",
+        "buffers",
+        "model_id",
+        "id",
+    }
+)
 
 
 @dataclass
@@ -71,8 +110,13 @@ class Scrubber:
     paths: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def for_environment(cls, env: Mapping[str, str] | None = None, *, roots: Iterable[tuple[Path | str, str]] = (),
-                        hosts: Iterable[str] = ()) -> "Scrubber":
+    def for_environment(
+        cls,
+        env: Mapping[str, str] | None = None,
+        *,
+        roots: Iterable[tuple[Path | str, str]] = (),
+        hosts: Iterable[str] = (),
+    ) -> Scrubber:
         """A scrubber for this machine: secret-named variables, emulator hosts, the repo, venv and home."""
         env = os.environ if env is None else env
         exact: dict[str, str] = {}
@@ -85,8 +129,12 @@ class Scrubber:
             if host:
                 exact[host] = "[emulator-host]"
         site = [p for p in sys.path if p.endswith("site-packages")]
-        path_roots: list[tuple[Path | str, str]] = [*((p, "[site-packages]") for p in site),
-                                                    (sys.prefix, "[venv]"), *roots, (Path.home(), "~")]
+        path_roots: list[tuple[Path | str, str]] = [
+            *((p, "[site-packages]") for p in site),
+            (sys.prefix, "[venv]"),
+            *roots,
+            (Path.home(), "~"),
+        ]
         paths: dict[str, str] = {}
         for root, placeholder in path_roots:
             for text in {str(root).rstrip("/"), os.path.realpath(str(root)).rstrip("/")}:
@@ -105,7 +153,9 @@ class Scrubber:
             s = pattern.sub(repl, s)
         for path in sorted(self.paths, key=len, reverse=True):
             if path in s:
-                s = re.sub(re.escape(path) + r"(?![\w.\-])", self.paths[path].replace("\\", "\\\\"), s)
+                s = re.sub(
+                    re.escape(path) + r"(?![\w.\-])", self.paths[path].replace("\\", "\\\\"), s
+                )
         for pattern, repl in _PATH_PATTERNS:
             s = pattern.sub(repl, s)
         return _LOOPBACK.sub(r"\1:[port]", s)

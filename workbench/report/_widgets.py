@@ -32,19 +32,48 @@ _ids = itertools.count()
 
 # Layout traits copied to inline CSS (ipywidgets Layout → CSS property).
 _LAYOUT_CSS = {
-    "width": "width", "height": "height", "min_width": "min-width", "max_width": "max-width",
-    "min_height": "min-height", "max_height": "max-height", "margin": "margin", "padding": "padding",
-    "border": "border", "border_top": "border-top", "border_right": "border-right",
-    "border_bottom": "border-bottom", "border_left": "border-left", "flex": "flex", "flex_flow": "flex-flow",
-    "align_items": "align-items", "align_content": "align-content", "align_self": "align-self",
-    "justify_content": "justify-content", "justify_items": "justify-items", "overflow": "overflow",
-    "order": "order", "grid_area": "grid-area", "grid_gap": "gap", "grid_template_columns": "grid-template-columns",
-    "grid_template_rows": "grid-template-rows", "grid_template_areas": "grid-template-areas",
-    "grid_auto_flow": "grid-auto-flow", "grid_auto_columns": "grid-auto-columns",
-    "grid_auto_rows": "grid-auto-rows", "grid_row": "grid-row", "grid_column": "grid-column",
-    "display": "display", "visibility": "visibility",
+    "width": "width",
+    "height": "height",
+    "min_width": "min-width",
+    "max_width": "max-width",
+    "min_height": "min-height",
+    "max_height": "max-height",
+    "margin": "margin",
+    "padding": "padding",
+    "border": "border",
+    "border_top": "border-top",
+    "border_right": "border-right",
+    "border_bottom": "border-bottom",
+    "border_left": "border-left",
+    "flex": "flex",
+    "flex_flow": "flex-flow",
+    "align_items": "align-items",
+    "align_content": "align-content",
+    "align_self": "align-self",
+    "justify_content": "justify-content",
+    "justify_items": "justify-items",
+    "overflow": "overflow",
+    "order": "order",
+    "grid_area": "grid-area",
+    "grid_gap": "gap",
+    "grid_template_columns": "grid-template-columns",
+    "grid_template_rows": "grid-template-rows",
+    "grid_template_areas": "grid-template-areas",
+    "grid_auto_flow": "grid-auto-flow",
+    "grid_auto_columns": "grid-auto-columns",
+    "grid_auto_rows": "grid-auto-rows",
+    "grid_row": "grid-row",
+    "grid_column": "grid-column",
+    "display": "display",
+    "visibility": "visibility",
 }
-_BAR_COLOURS = {"success": "#009E73", "info": "#0072B2", "warning": "#E69F00", "danger": "#D55E00", "": "#2196F3"}
+_BAR_COLOURS = {
+    "success": "#009E73",
+    "info": "#0072B2",
+    "warning": "#E69F00",
+    "danger": "#D55E00",
+    "": "#2196F3",
+}
 _SAFE_CSS = re.compile(r"[^\w\s#%.,()\-+/'\"]")
 
 
@@ -59,11 +88,16 @@ def render_output_bundle(output: dict[str, Any], render_widget: Callable[[str], 
         cls = " wb-stderr" if output.get("name") == "stderr" else ""
         return f"<pre class='wb-stream{cls}'>{ansi2html(''.join(output.get('text', '')))}</pre>"
     if kind == "error":
-        tb = "\n".join(output.get("traceback", [])) or f"{output.get('ename')}: {output.get('evalue')}"
+        tb = (
+            "\n".join(output.get("traceback", []))
+            or f"{output.get('ename')}: {output.get('evalue')}"
+        )
         return f"<pre class='wb-error'>{ansi2html(tb)}</pre>"
     data = output.get("data", {})
     if VIEW_MIME in data:
-        return render_widget(str(data[VIEW_MIME].get("model_id", "")), _text(data.get("text/plain")))
+        return render_widget(
+            str(data[VIEW_MIME].get("model_id", "")), _text(data.get("text/plain"))
+        )
     if "text/html" in data:
         return f"<div class='wb-html'>{_text(data['text/html'])}</div>"
     if "image/svg+xml" in data:
@@ -73,10 +107,16 @@ def render_output_bundle(output: dict[str, Any], render_widget: Callable[[str], 
         if mime in data:
             raw = "".join(data[mime]) if isinstance(data[mime], list) else str(data[mime])
             meta = output.get("metadata", {}).get(mime, {}) or {}
-            size = "".join(f" {k}='{int(meta[k])}'" for k in ("width", "height") if isinstance(meta.get(k), int | float))
+            size = "".join(
+                f" {k}='{int(meta[k])}'"
+                for k in ("width", "height")
+                if isinstance(meta.get(k), int | float)
+            )
             return f"<img class='wb-img' alt='figure' src='data:{mime};base64,{raw.strip()}'{size}>"
     if "text/markdown" in data:
-        return f"<div class='wb-markdown'>{markdown2html_mistune(_text(data['text/markdown']))}</div>"
+        return (
+            f"<div class='wb-markdown'>{markdown2html_mistune(_text(data['text/markdown']))}</div>"
+        )
     if "text/latex" in data:
         return f"<pre class='wb-text'>{_esc(_text(data['text/latex']))}</pre>"
     if "application/json" in data:
@@ -97,7 +137,9 @@ class StaticWidgets:
 
     def __init__(self, state: dict[str, Any] | None):
         # a JSON round trip gives in-memory state (tuples) the exact shape of saved state (lists)
-        self.models: dict[str, dict[str, Any]] = json.loads(json.dumps((state or {}).get("state", {})))
+        self.models: dict[str, dict[str, Any]] = json.loads(
+            json.dumps((state or {}).get("state", {}))
+        )
         self._stack: list[str] = []
 
     # -- entry point ------------------------------------------------------------------
@@ -108,7 +150,9 @@ class StaticWidgets:
         if entry is None:
             note = "widget not saved in the notebook (closed or never displayed)"
             text = f"<pre class='wb-text'>{_esc(fallback_text)}</pre>" if fallback_text else ""
-            return f"<div class='wb-w wb-w-missing'><span class='wb-w-note'>{note}</span>{text}</div>"
+            return (
+                f"<div class='wb-w wb-w-missing'><span class='wb-w-note'>{note}</span>{text}</div>"
+            )
         if model_id in self._stack:  # a box that contains itself: stop instead of recursing forever
             return "<span class='wb-w-note'>(cycle)</span>"
         self._stack.append(model_id)
@@ -135,9 +179,15 @@ class StaticWidgets:
                     handler = h
                     break
         if handler is None:
-            return (f"<span class='wb-w-note'>{_esc(base)} ({_esc(state.get('_model_module', ''))}): "
-                    "an interactive widget the static report cannot draw</span>"
-                    + (f" <span class='wb-w-value'>{_esc(state.get('value'))}</span>" if "value" in state else ""))
+            return (
+                f"<span class='wb-w-note'>{_esc(base)} ({_esc(state.get('_model_module', ''))}): "
+                "an interactive widget the static report cannot draw</span>"
+                + (
+                    f" <span class='wb-w-value'>{_esc(state.get('value'))}</span>"
+                    if "value" in state
+                    else ""
+                )
+            )
         return handler(self, state, entry)
 
     # -- helpers ----------------------------------------------------------------------
@@ -166,7 +216,9 @@ class StaticWidgets:
         if not desc:
             return ""
         text = desc if state.get("description_allow_html") else _esc(desc)
-        width = _SAFE_CSS.sub("", str(self._model_state(state.get("style")).get("description_width") or ""))
+        width = _SAFE_CSS.sub(
+            "", str(self._model_state(state.get("style")).get("description_width") or "")
+        )
         style = f" style='width:{width};min-width:{width}'" if width else ""
         return f"<label class='wb-w-desc' title='{_esc(state.get('tooltip') or desc)}'{style}>{text}</label>"
 
@@ -203,7 +255,9 @@ def _slider(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
             readout = " – ".join(_esc(labels[i]) for i in index if 0 <= i < len(labels))
         else:
             positions = [float(index or 0)]
-            readout = _esc(labels[index]) if isinstance(index, int) and 0 <= index < len(labels) else ""
+            readout = (
+                _esc(labels[index]) if isinstance(index, int) and 0 <= index < len(labels) else ""
+            )
     else:
         lo_hi = (float(s.get("min", 0)), float(s.get("max", 100)))
         positions = [float(v) for v in value] if isinstance(value, list) else [float(value or 0)]
@@ -211,7 +265,9 @@ def _slider(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
         if log_base:
             positions = [float(log_base) ** p for p in positions]
             lo_hi = (float(log_base) ** lo_hi[0], float(log_base) ** lo_hi[1])
-            vals = [float(log_base) ** float(v) for v in (value if isinstance(value, list) else [value])]
+            vals = [
+                float(log_base) ** float(v) for v in (value if isinstance(value, list) else [value])
+            ]
         else:
             vals = value if isinstance(value, list) else [value]
         readout = " – ".join(_esc(_fmt(v, s.get("readout_format"))) for v in vals)
@@ -220,14 +276,18 @@ def _slider(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     knobs = "".join(f"<span class='wb-w-knob' style='left:{p:.1f}%'></span>" for p in pcts)
     vertical = " wb-w-vertical" if s.get("orientation") == "vertical" else ""
     out = f"<output class='wb-w-value'>{readout}</output>" if s.get("readout", True) else ""
-    return (f"{w._description(s)}<span class='wb-w-track{vertical}' role='slider' aria-valuetext='{readout}'>"
-            f"<span class='wb-w-fill' style='left:{left:.1f}%;width:{right - left:.1f}%'></span>{knobs}</span>{out}")
+    return (
+        f"{w._description(s)}<span class='wb-w-track{vertical}' role='slider' aria-valuetext='{readout}'>"
+        f"<span class='wb-w-fill' style='left:{left:.1f}%;width:{right - left:.1f}%'></span>{knobs}</span>{out}"
+    )
 
 
 def _options(s: dict[str, Any]) -> tuple[list[str], set[int]]:
     labels = [str(x) for x in s.get("_options_labels", []) or []]
     index = s.get("index")
-    chosen = set(index) if isinstance(index, list) else ({index} if isinstance(index, int) else set())
+    chosen = (
+        set(index) if isinstance(index, list) else ({index} if isinstance(index, int) else set())
+    )
     return labels, chosen
 
 
@@ -239,8 +299,10 @@ def _dropdown(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
 
 def _choices(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     labels, chosen = _options(s)
-    items = "".join(f"<span class='wb-w-choice{' wb-w-on' if i in chosen else ''}'>{_esc(label)}</span>"
-                    for i, label in enumerate(labels))
+    items = "".join(
+        f"<span class='wb-w-choice{' wb-w-on' if i in chosen else ''}'>{_esc(label)}</span>"
+        for i, label in enumerate(labels)
+    )
     return f"{w._description(s)}<span class='wb-w-choices'>{items}</span>"
 
 
@@ -263,7 +325,9 @@ def _text_input(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     elif isinstance(value, list):  # TagsInput
         value = ", ".join(map(str, value))
     elif isinstance(value, dict):  # DatePicker / TimePicker
-        value = "-".join(str(value.get(k, "")) for k in ("year", "month", "date") if k in value) or json.dumps(value)
+        value = "-".join(
+            str(value.get(k, "")) for k in ("year", "month", "date") if k in value
+        ) or json.dumps(value)
     shown = _esc(_fmt(value, None) if value is not None else "")
     placeholder = s.get("placeholder") or ""
     empty = not shown and placeholder.strip("\u200b")
@@ -290,8 +354,10 @@ def _progress(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     colour = _BAR_COLOURS.get(str(s.get("bar_style") or ""), _BAR_COLOURS[""])
     bar = _SAFE_CSS.sub("", str(w._model_state(s.get("style")).get("bar_color") or "")) or colour
     pct = _pct(value, lo, hi)
-    return (f"{w._description(s)}<span class='wb-w-progress' role='progressbar' aria-valuenow='{value:g}' "
-            f"aria-valuemax='{hi:g}'><span style='width:{pct:.1f}%;background:{bar}'></span></span>")
+    return (
+        f"{w._description(s)}<span class='wb-w-progress' role='progressbar' aria-valuenow='{value:g}' "
+        f"aria-valuemax='{hi:g}'><span style='width:{pct:.1f}%;background:{bar}'></span></span>"
+    )
 
 
 def _valid(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
@@ -325,24 +391,32 @@ def _tab(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     for i, (title, child) in enumerate(zip(titles, children)):
         tid = f"{group}-{i}"
         checked = " checked" if i == selected else ""
-        radios.append(f"<input type='radio' class='wb-tab-radio' name='{group}' id='{tid}'{checked}>")
+        radios.append(
+            f"<input type='radio' class='wb-tab-radio' name='{group}' id='{tid}'{checked}>"
+        )
         labels.append(f"<label for='{tid}' class='wb-tab-label' id='{tid}-l'>{_esc(title)}</label>")
         panels.append(f"<div class='wb-tab-panel' id='{tid}-p'>{child}</div>")
-        rules.append(f"#{tid}:checked~.wb-tab-panels #{tid}-p{{display:block}}"
-                     f"#{tid}:checked~.wb-tab-labels #{tid}-l{{background:var(--jp-layout-color0,#fff);"
-                     "border-bottom-color:transparent;font-weight:600}")
-    return (f"<style>{''.join(rules)}</style><div class='wb-tabs'>{''.join(radios)}"
-            f"<div class='wb-tab-labels'>{''.join(labels)}</div>"
-            f"<div class='wb-tab-panels'>{''.join(panels)}</div></div>")
+        rules.append(
+            f"#{tid}:checked~.wb-tab-panels #{tid}-p{{display:block}}"
+            f"#{tid}:checked~.wb-tab-labels #{tid}-l{{background:var(--jp-layout-color0,#fff);"
+            "border-bottom-color:transparent;font-weight:600}"
+        )
+    return (
+        f"<style>{''.join(rules)}</style><div class='wb-tabs'>{''.join(radios)}"
+        f"<div class='wb-tab-labels'>{''.join(labels)}</div>"
+        f"<div class='wb-tab-panels'>{''.join(panels)}</div></div>"
+    )
 
 
 def _accordion(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     children = w._children(s)
     titles = _titles(s, len(children))
     selected = s.get("selected_index")
-    return "".join(f"<details class='wb-accordion'{' open' if i == selected else ''}><summary>{_esc(t)}</summary>"
-                   f"<div class='wb-accordion-panel'>{c}</div></details>"
-                   for i, (t, c) in enumerate(zip(titles, children)))
+    return "".join(
+        f"<details class='wb-accordion'{' open' if i == selected else ''}><summary>{_esc(t)}</summary>"
+        f"<div class='wb-accordion-panel'>{c}</div></details>"
+        for i, (t, c) in enumerate(zip(titles, children))
+    )
 
 
 def _stack(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
@@ -358,7 +432,9 @@ def _output(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
 
 def _image(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     fmt = _SAFE_CSS.sub("", str(s.get("format") or "png"))
-    data = next((b.get("data", "") for b in e.get("buffers", []) or [] if b.get("path") == ["value"]), "")
+    data = next(
+        (b.get("data", "") for b in e.get("buffers", []) or [] if b.get("path") == ["value"]), ""
+    )
     if not data:
         return "<span class='wb-w-note'>image widget without saved pixels</span>"
     mime = "image/svg+xml" if fmt == "svg+xml" else f"image/{fmt}"
@@ -373,25 +449,49 @@ def _play(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
 _CONTAINERS = frozenset({"Box", "HBox", "VBox", "GridBox", "Tab", "Accordion", "Stack", "Output"})
 _Handler = Callable[[StaticWidgets, dict[str, Any], dict[str, Any]], str]
 _HANDLERS: dict[str, _Handler] = {
-    "Dropdown": _dropdown, "Combobox": _text_input,
-    "RadioButtons": _choices, "ToggleButtons": _choices, "Select": _choices, "SelectMultiple": _choices,
-    "Checkbox": _checkbox, "ToggleButton": _toggle, "Valid": _valid,
-    "Label": _label, "HTML": _html, "HTMLMath": _html, "Button": _button,
-    "IntProgress": _progress, "FloatProgress": _progress,
-    "Box": _box, "HBox": _box, "VBox": _box, "GridBox": _box,
-    "Tab": _tab, "Accordion": _accordion, "Stack": _stack,
-    "Output": _output, "Image": _image, "Play": _play,
+    "Dropdown": _dropdown,
+    "Combobox": _text_input,
+    "RadioButtons": _choices,
+    "ToggleButtons": _choices,
+    "Select": _choices,
+    "SelectMultiple": _choices,
+    "Checkbox": _checkbox,
+    "ToggleButton": _toggle,
+    "Valid": _valid,
+    "Label": _label,
+    "HTML": _html,
+    "HTMLMath": _html,
+    "Button": _button,
+    "IntProgress": _progress,
+    "FloatProgress": _progress,
+    "Box": _box,
+    "HBox": _box,
+    "VBox": _box,
+    "GridBox": _box,
+    "Tab": _tab,
+    "Accordion": _accordion,
+    "Stack": _stack,
+    "Output": _output,
+    "Image": _image,
+    "Play": _play,
 }
 _PREFIX_HANDLERS: tuple[tuple[str, _Handler], ...] = (
-    ("Slider", _slider), ("Text", _text_input), ("Textarea", _text_input), ("Password", _text_input),
-    ("Picker", _text_input), ("TagsInput", _text_input), ("Tags", _text_input),
+    ("Slider", _slider),
+    ("Text", _text_input),
+    ("Textarea", _text_input),
+    ("Password", _text_input),
+    ("Picker", _text_input),
+    ("TagsInput", _text_input),
+    ("Tags", _text_input),
 )
 
 
 class StaticWidgetsPreprocessor(Preprocessor):
     """Replaces every widget-view output by static HTML drawn from the notebook's saved widget state."""
 
-    keep_state = Bool(False, help="keep the widget state in the notebook metadata (live mode)").tag(config=True)
+    keep_state = Bool(False, help="keep the widget state in the notebook metadata (live mode)").tag(
+        config=True
+    )
 
     def preprocess(self, nb, resources):  # type: ignore[no-untyped-def]
         state = nb.metadata.get("widgets", {}).get(STATE_MIME)
@@ -412,7 +512,10 @@ class StaticWidgetsPreprocessor(Preprocessor):
                 if self.keep_state:
                     output.setdefault("metadata", {})["workbench_static_html"] = static
                 else:
-                    output["data"] = {"text/html": f"<div class='wb-widget'>{static}</div>", "text/plain": fallback}
+                    output["data"] = {
+                        "text/html": f"<div class='wb-widget'>{static}</div>",
+                        "text/plain": fallback,
+                    }
                 kept.append(output)
             if "outputs" in cell:
                 cell["outputs"] = kept

@@ -45,11 +45,16 @@ class Shape:
     dtypes: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def of(cls, ds: "Dataset") -> "Shape":
+    def of(cls, ds: Dataset) -> Shape:
         f = ds.frame
         cols = [*ds.entity, ds.time, *ds.measures, *ds.attributes]
-        return cls(tuple(ds.entity), ds.time, tuple(ds.measures), tuple(ds.attributes),
-                   tuple((c, str(f[c].dtype)) for c in cols if c in f.columns))
+        return cls(
+            tuple(ds.entity),
+            ds.time,
+            tuple(ds.measures),
+            tuple(ds.attributes),
+            tuple((c, str(f[c].dtype)) for c in cols if c in f.columns),
+        )
 
     @property
     def columns(self) -> list[str]:
@@ -58,7 +63,7 @@ class Shape:
     def dtype(self, col: str) -> str | None:
         return dict(self.dtypes).get(col)
 
-    def __deepcopy__(self, memo: dict) -> "Shape":  # immutable: pandas attrs copy it on every op
+    def __deepcopy__(self, memo: dict) -> Shape:  # immutable: pandas attrs copy it on every op
         return self
 
 
@@ -114,8 +119,10 @@ def encode_text(values: pd.Series) -> np.ndarray:
         return pd.Series(values).astype("int64").to_numpy().astype(str).astype(object)
     if values.isna().any():
         bad = values[values.isna()].index[:3].tolist()
-        raise SchemaError(f"Column {values.name!r} has missing values (rows {bad}); "
-                          "a schema can only store text, fill them first.")
+        raise SchemaError(
+            f"Column {values.name!r} has missing values (rows {bad}); "
+            "a schema can only store text, fill them first."
+        )
     codes, uniq = pd.factorize(pd.Series(arr, dtype=object))
     texts = np.asarray([str(u) for u in uniq], dtype=object)
     return texts[codes] if len(uniq) else np.asarray([], dtype=object)
@@ -132,7 +139,11 @@ def decode_text(texts: pd.Series | np.ndarray, dtype: str | None) -> pd.Series:
             raise SchemaError(f"Cannot read {s[~ok].iloc[0]!r} as a bool (expected true/false).")
         return (s == "true").astype(bool)
     if dtype.startswith(("float", "int", "uint", "Int", "Float")):
-        return s.astype(dtype) if dtype.startswith(("float", "Float")) else pd.to_numeric(s).astype(dtype)
+        return (
+            s.astype(dtype)
+            if dtype.startswith(("float", "Float"))
+            else pd.to_numeric(s).astype(dtype)
+        )
     if dtype.startswith("datetime64"):
         return pd.to_datetime(s.astype("int64"), unit="us", utc=True).astype(dtype)
     return s.astype(dtype)
@@ -144,8 +155,8 @@ def _float_text(x: np.ndarray) -> np.ndarray:
     return _float_reprs(np.asarray(uniq_bits, dtype=np.int64).view(np.float64), str)[codes]
 
 
-_P10 = [float(10 ** d) for d in range(16)]   # exact doubles (10**d < 2**53 · 2**d)
-_I10 = np.array([10 ** d for d in range(16)], dtype=np.int64)
+_P10 = [float(10**d) for d in range(16)]  # exact doubles (10**d < 2**53 · 2**d)
+_I10 = np.array([10**d for d in range(16)], dtype=np.int64)
 
 
 def _float_reprs(u: np.ndarray, kind: type, lengths: bool = False):
@@ -236,6 +247,7 @@ def json_fragment(values: pd.Series) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- hashing
 
+
 def _crc_table() -> np.ndarray:
     table = np.zeros(256, dtype=np.uint32)
     for i in range(256):
@@ -254,7 +266,9 @@ def crc32(texts: np.ndarray | pd.Series) -> np.ndarray:
     codes, uniques = pd.factorize(pd.Series(np.asarray(texts, dtype=object), dtype=object))
     if len(uniques) == 0:
         return np.zeros(0, dtype=np.uint32)
-    raw = np.array([u.encode("utf-8") for u in uniques], dtype=object) if len(uniques) < 64 else None
+    raw = (
+        np.array([u.encode("utf-8") for u in uniques], dtype=object) if len(uniques) < 64 else None
+    )
     if raw is not None:  # few distinct values: zlib directly
         out = np.array([zlib.crc32(b) for b in raw], dtype=np.uint32)
         return out[codes]
@@ -273,11 +287,24 @@ def crc32(texts: np.ndarray | pd.Series) -> np.ndarray:
 # ----------------------------------------------------------------------------- time
 
 PRECISIONS = ("month", "week", "day", "hour", "minute", "second", "ms", "us")
-_FIXED_US = {"day": US_PER_DAY, "hour": 3600 * US_PER_S, "minute": 60 * US_PER_S,
-             "second": US_PER_S, "ms": US_PER_MS, "us": 1}
-DEFAULT_FORMATS = {"month": "%Y%m%d", "week": "%Y%m%d", "day": "%Y%m%d", "hour": "%Y%m%d%H",
-                   "minute": "%Y%m%d%H%M", "second": "%Y%m%d%H%M%S", "ms": "%Y%m%d%H%M%S",
-                   "us": "%Y%m%d%H%M%S"}
+_FIXED_US = {
+    "day": US_PER_DAY,
+    "hour": 3600 * US_PER_S,
+    "minute": 60 * US_PER_S,
+    "second": US_PER_S,
+    "ms": US_PER_MS,
+    "us": 1,
+}
+DEFAULT_FORMATS = {
+    "month": "%Y%m%d",
+    "week": "%Y%m%d",
+    "day": "%Y%m%d",
+    "hour": "%Y%m%d%H",
+    "minute": "%Y%m%d%H%M",
+    "second": "%Y%m%d%H%M%S",
+    "ms": "%Y%m%d%H%M%S",
+    "us": "%Y%m%d%H%M%S",
+}
 _TOKEN_WIDTH = {"Y": 4, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2}
 _TOKEN_RX = re.compile(r"%([YmdHMS%])|([^%]+)")
 
@@ -285,17 +312,23 @@ _TOKEN_RX = re.compile(r"%([YmdHMS%])|([^%]+)")
 def time_us(series: pd.Series) -> np.ndarray:
     """A tz-aware time column → int64 µs since the epoch (refuses sub-µs parts, naive times)."""
     if not isinstance(series.dtype, pd.DatetimeTZDtype):
-        raise SchemaError(f"Time column {series.name!r} must be tz-aware UTC datetimes, got {series.dtype}.")
+        raise SchemaError(
+            f"Time column {series.name!r} must be tz-aware UTC datetimes, got {series.dtype}."
+        )
     if series.isna().any():
-        raise SchemaError(f"Time column {series.name!r} has missing times (rows {series[series.isna()].index[:3].tolist()}).")
+        raise SchemaError(
+            f"Time column {series.name!r} has missing times (rows {series[series.isna()].index[:3].tolist()})."
+        )
     s = series.dt.tz_convert("UTC")
     unit = np.datetime_data(s.dt.tz_localize(None).to_numpy().dtype)[0]
     raw = s.dt.tz_localize(None).to_numpy().astype("int64")
     if unit == "ns":
         if (raw % 1000).any():
             bad = series[(raw % 1000) != 0].iloc[0]
-            raise SchemaError(f"Time column {series.name!r} has nanosecond parts (e.g. {bad}); "
-                              "Bigtable keys and cells go down to microseconds at most.")
+            raise SchemaError(
+                f"Time column {series.name!r} has nanosecond parts (e.g. {bad}); "
+                "Bigtable keys and cells go down to microseconds at most."
+            )
         return raw // 1000
     if unit == "us":
         return raw
@@ -356,20 +389,27 @@ def _clock(tod: np.ndarray) -> dict[str, np.ndarray]:
 def digits(values: np.ndarray, width: int, what: str = "value") -> np.ndarray:
     """Non-negative ints → zero-padded text of ``width`` digits (object array)."""
     values = np.asarray(values, dtype=np.int64)
-    if len(values) and (values.min() < 0 or values.max() >= 10 ** width):
-        bad = values[(values < 0) | (values >= 10 ** width)][0]
-        raise SchemaError(f"{what} {bad} does not fit in {width} zero-padded digits (G21); "
-                          "widen the segment.")
+    if len(values) and (values.min() < 0 or values.max() >= 10**width):
+        bad = values[(values < 0) | (values >= 10**width)][0]
+        raise SchemaError(
+            f"{what} {bad} does not fit in {width} zero-padded digits (G21); widen the segment."
+        )
     return _zero_padded(values, width)
 
 
-_QUADS = {t: (np.arange(10_000)[:, None] // np.array([1000, 100, 10, 1]) % 10 + 48).astype(t)
-          for t in (np.uint8, np.uint32)}  # the 4 ASCII digits of 0000 … 9999
+_QUADS = {
+    t: (np.arange(10_000)[:, None] // np.array([1000, 100, 10, 1]) % 10 + 48).astype(t)
+    for t in (np.uint8, np.uint32)
+}  # the 4 ASCII digits of 0000 … 9999
 
 
-_PAIRS64 = np.ascontiguousarray(_QUADS[np.uint32][:100, 2:]).view(np.uint64).ravel()  # "00" … "99" (UCS-4)
+_PAIRS64 = (
+    np.ascontiguousarray(_QUADS[np.uint32][:100, 2:]).view(np.uint64).ravel()
+)  # "00" … "99" (UCS-4)
 _QUAD32 = np.ascontiguousarray(_QUADS[np.uint8]).view(np.uint32).ravel()  # "0000" … "9999" (bytes)
-_BLOCK = 1 << 16  # rows per block when building text matrices (small buffers stay in cache and get reused)
+_BLOCK = (
+    1 << 16
+)  # rows per block when building text matrices (small buffers stay in cache and get reused)
 
 
 def _put_digits(m: np.ndarray, pos: int, v: np.ndarray, w: int) -> None:
@@ -378,12 +418,16 @@ def _put_digits(m: np.ndarray, pos: int, v: np.ndarray, w: int) -> None:
     machine word looked up in a table (unaligned strided views; numpy handles the alignment)."""
     n, width = m.shape
     item = m.itemsize
-    per, table, div, word = (4, _QUAD32, 10_000, np.uint32) if item == 1 else (2, _PAIRS64, 100, np.uint64)
+    per, table, div, word = (
+        (4, _QUAD32, 10_000, np.uint32) if item == 1 else (2, _PAIRS64, 100, np.uint64)
+    )
     v = np.array(v, dtype=np.int64)
     end = pos + w
     while end - pos >= per:
         end -= per
-        np.ndarray((n,), word, buffer=m, offset=item * end, strides=(item * width,))[:] = table[v % div]
+        np.ndarray((n,), word, buffer=m, offset=item * end, strides=(item * width,))[:] = table[
+            v % div
+        ]
         v //= div
     while end > pos:
         end -= 1
@@ -420,11 +464,21 @@ def format_time(t: np.ndarray, precision: str, fmt: str | None = None) -> np.nda
     return texts[codes]
 
 
-_NEEDS = {"month": "Ym", "week": "Ymd", "day": "Ymd", "hour": "YmdH", "minute": "YmdHM",
-          "second": "YmdHMS", "ms": "YmdHMS", "us": "YmdHMS"}
+_NEEDS = {
+    "month": "Ym",
+    "week": "Ymd",
+    "day": "Ymd",
+    "hour": "YmdH",
+    "minute": "YmdHM",
+    "second": "YmdHMS",
+    "ms": "YmdHMS",
+    "us": "YmdHMS",
+}
 
 
-def format_time_coded(t: np.ndarray, precision: str, fmt: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+def format_time_coded(
+    t: np.ndarray, precision: str, fmt: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`format_time` as (codes, distinct texts): each distinct floored time is formatted once."""
     fmt = fmt or DEFAULT_FORMATS[precision]
     ft = floor_us(np.asarray(t, dtype=np.int64), precision)
@@ -470,8 +524,11 @@ def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
     if precision in ("ms", "us"):
         pieces.append(precision)
     f = _fields(ft)
-    if (not pieces or any("\x00" in p for p in pieces)
-            or (len(ft) and (f["Y"].min() < 0 or f["Y"].max() > 9999))):
+    if (
+        not pieces
+        or any("\x00" in p for p in pieces)
+        or (len(ft) and (f["Y"].min() < 0 or f["Y"].max() > 9999))
+    ):
         return _format_joined(ft, precision, fmt, f)  # (raises for years beyond 4 digits)
     # A fixed-width unicode matrix per block of rows: literals as code points, fields as digits.
     width = sum(len(p) - 1 if p[0] == "=" else _FIELD_WIDTH[p] for p in pieces)
@@ -492,7 +549,9 @@ def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
     return out
 
 
-def _format_joined(ft: np.ndarray, precision: str, fmt: str, f: dict[str, np.ndarray]) -> np.ndarray:
+def _format_joined(
+    ft: np.ndarray, precision: str, fmt: str, f: dict[str, np.ndarray]
+) -> np.ndarray:
     """The general path: numeric runs as zero-padded ints, literals joined as numpy str scalars."""
     t = ft
     tokens = _TOKEN_RX.findall(fmt)
@@ -506,7 +565,7 @@ def _format_joined(ft: np.ndarray, precision: str, fmt: str, f: dict[str, np.nda
         total = sum(w for _, w in pending)
         acc = np.zeros(len(t), dtype=np.int64)
         for v, w in pending:
-            acc = acc * (10 ** w) + v
+            acc = acc * (10**w) + v
         piece = digits(acc, total, "time")
         out = piece if out is None else out + piece
         pending = []
@@ -546,8 +605,10 @@ def check_format(fmt: str | None) -> None:
         return
     for m in re.finditer(r"%(.)", fmt):
         if m.group(1) not in _TOKEN_WIDTH and m.group(1) != "%":
-            raise SchemaError(f"Time format {fmt!r} uses %{m.group(1)}; supported: %Y %m %d %H %M %S "
-                              "(fractional digits are added for ms/us precision) or epoch_s/epoch_ms/epoch_us.")
+            raise SchemaError(
+                f"Time format {fmt!r} uses %{m.group(1)}; supported: %Y %m %d %H %M %S "
+                "(fractional digits are added for ms/us precision) or epoch_s/epoch_ms/epoch_us."
+            )
 
 
 # ----------------------------------------------------------------------------- fast value bytes
@@ -575,7 +636,9 @@ def _float_bytes_coded(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """Floats as (codes, distinct value bytes, their lengths)."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     codes, uniq_bits = factorize(x.view(np.int64))
-    texts, lens = _float_reprs(np.asarray(uniq_bits, dtype=np.int64).view(np.float64), bytes, lengths=True)
+    texts, lens = _float_reprs(
+        np.asarray(uniq_bits, dtype=np.int64).view(np.float64), bytes, lengths=True
+    )
     return codes, texts, lens
 
 

@@ -38,8 +38,10 @@ class MaxAge:
     def __post_init__(self) -> None:
         seconds = _whole_number(self.seconds, "MaxAge seconds")
         if seconds < 1:
-            raise SchemaError(f"A max-age rule needs at least 1 second, got {self.seconds!r} s: a rule of 0 "
-                              "or less would collect every cell of the family.")
+            raise SchemaError(
+                f"A max-age rule needs at least 1 second, got {self.seconds!r} s: a rule of 0 "
+                "or less would collect every cell of the family."
+            )
         object.__setattr__(self, "seconds", seconds)
 
     def cbt(self) -> str:
@@ -78,7 +80,7 @@ class MaxVersions:
 class Union_:
     """Garbage when *any* rule says so (``cbt``: ``rule1 or rule2``)."""
 
-    rules: tuple["GcRule", ...]
+    rules: tuple[GcRule, ...]
 
     def cbt(self) -> str:
         return " or ".join(r.cbt() for r in self.rules)
@@ -91,7 +93,7 @@ class Union_:
 class Intersection:
     """Garbage only when *every* rule says so (``cbt``: ``rule1 and rule2``)."""
 
-    rules: tuple["GcRule", ...]
+    rules: tuple[GcRule, ...]
 
     def cbt(self) -> str:
         return " and ".join(r.cbt() for r in self.rules)
@@ -114,18 +116,24 @@ def max_age(duration: str | pd.Timedelta | _dt.timedelta | int | float) -> MaxAg
     if isinstance(duration, str):
         text = duration.strip()
         if not re.search(r"[A-Za-z]", text):
-            raise SchemaError(f"max_age({duration!r}) has no unit: write e.g. '{text or '90'}D' (days), "
-                              f"'{text or '36'}h' (hours) or pass a number of seconds.")
+            raise SchemaError(
+                f"max_age({duration!r}) has no unit: write e.g. '{text or '90'}D' (days), "
+                f"'{text or '36'}h' (hours) or pass a number of seconds."
+            )
         text = re.sub(r"(?<=\d)\s*d\b", "D", text)  # cbt's "90d"; pandas wants "D" for days
         try:
             delta = pd.Timedelta(text)
         except ValueError as exc:
-            raise SchemaError(f"max_age({duration!r}) is not a duration: use e.g. '90D', '36h', '15min', "
-                              f"'2160h' or a number of seconds ({exc}).") from None
+            raise SchemaError(
+                f"max_age({duration!r}) is not a duration: use e.g. '90D', '36h', '15min', "
+                f"'2160h' or a number of seconds ({exc})."
+            ) from None
     elif isinstance(duration, (pd.Timedelta, _dt.timedelta)):
         delta = pd.Timedelta(duration)
     else:
-        raise SchemaError(f"max_age takes a duration such as '90D' or a number of seconds, got {duration!r}.")
+        raise SchemaError(
+            f"max_age takes a duration such as '90D' or a number of seconds, got {duration!r}."
+        )
     seconds = delta.total_seconds()
     if seconds != int(seconds):
         raise SchemaError(f"max_age({duration!r}) is {seconds:g} s: GC ages are whole seconds.")
@@ -142,14 +150,22 @@ class Family:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not FAMILY_NAME.fullmatch(self.name):
-            raise SchemaError(f"Family name {self.name!r} is not allowed: Bigtable family names are 1 to 64 "
-                              "characters of letters, digits, '_', '-' and '.' (keep them short, G01).")
-        if self.gc is not None and not isinstance(self.gc, (MaxAge, MaxVersions, Union_, Intersection)):
-            raise SchemaError(f"Family {self.name!r}: gc must be a rule such as max_age('90D'), "
-                              f"max_versions(1), union(...) or intersection(...), got {self.gc!r}.")
+            raise SchemaError(
+                f"Family name {self.name!r} is not allowed: Bigtable family names are 1 to 64 "
+                "characters of letters, digits, '_', '-' and '.' (keep them short, G01)."
+            )
+        if self.gc is not None and not isinstance(
+            self.gc, (MaxAge, MaxVersions, Union_, Intersection)
+        ):
+            raise SchemaError(
+                f"Family {self.name!r}: gc must be a rule such as max_age('90D'), "
+                f"max_versions(1), union(...) or intersection(...), got {self.gc!r}."
+            )
         if self.aggregate not in (None, "sum"):
-            raise SchemaError(f"Family {self.name!r}: aggregate must be None or 'sum' (the aggregate the "
-                              f"emulator keeps correctly), got {self.aggregate!r}.")
+            raise SchemaError(
+                f"Family {self.name!r}: aggregate must be None or 'sum' (the aggregate the "
+                f"emulator keeps correctly), got {self.aggregate!r}."
+            )
 
     def cbt_gc(self) -> str | None:
         return self.gc.cbt() if self.gc is not None else None
@@ -183,5 +199,7 @@ def _rules(what: str, rules: tuple[Any, ...]) -> tuple[GcRule, ...]:
         raise SchemaError(f"{what}() needs at least two rules, got {len(rules)}.")
     bad = [r for r in rules if not isinstance(r, (MaxAge, MaxVersions, Union_, Intersection))]
     if bad:
-        raise SchemaError(f"{what}() takes GC rules (max_age(...), max_versions(...)), got {bad!r}.")
+        raise SchemaError(
+            f"{what}() takes GC rules (max_age(...), max_versions(...)), got {bad!r}."
+        )
     return tuple(rules)

@@ -13,16 +13,30 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import SchemaError
 from ..cells import utf8_len
-from .codecs import (DEFAULT_FORMATS, PRECISIONS, US_PER_MS, US_PER_S, check_format, crc32, digits,
-                     encode_coded, factorize, format_time, format_time_coded, _distinct, _TOKEN_RX)
+from ..errors import SchemaError
+from .codecs import (
+    _TOKEN_RX,
+    DEFAULT_FORMATS,
+    PRECISIONS,
+    US_PER_MS,
+    US_PER_S,
+    _distinct,
+    check_format,
+    crc32,
+    digits,
+    encode_coded,
+    factorize,
+    format_time,
+    format_time_coded,
+)
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
 
@@ -83,8 +97,10 @@ def _no_delimiter(texts: np.ndarray, what: str, delimiter: str) -> np.ndarray:
     if delimiter and len(texts) and _contains(texts, delimiter):
         bad = [u for u in texts if delimiter in u]
         if bad:
-            raise SchemaError(f"Column {what!r} has values containing the key delimiter {delimiter!r} "
-                              f"(e.g. {bad[0]!r}); the key could not be split back. Choose another delimiter.")
+            raise SchemaError(
+                f"Column {what!r} has values containing the key delimiter {delimiter!r} "
+                f"(e.g. {bad[0]!r}); the key could not be split back. Choose another delimiter."
+            )
     return texts
 
 
@@ -109,7 +125,11 @@ def _factorized(values: np.ndarray) -> Coded:
 def _map_unique(texts: np.ndarray, fn) -> np.ndarray:
     """Apply a scalar function once per distinct value (entities are few; events are many)."""
     codes, uniques = pd.factorize(pd.Series(texts, dtype=object))
-    return np.asarray([fn(u) for u in uniques], dtype=object)[codes] if len(uniques) else np.asarray([], dtype=object)
+    return (
+        np.asarray([fn(u) for u in uniques], dtype=object)[codes]
+        if len(uniques)
+        else np.asarray([], dtype=object)
+    )
 
 
 # ----------------------------------------------------------------------------- segments
@@ -211,13 +231,17 @@ class Int(Field):
     def render(self, ctx: RenderContext) -> np.ndarray:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu":
-            raise SchemaError(f"Int segment needs an integer column; {self.column!r} is {col.dtype}.")
+            raise SchemaError(
+                f"Int segment needs an integer column; {self.column!r} is {col.dtype}."
+            )
         return ctx.text(self.column)
 
     def _coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu":
-            raise SchemaError(f"Int segment needs an integer column; {self.column!r} is {col.dtype}.")
+            raise SchemaError(
+                f"Int segment needs an integer column; {self.column!r} is {col.dtype}."
+            )
         return ctx.coded(self.column)
 
 
@@ -261,10 +285,14 @@ class Hashed(Field):
         return ()
 
     def render(self, ctx: RenderContext) -> np.ndarray:
-        return _map_unique(ctx.text(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length])
+        return _map_unique(
+            ctx.text(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length]
+        )
 
     def _coded(self, ctx: RenderContext) -> Coded:
-        return _map_coded(ctx.coded(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length])
+        return _map_coded(
+            ctx.coded(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length]
+        )
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         return {}
@@ -280,13 +308,17 @@ class ReversedId(Field):
     def render(self, ctx: RenderContext) -> np.ndarray:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
-            raise SchemaError(f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}.")
+            raise SchemaError(
+                f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}."
+            )
         return _map_unique(ctx.text(self.column), lambda u: u[::-1])
 
     def _coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
-            raise SchemaError(f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}.")
+            raise SchemaError(
+                f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}."
+            )
         return _map_coded(ctx.coded(self.column), lambda u: u[::-1])
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
@@ -370,7 +402,9 @@ class Timestamp(Segment):
 
     def __post_init__(self) -> None:
         if self.precision not in PRECISIONS:
-            raise SchemaError(f"Unknown precision {self.precision!r}; use one of {', '.join(PRECISIONS)}.")
+            raise SchemaError(
+                f"Unknown precision {self.precision!r}; use one of {', '.join(PRECISIONS)}."
+            )
         check_format(self.fmt)
 
     def sources(self) -> tuple[str, ...]:
@@ -386,7 +420,9 @@ class Timestamp(Segment):
         fmt = self.fmt or DEFAULT_FORMATS[self.precision]
         if fmt.startswith("epoch_"):
             return "0123456789"
-        return "0123456789" + "".join("%" if tok == "%" else lit for tok, lit in _TOKEN_RX.findall(fmt))
+        return "0123456789" + "".join(
+            "%" if tok == "%" else lit for tok, lit in _TOKEN_RX.findall(fmt)
+        )
 
     _fixed_width = True
 
@@ -400,8 +436,18 @@ class Timestamp(Segment):
 
     def template(self) -> str:
         f = self.fmt or DEFAULT_FORMATS[self.precision]
-        frac = {"ms": ".mmm", "us": ".uuuuuu"}.get(self.precision, "") if not f.startswith("epoch_") else ""
-        return "{time:" + f + frac + (f" per {self.precision}" if self.precision in ("month", "week") else "") + "}"
+        frac = (
+            {"ms": ".mmm", "us": ".uuuuuu"}.get(self.precision, "")
+            if not f.startswith("epoch_")
+            else ""
+        )
+        return (
+            "{time:"
+            + f
+            + frac
+            + (f" per {self.precision}" if self.precision in ("month", "week") else "")
+            + "}"
+        )
 
 
 @dataclass(frozen=True)
@@ -427,8 +473,10 @@ class ReversedTimestamp(Segment):
     def __post_init__(self) -> None:
         if self.unit not in ("s", "ms", "us"):
             raise SchemaError(f"ReversedTimestamp unit must be s, ms or us, got {self.unit!r}.")
-        if self.max_value >= 10 ** self.width:
-            raise SchemaError(f"max_value {self.max_value} has more than width={self.width} digits.")
+        if self.max_value >= 10**self.width:
+            raise SchemaError(
+                f"max_value {self.max_value} has more than width={self.width} digits."
+            )
 
     @property
     def _per(self) -> int:
@@ -477,11 +525,11 @@ class BaseTimestamp(Segment):
 
     def render(self, ctx: RenderContext) -> np.ndarray:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
-        return (ms - np.mod(ms, 2 ** self.bits)).astype(str).astype(object)
+        return (ms - np.mod(ms, 2**self.bits)).astype(str).astype(object)
 
     def _coded(self, ctx: RenderContext) -> Coded:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
-        codes, uniq = _factorized(ms - np.mod(ms, 2 ** self.bits))
+        codes, uniq = _factorized(ms - np.mod(ms, 2**self.bits))
         return codes, uniq.astype(str).astype(object)
 
     def _alphabet(self) -> str | None:
@@ -509,8 +557,10 @@ class Salt(Segment):
         if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
             raise SchemaError(f"Salt needs n >= 1 buckets, got {self.n!r}.")
         if self.n > SALT_MAX:  # every range read needs n scans; thousands are never a design (G08)
-            raise SchemaError(f"Salt n={self.n:,} is over {SALT_MAX:,} buckets: every time-range read would "
-                              f"need {self.n:,} scans (G08). Use a small multiple of the node count.")
+            raise SchemaError(
+                f"Salt n={self.n:,} is over {SALT_MAX:,} buckets: every time-range read would "
+                f"need {self.n:,} scans (G08). Use a small multiple of the node count."
+            )
         if not self.of:
             raise SchemaError("Salt needs at least one source in `of` (a column or 'time').")
 
@@ -526,7 +576,9 @@ class Salt(Segment):
         for c in self.of:
             if c == "time":
                 if ctx.time_text is None:
-                    raise SchemaError("Salt of 'time' hashes the key's timestamp text: add a time segment to the key.")
+                    raise SchemaError(
+                        "Salt of 'time' hashes the key's timestamp text: add a time segment to the key."
+                    )
                 parts.append(ctx.time_text)
             else:
                 parts.append(ctx.text(c))
@@ -540,14 +592,20 @@ class Salt(Segment):
         for c in self.of:
             if c == "time":
                 if ctx.time_coded is None:
-                    raise SchemaError("Salt of 'time' hashes the key's timestamp text: add a time segment to the key.")
+                    raise SchemaError(
+                        "Salt of 'time' hashes the key's timestamp text: add a time segment to the key."
+                    )
                 part = ctx.time_coded
             else:
                 part = ctx.coded(c)
             acc = part if acc is None else _join_coded(acc, part, "|")
         assert acc is not None
         codes, texts = acc
-        bucket = (crc32(texts) % np.uint32(self.n)).astype(np.intp) if len(texts) else np.zeros(0, np.intp)
+        bucket = (
+            (crc32(texts) % np.uint32(self.n)).astype(np.intp)
+            if len(texts)
+            else np.zeros(0, np.intp)
+        )
         return bucket[codes], digits(np.arange(self.n), self.width, "salt")
 
     def _alphabet(self) -> str | None:
@@ -600,7 +658,11 @@ class Tags(Segment):
         d = re.escape(delimiter)
         out = {}
         for c in self.columns:
-            out[c] = text.str.extract(f"(?:^|{d}){re.escape(c)}=([^{d}]*)", expand=False).fillna("").astype(object)
+            out[c] = (
+                text.str.extract(f"(?:^|{d}){re.escape(c)}=([^{d}]*)", expand=False)
+                .fillna("")
+                .astype(object)
+            )
         return out
 
     def regex(self, delimiter: str, known: Mapping[str, Any] | None = None) -> str:
@@ -624,12 +686,15 @@ class Tags(Segment):
 def _join_coded(a: Coded, b: Coded, sep: str) -> Coded:
     """Texts ``a + sep + b`` per event, as codes into the distinct combinations (first-seen order).
     Distinct pairs give distinct texts when ``sep`` splits them back (the caller's check)."""
-    codes, texts, _ = _join_sized(a, np.zeros(len(a[1]), np.int64), b, np.zeros(len(b[1]), np.int64), sep)
+    codes, texts, _ = _join_sized(
+        a, np.zeros(len(a[1]), np.int64), b, np.zeros(len(b[1]), np.int64), sep
+    )
     return codes, texts
 
 
-def _join_sized(a: Coded, la: np.ndarray, b: Coded, lb: np.ndarray,
-                sep: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _join_sized(
+    a: Coded, la: np.ndarray, b: Coded, lb: np.ndarray, sep: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_join_coded` that also carries the texts' UTF-8 lengths (``la``, ``lb`` → result)."""
     ca, ta = a
     cb, tb = b
@@ -666,26 +731,36 @@ class RowKey:
 
     def __post_init__(self) -> None:
         if isinstance(self.segments, (str, Segment)):
-            raise SchemaError(f"RowKey takes a sequence of segments, e.g. RowKey((Field('sensor'), "
-                              f"Timestamp('second'))), got {self.segments!r}.")
+            raise SchemaError(
+                f"RowKey takes a sequence of segments, e.g. RowKey((Field('sensor'), "
+                f"Timestamp('second'))), got {self.segments!r}."
+            )
         object.__setattr__(self, "segments", tuple(self.segments))
         if not self.segments:
             raise SchemaError("A row key needs at least one segment.")
         not_segments = [s for s in self.segments if not isinstance(s, Segment)]
         if not_segments:
-            raise SchemaError(f"RowKey segments must be key segments such as Field('sensor') or "
-                              f"Timestamp('second'), got {not_segments[0]!r}.")
+            raise SchemaError(
+                f"RowKey segments must be key segments such as Field('sensor') or "
+                f"Timestamp('second'), got {not_segments[0]!r}."
+            )
         d = self.delimiter
         if not isinstance(d, str) or not d:
-            raise SchemaError(f"A row key's delimiter must be a non-empty string such as '#', got {d!r}: "
-                              "without it the key could not be split back into its segments.")
-        for seg in self.segments:  # values are checked when rendered; fixed alphabets can be checked now
+            raise SchemaError(
+                f"A row key's delimiter must be a non-empty string such as '#', got {d!r}: "
+                "without it the key could not be split back into its segments."
+            )
+        for (
+            seg
+        ) in self.segments:  # values are checked when rendered; fixed alphabets can be checked now
             alphabet = seg._alphabet()
             clash = sorted({ch for ch in d if alphabet is not None and ch in alphabet})
             if clash and seg.n_parts(d) == 1:
-                raise SchemaError(f"The delimiter {d!r} can occur inside the text of {seg.template()} "
-                                  f"(it writes {''.join(clash)!r}), so keys could not be split back into "
-                                  "segments. Choose another delimiter (e.g. '#') or a time format without it.")
+                raise SchemaError(
+                    f"The delimiter {d!r} can occur inside the text of {seg.template()} "
+                    f"(it writes {''.join(clash)!r}), so keys could not be split back into "
+                    "segments. Choose another delimiter (e.g. '#') or a time format without it."
+                )
         variable = [s for s in self.segments if s.n_parts(self.delimiter) is None]
         if len(variable) > 1:
             raise SchemaError("A row key can have at most one variable-width segment (Tags).")
@@ -767,7 +842,9 @@ class RowKey:
                 sizes.append(utf8_len(pd.Series(texts, dtype=object)))
         codes, texts = parts[0]  # type: ignore[misc]
         size = sizes[0]
-        dense = False  # codes are 0..len(texts)-1, each used (a segment's texts may hold unused values)
+        dense = (
+            False  # codes are 0..len(texts)-1, each used (a segment's texts may hold unused values)
+        )
         for nxt, nsize in zip(parts[1:], sizes[1:]):
             n_left, n_right = len(texts), len(nxt[1])  # type: ignore[index]
             codes, texts, size = _join_sized((codes, texts), size, nxt, nsize, d)  # type: ignore[arg-type]
@@ -818,7 +895,7 @@ class RowKey:
                 out.append(seg.astype(object))
                 j += c
             return out
-        left, right = sum(counts[:var]), sum(counts[var + 1:])
+        left, right = sum(counts[:var]), sum(counts[var + 1 :])
         if left:
             lp = keys.str.split(d, n=left, regex=False, expand=True)
             if lp.shape[1] != left + 1 or lp.isna().any().any():
@@ -873,8 +950,9 @@ class RowKey:
         return out
 
 
-def heroic_key(key: str = "key", tags: tuple[str, ...] = (), resources: tuple[str, ...] = (),
-               bits: int = 32) -> RowKey:
+def heroic_key(
+    key: str = "key", tags: tuple[str, ...] = (), resources: tuple[str, ...] = (), bits: int = 32
+) -> RowKey:
     """Heroic's row key: ``key,tag=value…,base,resource…`` (tags and resources sorted by name)."""
     segs: list[Segment] = [Field(key)]
     if tags:

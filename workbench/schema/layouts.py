@@ -18,16 +18,25 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import US_PER_MS, encode_bytes_len, encode_text, json_fragment, _fields, _float_bytes_coded
+from .codecs import (
+    US_PER_MS,
+    _fields,
+    _float_bytes_coded,
+    encode_bytes_len,
+    encode_text,
+    json_fragment,
+)
 from .families import Family
 from .keys import RenderContext, RowKey
+
 
 def _pairs(m: Any) -> tuple:
     if m is None:
@@ -87,10 +96,14 @@ class CellParts:
     ts: list[np.ndarray] = field(default_factory=list)
     value: list[np.ndarray | bytes] = field(default_factory=list)
     event: list[np.ndarray] = field(default_factory=list)
-    constant: list[bool] = field(default_factory=list)  # family and qualifier are one value for the add
+    constant: list[bool] = field(
+        default_factory=list
+    )  # family and qualifier are one value for the add
     value_len: list[np.ndarray | None] = field(default_factory=list)
 
-    def add(self, row_key, family, qualifier, ts, value, event, value_len: np.ndarray | None = None) -> None:
+    def add(
+        self, row_key, family, qualifier, ts, value, event, value_len: np.ndarray | None = None
+    ) -> None:
         self.constant.append(isinstance(family, str) and isinstance(qualifier, str))
         self.row_key.append(row_key)
         self.family.append(family)
@@ -114,8 +127,14 @@ class CellParts:
         ``events=False``. Columns are filled in place and the frame is not consolidated, so each
         text column is written exactly once."""
         if not self.row_key:
-            out = {"table": [], "row_key": [], "family": [], "qualifier": [],
-                   "timestamp_us": np.zeros(0, np.int64), "value": []}
+            out = {
+                "table": [],
+                "row_key": [],
+                "family": [],
+                "qualifier": [],
+                "timestamp_us": np.zeros(0, np.int64),
+                "value": [],
+            }
             return pd.DataFrame({**out, "_event": np.zeros(0, np.int64)} if events else out)
         obj = lambda a: pd.Series(a, dtype=object, copy=False)  # noqa: E731 - CellFrame text columns are object
         cols = {
@@ -123,7 +142,9 @@ class CellParts:
             "row_key": obj(self._column(self.row_key)),
             "family": obj(self._column(self.family)),
             "qualifier": obj(self._column(self.qualifier)),
-            "timestamp_us": pd.Series(np.concatenate(self.ts).astype(np.int64, copy=False), copy=False),
+            "timestamp_us": pd.Series(
+                np.concatenate(self.ts).astype(np.int64, copy=False), copy=False
+            ),
             "value": obj(self._column(self.value)),
         }
         if events:
@@ -158,7 +179,9 @@ class BuildInput:
     carried: tuple[str, ...]
     # id(keys array) → (keys, dense codes, distinct keys, their UTF-8 lengths) for keys_for's
     # results, so the limit and collision checks reuse the codes instead of hashing keys again
-    coded: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    coded: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=dict
+    )
 
     @property
     def ts_ms(self) -> np.ndarray:
@@ -187,8 +210,8 @@ class BuildInput:
 class Layout:
     """Base class; subclasses are frozen dataclasses (pure data)."""
 
-    versioned = False      # a column keeps one cell per event (time = cell version)
-    multi_event = False    # one row holds many events (time buckets, wide rows)
+    versioned = False  # a column keeps one cell per event (time = cell version)
+    multi_event = False  # one row holds many events (time buckets, wide rows)
     label = "layout"
     guideline = ""
 
@@ -197,12 +220,16 @@ class Layout:
 
     def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
         if key.metric is not None:
-            raise SchemaError(f"The {self.label} layout cannot use a Metric segment in the row key.")
+            raise SchemaError(
+                f"The {self.label} layout cannot use a Metric segment in the row key."
+            )
 
     def build(self, b: BuildInput) -> CellParts:  # pragma: no cover
         raise NotImplementedError
 
-    def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:  # pragma: no cover
+    def decode(
+        self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()
+    ) -> pd.DataFrame:  # pragma: no cover
         """Cells (with ``_er`` event-row code and ``_t`` µs time) → long (``_er``, ``_t``, column, text)."""
         raise NotImplementedError
 
@@ -224,7 +251,7 @@ class Tall(Layout):
 
     family: Family = Family("m")
     qualifiers: tuple[tuple[str, str], ...] = ()
-    value_qualifier: str = "v"   # the single qualifier when the key holds the measure (Metric)
+    value_qualifier: str = "v"  # the single qualifier when the key holds the measure (Metric)
 
     label = "single-timestamp rows, a cell per measure"
     guideline = "G15"
@@ -242,8 +269,10 @@ class Tall(Layout):
 
     def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
         if key.metric is not None and carried:
-            raise SchemaError(f"With the measure in the row key, every entity column must be in the key too; "
-                              f"{list(carried)} would be lost. Add them as Field segments.")
+            raise SchemaError(
+                f"With the measure in the row key, every entity column must be in the key too; "
+                f"{list(carried)} would be lost. Add them as Field segments."
+            )
         names = [self.qname(c) for c in carried]
         if len(set(names)) != len(names):
             raise SchemaError(f"Two columns share a qualifier in {self.qualifiers}.")
@@ -272,8 +301,14 @@ class Tall(Layout):
         else:
             back = {v: k for k, v in self.qualifiers}
             col = f["qualifier"].map(lambda q: back.get(q, q)).to_numpy()
-        return pd.DataFrame({"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": col,
-                             "text": _text(f["value"])})
+        return pd.DataFrame(
+            {
+                "_er": f["_er"].to_numpy(),
+                "_t": f["_t"].to_numpy(),
+                "column": col,
+                "text": _text(f["value"]),
+            }
+        )
 
     def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
         return {"qualifier_regex": "|".join(re.escape(self.qname(c)) for c in needed)}
@@ -322,21 +357,38 @@ class NewColumns(Layout):
 
     def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
         if key.metric is None:
-            raise SchemaError("The new-columns layout stores the value in the qualifier, so the measure "
-                              "must be in the row key: add a Metric segment (G12).")
+            raise SchemaError(
+                "The new-columns layout stores the value in the qualifier, so the measure "
+                "must be in the row key: add a Metric segment (G12)."
+            )
         if carried:
-            raise SchemaError(f"The new-columns layout needs every entity column in the key; {list(carried)} are not.")
+            raise SchemaError(
+                f"The new-columns layout needs every entity column in the key; {list(carried)} are not."
+            )
 
     def build(self, b: BuildInput) -> CellParts:
         parts = CellParts()
         for m in b.measures:
-            parts.add(b.keys_for(m), self.family.name, encode_text(b.ctx.column(m)), b.ts_ms, b"", b.events)
+            parts.add(
+                b.keys_for(m),
+                self.family.name,
+                encode_text(b.ctx.column(m)),
+                b.ts_ms,
+                b"",
+                b.events,
+            )
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
         col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
-        return pd.DataFrame({"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": col,
-                             "text": f["qualifier"].to_numpy()})
+        return pd.DataFrame(
+            {
+                "_er": f["_er"].to_numpy(),
+                "_t": f["_t"].to_numpy(),
+                "column": col,
+                "text": f["qualifier"].to_numpy(),
+            }
+        )
 
     def describe(self) -> str:
         return f"{self.label} (family {self.family.name})"
@@ -357,7 +409,9 @@ class Serialized(Layout):
 
     def __post_init__(self) -> None:
         if self.format not in ("json", "protobuf"):
-            raise SchemaError(f"Serialized format must be 'json' or 'protobuf', got {self.format!r}.")
+            raise SchemaError(
+                f"Serialized format must be 'json' or 'protobuf', got {self.format!r}."
+            )
         if isinstance(self.family, str):
             object.__setattr__(self, "family", Family(self.family))
 
@@ -370,9 +424,13 @@ class Serialized(Layout):
         if self.format == "json":
             payload = None
             for i, c in enumerate(cols):
-                frag = ("{" if i == 0 else ",") + json.dumps(c) + ":" + json_fragment(b.ctx.column(c))
+                frag = (
+                    ("{" if i == 0 else ",") + json.dumps(c) + ":" + json_fragment(b.ctx.column(c))
+                )
                 payload = frag if payload is None else payload + frag
-            payload = (payload + "}") if payload is not None else np.full(b.ctx.n, "{}", dtype=object)
+            payload = (
+                (payload + "}") if payload is not None else np.full(b.ctx.n, "{}", dtype=object)
+            )
             values = to_bytes(payload)
         else:
             values = _protobuf_payloads({c: b.ctx.column(c) for c in cols})
@@ -394,7 +452,9 @@ class Serialized(Layout):
         return long
 
     def describe(self) -> str:
-        return f"{self.label} as {self.format} (family {self.family.name}, qualifier {self.qualifier})"
+        return (
+            f"{self.label} as {self.format} (family {self.family.name}, qualifier {self.qualifier})"
+        )
 
 
 _QUALIFIER_KINDS = ("day", "hour", "minute", "second", "offset_ms")
@@ -419,9 +479,14 @@ class Wide(Layout):
 
     def __post_init__(self) -> None:
         if self.qualifier not in _QUALIFIER_KINDS:
-            raise SchemaError(f"Wide qualifier must be one of {_QUALIFIER_KINDS}, got {self.qualifier!r}.")
-        object.__setattr__(self, "families_", tuple((m, Family(f) if isinstance(f, str) else f)
-                                                    for m, f in _pairs(self.families_)))
+            raise SchemaError(
+                f"Wide qualifier must be one of {_QUALIFIER_KINDS}, got {self.qualifier!r}."
+            )
+        object.__setattr__(
+            self,
+            "families_",
+            tuple((m, Family(f) if isinstance(f, str) else f) for m, f in _pairs(self.families_)),
+        )
 
     def family_of(self, measure: str) -> Family:
         return dict(self.families_).get(measure, Family(measure))
@@ -434,12 +499,14 @@ class Wide(Layout):
     def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
         super().check(key, carried)
         if carried:
-            raise SchemaError(f"Wide rows need every entity column in the key; {list(carried)} are not.")
+            raise SchemaError(
+                f"Wide rows need every entity column in the key; {list(carried)} are not."
+            )
 
     def qualifiers_for(self, t_us: np.ndarray) -> np.ndarray:
         if self.qualifier == "offset_ms":
             ms = np.floor_divide(t_us, US_PER_MS)
-            return np.mod(ms, 2 ** self.bits).astype(str).astype(object)
+            return np.mod(ms, 2**self.bits).astype(str).astype(object)
         f = _fields(t_us)
         q = f[{"day": "d", "hour": "H", "minute": "M", "second": "S"}[self.qualifier]].astype(str)
         return (np.char.zfill(q, self.pad) if self.pad else q).astype(object)
@@ -449,7 +516,9 @@ class Wide(Layout):
         q = self.qualifiers_for(b.ctx.t_us)
         fams = [self.family_of(m).name for m in b.measures]
         if len(set(fams)) != len(fams):
-            raise SchemaError(f"Wide rows need one family per measure; got {dict(zip(b.measures, fams))}.")
+            raise SchemaError(
+                f"Wide rows need one family per measure; got {dict(zip(b.measures, fams))}."
+            )
         parts = CellParts()
         for m, fam in zip(b.measures, fams):
             values, size = _values(b, m)
@@ -459,15 +528,23 @@ class Wide(Layout):
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
         back = {fam.name: m for m, fam in self.families_}
         col = f["family"].map(lambda x: back.get(x, x)).to_numpy()
-        return pd.DataFrame({"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": col,
-                             "text": _text(f["value"])})
+        return pd.DataFrame(
+            {
+                "_er": f["_er"].to_numpy(),
+                "_t": f["_t"].to_numpy(),
+                "column": col,
+                "text": _text(f["value"]),
+            }
+        )
 
     def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
         return {"families": tuple(self.family_of(m).name for m in needed)}
 
     def describe(self) -> str:
         fams = ", ".join(f"{m}→{fam.name}" for m, fam in self.families_)
-        return f"{self.label}, qualifier = {self.qualifier} in bucket" + (f" (families {fams})" if fams else "")
+        return f"{self.label}, qualifier = {self.qualifier} in bucket" + (
+            f" (families {fams})" if fams else ""
+        )
 
 
 @dataclass(frozen=True)
@@ -503,6 +580,7 @@ def _py_to_text(col: pd.Series) -> pd.Series:
         if isinstance(v, float):
             return repr(v)
         return str(v)
+
     return col.map(one)
 
 
@@ -515,16 +593,23 @@ def _message_class(spec: tuple[tuple[str, str], ...]):
         return _PB_CACHE[spec]
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-    fdp = descriptor_pb2.FileDescriptorProto(name=f"workbench_event_{len(_PB_CACHE)}.proto",
-                                             package="workbench.events", syntax="proto3")
+    fdp = descriptor_pb2.FileDescriptorProto(
+        name=f"workbench_event_{len(_PB_CACHE)}.proto", package="workbench.events", syntax="proto3"
+    )
     msg = fdp.message_type.add(name="Event")
-    types = {"f": descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE,
-             "b": descriptor_pb2.FieldDescriptorProto.TYPE_BOOL,
-             "i": descriptor_pb2.FieldDescriptorProto.TYPE_SINT64,
-             "s": descriptor_pb2.FieldDescriptorProto.TYPE_STRING}
+    types = {
+        "f": descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE,
+        "b": descriptor_pb2.FieldDescriptorProto.TYPE_BOOL,
+        "i": descriptor_pb2.FieldDescriptorProto.TYPE_SINT64,
+        "s": descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+    }
     for i, (name, kind) in enumerate(spec, start=1):
-        fd = msg.field.add(name=f"f{i}", number=i, type=types[kind],
-                           label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+        fd = msg.field.add(
+            name=f"f{i}",
+            number=i,
+            type=types[kind],
+            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
+        )
         fd.json_name = name
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
@@ -551,9 +636,13 @@ def _protobuf_payloads(cols: dict[str, pd.Series]) -> np.ndarray:
     spec = tuple((c, dtype_kind(str(s.dtype))) for c, s in cols.items())
     cls = _message_class(spec)
     names = [f"f{i}" for i in range(1, len(spec) + 1)]
-    arrays = [s.to_numpy().tolist() if k != "s" else encode_text(s).tolist()
-              for (_, k), s in zip(spec, cols.values())]
-    out = [cls(**dict(zip(names, row))).SerializeToString(deterministic=True) for row in zip(*arrays)]
+    arrays = [
+        s.to_numpy().tolist() if k != "s" else encode_text(s).tolist()
+        for (_, k), s in zip(spec, cols.values())
+    ]
+    out = [
+        cls(**dict(zip(names, row))).SerializeToString(deterministic=True) for row in zip(*arrays)
+    ]
     return np.asarray(out, dtype=object)
 
 
@@ -562,8 +651,10 @@ def _protobuf_records(values: np.ndarray, payload: tuple) -> list[dict]:
     if len(values) == 0:
         return []
     if not payload:
-        raise SchemaError("Decoding protobuf cells needs the dataset's columns: bind the schema "
-                          "(schema.bind(ds)) or pass cells made by to_cells.")
+        raise SchemaError(
+            "Decoding protobuf cells needs the dataset's columns: bind the schema "
+            "(schema.bind(ds)) or pass cells made by to_cells."
+        )
     spec = tuple((c, dtype_kind(d)) for c, d in payload)
     cls = _message_class(spec)
     names = [c for c, _ in spec]

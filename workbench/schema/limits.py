@@ -9,8 +9,8 @@ same cell: Bigtable keeps one and the other is silently gone (G31).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -62,38 +62,62 @@ def check_limits(cells: CellFrame, *, warn: bool = True) -> list[Finding]:
     if (klen > ROW_KEY_MAX).any():
         i = int(np.argmax(klen > ROW_KEY_MAX))
         key = f["row_key"].iloc[int(np.flatnonzero(kcodes == i)[0])]
-        raise LimitError(f"Row key of {int(klen[i]):,} bytes is over Cloud Bigtable's 4 KiB limit (G20): "
-                         f"{key[:80]!r}…. Shorten or drop key segments.")
+        raise LimitError(
+            f"Row key of {int(klen[i]):,} bytes is over Cloud Bigtable's 4 KiB limit (G20): "
+            f"{key[:80]!r}…. Shorten or drop key segments."
+        )
     qcodes, qlen = _lengths_by_unique(f["qualifier"])
     if (qlen > QUALIFIER_MAX).any():
         i = int(np.argmax(qlen > QUALIFIER_MAX))
         row = f.iloc[int(np.flatnonzero(qcodes == i)[0])]
-        raise LimitError(f"Qualifier of {int(qlen[i]):,} bytes in row {row['row_key']!r} is over the 16 KiB "
-                         "limit (G19). Keep qualifiers short; move big data into the value.")
+        raise LimitError(
+            f"Qualifier of {int(qlen[i]):,} bytes in row {row['row_key']!r} is over the 16 KiB "
+            "limit (G19). Keep qualifiers short; move big data into the value."
+        )
     vlen = bytes_len(f["value"])
     if (vlen > CELL_MAX).any():
         row = f.iloc[int(np.argmax(vlen > CELL_MAX))]
-        raise LimitError(f"A cell of {int(vlen.max()):,} bytes in row {row['row_key']!r} is over the 100 MiB "
-                         "hard limit (G10).")
+        raise LimitError(
+            f"A cell of {int(vlen.max()):,} bytes in row {row['row_key']!r} is over the 100 MiB "
+            "hard limit (G10)."
+        )
     for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
         row = f.iloc[int(j)]
-        findings.append(Finding("G10", f"cell {row['family']}:{row['qualifier']} of {int(vlen[j]):,} bytes is over "
-                                       "the 10 MB advice", row["row_key"], row["table"]))
+        findings.append(
+            Finding(
+                "G10",
+                f"cell {row['family']}:{row['qualifier']} of {int(vlen[j]):,} bytes is over "
+                "the 10 MB advice",
+                row["row_key"],
+                row["table"],
+            )
+        )
     qsize = qlen[qcodes]
     size = klen[kcodes] + utf8_len(f["family"]) + qsize + 8 + vlen
-    groups = pd.DataFrame({"t": f["table"].to_numpy(), "k": kcodes, "b": size}).groupby(["t", "k"], sort=False)["b"].sum()
+    groups = (
+        pd.DataFrame({"t": f["table"].to_numpy(), "k": kcodes, "b": size})
+        .groupby(["t", "k"], sort=False)["b"]
+        .sum()
+    )
     if len(groups) and groups.max() > ROW_MAX:
         (t, k), b = groups.idxmax(), int(groups.max())
         key = f["row_key"].iloc[int(np.flatnonzero(kcodes == k)[0])]
-        raise LimitError(f"Row {key!r} in table {t!r} would hold {b:,} bytes, over the 256 MiB hard limit "
-                         "(G10). Bound the row with a time bucket in the key, or use tall rows (G02).")
+        raise LimitError(
+            f"Row {key!r} in table {t!r} would hold {b:,} bytes, over the 256 MiB hard limit "
+            "(G10). Bound the row with a time bucket in the key, or use tall rows (G02)."
+        )
     big = groups[groups > ROW_ADVISORY]
     for (t, k), b in big.head(20).items():
         key = f["row_key"].iloc[int(np.flatnonzero(kcodes == k)[0])]
-        findings.append(Finding("G10", f"row of {int(b):,} bytes is over the 100 MB advice", key, t))
+        findings.append(
+            Finding("G10", f"row of {int(b):,} bytes is over the 100 MB advice", key, t)
+        )
     if findings and warn:
-        warnings.warn("; ".join(str(x) for x in findings[:3]) + (" …" if len(findings) > 3 else ""),
-                      LimitWarning, stacklevel=3)
+        warnings.warn(
+            "; ".join(str(x) for x in findings[:3]) + (" …" if len(findings) > 3 else ""),
+            LimitWarning,
+            stacklevel=3,
+        )
     return findings
 
 
@@ -104,7 +128,7 @@ def check_limits(cells: CellFrame, *, warn: bool = True) -> list[Finding]:
 class LossReport:
     """What ``to_cells(..., accept_loss=True)`` dropped or rounded, so figures can show it."""
 
-    lost: pd.DataFrame = field(default_factory=pd.DataFrame)       # events overwritten by a later one
+    lost: pd.DataFrame = field(default_factory=pd.DataFrame)  # events overwritten by a later one
     truncated: pd.DataFrame = field(default_factory=pd.DataFrame)  # events whose time was rounded
     kept_precision: str = "us"
     reason: str = ""
@@ -120,17 +144,21 @@ class LossReport:
     def __bool__(self) -> bool:
         return bool(self.n_lost or self.n_truncated)
 
-    def __deepcopy__(self, memo: dict) -> "LossReport":  # immutable; pandas attrs copy on every op
+    def __deepcopy__(self, memo: dict) -> LossReport:  # immutable; pandas attrs copy on every op
         return self
 
     def __str__(self) -> str:
         if not self:
             return "no events lost"
-        return (f"{self.n_lost:,} events lost to collisions, {self.n_truncated:,} times rounded to "
-                f"{self.kept_precision}" + (f" ({self.reason})" if self.reason else ""))
+        return (
+            f"{self.n_lost:,} events lost to collisions, {self.n_truncated:,} times rounded to "
+            f"{self.kept_precision}" + (f" ({self.reason})" if self.reason else "")
+        )
 
     def _repr_html_(self) -> str:
-        return f"<p><b>Loss</b>: {self}</p>" + (self.lost.head(5).to_html(index=False) if self.n_lost else "")
+        return f"<p><b>Loss</b>: {self}</p>" + (
+            self.lost.head(5).to_html(index=False) if self.n_lost else ""
+        )
 
 
 def collision_groups(f: pd.DataFrame, versioned: bool) -> np.ndarray:
@@ -146,8 +174,14 @@ def collision_groups(f: pd.DataFrame, versioned: bool) -> np.ndarray:
     return keys.duplicated(keep=False).to_numpy()
 
 
-def raise_collisions(frame: pd.DataFrame, events: pd.DataFrame, f: pd.DataFrame, dup: np.ndarray,
-                     time_col: str, hint: str) -> None:
+def raise_collisions(
+    frame: pd.DataFrame,
+    events: pd.DataFrame,
+    f: pd.DataFrame,
+    dup: np.ndarray,
+    time_col: str,
+    hint: str,
+) -> None:
     """CollisionError with a few example groups of colliding events."""
     d = f[dup]
     groups = d.groupby(["table", "row_key", "family", "qualifier"], sort=False)["_event"].unique()
@@ -159,11 +193,14 @@ def raise_collisions(frame: pd.DataFrame, events: pd.DataFrame, f: pd.DataFrame,
         lines.append(f"  row {rk!r} cell {fam}:{q} ← {desc}")
     raise CollisionError(
         f"{n_events:,} events collide: they map to the same cell, so Bigtable would keep only one.\n"
-        + "\n".join(lines) + f"\n{hint}")
+        + "\n".join(lines)
+        + f"\n{hint}"
+    )
 
 
-def check_parts(parts, table: str, versioned: bool,
-                coded: Mapping[int, tuple] | None = None) -> tuple[np.ndarray, list[Finding]]:
+def check_parts(
+    parts, table: str, versioned: bool, coded: Mapping[int, tuple] | None = None
+) -> tuple[np.ndarray, list[Finding]]:
     """Collisions and limits computed per event-key array while cells are built (fast path of
     :func:`collision_groups` + :func:`check_limits`): a layout adds cells for many measures
     with the same key array, so keys are factorized once per event, not once per cell, and
@@ -187,14 +224,20 @@ def check_parts(parts, table: str, versioned: bool,
             klen = utf8_len(pd.Series(uniq, dtype=object))
         if len(klen) and klen.max() > ROW_KEY_MAX:
             bad = uniq[int(np.argmax(klen))]
-            raise LimitError(f"Row key of {int(klen.max()):,} bytes is over Cloud Bigtable's 4 KiB limit (G20): "
-                             f"{bad[:80]!r}…. Shorten or drop key segments.")
+            raise LimitError(
+                f"Row key of {int(klen.max()):,} bytes is over Cloud Bigtable's 4 KiB limit (G20): "
+                f"{bad[:80]!r}…. Shorten or drop key segments."
+            )
         n = len(codes)
         ts = parts.ts[idx[0]]
         per_key = np.bincount(codes, minlength=len(uniq)) if n else np.zeros(0, dtype=np.int64)
-        shared = per_key[codes] > 1 if n else np.zeros(0, dtype=bool)  # events whose row key is not unique
+        shared = (
+            per_key[codes] > 1 if n else np.zeros(0, dtype=bool)
+        )  # events whose row key is not unique
         any_shared = bool(shared.any())
-        ev_bytes = klen[codes].astype(np.int64)  # summed in place: one event-sized array, not one per term
+        ev_bytes = klen[codes].astype(
+            np.int64
+        )  # summed in place: one event-sized array, not one per term
         ev_bytes += 8
         ev_bytes *= len(idx)  # each add is one cell per event: key + timestamp each
         event_dup = None
@@ -205,8 +248,10 @@ def check_parts(parts, table: str, versioned: bool,
             qmax = (qlen.max() if len(qlen) else 0) if isinstance(qlen, np.ndarray) else qlen
             if qmax > QUALIFIER_MAX:
                 j = int(np.argmax(qlen)) if isinstance(qlen, np.ndarray) else 0
-                raise LimitError(f"Qualifier of {int(qmax):,} bytes in row {keys[j]!r} is over the 16 KiB limit "
-                                 "(G19). Keep qualifiers short; move big data into the value.")
+                raise LimitError(
+                    f"Qualifier of {int(qmax):,} bytes in row {keys[j]!r} is over the 16 KiB limit "
+                    "(G19). Keep qualifiers short; move big data into the value."
+                )
             if parts.value_len[i] is not None:
                 vlen = parts.value_len[i]
             elif isinstance(val, bytes):
@@ -215,17 +260,27 @@ def check_parts(parts, table: str, versioned: bool,
                 vlen = np.fromiter(map(len, val), dtype=np.int64, count=len(val))
             if len(vlen) and vlen.max() > CELL_MAX:
                 j = int(np.argmax(vlen))
-                raise LimitError(f"A cell of {int(vlen[j]):,} bytes in row {keys[j]!r} is over the 100 MiB hard "
-                                 "limit (G10).")
+                raise LimitError(
+                    f"A cell of {int(vlen[j]):,} bytes in row {keys[j]!r} is over the 100 MiB hard "
+                    "limit (G10)."
+                )
             for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
-                findings.append(Finding("G10", f"cell of {int(vlen[j]):,} bytes is over the 10 MB advice",
-                                        keys[j], table))
+                findings.append(
+                    Finding(
+                        "G10",
+                        f"cell of {int(vlen[j]):,} bytes is over the 10 MB advice",
+                        keys[j],
+                        table,
+                    )
+                )
             ev_bytes += flen
             ev_bytes += qlen
             ev_bytes += vlen
             if parts.constant[i]:
                 if event_dup is None:
-                    event_dup = _duplicated(shared, any_shared, {"k": codes, "t": ts} if versioned else None)
+                    event_dup = _duplicated(
+                        shared, any_shared, {"k": codes, "t": ts} if versioned else None
+                    )
                 dups[i] = event_dup
             else:
                 cols = {"k": codes}
@@ -235,14 +290,25 @@ def check_parts(parts, table: str, versioned: bool,
                 if versioned:
                     cols["t"] = ts
                 dups[i] = _duplicated(shared, any_shared, cols)
-        rows = np.bincount(codes, weights=ev_bytes, minlength=len(uniq)) if len(codes) else np.zeros(0)
+        rows = (
+            np.bincount(codes, weights=ev_bytes, minlength=len(uniq)) if len(codes) else np.zeros(0)
+        )
         if len(rows) and rows.max() > ROW_MAX:
             j = int(np.argmax(rows))
-            raise LimitError(f"Row {uniq[j]!r} in table {table!r} would hold {int(rows[j]):,} bytes, over the "
-                             "256 MiB hard limit (G10). Bound the row with a time bucket in the key, or use "
-                             "tall rows (G02).")
+            raise LimitError(
+                f"Row {uniq[j]!r} in table {table!r} would hold {int(rows[j]):,} bytes, over the "
+                "256 MiB hard limit (G10). Bound the row with a time bucket in the key, or use "
+                "tall rows (G02)."
+            )
         for j in np.flatnonzero(rows > ROW_ADVISORY)[:20]:
-            findings.append(Finding("G10", f"row of {int(rows[j]):,} bytes is over the 100 MB advice", uniq[j], table))
+            findings.append(
+                Finding(
+                    "G10",
+                    f"row of {int(rows[j]):,} bytes is over the 100 MB advice",
+                    uniq[j],
+                    table,
+                )
+            )
     dup = np.concatenate(dups) if dups else np.zeros(0, dtype=bool)
     return dup, findings
 
@@ -261,5 +327,9 @@ def _duplicated(shared: np.ndarray, any_shared: bool, cols: dict | None) -> np.n
         return shared.copy()
     out = np.zeros(len(shared), dtype=bool)
     sub = np.flatnonzero(shared)
-    out[sub] = pd.DataFrame({k: np.asarray(v)[sub] for k, v in cols.items()}).duplicated(keep=False).to_numpy()
+    out[sub] = (
+        pd.DataFrame({k: np.asarray(v)[sub] for k, v in cols.items()})
+        .duplicated(keep=False)
+        .to_numpy()
+    )
     return out

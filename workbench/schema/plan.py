@@ -47,7 +47,7 @@ class KeyRange:
     prefix: str | None = None
 
     @classmethod
-    def for_prefix(cls, prefix: str) -> "KeyRange":
+    def for_prefix(cls, prefix: str) -> KeyRange:
         return cls(start=prefix or None, end=prefix_end(prefix) if prefix else None, prefix=prefix)
 
     @property
@@ -80,8 +80,16 @@ class CellFilter:
 
     @property
     def is_empty(self) -> bool:
-        return all(v is None for v in (self.families, self.qualifier_regex, self.row_key_regex,
-                                       self.time_range_us, self.latest_versions))
+        return all(
+            v is None
+            for v in (
+                self.families,
+                self.qualifier_regex,
+                self.row_key_regex,
+                self.time_range_us,
+                self.latest_versions,
+            )
+        )
 
     def describe(self) -> str:
         parts = []
@@ -137,7 +145,7 @@ class PlanResult:
     rows_returned: int
     cells_returned: int
     bytes_returned: int
-    cells: "CellFrame | None" = field(default=None, repr=False, compare=False)
+    cells: CellFrame | None = field(default=None, repr=False, compare=False)
 
     @property
     def waste(self) -> float:
@@ -184,7 +192,11 @@ class ReadPlan:
 
     def describe(self) -> str:
         what = [str(r) for r in self.ranges] + [f"key {k!r}" for k in self.keys]
-        head = f"{self.kind}: " + ("whole table" if self.full_scan else ", ".join(what[:4]) + (" …" if len(what) > 4 else ""))
+        head = f"{self.kind}: " + (
+            "whole table"
+            if self.full_scan
+            else ", ".join(what[:4]) + (" …" if len(what) > 4 else "")
+        )
         tail = []
         if not self.filter.is_empty:
             tail.append("filter " + self.filter.describe())
@@ -205,7 +217,7 @@ class ReadPlan:
             m |= keys.isin(self.keys).to_numpy()
         return m
 
-    def evaluate(self, cells: "CellFrame") -> PlanResult:
+    def evaluate(self, cells: CellFrame) -> PlanResult:
         """Model the plan on a CellFrame: exactly what the emulator would scan and return."""
         from ..cells import CellFrame
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import html
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,10 +26,20 @@ from ..cells import DEFAULT_TABLE, CellFrame
 from ..errors import SchemaError
 from .codecs import US_PER_MS, Shape, decode_text, encode_bytes, floor_us, time_us
 from .families import Family, MaxVersions
-from .keys import (TIME, Literal, Metric, RenderContext, RowKey, Salt, Segment, Tags,
-                   Timestamp, _unknown)
+from .keys import (
+    TIME,
+    Literal,
+    Metric,
+    RenderContext,
+    RowKey,
+    Salt,
+    Segment,
+    Tags,
+    Timestamp,
+    _unknown,
+)
 from .layouts import BuildInput, Layout, NewCells, Tall
-from .limits import (Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions)
+from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
 from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,11 +85,23 @@ class Aggregates:
 
     def key(self, main: RowKey) -> RowKey:
         ents = [s for s in main.segments if s.recovers() and not isinstance(s, Metric)]
-        fmt = {"hour": "%Y%m%d%H", "day": "%Y%m%d", "minute": "%Y%m%d%H%M", "month": "%Y%m", "week": "%Y%m%d"}
-        return RowKey((Literal(self.lead(main.delimiter)), *ents,
-                       Timestamp(self.bucket, fmt.get(self.bucket))), main.delimiter)
+        fmt = {
+            "hour": "%Y%m%d%H",
+            "day": "%Y%m%d",
+            "minute": "%Y%m%d%H%M",
+            "month": "%Y%m",
+            "week": "%Y%m%d",
+        }
+        return RowKey(
+            (
+                Literal(self.lead(main.delimiter)),
+                *ents,
+                Timestamp(self.bucket, fmt.get(self.bucket)),
+            ),
+            main.delimiter,
+        )
 
-    def applies_to(self, intent: "QueryIntent") -> bool:
+    def applies_to(self, intent: QueryIntent) -> bool:
         return bool(intent.aggregate) and intent.aggregate.split(":")[0] == self.name
 
 
@@ -114,7 +137,7 @@ class Schema:
             raise SchemaError(f"Table names must differ; got {names}.")
 
     # ------------------------------------------------------------------ helpers
-    def bind(self, ds: "Dataset") -> "Schema":
+    def bind(self, ds: Dataset) -> Schema:
         """The same schema knowing the dataset's columns (for decoding cells read back from Bigtable)."""
         return replace(self, shape=Shape.of(ds))
 
@@ -145,27 +168,35 @@ class Schema:
             out[name] = tuple(uniq.values())
         return out
 
-    def _validate(self, ds: "Dataset", shape: Shape) -> None:
+    def _validate(self, ds: Dataset, shape: Shape) -> None:
         if self.shape is not None:
             for what in ("entity", "time", "measures"):
                 if getattr(self.shape, what) != getattr(shape, what):
-                    raise SchemaError(f"Schema {self.name!r} was made for {what}={getattr(self.shape, what)!r}, "
-                                      f"but dataset {ds.name!r} has {getattr(shape, what)!r}.")
+                    raise SchemaError(
+                        f"Schema {self.name!r} was made for {what}={getattr(self.shape, what)!r}, "
+                        f"but dataset {ds.name!r} has {getattr(shape, what)!r}."
+                    )
         cols = list(ds.frame.columns)
         for tname, key in self.all_tables():
             for c in key.columns():
                 if c not in cols:
-                    raise SchemaError(_unknown(c, cols).replace("a key segment", f"a key segment of table {tname!r}"))
+                    raise SchemaError(
+                        _unknown(c, cols).replace(
+                            "a key segment", f"a key segment of table {tname!r}"
+                        )
+                    )
             m = key.metric
             if m is not None and m.measures and set(m.measures) != set(shape.measures):
-                raise SchemaError(f"The Metric segment lists {list(m.measures)} but the dataset's measures are "
-                                  f"{list(shape.measures)}.")
+                raise SchemaError(
+                    f"The Metric segment lists {list(m.measures)} but the dataset's measures are "
+                    f"{list(shape.measures)}."
+                )
             self.layout.check(key, self._carried(key, shape))
             if not key.time_segments and not self.layout.versioned:
                 pass  # every event of an entity shares one row: collisions explain it
 
     # ------------------------------------------------------------------ to_cells
-    def to_cells(self, ds: "Dataset", *, accept_loss: bool = False) -> CellFrame:
+    def to_cells(self, ds: Dataset, *, accept_loss: bool = False) -> CellFrame:
         """The cells Bigtable would store for ``ds`` (vectorized over events).
 
         Raises :class:`CollisionError` when events would overwrite each other and
@@ -175,6 +206,7 @@ class Schema:
         if not isinstance(accept_loss, bool):  # "no" must not mean yes
             raise SchemaError(f"accept_loss must be True or False, got {accept_loss!r}.")
         from ..datasets.model import require_dataset
+
         require_dataset(ds, "to_cells")
         shape = Shape.of(ds)
         self._validate(ds, shape)
@@ -198,31 +230,45 @@ class Schema:
         lost_pos = np.zeros(0, dtype=np.int64)
         if dup.any():
             event = np.concatenate([x.events() for x in builts])  # each cell's event (row of frame)
-            hint = ("Use a finer time precision in the key (G31), promote another field (G07), "
-                    "or pass accept_loss=True to keep the newest event of each collision.")
+            hint = (
+                "Use a finer time precision in the key (G31), promote another field (G07), "
+                "or pass accept_loss=True to keep the newest event of each collision."
+            )
             if not accept_loss:
-                raise_collisions(frame, frame[ds.columns], f.assign(_event=event), dup, ds.time, hint)
+                raise_collisions(
+                    frame, frame[ds.columns], f.assign(_event=event), dup, ds.time, hint
+                )
             lost_pos = _losers(f.assign(_event=event), dup, t)
             f = f[~np.isin(event, lost_pos)].reset_index(drop=True)
-            loss = replace(loss, lost=frame.iloc[lost_pos][ds.columns],
-                           reason="events mapped to the same cell; the newest was kept")
+            loss = replace(
+                loss,
+                lost=frame.iloc[lost_pos][ds.columns],
+                reason="events mapped to the same cell; the newest was kept",
+            )
         if loss.kept_precision == "ms":
             sub = np.mod(t, US_PER_MS) != 0
             sub[lost_pos] = False
             if sub.any():
                 if not accept_loss:
                     ex = frame.loc[sub, [*ds.entity, ds.time]].head(3).to_dict("records")
-                    raise SchemaError(f"{int(sub.sum()):,} events have sub-millisecond times that this schema "
-                                      f"cannot store (cell timestamps keep ms and the key has no µs segment), "
-                                      f"e.g. {ex}. Use Timestamp(precision='us') (G31) or accept_loss=True.")
-                loss = replace(loss, truncated=frame.loc[sub, ds.columns],
-                               reason=(loss.reason + "; " if loss.reason else "") + "times rounded down to ms")
+                    raise SchemaError(
+                        f"{int(sub.sum()):,} events have sub-millisecond times that this schema "
+                        f"cannot store (cell timestamps keep ms and the key has no µs segment), "
+                        f"e.g. {ex}. Use Timestamp(precision='us') (G31) or accept_loss=True."
+                    )
+                loss = replace(
+                    loss,
+                    truncated=frame.loc[sub, ds.columns],
+                    reason=(loss.reason + "; " if loss.reason else "") + "times rounded down to ms",
+                )
         if self.aggregates is not None:
             lead = self.aggregates.lead(self.key.delimiter) + self.key.delimiter
             clash = f["row_key"].str.startswith(lead)
             if clash.any():
-                raise SchemaError(f"Raw row key {f['row_key'][clash].iloc[0]!r} starts with the aggregate prefix "
-                                  f"{lead!r}; choose another aggregate prefix.")
+                raise SchemaError(
+                    f"Raw row key {f['row_key'][clash].iloc[0]!r} starts with the aggregate prefix "
+                    f"{lead!r}; choose another aggregate prefix."
+                )
             keep = np.ones(len(frame), dtype=bool)
             keep[lost_pos] = False
             agg = self._aggregate_cells(frame[keep], t[keep], shape)
@@ -231,8 +277,11 @@ class Schema:
         cells = CellFrame(f)
         findings = found
         if findings:
-            warnings.warn("; ".join(str(x) for x in findings[:3]) + (" …" if len(findings) > 3 else ""),
-                          LimitWarning, stacklevel=2)
+            warnings.warn(
+                "; ".join(str(x) for x in findings[:3]) + (" …" if len(findings) > 3 else ""),
+                LimitWarning,
+                stacklevel=2,
+            )
         cells.frame.attrs[ATTR_SHAPE] = shape
         cells.frame.attrs[ATTR_LOSS] = loss
         cells.frame.attrs[ATTR_FINDINGS] = tuple(findings)
@@ -250,7 +299,9 @@ class Schema:
         g["_bucket"] = floor_us(t, agg.bucket)
         stats = g.groupby(ents + ["_bucket"], sort=True)[nums].agg(list(agg.stats))
         keys_df = stats.index.to_frame(index=False)
-        ctx = RenderContext({c: keys_df[c] for c in ents}, keys_df["_bucket"].to_numpy(dtype=np.int64))
+        ctx = RenderContext(
+            {c: keys_df[c] for c in ents}, keys_df["_bucket"].to_numpy(dtype=np.int64)
+        )
         rk = akey.render(ctx)
         n = len(rk)
         out = []
@@ -261,22 +312,30 @@ class Schema:
                     vals = vals.astype(np.int64)
                 elif vals.dtype.kind != "f":
                     vals = vals.astype(np.float64)
-                out.append(pd.DataFrame({
-                    "table": pd.Series([self.table] * n, dtype=object),
-                    "row_key": pd.Series(rk, dtype=object),
-                    "family": pd.Series([agg.family.name] * n, dtype=object),
-                    "qualifier": pd.Series([f"{m}_{s}"] * n, dtype=object),
-                    "timestamp_us": keys_df["_bucket"].to_numpy(dtype=np.int64),
-                    "value": pd.Series(encode_bytes(vals.reset_index(drop=True)), dtype=object),
-                }))
+                out.append(
+                    pd.DataFrame(
+                        {
+                            "table": pd.Series([self.table] * n, dtype=object),
+                            "row_key": pd.Series(rk, dtype=object),
+                            "family": pd.Series([agg.family.name] * n, dtype=object),
+                            "qualifier": pd.Series([f"{m}_{s}"] * n, dtype=object),
+                            "timestamp_us": keys_df["_bucket"].to_numpy(dtype=np.int64),
+                            "value": pd.Series(
+                                encode_bytes(vals.reset_index(drop=True)), dtype=object
+                            ),
+                        }
+                    )
+                )
         return pd.concat(out, ignore_index=True)
 
     # ------------------------------------------------------------------ from_cells
     def _shape_for(self, cells: CellFrame) -> Shape:
         shape = cells.frame.attrs.get(ATTR_SHAPE) or self.shape
         if shape is None:
-            raise SchemaError("from_cells needs the dataset's columns: use cells made by to_cells, or "
-                              "schema.bind(ds) first.")
+            raise SchemaError(
+                "from_cells needs the dataset's columns: use cells made by to_cells, or "
+                "schema.bind(ds) first."
+            )
         return shape
 
     def from_cells(self, cells: CellFrame) -> pd.DataFrame:
@@ -318,13 +377,17 @@ class Schema:
         for c in shape.columns:
             dt = shape.dtype(c)
             if c == shape.time:
-                out[c] = pd.Series(pd.to_datetime(t_out, unit="us", utc=True)).astype(dt or "datetime64[us, UTC]")
+                out[c] = pd.Series(pd.to_datetime(t_out, unit="us", utc=True)).astype(
+                    dt or "datetime64[us, UTC]"
+                )
             elif c in recovered and c in parsed:
                 out[c] = decode_text(parsed[c].to_numpy()[first_rk[er]], dt)
             elif c in wide.columns:
                 col = wide[c].to_numpy()
                 if pd.isna(col).any():
-                    raise SchemaError(f"Some events have no cell for {c!r}: the cells are incomplete.")
+                    raise SchemaError(
+                        f"Some events have no cell for {c!r}: the cells are incomplete."
+                    )
                 out[c] = decode_text(col, dt)
         res = pd.DataFrame(out)
         return res.sort_values([*shape.entity, shape.time], kind="stable").reset_index(drop=True)
@@ -342,15 +405,29 @@ class Schema:
             return pd.DataFrame()
         rk, uniq = pd.factorize(f["row_key"])
         parsed = akey.parse(pd.Series(uniq, dtype=object))
-        wide = pd.DataFrame({"_rk": rk, "_t": f["timestamp_us"].to_numpy(), "q": f["qualifier"].to_numpy(),
-                             "v": _texts(f["value"])}).pivot(index=["_rk", "_t"], columns="q", values="v")
+        wide = pd.DataFrame(
+            {
+                "_rk": rk,
+                "_t": f["timestamp_us"].to_numpy(),
+                "q": f["qualifier"].to_numpy(),
+                "v": _texts(f["value"]),
+            }
+        ).pivot(index=["_rk", "_t"], columns="q", values="v")
         idx = wide.index.get_level_values(0).to_numpy()
         out = {c: decode_text(parsed[c].to_numpy()[idx], shape.dtype(c)) for c in akey.columns()}
-        out[shape.time] = pd.Series(pd.to_datetime(wide.index.get_level_values(1).to_numpy(), unit="us", utc=True))
+        out[shape.time] = pd.Series(
+            pd.to_datetime(wide.index.get_level_values(1).to_numpy(), unit="us", utc=True)
+        )
         order = [f"{m}_{st}" for m in shape.measures for st in self.aggregates.stats]
-        for q in [c for c in order if c in wide.columns] + [c for c in wide.columns if c not in order]:
+        for q in [c for c in order if c in wide.columns] + [
+            c for c in wide.columns if c not in order
+        ]:
             out[q] = decode_text(wide[q].to_numpy(), "int64" if q.endswith("_count") else "float64")
-        return pd.DataFrame(out).sort_values([*akey.columns(), shape.time], kind="stable").reset_index(drop=True)
+        return (
+            pd.DataFrame(out)
+            .sort_values([*akey.columns(), shape.time], kind="stable")
+            .reset_index(drop=True)
+        )
 
     def summarize(self, events: pd.DataFrame, shape: Shape | None = None) -> pd.DataFrame:
         """Ground truth for the aggregate rows: the same stats computed directly on events."""
@@ -363,7 +440,9 @@ class Schema:
         ents = list(agg.key(self.key).columns())
         nums = [m for m in shape.measures if events[m].dtype.kind in "fiu"]
         g = events[ents + nums].copy()
-        g[shape.time] = pd.to_datetime(floor_us(time_us(events[shape.time]), agg.bucket), unit="us", utc=True)
+        g[shape.time] = pd.to_datetime(
+            floor_us(time_us(events[shape.time]), agg.bucket), unit="us", utc=True
+        )
         stats = g.groupby(ents + [shape.time], sort=True)[nums].agg(list(agg.stats))
         stats.columns = [f"{m}_{s}" for m, s in stats.columns]
         stats = stats.reset_index()
@@ -375,31 +454,43 @@ class Schema:
         return stats
 
     # ------------------------------------------------------------------ plans
-    def plan(self, intent: "QueryIntent") -> ReadPlan:
+    def plan(self, intent: QueryIntent) -> ReadPlan:
         """Compile a query intent into the read plan this design needs (ranges, keys, filter)."""
         if self.aggregates is not None and self.aggregates.applies_to(intent):
             akey = self.aggregates.key(self.key)
             p = _compile(akey, self.table, intent, None, self, aggregate=True)
-            return replace(p, filter=replace(p.filter, families=(self.aggregates.family.name,)),
-                           note=("reads the pre-aggregated " + self.aggregates.name + " rows (G29). " + p.note).strip())
-        cands = [_compile(key, tname, intent, self.layout, self) for tname, key in self.all_tables()]
+            return replace(
+                p,
+                filter=replace(p.filter, families=(self.aggregates.family.name,)),
+                note=(
+                    "reads the pre-aggregated " + self.aggregates.name + " rows (G29). " + p.note
+                ).strip(),
+            )
+        cands = [
+            _compile(key, tname, intent, self.layout, self) for tname, key in self.all_tables()
+        ]
         best = min(cands, key=lambda p: p._score)  # type: ignore[attr-defined]
         if len(cands) > 1:
-            best = replace(best, note=(f"table {best.table!r} has the key for this query (G05). " + best.note).strip())
+            best = replace(
+                best,
+                note=(
+                    f"table {best.table!r} has the key for this query (G05). " + best.note
+                ).strip(),
+            )
         return best
 
     # ------------------------------------------------------------------ display
-    def example_key(self, ds: "Dataset") -> str:
+    def example_key(self, ds: Dataset) -> str:
         """The row key of the dataset's first event (what a user would see in the table)."""
         if len(ds.frame) == 0:
             raise SchemaError(f"Dataset {ds.name!r} is empty: no example key.")
         head = ds.frame.head(1).reset_index(drop=True)
         ctx = RenderContext({c: head[c] for c in head.columns}, time_us(head[ds.time]))
         m = self.key.metric
-        ctx.metric = (ds.measures[0] if m is not None else None)
+        ctx.metric = ds.measures[0] if m is not None else None
         return str(self.key.render(ctx)[0])
 
-    def describe(self, ds: "Dataset | None" = None) -> str:
+    def describe(self, ds: Dataset | None = None) -> str:
         lines = [f"Schema {self.name!r}" + (f" for {self.dataset}" if self.dataset else "")]
         if self.description:
             lines.append(f"  {self.description}")
@@ -413,8 +504,10 @@ class Schema:
             lines.append(f"  table {t.name} key {t.key.template()}")
         if self.aggregates is not None:
             a = self.aggregates
-            lines.append(f"  aggregates {a.lead(self.key.delimiter)}… per {a.bucket}: {', '.join(a.stats)} "
-                         f"in family {a.family}")
+            lines.append(
+                f"  aggregates {a.lead(self.key.delimiter)}… per {a.bucket}: {', '.join(a.stats)} "
+                f"in family {a.family}"
+            )
         if self.guidelines:
             lines.append(f"  guidelines {', '.join(self.guidelines)}")
         return "\n".join(lines)
@@ -423,18 +516,37 @@ class Schema:
         return self.describe()
 
     def _repr_html_(self) -> str:
-        rows = [("row key", f"<code>{html.escape(self.key.template())}</code>"),
-                ("layout", html.escape(f"{self.layout.describe()} [{self.layout.guideline}]"))]
+        rows = [
+            ("row key", f"<code>{html.escape(self.key.template())}</code>"),
+            ("layout", html.escape(f"{self.layout.describe()} [{self.layout.guideline}]")),
+        ]
         for tname, fams in self.table_families().items():
-            rows.append((f"table {html.escape(tname)}", "<br>".join(html.escape(str(f)) for f in fams)))
+            rows.append(
+                (f"table {html.escape(tname)}", "<br>".join(html.escape(str(f)) for f in fams))
+            )
         for t in self.tables:
-            rows.append((f"table {html.escape(t.name)} key", f"<code>{html.escape(t.key.template())}</code>"))
+            rows.append(
+                (
+                    f"table {html.escape(t.name)} key",
+                    f"<code>{html.escape(t.key.template())}</code>",
+                )
+            )
         if self.aggregates is not None:
-            rows.append(("aggregates", html.escape(f"{self.aggregates.lead(self.key.delimiter)}… per "
-                                                   f"{self.aggregates.bucket}: {', '.join(self.aggregates.stats)}")))
+            rows.append(
+                (
+                    "aggregates",
+                    html.escape(
+                        f"{self.aggregates.lead(self.key.delimiter)}… per "
+                        f"{self.aggregates.bucket}: {', '.join(self.aggregates.stats)}"
+                    ),
+                )
+            )
         if self.guidelines:
             rows.append(("guidelines", html.escape(", ".join(self.guidelines))))
-        body = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>" for k, v in rows)
+        body = "".join(
+            f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>{v}</td></tr>"
+            for k, v in rows
+        )
         title = html.escape(self.name) + (f" ({html.escape(self.dataset)})" if self.dataset else "")
         desc = f"<br><i>{html.escape(self.description)}</i>" if self.description else ""
         return f"<div><b>Schema {title}</b>{desc}<table>{body}</table></div>"
@@ -456,7 +568,9 @@ def _losers(f: pd.DataFrame, dup: np.ndarray, t: np.ndarray) -> np.ndarray:
     d = f.loc[dup, ["table", "row_key", "family", "qualifier", "_event"]].copy()
     d["_t"] = t[d["_event"].to_numpy()]
     d = d.sort_values(["_t", "_event"], kind="stable")
-    winners = d.groupby(["table", "row_key", "family", "qualifier"], sort=False)["_event"].transform("last")
+    winners = d.groupby(["table", "row_key", "family", "qualifier"], sort=False)[
+        "_event"
+    ].transform("last")
     return np.unique(d.loc[d["_event"] != winners, "_event"].to_numpy())
 
 
@@ -485,13 +599,21 @@ def _us(ts: pd.Timestamp) -> int:
     return int(ts.value // 1000)
 
 
-def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | None,
-             schema: Schema, aggregate: bool = False) -> ReadPlan:
+def _compile(
+    key: RowKey,
+    table: str,
+    intent: QueryIntent,
+    layout: Layout | None,
+    schema: Schema,
+    aggregate: bool = False,
+) -> ReadPlan:
     d = key.delimiter
     known = dict(intent.entity)
     point = intent.kind == "point" and intent.start is not None
     t_point = _us(intent.start) if point else None
-    has_range = intent.kind in ("range", "slice") and (intent.start is not None or intent.end is not None)
+    has_range = intent.kind in ("range", "slice") and (
+        intent.start is not None or intent.end is not None
+    )
     shape = schema.shape
     needed = tuple(intent.measures) if intent.measures else None
     notes: list[str] = []
@@ -555,8 +677,10 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
     ranges: list[KeyRange] = []
     keys: tuple[str, ...] = ()
     if complete:
-        keys = tuple(b[: -len(d)] if b.endswith(d) and not key.segments[-1].self_delimited else b.rstrip(d)
-                     for b in branches)
+        keys = tuple(
+            b[: -len(d)] if b.endswith(d) and not key.segments[-1].self_delimited else b.rstrip(d)
+            for b in branches
+        )
     elif time_range is not None:
         lo, hi = time_range
         for b in branches:
@@ -570,9 +694,10 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
     regex = None
     if not complete:
         later_known = any(
-            (set(s.sources()) <= set(known) and set(s.sources()) - {TIME} and s.recovers()) or
-            (isinstance(s, Tags) and set(s.sources()) & set(known))
-            for s in key.segments[stop + (0 if partial_tags else 1):])
+            (set(s.sources()) <= set(known) and set(s.sources()) - {TIME} and s.recovers())
+            or (isinstance(s, Tags) and set(s.sources()) & set(known))
+            for s in key.segments[stop + (0 if partial_tags else 1) :]
+        )
         if later_known:
             parts = []
             for j, s in enumerate(key.segments):
@@ -584,7 +709,14 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
                     parts.append(re.escape(s.text) + sep)
                 elif isinstance(s, Metric):
                     ms = s.measures or schema._measures(shape)
-                    parts.append(("(?:" + "|".join(re.escape(s.name_of(m)) for m in ms) + ")" if ms else s.regex(d)) + sep)
+                    parts.append(
+                        (
+                            "(?:" + "|".join(re.escape(s.name_of(m)) for m in ms) + ")"
+                            if ms
+                            else s.regex(d)
+                        )
+                        + sep
+                    )
                 elif srcs and srcs <= set(known) and TIME not in srcs:
                     parts.append(re.escape(_render_one(key, j, known, None)) + sep)
                 else:
@@ -611,7 +743,11 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
             lo_ms = _us(intent.start) - _us(intent.start) % US_PER_MS
             time_filter = (lo_ms, lo_ms + US_PER_MS)
         elif has_range:
-            lo = _us(intent.start) - _us(intent.start) % US_PER_MS if intent.start is not None else None
+            lo = (
+                _us(intent.start) - _us(intent.start) % US_PER_MS
+                if intent.start is not None
+                else None
+            )
             hi = -((-_us(intent.end)) // US_PER_MS) * US_PER_MS if intent.end is not None else None
             time_filter = (lo, hi)
     rows_limit = None
@@ -620,8 +756,14 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
     if intent.kind == "latest":
         n = intent.limit or 1
         seg = key.segments[stop] if stop is not None else None
-        if (seg is not None and seg.time_order < 0 and stop_reason == "time" and len(branches) == 1
-                and layout is not None and not layout.multi_event):
+        if (
+            seg is not None
+            and seg.time_order < 0
+            and stop_reason == "time"
+            and len(branches) == 1
+            and layout is not None
+            and not layout.multi_event
+        ):
             after_metric = key.metric is not None and key.segments.index(key.metric) > stop
             rows = n * (len(key.metric.measures or schema._measures(shape)) if after_metric else 1)
             rows_limit = rows
@@ -630,20 +772,39 @@ def _compile(key: RowKey, table: str, intent: "QueryIntent", layout: Layout | No
             latest_versions = n
             notes.append(f"newest {n} versions per column (G13)")
         else:
-            notes.append("no reversed timestamp before the unknown part of the key: the newest rows are at the "
-                         "end of the range, so the whole range is read (a reversed scan could also do it)")
+            notes.append(
+                "no reversed timestamp before the unknown part of the key: the newest rows are at the "
+                "end of the range, so the whole range is read (a reversed scan could also do it)"
+            )
             if layout is not None and layout.multi_event:
                 client_keeps = n  # at most the n newest events' rows (usually the newest bucket)
             else:
-                per_event = len(key.metric.measures or schema._measures(shape)) if key.metric is not None else 1
+                per_event = (
+                    len(key.metric.measures or schema._measures(shape))
+                    if key.metric is not None
+                    else 1
+                )
                 client_keeps = n * max(per_event, 1)
     if intent.kind == "scan":
         time_filter, regex = None, None
         ranges, keys = [], ()
-    flt = CellFilter(families=fam, qualifier_regex=qual, row_key_regex=regex, time_range_us=time_filter,
-                     latest_versions=latest_versions)
-    plan = ReadPlan(intent=intent.name, table=table, ranges=tuple(ranges), keys=keys, filter=flt,
-                    rows_limit=rows_limit, note="; ".join(dict.fromkeys(notes)), client_keeps=client_keeps)
+    flt = CellFilter(
+        families=fam,
+        qualifier_regex=qual,
+        row_key_regex=regex,
+        time_range_us=time_filter,
+        latest_versions=latest_versions,
+    )
+    plan = ReadPlan(
+        intent=intent.name,
+        table=table,
+        ranges=tuple(ranges),
+        keys=keys,
+        filter=flt,
+        rows_limit=rows_limit,
+        note="; ".join(dict.fromkeys(notes)),
+        client_keeps=client_keeps,
+    )
     full = plan.full_scan
     object.__setattr__(plan, "_score", (full, -pinned, plan.scans, regex is not None))
     return plan

@@ -20,6 +20,7 @@ def designer(ds: Any = None, schema: Any = None, **kwargs: Any):
 def __getattr__(name: str) -> Any:
     if name == "Designer":
         from .app import Designer
+
         return Designer
     raise AttributeError(name)
 

@@ -8,11 +8,12 @@ designer's right-hand pane at 1280 px, with the plot functions of
 
 from __future__ import annotations
 
-import matplotlib
-
 import html
 import io
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
+
+import matplotlib
 
 from ..analysis import Analysis
 from ..plots.style import BAD, GOOD, human_bytes, style
@@ -30,6 +31,7 @@ DPI = 72  # 11 in (the plots' design width) × 72 dpi ≈ 790 px: fits the figur
 
 def _plot_fn(path: str) -> Callable[..., Any]:
     import importlib
+
     mod, name = path.split(":")
     return getattr(importlib.import_module(f"workbench.plots.{mod}"), name)
 
@@ -39,6 +41,7 @@ def figure_png(a: Analysis, which: str, *, dpi: int = DPI, what: str = "writes")
     if which not in FIGURES:
         raise ValueError(f"Unknown figure {which!r}; choose one of {', '.join(FIGURES)}.")
     from matplotlib.figure import Figure
+
     _, path, attr, (w, h) = FIGURES[which]
     fn = _plot_fn(path)
     if which == "queries":
@@ -56,20 +59,28 @@ def figure_png(a: Analysis, which: str, *, dpi: int = DPI, what: str = "writes")
     return buf.getvalue()
 
 
-def render_figures(ds: Any, schema: Any, *, which: tuple[str, ...] | None = None,
-                   nodes: int | None = None) -> dict[str, bytes]:
+def render_figures(
+    ds: Any, schema: Any, *, which: tuple[str, ...] | None = None, nodes: int | None = None
+) -> dict[str, bytes]:
     """Analyse ``schema`` on ``ds`` and draw the designer's pictures (no widgets, no cache)."""
     from ..analysis import analyze
+
     a = analyze(ds, schema, nodes=nodes)
     return {w: figure_png(a, w) for w in (which or tuple(FIGURES))}
 
 
 # ----------------------------------------------------------------------------- panels
 
-_CSS = ("<style>.wb-d{line-height:1.35;font-size:13px}.wb-d table{border-collapse:collapse;font-size:13px}"
-        ".wb-d td,.wb-d th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}"
-        ".wb-d code{font-size:12.5px;word-break:break-all}.wb-d .bad{color:" + BAD + "}.wb-d .good{color:" + GOOD + "}"
-        ".wb-d h4{margin:6px 0 4px 0}</style>")
+_CSS = (
+    "<style>.wb-d{line-height:1.35;font-size:13px}.wb-d table{border-collapse:collapse;font-size:13px}"
+    ".wb-d td,.wb-d th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}"
+    ".wb-d code{font-size:12.5px;word-break:break-all}.wb-d .bad{color:"
+    + BAD
+    + "}.wb-d .good{color:"
+    + GOOD
+    + "}"
+    ".wb-d h4{margin:6px 0 4px 0}</style>"
+)
 
 
 def _box(body: str) -> str:
@@ -94,19 +105,25 @@ def headline_html(a: Analysis) -> str:
     ]
     t = a.queries.table
     if len(t):
-        parts.append("<table><tr><th>query</th><th>plan</th><th>scans</th><th>rows seen</th>"
-                     "<th>returned</th><th>waste</th></tr>")
+        parts.append(
+            "<table><tr><th>query</th><th>plan</th><th>scans</th><th>rows seen</th>"
+            "<th>returned</th><th>waste</th></tr>"
+        )
         for q, r in t.iterrows():
             if r["kind"] == "cannot plan":
-                parts.append(f"<tr><td>{html.escape(str(q))}</td><td class='bad' colspan=5>cannot plan: "
-                             f"{html.escape(str(r.get('error', '')))}</td></tr>")
+                parts.append(
+                    f"<tr><td>{html.escape(str(q))}</td><td class='bad' colspan=5>cannot plan: "
+                    f"{html.escape(str(r.get('error', '')))}</td></tr>"
+                )
                 continue
             waste = float(r["waste"])
             cls = "bad" if waste > 10 else ("good" if waste <= 1.5 else "")
-            parts.append(f"<tr data-query='{html.escape(str(q))}'><td>{html.escape(str(q))}</td>"
-                         f"<td>{html.escape(str(r['kind']))}</td><td data-metric='scans'>{int(r['scans'])}</td>"
-                         f"<td>{int(r['rows_seen']):,}</td><td>{int(r['rows_returned']):,}</td>"
-                         f"<td class='{cls}'>{waste:,.1f}×</td></tr>")
+            parts.append(
+                f"<tr data-query='{html.escape(str(q))}'><td>{html.escape(str(q))}</td>"
+                f"<td>{html.escape(str(r['kind']))}</td><td data-metric='scans'>{int(r['scans'])}</td>"
+                f"<td>{int(r['rows_seen']):,}</td><td>{int(r['rows_returned']):,}</td>"
+                f"<td class='{cls}'>{waste:,.1f}×</td></tr>"
+            )
         parts.append("</table>")
     return _box("".join(parts))
 
@@ -117,13 +134,17 @@ def design_html(ds: Any, schema: Any) -> str:
         example = schema.example_key(ds)
     except Exception as exc:  # noqa: BLE001 - shown, not hidden
         example = f"(no example: {exc})"
-    rows = [("row key", f"<code>{html.escape(schema.key.template())}</code>"),
-            ("example key", f"<code data-example-key>{html.escape(example)}</code>"),
-            ("layout", html.escape(f"{schema.layout.describe()} [{schema.layout.guideline}]"))]
+    rows = [
+        ("row key", f"<code>{html.escape(schema.key.template())}</code>"),
+        ("example key", f"<code data-example-key>{html.escape(example)}</code>"),
+        ("layout", html.escape(f"{schema.layout.describe()} [{schema.layout.guideline}]")),
+    ]
     for tname, fams in schema.table_families().items():
         rows.append((f"table {html.escape(tname)}", "<br>".join(html.escape(str(f)) for f in fams)))
     for t in schema.tables:
-        rows.append((f"table {html.escape(t.name)} key", f"<code>{html.escape(t.key.template())}</code>"))
+        rows.append(
+            (f"table {html.escape(t.name)} key", f"<code>{html.escape(t.key.template())}</code>")
+        )
     if schema.guidelines:
         rows.append(("guidelines", html.escape(", ".join(schema.guidelines))))
     desc = f"<i>{html.escape(schema.description)}</i>" if schema.description else ""
@@ -133,8 +154,10 @@ def design_html(ds: Any, schema: Any) -> str:
 
 def error_html(exc: BaseException) -> str:
     """A workbench error as a red message (its text names the column, row or limit)."""
-    return _box(f"<p class='bad' data-error><b>{html.escape(type(exc).__name__)}:</b> "
-                f"{html.escape(str(exc))}</p>")
+    return _box(
+        f"<p class='bad' data-error><b>{html.escape(type(exc).__name__)}:</b> "
+        f"{html.escape(str(exc))}</p>"
+    )
 
 
 def note_html(text: str, cls: str = "") -> str:
@@ -144,14 +167,33 @@ def note_html(text: str, cls: str = "") -> str:
 def png_bundle(png: bytes, alt: str) -> dict[str, Any]:
     """An Output-widget display_data entry holding a PNG (what nbclient saves and reports draw)."""
     import base64
-    return {"output_type": "display_data", "metadata": {},
-            "data": {"image/png": base64.b64encode(png).decode("ascii"), "text/plain": f"<Figure: {alt}>"}}
+
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {
+            "image/png": base64.b64encode(png).decode("ascii"),
+            "text/plain": f"<Figure: {alt}>",
+        },
+    }
 
 
 def html_bundle(text: str, plain: str = "") -> dict[str, Any]:
-    return {"output_type": "display_data", "metadata": {},
-            "data": {"text/html": text, "text/plain": plain or "(html)"}}
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"text/html": text, "text/plain": plain or "(html)"},
+    }
 
 
-__all__ = ["FIGURES", "figure_png", "render_figures", "headline_html", "design_html", "error_html",
-           "png_bundle", "html_bundle", "human_bytes"]
+__all__ = [
+    "FIGURES",
+    "figure_png",
+    "render_figures",
+    "headline_html",
+    "design_html",
+    "error_html",
+    "png_bundle",
+    "html_bundle",
+    "human_bytes",
+]

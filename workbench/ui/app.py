@@ -20,9 +20,10 @@ import functools
 import html
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import ipywidgets as W
 
@@ -30,19 +31,43 @@ from ..errors import WorkbenchError
 from . import _render as R
 from .gallery import patterns_for, schema_for
 from .model import Workspace
-from .state import (SALT, DesignState, FamilyEdit, applicable, bucket_choices, designer_state_to_schema,
-                    state_from_schema)
+from .state import (
+    SALT,
+    DesignState,
+    FamilyEdit,
+    applicable,
+    bucket_choices,
+    designer_state_to_schema,
+    state_from_schema,
+)
 
 CSV = "your CSV…"
 SIZES = ("tiny", "small", "workshop")
-TABS = ("heatmap", "nodes", "hotspot", "rowsizes", "queries", "advisor", "schema", "emulator", "compare")
-TAB_TITLES = {**{k: v[0] for k, v in R.FIGURES.items()}, "advisor": "Advisor", "schema": "Schema & cbt",
-              "emulator": "Emulator", "compare": "Compare"}
+TABS = (
+    "heatmap",
+    "nodes",
+    "hotspot",
+    "rowsizes",
+    "queries",
+    "advisor",
+    "schema",
+    "emulator",
+    "compare",
+)
+TAB_TITLES = {
+    **{k: v[0] for k, v in R.FIGURES.items()},
+    "advisor": "Advisor",
+    "schema": "Schema & cbt",
+    "emulator": "Emulator",
+    "compare": "Compare",
+}
 LEFT_WIDTH = "330px"
 # JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
-_STYLE = ("<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
-          ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important}"
-          ".wb-designer .widget-html-content{line-height:1.35}</style>")
+_STYLE = (
+    "<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
+    ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important}"
+    ".wb-designer .widget-html-content{line-height:1.35}</style>"
+)
 
 
 def _lay(**kw: Any) -> W.Layout:
@@ -52,14 +77,25 @@ def _lay(**kw: Any) -> W.Layout:
 def _finding_fields(f: Any) -> dict[str, Any]:
     """The parts of an advisor finding the panel shows (tolerant of field names)."""
     gid = getattr(f, "ids", None) or getattr(f, "guideline", None) or ""
-    msg = (getattr(f, "message", None) or getattr(f, "title", None) or getattr(f, "summary", None) or str(f))
-    return {"guideline": str(gid), "severity": str(getattr(f, "severity", "") or ""), "message": str(msg),
-            "evidence": str(getattr(f, "evidence", "") or ""), "suggestion": getattr(f, "suggestion", None)}
+    msg = (
+        getattr(f, "message", None)
+        or getattr(f, "title", None)
+        or getattr(f, "summary", None)
+        or str(f)
+    )
+    return {
+        "guideline": str(gid),
+        "severity": str(getattr(f, "severity", "") or ""),
+        "message": str(msg),
+        "evidence": str(getattr(f, "evidence", "") or ""),
+        "suggestion": getattr(f, "suggestion", None),
+    }
 
 
 def cbt_commands(schema: Any, ds: Any = None) -> str:
     """The ``cbt`` commands that create this design's table(s), families and GC rules (``wb.export``)."""
     from ..advisor.export import export
+
     out = export(schema, ds, table_id=table_id_for(ds, schema) if ds is not None else None)
     return out.cbt_script()
 
@@ -67,17 +103,23 @@ def cbt_commands(schema: Any, ds: Any = None) -> str:
 def table_id_for(ds: Any, schema: Any) -> str:
     """A readable, valid table ID per design: ``<dataset>-<design>-<hash>`` (edited designs differ by hash)."""
     import hashlib
+
     from ..bigtable.admin import default_table_id
+
     digest = hashlib.sha1(repr(schema).encode()).hexdigest()[:8]
     return f"{default_table_id(getattr(ds, 'name', 'data'), getattr(schema, 'name', 'design'))[:31]}-{digest}"
 
 
-def write_to_emulator(ds: Any, schema: Any, *, emulator: Any = None, progress: bool = True) -> tuple[Any, Any]:
+def write_to_emulator(
+    ds: Any, schema: Any, *, emulator: Any = None, progress: bool = True
+) -> tuple[Any, Any]:
     """Create the design's table(s) in the emulator, write ``ds`` with a progress bar, read back and
     verify: (TableHandle, VerifyReport). The tables are dropped by ``wb.cleanup()``."""
     from ..setup import register_table
+
     if emulator is None:
         from ..setup import emulator as _emulator
+
         emulator = _emulator()
     table = emulator.load(ds, schema, table_id=table_id_for(ds, schema), progress=progress)
     for physical in getattr(table, "tables", {}).values():
@@ -89,8 +131,16 @@ def write_to_emulator(ds: Any, schema: Any, *, emulator: Any = None, progress: b
 class Designer(W.VBox):
     """The schema designer app. ``controls`` holds every widget; ``schema`` / ``analysis`` the current design."""
 
-    def __init__(self, ds: Any = None, schema: Any = None, *, size: str = "workshop", nodes: int = 3,
-                 emulator: Any = None, workspace: Workspace | None = None) -> None:
+    def __init__(
+        self,
+        ds: Any = None,
+        schema: Any = None,
+        *,
+        size: str = "workshop",
+        nodes: int = 3,
+        emulator: Any = None,
+        workspace: Workspace | None = None,
+    ) -> None:
         super().__init__(layout=_lay(width="100%"))
         self.ws = workspace or Workspace()
         self.emulator = emulator
@@ -117,15 +167,27 @@ class Designer(W.VBox):
     # ------------------------------------------------------------------ widgets
     def _build(self, size: str, nodes: int) -> None:
         from ..datasets import dataset_names
+
         c = SimpleNamespace()
-        c.dataset = W.Dropdown(options=[*dataset_names(), CSV], description="dataset", style={"description_width": "100px"},
-                               layout=_lay(width="100%"))
-        c.size = W.ToggleButtons(options=SIZES, value=size if size in SIZES else "workshop",
-                                 style={"button_width": "72px"}, tooltips=["1k events", "5k events", "30k events"])
+        c.dataset = W.Dropdown(
+            options=[*dataset_names(), CSV],
+            description="dataset",
+            style={"description_width": "100px"},
+            layout=_lay(width="100%"),
+        )
+        c.size = W.ToggleButtons(
+            options=SIZES,
+            value=size if size in SIZES else "workshop",
+            style={"button_width": "72px"},
+            tooltips=["1k events", "5k events", "30k events"],
+        )
         # bring your own CSV
         c.csv_upload = W.FileUpload(accept=".csv", multiple=False, description="Upload CSV")
-        c.csv_path = W.Text(placeholder="…or a path, e.g. ../datasets/energy_meters.csv", description="path",
-                            layout=_lay(width="100%"))
+        c.csv_path = W.Text(
+            placeholder="…or a path, e.g. ../datasets/energy_meters.csv",
+            description="path",
+            layout=_lay(width="100%"),
+        )
         c.csv_read = W.Button(description="Read columns", icon="table")
         c.csv_entity = W.SelectMultiple(description="entity", rows=3, layout=_lay(width="100%"))
         c.csv_time = W.Dropdown(description="time", layout=_lay(width="100%"))
@@ -133,32 +195,69 @@ class Designer(W.VBox):
         c.csv_tz = W.Text(value="UTC", description="naive tz", layout=_lay(width="100%"))
         c.csv_load = W.Button(description="Load CSV", button_style="primary", icon="upload")
         self.csv_status = W.HTML()
-        self.csv_box = W.VBox([c.csv_upload, c.csv_path, c.csv_read, c.csv_entity, c.csv_time, c.csv_measures,
-                               c.csv_tz, c.csv_load, self.csv_status],
-                              layout=_lay(display="none", border="1px solid #ddd", padding="4px"))
+        self.csv_box = W.VBox(
+            [
+                c.csv_upload,
+                c.csv_path,
+                c.csv_read,
+                c.csv_entity,
+                c.csv_time,
+                c.csv_measures,
+                c.csv_tz,
+                c.csv_load,
+                self.csv_status,
+            ],
+            layout=_lay(display="none", border="1px solid #ddd", padding="4px"),
+        )
         # the design
-        c.pattern = W.Dropdown(description="design", style={"description_width": "100px"}, layout=_lay(width="100%"))
+        c.pattern = W.Dropdown(
+            description="design", style={"description_width": "100px"}, layout=_lay(width="100%")
+        )
         c.segments = W.TagsInput(allow_duplicates=False, layout=_lay(width="100%"))
-        c.precision = W.Dropdown(description="time precision", style={"description_width": "100px"},
-                                 layout=_lay(width="100%"))
+        c.precision = W.Dropdown(
+            description="time precision",
+            style={"description_width": "100px"},
+            layout=_lay(width="100%"),
+        )
         c.reversed = W.Checkbox(description="reversed timestamp (G09)", indent=False)
-        c.salt_buckets = W.IntSlider(value=1, min=1, max=16, description="salt buckets",
-                                     style={"description_width": "100px"}, layout=_lay(width="100%"),
-                                     continuous_update=False)
-        c.bucket = W.Dropdown(description="bucket width", style={"description_width": "100px"},
-                              layout=_lay(width="100%"))
-        c.layout = W.Dropdown(description="layout", style={"description_width": "100px"}, layout=_lay(width="100%"))
-        c.nodes = W.IntSlider(value=nodes, min=1, max=12, description="nodes (model)",
-                              style={"description_width": "100px"}, layout=_lay(width="100%"),
-                              continuous_update=False)
+        c.salt_buckets = W.IntSlider(
+            value=1,
+            min=1,
+            max=16,
+            description="salt buckets",
+            style={"description_width": "100px"},
+            layout=_lay(width="100%"),
+            continuous_update=False,
+        )
+        c.bucket = W.Dropdown(
+            description="bucket width",
+            style={"description_width": "100px"},
+            layout=_lay(width="100%"),
+        )
+        c.layout = W.Dropdown(
+            description="layout", style={"description_width": "100px"}, layout=_lay(width="100%")
+        )
+        c.nodes = W.IntSlider(
+            value=nodes,
+            min=1,
+            max=12,
+            description="nodes (model)",
+            style={"description_width": "100px"},
+            layout=_lay(width="100%"),
+            continuous_update=False,
+        )
         c.families: list[tuple[W.Text, W.BoundedIntText, W.BoundedIntText]] = []
         self.families_box = W.VBox()
-        c.pin = W.Button(description="Pin this design", icon="thumb-tack",
-                         tooltip="Keep this design and compare the next ones with it")
+        c.pin = W.Button(
+            description="Pin this design",
+            icon="thumb-tack",
+            tooltip="Keep this design and compare the next ones with it",
+        )
         c.unpin = W.Button(description="Unpin", icon="times", disabled=True)
         c.write = W.Button(description="Write to emulator", button_style="success", icon="database")
-        c.heatmap_what = W.ToggleButtons(options=["writes", "reads"], value="writes",
-                                         style={"button_width": "70px"})
+        c.heatmap_what = W.ToggleButtons(
+            options=["writes", "reads"], value="writes", style={"button_width": "70px"}
+        )
         c.apply: list[W.Button] = []
         self.controls = c
 
@@ -177,26 +276,57 @@ class Designer(W.VBox):
         panels["heatmap"] = W.VBox([c.heatmap_what, self.figures["heatmap"]])
         panels["advisor"] = self.advisor_panel
         panels["schema"] = W.VBox([self.design_panel, self.cbt_panel])
-        panels["emulator"] = W.VBox([W.HTML("Creates the design's table(s), families and GC rules in the emulator, "
-                                           "writes every cell, reads the table back and compares."),
-                                     c.write, self.emulator_out, self.emulator_panel])
+        panels["emulator"] = W.VBox(
+            [
+                W.HTML(
+                    "Creates the design's table(s), families and GC rules in the emulator, "
+                    "writes every cell, reads the table back and compares."
+                ),
+                c.write,
+                self.emulator_out,
+                self.emulator_panel,
+            ]
+        )
         panels["compare"] = W.VBox([W.HBox([c.pin, c.unpin]), self.pinned_panel, self.compare_out])
         self.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
 
         hint = W.HTML("<small>key segments: drag to reorder, × to drop, type to add back</small>")
-        left = W.VBox([W.HTML("<b>Data</b>"), c.dataset, W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
-                       self.csv_box,
-                       W.HTML("<b>Design</b>"), c.pattern, W.HTML("row key segments"), c.segments, hint,
-                       c.precision, c.reversed, c.salt_buckets, c.bucket, c.layout,
-                       W.HTML("<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"),
-                       self.families_box, W.HTML("<b>Model</b>"), c.nodes],
-                      layout=_lay(width=LEFT_WIDTH, min_width=LEFT_WIDTH, padding="0 8px 0 0"))
+        left = W.VBox(
+            [
+                W.HTML("<b>Data</b>"),
+                c.dataset,
+                W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
+                self.csv_box,
+                W.HTML("<b>Design</b>"),
+                c.pattern,
+                W.HTML("row key segments"),
+                c.segments,
+                hint,
+                c.precision,
+                c.reversed,
+                c.salt_buckets,
+                c.bucket,
+                c.layout,
+                W.HTML(
+                    "<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"
+                ),
+                self.families_box,
+                W.HTML("<b>Model</b>"),
+                c.nodes,
+            ],
+            layout=_lay(width=LEFT_WIDTH, min_width=LEFT_WIDTH, padding="0 8px 0 0"),
+        )
         right = W.VBox([self.headline], layout=_lay(flex="1 1 auto", min_width="0"))
         self.title = W.HTML()
         self.add_class("wb-designer")
         # controls beside the numbers; the pictures get the full width below (readable at 1280 px)
-        self.children = [self.title, self.status, W.HBox([left, right], layout=_lay(width="100%")), self.tabs,
-                         self.log_out]
+        self.children = [
+            self.title,
+            self.status,
+            W.HBox([left, right], layout=_lay(width="100%")),
+            self.tabs,
+            self.log_out,
+        ]
 
         # wiring: every callback runs inside the log Output
         c.dataset.observe(self._with_log(self._on_dataset), names="value")
@@ -216,6 +346,7 @@ class Designer(W.VBox):
 
     def _with_log(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Run a callback inside the log Output; a workbench error becomes the red status line."""
+
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
             with self.log_out:
@@ -224,6 +355,7 @@ class Designer(W.VBox):
                 except WorkbenchError as exc:
                     self._fail(exc)
                     return None
+
         return run
 
     def _fail(self, exc: BaseException) -> None:
@@ -233,6 +365,7 @@ class Designer(W.VBox):
     # ------------------------------------------------------------------ datasets
     def _start(self, ds: Any, schema: Any) -> None:
         from ..datasets import dataset_names
+
         if ds is None:
             ds = self.ws.dataset(dataset_names()[0], self.controls.size.value)
         self.set_dataset(ds, schema=schema)
@@ -240,6 +373,7 @@ class Designer(W.VBox):
     def set_dataset(self, ds: Any, *, schema: Any = None) -> None:
         """Show ``ds`` (a named sample or your own); its design gallery fills the design picker."""
         from ..datasets import dataset_names
+
         c = self.controls
         self.ds = ds
         self._syncing = True
@@ -269,8 +403,10 @@ class Designer(W.VBox):
         v = change["new"]
         if v == CSV:
             self.csv_box.layout.display = "flex"
-            self.status.value = R.note_html("Upload a CSV (or give its path), read its columns, pick the entity, "
-                                            "time and measure columns, then Load CSV.")
+            self.status.value = R.note_html(
+                "Upload a CSV (or give its path), read its columns, pick the entity, "
+                "time and measure columns, then Load CSV."
+            )
             return
         ds = self._custom.get(v) or self.ws.dataset(v, self.controls.size.value)
         self.set_dataset(ds)
@@ -295,12 +431,15 @@ class Designer(W.VBox):
             return path
         if not c.csv_path.value.strip():
             from ..errors import DatasetError
+
             raise DatasetError("Choose a CSV file: upload one or type its path.")
         return Path(c.csv_path.value.strip()).expanduser()
 
     def _read_csv_columns(self) -> None:
         import pandas as pd
+
         from ..errors import DatasetError
+
         c = self.controls
         path = self._csv_source()
         if not path.is_file():
@@ -312,19 +451,30 @@ class Designer(W.VBox):
         c.csv_entity.options = cols
         c.csv_time.options = cols
         c.csv_measures.options = cols
-        guess_t = next((x for x in cols if x.lower() in ("time", "timestamp", "date", "ts", "datetime")), cols[0])
+        guess_t = next(
+            (x for x in cols if x.lower() in ("time", "timestamp", "date", "ts", "datetime")),
+            cols[0],
+        )
         c.csv_time.value = guess_t
-        self.csv_status.value = R.note_html(f"{len(cols)} columns: {', '.join(cols)}. Pick entity, time, measures.")
+        self.csv_status.value = R.note_html(
+            f"{len(cols)} columns: {', '.join(cols)}. Pick entity, time, measures."
+        )
 
     def _load_csv_from_controls(self) -> None:
         c = self.controls
-        self.load_csv(self._csv_source(), entity=list(c.csv_entity.value), time=c.csv_time.value,
-                      measures=list(c.csv_measures.value), naive_tz=c.csv_tz.value.strip() or None)
+        self.load_csv(
+            self._csv_source(),
+            entity=list(c.csv_entity.value),
+            time=c.csv_time.value,
+            measures=list(c.csv_measures.value),
+            naive_tz=c.csv_tz.value.strip() or None,
+        )
 
     def load_csv(self, path: Any, *, entity: Any, time: str, measures: Any, **kwargs: Any) -> Any:
         """``wb.from_csv`` on a file and show it; a DatasetError is shown in the CSV panel, not raised."""
         from ..datasets import from_csv
         from ..errors import DatasetError
+
         try:
             ds = from_csv(path, entity=entity, time=time, measures=measures, **kwargs)
         except DatasetError as exc:
@@ -332,7 +482,9 @@ class Designer(W.VBox):
             self.csv_status.value = R.error_html(exc)
             self._fail(exc)
             return None
-        self.csv_status.value = R.note_html(f"Loaded {len(ds):,} events from {Path(path).name}.", "good")
+        self.csv_status.value = R.note_html(
+            f"Loaded {len(ds):,} events from {Path(path).name}.", "good"
+        )
         self.set_dataset(ds)
         return ds
 
@@ -400,13 +552,31 @@ class Designer(W.VBox):
         c = self.controls
         rows, c.families = [], []
         for e in edits:
-            role = "aggregates" if e.role == "aggregates" else (e.role.split(":", 1)[1] if ":" in e.role else "data")
-            name = W.Text(value=e.name, description=role, style={"description_width": "60px"},
-                          layout=_lay(width="130px"))
-            age = W.BoundedIntText(value=e.max_age_days, min=0, max=36500, layout=_lay(width="78px"),
-                                   tooltip="max age in days (0: none)")
-            vers = W.BoundedIntText(value=e.max_versions, min=0, max=10_000_000, layout=_lay(width="92px"),
-                                    tooltip="max versions (0: none)")
+            role = (
+                "aggregates"
+                if e.role == "aggregates"
+                else (e.role.split(":", 1)[1] if ":" in e.role else "data")
+            )
+            name = W.Text(
+                value=e.name,
+                description=role,
+                style={"description_width": "60px"},
+                layout=_lay(width="130px"),
+            )
+            age = W.BoundedIntText(
+                value=e.max_age_days,
+                min=0,
+                max=36500,
+                layout=_lay(width="78px"),
+                tooltip="max age in days (0: none)",
+            )
+            vers = W.BoundedIntText(
+                value=e.max_versions,
+                min=0,
+                max=10_000_000,
+                layout=_lay(width="92px"),
+                tooltip="max versions (0: none)",
+            )
             for w in (name, age, vers):
                 w.observe(self._with_log(self._on_control), names="value")
             c.families.append((name, age, vers))
@@ -417,20 +587,25 @@ class Designer(W.VBox):
     def state(self) -> DesignState:
         """The controls as a DesignState."""
         c = self.controls
-        fams = tuple(FamilyEdit(role, n.value, int(a.value or 0), int(v.value or 0))
-                     for role, (n, a, v) in zip(self._family_roles, c.families))
+        fams = tuple(
+            FamilyEdit(role, n.value, int(a.value or 0), int(v.value or 0))
+            for role, (n, a, v) in zip(self._family_roles, c.families)
+        )
         segs = tuple(c.segments.value)
         salt = int(c.salt_buckets.value)
         if salt > 1 and SALT not in segs:
             segs = (SALT, *segs)
         if salt <= 1:
             segs = tuple(s for s in segs if s != SALT)
-        return DesignState(segments=segs,
-                           precision=None if c.precision.disabled else c.precision.value,
-                           reversed=bool(c.reversed.value),
-                           salt_buckets=salt,
-                           bucket=None if c.bucket.disabled else c.bucket.value,
-                           layout=c.layout.value, families=fams)
+        return DesignState(
+            segments=segs,
+            precision=None if c.precision.disabled else c.precision.value,
+            reversed=bool(c.reversed.value),
+            salt_buckets=salt,
+            bucket=None if c.bucket.disabled else c.bucket.value,
+            layout=c.layout.value,
+            families=fams,
+        )
 
     def _on_control(self, change: dict) -> None:
         if self._syncing:
@@ -468,14 +643,17 @@ class Designer(W.VBox):
             a = self.ws.analysis(self.ds, schema, nodes=int(self.controls.nodes.value))
         except WorkbenchError as exc:
             self._fail(exc)
-            self.headline.value = (R.note_html("The figures below still show the last design that worked.", "bad")
-                                   + (R.headline_html(self.analysis) if self.analysis is not None else ""))
+            self.headline.value = R.note_html(
+                "The figures below still show the last design that worked.", "bad"
+            ) + (R.headline_html(self.analysis) if self.analysis is not None else "")
             return
         t1 = time.perf_counter()
         self.schema, self.analysis, self.error = schema, a, None
         self.findings = []
-        self.title.value = _STYLE + (f"<h3 style='margin:4px 0'>Schema designer · {html.escape(self.ds.name)} "
-                            f"({len(self.ds):,} events) · <code>{html.escape(schema.name)}</code></h3>")
+        self.title.value = _STYLE + (
+            f"<h3 style='margin:4px 0'>Schema designer · {html.escape(self.ds.name)} "
+            f"({len(self.ds):,} events) · <code>{html.escape(schema.name)}</code></h3>"
+        )
         self.status.value = ""
         self.headline.value = R.headline_html(a)
         self._stale = set(TABS)
@@ -483,7 +661,9 @@ class Designer(W.VBox):
         self._render_tab(visible)
         for k in TABS:
             if k != visible and k in R.FIGURES:
-                self.figures[k].outputs = (R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),)
+                self.figures[k].outputs = (
+                    R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),
+                )
         self.timings_ms = {"analysis": (t1 - t0) * 1e3, "render": (time.perf_counter() - t1) * 1e3}
 
     def _on_tab(self, change: dict) -> None:
@@ -496,7 +676,9 @@ class Designer(W.VBox):
         a = self.analysis
         if which == "heatmap":  # HTML around a raster: milliseconds instead of a matplotlib draw
             what = self.controls.heatmap_what.value
-            self.figures[which].outputs = (R.html_bundle(self.ws.heatmap(a, what), f"<key heat map of {a.schema}>"),)
+            self.figures[which].outputs = (
+                R.html_bundle(self.ws.heatmap(a, what), f"<key heat map of {a.schema}>"),
+            )
         elif which in R.FIGURES:
             png = self.ws.figure(a, which)
             self.figures[which].outputs = (R.png_bundle(png, f"{which} of {a.schema}"),)
@@ -504,8 +686,11 @@ class Designer(W.VBox):
             self._render_advisor()
         elif which == "schema":
             self.design_panel.value = R.design_html(self.ds, self.schema)
-            self.cbt_panel.value = R._box("<h4>cbt commands</h4><pre data-cbt>"
-                                          + html.escape(cbt_commands(self.schema, self.ds)) + "</pre>")
+            self.cbt_panel.value = R._box(
+                "<h4>cbt commands</h4><pre data-cbt>"
+                + html.escape(cbt_commands(self.schema, self.ds))
+                + "</pre>"
+            )
         elif which == "compare":
             self._render_compare()
         self._stale.discard(which)
@@ -522,26 +707,47 @@ class Designer(W.VBox):
         try:
             self.findings = self.ws.advice(self.ds, self.schema, int(self.controls.nodes.value))
         except ImportError:  # pragma: no cover - the advisor ships with the package
-            self.advisor_panel.children = [W.HTML(R.note_html("The advisor is not available yet "
-                                                              "(workbench.advisor is being written)."))]
+            self.advisor_panel.children = [
+                W.HTML(
+                    R.note_html(
+                        "The advisor is not available yet (workbench.advisor is being written)."
+                    )
+                )
+            ]
             return
         rows: list[W.Widget] = []
         c.apply = []
         if not self.findings:
-            rows.append(W.HTML(R.note_html("No findings: the advisor has nothing to improve in this design.",
-                                           "good")))
+            rows.append(
+                W.HTML(
+                    R.note_html(
+                        "No findings: the advisor has nothing to improve in this design.", "good"
+                    )
+                )
+            )
         for f in self.findings:
             ff = _finding_fields(f)
-            text = f._repr_html_() if hasattr(f, "_repr_html_") else R._box(
-                f"<b>{html.escape(ff['guideline'])}</b> {html.escape(ff['severity'])} {html.escape(ff['message'])}")
+            text = (
+                f._repr_html_()
+                if hasattr(f, "_repr_html_")
+                else R._box(
+                    f"<b>{html.escape(ff['guideline'])}</b> {html.escape(ff['severity'])} {html.escape(ff['message'])}"
+                )
+            )
             item: list[W.Widget] = [W.HTML(text, layout=_lay(flex="1 1 auto"))]
             if ff["suggestion"] is not None:
-                b = W.Button(description="Apply suggestion", icon="magic", button_style="info",
-                             tooltip=f"Switch to {getattr(ff['suggestion'], 'name', 'the suggested design')}")
+                b = W.Button(
+                    description="Apply suggestion",
+                    icon="magic",
+                    button_style="info",
+                    tooltip=f"Switch to {getattr(ff['suggestion'], 'name', 'the suggested design')}",
+                )
                 b.on_click(self._with_log(functools.partial(self._apply, ff["suggestion"])))
                 c.apply.append(b)
                 item.append(b)
-            rows.append(W.HBox(item, layout=_lay(border_bottom="1px solid #eee", align_items="center")))
+            rows.append(
+                W.HBox(item, layout=_lay(border_bottom="1px solid #eee", align_items="center"))
+            )
         self.advisor_panel.children = rows
 
     def _apply(self, suggestion: Any, _button: Any = None) -> None:
@@ -561,8 +767,9 @@ class Designer(W.VBox):
             return
         self.pinned = self.schema
         self.controls.unpin.disabled = False
-        self.pinned_panel.value = R.note_html(f"Pinned: {self.schema.name}. Change the design; the comparison "
-                                              "below follows.")
+        self.pinned_panel.value = R.note_html(
+            f"Pinned: {self.schema.name}. Change the design; the comparison below follows."
+        )
         self._stale.add("compare")
         if TABS[self.tabs.selected_index or 0] == "compare":
             self._render_tab("compare")
@@ -575,21 +782,32 @@ class Designer(W.VBox):
         self.compare_out.outputs = ()
 
     def _render_compare(self) -> None:
-        from ..analysis.compare import compare  # the function (the package attribute can be the submodule)
+        from ..analysis.compare import (
+            compare,
+        )  # the function (the package attribute can be the submodule)
+
         if self.pinned is None:
-            self.compare_out.outputs = (R.html_bundle(R.note_html("Pin a design, change it, and compare the two "
-                                                                  "here side by side.")),)
+            self.compare_out.outputs = (
+                R.html_bundle(
+                    R.note_html("Pin a design, change it, and compare the two here side by side.")
+                ),
+            )
             return
-        cmp = compare(self.ds, [self.pinned, self.schema], names=["pinned: " + self.pinned.name,
-                                                                 "current: " + self.schema.name])
+        cmp = compare(
+            self.ds,
+            [self.pinned, self.schema],
+            names=["pinned: " + self.pinned.name, "current: " + self.schema.name],
+        )
         self.comparison = cmp
         nodes = int(self.controls.nodes.value)
         maps = []  # one above the other at full size: side by side they shrink to unreadable thumbnails
         for lab, s in (("pinned", self.pinned), ("current", self.schema)):
             a = self.ws.analysis(self.ds, s, nodes=nodes)
             maps.append(f"<h4>{lab}: {html.escape(s.name)}</h4>" + self.ws.heatmap(a, "writes"))
-        self.compare_out.outputs = (R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
-                                    R.html_bundle(cmp._repr_html_(), repr(cmp.table)))
+        self.compare_out.outputs = (
+            R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
+            R.html_bundle(cmp._repr_html_(), repr(cmp.table)),
+        )
 
     # ------------------------------------------------------------------ emulator
     def write(self) -> Any:
@@ -599,14 +817,21 @@ class Designer(W.VBox):
         self.emulator_panel.value = ""
         self.emulator_out.outputs = ()
         with self.emulator_out:
-            table, verification = write_to_emulator(self.ds, self.schema, emulator=self.emulator, progress=True)
+            table, verification = write_to_emulator(
+                self.ds, self.schema, emulator=self.emulator, progress=True
+            )
         self.table, self.verification = table, verification
         ok = bool(getattr(verification, "ok", verification))
-        body = (verification._repr_html_() if hasattr(verification, "_repr_html_")
-                else f"<pre>{html.escape(repr(verification))}</pre>")
-        head = (f"<p class='{'good' if ok else 'bad'}' data-verified='{str(ok).lower()}'><b>"
-                f"{'Verified' if ok else 'Verification FAILED'}</b>: table "
-                f"<code>{html.escape(str(getattr(table, 'table_id', getattr(table, 'name', table))))}</code></p>")
+        body = (
+            verification._repr_html_()
+            if hasattr(verification, "_repr_html_")
+            else f"<pre>{html.escape(repr(verification))}</pre>"
+        )
+        head = (
+            f"<p class='{'good' if ok else 'bad'}' data-verified='{str(ok).lower()}'><b>"
+            f"{'Verified' if ok else 'Verification FAILED'}</b>: table "
+            f"<code>{html.escape(str(getattr(table, 'table_id', getattr(table, 'name', table))))}</code></p>"
+        )
         self.emulator_panel.value = R._box(head + body)
         return verification
 

@@ -14,8 +14,20 @@ from typing import Any
 import numpy as np
 
 from ..errors import SchemaError
-from ..schema import (Family, Field, ReversedTimestamp, RowKey, Salt, Schema, Serialized, Shape, Tall,
-                      Timestamp, pattern_names, preset)
+from ..schema import (
+    Family,
+    Field,
+    ReversedTimestamp,
+    RowKey,
+    Salt,
+    Schema,
+    Serialized,
+    Shape,
+    Tall,
+    Timestamp,
+    pattern_names,
+    preset,
+)
 from ..schema.codecs import time_us
 from ..schema.presets import SHAPES
 
@@ -27,7 +39,11 @@ def has_presets(ds: Any) -> bool:
     shape = SHAPES.get(getattr(ds, "name", None))
     if shape is None:
         return False
-    return (tuple(ds.entity), ds.time, tuple(ds.measures)) == (shape.entity, shape.time, shape.measures)
+    return (tuple(ds.entity), ds.time, tuple(ds.measures)) == (
+        shape.entity,
+        shape.time,
+        shape.measures,
+    )
 
 
 def patterns_for(ds: Any) -> list[str]:
@@ -50,9 +66,13 @@ def schema_for(ds: Any, pattern: str, **params: Any) -> Schema:
     if has_presets(ds):
         return preset(ds.name, pattern, **params)
     if pattern not in GENERIC:
-        raise SchemaError(f"Unknown design {pattern!r} for your dataset {ds.name!r}; choose one of {', '.join(GENERIC)}.")
+        raise SchemaError(
+            f"Unknown design {pattern!r} for your dataset {ds.name!r}; choose one of {', '.join(GENERIC)}."
+        )
     if params:
-        raise SchemaError(f"The generic design {pattern!r} takes no parameters; got {sorted(params)}.")
+        raise SchemaError(
+            f"The generic design {pattern!r} takes no parameters; got {sorted(params)}."
+        )
     prec = time_precision(ds)
     ents = tuple(Field(c) for c in ds.entity)
     fam = Family("m")
@@ -60,19 +80,41 @@ def schema_for(ds: Any, pattern: str, **params: Any) -> Schema:
     unit = {"second": "s", "ms": "ms", "us": "us"}[prec]
     width = {"s": 10, "ms": 13, "us": 16}[unit]
     designs = {
-        "entity_first": (RowKey((*ents, Timestamp(prec))), Tall(fam),
-                         "Entity columns first, then the time: writes spread over the entities (G07).", ("G07", "G04")),
-        "timestamp_first": (RowKey((Timestamp(prec), *ents)), Tall(fam),
-                            "Anti-pattern: the time leads the key, every write lands on one tablet (G06).", ("G06",)),
-        "salted": (RowKey((Salt(4, ("time",)), Timestamp(prec), *ents)), Tall(fam),
-                   "Time-first key salted into 4 buckets: writes spread, range reads need 4 scans (G08).", ("G08",)),
-        "reversed_timestamp": (RowKey((*ents, ReversedTimestamp(unit, 10 ** width - 1, width))), Tall(fam),
-                               "Newest event first within an entity: latest-N is one short read (G09).", ("G09",)),
-        "serialized_json": (RowKey((*ents, Timestamp(prec))), Serialized("json", fam),
-                            "One JSON cell per event: compact, no per-measure reads (G14).", ("G14", "G28")),
+        "entity_first": (
+            RowKey((*ents, Timestamp(prec))),
+            Tall(fam),
+            "Entity columns first, then the time: writes spread over the entities (G07).",
+            ("G07", "G04"),
+        ),
+        "timestamp_first": (
+            RowKey((Timestamp(prec), *ents)),
+            Tall(fam),
+            "Anti-pattern: the time leads the key, every write lands on one tablet (G06).",
+            ("G06",),
+        ),
+        "salted": (
+            RowKey((Salt(4, ("time",)), Timestamp(prec), *ents)),
+            Tall(fam),
+            "Time-first key salted into 4 buckets: writes spread, range reads need 4 scans (G08).",
+            ("G08",),
+        ),
+        "reversed_timestamp": (
+            RowKey((*ents, ReversedTimestamp(unit, 10**width - 1, width))),
+            Tall(fam),
+            "Newest event first within an entity: latest-N is one short read (G09).",
+            ("G09",),
+        ),
+        "serialized_json": (
+            RowKey((*ents, Timestamp(prec))),
+            Serialized("json", fam),
+            "One JSON cell per event: compact, no per-measure reads (G14).",
+            ("G14", "G28"),
+        ),
     }
     key, layout, desc, gl = designs[pattern]
-    return Schema(pattern, key, layout, dataset=ds.name, shape=shape, description=desc, guidelines=gl)
+    return Schema(
+        pattern, key, layout, dataset=ds.name, shape=shape, description=desc, guidelines=gl
+    )
 
 
 __all__ = ["patterns_for", "schema_for", "has_presets", "time_precision", "GENERIC"]

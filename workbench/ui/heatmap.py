@@ -31,6 +31,7 @@ def _colours(kd: Any, what: str) -> tuple[np.ndarray, Any]:
     import matplotlib
 
     from ..plots.keyspace import heatmap_data
+
     data, norm = heatmap_data(kd, what)
     rgba = matplotlib.colormaps[HEATMAP](norm(data), bytes=True)
     rgba[np.ma.getmaskarray(data)] = (255, 255, 255, 255)
@@ -40,7 +41,9 @@ def _colours(kd: Any, what: str) -> tuple[np.ndarray, Any]:
 def _png(rgba: np.ndarray) -> bytes:
     from PIL import Image
 
-    img = Image.fromarray(np.ascontiguousarray(rgba), "RGBA").resize((WIDTH_PX, HEIGHT_PX), Image.NEAREST)
+    img = Image.fromarray(np.ascontiguousarray(rgba), "RGBA").resize(
+        (WIDTH_PX, HEIGHT_PX), Image.NEAREST
+    )
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
@@ -60,9 +63,15 @@ def _date_ticks(edges_us: np.ndarray, n: int = 7) -> list[tuple[float, str]]:
     if t1 <= t0:
         return [(0.0, f"{pd.Timestamp(t0, unit='us', tz='UTC'):%Y-%m-%d %H:%M}")]
     span = pd.Timestamp(t1, unit="us") - pd.Timestamp(t0, unit="us")
-    fmt = "%b %d" if span >= pd.Timedelta(days=2) else ("%b %d %H:%M" if span >= pd.Timedelta(hours=6) else "%H:%M:%S")
+    fmt = (
+        "%b %d"
+        if span >= pd.Timedelta(days=2)
+        else ("%b %d %H:%M" if span >= pd.Timedelta(hours=6) else "%H:%M:%S")
+    )
     ticks = np.linspace(t0, t1, n)
-    return [((t - t0) / (t1 - t0), f"{pd.Timestamp(int(t), unit='us', tz='UTC'):{fmt}}") for t in ticks]
+    return [
+        ((t - t0) / (t1 - t0), f"{pd.Timestamp(int(t), unit='us', tz='UTC'):{fmt}}") for t in ticks
+    ]
 
 
 def heatmap_html(kd: Any, what: str = "writes") -> str:
@@ -73,38 +82,54 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
     if what == "writes":
         title = f"<div class='wb-hm-title' style='color:{BAD if kd.spread == 'hotspot' else 'black'}'>{html.escape(kd.verdict())}</div>"
     else:
-        title = ("<div class='wb-hm-title'>Reads by the query workload ("
-                 + html.escape(kd.read_note.split(":", 1)[-1].strip()) + ")</div>")
+        title = (
+            "<div class='wb-hm-title'>Reads by the query workload ("
+            + html.escape(kd.read_note.split(":", 1)[-1].strip())
+            + ")</div>"
+        )
     ylabels = "".join(
-        f"<span style='top:{100 * (p + 0.5) / max(n_buckets, 1):.2f}%'>{html.escape(t)}</span>" for p, t in kd.labels)
-    xlabels = "".join(f"<span style='left:{100 * f:.2f}%'>{html.escape(t)}</span>"
-                      for f, t in _date_ticks(np.asarray(kd.window_edges_us)))
+        f"<span style='top:{100 * (p + 0.5) / max(n_buckets, 1):.2f}%'>{html.escape(t)}</span>"
+        for p, t in kd.labels
+    )
+    xlabels = "".join(
+        f"<span style='left:{100 * f:.2f}%'>{html.escape(t)}</span>"
+        for f, t in _date_ticks(np.asarray(kd.window_edges_us))
+    )
     scale = "writes per window and key bucket" if what == "writes" else "rows read per window"
     busiest = kd.busiest_range.get("name") if what == "writes" else None
-    caption = (f"busiest key range: <code>{html.escape(str(busiest))}</code> · " if busiest else "")
-    css = ("<style>.wb-hm{font:12px sans-serif;line-height:1.3}.wb-hm-title{font-weight:bold;font-size:14px;"
-           "margin:2px 0 6px 0}.wb-hm-grid{display:grid;grid-template-columns:max-content " + f"{WIDTH_PX}px"
-           " 14px max-content;column-gap:6px}.wb-hm-y{position:relative;height:" + f"{HEIGHT_PX}px"
-           ";font:11px monospace;text-align:right}.wb-hm-y span{position:absolute;right:0;transform:translateY(-50%);"
-           "white-space:nowrap}.wb-hm-x{position:relative;height:18px;font-size:11px}.wb-hm-x span{position:absolute;"
-           "transform:translateX(-50%);white-space:nowrap}.wb-hm-bar{height:" + f"{HEIGHT_PX}px"
-           ";border:1px solid #999}.wb-hm-scale{display:flex;flex-direction:column;justify-content:space-between;"
-           "height:" + f"{HEIGHT_PX}px" + ";font-size:11px}.wb-hm-img{border:1px solid #999;display:block}"
-           ".wb-hm-note{color:#555;font-size:11px;margin-top:4px;max-width:900px}</style>")
+    caption = f"busiest key range: <code>{html.escape(str(busiest))}</code> · " if busiest else ""
+    css = (
+        "<style>.wb-hm{font:12px sans-serif;line-height:1.3}.wb-hm-title{font-weight:bold;font-size:14px;"
+        "margin:2px 0 6px 0}.wb-hm-grid{display:grid;grid-template-columns:max-content "
+        + f"{WIDTH_PX}px"
+        " 14px max-content;column-gap:6px}.wb-hm-y{position:relative;height:" + f"{HEIGHT_PX}px"
+        ";font:11px monospace;text-align:right}.wb-hm-y span{position:absolute;right:0;transform:translateY(-50%);"
+        "white-space:nowrap}.wb-hm-x{position:relative;height:18px;font-size:11px}.wb-hm-x span{position:absolute;"
+        "transform:translateX(-50%);white-space:nowrap}.wb-hm-bar{height:" + f"{HEIGHT_PX}px"
+        ";border:1px solid #999}.wb-hm-scale{display:flex;flex-direction:column;justify-content:space-between;"
+        "height:"
+        + f"{HEIGHT_PX}px"
+        + ";font-size:11px}.wb-hm-img{border:1px solid #999;display:block}"
+        ".wb-hm-note{color:#555;font-size:11px;margin-top:4px;max-width:900px}</style>"
+    )
     longest = max((len(t) for _, t in kd.labels), default=4)
-    return (css + "<div class='wb-hm'>" + title
-            + "<div class='wb-hm-grid'>"
-            + f"<div class='wb-hm-y' style='width:{min(longest, 30) * 0.62 + 0.5:.1f}em'>{ylabels}</div>"
-            + f"<img class='wb-hm-img' width='{WIDTH_PX}' height='{HEIGHT_PX}' alt='key heat map of {html.escape(what)}'"
-              f" src='{src}'>"
-            + f"<div class='wb-hm-bar' style='background:{_gradient()}' title='{html.escape(scale)}'></div>"
-            + f"<div class='wb-hm-scale'><span>{norm.vmax:,.0f}</span><span>{html.escape(scale)}</span>"
-              f"<span>{norm.vmin:,.0f}</span></div>"
-            + f"<div></div><div class='wb-hm-x'>{xlabels}</div><div></div><div></div>"
-            + "</div>"
-            + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
-              f"{' (log colour scale)' if what == 'writes' else ''}. {caption}"
-              f"{html.escape(EMULATOR_NOTES['keyspace'])}</div></div>")
+    return (
+        css
+        + "<div class='wb-hm'>"
+        + title
+        + "<div class='wb-hm-grid'>"
+        + f"<div class='wb-hm-y' style='width:{min(longest, 30) * 0.62 + 0.5:.1f}em'>{ylabels}</div>"
+        + f"<img class='wb-hm-img' width='{WIDTH_PX}' height='{HEIGHT_PX}' alt='key heat map of {html.escape(what)}'"
+        f" src='{src}'>"
+        + f"<div class='wb-hm-bar' style='background:{_gradient()}' title='{html.escape(scale)}'></div>"
+        + f"<div class='wb-hm-scale'><span>{norm.vmax:,.0f}</span><span>{html.escape(scale)}</span>"
+        f"<span>{norm.vmin:,.0f}</span></div>"
+        + f"<div></div><div class='wb-hm-x'>{xlabels}</div><div></div><div></div>"
+        + "</div>"
+        + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
+        f"{' (log colour scale)' if what == 'writes' else ''}. {caption}"
+        f"{html.escape(EMULATOR_NOTES['keyspace'])}</div></div>"
+    )
 
 
 __all__ = ["heatmap_html"]

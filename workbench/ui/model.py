@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from ..analysis import Analysis, analyze
 from ..analysis.capacity import capacity
@@ -42,8 +43,14 @@ def with_nodes(a: Analysis, ds: Any, nodes: int) -> Analysis:
         return a
     weights = {q.name: q.weight for q in ds.queries}
     st = getattr(a.rowsizes, "settings", DEFAULT)
-    kd = key_distribution(a.index, seen_rows=a.queries.seen_rows, weights=weights, nodes=nodes,
-                          settings=st, schema_name=a.schema)
+    kd = key_distribution(
+        a.index,
+        seen_rows=a.queries.seen_rows,
+        weights=weights,
+        nodes=nodes,
+        settings=st,
+        schema_name=a.schema,
+    )
     cap = capacity(a.index, len(ds), kd, settings=st, schema_name=a.schema)
     return dataclasses.replace(a, keyspace=kd, capacity=cap)
 
@@ -62,6 +69,7 @@ class Workspace:
     # -- datasets ---------------------------------------------------------------------------
     def dataset(self, name: str, size: str = "workshop") -> Any:
         from ..datasets import load_dataset
+
         key = (name, size)
         if key not in self._datasets:
             self._datasets[key] = load_dataset(name, size=size)
@@ -93,21 +101,26 @@ class Workspace:
     # -- figures ----------------------------------------------------------------------------
     def figure(self, a: Analysis, which: str, **opts: Any) -> bytes:
         from ._render import figure_png
+
         key = (id(a), which, tuple(sorted(opts.items())))
         return self._figures.get_or(key, lambda: (a, figure_png(a, which, **opts)))[1]
 
     def heatmap(self, a: Analysis, what: str = "writes") -> str:
         """The designer's HTML heat map of ``a`` (cached like the figures)."""
         from .heatmap import heatmap_html
+
         key = (id(a), "heatmap-html", what)
         return self._figures.get_or(key, lambda: (a, heatmap_html(a.keyspace, what)))[1]
 
     # -- advice -----------------------------------------------------------------------------
     def advice(self, ds: Any, schema: Any, nodes: int | None = None) -> list[Any]:
         """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size)."""
+
         def make() -> list[Any]:
             from ..advisor import advise
+
             return list(advise(ds, schema, nodes=nodes))
+
         return self._advice.get_or((id(ds), schema, nodes), lambda: (ds, make()))[1]
 
     def clear(self) -> None:

@@ -14,9 +14,30 @@ import math
 from dataclasses import dataclass, replace
 
 from ..errors import SchemaError
-from ..schema import (BaseTimestamp, Family, Field, HeroicOffsets, Intersection, MaxAge, MaxVersions,
-                      Metric, ReversedTimestamp, RowKey, Salt, Schema, Segment,
-                      Serialized, Tall, TimeBucket, Timestamp, Union_, Wide, max_age, max_versions, union)
+from ..schema import (
+    BaseTimestamp,
+    Family,
+    Field,
+    HeroicOffsets,
+    Intersection,
+    MaxAge,
+    MaxVersions,
+    Metric,
+    ReversedTimestamp,
+    RowKey,
+    Salt,
+    Schema,
+    Segment,
+    Serialized,
+    Tall,
+    TimeBucket,
+    Timestamp,
+    Union_,
+    Wide,
+    max_age,
+    max_versions,
+    union,
+)
 from ..schema.codecs import PRECISIONS
 
 SALT = "salt"
@@ -112,8 +133,14 @@ def segment_labels(key: RowKey) -> tuple[str, ...]:
 
 
 def _main_time(key: RowKey) -> Segment | None:
-    return next((s for s in key.segments if isinstance(s, (Timestamp, ReversedTimestamp))
-                 and not isinstance(s, TimeBucket)), None)
+    return next(
+        (
+            s
+            for s in key.segments
+            if isinstance(s, (Timestamp, ReversedTimestamp)) and not isinstance(s, TimeBucket)
+        ),
+        None,
+    )
 
 
 def _bucket_seg(key: RowKey) -> Segment | None:
@@ -173,8 +200,11 @@ def _edit_family(fam: Family, edit: FamilyEdit) -> Family:
     name = edit.name.strip()
     if not name:
         raise SchemaError(f"The {edit.role} family needs a name (short but meaningful, G01).")
-    gc = fam.gc if _gc_parts(fam.gc) == (edit.max_age_days, edit.max_versions) else \
-        gc_rule(edit.max_age_days, edit.max_versions)
+    gc = (
+        fam.gc
+        if _gc_parts(fam.gc) == (edit.max_age_days, edit.max_versions)
+        else gc_rule(edit.max_age_days, edit.max_versions)
+    )
     return replace(fam, name=name, gc=gc)
 
 
@@ -205,7 +235,9 @@ def state_from_schema(schema: Schema) -> DesignState:
         salt_buckets=salt.n if salt is not None else 1,
         bucket=bucket,
         layout=layout,
-        families=tuple(FamilyEdit(role, f.name, *_gc_parts(f.gc)) for role, f in family_slots(schema)),
+        families=tuple(
+            FamilyEdit(role, f.name, *_gc_parts(f.gc)) for role, f in family_slots(schema)
+        ),
     )
 
 
@@ -238,13 +270,15 @@ def _time_segment(old: Segment, state: DesignState) -> Segment:
     prec = state.precision or getattr(old, "precision", "second")
     if state.reversed:
         if prec not in REVERSIBLE:
-            raise SchemaError(f"A reversed timestamp counts down in seconds, ms or µs; precision {prec!r} "
-                              f"cannot be reversed (G09). Choose one of {', '.join(REVERSIBLE)}.")
+            raise SchemaError(
+                f"A reversed timestamp counts down in seconds, ms or µs; precision {prec!r} "
+                f"cannot be reversed (G09). Choose one of {', '.join(REVERSIBLE)}."
+            )
         unit = _UNIT[prec]
         if isinstance(old, ReversedTimestamp) and old.unit == unit:
             return old
         width = _REVERSED_DIGITS[unit]
-        return ReversedTimestamp(unit, 10 ** width - 1, width)
+        return ReversedTimestamp(unit, 10**width - 1, width)
     if isinstance(old, Timestamp) and old.precision == prec:
         return old
     fmt = getattr(old, "fmt", None)
@@ -271,7 +305,9 @@ def _layout(schema: Schema, base: Schema, state: DesignState):
     if state.layout not in SWITCHABLE_LAYOUTS or state.layout == state_from_schema(schema).layout:
         return lay
     if not applicable(schema).layout:
-        raise SchemaError(f"The layout of {schema.name!r} ({lay.label}) cannot be switched to {state.layout}.")
+        raise SchemaError(
+            f"The layout of {schema.name!r} ({lay.label}) cannot be switched to {state.layout}."
+        )
     family = lay.family
     if state.layout == LAYOUT_CELLS:
         return replace(base.layout, family=family) if type(base.layout) is Tall else Tall(family)
@@ -291,8 +327,10 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
         order.insert(0, SALT)
     unknown = [s for s in order if s not in by_label and s != SALT]
     if unknown:
-        raise SchemaError(f"Unknown key segment {unknown[0]!r}; this design's segments are "
-                          f"{', '.join(by_label)} (and 'salt').")
+        raise SchemaError(
+            f"Unknown key segment {unknown[0]!r}; this design's segments are "
+            f"{', '.join(by_label)} (and 'salt')."
+        )
     if not order:
         raise SchemaError("The row key needs at least one segment.")
     segs: list[Segment] = []
@@ -335,9 +373,13 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
         lay = replace(lay, family=_edit_family(lay.family, edits["layout"]))
     schema = replace(schema, layout=lay)
     if schema.aggregates is not None and "aggregates" in edits:
-        schema = replace(schema, aggregates=replace(schema.aggregates,
-                                                    family=_edit_family(schema.aggregates.family,
-                                                                        edits["aggregates"])))
+        schema = replace(
+            schema,
+            aggregates=replace(
+                schema.aggregates,
+                family=_edit_family(schema.aggregates.family, edits["aggregates"]),
+            ),
+        )
     if schema != base:
         schema = replace(schema, name=describe_changes(base, schema))
     return schema
@@ -366,6 +408,22 @@ def describe_changes(base: Schema, schema: Schema) -> str:
     return f"{base.name}: " + ", ".join(parts) if parts else base.name
 
 
-__all__ = ["DesignState", "FamilyEdit", "Applicable", "segment_label", "segment_labels", "state_from_schema",
-           "designer_state_to_schema", "applicable", "bucket_choices", "family_slots", "gc_rule",
-           "describe_changes", "SWITCHABLE_LAYOUTS", "SALT", "TIME", "BUCKET", "REVERSIBLE"]
+__all__ = [
+    "DesignState",
+    "FamilyEdit",
+    "Applicable",
+    "segment_label",
+    "segment_labels",
+    "state_from_schema",
+    "designer_state_to_schema",
+    "applicable",
+    "bucket_choices",
+    "family_slots",
+    "gc_rule",
+    "describe_changes",
+    "SWITCHABLE_LAYOUTS",
+    "SALT",
+    "TIME",
+    "BUCKET",
+    "REVERSIBLE",
+]
