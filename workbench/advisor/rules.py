@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,7 @@ from ..schema import (
     Schema,
     Table,
     Tags,
+    Tall,
     TimeBucket,
     Timestamp,
     Wide,
@@ -43,7 +46,9 @@ from ..schema import (
 )
 from ..schema.codecs import time_us
 from ..schema.keys import BaseTimestamp, RenderContext
+from ..schema.layouts import WideQualifier
 from ..schema.limits import QUALIFIER_MAX, ROW_KEY_MAX
+from ..units import human_bytes
 from .context import Context
 from .findings import Finding
 from .suggest import (
@@ -129,13 +134,6 @@ def _finding(
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _fmt_bytes(n: float) -> str:
-    for unit, f in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(n) >= f:
-            return f"{n / f:,.1f} {unit}"
-    return f"{n:,.0f} bytes"
 
 
 def _dur(seconds: float) -> str:
@@ -253,9 +251,9 @@ def time_first(c: Context) -> Iterable[Finding]:
 # ----------------------------------------------------------------------------- G23: sequential IDs
 
 
-def _int_values(c: Context, seg: Any) -> np.ndarray | None:
-    col = getattr(seg, "column", None)
-    if col is None or col not in c.ds.frame:
+def _int_values(c: Context, seg: Field) -> np.ndarray | None:
+    col = seg.column
+    if col not in c.ds.frame:
         return None
     s = c.ds.frame[col]
     if isinstance(seg, (Int, PaddedInt)) or (type(seg) is Field and s.dtype.kind in "iu"):
@@ -267,6 +265,37 @@ def _int_values(c: Context, seg: Any) -> np.ndarray | None:
     return None
 
 
+def _tall_at(schema: Schema, segs: tuple, delimiter: str, precision: str) -> Schema:
+    """``schema`` as tall rows keyed by ``segs`` then the time at ``precision``."""
+    return replace(
+        schema, key=RowKey((*segs, Timestamp(precision)), delimiter), layout=Tall(Family("m"))
+    )
+
+
+def _with_segment(schema: Schema, key: RowKey, i: int, seg: Any) -> Schema:
+    return replace(schema, key=replace_segment(key, i, seg))
+
+
+# a wide row one step finer: the bucket in the key, and the qualifier that splits it
+_FINER_WIDE: tuple[tuple[str, WideQualifier], ...] = (
+    ("day", "hour"),
+    ("hour", "minute"),
+    ("minute", "second"),
+)
+
+
+def _finer_wide(
+    schema: Schema, key: RowKey, i: int, bucket: str, qualifier: WideQualifier
+) -> Schema:
+    """A wide design one step finer: ``bucket`` rows with ``qualifier`` columns."""
+    assert isinstance(schema.layout, Wide)  # only offered for wide designs
+    return replace(
+        schema,
+        key=replace_segment(key, i, TimeBucket(bucket)),
+        layout=replace(schema.layout, qualifier=qualifier),
+    )
+
+
 @rule("sequential_id", "G23")
 def sequential_id(c: Context) -> Iterable[Finding]:
     for tname, key in c.tables:
@@ -274,13 +303,15 @@ def sequential_id(c: Context) -> Iterable[Finding]:
         if i is None:
             continue
         seg = key.segments[i]
+        if not isinstance(seg, Field):  # only a column's values can be sequential IDs
+            continue
         vals = _int_values(c, seg)
         if vals is None or not sequential_ints(vals):
             continue
         u = np.unique(vals)
         k = min(10, len(u))
         newest = u[-k:]
-        width = getattr(seg, "width", 0) if isinstance(seg, PaddedInt) else 0
+        width = seg.width if isinstance(seg, PaddedInt) else 0
         as_key = [str(v).zfill(width) for v in newest]
         rev = [str(v)[::-1] for v in newest]
         shared = 0
@@ -360,7 +391,7 @@ def _pii_columns(c: Context, key: RowKey) -> dict[str, tuple[str, int, int, str]
             hits = [k for k in kinds if k]
             if hits and len(hits) >= max(1, 0.3 * len(u)):
                 kind = max(set(hits), key=hits.count)
-                ex = next(x for x, k in zip(u, kinds) if k == kind)
+                ex = next(x for x, k in zip(u, kinds, strict=True) if k == kind)
                 out[col] = (kind, len(hits), len(u), ex)
     return out
 
@@ -445,7 +476,7 @@ def hashed_key(c: Context) -> Iterable[Finding]:
                     f"and related {seg.column} values no longer sort together"
                 ]
                 lay = c.schema.layout
-                if c.cells is not None and hasattr(lay, "qname"):
+                if c.cells is not None and isinstance(lay, Tall):
                     f = c.cells.frame
                     m = (
                         (f["family"] == lay.family.name) & (f["qualifier"] == lay.qname(seg.column))
@@ -453,7 +484,7 @@ def hashed_key(c: Context) -> Iterable[Finding]:
                     if m.any():
                         ev.append(
                             f"{seg.column} rides along as a cell: {int(m.sum()):,} extra cells, "
-                            f"{_fmt_bytes(int(c.cell_bytes[m].sum()))}"
+                            f"{human_bytes(int(c.cell_bytes[m].sum()))}"
                         )
                 if seg.column in pii:
                     yield _finding(
@@ -520,12 +551,12 @@ def _inversion(values: list) -> tuple[Any, Any] | None:
         return None
     if isinstance(values[0], (int, np.integer)):
         txt = sorted(values, key=str)
-        for a, b in zip(txt, txt[1:]):
+        for a, b in pairwise(txt):
             if a > b:
                 return a, b
         return None
     txt = sorted(values)
-    for a, b in zip(txt, txt[1:]):
+    for a, b in pairwise(txt):
         if _natural(a) > _natural(b):
             return a, b
     return None
@@ -568,7 +599,7 @@ def unpadded_number(c: Context) -> Iterable[Finding]:
             elif type(seg) is Field:
                 u = [x for x in pd.unique(s.astype(object)) if isinstance(x, str)]
                 ms = [_NUMBERED.match(x) for x in u]
-                if not u or not all(ms) or len({m.group(1) for m in ms}) > 3:
+                if not u or not all(ms) or len({m.group(1) for m in ms if m}) > 3:
                     continue
                 pair = _inversion(u)
                 if pair is None:
@@ -615,7 +646,7 @@ def long_names(c: Context) -> Iterable[Finding]:
     for fam, n in f["family"].value_counts(sort=False).items():
         costs.append(("family", fam, len(fam.encode()), int(n)))
     raw = f[c.raw_mask]
-    for fam, g in raw.groupby("family", sort=False):
+    for _fam, g in raw.groupby("family", sort=False):
         qc = g["qualifier"].value_counts(sort=False)
         if len(qc) <= _NAME_LIKE:
             costs += [("qualifier", q, len(q.encode()), int(n)) for q, n in qc.items()]
@@ -630,17 +661,17 @@ def long_names(c: Context) -> Iterable[Finding]:
     else:
         return
     ev = [
-        f"{kind} name {name!r} costs {ln} bytes × {n:,} cells = {_fmt_bytes(ln * n)}"
+        f"{kind} name {name!r} costs {ln} bytes × {n:,} cells = {human_bytes(ln * n)}"
         for kind, name, ln, n in long[:3]
     ]
     ev.append(
-        f"names are {names / max(total, 1):.0%} of the {_fmt_bytes(total)} stored; one-byte names would save "
-        f"{_fmt_bytes(saving)} ({share:.0%}) — stored and sent again with every cell"
+        f"names are {names / max(total, 1):.0%} of the {human_bytes(total)} stored; one-byte names would save "
+        f"{human_bytes(saving)} ({share:.0%}) — stored and sent again with every cell"
     )
-    sugg = short_names(c.schema, c.ds.measures, _carried(c, c.schema.key))
+    shorter = short_names(c.schema, c.ds.measures, _carried(c, c.schema.key))
     sugg = (
-        renamed(sugg, "short names", "Short family and qualifier names (G01).")
-        if sugg != c.schema
+        renamed(shorter, "short names", "Short family and qualifier names (G01).")
+        if shorter != c.schema
         else None
     )
     yield _finding(
@@ -717,10 +748,10 @@ def limits(c: Context) -> Iterable[Finding]:
             "limits",
             "warning",
             ("G10",),
-            f"Cells over the {_fmt_bytes(st.cell_advisory_bytes)} advice",
+            f"Cells over the {human_bytes(st.cell_advisory_bytes)} advice",
             [
-                f"the largest cell is {_fmt_bytes(rs.max_cell_bytes)} (advice {_fmt_bytes(st.cell_advisory_bytes)}, "
-                f"hard limit {_fmt_bytes(st.cell_hard_bytes)})"
+                f"the largest cell is {human_bytes(rs.max_cell_bytes)} (advice {human_bytes(st.cell_advisory_bytes)}, "
+                f"hard limit {human_bytes(st.cell_hard_bytes)})"
             ]
             + [str(x) for x in c.limit_findings if "cell" in x.message][:2],
             fix="Split large values or store them elsewhere and keep a reference",
@@ -732,10 +763,10 @@ def limits(c: Context) -> Iterable[Finding]:
             "limits",
             "warning",
             ("G10", "G02"),
-            f"Rows over the {_fmt_bytes(st.row_advisory_bytes)} advice",
+            f"Rows over the {human_bytes(st.row_advisory_bytes)} advice",
             [
-                f"{over:,} rows are over {_fmt_bytes(st.row_advisory_bytes)}; the largest, {rs.largest_row!r}, "
-                f"holds {_fmt_bytes(rs.max_bytes)} (hard limit {_fmt_bytes(st.row_hard_bytes)})"
+                f"{over:,} rows are over {human_bytes(st.row_advisory_bytes)}; the largest, {rs.largest_row!r}, "
+                f"holds {human_bytes(rs.max_bytes)} (hard limit {human_bytes(st.row_hard_bytes)})"
             ],
             fix="Bound rows with a narrower time bucket in the key, or use tall rows (G02)",
             row_key=rs.largest_row,
@@ -783,10 +814,10 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
             )
         ev = [
             f"the row key {key.template()!r} has no time: {rs.n_rows:,} rows take every event and never close",
-            f"the largest row holds {_fmt_bytes(rs.max_bytes)} ({int(rs.cells.max()):,} cells) after "
-            f"{_dur(rs.data_span_s)} of data and would reach {_fmt_bytes(rs.projected_max_bytes)} after "
-            f"{st.retention_months:g} months (advice {_fmt_bytes(st.row_advisory_bytes)}, hard limit "
-            f"{_fmt_bytes(st.row_hard_bytes)})",
+            f"the largest row holds {human_bytes(rs.max_bytes)} ({int(rs.cells.max()):,} cells) after "
+            f"{_dur(rs.data_span_s)} of data and would reach {human_bytes(rs.projected_max_bytes)} after "
+            f"{st.retention_months:g} months (advice {human_bytes(st.row_advisory_bytes)}, hard limit "
+            f"{human_bytes(st.row_hard_bytes)})",
         ]
         yield _finding(
             "unbounded_rows",
@@ -813,7 +844,9 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
     if idx is not None:
         from ..schema.codecs import PRECISIONS
 
-        p = key.segments[idx].precision
+        tb = key.segments[idx]
+        assert isinstance(tb, TimeBucket)  # idx was found by that test
+        p = tb.precision
         finer = (
             PRECISIONS[PRECISIONS.index(p) + 1]
             if PRECISIONS.index(p) + 1 < len(PRECISIONS)
@@ -830,8 +863,8 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
         ("G02", "G10"),
         "Time buckets too wide for the data rate",
         [
-            f"rows fill at {_fmt_bytes(rs.max_bytes / max(rs.data_span_s, 1e-6))}/s; a full {_dur(bucket_s)} bucket "
-            f"would hold about {_fmt_bytes(est)} (advice {_fmt_bytes(st.row_advisory_bytes)})"
+            f"rows fill at {human_bytes(rs.max_bytes / max(rs.data_span_s, 1e-6))}/s; a full {_dur(bucket_s)} bucket "
+            f"would hold about {human_bytes(est)} (advice {human_bytes(st.row_advisory_bytes)})"
         ],
         fix="Use a narrower bucket",
         suggestion=sugg,
@@ -887,17 +920,11 @@ def families(c: Context) -> Iterable[Finding]:
         if len(fams) > 100:
             sugg = None
             if isinstance(c.schema.layout, Wide):
-                from ..schema import Tall
-
                 key = c.schema.key
-                segs = [s for s in key.segments if not is_time(s)]
+                segs = tuple(s for s in key.segments if not is_time(s))
                 sugg = first_lossless(
                     [
-                        lambda p=p: replace(
-                            c.schema,
-                            key=RowKey((*segs, Timestamp(p)), key.delimiter),
-                            layout=Tall(Family("m")),
-                        )
+                        partial(_tall_at, c.schema, segs, key.delimiter, p)
                         for p in ("minute", "second", "ms", "us")
                     ],
                     c.ds,
@@ -1074,26 +1101,17 @@ def collisions(c: Context) -> Iterable[Finding]:
             f"{loss.n_truncated:,} events have sub-millisecond times; cell timestamps keep milliseconds and the "
             "key has no microsecond segment, so they are rounded"
         )
-    cands = []
+    cands: list[Callable[[], Schema]] = []
     for i, seg in enumerate(key.segments):
         if is_time(seg) and not isinstance(seg, (TimeBucket, BaseTimestamp)):
             cands += [
-                lambda i=i, seg=seg, p=p: replace(
-                    c.schema, key=replace_segment(key, i, at_precision(seg, p))
-                )
+                partial(_with_segment, c.schema, key, i, at_precision(seg, p))
                 for p in finer_precisions(seg)
             ]
     if isinstance(c.schema.layout, Wide):
         idx = next((j for j, s in enumerate(key.segments) if isinstance(s, TimeBucket)), None)
         if idx is not None:
-            cands += [
-                lambda b=b, q=q: replace(
-                    c.schema,
-                    key=replace_segment(key, idx, TimeBucket(b)),
-                    layout=replace(c.schema.layout, qualifier=q),
-                )
-                for b, q in (("day", "hour"), ("hour", "minute"), ("minute", "second"))
-            ]
+            cands += [partial(_finer_wide, c.schema, key, idx, b, q) for b, q in _FINER_WIDE]
     sugg = first_lossless(cands, c.ds)
     if sugg is None and not key.time_segments:
         sugg = _lossless_tall(c, key)

@@ -206,6 +206,7 @@ def short_names(schema: Schema, measures: Iterable[str], carried: Iterable[str])
         used.add(f"{letters[0]}{i}")
         return f"{letters[0]}{i}"
 
+    new: Layout
     if isinstance(lay, (Tall, NewCells)):
         fam = replace(lay.family, name=short(lay.family.name))
         quals = tuple((c, short(c)) for c in (*measures, *carried))

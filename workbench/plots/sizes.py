@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis.settings import EMULATOR_NOTES
-from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, human_bytes, new_axes, note, styled
+from ..units import human_bytes
+from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, new_axes, note, styled
 
 
 @styled

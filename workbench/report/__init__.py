@@ -41,6 +41,7 @@ from nbconvert import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 
 from ..errors import WorkbenchError
+from ..guidelines import GUIDELINES
 from . import _templates
 from ._findings import CellError, Finding, FindingsPreprocessor, NotebookFacts, collect, finding
 from ._scrub import Scrubber
@@ -224,7 +225,7 @@ class ScrubPreprocessor(Preprocessor):
         super().__init__(**kw)
         self.scrubber = scrubber
 
-    def preprocess(self, nb, resources):  # type: ignore[no-untyped-def]
+    def preprocess(self, nb, resources):
         self.scrubber.obj(nb.metadata)
         for cell in nb.cells:
             cell.source = self.scrubber.text(cell.source)
@@ -306,7 +307,7 @@ def export_html(
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))  # never modify the caller's notebook
     _neutralise_remote(nb)
     ScrubPreprocessor(scrubber).preprocess(nb, {})
-    wb = {
+    wb: dict[str, Any] = {
         "css": _templates.WIDGET_CSS,
         "versions": report_versions(),
         "made": _now(),
@@ -476,16 +477,8 @@ def build_index(
 
 
 def _guideline_titles() -> dict[str, str]:
-    """Short guideline titles if the package has a catalogue (``workbench.guidelines``); IDs alone otherwise."""
-    try:
-        from .. import guidelines  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
-    table = getattr(guidelines, "GUIDELINES", None) or getattr(guidelines, "TITLES", None) or {}
-    out = {}
-    for key, value in dict(table).items():
-        out[str(key)] = str(getattr(value, "title", None) or getattr(value, "short", None) or value)
-    return out
+    """Short guideline titles for the index's chips, from the package's catalogue."""
+    return dict(GUIDELINES)
 
 
 def build_reports(

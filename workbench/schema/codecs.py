@@ -181,14 +181,14 @@ def _float_reprs(u: np.ndarray, kind: type, lengths: bool = False):
         pending = np.flatnonzero((a >= 1e-4) & (a < 1e15))
     dec = np.full(n, -1, dtype=np.int64)
     rr = np.zeros(n, dtype=np.int64)
-    for d in range(16):
+    for places in range(16):
         if len(pending) == 0:
             break
         x = a[pending]
-        r = np.rint(x * _P10[d])
+        r = np.rint(x * _P10[places])
         big = r >= 1e15
-        hit = (r / _P10[d] == x) & ~big
-        dec[pending[hit]] = d
+        hit = (r / _P10[places] == x) & ~big
+        dec[pending[hit]] = places
         rr[pending[hit]] = r[hit].astype(np.int64)
         pending = pending[~(hit | big)]
     done = dec >= 0
@@ -437,7 +437,7 @@ def _put_digits(m: np.ndarray, pos: int, v: np.ndarray, w: int) -> None:
 
 def _digit_matrix(v: np.ndarray, width: int, dtype: type = np.uint32) -> np.ndarray:
     """Non-negative ints → an (n, width) matrix of ASCII digit codes, zero-padded on the left."""
-    out = np.empty((len(v), width), dtype=dtype)
+    out: np.ndarray = np.empty((len(v), width), dtype=dtype)
     _put_digits(out, 0, v, width)
     return out
 

@@ -617,7 +617,7 @@ class Salt(Segment):
         return [str(i).zfill(self.width) for i in range(self.n)]
 
     def regex(self, delimiter: str) -> str:
-        return "[0-9]{%d}" % self.width
+        return f"[0-9]{{{self.width}}}"
 
     def template(self) -> str:
         return "{crc32(" + ",".join(self.of) + f") % {self.n}" + "}"
@@ -832,7 +832,7 @@ class RowKey:
             if isinstance(s, Salt):
                 parts[i] = s._coded(ctx)
         sizes = []
-        for s, (codes, texts) in zip(self.segments, parts):  # type: ignore[misc]
+        for s, (_codes, texts) in zip(self.segments, parts, strict=True):  # type: ignore[misc]
             alphabet = s._alphabet()
             if len(texts) > 1 and (alphabet is None or d in alphabet) and _contains(texts, d):
                 return None
@@ -845,7 +845,7 @@ class RowKey:
         dense = (
             False  # codes are 0..len(texts)-1, each used (a segment's texts may hold unused values)
         )
-        for nxt, nsize in zip(parts[1:], sizes[1:]):
+        for nxt, nsize in zip(parts[1:], sizes[1:], strict=True):
             n_left, n_right = len(texts), len(nxt[1])  # type: ignore[index]
             codes, texts, size = _join_sized((codes, texts), size, nxt, nsize, d)  # type: ignore[arg-type]
             if n_right != 1:
@@ -866,10 +866,11 @@ class RowKey:
         for i, s in enumerate(self.segments):
             if isinstance(s, Salt):
                 texts[i] = s.render(ctx)
-        out = texts[0]
-        for i in range(1, len(texts)):
+        rendered = [t for t in texts if t is not None]  # every slot was filled above
+        out = rendered[0]
+        for i in range(1, len(rendered)):
             sep = "" if self.segments[i - 1].self_delimited else self.delimiter
-            out = out + sep + texts[i] if sep else out + texts[i]
+            out = out + sep + rendered[i] if sep else out + rendered[i]
         if self.segments[-1].self_delimited:
             out = pd.Series(out, dtype=object).str.rstrip(self.delimiter).to_numpy(dtype=object)
         return out
@@ -880,22 +881,25 @@ class RowKey:
         counts = [s.n_parts(d) for s in self.segments]
         var = next((i for i, c in enumerate(counts) if c is None), None)
         bad_msg = "Row key {!r} does not match the key template " + repr(self.template()) + "."
+        # RowKey allows at most one variable-width segment (None), so every other count is known
+        widths = [c for c in counts if c is not None]
         if var is None:
-            total = sum(counts)
+            total = sum(widths)
             parts = keys.str.split(d, regex=False, expand=True) if total > 1 else keys.to_frame()
             if parts.shape[1] != total or parts.isna().any().any():
                 bad = keys[parts.isna().any(axis=1)] if parts.shape[1] >= total else keys
                 raise SchemaError(bad_msg.format(bad.iloc[0] if len(bad) else "?"))
             cols = [parts[j] for j in range(total)]
             out, j = [], 0
-            for c in counts:
+            for c in widths:
                 seg = cols[j]
                 for k in range(1, c):
                     seg = seg + d + cols[j + k]
                 out.append(seg.astype(object))
                 j += c
             return out
-        left, right = sum(counts[:var]), sum(counts[var + 1 :])
+        left = sum(widths[:var])
+        right = sum(widths[var:])
         if left:
             lp = keys.str.split(d, n=left, regex=False, expand=True)
             if lp.shape[1] != left + 1 or lp.isna().any().any():
@@ -911,16 +915,16 @@ class RowKey:
         rcols = [rp[j] for j in range(1, right + 1)]
         flat = [*lcols, middle, *rcols]
         out, j = [], 0
-        for i, c in enumerate(counts):
-            if c is None:
+        for n in counts:
+            if n is None:
                 out.append(flat[j].astype(object))
                 j += 1
                 continue
             seg = flat[j]
-            for k in range(1, c):
+            for k in range(1, n):
                 seg = seg + d + flat[j + k]
             out.append(seg.astype(object))
-            j += c
+            j += n
         return out
 
     def parse(self, keys: pd.Series) -> pd.DataFrame:
@@ -929,7 +933,7 @@ class RowKey:
         keys = keys.reset_index(drop=True).astype(object)
         texts = self._split(keys)
         out = pd.DataFrame(index=keys.index)
-        for s, t in zip(self.segments, texts):
+        for s, t in zip(self.segments, texts, strict=True):
             got = s.parse(t, self.delimiter) if isinstance(s, Tags) else s.parse(t)
             for k, v in got.items():
                 out[k] = v.to_numpy()

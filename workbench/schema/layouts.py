@@ -157,7 +157,7 @@ class CellParts:
             return np.concatenate(pieces)
         out = np.empty(len(self), dtype=object)
         start = 0
-        for p, keys in zip(pieces, self.row_key):
+        for p, keys in zip(pieces, self.row_key, strict=True):
             end = start + len(keys)
             if isinstance(p, (str, bytes)):
                 out[start:end] = p  # numpy fills an object slice with the one scalar
@@ -289,8 +289,10 @@ class Tall(Layout):
         cols = (*b.measures, *b.carried)
         qn = [self.qname(c) for c in cols]
         if len(set(qn)) != len(qn):
-            raise SchemaError(f"Two columns map to the same qualifier: {dict(zip(cols, qn))}.")
-        for c, q in zip(cols, qn):
+            raise SchemaError(
+                f"Two columns map to the same qualifier: {dict(zip(cols, qn, strict=True))}."
+            )
+        for c, q in zip(cols, qn, strict=True):
             values, size = _values(b, c)
             parts.add(keys, fam, q, ts, values, ev, size)
         return parts
@@ -460,6 +462,9 @@ class Serialized(Layout):
 _QUALIFIER_KINDS = ("day", "hour", "minute", "second", "offset_ms")
 
 
+WideQualifier = Literal["day", "hour", "minute", "second", "offset_ms"]
+
+
 @dataclass(frozen=True)
 class Wide(Layout):
     """Bounded short-and-wide rows: the qualifier is the event's place in the row's bucket (G02).
@@ -468,7 +473,7 @@ class Wide(Layout):
     row with ``TEMP:1`` … ``TEMP:31``. ``families`` maps each measure to its family
     (default: a family named like the measure)."""
 
-    qualifier: Literal["day", "hour", "minute", "second", "offset_ms"] = "day"
+    qualifier: WideQualifier = "day"
     families_: tuple[tuple[str, Family], ...] = ()
     bits: int = 32  # for offset_ms: offset = ms mod 2^bits (Heroic)
     pad: int = 0  # zero-pad day/hour/… qualifiers to this width so they sort numerically (G21)
@@ -517,10 +522,10 @@ class Wide(Layout):
         fams = [self.family_of(m).name for m in b.measures]
         if len(set(fams)) != len(fams):
             raise SchemaError(
-                f"Wide rows need one family per measure; got {dict(zip(b.measures, fams))}."
+                f"Wide rows need one family per measure; got {dict(zip(b.measures, fams, strict=True))}."
             )
         parts = CellParts()
-        for m, fam in zip(b.measures, fams):
+        for m, fam in zip(b.measures, fams, strict=True):
             values, size = _values(b, m)
             parts.add(keys, fam, q, b.ts_ms, values, b.events, size)
         return parts
@@ -638,10 +643,11 @@ def _protobuf_payloads(cols: dict[str, pd.Series]) -> np.ndarray:
     names = [f"f{i}" for i in range(1, len(spec) + 1)]
     arrays = [
         s.to_numpy().tolist() if k != "s" else encode_text(s).tolist()
-        for (_, k), s in zip(spec, cols.values())
+        for (_, k), s in zip(spec, cols.values(), strict=True)
     ]
     out = [
-        cls(**dict(zip(names, row))).SerializeToString(deterministic=True) for row in zip(*arrays)
+        cls(**dict(zip(names, row, strict=True))).SerializeToString(deterministic=True)
+        for row in zip(*arrays, strict=True)
     ]
     return np.asarray(out, dtype=object)
 

@@ -16,7 +16,8 @@ from typing import Any
 import matplotlib
 
 from ..analysis import Analysis
-from ..plots.style import BAD, GOOD, human_bytes, style
+from ..plots.style import BAD, GOOD, style
+from ..units import human_bytes
 
 # picture → (tab title, plot function path, analysis attribute, size in inches)
 FIGURES: dict[str, tuple[str, str, str, tuple[float, float]]] = {

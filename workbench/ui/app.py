@@ -589,7 +589,7 @@ class Designer(W.VBox):
         c = self.controls
         fams = tuple(
             FamilyEdit(role, n.value, int(a.value or 0), int(v.value or 0))
-            for role, (n, a, v) in zip(self._family_roles, c.families)
+            for role, (n, a, v) in zip(self._family_roles, c.families, strict=True)
         )
         segs = tuple(c.segments.value)
         salt = int(c.salt_buckets.value)

@@ -321,7 +321,7 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
     (salting any key, G08) or removed by the salt count; a label left out drops that segment.
     """
     key = base.key
-    by_label = dict(zip(segment_labels(key), key.segments))
+    by_label = dict(zip(segment_labels(key), key.segments, strict=True))
     order = [s for s in state.segments if s != SALT or state.salt_buckets > 1]
     if state.salt_buckets > 1 and SALT not in order:
         order.insert(0, SALT)
