@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -39,7 +40,6 @@ class LabProcess:
     url: str = ""
     seen: set[int] = field(default_factory=set)
     _checked: int = 0
-    _partial: str = ""
 
     def tree(self) -> list[int]:
         """The lab and all its descendants now (remembered, so the test's cleanup finds them)."""
@@ -48,37 +48,34 @@ class LabProcess:
         return pids
 
     def read_until(self, pattern: str, timeout: float = 120.0) -> re.Match[str]:
-        """Read the lab's output until a line matches ``pattern`` (fails on exit or timeout)."""
+        """Wait until a line of the lab's output matches ``pattern`` (fails on exit or timeout)."""
         deadline = time.monotonic() + timeout
-        assert self.proc.stdout is not None
-        os.set_blocking(self.proc.stdout.fileno(), False)
         while True:
             while self._checked < len(self.lines):
                 m = re.search(pattern, self.lines[self._checked])
                 self._checked += 1
                 if m:
                     return m
-            if time.monotonic() > deadline:
-                break
-            chunk = self.proc.stdout.read()
-            if chunk:
-                self._partial += chunk
-                *done, self._partial = self._partial.split("\n")
-                self.lines += [line + "\n" for line in done]
-            elif self.proc.poll() is not None:
-                break
-            else:
-                time.sleep(0.05)
-        raise AssertionError(f"workbench lab never printed {pattern!r}:\n" + self.output())
+            if time.monotonic() > deadline or (
+                self.proc.poll() is not None and not self._reader.is_alive()
+            ):
+                raise AssertionError(f"workbench lab never printed {pattern!r}:\n" + self.output())
+            time.sleep(0.05)
 
     def output(self) -> str:
-        assert self.proc.stdout is not None
-        try:
-            rest = self.proc.stdout.read() or ""
-        except (ValueError, OSError):
-            rest = ""
-        self._partial += rest
-        return "".join(self.lines) + self._partial
+        """Everything printed so far (all of it once the lab has exited)."""
+        if self.proc.poll() is not None:
+            self._reader.join(timeout=5)
+        return "".join(self.lines)
+
+    def __post_init__(self) -> None:
+        def _read() -> None:  # a thread: the pipe never fills, and reads never block the test
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                self.lines.append(line)
+
+        self._reader = threading.Thread(target=_read, daemon=True)
+        self._reader.start()
 
 
 def lab_env(tmp_path: Path, token: str) -> dict[str, str]:

@@ -67,9 +67,15 @@ def _start_kernel(lab: LabProcess) -> tuple[str, BlockingKernelClient]:
 
 
 def _busy_kernel(lab: LabProcess) -> None:
-    """A kernel stuck in a cell that never ends (pure Python: it answers no shutdown request)."""
+    """A kernel stuck in a cell that never ends and ignores the interrupt and SIGTERM the server
+    sends before it gives up on a shutdown request: only SIGKILL ends it."""
     _, client = _start_kernel(lab)
-    client.execute("while True:\n    pass")
+    client.execute(
+        "import signal\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "while True:\n    pass"
+    )
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:  # the cell has started: the kernel said 'busy'
         msg = client.get_iopub_msg(timeout=10)
@@ -212,19 +218,29 @@ def test_lab_stops_everything_within_10_s_five_times_in_a_row(tmp_path):
 
 
 def _sigint_was_ignored_at_birth(lab: LabProcess) -> bool:
-    """The lab replaced an inherited SIG_IGN: its SigIgn mask no longer has SIGINT, yet it
-    was started by a preexec that ignored it (checked on a sibling started the same way)."""
+    """The lab was started as a background job is (a sibling started the same way sees SIGINT
+    ignored), and replaced that SIG_IGN with a handler of its own (SigCgt has SIGINT, SigIgn not)."""
     probe = subprocess.run(
-        [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT))"],
+        [
+            sys.executable,
+            "-c",
+            "import signal; print(signal.getsignal(signal.SIGINT) == signal.SIG_IGN)",
+        ],
         capture_output=True,
         text=True,
         preexec_fn=_ignore_sigint,
-    ).stdout
-    status = Path(f"/proc/{lab.proc.pid}/status").read_text()
-    sig_ign = int(
-        next(line for line in status.splitlines() if line.startswith("SigIgn:")).split()[1], 16
+    ).stdout.strip()
+    status = dict(
+        line.split(":\t", 1)
+        for line in Path(f"/proc/{lab.proc.pid}/status").read_text().splitlines()
+        if ":\t" in line
     )
-    return "SIG_IGN" in probe and not sig_ign & (1 << (signal.SIGINT - 1))
+    bit = 1 << (signal.SIGINT - 1)
+    return (
+        probe == "True"
+        and not int(status["SigIgn"], 16) & bit
+        and bool(int(status["SigCgt"], 16) & bit)
+    )
 
 
 def test_lab_killed_with_sigkill_takes_jupyterlab_kernels_and_emulator_with_it(tmp_path):
@@ -254,7 +270,12 @@ def test_lab_command_line_holds_no_token():
 
     cmd = lab_command(8888, REPO, open_browser=False)
     assert not any("token" in part.lower() for part in cmd), cmd
-    env = lab_env({"JUPYTER_TOKEN": "x", "JUPYTER_CONFIG_PATH": "/a"}, Path("/t/token"), {})
-    assert "JUPYTER_TOKEN" not in env and env["JUPYTER_TOKEN_FILE"] == "/t/token"
+    env = lab_env(
+        {"JUPYTER_TOKEN": "x", "WORKBENCH_LAB_TOKEN": "y", "JUPYTER_CONFIG_PATH": "/a"},
+        Path("/t/token"),
+        {},
+    )
+    assert "JUPYTER_TOKEN" not in env and "WORKBENCH_LAB_TOKEN" not in env
+    assert env["JUPYTER_TOKEN_FILE"] == "/t/token"
     first, rest = env["JUPYTER_CONFIG_PATH"].split(os.pathsep)
     assert first.endswith("workbench/jupyter_config") and rest == "/a"

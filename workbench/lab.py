@@ -66,7 +66,8 @@ def lab_command(port: int, root: Path = REPO_ROOT, open_browser: bool = True) ->
 
 def lab_env(base: dict[str, str], token_file: Path, emulator_env: dict[str, str]) -> dict[str, str]:
     """The server's environment: the emulator for its kernels, the token file, the quiet settings."""
-    env = {k: v for k, v in base.items() if k != "JUPYTER_TOKEN"}
+    # the token itself stays out: kernels inherit this environment, and %env prints it
+    env = {k: v for k, v in base.items() if k not in ("JUPYTER_TOKEN", "WORKBENCH_LAB_TOKEN")}
     env.update(emulator_env)
     env["JUPYTER_TOKEN_FILE"] = str(token_file)
     paths = [
