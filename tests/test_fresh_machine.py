@@ -163,3 +163,12 @@ def test_make_test_stops_before_creating_or_running_anything(tmp_path):
     assert _calls(env, "python3") == ["python3 -c import venv, ensurepip"], _calls(env)
     assert not venv.exists()
     assert _calls(env, "apt-get") == []
+
+
+def test_readme_starts_with_exactly_the_two_commands():
+    lines = (REPO / "README.md").read_text().splitlines()
+    assert lines[0].startswith("# ")
+    block = lines[lines.index("```bash") + 1 :]
+    block = block[: block.index("```")]
+    assert lines.index("```bash") == 2, "the commands come right after the title"
+    assert [line.split("#")[0].strip() for line in block] == ["make lab", "make test"], block
