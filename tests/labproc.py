@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -99,12 +100,41 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def start_lab(tmp_path: Path, port: int, *, sigint_ignored: bool = False) -> LabProcess:
+def _make_lab_command(tmp_path: Path) -> list[str]:
+    """``make lab`` on this repository, with this test's Python as the installed environment.
+
+    VENV names a directory whose ``bin/python`` is the interpreter running the tests and whose
+    install stamp is fresh, so make goes straight to ``workbench lab`` (no install: the suite
+    must not re-install the environment it runs in).
+    """
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python"  # a script: a symlink would lose the real venv's packages
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    (venv / ".installed-bigtable-workbench").touch()
+    make = shutil.which("make")
+    assert make, "GNU make is a requirement of the README"
+    return [make, "--no-print-directory", "lab", f"VENV={venv}"]
+
+
+def start_lab(
+    tmp_path: Path, port: int, *, sigint_ignored: bool = False, via_make: bool = False
+) -> LabProcess:
+    """``workbench lab --no-browser --port PORT``, or ``make lab`` (port 8888, else a free one)."""
     token = "wb-lab-" + os.urandom(6).hex()
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    if via_make:
+        command = _make_lab_command(tmp_path)
+    else:
+        command = [sys.executable, "-m", "workbench", "lab", "--no-browser", "--port", str(port)]
+    env = lab_env(tmp_path, token)
+    env.pop("DISPLAY", None)  # headless: make lab must not try to open a browser here
+    env.pop("WAYLAND_DISPLAY", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "lab", "--no-browser", "--port", str(port)],
+        command,
         cwd=REPO,
-        env=lab_env(tmp_path, token),
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -243,6 +243,33 @@ def _sigint_was_ignored_at_birth(lab: LabProcess) -> bool:
     )
 
 
+def test_make_lab_stops_on_ctrl_c_and_when_make_alone_gets_sigterm(tmp_path):
+    """The README's command: Ctrl-C in its terminal, and ``kill <make's pid>`` (GNU make passes
+    SIGTERM on to the recipe it runs), each stop the lab, its kernel and its emulator."""
+    for i, (sig, whom) in enumerate([(signal.SIGINT, "group"), (signal.SIGTERM, "make")]):
+        lab = start_lab(tmp_path / f"make{i}", 0, via_make=True)
+        try:
+            wait_ready(lab)
+            assert lab.url.startswith("http://127.0.0.1:") and "00_start_here.ipynb" in lab.url
+            _start_kernel(lab)[1].stop_channels()
+            if whom == "group":
+                elapsed, left, output = _stop_and_time(lab, sig)
+            else:
+                tree = lab.tree()
+                t0 = time.monotonic()
+                os.kill(lab.proc.pid, sig)
+                while time.monotonic() < t0 + STOP_BUDGET and any(_watchdog.alive(p) for p in tree):
+                    time.sleep(0.05)
+                elapsed = time.monotonic() - t0
+                left = [p for p in tree if _watchdog.alive(p)]
+                output = lab.output()
+        finally:
+            leftovers = kill_leftovers(lab)
+        assert left == [] and leftovers == [], (whom, [_cmdline(p) for p in left], output)
+        assert elapsed < STOP_BUDGET, (whom, elapsed)
+        assert "JupyterLab stopped; emulator stopped." in output, output
+
+
 def test_lab_killed_with_sigkill_takes_jupyterlab_kernels_and_emulator_with_it(tmp_path):
     """``kill -9`` of workbench lab alone: its watchdog stops the rest within the budget."""
     with running_lab(tmp_path) as lab:
