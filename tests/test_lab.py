@@ -315,3 +315,11 @@ def test_lab_command_line_holds_no_token():
     assert env["JUPYTER_TOKEN_FILE"] == "/t/token"
     first, rest = env["JUPYTER_CONFIG_PATH"].split(os.pathsep)
     assert first.endswith("workbench/jupyter_config") and rest == "/a"
+
+
+def test_a_token_on_the_command_line_is_refused_with_the_way_to_pass_it(capsys):
+    from workbench.cli import main
+
+    assert main(["lab", "--token", "abc"]) == 2
+    err = capsys.readouterr().err
+    assert "WORKBENCH_LAB_TOKEN=... workbench lab" in err and "abc" not in err

@@ -69,7 +69,14 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
 def _cmd_lab(args: argparse.Namespace) -> int:
     from . import lab
 
-    return lab.run(port=args.port, token=args.token, open_browser=args.browser)
+    if args.token is not None:
+        print(
+            "error: --token would show the token to every local user (ps lists command lines).\n"
+            "Set it in the environment instead:  WORKBENCH_LAB_TOKEN=... workbench lab",
+            file=sys.stderr,
+        )
+        return 2
+    return lab.run(port=args.port, open_browser=args.browser)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -96,14 +103,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
 
-    lab = sub.add_parser("lab", help="start the emulator and JupyterLab at the start-here notebook")
-    lab.add_argument("--port", type=int, default=None)
-    lab.add_argument(
-        "--token",
-        default=None,
-        help="fixed access token (default: $WORKBENCH_LAB_TOKEN, else random); visible in ps,"
-        " prefer the environment variable",
+    lab = sub.add_parser(
+        "lab",
+        help="start the emulator and JupyterLab at the start-here notebook"
+        " (token: $WORKBENCH_LAB_TOKEN, else random)",
     )
+    lab.add_argument("--port", type=int, default=None)
+    # refused with an explanation (see _cmd_lab): a token on a command line is public
+    lab.add_argument("--token", default=None, help=argparse.SUPPRESS)
     lab.add_argument("--no-browser", dest="browser", action="store_false")
     lab.set_defaults(func=_cmd_lab)
 

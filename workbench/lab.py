@@ -148,7 +148,6 @@ def stop_server(proc: subprocess.Popen, wait: float = SERVER_STOP_WAIT) -> None:
 
 def run(
     port: int | None = None,
-    token: str | None = None,
     open_browser: bool = True,
     out: Callable[[str], None] = lambda s: print(s, flush=True),
 ) -> int:
@@ -171,7 +170,7 @@ def run(
         emulator = _emu.Emulator().start()
         watchdog.watch(emulator.pid)
         owned = emulator.owned
-        token = token or os.environ.get("WORKBENCH_LAB_TOKEN") or secrets.token_hex(24)
+        token = os.environ.get("WORKBENCH_LAB_TOKEN") or secrets.token_hex(24)
         fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(token)
