@@ -172,3 +172,37 @@ def test_readme_starts_with_exactly_the_two_commands():
     block = block[: block.index("```")]
     assert lines.index("```bash") == 2, "the commands come right after the title"
     assert [line.split("#")[0].strip() for line in block] == ["make lab", "make test"], block
+
+
+def _dry_run(target: str, **env: str) -> list[str]:
+    """``make -n TARGET``: the commands make would run, nothing run (the recursive make too)."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "CONDA_"))}
+    out = subprocess.run(
+        [shutil.which("make") or "make", "-n", "--no-print-directory", target],
+        cwd=REPO,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()
+
+
+def test_inside_the_conda_environment_make_installs_into_it(tmp_path):
+    prefix = str(tmp_path / "envs" / "bigtable-workbench")
+    commands = _dry_run("test", CONDA_DEFAULT_ENV="bigtable-workbench", CONDA_PREFIX=prefix)
+    assert commands[0] == f"PYTHON=python3 sh tools/check-system --venv {prefix} --browser"
+    assert f'{prefix}/bin/python -m pip install --quiet -e ".[test]"' in commands
+    assert commands[-1].strip() == f"{prefix}/bin/python -m pytest"
+    assert not any(".venv" in c for c in commands), commands
+
+
+def test_outside_it_make_uses_dot_venv_even_in_another_conda_environment(tmp_path):
+    commands = _dry_run("test", CONDA_DEFAULT_ENV="base", CONDA_PREFIX=str(tmp_path))
+    assert commands[0] == "PYTHON=python3 sh tools/check-system --venv .venv --browser"
+    assert commands[-1].strip() == ".venv/bin/python -m pytest"
+    # make lab checks the machine too, but needs no chromium
+    lab = _dry_run("lab")
+    assert lab[0] == "PYTHON=python3 sh tools/check-system --venv .venv"
+    assert lab[-1] == ".venv/bin/python -m workbench lab"
