@@ -206,3 +206,27 @@ def test_outside_it_make_uses_dot_venv_even_in_another_conda_environment(tmp_pat
     lab = _dry_run("lab")
     assert lab[0] == "PYTHON=python3 sh tools/check-system --venv .venv"
     assert lab[-1] == ".venv/bin/python -m workbench lab"
+
+
+def test_make_test_asks_for_the_emulator_before_the_suite(tmp_path):
+    """``workbench emulator find``: the binary, or exit 1 with the install help."""
+    env = {k: v for k, v in os.environ.items() if k != "WORKBENCH_CBTEMULATOR"}
+    found = subprocess.run(
+        [sys.executable, "-m", "workbench", "emulator", "find"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 0 and found.stdout.startswith("Emulator binary: "), found
+    missing = subprocess.run(
+        [sys.executable, "-m", "workbench", "emulator", "find"],
+        cwd=REPO,
+        env={**env, "WORKBENCH_CBTEMULATOR": str(tmp_path / "no-such-emulator")},
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 1
+    assert "need the Bigtable emulator" in missing.stderr
+    assert "gcloud components install bigtable" in missing.stderr
+    assert _dry_run("test")[-2].endswith("-m workbench emulator find")  # just before pytest
