@@ -154,7 +154,8 @@ def wait_ready(lab: LabProcess) -> None:
 
 def kill_leftovers(lab: LabProcess) -> list[int]:
     """The last resort: stop every process of the lab's tree that is still alive; returns them."""
-    lab.tree() if lab.proc.poll() is None else None
+    if lab.proc.poll() is None:
+        lab.tree()  # processes started since the last look
     left = [pid for pid in lab.seen if _watchdog.alive(pid)]
     if left:
         _watchdog.stop_tree(left, grace=3.0)

@@ -124,7 +124,8 @@ def _stop_and_time(lab: LabProcess, sig: int) -> tuple[float, list[int], str]:
         time.sleep(0.05)
     elapsed = time.monotonic() - t0
     left = [p for p in tree if _watchdog.alive(p)]
-    lab.proc.wait(timeout=5) if not left else None
+    if not left:
+        lab.proc.wait(timeout=5)
     return elapsed, left, lab.output()
 
 
