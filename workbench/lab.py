@@ -199,12 +199,12 @@ def run(
         while not stop.is_set() and proc.poll() is None:
             if not ready and _emu.port_is_open(f"127.0.0.1:{port}", timeout=0.2):
                 ready = True
-                token_file.unlink(
-                    missing_ok=True
-                )  # read at start-up; kernels inherit only the name
+                # the server read it at start-up; kernels inherit only the file's name
+                token_file.unlink(missing_ok=True)
                 out(f"\nJupyterLab is ready: {url}\n")
             stop.wait(0.25)
         if proc.poll() is not None and not stop.is_set():
+            out(f"JupyterLab exited by itself with code {proc.returncode}.")
             return proc.returncode or 0
         return 0
     finally:
