@@ -153,3 +153,15 @@ def test_binder_post_build_installs_the_package_and_builds_the_emulator():
     assert "share/jupyter/lab/settings/overrides.json" in text
     # bash can parse it
     assert subprocess.run(["bash", "-n", str(post_build)]).returncode == 0
+
+
+def test_binder_start_runs_one_emulator_for_every_kernel_and_then_jupyter():
+    start = REPO / "binder" / "start"
+    lines = [line.strip() for line in start.read_text().splitlines()]
+    commands = [line for line in lines if line and not line.startswith("#")]
+    assert lines[0] == "#!/bin/bash" and os.access(start, os.X_OK)
+    assert commands[0] == "python -m workbench emulator start \\"
+    # repo2docker's start scripts must hand over to the server they were given
+    assert commands[-1] == 'exec "$@"'
+    assert "set -e" not in start.read_text(), "a missing emulator must not stop the lab starting"
+    assert subprocess.run(["bash", "-n", str(start)]).returncode == 0
