@@ -66,15 +66,15 @@ def no_process_left_behind() -> Iterator[None]:
     """The net under every test's own ``finally``: what the suite started, the suite stops.
 
     Torn down last (session autouse), after the session's emulator has stopped; anything of the
-    suite's still running then is stopped and named in a warning.
+    suite's still running then is stopped and named in a warning (``tests/leftovers.py``).
     """
     import warnings
 
-    from leftovers import adopt_orphans, stop_leftovers
+    from leftovers import mark_session, stop_leftovers
 
-    adopt_orphans()
+    marker = mark_session()
     yield
-    left = stop_leftovers()
+    left = stop_leftovers(marker)
     if left:
         warnings.warn(
             "processes left running by the test suite were stopped:\n" + "\n".join(left),

@@ -1,31 +1,48 @@
 """Nothing the test suite starts outlives it.
 
-At the start of the session the pytest process becomes a *child subreaper* (Linux
-``prctl(PR_SET_CHILD_SUBREAPER)``): a process orphaned by a test (a JupyterLab whose parent was
-killed, a kernel, an emulator, a watchdog) is re-parented to pytest instead of init, so at the
-end of the session every process the suite ever started is still a descendant of pytest. Those
-still alive then are stopped (SIGTERM, SIGKILL after 3 s), and the zombies reaped; the caller
-reports them. Each test still stops what it starts in its own ``finally``: this is the net.
+At the start of the session the pytest process puts a marker in its own environment
+(``WORKBENCH_TEST_SESSION=<random id>``). Every process the suite starts inherits it (the
+helpers build children's environments from ``os.environ``), and keeps it when orphaned: a
+JupyterLab whose ``workbench lab`` was killed, a kernel, an emulator, a watchdog. At the end of
+the session every live process carrying this session's marker, and every live descendant of
+pytest, is stopped (SIGTERM, SIGKILL after 3 s); the caller names them in a warning. Each test
+still stops what it starts in its own ``finally``: this is the net under it. (Reading another
+process's environment needs Linux's /proc; elsewhere only descendants are found.)
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
+import secrets
 from pathlib import Path
 
 from workbench import _watchdog
 
-PR_SET_CHILD_SUBREAPER = 36
+MARKER = "WORKBENCH_TEST_SESSION"
 
 
-def adopt_orphans() -> bool:
-    """Make this process the subreaper of its descendants (Linux only; False elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+def mark_session() -> str:
+    """Give this process (and so everything it starts from now on) the session's marker."""
+    os.environ[MARKER] = secrets.token_hex(8)
+    return os.environ[MARKER]
+
+
+def _marked(marker: str) -> list[int]:
+    needle = f"{MARKER}={marker}".encode()
+    found: list[int] = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone already, or another user's
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
 
 
 def _describe(pid: int) -> str:
@@ -38,17 +55,11 @@ def _describe(pid: int) -> str:
     return f"{pid} {cmd.strip()[:160]}"
 
 
-def stop_leftovers() -> list[str]:
-    """Stop every live descendant of this process; returns what was left running."""
-    alive = [pid for pid in _watchdog.descendants(os.getpid()) if _watchdog.alive(pid)]
+def stop_leftovers(marker: str) -> list[str]:
+    """Stop every live process of this session; returns what was left running."""
+    pids = set(_marked(marker)) | set(_watchdog.descendants(os.getpid()))
+    alive = sorted(pid for pid in pids if _watchdog.alive(pid))
     described = [_describe(pid) for pid in alive]
     if alive:
         _watchdog.stop_tree(alive, grace=3.0)
-    while True:  # reap the orphans that were re-parented here and have exited
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if pid == 0:
-            break
     return described
