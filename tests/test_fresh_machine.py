@@ -176,7 +176,13 @@ def test_readme_starts_with_exactly_the_two_commands():
 
 def _dry_run(target: str, **env: str) -> list[str]:
     """``make -n TARGET``: the commands make would run, nothing run (the recursive make too)."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "CONDA_"))}
+    # make's own variables may come from the environment (and `make test VAR=...` exports them)
+    ours = ("PYTEST_ARGS", "VENV", "PYTHON")
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("MAKE", "CONDA_")) and k not in ours
+    }
     out = subprocess.run(
         [shutil.which("make") or "make", "-n", "--no-print-directory", target],
         cwd=REPO,
