@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..notes import EMULATOR_NOTES
 from ._index import CellIndex
 from .keyspace import KeyDistribution
-from .settings import DEFAULT, EMULATOR_NOTES, Settings
+from .settings import DEFAULT, Settings
 
 _NAME_LIKE_QUALIFIERS = 64  # more distinct qualifiers than this means they carry data (G12, G19)
 

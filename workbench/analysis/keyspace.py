@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..notes import EMULATOR_NOTES
 from ._index import CellIndex
-from .settings import DEFAULT, EMULATOR_NOTES, Settings
+from .settings import DEFAULT, Settings
 
 _DELIMS = ("#", "|", "/", ":", ",", ".", "_", "-")
 

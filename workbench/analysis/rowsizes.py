@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..notes import EMULATOR_NOTES
 from ._index import CellIndex
-from .settings import DEFAULT, EMULATOR_NOTES, Settings
+from .settings import DEFAULT, Settings
 
 _OPEN_FRACTION = 0.9  # a row spanning ≥ 90% of the data's time span is treated as never closing
 

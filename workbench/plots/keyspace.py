@@ -7,7 +7,7 @@ import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 
-from ..analysis.settings import EMULATOR_NOTES
+from ..notes import EMULATOR_NOTES
 from .style import BAD, GOOD, HEATMAP, MUTED, OKABE_ITO, new_axes, note, styled
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.settings import EMULATOR_NOTES
+from ..notes import EMULATOR_NOTES
 from .style import BAD, GOOD, MUTED, NEUTRAL, new_axes, note, styled
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.settings import EMULATOR_NOTES
+from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
 from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, new_axes, note, styled
 

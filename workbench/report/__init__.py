@@ -40,7 +40,7 @@ import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 
-from ..errors import WorkbenchError
+from ..errors import ReportError, WorkbenchError
 from ..guidelines import GUIDELINES
 from . import _templates
 from ._findings import CellError, Finding, FindingsPreprocessor, NotebookFacts, collect, finding
@@ -73,10 +73,6 @@ _VERSIONED = (
     "ipywidgets",
     "nbconvert",
 )
-
-
-class ReportError(WorkbenchError, RuntimeError):
-    """A report could not be made, or a notebook failed while executing (the message names it and the cell)."""
 
 
 @dataclass

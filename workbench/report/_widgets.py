@@ -266,7 +266,8 @@ def _slider(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
             positions = [float(log_base) ** p for p in positions]
             lo_hi = (float(log_base) ** lo_hi[0], float(log_base) ** lo_hi[1])
             vals = [
-                float(log_base) ** float(v or 0) for v in (value if isinstance(value, list) else [value])
+                float(log_base) ** float(v or 0)
+                for v in (value if isinstance(value, list) else [value])
             ]
         else:
             vals = value if isinstance(value, list) else [value]

@@ -782,9 +782,7 @@ class Designer(W.VBox):
         self.compare_out.outputs = ()
 
     def _render_compare(self) -> None:
-        from ..analysis.compare import (
-            compare,
-        )  # the function (the package attribute can be the submodule)
+        from ..analysis import compare
 
         if self.pinned is None:
             self.compare_out.outputs = (
