@@ -178,7 +178,7 @@ def with_family_gc(schema: Schema, family: str, gc: Any) -> Schema:
     if isinstance(lay, (Tall, NewColumns, Serialized)) and lay.family.name == family:
         return replace(schema, layout=replace(lay, family=replace(lay.family, gc=gc)))
     if isinstance(lay, Wide):
-        fams = tuple((m, replace(f, gc=gc) if f.name == family else f) for m, f in lay.families_)
+        fams = tuple((m, replace(f, gc=gc) if f.name == family else f) for m, f in lay.family_pairs)
         return replace(schema, layout=replace(lay, families_=fams))
     if schema.aggregates is not None and schema.aggregates.family.name == family:
         return replace(

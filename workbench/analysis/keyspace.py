@@ -84,7 +84,7 @@ def key_delimiter(keys: np.ndarray) -> str:
 
 def common_prefix(a: str, b: str) -> str:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # stops at the shorter text
         if x != y:
             break
         n += 1
@@ -141,7 +141,7 @@ def _split(
 ) -> tuple[list[int], list[float]]:
     """Split every tablet above the threshold at its byte median until none is (or none can)."""
     new_s, new_b = [], []
-    stack = list(zip(starts, [*starts[1:], n_rows], sizes))[::-1]
+    stack = list(zip(starts, [*starts[1:], n_rows], sizes, strict=True))[::-1]
     while stack:
         s, e, b = stack.pop()
         if b > threshold and e - s > 1:
@@ -359,7 +359,7 @@ def key_distribution(
             best_any = entry if cnt > best_any[0] else best_any
             best_settled = entry if settled and cnt > best_settled[0] else best_settled
         added = np.bincount(tab, weights=bb, minlength=len(starts))
-        sizes = [s + x for s, x in zip(sizes, added.tolist())]
+        sizes = [s + x for s, x in zip(sizes, added.tolist(), strict=True)]
         np.add.at(row_bytes, rr, bb)
         frontier = max(frontier, int(rr.max()) + 1)
         if max(sizes) > threshold:

@@ -91,7 +91,7 @@ class RowSizes:
         ]
         return df
 
-    def stats(self) -> dict[str, float]:
+    def stats(self) -> dict[str, float | str]:
         b, c = self.bytes, self.cells
         if not len(b):
             return {"rows": 0}
@@ -180,7 +180,7 @@ def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: st
         projected = np.where(is_open, rb * np.maximum(retention_s / data_span, 1.0), rb)
         max_cell = int(index.nbytes.max())
     else:
-        span = np.zeros(0)
+        span = np.zeros(0, dtype=np.float32)
         data_span = 0.0
         projected = rb.astype(np.float64)
         max_cell = 0

@@ -250,7 +250,8 @@ class Tall(Layout):
     as cells too, like the paper's ``METRIC:USER:Corrie``."""
 
     family: Family = Family("m")
-    qualifiers: tuple[tuple[str, str], ...] = ()
+    # a mapping or (column, qualifier) pairs; stored as pairs (hashable, so the schema compares by value)
+    qualifiers: Mapping[str, str] | tuple[tuple[str, str], ...] = ()
     value_qualifier: str = "v"  # the single qualifier when the key holds the measure (Metric)
 
     label = "single-timestamp rows, a cell per measure"
@@ -301,7 +302,7 @@ class Tall(Layout):
         if "_metric" in parsed:
             col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
         else:
-            back = {v: k for k, v in self.qualifiers}
+            back = {v: k for k, v in dict(self.qualifiers).items()}
             col = f["qualifier"].map(lambda q: back.get(q, q)).to_numpy()
         return pd.DataFrame(
             {
@@ -316,7 +317,7 @@ class Tall(Layout):
         return {"qualifier_regex": "|".join(re.escape(self.qname(c)) for c in needed)}
 
     def describe(self) -> str:
-        q = ", ".join(f"{k}→{v}" for k, v in self.qualifiers)
+        q = ", ".join(f"{k}→{v}" for k, v in dict(self.qualifiers).items())
         return f"{self.label} (family {self.family.name}" + (f"; qualifiers {q}" if q else "") + ")"
 
 
@@ -474,7 +475,8 @@ class Wide(Layout):
     (default: a family named like the measure)."""
 
     qualifier: WideQualifier = "day"
-    families_: tuple[tuple[str, Family], ...] = ()
+    # a mapping or (measure, family) pairs, a family given by name or as a Family; stored as pairs
+    families_: Mapping[str, Family | str] | tuple[tuple[str, Family | str], ...] = ()
     bits: int = 32  # for offset_ms: offset = ms mod 2^bits (Heroic)
     pad: int = 0  # zero-pad day/hour/… qualifiers to this width so they sort numerically (G21)
 
@@ -493,12 +495,19 @@ class Wide(Layout):
             tuple((m, Family(f) if isinstance(f, str) else f) for m, f in _pairs(self.families_)),
         )
 
+    @property
+    def family_pairs(self) -> tuple[tuple[str, Family], ...]:
+        """``families_`` as stored: (measure, Family) pairs."""
+        return tuple(
+            (m, f if isinstance(f, Family) else Family(f)) for m, f in dict(self.families_).items()
+        )
+
     def family_of(self, measure: str) -> Family:
-        return dict(self.families_).get(measure, Family(measure))
+        return dict(self.family_pairs).get(measure, Family(measure))
 
     def families(self, measures: tuple[str, ...]) -> tuple[Family, ...]:
         if not measures:
-            return tuple(f for _, f in self.families_)
+            return tuple(f for _, f in self.family_pairs)
         return tuple(self.family_of(m) for m in measures)
 
     def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
@@ -531,7 +540,7 @@ class Wide(Layout):
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
-        back = {fam.name: m for m, fam in self.families_}
+        back = {fam.name: m for m, fam in self.family_pairs}
         col = f["family"].map(lambda x: back.get(x, x)).to_numpy()
         return pd.DataFrame(
             {
@@ -546,7 +555,7 @@ class Wide(Layout):
         return {"families": tuple(self.family_of(m).name for m in needed)}
 
     def describe(self) -> str:
-        fams = ", ".join(f"{m}→{fam.name}" for m, fam in self.families_)
+        fams = ", ".join(f"{m}→{fam.name}" for m, fam in self.family_pairs)
         return f"{self.label}, qualifier = {self.qualifier} in bucket" + (
             f" (families {fams})" if fams else ""
         )

@@ -246,7 +246,7 @@ class Designer(W.VBox):
             layout=_lay(width="100%"),
             continuous_update=False,
         )
-        c.families: list[tuple[W.Text, W.BoundedIntText, W.BoundedIntText]] = []
+        c.families = []  # (name, max age days, versions) per family slot
         self.families_box = W.VBox()
         c.pin = W.Button(
             description="Pin this design",
@@ -258,7 +258,7 @@ class Designer(W.VBox):
         c.heatmap_what = W.ToggleButtons(
             options=["writes", "reads"], value="writes", style={"button_width": "70px"}
         )
-        c.apply: list[W.Button] = []
+        c.apply = []  # one button per suggested fix
         self.controls = c
 
         self.status = W.HTML()

@@ -42,7 +42,7 @@ def _png(rgba: np.ndarray) -> bytes:
     from PIL import Image
 
     img = Image.fromarray(np.ascontiguousarray(rgba), "RGBA").resize(
-        (WIDTH_PX, HEIGHT_PX), Image.NEAREST
+        (WIDTH_PX, HEIGHT_PX), Image.Resampling.NEAREST
     )
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=1)
