@@ -34,7 +34,6 @@ from .codecs import (
     digits,
     encode_coded,
     factorize,
-    format_time,
     format_time_coded,
 )
 
@@ -56,7 +55,6 @@ class RenderContext:
     t_us: np.ndarray
     delimiter: str = "#"
     metric: str | None = None
-    time_text: np.ndarray | None = None
     _cache: dict = field(default_factory=dict)
     time_coded: Coded | None = None
 
@@ -122,16 +120,6 @@ def _factorized(values: np.ndarray) -> Coded:
     return codes, np.asarray(uniq)
 
 
-def _map_unique(texts: np.ndarray, fn) -> np.ndarray:
-    """Apply a scalar function once per distinct value (entities are few; events are many)."""
-    codes, uniques = pd.factorize(pd.Series(texts, dtype=object))
-    return (
-        np.asarray([fn(u) for u in uniques], dtype=object)[codes]
-        if len(uniques)
-        else np.asarray([], dtype=object)
-    )
-
-
 # ----------------------------------------------------------------------------- segments
 
 
@@ -146,13 +134,15 @@ class Segment:
         """Dataset columns this segment gives back when a key is parsed."""
         return ()
 
-    def render(self, ctx: RenderContext) -> np.ndarray:  # pragma: no cover - abstract
+    def coded(self, ctx: RenderContext) -> Coded:  # pragma: no cover - abstract
+        """The segment's text for every event as (codes, distinct texts): each segment formats
+        (and checks) each distinct value once; the one method a segment implements."""
         raise NotImplementedError
 
-    def _coded(self, ctx: RenderContext) -> Coded:
-        """``render`` as (codes, distinct texts); segments override it to format each distinct
-        value once. The default factorizes the rendered text (exact, just slower)."""
-        return _factorized(self.render(ctx))
+    def render(self, ctx: RenderContext) -> np.ndarray:
+        """The segment's text for every event."""
+        codes, texts = self.coded(ctx)
+        return texts[codes]
 
     def _alphabet(self) -> str | None:
         """Every character the text can hold, when known without looking at it (None: unknown)."""
@@ -183,10 +173,7 @@ class Literal(Segment):
 
     text: str
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        return np.full(ctx.n, self.text, dtype=object)
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.text], dtype=object)
 
     def n_parts(self, delimiter: str) -> int | None:
@@ -211,10 +198,7 @@ class Field(Segment):
     def recovers(self) -> tuple[str, ...]:
         return (self.column,)
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        return ctx.text(self.column)
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         return ctx.coded(self.column)
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
@@ -228,15 +212,7 @@ class Field(Segment):
 class Int(Field):
     """An integer column without padding: the G21 anti-pattern (``3`` sorts after ``20``)."""
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        col = ctx.column(self.column)
-        if col.dtype.kind not in "iu":
-            raise SchemaError(
-                f"Int segment needs an integer column; {self.column!r} is {col.dtype}."
-            )
-        return ctx.text(self.column)
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu":
             raise SchemaError(
@@ -251,13 +227,7 @@ class PaddedInt(Field):
 
     width: int = 10
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        col = ctx.column(self.column)
-        if col.dtype.kind not in "iu":
-            raise SchemaError(f"PaddedInt needs an integer column; {self.column!r} is {col.dtype}.")
-        return digits(col.to_numpy(), self.width, f"{self.column}")
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu":
             raise SchemaError(f"PaddedInt needs an integer column; {self.column!r} is {col.dtype}.")
@@ -284,12 +254,7 @@ class Hashed(Field):
     def recovers(self) -> tuple[str, ...]:
         return ()
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        return _map_unique(
-            ctx.text(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length]
-        )
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         return _map_coded(
             ctx.coded(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length]
         )
@@ -305,15 +270,7 @@ class Hashed(Field):
 class ReversedId(Field):
     """A sequential numeric ID written backwards (``100042`` → ``240001``) so new IDs spread (G23)."""
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        col = ctx.column(self.column)
-        if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
-            raise SchemaError(
-                f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}."
-            )
-        return _map_unique(ctx.text(self.column), lambda u: u[::-1])
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
             raise SchemaError(
@@ -332,12 +289,7 @@ class ReversedId(Field):
 class ReversedDomain(Field):
     """A domain name with its labels reversed (``maps.google.com`` → ``com.google.maps``, G27)."""
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        if ctx.delimiter == ".":
-            raise SchemaError("ReversedDomain cannot be used with the '.' delimiter.")
-        return _map_unique(ctx.text(self.column), lambda u: ".".join(reversed(u.split("."))))
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         if ctx.delimiter == ".":
             raise SchemaError("ReversedDomain cannot be used with the '.' delimiter.")
         return _map_coded(ctx.coded(self.column), lambda u: ".".join(reversed(u.split("."))))
@@ -370,12 +322,7 @@ class Metric(Segment):
     def measure_of(self) -> dict[str, str]:
         return {v: k for k, v in dict(self.names).items()}
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        if ctx.metric is None:
-            raise SchemaError("A Metric segment needs a layout that writes one row per measure.")
-        return np.full(ctx.n, self.name_of(ctx.metric), dtype=object)
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         if ctx.metric is None:
             raise SchemaError("A Metric segment needs a layout that writes one row per measure.")
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.name_of(ctx.metric)], dtype=object)
@@ -410,10 +357,7 @@ class Timestamp(Segment):
     def sources(self) -> tuple[str, ...]:
         return (TIME,)
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        return format_time(ctx.t_us, self.precision, self.fmt)
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         return format_time_coded(ctx.t_us, self.precision, self.fmt)
 
     def _alphabet(self) -> str | None:
@@ -489,11 +433,7 @@ class ReversedTimestamp(Segment):
     def sources(self) -> tuple[str, ...]:
         return (TIME,)
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        v = np.floor_divide(ctx.t_us, self._per)
-        return digits(self.max_value - v, self.width, "reversed timestamp")
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         codes, uniq = _factorized(np.floor_divide(ctx.t_us, self._per))
         return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
 
@@ -523,11 +463,7 @@ class BaseTimestamp(Segment):
     def sources(self) -> tuple[str, ...]:
         return (TIME,)
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        ms = np.floor_divide(ctx.t_us, US_PER_MS)
-        return (ms - np.mod(ms, 2**self.bits)).astype(str).astype(object)
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
         codes, uniq = _factorized(ms - np.mod(ms, 2**self.bits))
         return codes, uniq.astype(str).astype(object)
@@ -571,23 +507,7 @@ class Salt(Segment):
     def sources(self) -> tuple[str, ...]:
         return tuple(TIME if c == "time" else c for c in self.of)
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
-        parts = []
-        for c in self.of:
-            if c == "time":
-                if ctx.time_text is None:
-                    raise SchemaError(
-                        "Salt of 'time' hashes the key's timestamp text: add a time segment to the key."
-                    )
-                parts.append(ctx.time_text)
-            else:
-                parts.append(ctx.text(c))
-        text = parts[0]
-        for p in parts[1:]:
-            text = text + "|" + p
-        return digits(crc32(text) % np.uint32(self.n), self.width, "salt")
-
-    def _coded(self, ctx: RenderContext) -> Coded:
+    def coded(self, ctx: RenderContext) -> Coded:
         acc: Coded | None = None
         for c in self.of:
             if c == "time":
@@ -646,13 +566,14 @@ class Tags(Segment):
     def n_parts(self, delimiter: str) -> int | None:
         return None
 
-    def render(self, ctx: RenderContext) -> np.ndarray:
+    def coded(self, ctx: RenderContext) -> Coded:
+        # the pairs of every event, then factorized: a series' tags are few distinct texts
         out = np.full(ctx.n, "", dtype=object)
         for c in self.columns:
             t = ctx.text(c)
             pair = np.where(t == "", "", (c + "=") + t + ctx.delimiter).astype(object)
             out = out + pair
-        return out
+        return _factorized(out)
 
     def parse(self, text: pd.Series, delimiter: str = ",") -> dict[str, pd.Series]:
         d = re.escape(delimiter)
@@ -825,12 +746,12 @@ class RowKey:
         parts: list[Coded | None] = [None] * len(self.segments)
         for i, s in enumerate(self.segments):
             if not isinstance(s, Salt):
-                parts[i] = s._coded(ctx)
+                parts[i] = s.coded(ctx)
                 if ctx.time_coded is None and s.time_order != 0:
                     ctx.time_coded = parts[i]
         for i, s in enumerate(self.segments):
             if isinstance(s, Salt):
-                parts[i] = s._coded(ctx)
+                parts[i] = s.coded(ctx)
         sizes = []
         for s, (_codes, texts) in zip(self.segments, parts, strict=True):  # type: ignore[misc]
             alphabet = s._alphabet()
@@ -857,12 +778,14 @@ class RowKey:
 
     def _render_text(self, ctx: RenderContext) -> np.ndarray:
         ctx.delimiter = self.delimiter
+        ctx.time_coded = None
         texts: list[np.ndarray | None] = [None] * len(self.segments)
         for i, s in enumerate(self.segments):
             if not isinstance(s, Salt):
-                texts[i] = s.render(ctx)
-                if ctx.time_text is None and s.time_order != 0:
-                    ctx.time_text = texts[i]
+                codes, distinct = s.coded(ctx)
+                texts[i] = distinct[codes]
+                if ctx.time_coded is None and s.time_order != 0:
+                    ctx.time_coded = (codes, distinct)
         for i, s in enumerate(self.segments):
             if isinstance(s, Salt):
                 texts[i] = s.render(ctx)

@@ -193,7 +193,6 @@ class BuildInput:
 
     def keys_for(self, metric: str | None = None) -> np.ndarray:
         self.ctx.metric = metric
-        self.ctx.time_text = None
         coded = self.key._render_coded(self.ctx)
         if coded is None:
             return self.key._render_text(self.ctx)

@@ -591,7 +591,7 @@ def _render_one(key: RowKey, i: int, known: Mapping[str, Any], t: int | None) ->
     ctx = RenderContext(cols, tt, key.delimiter)
     if isinstance(seg, Salt) and TIME in seg.sources():
         ts = key.time_segments[0]
-        ctx.time_text = ts.render(ctx)
+        ctx.time_coded = ts.coded(ctx)
     return str(seg.render(ctx)[0])
 
 
