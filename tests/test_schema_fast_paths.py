@@ -27,7 +27,7 @@ from workbench.schema import (
     Timestamp,
 )
 from workbench.schema.codecs import _float_reprs, digits, factorize, format_time
-from workbench.schema.keys import RenderContext
+from workbench.schema.segments import RenderContext
 
 RNG = np.random.default_rng(20240501)
 

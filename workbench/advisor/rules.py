@@ -45,9 +45,10 @@ from ..schema import (
     union,
 )
 from ..schema.codecs import time_us
-from ..schema.keys import BaseTimestamp, RenderContext
 from ..schema.layouts import WideQualifier
 from ..schema.limits import QUALIFIER_MAX, ROW_KEY_MAX
+from ..schema.segments import RenderContext
+from ..schema.time_segments import BaseTimestamp
 from ..units import human_bytes
 from .context import Context
 from .findings import Finding

@@ -38,7 +38,8 @@ from ..schema import (
     loss_report,
 )
 from ..schema.codecs import PRECISIONS
-from ..schema.keys import TIME, BaseTimestamp
+from ..schema.segments import TIME
+from ..schema.time_segments import BaseTimestamp
 
 _REVERSED_UNITS = {
     "second": ("s", 9_999_999_999, 10),

@@ -20,8 +20,13 @@ from .families import (
     max_versions,
     union,
 )
-from .keys import (
-    BaseTimestamp,
+from .keys import RowKey, heroic_key
+from .layouts import HeroicOffsets, Layout, NewCells, NewColumns, Serialized, Tall, Wide
+from .limits import Finding, LossReport, check_limits
+from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
+from .presets import pattern_names, preset, presets
+from .schema import Aggregates, Schema, Table, findings, loss_report
+from .segments import (
     Field,
     Hashed,
     Int,
@@ -30,20 +35,11 @@ from .keys import (
     PaddedInt,
     ReversedDomain,
     ReversedId,
-    ReversedTimestamp,
-    RowKey,
     Salt,
     Segment,
     Tags,
-    TimeBucket,
-    Timestamp,
-    heroic_key,
 )
-from .layouts import HeroicOffsets, Layout, NewCells, NewColumns, Serialized, Tall, Wide
-from .limits import Finding, LossReport, check_limits
-from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
-from .presets import pattern_names, preset, presets
-from .schema import Aggregates, Schema, Table, findings, loss_report
+from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
 
 __all__ = [
     "Schema",

@@ -35,7 +35,8 @@ from .codecs import (
     json_fragment,
 )
 from .families import Family
-from .keys import RenderContext, RowKey
+from .keys import RowKey
+from .segments import RenderContext
 
 
 def _pairs(m: Any) -> tuple:

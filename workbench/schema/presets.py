@@ -14,23 +14,11 @@ from collections.abc import Callable
 from ..errors import SchemaError
 from .codecs import Shape
 from .families import Family, max_age, max_versions, union
-from .keys import (
-    Field,
-    Hashed,
-    Int,
-    Literal,
-    Metric,
-    PaddedInt,
-    ReversedId,
-    ReversedTimestamp,
-    RowKey,
-    Salt,
-    TimeBucket,
-    Timestamp,
-    heroic_key,
-)
+from .keys import RowKey, heroic_key
 from .layouts import HeroicOffsets, NewCells, NewColumns, Serialized, Tall, Wide
 from .schema import Aggregates, Schema, Table
+from .segments import Field, Hashed, Int, Literal, Metric, PaddedInt, ReversedId, Salt
+from .time_segments import ReversedTimestamp, TimeBucket, Timestamp
 
 _S = "str"
 _T = "datetime64[us, UTC]"

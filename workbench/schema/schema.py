@@ -26,21 +26,12 @@ from ..cells import DEFAULT_TABLE, CellFrame
 from ..errors import SchemaError
 from .codecs import US_PER_MS, Shape, decode_text, encode_bytes, floor_us, time_us
 from .families import Family, MaxVersions
-from .keys import (
-    TIME,
-    Literal,
-    Metric,
-    RenderContext,
-    RowKey,
-    Salt,
-    Segment,
-    Tags,
-    Timestamp,
-    _unknown,
-)
+from .keys import RowKey
 from .layouts import BuildInput, Layout, NewCells, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
 from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
+from .segments import TIME, Literal, Metric, RenderContext, Salt, Segment, Tags, _unknown
+from .time_segments import Timestamp
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset, QueryIntent
