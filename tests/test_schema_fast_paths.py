@@ -26,8 +26,9 @@ from workbench.schema import (
     Tags,
     Timestamp,
 )
-from workbench.schema.codecs import _float_reprs, digits, factorize, format_time
 from workbench.schema.segments import RenderContext
+from workbench.schema.time_text import format_time
+from workbench.schema.value_text import _float_reprs, digits, factorize
 
 RNG = np.random.default_rng(20240501)
 

@@ -44,11 +44,11 @@ from ..schema import (
     max_versions,
     union,
 )
-from ..schema.codecs import time_us
 from ..schema.layouts import WideQualifier
 from ..schema.limits import QUALIFIER_MAX, ROW_KEY_MAX
 from ..schema.segments import RenderContext
 from ..schema.time_segments import BaseTimestamp
+from ..schema.time_text import time_us
 from ..units import human_bytes
 from .context import Context
 from .findings import Finding
@@ -843,7 +843,7 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
     sugg = None
     idx = next((j for j, s in enumerate(key.segments) if isinstance(s, TimeBucket)), None)
     if idx is not None:
-        from ..schema.codecs import PRECISIONS
+        from ..schema.time_text import PRECISIONS
 
         tb = key.segments[idx]
         assert isinstance(tb, TimeBucket)  # idx was found by that test

@@ -37,9 +37,9 @@ from ..schema import (
     Wide,
     loss_report,
 )
-from ..schema.codecs import PRECISIONS
 from ..schema.segments import TIME
 from ..schema.time_segments import BaseTimestamp
+from ..schema.time_text import PRECISIONS
 
 _REVERSED_UNITS = {
     "second": ("s", 9_999_999_999, 10),

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-from .codecs import Shape
 from .families import (
     Family,
     GcRule,
@@ -39,6 +38,7 @@ from .segments import (
     Segment,
     Tags,
 )
+from .shape import Shape
 from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
 
 __all__ = [

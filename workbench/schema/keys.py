@@ -14,9 +14,6 @@ import pandas as pd
 
 from ..cells import utf8_len
 from ..errors import SchemaError
-from .codecs import (
-    factorize,
-)
 from .segments import (
     TIME,
     Coded,
@@ -30,6 +27,7 @@ from .segments import (
     _join_sized,
 )
 from .time_segments import BaseTimestamp
+from .value_text import factorize
 
 
 @dataclass(frozen=True)

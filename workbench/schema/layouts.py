@@ -26,17 +26,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import (
-    US_PER_MS,
-    _fields,
-    _float_bytes_coded,
-    encode_bytes_len,
-    encode_text,
-    json_fragment,
-)
 from .families import Family
 from .keys import RowKey
 from .segments import RenderContext
+from .time_text import US_PER_MS, _fields
+from .value_text import _float_bytes_coded, encode_bytes_len, encode_text, json_fragment
 
 
 def _pairs(m: Any) -> tuple:

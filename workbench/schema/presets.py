@@ -12,12 +12,12 @@ import inspect
 from collections.abc import Callable
 
 from ..errors import SchemaError
-from .codecs import Shape
 from .families import Family, max_age, max_versions, union
 from .keys import RowKey, heroic_key
 from .layouts import HeroicOffsets, NewCells, NewColumns, Serialized, Tall, Wide
 from .schema import Aggregates, Schema, Table
 from .segments import Field, Hashed, Int, Literal, Metric, PaddedInt, ReversedId, Salt
+from .shape import Shape
 from .time_segments import ReversedTimestamp, TimeBucket, Timestamp
 
 _S = "str"

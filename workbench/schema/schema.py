@@ -24,14 +24,16 @@ import pandas as pd
 
 from ..cells import DEFAULT_TABLE, CellFrame
 from ..errors import SchemaError
-from .codecs import US_PER_MS, Shape, decode_text, encode_bytes, floor_us, time_us
 from .families import Family, MaxVersions
 from .keys import RowKey
 from .layouts import BuildInput, Layout, NewCells, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
 from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
 from .segments import TIME, Literal, Metric, RenderContext, Salt, Segment, Tags, _unknown
+from .shape import Shape
 from .time_segments import Timestamp
+from .time_text import US_PER_MS, floor_us, time_us
+from .value_text import decode_text, encode_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset, QueryIntent

@@ -21,13 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import (
-    _distinct,
-    crc32,
-    digits,
-    encode_coded,
-    factorize,
-)
+from .hashing import crc32
+from .value_text import _distinct, digits, encode_coded, factorize
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
 

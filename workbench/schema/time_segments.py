@@ -9,17 +9,17 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import (
+from .segments import TIME, Coded, RenderContext, Segment, _factorized
+from .time_text import (
     _TOKEN_RX,
     DEFAULT_FORMATS,
     PRECISIONS,
     US_PER_MS,
     US_PER_S,
     check_format,
-    digits,
     format_time_coded,
 )
-from .segments import TIME, Coded, RenderContext, Segment, _factorized
+from .value_text import digits
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from ..schema import (
     pattern_names,
     preset,
 )
-from ..schema.codecs import time_us
 from ..schema.presets import SHAPES
+from ..schema.time_text import time_us
 
 GENERIC = ("entity_first", "timestamp_first", "salted", "reversed_timestamp", "serialized_json")
 

@@ -39,7 +39,7 @@ from ..schema import (
     max_versions,
     union,
 )
-from ..schema.codecs import PRECISIONS
+from ..schema.time_text import PRECISIONS
 
 SALT = "salt"
 TIME = "time"
