@@ -1,4 +1,4 @@
-"""The simulated Key Visualizer (issue 6): hotspots, field promotion and salting on the paper's BATTERY keys (G06–G08).
+"""The simulated Key Visualizer: hotspots, field promotion and salting on the paper's BATTERY keys (G06–G08).
 
 These use crafted CellFrames in the paper's notation (``BATTERY#Corrie#20150301124501001``,
 family METRIC, qualifier PERCENTAGE); tests/test_analysis_teaching.py pins the same

@@ -1,4 +1,4 @@
-"""Row sizes, limits, growth, storage and capacity (issue 6; G01, G02, G10, G12, G24)."""
+"""Row sizes, limits, growth, storage and capacity (G01, G02, G10, G12, G24)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The behaviour the workbench teaches, pinned on the real dataset loaders and schema presets (issue 6).
+"""The behaviour the workbench teaches, pinned on the real dataset loaders and schema presets.
 
 G06 timestamp-first hotspots, G07 field promotion, G08 salting's N scans, G04 the
 paper's "Corrie's LoL games in March", G02/G12 time-bucket rows growing with the

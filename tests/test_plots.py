@@ -1,4 +1,4 @@
-"""Figures (issue 6): every picture renders on Agg, returns its axes with a title that states the takeaway."""
+"""Figures: every picture renders on Agg, returns its axes with a title that states the takeaway."""
 
 from __future__ import annotations
 

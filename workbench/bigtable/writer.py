@@ -1,6 +1,6 @@
 """CellFrame → MutateRows, fast, idempotent and honest about failures.
 
-Why it is built this way (measured, docs/DESIGN facts):
+Why it is built this way (each point measured against the emulator and the client):
 
 * The client's per-mutation Python objects cost ~5 s per 100k rows. Here each request
   is the package's own raw protobuf message (``MutateRowsRequest.pb()``, filled in

@@ -24,7 +24,7 @@ _S = "str"
 _T = "datetime64[us, UTC]"
 _F = "float64"
 
-# the fixed column spec shared with the dataset generators (tmp dataset_spec, issue 3)
+# the columns and dtypes each dataset generator produces, which its presets are written for
 SHAPES: dict[str, Shape] = {
     "garden_temperature": Shape(
         ("garden",), "time", ("temp_f",), (), (("garden", _S), ("time", _T), ("temp_f", _F))

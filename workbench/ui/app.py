@@ -704,17 +704,7 @@ class Designer(W.VBox):
     # ------------------------------------------------------------------ advisor
     def _render_advisor(self) -> None:
         c = self.controls
-        try:
-            self.findings = self.ws.advice(self.ds, self.schema, int(self.controls.nodes.value))
-        except ImportError:  # pragma: no cover - the advisor ships with the package
-            self.advisor_panel.children = [
-                W.HTML(
-                    R.note_html(
-                        "The advisor is not available yet (workbench.advisor is being written)."
-                    )
-                )
-            ]
-            return
+        self.findings = self.ws.advice(self.ds, self.schema, int(self.controls.nodes.value))
         rows: list[W.Widget] = []
         c.apply = []
         if not self.findings:
