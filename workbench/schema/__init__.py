@@ -20,7 +20,7 @@ from .families import (
     union,
 )
 from .keys import RowKey, heroic_key
-from .layouts import HeroicOffsets, Layout, NewCells, NewColumns, Serialized, Tall, Wide
+from .layouts import Layout, NewCells, NewColumns, Serialized, Tall
 from .limits import Finding, LossReport, check_limits
 from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
 from .presets import pattern_names, preset, presets
@@ -40,6 +40,7 @@ from .segments import (
 )
 from .shape import Shape
 from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
+from .wide_layouts import HeroicOffsets, Wide
 
 __all__ = [
     "Schema",

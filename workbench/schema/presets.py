@@ -14,11 +14,12 @@ from collections.abc import Callable
 from ..errors import SchemaError
 from .families import Family, max_age, max_versions, union
 from .keys import RowKey, heroic_key
-from .layouts import HeroicOffsets, NewCells, NewColumns, Serialized, Tall, Wide
+from .layouts import NewCells, NewColumns, Serialized, Tall
 from .schema import Aggregates, Schema, Table
 from .segments import Field, Hashed, Int, Literal, Metric, PaddedInt, ReversedId, Salt
 from .shape import Shape
 from .time_segments import ReversedTimestamp, TimeBucket, Timestamp
+from .wide_layouts import HeroicOffsets, Wide
 
 _S = "str"
 _T = "datetime64[us, UTC]"
