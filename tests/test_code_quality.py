@@ -41,3 +41,24 @@ def test_ruff_format_is_clean():
 def test_mypy_is_clean():
     r = _run(_tool("mypy"), "--no-incremental", "--cache-dir", "/dev/null")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# "about 500 lines": a module past this states in its docstring why it is one module
+LONG_MODULE_LINES = 550
+LONG_MODULE_REASON = "Why one module:"
+
+
+def test_long_modules_state_why():
+    import ast
+
+    unexplained = []
+    for path in sorted((REPO / "workbench").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        n = text.count("\n")
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if n > LONG_MODULE_LINES and LONG_MODULE_REASON not in doc:
+            unexplained.append(f"{path.relative_to(REPO)} ({n} lines)")
+    assert not unexplained, (
+        f"modules over {LONG_MODULE_LINES} lines whose docstring has no '{LONG_MODULE_REASON}' "
+        f"paragraph; split them by job or say why they are one: {unexplained}"
+    )

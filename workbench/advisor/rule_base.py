@@ -19,9 +19,9 @@ from ..schema import (
     Timestamp,
     Wide,
 )
-from ..schema.layouts import WideQualifier
 from ..schema.segments import RenderContext
 from ..schema.time_text import time_us
+from ..schema.wide_layouts import WideQualifier
 from .context import Context
 from .findings import Finding
 from .suggest import (

@@ -19,6 +19,9 @@ Why it is built this way:
   (UNIMPLEMENTED): the range is then read forward and reversed here, said in ``notes``.
 * The emulator does not report rows/cells *seen*: those come from the model
   (``plan.evaluate`` on the cells written), kept next to the measured figures.
+
+Why one module: the filter translation and the chunk decoder are one contract with
+``ReadPlan.evaluate`` (the figures measured here must equal the model's), so they change together.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ Why it is built this way (each point measured against the emulator and the clien
   with a :class:`WriteError` saying how many rows were written and how to resume.
 * grpc releases the GIL while waiting, so ``threads=2`` overlaps building one request
   with sending another (bench/bench_write.py measures it).
+
+Why one module: ``prepare`` (the batches), ``_send`` (retries) and ``write_cells`` (the resume
+point a WriteError names) share one ``_Prepared`` plan of row pieces; each reads its indices.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 ``pattern_names(dataset)`` lists the recommended design first. ``preset(dataset,
 pattern, **params)`` builds one; each preset is a small function whose keyword
 parameters (salt buckets, precision, names…) can be overridden.
+
+Why one module: the gallery is read side by side, every dataset's designs (good and
+instructive) a few lines each in one place; splitting it by dataset would scatter that comparison.
 """
 
 from __future__ import annotations

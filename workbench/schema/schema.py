@@ -8,6 +8,10 @@ cells Bigtable would store (``to_cells``), turns cells back into the events
 Contract with the analysis and the writer: every event cell's ``timestamp_us`` is
 the event time truncated to milliseconds (so writes can be replayed in time
 order); aggregate cells carry their bucket start.
+
+Why one module: ``to_cells``, ``from_cells`` and ``plan`` all work from one binding of key,
+layout and dataset shape (``Schema.bind``); the plan compiler can move next to the plan types
+in ``plan.py`` without changing that binding.
 """
 
 from __future__ import annotations

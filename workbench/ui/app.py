@@ -12,6 +12,10 @@ Drive it from Python as tests and the benchmark do::
     d = wb.designer("fx_prices")
     d.controls.pattern.value = "timestamp_first"
     d.analysis.keyspace.mean_share            # ≈ 1.0: one node takes the writes (G06)
+
+Why one module: the designer is one widget tree whose callbacks share its controls; the logic
+they call lives in ``state.py``, ``model.py``, ``_render.py`` and ``heatmap.py``, so what is left
+here is layout and wiring.
 """
 
 from __future__ import annotations
