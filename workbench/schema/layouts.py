@@ -298,14 +298,7 @@ class Tall(Layout):
         else:
             back = {v: k for k, v in dict(self.qualifiers).items()}
             col = f["qualifier"].map(lambda q: back.get(q, q)).to_numpy()
-        return pd.DataFrame(
-            {
-                "_er": f["_er"].to_numpy(),
-                "_t": f["_t"].to_numpy(),
-                "column": col,
-                "text": _text(f["value"]),
-            }
-        )
+        return _decoded(f, col, _text(f["value"]))
 
     def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
         return {"qualifier_regex": "|".join(re.escape(self.qname(c)) for c in needed)}
@@ -378,14 +371,7 @@ class NewColumns(Layout):
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
         col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
-        return pd.DataFrame(
-            {
-                "_er": f["_er"].to_numpy(),
-                "_t": f["_t"].to_numpy(),
-                "column": col,
-                "text": f["qualifier"].to_numpy(),
-            }
-        )
+        return _decoded(f, col, f["qualifier"].to_numpy())
 
     def describe(self) -> str:
         return f"{self.label} (family {self.family.name})"
@@ -465,3 +451,10 @@ def _values(b: BuildInput, col: str) -> tuple[np.ndarray | Taken, np.ndarray]:
 
 def _text(values: pd.Series) -> np.ndarray:
     return np.asarray([v.decode("utf-8") for v in values], dtype=object)
+
+
+def _decoded(f: pd.DataFrame, column: np.ndarray, text: np.ndarray) -> pd.DataFrame:
+    """What every layout's ``decode`` returns: per cell, its event row, time, column and text."""
+    return pd.DataFrame(
+        {"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": column, "text": text}
+    )

@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import SchemaError
 from .families import Family
 from .keys import RowKey
-from .layouts import BuildInput, CellParts, Layout, _pairs, _text, _values
+from .layouts import BuildInput, CellParts, Layout, _decoded, _pairs, _text, _values
 from .time_text import US_PER_MS, _fields
 
 _QUALIFIER_KINDS = ("day", "hour", "minute", "second", "offset_ms")
@@ -99,14 +99,7 @@ class Wide(Layout):
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
         back = {fam.name: m for m, fam in self.family_pairs}
         col = f["family"].map(lambda x: back.get(x, x)).to_numpy()
-        return pd.DataFrame(
-            {
-                "_er": f["_er"].to_numpy(),
-                "_t": f["_t"].to_numpy(),
-                "column": col,
-                "text": _text(f["value"]),
-            }
-        )
+        return _decoded(f, col, _text(f["value"]))
 
     def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
         return {"families": tuple(self.family_of(m).name for m in needed)}
