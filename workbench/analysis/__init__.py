@@ -62,6 +62,15 @@ def _chunks(ds: Any, chunk_events: int) -> Iterator[Any]:
         a = b
 
 
+def query_node_seconds(qc: QueryCosts) -> dict[str, float]:
+    """Modelled node-seconds per run of each planned query (the query-cost table's ``node_ms``):
+    the load model spends exactly this CPU on the rows each query sees."""
+    t = qc.table
+    if "node_ms" not in t.columns:
+        return {}
+    return {str(q): float(v) / 1e3 for q, v in t["node_ms"].items() if v == v}
+
+
 def build_index(
     ds: Any, schema: Any, *, cells: CellFrame | None = None, chunk_events: int = CHUNK_EVENTS
 ) -> CellIndex:
@@ -140,14 +149,17 @@ def analyze(
     settings: Settings | None = None,
     target_writes_per_s: float | None = None,
     cells: CellFrame | None = None,
-    runs_per_window: float = 1.0,
+    queries_per_s: float | None = None,
     chunk_events: int = CHUNK_EVENTS,
 ) -> Analysis:
     """Run every analysis of ``schema`` on ``ds``.
 
     ``nodes``: cluster size of the key-distribution model (default 3);
     ``measured``: emulator results per query name (``TableHandle.run`` results) shown beside the model;
-    ``target_writes_per_s``: the production write rate to size nodes for (default: the data's own rate);
+    ``target_writes_per_s``: the production write rate (mutations/s) the load model replays and
+    capacity sizes for (default: ``settings.write_rate_per_s``, else the data's own rate);
+    ``queries_per_s``: the production query rate, all intents together, split by their weights
+    (default: ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate);
     ``cells``: a CellFrame already built for this schema (skips ``to_cells``).
     """
     from ..datasets.model import require_dataset
@@ -177,9 +189,11 @@ def analyze(
         index,
         seen_rows=qc.seen_rows,
         weights=weights,
+        query_node_s=query_node_seconds(qc),
         nodes=nodes,
         settings=st,
-        runs_per_window=runs_per_window,
+        write_rate_per_s=target_writes_per_s,
+        queries_per_s=queries_per_s,
         schema_name=name,
     )
     tm["keyspace"] = (time.perf_counter() - t0) * 1e3
