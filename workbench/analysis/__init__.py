@@ -22,13 +22,14 @@ import numpy as np
 
 from ..cells import CellFrame
 from ._index import CellIndex
-from .capacity import Capacity, capacity
+from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .querycost import QueryCosts, evaluate, plans_for, query_costs
 from .rowsizes import RowSizes, bucket_width_sweep, row_sizes
 from .settings import DEFAULT, EMULATOR_NOTES, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
+COMPRESSION_SAMPLE_EVENTS = 20_000  # events whose cells are compressed to measure the ratio
 
 
 def schema_name(schema: Any) -> str:
@@ -69,6 +70,13 @@ def query_node_seconds(qc: QueryCosts) -> dict[str, float]:
     if "node_ms" not in t.columns:
         return {}
     return {str(q): float(v) / 1e3 for q, v in t["node_ms"].items() if v == v}
+
+
+def _sample(ds: Any, n: int) -> Any:
+    """About ``n`` events from the middle of the dataset, for measurements on real cells."""
+    f = ds.frame
+    a = max(0, (len(f) - n) // 2)
+    return dataclasses.replace(ds, frame=f.iloc[a : a + n])
 
 
 def build_index(
@@ -169,8 +177,17 @@ def analyze(
     name = schema_name(schema)
     tm: dict[str, float] = {}
     t0 = time.perf_counter()
+    if cells is None and len(ds) <= chunk_events:
+        cells = schema.to_cells(ds)
     index = build_index(ds, schema, cells=cells, chunk_events=chunk_events)
     tm["index"] = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
+    sample = cells if cells is not None else schema.to_cells(_sample(ds, COMPRESSION_SAMPLE_EVENTS))
+    ratio = compression_ratio(
+        sample, st, bytes_per_cell=float(index.nbytes.sum()) / max(index.n_cells, 1)
+    )
+    del sample
+    tm["compression"] = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
     plans, errors = plans_for(schema, ds.queries)
     weights = {q.name: q.weight for q in ds.queries}
@@ -201,9 +218,7 @@ def analyze(
     rs = row_sizes(index, settings=st, schema_name=name)
     tm["rowsizes"] = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
-    cap = capacity(
-        index, len(ds), kd, settings=st, target_writes_per_s=target_writes_per_s, schema_name=name
-    )
+    cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)
     tm["capacity"] = (time.perf_counter() - t0) * 1e3
     return Analysis(
         dataset=getattr(ds, "name", "dataset"),
@@ -240,6 +255,7 @@ __all__ = [
     "row_sizes",
     "query_costs",
     "capacity",
+    "compression_ratio",
     "evaluate",
     "writes_from_index",
     "bucket_width_sweep",

@@ -83,7 +83,7 @@ def key_delimiter(keys: np.ndarray) -> str:
 
 def common_prefix(a: str, b: str) -> str:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1
@@ -254,7 +254,7 @@ def _split_points(
             cuts = [int(pos[np.abs(left - total / 2).argmin()])]
         out.extend(cuts)
         bounds = [a, *cuts, b]
-        stack.extend(zip(bounds[:-1], bounds[1:]))
+        stack.extend(zip(bounds[:-1], bounds[1:], strict=True))
     return out
 
 
@@ -302,6 +302,24 @@ class KeyDistribution:
     read_note: str = ""
     schema_name: str = ""
     settings: Settings = field(default=DEFAULT, repr=False)
+    inputs: dict = field(default_factory=dict, repr=False, compare=False)  # to re-run the model
+    _runs: dict = field(default_factory=dict, repr=False, compare=False)
+
+    # -- the same workload on another cluster ----------------------------------------------
+    def rerun(self, **changes: object) -> KeyDistribution:
+        """The model again with the same data and workload, changing ``nodes``,
+        ``write_rate_per_s``, ``queries_per_s``, ``pre_splits`` or ``settings``."""
+        if not self.inputs:
+            raise ValueError("This KeyDistribution was not made by key_distribution().")
+        return key_distribution(**{**self.inputs, **changes})  # type: ignore[arg-type]
+
+    def at_nodes(self, nodes: int) -> KeyDistribution:
+        """The same workload on ``nodes`` nodes (cached)."""
+        if nodes == self.nodes:
+            return self
+        if nodes not in self._runs:
+            self._runs[nodes] = self.rerun(nodes=nodes)
+        return self._runs[nodes]
 
     # -- headline figures ------------------------------------------------------------------
     @property
@@ -652,7 +670,12 @@ def key_distribution(
     size = np.zeros(len(starts))
     row_b = np.zeros(R)  # bytes written so far per row
     plan: tuple[int, np.ndarray, np.ndarray] | None = None
-    split_bytes = st.tablet_split_bytes / scale if scale > 0 else float("inf")
+    # production bytes per tablet, in the sample's bytes; the sample resolves at most one size
+    # tablet per key bucket (finer tablets would each hold less than a row of it)
+    sample_bytes = float(w.nbytes.sum()) if n else 0.0
+    split_bytes = max(
+        st.tablet_split_bytes / scale if scale > 0 else float("inf"), sample_bytes / B
+    )
     wcost = scale / (writes_per_node * win_s) if win_s > 0 else 0.0
 
     node_cpu = np.zeros((W, nodes))
@@ -893,7 +916,26 @@ def key_distribution(
         ),
         schema_name=schema_name,
         settings=st,
+        inputs={
+            "index": index,
+            "seen_rows": seen_rows,
+            "weights": weights,
+            "query_node_s": query_node_s,
+            "nodes": nodes,
+            "settings": st,
+            "write_rate_per_s": rate,
+            "queries_per_s": queries_per_s,
+            "pre_splits": ps,
+            "writes": w,
+            "schema_name": schema_name,
+        },
     )
+
+
+def at_nodes(kd: KeyDistribution, nodes=(1, 3, 10, 30)) -> dict[int, KeyDistribution]:
+    """The same data and workload on several cluster sizes: what no Key Visualizer can show
+    before the table exists."""
+    return {int(n): kd.at_nodes(int(n)) for n in nodes}
 
 
 def _hot_table(

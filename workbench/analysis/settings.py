@@ -61,6 +61,7 @@ class Settings:
     # capacity
     cpu_target: float = 0.70  # recommended max average CPU, single-cluster routing (Monitoring)
     cpu_target_multi_cluster: float = 0.35  # per cluster with multi-cluster routing (Monitoring)
+    hotspot_share: float = 0.5  # a tablet with half the load is a hotspot more keys do not spread
     clusters: int = 1  # replication: every cluster stores and applies every write
     storage: str = "SSD"  # "SSD" or "HDD" (one type per instance)
     ssd_tb_per_node: float = 5.0  # storage per node, current "Quotas and limits" (older docs: 2.5)
@@ -70,7 +71,7 @@ class Settings:
     hdd_scan_bytes_per_s_per_node: float = 180 * MB
     compression_codec: str = "snappy"  # Bigtable compresses SSTable blocks (paper: Zippy = Snappy)
     compression_block_bytes: int = 64 * 1024  # SSTable block size (Bigtable paper: 64 KB)
-    compression_sample_bytes: int = 4 * MB  # cells compressed to estimate the ratio
+    compression_sample_bytes: int = 512 * 1024  # cells compressed to estimate the ratio
     large_row_bytes: int = 256 * MB  # Key Visualizer "Large rows": a row over 256 MB ...
     large_row_range_avg_bytes: int = 200 * MB  # ... or a key range averaging over 200 MB per row
     pressure_poor: float = 100.0  # a read/write pressure index of 100 or more is poor
