@@ -437,34 +437,45 @@ class KeyDistribution:
             return "even"
         return "even" if self.hotspot_factor <= 1.5 else "uneven"
 
+    def _row_why(self) -> str:
+        if not self.hot_rows:
+            return ""
+        key = max(self.hot_rows, key=self.hot_rows.get)
+        return f"one row, {key!r}, carries it and a row cannot be split"
+
     def _why(self) -> str:
         if self.frontier:
             return "new keys arrive in key order (a write frontier): no split or node spreads it"
-        if self.hot_rows:
-            key = max(self.hot_rows, key=self.hot_rows.get)
-            return f"one row, {key!r}, carries it and a row cannot be split"
-        return ""
+        return self._row_why()
 
     def verdict(self) -> str:
         """The takeaway in one line (used as the figures' titles)."""
         if self.n_writes == 0 and not self.reads.any():
             return "No load"
-        why = self._why()
         if self.spread == "hotspot":
             what = "tablet" if self.nodes == 1 else "node"
             share = self.mean_tablet_share if self.nodes == 1 else self.mean_share
+            why = self._why()
             return f"Hotspot: one {what} takes {share:.0%} of each window's load" + (
                 f"; {why}" if why else f" (fair share {self.fair_share:.0%})"
             )
+        row = f" ({self._row_why()})" if self.hot_rows else ""
         if self.nodes == 1:
             return (
                 f"One node serves everything; the busiest tablet takes {self.mean_tablet_share:.0%}"
-                " of the load, so more nodes would share it"
+                f" of the load, so more nodes would share it{row}"
             )
         if self.spread == "even":
-            return f"Load spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share"
+            return (
+                f"Load spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share{row}"
+            )
+        floor = (
+            f"; its busiest tablet alone takes {self.mean_tablet_share:.0%}"
+            if self.mean_tablet_share * self.nodes > 1.2
+            else ""
+        )
         return f"Uneven load: busiest node carries {self.hotspot_factor:.1f}× its fair share" + (
-            f" ({why})" if why else ""
+            row or floor
         )
 
     def diagnostics(self) -> list[dict[str, str]]:
@@ -684,8 +695,9 @@ def key_distribution(
         np.zeros(W),
         np.zeros(W),
     )  # busiest tablet's load, summed over a window's steps
-    bucket_node = np.zeros((W, B), dtype=np.int32)
+    bucket_cpu = np.zeros((W, B))  # CPU of the busiest node serving part of each bucket
     first_rows = np.searchsorted(bucket_of_row, np.arange(B), "left")
+    last_rows = np.r_[first_rows[1:], R] - 1
     # the balancer works at its own pace: steps of about `rebalance_minutes` inside each window,
     # a move decided in one step lands `lag` steps later
     sub = max(1, int(np.ceil(win_s / 60.0 / max(st.rebalance_minutes, 1e-9) - 1e-9)))
@@ -713,7 +725,9 @@ def key_distribution(
     best = (0.0, -1, 0, 0)  # (cpu, window, first row, last row) of the busiest tablet after warm-up
     best_any = best
     prb = float(st.planning_row_bytes)
-    idle: tuple[np.ndarray, float] | None = None  # a step without writes: the next one is the same
+    idle: tuple[np.ndarray, float, np.ndarray] | None = (
+        None  # a step without writes: the next one is the same
+    )
     for j in range(S):
         k = j // sub
         if plan is not None and plan[0] <= j:  # a rebalance decided `lag` steps ago lands
@@ -730,6 +744,7 @@ def key_distribution(
         if a == b and idle is not None:
             node_cpu[k] += idle[0]
             top_cpu[k] += idle[1]
+            bucket_cpu[k] += idle[2]
             continue
         rr, bb = w.row[a:b], w.nbytes[a:b]
         ends = np.r_[starts[1:], R]
@@ -742,8 +757,12 @@ def key_distribution(
             t_wr = np.bincount(tab, minlength=len(starts))
             node_wr[k] += np.bincount(node, weights=t_wr, minlength=nodes)
             top_wr[k] += t_wr.max()
-        if j % sub == sub - 1 or b > a:
-            bucket_node[k] = node[np.searchsorted(starts, first_rows, "right") - 1]
+        # Key Visualizer reports the worst within a bucket: the busiest node among its tablets
+        pair = np.empty(2 * B, dtype=np.int64)
+        pair[0::2] = np.searchsorted(starts, first_rows, "right") - 1
+        pair[1::2] = np.searchsorted(starts, last_rows, "right")
+        bvec = np.maximum.reduceat(np.r_[nc[node], 0.0], pair)[0::2]
+        bucket_cpu[k] += bvec
         total = float(t_cpu.sum())
         if total > 0:
             order = np.argsort(-t_cpu)[:3]
@@ -768,7 +787,7 @@ def key_distribution(
                     best_any = entry if cpu_top > best_any[0] else best_any
                     best = entry if settled and cpu_top > best[0] else best
         if a == b:
-            idle = (nc, float(t_cpu.max()) if len(t_cpu) else 0.0)
+            idle = (nc, float(t_cpu.max()) if len(t_cpu) else 0.0, bvec)
         else:
             idle = None
             size += np.bincount(tab, weights=bb, minlength=len(starts))
@@ -844,12 +863,7 @@ def key_distribution(
         wtot = node_wr.sum(axis=1)
         wshare = np.where(wtot > 0, node_wr.max(axis=1) / wtot, np.nan)
         twshare = np.where(wtot > 0, top_wr / wtot, np.nan)
-        pressure = (
-            100.0
-            * node_cpu[np.arange(W)[:, None], bucket_node]
-            / max(st.cpu_target, 1e-9)
-            * ((writes_m > 0) | (reads_m > 0))
-        )
+        pressure = 100.0 * bucket_cpu / max(st.cpu_target, 1e-9) * ((writes_m > 0) | (reads_m > 0))
     warmup = min(int(np.ceil(lag / sub)), max(W - 1, 0))
 
     pick = best if best[1] >= 0 else best_any

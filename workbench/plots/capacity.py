@@ -50,7 +50,7 @@ def plot_node_need(cap, ax=None):
             OKABE_ITO[1],
         ),
     ]
-    for i, (label, v, c) in enumerate(bars):
+    for i, (_, v, c) in enumerate(bars):
         ax.barh(i, v, color=c, height=0.6)
         ax.text(v, i, f"  {v:,}", va="center")
     ax.set_yticks(range(len(bars)))
