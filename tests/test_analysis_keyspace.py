@@ -65,7 +65,9 @@ def test_timestamp_first_puts_each_windows_writes_on_one_node(dists):
     kd = dists["timestamp_first"]
     assert kd.mean_share >= 0.95, kd.summary()
     assert kd.hotspot_factor > 2.8  # 3 nodes: ~3× the fair share
-    assert 20 <= kd.n_tablets <= 300  # tens to hundreds of tablets for a workshop dataset
+    # at the data's own rate the table holds ~0.5 MB, far under a tablet's 200 MB, and a load
+    # split never cuts a write frontier: the table stays one tablet
+    assert kd.n_tablets == 1
     assert kd.busiest_range["name"].startswith("BATTERY#201503")
     assert "Hotspot" in kd.verdict()
 
@@ -170,7 +172,8 @@ def test_prefix_labels_follow_the_key_hierarchy():
 
 def test_key_buckets_are_about_a_thousand_and_cover_every_write(dists):
     kd = dists["field_promotion"]
-    # 12,000 writes at >= 1,000 per window: 12 windows of whole minutes over March
-    assert kd.writes.shape == (N // DEFAULT.min_writes_per_window, DEFAULT.key_buckets)
+    # 12,000 writes at >= 1,000 per window would be 12 windows; a picture has at least 24 (whole
+    # minutes over March: 31 days / 24 rounded up to a minute gives 24 windows)
+    assert kd.writes.shape == (DEFAULT.min_windows, DEFAULT.key_buckets)
     assert kd.writes.sum() == N
     assert kd.window_minutes == int(kd.window_minutes)

@@ -77,7 +77,7 @@ def test_each_figure_returns_titled_axes_and_draws(parts, fn, part, tmp_path):
 def test_titles_state_the_takeaway(parts):
     hot, even = parts["timestamp_first"], parts["field_promotion"]
     assert title(plot_key_heatmap(hot["kd"])).startswith("Hotspot:")
-    assert title(plot_key_heatmap(even["kd"])).startswith("Writes spread evenly")
+    assert title(plot_key_heatmap(even["kd"])).startswith("Load spread evenly")
     assert "rows for every row it needs" in title(plot_query_costs(hot["qc"]))
     assert "Names are" in title(plot_bytes_breakdown(hot["cap"]))
     plt.close("all")

@@ -124,13 +124,15 @@ def prefix_labels(
 
 
 def _windows(ts: np.ndarray, n: int, settings: Settings) -> tuple[int, int, int]:
-    """(first µs, window length µs, number of windows): whole minutes, at most ``max_windows``,
-    and long enough that a window holds about ``min_writes_per_window`` of the sample's writes."""
+    """(first µs, window length µs, number of windows): whole minutes, between ``min_windows``
+    (a readable picture) and ``max_windows``, and otherwise long enough that a window holds
+    about ``min_writes_per_window`` of the sample's writes."""
     minute = 60_000_000
     t0 = int(ts[0]) if n else 0
     span = max(int(ts[-1]) - t0, 1) if n else 1
     step = max(int(settings.window_minutes), 1) * minute
-    want = max(1, min(settings.max_windows, n // max(settings.min_writes_per_window, 1)))
+    want = max(settings.min_windows, n // max(settings.min_writes_per_window, 1))
+    want = max(1, min(settings.max_windows, want))
     win = max(step, -(-span // want))  # ceil
     win = -(-win // step) * step  # whole window_minutes
     return t0, win, max(1, -(-(span + 1) // win))
@@ -700,7 +702,10 @@ def key_distribution(
     last_rows = np.r_[first_rows[1:], R] - 1
     # the balancer works at its own pace: steps of about `rebalance_minutes` inside each window,
     # a move decided in one step lands `lag` steps later
+    # (but never so short that a step holds fewer than min_writes_per_step of the sample's
+    # writes: the balancer would chase sampling noise the production rate does not have)
     sub = max(1, int(np.ceil(win_s / 60.0 / max(st.rebalance_minutes, 1e-9) - 1e-9)))
+    sub = max(1, min(sub, int(n / W / max(st.min_writes_per_step, 1))))
     step_us = win_us / sub
     lag = max(1, int(np.ceil(st.rebalance_minutes * 60e6 / step_us - 1e-9)))
     S = W * sub

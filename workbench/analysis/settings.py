@@ -51,7 +51,9 @@ class Settings:
     key_buckets: int = 1000  # "1,000 contiguous ranges" of row keys (Key Visualizer metrics)
     window_minutes: int = 1  # Key Visualizer's finest time step is one minute
     max_windows: int = 240  # longer spans are drawn in coarser whole-minute windows
+    min_windows: int = 24  # at least this many columns, however small the sample
     min_writes_per_window: int = 1000  # sample writes per window so node shares are not noise
+    min_writes_per_step: int = 100  # sample writes per balancer step (splits, moves), likewise
     # tablets: splits and rebalancing
     tablet_split_bytes: float = 200 * MB  # "100-200 MB" per tablet (Bigtable paper, OSDI 2006)
     load_split_share: float = 0.5  # a tablet splits by load above half a node's fair share
