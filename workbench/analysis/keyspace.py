@@ -173,16 +173,24 @@ def _read_load(
 
 def _lpt(load: np.ndarray, current: np.ndarray, nodes: int) -> np.ndarray:
     """Node per tablet: loaded tablets heaviest first onto the least-loaded node (longest
-    processing time first); tablets without load stay where they are."""
+    processing time first) for the heaviest few per node, the light rest dealt in that order
+    onto the nodes from the least loaded up; tablets without load stay where they are."""
     import heapq
 
     out = current.copy()
     loaded = np.flatnonzero(load > 0)
+    order = loaded[np.argsort(-load[loaded], kind="stable")]
     heap = [(0.0, i) for i in range(nodes)]
-    for t in loaded[np.argsort(-load[loaded], kind="stable")].tolist():
+    head, tail = order[: 4 * nodes], order[4 * nodes :]
+    for t in head.tolist():
         lo, i = heapq.heappop(heap)
         out[t] = i
         heapq.heappush(heap, (lo + float(load[t]), i))
+    if len(tail):
+        by_load = np.array([i for _, i in sorted(heap)])
+        p = np.arange(len(tail))
+        lap, pos = np.divmod(p, nodes)
+        out[tail] = by_load[np.where(lap % 2 == 0, pos, nodes - 1 - pos)]
     return out
 
 
@@ -671,7 +679,8 @@ def key_distribution(
     del born
     read_rows = np.flatnonzero(rcpu > 0)
     live = np.zeros(R)  # read CPU of the rows written so far
-    rcum = np.zeros(R + 1)
+    rcum = np.zeros(R + 1)  # cumulative `live`, rebuilt only when a split needs it
+    stale = False
 
     # -- tablets --------------------------------------------------------------------------
     table_starts = np.searchsorted(index.row_table, np.unique(index.row_table), "left")
@@ -681,6 +690,7 @@ def key_distribution(
     starts = starts[starts < max(R, 1)]
     node = np.arange(len(starts)) % nodes  # a new table's tablets dealt round the nodes
     size = np.zeros(len(starts))
+    t_read = np.zeros(len(starts))  # read CPU per tablet of the rows that exist
     row_b = np.zeros(R)  # bytes written so far per row
     plan: tuple[int, np.ndarray, np.ndarray] | None = None
     # production bytes per tablet, in the sample's bytes; the sample resolves at most one size
@@ -744,7 +754,12 @@ def key_distribution(
         if read_born_at[j + 1] > read_born_at[j]:
             born_now = read_born[read_born_at[j] : read_born_at[j + 1]]
             live[born_now] = rcpu[born_now] / sub
-            rcum = np.r_[0.0, np.cumsum(live)]
+            t_read += np.bincount(
+                np.searchsorted(starts, born_now, "right") - 1,
+                weights=live[born_now],
+                minlength=len(starts),
+            )
+            stale = True
             idle = None
         if a == b and idle is not None:
             node_cpu[k] += idle[0]
@@ -752,10 +767,10 @@ def key_distribution(
             bucket_cpu[k] += idle[2]
             continue
         rr, bb = w.row[a:b], w.nbytes[a:b]
-        ends = np.r_[starts[1:], R]
+        ends = np.append(starts[1:], R)
         tab = np.searchsorted(starts, rr, "right") - 1
         wc = wcost * np.maximum(1.0, bb / prb)
-        t_cpu = np.bincount(tab, weights=wc, minlength=len(starts)) + (rcum[ends] - rcum[starts])
+        t_cpu = np.bincount(tab, weights=wc, minlength=len(starts)) + t_read
         nc = np.bincount(node, weights=t_cpu, minlength=nodes)
         node_cpu[k] += nc
         if b > a:
@@ -766,7 +781,7 @@ def key_distribution(
         pair = np.empty(2 * B, dtype=np.int64)
         pair[0::2] = np.searchsorted(starts, first_rows, "right") - 1
         pair[1::2] = np.searchsorted(starts, last_rows, "right")
-        bvec = np.maximum.reduceat(np.r_[nc[node], 0.0], pair)[0::2]
+        bvec = np.maximum.reduceat(np.append(nc[node], 0.0), pair)[0::2]
         bucket_cpu[k] += bvec
         total = float(t_cpu.sum())
         if total > 0:
@@ -807,18 +822,23 @@ def key_distribution(
         for t in single:
             r = int(starts[t])
             found.setdefault("row", {})[r] = max(found.get("row", {}).get(r, 0.0), float(t_cpu[t]))
+        if len(cand_t) and stale:
+            rcum = np.concatenate(([0.0], np.cumsum(live)))
+            stale = False
         if len(cand_t):
             lrows, inv = np.unique(rr, return_inverse=True)
-            wcum = np.r_[0.0, np.cumsum(np.bincount(inv, weights=wc))]
-            # no cut inside a write frontier: consecutive new rows whose keys follow their
-            # write order (a cut where the next key was written earlier separates two frontiers)
+            wcum = np.concatenate(([0.0], np.cumsum(np.bincount(inv, weights=wc))))
+            # no cut inside a write frontier: consecutive new rows whose keys follow their write
+            # order, forward (a timestamp) or backward (a reversed timestamp), whichever the
+            # step's new keys mostly do; a cut where that order breaks separates two frontiers
             new = first_win[lrows] == k  # rows first written in this window
+            adj = new[1:] & new[:-1] & (np.diff(lrows) == 1)
+            step_dir = np.sign(np.diff(first_ts[lrows]))
+            fwd = (step_dir[adj] >= 0).sum() >= (step_dir[adj] <= 0).sum()
             allowed = np.ones(len(lrows), dtype=bool)
-            allowed[1:] = ~(
-                new[1:] & new[:-1] & (np.diff(lrows) == 1) & (np.diff(first_ts[lrows]) >= 0)
-            )
+            allowed[1:] = ~(adj & ((step_dir >= 0) if fwd else (step_dir <= 0)))
             # a tablet whose load is one frontier (no allowed cut, no reads) cannot split: skip it
-            ac = np.r_[0, np.cumsum(allowed)]
+            ac = np.concatenate(([0], np.cumsum(allowed)))
             s_c, e_c = starts[cand_t], ends[cand_t]
             i0 = np.searchsorted(lrows, s_c)
             i1 = np.searchsorted(lrows, e_c)
@@ -834,7 +854,7 @@ def key_distribution(
                 )
         big_t = np.flatnonzero((size > split_bytes) & (ends - starts > 1))
         if len(big_t):
-            cb = np.r_[0.0, np.cumsum(row_b)]
+            cb = np.concatenate(([0.0], np.cumsum(row_b)))
             for t in big_t:
                 s_, e_ = int(starts[t]), int(ends[t])
                 half = cb[s_] + (cb[e_] - cb[s_]) / 2
@@ -847,13 +867,15 @@ def key_distribution(
             parent = np.searchsorted(old_starts, starts, "right") - 1
             node = node[parent]
             # sizes of the new tablets: the sample's bytes written so far per row range
-            cb = np.r_[0.0, np.cumsum(row_b)]
-            ends = np.r_[starts[1:], R]
+            cb = np.concatenate(([0.0], np.cumsum(row_b)))
+            ends = np.append(starts[1:], R)
             size = cb[ends] - cb[starts]
+            if stale:
+                rcum = np.concatenate(([0.0], np.cumsum(live)))
+                stale = False
+            t_read = rcum[ends] - rcum[starts]
             tab = np.searchsorted(starts, rr, "right") - 1
-            t_cpu = np.bincount(tab, weights=wc, minlength=len(starts)) + (
-                rcum[ends] - rcum[starts]
-            )
+            t_cpu = np.bincount(tab, weights=wc, minlength=len(starts)) + t_read
         # rebalance by load: decided now, in effect `lag` windows later
         if plan is None and total > 0 and nodes > 1:
             nl = np.bincount(node, weights=t_cpu, minlength=nodes)

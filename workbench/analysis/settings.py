@@ -53,7 +53,7 @@ class Settings:
     max_windows: int = 240  # longer spans are drawn in coarser whole-minute windows
     min_windows: int = 24  # at least this many columns, however small the sample
     min_writes_per_window: int = 1000  # sample writes per window so node shares are not noise
-    min_writes_per_step: int = 100  # sample writes per balancer step (splits, moves), likewise
+    min_writes_per_step: int = 200  # sample writes per balancer step (splits, moves), likewise
     # tablets: splits and rebalancing
     tablet_split_bytes: float = 200 * MB  # "100-200 MB" per tablet (Bigtable paper, OSDI 2006)
     load_split_share: float = 0.5  # a tablet splits by load above half a node's fair share
@@ -73,7 +73,7 @@ class Settings:
     hdd_scan_bytes_per_s_per_node: float = 180 * MB
     compression_codec: str = "snappy"  # Bigtable compresses SSTable blocks (paper: Zippy = Snappy)
     compression_block_bytes: int = 64 * 1024  # SSTable block size (Bigtable paper: 64 KB)
-    compression_sample_bytes: int = 512 * 1024  # cells compressed to estimate the ratio
+    compression_sample_bytes: int = 256 * 1024  # cells compressed to estimate the ratio
     large_row_bytes: int = 256 * MB  # Key Visualizer "Large rows": a row over 256 MB ...
     large_row_range_avg_bytes: int = 200 * MB  # ... or a key range averaging over 200 MB per row
     pressure_poor: float = 100.0  # a read/write pressure index of 100 or more is poor
