@@ -713,9 +713,10 @@ def key_distribution(
     # the balancer works at its own pace: steps of about `rebalance_minutes` inside each window,
     # a move decided in one step lands `lag` steps later
     # (but never so short that a step holds fewer than min_writes_per_step of the sample's
-    # writes: the balancer would chase sampling noise the production rate does not have)
+    # writes: the balancer would chase sampling noise the production rate does not have; and
+    # at most max_steps in all, the designer's time budget)
     sub = max(1, int(np.ceil(win_s / 60.0 / max(st.rebalance_minutes, 1e-9) - 1e-9)))
-    sub = max(1, min(sub, int(n / W / max(st.min_writes_per_step, 1))))
+    sub = max(1, min(sub, int(n / W / max(st.min_writes_per_step, 1)), st.max_steps // W))
     step_us = win_us / sub
     lag = max(1, int(np.ceil(st.rebalance_minutes * 60e6 / step_us - 1e-9)))
     S = W * sub

@@ -54,6 +54,7 @@ class Settings:
     min_windows: int = 24  # at least this many columns, however small the sample
     min_writes_per_window: int = 1000  # sample writes per window so node shares are not noise
     min_writes_per_step: int = 200  # sample writes per balancer step (splits, moves), likewise
+    max_steps: int = 240  # balancer steps in all (time budget); long spans get longer steps
     # tablets: splits and rebalancing
     tablet_split_bytes: float = 200 * MB  # "100-200 MB" per tablet (Bigtable paper, OSDI 2006)
     load_split_share: float = 0.5  # a tablet splits by load above half a node's fair share
