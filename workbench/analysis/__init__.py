@@ -117,7 +117,13 @@ class Analysis:
             "max_row_bytes": self.rowsizes.max_bytes,
             "projected_max_row_bytes": self.rowsizes.projected_max_bytes,
             "max_row_cells": int(self.rowsizes.cells.max()) if self.rowsizes.n_rows else 0,
+            "busiest_tablet_share": self.keyspace.mean_tablet_share,
+            "write_frontier": self.keyspace.frontier,
+            "hot_rows": ", ".join(self.keyspace.hot_rows),
+            "nodes_for_cpu": self.capacity.cpu.nodes,
+            "nodes_for_storage": self.capacity.storage_nodes,
             "nodes_needed": self.capacity.nodes_needed,
+            "stored_gib_compressed": self.capacity.stored_gib,
             "monthly_cost_usd": self.capacity.monthly_cost,
         }
         t = self.queries.table
