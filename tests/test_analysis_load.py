@@ -280,3 +280,30 @@ def test_cpu_nodes_iterates_until_the_busiest_node_fits():
     need = cpu_nodes(7.0, Fake, 0.7)
     # 7 nodes of CPU: 10 at 70 % if even; at 10 the busiest is at 1.4 → 20; 2 × 7 / 20 = 0.7 fits
     assert [r[0] for r in need.rounds] == [10, 20] and need.nodes == 20
+
+
+def test_figures_draw_every_key_visualizer_metric_and_the_node_sweep():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from test_analysis_keyspace import battery
+
+    from workbench.plots.keyspace import METRICS, plot_hotspot, plot_key_heatmap, plot_node_sweep
+    from workbench.ui.heatmap import heatmap_html
+
+    kd = key_distribution(CellIndex.build(battery("timestamp_first")), nodes=3)
+    for what in METRICS:
+        ax = plot_key_heatmap(kd, what=what)
+        assert ax.get_title(loc="left") or ax.get_title()
+        plt.close(ax.figure)
+        assert METRICS[what][0] in heatmap_html(kd, what)
+    ax = plot_node_sweep(kd)
+    # timestamp first: one frontier, so every cluster size shows the busiest node near 100 %
+    heights = [p.get_height() for p in ax.patches]
+    assert len(heights) == 4 and min(heights) >= 0.9
+    plt.close(ax.figure)
+    ax = plot_hotspot(kd)
+    assert "busiest tablet" in ax.get_title() or "busiest tablet" in ax.get_title(loc="left")
+    plt.close(ax.figure)

@@ -553,7 +553,7 @@ class KeyDistribution:
 
     def _repr_html_(self) -> str:
         from ..plots import figure_html
-        from ..plots.keyspace import plot_hotspot, plot_key_heatmap, plot_node_load
+        from ..plots.keyspace import plot_hotspot, plot_key_heatmap, plot_node_load, plot_node_sweep
 
         s = self.summary()
         diag = "".join(
@@ -569,6 +569,7 @@ class KeyDistribution:
             + figure_html(plot_key_heatmap, self, emulator_note=False)
             + figure_html(plot_node_load, self)
             + figure_html(plot_hotspot, self)
+            + figure_html(plot_node_sweep, self)
             + ("<p><b>Hot tablets</b></p>" + hot.to_html(index=False) if len(hot) else "")
             + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])}</small></p></div>"
         )
