@@ -287,7 +287,6 @@ def test_figures_draw_every_key_visualizer_metric_and_the_node_sweep():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from test_analysis_keyspace import battery
 
     from workbench.plots.keyspace import METRICS, plot_hotspot, plot_key_heatmap, plot_node_sweep
