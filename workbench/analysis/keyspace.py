@@ -450,7 +450,7 @@ class KeyDistribution:
     def _row_why(self) -> str:
         if not self.hot_rows:
             return ""
-        key = max(self.hot_rows, key=self.hot_rows.get)
+        key = max(self.hot_rows, key=lambda k: self.hot_rows[k])
         return f"one row, {key!r}, carries it and a row cannot be split"
 
     def _why(self) -> str:
@@ -686,7 +686,11 @@ def key_distribution(
     # -- tablets --------------------------------------------------------------------------
     table_starts = np.searchsorted(index.row_table, np.unique(index.row_table), "left")
     ps = st.pre_splits if pre_splits is None else int(pre_splits)
-    extra = np.linspace(0, R, ps + 2)[1:-1].astype(np.int64) if ps > 0 and R else []
+    extra = (
+        np.linspace(0, R, ps + 2)[1:-1].astype(np.int64)
+        if ps > 0 and R
+        else np.zeros(0, dtype=np.int64)
+    )
     starts = np.unique(np.r_[np.asarray(table_starts, dtype=np.int64), extra, 0]).astype(np.int64)
     starts = starts[starts < max(R, 1)]
     node = np.arange(len(starts)) % nodes  # a new table's tablets dealt round the nodes
@@ -820,7 +824,11 @@ def key_distribution(
         cand_t = (
             np.flatnonzero((t_cpu > thr) & (ends - starts > 1)) if total > 0 else np.zeros(0, int)
         )
-        single = np.flatnonzero((t_cpu > thr) & (ends - starts == 1)) if total > 0 else []
+        single = (
+            np.flatnonzero((t_cpu > thr) & (ends - starts == 1))
+            if total > 0
+            else np.zeros(0, dtype=np.int64)
+        )
         for t in single:
             r = int(starts[t])
             found.setdefault("row", {})[r] = max(found.get("row", {}).get(r, 0.0), float(t_cpu[t]))
