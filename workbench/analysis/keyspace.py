@@ -139,36 +139,46 @@ def _windows(ts: np.ndarray, n: int, settings: Settings) -> tuple[int, int, int]
 
 
 def _read_load(
-    index: CellIndex,
     row_bytes: np.ndarray,
     seen_rows: Mapping[str, np.ndarray],
     rates: Mapping[str, float],
     node_s: Mapping[str, float],
     settings: Settings,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: CPU (node-seconds per second), rows read per second and bytes read per second.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows the queries read (sorted) and, per such row: CPU (node-seconds per second),
+    rows read per second and bytes read per second.
 
     A query's CPU is its plan's modelled node time (``node_s``, from the query costs: one
     number), shared over the rows it sees in proportion to a planning row (1 KB) plus the row's
     bytes, the two terms of the per-node figures (reads/s for 1 KB rows, scan MB/s)."""
-    R = index.n_rows
-    cpu, ops, nbytes = np.zeros(R), np.zeros(R), np.zeros(R)
+    live_q = {
+        q: np.asarray(r, dtype=np.int64)
+        for q, r in seen_rows.items()
+        if float(rates.get(q, 0.0)) > 0 and len(r)
+    }
+    rows = np.unique(np.concatenate(list(live_q.values()))) if live_q else np.zeros(0, np.int64)
+    cpu, ops, nbytes = np.zeros(len(rows)), np.zeros(len(rows)), np.zeros(len(rows))
     rb_rate = settings.node_rates()
-    for name, rows in seen_rows.items():
-        rate = float(rates.get(name, 0.0))
-        rows = np.asarray(rows, dtype=np.int64)
-        if rate <= 0 or not len(rows):
-            continue
-        wgt = settings.planning_row_bytes + row_bytes[rows]
+    for name, seen in live_q.items():
+        rate = float(rates[name])
+        at = np.searchsorted(rows, seen)
+        rb = row_bytes[seen].astype(np.float64)
+        wgt = settings.planning_row_bytes + rb
         total_s = node_s.get(name)
         if (
             total_s is None
         ):  # no query-cost table given: the same per-node figures, by rows and bytes
-            total_s = len(rows) / rb_rate[0] + float(row_bytes[rows].sum()) / rb_rate[2]
-        cpu[rows] += rate * float(total_s) * wgt / max(float(wgt.sum()), 1.0)
-        ops[rows] += rate
-        nbytes[rows] += rate * row_bytes[rows]
-    return cpu, ops, nbytes
+            total_s = len(seen) / rb_rate[0] + float(rb.sum()) / rb_rate[2]
+        cpu[at] += rate * float(total_s) * wgt / max(float(wgt.sum()), 1.0)
+        ops[at] += rate
+        nbytes[at] += rate * rb
+    return rows, cpu, ops, nbytes
+
+
+def _bytes_so_far(w: Writes, upto: int, n_rows: int) -> np.ndarray:
+    """Cumulative bytes per row of the first ``upto`` writes (row r's range: [cb[r], cb[r+1]))."""
+    per_row = np.bincount(w.row[:upto], weights=w.nbytes[:upto], minlength=n_rows)
+    return np.concatenate(([0.0], np.cumsum(per_row)))
 
 
 def _lpt(load: np.ndarray, current: np.ndarray, nodes: int) -> np.ndarray:
@@ -619,7 +629,7 @@ def key_distribution(
     t0, win_us, W = _windows(w.ts, n, st)
     win_s = win_us / 1e6
     edges = t0 + np.arange(W + 1, dtype=np.int64) * win_us
-    win = ((w.ts - t0) // win_us).astype(np.int64) if n else np.zeros(0, dtype=np.int64)
+    win = ((w.ts - t0) // win_us).astype(np.int32) if n else np.zeros(0, dtype=np.int32)
     span_s = max((int(w.ts[-1]) - t0) / 1e6, win_s) if n else win_s
     data_rate = n / span_s
     rate = write_rate_per_s if write_rate_per_s is not None else st.write_rate_per_s
@@ -632,23 +642,25 @@ def key_distribution(
     reads_per_node, writes_per_node, _scan = st.node_rates()
 
     # -- the matrices Key Visualizer draws ------------------------------------------------
-    bucket_of_row = (np.arange(R, dtype=np.int64) * B) // max(R, 1)
-    cell_wb = win * B + bucket_of_row[w.row]
+    def bucket(rows: np.ndarray) -> np.ndarray:
+        return (rows.astype(np.int64) * B) // max(R, 1)
+
+    cell_wb = win.astype(np.int64) * B + bucket(w.row)
     writes_m = np.bincount(cell_wb, minlength=W * B).reshape(W, B)
     wbytes_m = np.bincount(cell_wb, weights=w.nbytes, minlength=W * B).reshape(W, B)
     del cell_wb
-    first_win = np.full(R, W, dtype=np.int64)
-    first_win[w.row[::-1]] = win[::-1]  # repeated indices: the last assignment (the earliest) wins
-    first_ts = np.zeros(R, dtype=np.int64)
-    first_ts[w.row[::-1]] = w.ts[::-1]
+    # each row's first write (writes are in time order); repeated indices: the last assignment
+    # (the earliest write) wins
+    first = np.zeros(R, dtype=np.int32 if n < 2**31 else np.int64)
+    first[w.row[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)
     rows_m = np.cumsum(
-        np.bincount(np.minimum(first_win, W - 1) * B + bucket_of_row, minlength=W * B).reshape(
-            W, B
-        ),
+        np.bincount(
+            win[first].astype(np.int64) * B + bucket(np.arange(R)), minlength=W * B
+        ).reshape(W, B),
         axis=0,
     )
     data_m = np.cumsum(wbytes_m, axis=0)
-    row_bytes = index.row_bytes().astype(np.float64)
+    row_bytes = index.row_bytes()
     large_m = np.zeros((W, B))
     big = np.flatnonzero(row_bytes > st.large_row_bytes)
     if len(big):  # the window each large row crosses the limit
@@ -662,23 +674,23 @@ def key_distribution(
         over = cum > st.large_row_bytes
         first_over = np.unique(rr[over], return_index=True)
         cross = ww[over][first_over[1]]
-        np.add.at(large_m, (cross, bucket_of_row[first_over[0]]), 1)
+        np.add.at(large_m, (cross, bucket(first_over[0])), 1)
         large_m = np.cumsum(large_m, axis=0)
 
     names = list((seen_rows or {}).keys())
     wsum = sum(float((weights or {}).get(q, 1.0)) for q in names) or 1.0
     rates = {q: qps * float((weights or {}).get(q, 1.0)) / wsum for q in names}
-    rcpu, rops, rbytes = _read_load(
-        index, row_bytes, seen_rows or {}, rates, dict(query_node_s or {}), st
+    read_rows, rcpu, rops, rbytes = _read_load(
+        row_bytes, seen_rows or {}, rates, dict(query_node_s or {}), st
     )
+    del row_bytes
     # a query reads the rows that exist by then: a row's reads start in the window it is written
-    born = np.minimum(first_win, W - 1) * B + bucket_of_row
+    born = win[first[read_rows]].astype(np.int64) * B + bucket(read_rows)
     reads_m = np.cumsum(np.bincount(born, weights=rops, minlength=W * B).reshape(W, B), 0) * win_s
     rbytes_m = (
         np.cumsum(np.bincount(born, weights=rbytes, minlength=W * B).reshape(W, B), 0) * win_s
     )
     del born
-    read_rows = np.flatnonzero(rcpu > 0)
     live = np.zeros(R)  # read CPU of the rows written so far
     rcum = np.zeros(R + 1)  # cumulative `live`, rebuilt only when a split needs it
     stale = False
@@ -696,7 +708,6 @@ def key_distribution(
     node = np.arange(len(starts)) % nodes  # a new table's tablets dealt round the nodes
     size = np.zeros(len(starts))
     t_read = np.zeros(len(starts))  # read CPU per tablet of the rows that exist
-    row_b = np.zeros(R)  # bytes written so far per row
     plan: tuple[int, np.ndarray, np.ndarray] | None = None
     # production bytes per tablet, in the sample's bytes; the sample resolves at most one size
     # tablet per key bucket (finer tablets would each hold less than a row of it)
@@ -713,7 +724,7 @@ def key_distribution(
         np.zeros(W),
     )  # busiest tablet's load, summed over a window's steps
     bucket_cpu = np.zeros((W, B))  # CPU of the busiest node serving part of each bucket
-    first_rows = np.searchsorted(bucket_of_row, np.arange(B), "left")
+    first_rows = (np.arange(B, dtype=np.int64) * R + B - 1) // B  # first row of each bucket
     last_rows = np.r_[first_rows[1:], R] - 1
     # the balancer works at its own pace: steps of about `rebalance_minutes` inside each window,
     # a move decided in one step lands `lag` steps later
@@ -725,13 +736,15 @@ def key_distribution(
     step_us = win_us / sub
     lag = max(1, int(np.ceil(st.rebalance_minutes * 60e6 / step_us - 1e-9)))
     S = W * sub
-    step = np.minimum(((w.ts - t0) / step_us).astype(np.int64), S - 1) if n else win
+    step = np.minimum(((w.ts - t0) / step_us).astype(np.int32), S - 1) if n else win
     sstart = np.searchsorted(step, np.arange(S + 1), "left")
     # a row is read from the step it is first written in (reads of rows not yet written would
     # place read-driven cuts among a write frontier's future keys)
-    read_step = np.minimum(((first_ts - t0) / step_us).astype(np.int64), S - 1)
-    read_born = read_rows[np.argsort(read_step[read_rows], kind="stable")]
-    read_born_at = np.searchsorted(read_step[read_born], np.arange(S + 1), "left")
+    read_step = step[first[read_rows]] if n else np.zeros(len(read_rows), dtype=np.int64)
+    read_order = np.argsort(read_step, kind="stable")
+    read_born = read_rows[read_order]  # read rows in the order they come to exist
+    read_cpu_born = rcpu[read_order]
+    read_born_at = np.searchsorted(read_step[read_order], np.arange(S + 1), "left")
     # the cluster's typical step load: splits and moves answer load that matters against it, not
     # the relative imbalance of a near-idle step
     w_all = (
@@ -739,7 +752,7 @@ def key_distribution(
         if n
         else 0.0
     )
-    r_all = float((rcpu[read_rows] / sub * (S - read_step[read_rows])).sum())
+    r_all = float((rcpu / sub * (S - read_step)).sum())
     typical = (w_all + r_all) / max(S, 1)
     hot: list[tuple[int, float, int, int]] = []
     found: dict = {}
@@ -759,7 +772,7 @@ def key_distribution(
         a, b = sstart[j], sstart[j + 1]
         if read_born_at[j + 1] > read_born_at[j]:
             born_now = read_born[read_born_at[j] : read_born_at[j + 1]]
-            live[born_now] = rcpu[born_now] / sub
+            live[born_now] = read_cpu_born[read_born_at[j] : read_born_at[j + 1]] / sub
             t_read += np.bincount(
                 np.searchsorted(starts, born_now, "right") - 1,
                 weights=live[born_now],
@@ -817,7 +830,6 @@ def key_distribution(
         else:
             idle = None
             size += np.bincount(tab, weights=bb, minlength=len(starts))
-            np.add.at(row_b, rr, bb)
         # splits: by load (what this window carried) and by size
         thr = st.load_split_share * max(total, typical) / nodes
         new_cuts: list[int] = []
@@ -841,9 +853,9 @@ def key_distribution(
             # no cut inside a write frontier: consecutive new rows whose keys follow their write
             # order, forward (a timestamp) or backward (a reversed timestamp), whichever the
             # step's new keys mostly do; a cut where that order breaks separates two frontiers
-            new = first_win[lrows] == k  # rows first written in this window
+            new = win[first[lrows]] == k  # rows first written in this window
             adj = new[1:] & new[:-1] & (np.diff(lrows) == 1)
-            step_dir = np.sign(np.diff(first_ts[lrows]))
+            step_dir = np.sign(np.diff(w.ts[first[lrows]]))
             fwd = (step_dir[adj] >= 0).sum() >= (step_dir[adj] <= 0).sum()
             allowed = np.ones(len(lrows), dtype=bool)
             allowed[1:] = ~(adj & ((step_dir >= 0) if fwd else (step_dir <= 0)))
@@ -864,7 +876,7 @@ def key_distribution(
                 )
         big_t = np.flatnonzero((size > split_bytes) & (ends - starts > 1))
         if len(big_t):
-            cb = np.concatenate(([0.0], np.cumsum(row_b)))
+            cb = _bytes_so_far(w, b, R)
             for t in big_t:
                 s_, e_ = int(starts[t]), int(ends[t])
                 half = cb[s_] + (cb[e_] - cb[s_]) / 2
@@ -877,7 +889,7 @@ def key_distribution(
             parent = np.searchsorted(old_starts, starts, "right") - 1
             node = node[parent]
             # sizes of the new tablets: the sample's bytes written so far per row range
-            cb = np.concatenate(([0.0], np.cumsum(row_b)))
+            cb = _bytes_so_far(w, b, R)
             ends = np.append(starts[1:], R)
             size = cb[ends] - cb[starts]
             if stale:
