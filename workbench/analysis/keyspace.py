@@ -144,35 +144,38 @@ def _read_load(
     rates: Mapping[str, float],
     node_s: Mapping[str, float],
     settings: Settings,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows the queries read (sorted) and, per such row: CPU (node-seconds per second),
-    rows read per second and bytes read per second.
+    cell_of_row,
+    n_cells: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row, the queries' CPU (node-seconds per second, dense); per (window a row appears,
+    key bucket): rows read per second and bytes read per second.
 
     A query's CPU is its plan's modelled node time (``node_s``, from the query costs: one
     number), shared over the rows it sees in proportion to a planning row (1 KB) plus the row's
-    bytes, the two terms of the per-node figures (reads/s for 1 KB rows, scan MB/s)."""
-    live_q = {
-        q: np.asarray(r, dtype=np.int64)
-        for q, r in seen_rows.items()
-        if float(rates.get(q, 0.0)) > 0 and len(r)
-    }
-    rows = np.unique(np.concatenate(list(live_q.values()))) if live_q else np.zeros(0, np.int64)
-    cpu, ops, nbytes = np.zeros(len(rows)), np.zeros(len(rows)), np.zeros(len(rows))
+    bytes, the two terms of the per-node figures (reads/s for 1 KB rows, scan MB/s). One query
+    at a time, so memory stays a few arrays of the rows one query sees."""
+    cpu = np.zeros(len(row_bytes))
+    ops = np.zeros(n_cells)
+    nbytes = np.zeros(n_cells)
     rb_rate = settings.node_rates()
-    for name, seen in live_q.items():
-        rate = float(rates[name])
-        at = np.searchsorted(rows, seen)
+    for name, seen in seen_rows.items():
+        rate = float(rates.get(name, 0.0))
+        if rate <= 0 or not len(seen):
+            continue
+        seen = np.unique(np.asarray(seen))
         rb = row_bytes[seen].astype(np.float64)
-        wgt = settings.planning_row_bytes + rb
         total_s = node_s.get(name)
         if (
             total_s is None
         ):  # no query-cost table given: the same per-node figures, by rows and bytes
             total_s = len(seen) / rb_rate[0] + float(rb.sum()) / rb_rate[2]
-        cpu[at] += rate * float(total_s) * wgt / max(float(wgt.sum()), 1.0)
-        ops[at] += rate
-        nbytes[at] += rate * rb
-    return rows, cpu, ops, nbytes
+        wsum = settings.planning_row_bytes * len(seen) + float(rb.sum())
+        cpu[seen] += (settings.planning_row_bytes + rb) * (rate * float(total_s) / max(wsum, 1.0))
+        cell = cell_of_row(seen)
+        ops += np.bincount(cell, minlength=n_cells) * rate
+        nbytes += np.bincount(cell, weights=rb, minlength=n_cells) * rate
+        del rb, cell
+    return cpu, ops, nbytes
 
 
 def _bytes_so_far(w: Writes, upto: int, n_rows: int) -> np.ndarray:
@@ -680,17 +683,20 @@ def key_distribution(
     names = list((seen_rows or {}).keys())
     wsum = sum(float((weights or {}).get(q, 1.0)) for q in names) or 1.0
     rates = {q: qps * float((weights or {}).get(q, 1.0)) / wsum for q in names}
-    read_rows, rcpu, rops, rbytes = _read_load(
-        row_bytes, seen_rows or {}, rates, dict(query_node_s or {}), st
+    # a query reads the rows that exist by then: a row's reads start in the window it is written
+    rcpu, rops_m, rbytes_m = _read_load(
+        row_bytes,
+        seen_rows or {},
+        rates,
+        dict(query_node_s or {}),
+        st,
+        lambda rows: win[first[rows]].astype(np.int64) * B + bucket(rows),
+        W * B,
     )
     del row_bytes
-    # a query reads the rows that exist by then: a row's reads start in the window it is written
-    born = win[first[read_rows]].astype(np.int64) * B + bucket(read_rows)
-    reads_m = np.cumsum(np.bincount(born, weights=rops, minlength=W * B).reshape(W, B), 0) * win_s
-    rbytes_m = (
-        np.cumsum(np.bincount(born, weights=rbytes, minlength=W * B).reshape(W, B), 0) * win_s
-    )
-    del born
+    reads_m = np.cumsum(rops_m.reshape(W, B), 0) * win_s
+    rbytes_m = np.cumsum(rbytes_m.reshape(W, B), 0) * win_s
+    del rops_m
     live = np.zeros(R)  # read CPU of the rows written so far
     rcum = np.zeros(R + 1)  # cumulative `live`, rebuilt only when a split needs it
     stale = False
@@ -740,11 +746,13 @@ def key_distribution(
     sstart = np.searchsorted(step, np.arange(S + 1), "left")
     # a row is read from the step it is first written in (reads of rows not yet written would
     # place read-driven cuts among a write frontier's future keys)
-    read_step = step[first[read_rows]] if n else np.zeros(len(read_rows), dtype=np.int64)
+    read_rows = np.flatnonzero(rcpu > 0)
+    read_step = step[first[read_rows]] if n else np.zeros(len(read_rows), dtype=np.int32)
     read_order = np.argsort(read_step, kind="stable")
     read_born = read_rows[read_order]  # read rows in the order they come to exist
-    read_cpu_born = rcpu[read_order]
+    del read_rows
     read_born_at = np.searchsorted(read_step[read_order], np.arange(S + 1), "left")
+    del read_order
     # the cluster's typical step load: splits and moves answer load that matters against it, not
     # the relative imbalance of a near-idle step
     w_all = (
@@ -752,7 +760,8 @@ def key_distribution(
         if n
         else 0.0
     )
-    r_all = float((rcpu / sub * (S - read_step)).sum())
+    r_all = float((rcpu[read_born] / sub * (S - np.sort(read_step))).sum())
+    del read_step
     typical = (w_all + r_all) / max(S, 1)
     hot: list[tuple[int, float, int, int]] = []
     found: dict = {}
@@ -772,7 +781,7 @@ def key_distribution(
         a, b = sstart[j], sstart[j + 1]
         if read_born_at[j + 1] > read_born_at[j]:
             born_now = read_born[read_born_at[j] : read_born_at[j + 1]]
-            live[born_now] = read_cpu_born[read_born_at[j] : read_born_at[j + 1]] / sub
+            live[born_now] = rcpu[born_now] / sub
             t_read += np.bincount(
                 np.searchsorted(starts, born_now, "right") - 1,
                 weights=live[born_now],
@@ -817,8 +826,7 @@ def key_distribution(
             if cpu_top > best_any[0] or (settled and cpu_top > best[0]):
                 s_, e_ = int(starts[top]), int(ends[top])
                 loaded = rr[(rr >= s_) & (rr < e_)]
-                rd = read_rows[np.searchsorted(read_rows, s_) : np.searchsorted(read_rows, e_)]
-                rd = rd[live[rd] > 0]
+                rd = np.flatnonzero(live[s_:e_]) + s_
                 if len(loaded) or len(rd):
                     lo = int(min(loaded.min() if len(loaded) else R, rd.min() if len(rd) else R))
                     hi = int(max(loaded.max() if len(loaded) else -1, rd.max() if len(rd) else -1))
