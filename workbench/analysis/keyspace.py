@@ -178,6 +178,15 @@ def _read_load(
     return cpu, ops, nbytes
 
 
+def _cell_of(win_of_rows: np.ndarray, rows: np.ndarray, buckets: int, n_rows: int) -> np.ndarray:
+    """Flat (window, key bucket) index of rows, built in place in one int64 array."""
+    out = rows.astype(np.int64)
+    out *= buckets
+    out //= max(n_rows, 1)
+    out += win_of_rows.astype(np.int64) * buckets
+    return out
+
+
 def _bytes_so_far(w: Writes, upto: int, n_rows: int) -> np.ndarray:
     """Cumulative bytes per row of the first ``upto`` writes (row r's range: [cb[r], cb[r+1]))."""
     per_row = np.bincount(w.row[:upto], weights=w.nbytes[:upto], minlength=n_rows)
@@ -648,7 +657,7 @@ def key_distribution(
     def bucket(rows: np.ndarray) -> np.ndarray:
         return (rows.astype(np.int64) * B) // max(R, 1)
 
-    cell_wb = win.astype(np.int64) * B + bucket(w.row)
+    cell_wb = _cell_of(win, w.row, B, R)
     writes_m = np.bincount(cell_wb, minlength=W * B).reshape(W, B)
     wbytes_m = np.bincount(cell_wb, weights=w.nbytes, minlength=W * B).reshape(W, B)
     del cell_wb
@@ -663,7 +672,8 @@ def key_distribution(
         axis=0,
     )
     data_m = np.cumsum(wbytes_m, axis=0)
-    row_bytes = index.row_bytes()
+    # bytes per row, from the writes (no per-cell int64 copy of the index)
+    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=R)
     large_m = np.zeros((W, B))
     big = np.flatnonzero(row_bytes > st.large_row_bytes)
     if len(big):  # the window each large row crosses the limit
@@ -690,7 +700,7 @@ def key_distribution(
         rates,
         dict(query_node_s or {}),
         st,
-        lambda rows: win[first[rows]].astype(np.int64) * B + bucket(rows),
+        lambda rows: _cell_of(win[first[rows]], rows, B, R),
         W * B,
     )
     del row_bytes
@@ -698,8 +708,8 @@ def key_distribution(
     rbytes_m = np.cumsum(rbytes_m.reshape(W, B), 0) * win_s
     del rops_m
     live = np.zeros(R)  # read CPU of the rows written so far
-    rcum = np.zeros(R + 1)  # cumulative `live`, rebuilt only when a split needs it
-    stale = False
+    rcum = np.zeros(0)  # cumulative `live`, built only when a split needs it
+    stale = True
 
     # -- tablets --------------------------------------------------------------------------
     table_starts = np.searchsorted(index.row_table, np.unique(index.row_table), "left")
