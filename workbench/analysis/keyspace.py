@@ -37,6 +37,7 @@ from ._index import CellIndex
 from .settings import DEFAULT, EMULATOR_NOTES, Settings
 
 _DELIMS = ("#", "|", "/", ":", ",", ".", "_", "-")
+_KEEP_WRITES = 1_000_000  # a KeyDistribution keeps its writes for re-runs up to this many
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def _read_load(
     number), shared over the rows it sees in proportion to a planning row (1 KB) plus the row's
     bytes, the two terms of the per-node figures (reads/s for 1 KB rows, scan MB/s). One query
     at a time, so memory stays a few arrays of the rows one query sees."""
-    cpu = np.zeros(len(row_bytes))
+    cpu = np.zeros(len(row_bytes), dtype=np.float32)  # per row: float32 halves the 10M path
     ops = np.zeros(n_cells)
     nbytes = np.zeros(n_cells)
     rb_rate = settings.node_rates()
@@ -707,7 +708,7 @@ def key_distribution(
     reads_m = np.cumsum(rops_m.reshape(W, B), 0) * win_s
     rbytes_m = np.cumsum(rbytes_m.reshape(W, B), 0) * win_s
     del rops_m
-    live = np.zeros(R)  # read CPU of the rows written so far
+    live = np.zeros(R, dtype=np.float32)  # read CPU of the rows written so far
     rcum = np.zeros(0)  # cumulative `live`, built only when a split needs it
     stale = True
 
@@ -863,7 +864,7 @@ def key_distribution(
             r = int(starts[t])
             found.setdefault("row", {})[r] = max(found.get("row", {}).get(r, 0.0), float(t_cpu[t]))
         if len(cand_t) and stale:
-            rcum = np.concatenate(([0.0], np.cumsum(live)))
+            rcum = np.concatenate(([0.0], np.cumsum(live, dtype=np.float64)))
             stale = False
         if len(cand_t):
             lrows, inv = np.unique(rr, return_inverse=True)
@@ -911,7 +912,7 @@ def key_distribution(
             ends = np.append(starts[1:], R)
             size = cb[ends] - cb[starts]
             if stale:
-                rcum = np.concatenate(([0.0], np.cumsum(live)))
+                rcum = np.concatenate(([0.0], np.cumsum(live, dtype=np.float64)))
                 stale = False
             t_read = rcum[ends] - rcum[starts]
             tab = np.searchsorted(starts, rr, "right") - 1
@@ -990,7 +991,7 @@ def key_distribution(
         data_writes_per_s=data_rate,
         window_minutes=win_us / 60e6,
         write_cpu=wcpu_mean,
-        read_cpu=float(rcpu.sum()),
+        read_cpu=float(rcpu.sum(dtype=np.float64)),
         read_note=(
             f"reads: {qps:,.3g} queries/s split by intent weight, each reading the rows its "
             "production plan sees, steady over time"
@@ -1007,7 +1008,8 @@ def key_distribution(
             "write_rate_per_s": rate,
             "queries_per_s": queries_per_s,
             "pre_splits": ps,
-            "writes": w,
+            # keep the writes for re-runs only when small (the 10M-event path keeps memory)
+            "writes": w if n <= _KEEP_WRITES else None,
             "schema_name": schema_name,
         },
     )
