@@ -37,6 +37,7 @@ from ._index import CellIndex
 from .settings import DEFAULT, EMULATOR_NOTES, Settings
 
 _DELIMS = ("#", "|", "/", ":", ",", ".", "_", "-")
+_CHUNK_ROWS = 1 << 20  # rows per slice where a per-row temporary would be large
 _KEEP_WRITES = 1_000_000  # a KeyDistribution keeps its writes for re-runs up to this many
 
 
@@ -164,19 +165,29 @@ def _read_load(
         if rate <= 0 or not len(seen):
             continue
         seen = np.unique(np.asarray(seen))
-        rb = row_bytes[seen].astype(np.float64)
+        seen_bytes = float(row_bytes[seen].sum())
         total_s = node_s.get(name)
-        if (
-            total_s is None
-        ):  # no query-cost table given: the same per-node figures, by rows and bytes
-            total_s = len(seen) / rb_rate[0] + float(rb.sum()) / rb_rate[2]
-        wsum = settings.planning_row_bytes * len(seen) + float(rb.sum())
-        cpu[seen] += (settings.planning_row_bytes + rb) * (rate * float(total_s) / max(wsum, 1.0))
-        cell = cell_of_row(seen)
-        ops += np.bincount(cell, minlength=n_cells) * rate
-        nbytes += np.bincount(cell, weights=rb, minlength=n_cells) * rate
-        del rb, cell
+        if total_s is None:  # no query-cost table: the same per-node figures, rows and bytes
+            total_s = len(seen) / rb_rate[0] + seen_bytes / rb_rate[2]
+        wsum = settings.planning_row_bytes * len(seen) + seen_bytes
+        per = rate * float(total_s) / max(wsum, 1.0)
+        for a in range(0, len(seen), _CHUNK_ROWS):  # in slices: a full scan sees every row
+            part = seen[a : a + _CHUNK_ROWS]
+            rb = row_bytes[part]
+            cpu[part] += (settings.planning_row_bytes + rb) * per
+            cell = cell_of_row(part)
+            ops += np.bincount(cell, minlength=n_cells) * rate
+            nbytes += np.bincount(cell, weights=rb, minlength=n_cells) * rate
+            del rb, cell
     return cpu, ops, nbytes
+
+
+def _time_ids(ts: np.ndarray, t0: int, win_us: int, per_window: int) -> np.ndarray:
+    """Index of the time slot of each timestamp: ``per_window`` equal slots per window, in place."""
+    out = ts - t0
+    out *= per_window
+    out //= win_us
+    return out.astype(np.int32)
 
 
 def _cell_of(win_of_rows: np.ndarray, rows: np.ndarray, buckets: int, n_rows: int) -> np.ndarray:
@@ -184,7 +195,9 @@ def _cell_of(win_of_rows: np.ndarray, rows: np.ndarray, buckets: int, n_rows: in
     out = rows.astype(np.int64)
     out *= buckets
     out //= max(n_rows, 1)
-    out += win_of_rows.astype(np.int64) * buckets
+    tmp = win_of_rows.astype(np.int64)
+    tmp *= buckets
+    out += tmp
     return out
 
 
@@ -642,7 +655,7 @@ def key_distribution(
     t0, win_us, W = _windows(w.ts, n, st)
     win_s = win_us / 1e6
     edges = t0 + np.arange(W + 1, dtype=np.int64) * win_us
-    win = ((w.ts - t0) // win_us).astype(np.int32) if n else np.zeros(0, dtype=np.int32)
+    win = _time_ids(w.ts, t0, win_us, 1)
     span_s = max((int(w.ts[-1]) - t0) / 1e6, win_s) if n else win_s
     data_rate = n / span_s
     rate = write_rate_per_s if write_rate_per_s is not None else st.write_rate_per_s
@@ -653,6 +666,7 @@ def key_distribution(
     qps = queries_per_s if queries_per_s is not None else st.queries_per_s
     qps = float(st.queries_per_write * rate if qps is None else qps)
     reads_per_node, writes_per_node, _scan = st.node_rates()
+    prb = float(st.planning_row_bytes)
 
     # -- the matrices Key Visualizer draws ------------------------------------------------
     def bucket(rows: np.ndarray) -> np.ndarray:
@@ -667,9 +681,7 @@ def key_distribution(
     first = np.zeros(R, dtype=np.int32 if n < 2**31 else np.int64)
     first[w.row[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)
     rows_m = np.cumsum(
-        np.bincount(
-            win[first].astype(np.int64) * B + bucket(np.arange(R)), minlength=W * B
-        ).reshape(W, B),
+        np.bincount(_cell_of(win[first], np.arange(R), B, R), minlength=W * B).reshape(W, B),
         axis=0,
     )
     data_m = np.cumsum(wbytes_m, axis=0)
@@ -753,7 +765,7 @@ def key_distribution(
     step_us = win_us / sub
     lag = max(1, int(np.ceil(st.rebalance_minutes * 60e6 / step_us - 1e-9)))
     S = W * sub
-    step = np.minimum(((w.ts - t0) / step_us).astype(np.int32), S - 1) if n else win
+    step = np.minimum(_time_ids(w.ts, t0, win_us, sub), S - 1) if n else win
     sstart = np.searchsorted(step, np.arange(S + 1), "left")
     # a row is read from the step it is first written in (reads of rows not yet written would
     # place read-driven cuts among a write frontier's future keys)
@@ -766,11 +778,7 @@ def key_distribution(
     del read_order
     # the cluster's typical step load: splits and moves answer load that matters against it, not
     # the relative imbalance of a near-idle step
-    w_all = (
-        float((wcost * np.maximum(1.0, w.nbytes / float(st.planning_row_bytes))).sum())
-        if n
-        else 0.0
-    )
+    w_all = wcost / prb * float(np.maximum(w.nbytes, int(prb)).sum(dtype=np.float64)) if n else 0.0
     r_all = float((rcpu[read_born] / sub * (S - np.sort(read_step))).sum())
     del read_step
     typical = (w_all + r_all) / max(S, 1)
@@ -778,7 +786,6 @@ def key_distribution(
     found: dict = {}
     best = (0.0, -1, 0, 0)  # (cpu, window, first row, last row) of the busiest tablet after warm-up
     best_any = best
-    prb = float(st.planning_row_bytes)
     idle: tuple[np.ndarray, float, np.ndarray] | None = (
         None  # a step without writes: the next one is the same
     )
@@ -955,7 +962,7 @@ def key_distribution(
         tb = index.row_table[first_rows]
         labels = [(p, f"{index.tables[tb[p]]}: {t}") for p, t in labels]
     wcpu_mean = (
-        rate / writes_per_node * (float(np.maximum(1.0, w.nbytes / prb).mean()) if n else 1.0)
+        rate / writes_per_node * (float(np.maximum(w.nbytes, int(prb)).mean()) / prb if n else 1.0)
     )
     return KeyDistribution(
         writes=writes_m,
