@@ -201,12 +201,6 @@ def _cell_of(win_of_rows: np.ndarray, rows: np.ndarray, buckets: int, n_rows: in
     return out
 
 
-def _bytes_so_far(w: Writes, upto: int, n_rows: int) -> np.ndarray:
-    """Cumulative bytes per row of the first ``upto`` writes (row r's range: [cb[r], cb[r+1]))."""
-    per_row = np.bincount(w.row[:upto], weights=w.nbytes[:upto], minlength=n_rows)
-    return np.concatenate(([0.0], np.cumsum(per_row)))
-
-
 def _lpt(load: np.ndarray, current: np.ndarray, nodes: int) -> np.ndarray:
     """Node per tablet: loaded tablets heaviest first onto the least-loaded node (longest
     processing time first) for the heaviest few per node, the light rest dealt in that order
@@ -237,13 +231,12 @@ def _split_points(
     wcum: np.ndarray,
     allowed: np.ndarray,
     live: np.ndarray,
-    rcum: np.ndarray,
     threshold: float,
     found: dict,
 ) -> list[int]:
     """Row ids where tablet [s, e) splits by load: recursively, while a part carries more than
     ``threshold``. Load is the step's writes (``lrows``: rows written, ``wcum``: their cumulative
-    CPU) plus the reads of rows that exist (``live`` per row, ``rcum`` cumulative).
+    CPU) plus the reads of rows that exist (``live`` per row).
 
     The busiest row is cut out on its own when it carries half the load (a row cannot be split:
     recorded in ``found["row"]``); otherwise the cut is the allowed position nearest the load
@@ -252,6 +245,11 @@ def _split_points(
     split, so the cut would relieve nothing."""
     out: list[int] = []
     stack = [(s, e)]
+    base = s
+    rc = np.concatenate(([0.0], np.cumsum(live[s:e], dtype=np.float64)))  # reads, cumulative
+
+    def rcum(x):  # cumulative reads before row(s) x
+        return rc[np.asarray(x) - base]
 
     def ok_at(c: int) -> bool:
         i = int(np.searchsorted(lrows, c))
@@ -260,7 +258,7 @@ def _split_points(
     while stack:
         a, b = stack.pop()
         i0, i1 = int(np.searchsorted(lrows, a)), int(np.searchsorted(lrows, b))
-        total = float(wcum[i1] - wcum[i0] + rcum[b] - rcum[a])
+        total = float(wcum[i1] - wcum[i0] + rcum(b) - rcum(a))
         if total <= threshold:
             continue
         # the busiest row: a written row (its writes and reads) or a row that is only read
@@ -281,13 +279,13 @@ def _split_points(
         else:
             # candidate cuts: before each written row (where allowed) and at the reads' median
             pos = lrows[i0:i1][allowed[i0:i1]] if i1 > i0 else lrows[:0]
-            half_r = rcum[a] + (rcum[b] - rcum[a]) / 2
-            if rcum[b] > rcum[a]:
-                m = int(np.searchsorted(rcum, half_r, "left"))
+            half_r = rcum(a) + (rcum(b) - rcum(a)) / 2
+            if rcum(b) > rcum(a):
+                m = int(np.searchsorted(rc, half_r, "left")) + base
                 pos = np.r_[pos, m] if ok_at(m) else pos
             pos = pos[(pos > a) & (pos < b)]
             left = (
-                wcum[np.searchsorted(lrows, pos)] - wcum[i0] + rcum[pos] - rcum[a]
+                wcum[np.searchsorted(lrows, pos)] - wcum[i0] + rcum(pos) - rcum(a)
                 if len(pos)
                 else np.zeros(0)
             )
@@ -721,8 +719,6 @@ def key_distribution(
     rbytes_m = np.cumsum(rbytes_m.reshape(W, B), 0) * win_s
     del rops_m
     live = np.zeros(R, dtype=np.float32)  # read CPU of the rows written so far
-    rcum = np.zeros(0)  # cumulative `live`, built only when a split needs it
-    stale = True
 
     # -- tablets --------------------------------------------------------------------------
     table_starts = np.searchsorted(index.row_table, np.unique(index.row_table), "left")
@@ -769,17 +765,21 @@ def key_distribution(
     sstart = np.searchsorted(step, np.arange(S + 1), "left")
     # a row is read from the step it is first written in (reads of rows not yet written would
     # place read-driven cuts among a write frontier's future keys)
-    read_rows = np.flatnonzero(rcpu > 0)
+    read_rows = np.flatnonzero(rcpu > 0).astype(first.dtype)
     read_step = step[first[read_rows]] if n else np.zeros(len(read_rows), dtype=np.int32)
     read_order = np.argsort(read_step, kind="stable")
     read_born = read_rows[read_order]  # read rows in the order they come to exist
     del read_rows
-    read_born_at = np.searchsorted(read_step[read_order], np.arange(S + 1), "left")
+    read_step = read_step[read_order]
     del read_order
+    read_born_at = np.searchsorted(read_step, np.arange(S + 1), "left")
     # the cluster's typical step load: splits and moves answer load that matters against it, not
-    # the relative imbalance of a near-idle step
+    # the relative imbalance of a near-idle step (a row is read from its step to the last)
     w_all = wcost / prb * float(np.maximum(w.nbytes, int(prb)).sum(dtype=np.float64)) if n else 0.0
-    r_all = float((rcpu[read_born] / sub * (S - np.sort(read_step))).sum())
+    r_all = (
+        S * float(rcpu.sum(dtype=np.float64))
+        - float(np.dot(rcpu[read_born], read_step.astype(np.float32)))
+    ) / sub
     del read_step
     typical = (w_all + r_all) / max(S, 1)
     hot: list[tuple[int, float, int, int]] = []
@@ -805,7 +805,6 @@ def key_distribution(
                 weights=live[born_now],
                 minlength=len(starts),
             )
-            stale = True
             idle = None
         if a == b and idle is not None:
             node_cpu[k] += idle[0]
@@ -870,9 +869,6 @@ def key_distribution(
         for t in single:
             r = int(starts[t])
             found.setdefault("row", {})[r] = max(found.get("row", {}).get(r, 0.0), float(t_cpu[t]))
-        if len(cand_t) and stale:
-            rcum = np.concatenate(([0.0], np.cumsum(live, dtype=np.float64)))
-            stale = False
         if len(cand_t):
             lrows, inv = np.unique(rr, return_inverse=True)
             wcum = np.concatenate(([0.0], np.cumsum(np.bincount(inv, weights=wc))))
@@ -890,7 +886,7 @@ def key_distribution(
             s_c, e_c = starts[cand_t], ends[cand_t]
             i0 = np.searchsorted(lrows, s_c)
             i1 = np.searchsorted(lrows, e_c)
-            stuck = (ac[i1] - ac[np.minimum(i0 + 1, i1)] == 0) & (rcum[e_c] - rcum[s_c] <= 0)
+            stuck = (ac[i1] - ac[np.minimum(i0 + 1, i1)] == 0) & (t_read[cand_t] <= 0)
             stuck &= i1 - i0 > 1
             if stuck.any():
                 found["frontier"] = max(
@@ -898,15 +894,15 @@ def key_distribution(
                 )
             for t in cand_t[~stuck]:
                 new_cuts += _split_points(
-                    int(starts[t]), int(ends[t]), lrows, wcum, allowed, live, rcum, thr, found
+                    int(starts[t]), int(ends[t]), lrows, wcum, allowed, live, thr, found
                 )
         big_t = np.flatnonzero((size > split_bytes) & (ends - starts > 1))
         if len(big_t):
-            cb = _bytes_so_far(w, b, R)
+            per_row = np.bincount(w.row[:b], weights=w.nbytes[:b], minlength=R)
             for t in big_t:
                 s_, e_ = int(starts[t]), int(ends[t])
-                half = cb[s_] + (cb[e_] - cb[s_]) / 2
-                cut = int(np.searchsorted(cb, half, "left"))
+                cb = np.cumsum(per_row[s_:e_])
+                cut = s_ + 1 + int(np.searchsorted(cb, cb[-1] / 2, "left"))
                 if s_ < cut < e_:
                     new_cuts.append(cut)
         if new_cuts:
@@ -915,13 +911,15 @@ def key_distribution(
             parent = np.searchsorted(old_starts, starts, "right") - 1
             node = node[parent]
             # sizes of the new tablets: the sample's bytes written so far per row range
-            cb = _bytes_so_far(w, b, R)
             ends = np.append(starts[1:], R)
-            size = cb[ends] - cb[starts]
-            if stale:
-                rcum = np.concatenate(([0.0], np.cumsum(live, dtype=np.float64)))
-                stale = False
-            t_read = rcum[ends] - rcum[starts]
+            if len(big_t):
+                size = np.add.reduceat(per_row, starts)
+                del per_row
+            else:  # load cuts only: split the parents' sizes by the rows' bytes so far
+                per_row = np.bincount(w.row[:b], weights=w.nbytes[:b], minlength=R)
+                size = np.add.reduceat(per_row, starts)
+                del per_row
+            t_read = np.add.reduceat(live, starts, dtype=np.float64)
             tab = np.searchsorted(starts, rr, "right") - 1
             t_cpu = np.bincount(tab, weights=wc, minlength=len(starts)) + t_read
         # rebalance by load: decided now, in effect `lag` windows later
