@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..cells import CellFrame
-from ._index import CellIndex
+from ._index import CellIndex, _release_freed_memory
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .querycost import QueryCosts, evaluate, plans_for, query_costs
@@ -193,6 +193,7 @@ def analyze(
         sample, st, bytes_per_cell=float(index.nbytes.sum()) / max(index.n_cells, 1)
     )
     del sample
+    _release_freed_memory()  # the sample's cells and their serialization: back to the OS
     tm["compression"] = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
     plans, errors = plans_for(schema, ds.queries)

@@ -164,7 +164,9 @@ def _read_load(
         rate = float(rates.get(name, 0.0))
         if rate <= 0 or not len(seen):
             continue
-        seen = np.unique(np.asarray(seen))
+        seen = np.asarray(seen)
+        if len(seen) > 1 and not (seen[1:] > seen[:-1]).all():  # query costs give them sorted
+            seen = np.unique(seen)
         seen_bytes = float(row_bytes[seen].sum())
         total_s = node_s.get(name)
         if total_s is None:  # no query-cost table: the same per-node figures, rows and bytes
