@@ -101,7 +101,7 @@ def test_figure_html_embeds_a_png_that_works_offline(parts):
     assert data[:4] == b"\x89PNG" and "http" not in html
     assert plt.get_fignums() == [], "figure_html closes its figure"
     page = parts["timestamp_first"]["kd"]._repr_html_()
-    assert page.count("data:image/png;base64,") == 3 and "Hotspot" in page
+    assert page.count("data:image/png;base64,") == 4 and "Hotspot" in page  # + node sweep
 
 
 def test_analysis_pngs_for_review(parts, tmp_path):
