@@ -38,7 +38,10 @@ wb.setup()
 # the numbers that matter and one tab per picture; the *Advisor* tab lists findings with an
 # **Apply suggestion** button, *Schema & cbt* shows an example key and the commands that create the
 # table, *Emulator* writes the design to the real emulator and reads it back, and *Compare* puts a
-# pinned design beside the current one.
+# pinned design beside the current one. The *Key heat map* tab switches between Key Visualizer's metrics
+# (writes, reads, ops, pressure, data) and lists its diagnostics; *Node load* and *Hotspot* show each
+# node's share of the load (reads and writes as node CPU) and the busiest tablet — the floor that no
+# number of nodes goes below.
 
 # %%
 ds = wb.load_dataset("fx_prices", size="workshop")
@@ -54,7 +57,7 @@ d
 # %% tags=["G06"]
 d.controls.segments.value = ["time", "pair"]
 print(d.schema.name)
-print(f"busiest node takes {d.analysis.keyspace.mean_share:.0%} of the writes "
+print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the writes "
       f"(fair share {d.analysis.keyspace.fair_share:.0%})")
 
 # %% [markdown]
@@ -69,9 +72,9 @@ d.tabs.selected_index = 5   # the Advisor tab
 d.findings[0]
 
 # %% tags=["finding"]
-before = d.analysis.keyspace.mean_share
+before = d.analysis.keyspace.mean_write_share
 d.apply_suggestion(0)
-print(f"{d.schema.name}: busiest node {before:.0%} → {d.analysis.keyspace.mean_share:.0%} of the writes")
+print(f"{d.schema.name}: busiest node {before:.0%} → {d.analysis.keyspace.mean_write_share:.0%} of the writes")
 
 # %% [markdown]
 # ## Side by side
@@ -123,7 +126,7 @@ lab
 # %%
 PATTERN = "entity_first"   # try "timestamp_first" to see the check fail
 lab.controls.pattern.value = PATTERN
-share = lab.analysis.keyspace.mean_share
+share = lab.analysis.keyspace.mean_write_share
 print(f"{PATTERN}: the busiest node takes {share:.0%} of the writes")
 
 # %%

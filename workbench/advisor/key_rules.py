@@ -61,17 +61,17 @@ def time_first(c: Context) -> Iterable[Finding]:
                 else 0
             )
             ev.append(
-                f"the busiest of {kd.nodes} nodes takes {kd.mean_share:.0%} of the writes in each {_dur(win)} "
+                f"the busiest of {kd.nodes} nodes takes {kd.mean_write_share:.0%} of the writes in each {_dur(win)} "
                 f"window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.hotspot_factor:.1f}×)"
             )
             br = kd.busiest_range
             if br:
                 ev.append(
-                    f"{br['window_share']:.0%} of the busiest window's writes land on one tablet "
+                    f"{br['window_share']:.0%} of the busiest window's load (reads + writes) lands on one tablet "
                     f"(keys {br['name']!r})"
                 )
             data.update(
-                busiest_share=kd.mean_share,
+                busiest_share=kd.mean_write_share,
                 fair_share=kd.fair_share,
                 hotspot_factor=kd.hotspot_factor,
             )

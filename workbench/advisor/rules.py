@@ -96,7 +96,7 @@ def salting(c: Context) -> Iterable[Finding]:
         ]
         ev.append(
             f"{hurt_w / max(total_w, 1e-9):.0%} of the query workload fans out {n}×; the salt buys a write spread of "
-            f"{kd.mean_share:.0%} on the busiest node vs a fair {kd.fair_share:.0%}"
+            f"{kd.mean_write_share:.0%} on the busiest node vs a fair {kd.fair_share:.0%}"
         )
         nk = without_salt(key, c.ds)
         sugg = renamed(

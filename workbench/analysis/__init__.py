@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..notes import EMULATOR_NOTES
 from ._index import CellIndex
-from .capacity import Capacity, capacity
+from .capacity import Capacity, capacity, compression_ratio
 from .comparison import Comparison, compare
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .overview import Analysis, analyze, build_index, schema_name
@@ -40,6 +40,7 @@ __all__ = [
     "row_sizes",
     "query_costs",
     "capacity",
+    "compression_ratio",
     "evaluate",
     "writes_from_index",
     "bucket_width_sweep",

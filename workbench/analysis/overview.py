@@ -17,14 +17,15 @@ from typing import Any
 import numpy as np
 
 from ..cells import CellFrame
-from ._index import CellIndex
-from .capacity import Capacity, capacity
+from ._index import CellIndex, _release_freed_memory
+from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution
 from .querycost import QueryCosts, plans_for, query_costs
 from .rowsizes import RowSizes, row_sizes
 from .settings import DEFAULT, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
+COMPRESSION_SAMPLE_EVENTS = 20_000  # events whose cells are compressed to measure the ratio
 
 
 def schema_name(schema: Any) -> str:
@@ -56,6 +57,22 @@ def _chunks(ds: Any, chunk_events: int) -> Iterator[Any]:
             b = b + int(change[0]) if len(change) else stop
         yield dataclasses.replace(ds, frame=f.iloc[a:b])
         a = b
+
+
+def query_node_seconds(qc: QueryCosts) -> dict[str, float]:
+    """Modelled node-seconds per run of each planned query (the query-cost table's ``node_ms``):
+    the load model spends exactly this CPU on the rows each query sees."""
+    t = qc.table
+    if "node_ms" not in t.columns:
+        return {}
+    return {str(q): float(v) / 1e3 for q, v in t["node_ms"].items() if v == v}
+
+
+def _sample(ds: Any, n: int) -> Any:
+    """About ``n`` events from the middle of the dataset, for measurements on real cells."""
+    f = ds.frame
+    a = max(0, (len(f) - n) // 2)
+    return dataclasses.replace(ds, frame=f.iloc[a : a + n])
 
 
 def build_index(
@@ -96,7 +113,13 @@ class Analysis:
             "max_row_bytes": self.rowsizes.max_bytes,
             "projected_max_row_bytes": self.rowsizes.projected_max_bytes,
             "max_row_cells": int(self.rowsizes.cells.max()) if self.rowsizes.n_rows else 0,
+            "busiest_tablet_share": self.keyspace.mean_tablet_share,
+            "write_frontier": self.keyspace.frontier,
+            "hot_rows": ", ".join(self.keyspace.hot_rows),
+            "nodes_for_cpu": self.capacity.cpu.nodes,
+            "nodes_for_storage": self.capacity.storage_nodes,
             "nodes_needed": self.capacity.nodes_needed,
+            "stored_gib_compressed": self.capacity.stored_gib,
             "monthly_cost_usd": self.capacity.monthly_cost,
         }
         t = self.queries.table
@@ -146,14 +169,17 @@ def analyze(
     settings: Settings | None = None,
     target_writes_per_s: float | None = None,
     cells: CellFrame | None = None,
-    runs_per_window: float = 1.0,
+    queries_per_s: float | None = None,
     chunk_events: int = CHUNK_EVENTS,
 ) -> Analysis:
     """Run every analysis of ``schema`` on ``ds``.
 
     ``nodes``: cluster size of the key-distribution model (default 3);
     ``measured``: emulator results per query name (``TableHandle.run`` results) shown beside the model;
-    ``target_writes_per_s``: the production write rate to size nodes for (default: the data's own rate);
+    ``target_writes_per_s``: the production write rate (mutations/s) the load model replays and
+    capacity sizes for (default: ``settings.write_rate_per_s``, else the data's own rate);
+    ``queries_per_s``: the production query rate, all intents together, split by their weights
+    (default: ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate);
     ``cells``: a CellFrame already built for this schema (skips ``to_cells``).
     """
     from ..datasets.model import require_dataset
@@ -163,7 +189,18 @@ def analyze(
     name = schema_name(schema)
     tm: dict[str, float] = {}
     with _timed(tm, "index"):
+        if cells is None and len(ds) <= chunk_events:
+            cells = schema.to_cells(ds)
         index = build_index(ds, schema, cells=cells, chunk_events=chunk_events)
+    with _timed(tm, "compression"):
+        sample = (
+            cells if cells is not None else schema.to_cells(_sample(ds, COMPRESSION_SAMPLE_EVENTS))
+        )
+        ratio = compression_ratio(
+            sample, st, bytes_per_cell=float(index.nbytes.sum()) / max(index.n_cells, 1)
+        )
+        del sample
+        _release_freed_memory()  # the sample's cells and their serialization: back to the OS
     with _timed(tm, "queries"):
         plans, errors = plans_for(schema, ds.queries)
         weights = {q.name: q.weight for q in ds.queries}
@@ -181,22 +218,17 @@ def analyze(
             index,
             seen_rows=qc.seen_rows,
             weights=weights,
+            query_node_s=query_node_seconds(qc),
             nodes=nodes,
             settings=st,
-            runs_per_window=runs_per_window,
+            write_rate_per_s=target_writes_per_s,
+            queries_per_s=queries_per_s,
             schema_name=name,
         )
     with _timed(tm, "rowsizes"):
         rs = row_sizes(index, settings=st, schema_name=name)
     with _timed(tm, "capacity"):
-        cap = capacity(
-            index,
-            len(ds),
-            kd,
-            settings=st,
-            target_writes_per_s=target_writes_per_s,
-            schema_name=name,
-        )
+        cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)
     return Analysis(
         dataset=getattr(ds, "name", "dataset"),
         schema=name,

@@ -260,7 +260,9 @@ class Designer(W.VBox):
         c.unpin = W.Button(description="Unpin", icon="times", disabled=True)
         c.write = W.Button(description="Write to emulator", button_style="success", icon="database")
         c.heatmap_what = W.ToggleButtons(
-            options=["writes", "reads"], value="writes", style={"button_width": "70px"}
+            options=["writes", "reads", "ops", "pressure", "data"],
+            value="writes",
+            style={"button_width": "70px"},
         )
         c.apply = []  # one button per suggested fix
         self.controls = c
