@@ -475,6 +475,9 @@ class Export:
             body = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
             if where:
                 body.append("WHERE " + "\n  AND ".join(where))
+            if plan.reversed:
+                # the newest rows of the range: the same reverse scan the read plan issues
+                body.append("ORDER BY _key DESC")
             if plan.rows_limit:
                 body.append(f"LIMIT {plan.rows_limit}")
             out[q.name] = "\n".join(head + body)

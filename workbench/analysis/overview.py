@@ -202,7 +202,7 @@ def analyze(
         del sample
         _release_freed_memory()  # the sample's cells and their serialization: back to the OS
     with _timed(tm, "queries"):
-        plans, errors = plans_for(schema, ds.queries)
+        plans, errors = plans_for(schema.bind(ds), ds.queries)
         weights = {q.name: q.weight for q in ds.queries}
         qc = query_costs(
             index,
