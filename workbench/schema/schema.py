@@ -733,7 +733,7 @@ def _compile(
             open_cols = srcs - set(known)
             col = next(iter(open_cols)) if len(open_cols) == 1 and TIME not in srcs else None
             vals = shape.known_values(col) if (col is not None and shape is not None) else None
-            if vals is not None and len(branches) * len(vals) <= RANGES_MAX:
+            if col is not None and vals is not None and len(branches) * len(vals) <= RANGES_MAX:
                 # a small, known value set (the dataset's own values): one row range per value,
                 # all in one ReadRows request (G11), instead of scanning past the other values
                 texts = sorted(set(_render_values(key, i, known, col, vals)))

@@ -32,7 +32,9 @@ class Shape:
         cols = [*ds.entity, ds.time, *ds.measures, *ds.attributes]
         values = []
         for c in ds.entity:
-            u = pd.unique(f[c].to_numpy()) if c in f.columns else ()
+            if c not in f.columns:
+                continue
+            u = pd.unique(f[c].to_numpy())
             if 0 < len(u) <= ENUMERATE_VALUES_MAX:
                 values.append((c, tuple(u.tolist())))
         return cls(
