@@ -182,20 +182,16 @@ advice
 # ## Exercise: serve both questions without filtering
 #
 # Pick a design from the gallery so that **both** `corrie_lol_march` and `lol_march` scan at most
-# 1.5 rows per row they return. The cell is pre-filled with a working answer; try the others and see
-# which question each one fails.
+# 1.5 rows per row they return. Replace `____` with a design name, run the check, and try the others to
+# see which question each one fails. `game_both.hint()` gives a hint and `game_both.solution()` the answer.
 
 # %%
+from workbench.exercises import ____, game_both
 print(wb.pattern_names("game_scores"))
-choice = "two_tables"   # ← your design
+choice = ____   # ← your design
 
 # %%
-mine = wb.analyze(ds, wb.preset("game_scores", choice)).queries
-worst = max(mine["corrie_lol_march"]["waste"], mine["lol_march"]["waste"])
-wb.check(worst <= 1.5,
-         f"{choice}: Corrie's March reads {mine['corrie_lol_march']['waste']:.1f} rows per row returned, "
-         f"all LoL games in March {mine['lol_march']['waste']:.1f} (goal ≤ 1.5 for both).",
-         hint="one key cannot put both the player and the time right after the game: think two tables.")
+game_both.check(choice, ds)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -130,21 +130,15 @@ wb.analyze(ds, wb.preset("fx_prices", "salted", n=4)).keyspace
 # Your FX feed has grown and the cluster now has **8 nodes** (a fair share is 12.5%). With the pair-first
 # key the busiest pair alone takes more than 20%, so field promotion cannot get there. Choose a salt count
 # for the salted design so that, on average over time, the busiest node takes at most 20% of the writes.
-# The cell is pre-filled with one answer that passes, so the notebook runs top to bottom; change it and
-# re-run the two cells below with other values (4, 10, 12, 16…) and watch the scans a USD/JPY range read needs.
+# Replace `____` with a whole number and run the check; then try other values (4, 10, 12, 16…) and watch
+# the scans a USD/JPY range read needs. `fx_salt.hint()` gives a hint and `fx_salt.solution()` the answer.
 
 # %%
-NODES = 8
-SALT_BUCKETS = 8   # ← your answer
+from workbench.exercises import ____, fx_salt
+SALT_BUCKETS = ____   # ← your answer: a whole number of salt buckets
 
 # %% tags=["finding"]
-salted = wb.preset("fx_prices", "salted", n=SALT_BUCKETS)
-mine = wb.analyze(ds, salted, nodes=NODES)
-share, scans = mine.keyspace.mean_share, mine.queries["usdjpy_day"]["scans"]
-wb.check(share <= 0.20,
-         f"with {SALT_BUCKETS} salt buckets the busiest of {NODES} nodes takes {share:.1%} of the writes "
-         f"(goal ≤ 20%); every USD/JPY range read now needs {scans} scans.",
-         hint="Salt counts that are a multiple of the node count spread best.")
+fx_salt.check(SALT_BUCKETS, ds)
 
 # %% [markdown]
 # ## 4 · Reversed timestamps for "the latest quote" (G09)

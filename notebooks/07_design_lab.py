@@ -117,18 +117,17 @@ lab
 # ### Exercise
 #
 # Pick a design for `my_meters` in which no node takes more than half of the writes (with 3 nodes
-# the fair share is a third). Change `PATTERN`, run the two cells, and let the self-check judge.
-# The options are `lab.controls.pattern.options`.
+# the fair share is a third). Replace `____` with one of `lab.controls.pattern.options` and run the
+# check: it sets the designer above to your pattern, so scroll up to see its heat map.
+# `lab_pattern.hint()` gives a hint and `lab_pattern.solution()` the answer.
 
 # %%
-PATTERN = "entity_first"   # try "timestamp_first" to see the check fail
-lab.controls.pattern.value = PATTERN
-share = lab.analysis.keyspace.mean_share
-print(f"{PATTERN}: the busiest node takes {share:.0%} of the writes")
+from workbench.exercises import ____, lab_pattern
+print(lab.controls.pattern.options)
+PATTERN = ____   # ← your answer; try "timestamp_first" to see the check fail
 
 # %%
-wb.check(share <= 0.5, f"{PATTERN}: the busiest node takes {share:.0%} of the writes (goal ≤ 50%).",
-         hint="Put the meter ID before the time in the key (field promotion, G07).")
+lab_pattern.check(PATTERN, lab)
 
 # %% [markdown] tags=["summary"]
 # ## Summary
