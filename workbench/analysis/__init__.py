@@ -25,7 +25,7 @@ from ._index import CellIndex
 from .capacity import Capacity, capacity
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .querycost import QueryCosts, evaluate, plans_for, query_costs
-from .rowsizes import RowSizes, bucket_width_sweep, row_sizes
+from .rowsizes import RowSizes, bucket_width_sweep, row_sizes, row_time_bound_s
 from .settings import DEFAULT, EMULATOR_NOTES, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
@@ -184,7 +184,9 @@ def analyze(
     )
     tm["keyspace"] = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
-    rs = row_sizes(index, settings=st, schema_name=name)
+    key = getattr(schema, "key", None)  # a set of tables has no single key: no bound
+    bound = row_time_bound_s(key) if key is not None else None
+    rs = row_sizes(index, settings=st, schema_name=name, row_bound_s=bound)
     tm["rowsizes"] = (time.perf_counter() - t0) * 1e3
     t0 = time.perf_counter()
     cap = capacity(
