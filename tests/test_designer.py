@@ -47,6 +47,12 @@ def _png(out) -> bytes:
     return base64.b64decode(data[-1])
 
 
+def _text(html_text: str) -> str:
+    """What a reader sees: tags and styles gone, whitespace collapsed."""
+    no_style = re.sub(r"<style>.*?</style>", "", html_text, flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", no_style))
+
+
 def _share(html_text: str) -> float:
     m = re.search(r"busiest node takes <b>(\d+)%</b>", html_text)
     assert m, html_text
@@ -306,3 +312,51 @@ def test_html_heat_map_shows_what_the_figure_shows():
     assert "Reads by the query workload" in heatmap_html(hot, "reads")
     with pytest.raises(ValueError, match="writes' or 'reads'"):
         heatmap_html(hot, "both")
+
+
+def test_every_view_of_one_design_shows_the_same_figures(ws):
+    """Headline, heat map tab, advisor, Compare (heat maps, table, ranking) and the analysis a
+    notebook tabulates all read one analysis: at 6 nodes the fair share is 1/6 ≈ 17% everywhere.
+    """
+    d = _designer(ws)
+    d.controls.nodes.value = 6
+    d.pin()
+    d.controls.pattern.value = "timestamp_first"
+    a = d.analysis
+    assert a.keyspace.nodes == 6 and abs(a.keyspace.fair_share - 1 / 6) < 1e-9
+    # the notebook's view: wb.analyze with the same settings gives the same numbers
+    nb = wb.analyze(d.ds, d.schema, nodes=6)
+    assert nb.keyspace.hotspot_factor == a.keyspace.hotspot_factor
+    pd_eq = nb.queries.table[["rows_seen", "rows_returned", "waste"]]
+    assert pd_eq.equals(a.queries.table[["rows_seen", "rows_returned", "waste"]])
+    assert nb.rowsizes.projected_max_bytes == a.rowsizes.projected_max_bytes
+    # headline and heat map tab: one fair share, one hotspot factor
+    _tab(d, "heatmap")
+    heat = _text("".join(o["data"].get("text/html", "") for o in d.figures["heatmap"].outputs))
+    factor = f"{a.keyspace.hotspot_factor:.1f}× its fair share of 17%, 6 nodes"
+    assert factor in _text(d.headline.value) and "(fair share 17%)" in heat
+    # compare: heat maps, table and ranking on the same 6 nodes
+    _tab(d, "compare")
+    shown = _text("".join(o["data"].get("text/html", "") for o in d.compare_out.outputs))
+    assert "33%" not in shown and shown.count("fair share 17%") >= 2, shown
+    t = d.comparison.table
+    assert list(t["nodes"]) == [6, 6]
+    cur = t.loc["current: timestamp_first"]
+    assert cur["hotspot_factor"] == a.keyspace.hotspot_factor
+    for q in a.queries.table.index:
+        row = a.queries.table.loc[q]
+        if row["kind"] == "cannot plan":
+            continue
+        assert cur[f"{q}: rows seen"] == row["rows_seen"]
+        assert cur[f"{q}: rows returned"] == row["rows_returned"]
+        assert cur[f"{q}: waste"] == row["waste"]
+    assert cur["projected_max_row_bytes"] == a.rowsizes.projected_max_bytes
+    # advisor: its hotspot evidence and each full-scan waste are the analysis' numbers
+    _tab(d, "advisor")
+    text = " ".join(" ".join(f.evidence) for f in d.findings)
+    assert f"hotspot factor {a.keyspace.hotspot_factor:.1f}×" in text
+    assert "vs a fair 17%" in text
+    for f in d.findings:
+        if f.rule == "full_scan":
+            q = f.title.split(" ")[0].rstrip(":")
+            assert f"({a.queries.table.loc[q, 'waste']:,.0f}× waste)" in text

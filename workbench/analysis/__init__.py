@@ -92,6 +92,8 @@ class Analysis:
             "rows": self.index.n_rows,
             "cells": self.index.n_cells,
             "tablets": self.keyspace.n_tablets,
+            "nodes": self.keyspace.nodes,
+            "fair_share": self.keyspace.fair_share,
             "busiest_node_share": self.keyspace.mean_share,
             "hotspot_factor": self.keyspace.hotspot_factor,
             "busiest_range": self.keyspace.busiest_range.get("name", ""),
@@ -108,6 +110,10 @@ class Analysis:
             if t.loc[q, "kind"] == "cannot plan":
                 continue
             out[f"{q}: rows seen"] = int(t.loc[q, "rows_seen"])
+            out[f"{q}: rows returned"] = int(t.loc[q, "rows_returned"])
+            out[f"{q}: waste"] = float(
+                t.loc[q, "waste"]
+            )  # the query-cost model's figure, not re-derived
             out[f"{q}: scans"] = int(t.loc[q, "scans"])
             out[f"{q}: node ms"] = float(t.loc[q, "node_ms"])
         return out

@@ -112,6 +112,21 @@ def compare(
             labels[i] = f"{lab} ({seen[lab] + 1})"
         seen[lab] = seen.get(lab, 0) + 1
     analyses = {lab: analyze(ds, s, **kwargs) for lab, s in zip(labels, schemas)}
+    return compare_analyses(ds, analyses)
+
+
+def compare_analyses(ds: Any, analyses: dict[str, Any]) -> Comparison:
+    """Rank analyses already made (one per label) without recomputing them.
+
+    The designer passes the very analyses its tabs show (at the slider's node count), so the
+    comparison table, its ranking and the heat maps above it read one set of numbers.
+    """
+    nodes = {a.keyspace.nodes for a in analyses.values()}
+    if len(nodes) > 1:
+        raise WorkbenchError(
+            f"compare_analyses got analyses on different cluster sizes ({sorted(nodes)} nodes); "
+            "a fair share is only comparable on one cluster size."
+        )
     recs = []
     for lab, a in analyses.items():
         r = {"design": lab, "verdict": a.keyspace.verdict()}

@@ -782,9 +782,7 @@ class Designer(W.VBox):
         self.compare_out.outputs = ()
 
     def _render_compare(self) -> None:
-        from ..analysis.compare import (
-            compare,
-        )  # the function (the package attribute can be the submodule)
+        from ..analysis.compare import compare_analyses
 
         if self.pinned is None:
             self.compare_out.outputs = (
@@ -793,17 +791,17 @@ class Designer(W.VBox):
                 ),
             )
             return
-        cmp = compare(
-            self.ds,
-            [self.pinned, self.schema],
-            names=["pinned: " + self.pinned.name, "current: " + self.schema.name],
-        )
-        self.comparison = cmp
+        # the same analyses (same node count) feed the heat maps, the table and the ranking
         nodes = int(self.controls.nodes.value)
+        analyses = {
+            "pinned: " + self.pinned.name: self.ws.analysis(self.ds, self.pinned, nodes=nodes),
+            "current: " + self.schema.name: self.ws.analysis(self.ds, self.schema, nodes=nodes),
+        }
+        cmp = compare_analyses(self.ds, analyses)
+        self.comparison = cmp
         maps = []  # one above the other at full size: side by side they shrink to unreadable thumbnails
-        for lab, s in (("pinned", self.pinned), ("current", self.schema)):
-            a = self.ws.analysis(self.ds, s, nodes=nodes)
-            maps.append(f"<h4>{lab}: {html.escape(s.name)}</h4>" + self.ws.heatmap(a, "writes"))
+        for lab, a in analyses.items():
+            maps.append(f"<h4>{html.escape(lab)}</h4>" + self.ws.heatmap(a, "writes"))
         self.compare_out.outputs = (
             R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
             R.html_bundle(cmp._repr_html_(), repr(cmp.table)),
