@@ -14,6 +14,7 @@ import pytest
 
 import workbench as wb
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
+from workbench.ui import _render as R
 from workbench.ui.app import CSV, TABS, Designer
 from workbench.ui.gallery import GENERIC, patterns_for, schema_for, time_precision
 from workbench.ui.model import Workspace
@@ -141,7 +142,11 @@ def test_timestamp_first_shows_the_hotspot_and_the_advisor_fix_removes_it(ws):
         getattr(w, "value", "") for box in d.advisor_panel.children for w in box.children
     )
     d.apply_suggestion(d.findings.index(g06[0]))
-    assert d.schema == g06[0].suggestion
+    # the same design (key, layout, families), named as the gallery names it
+    same = ("name", "description", "guidelines")
+    assert replace(d.schema, **dict.fromkeys(same, "")) == replace(
+        g06[0].suggestion, **dict.fromkeys(same, "")
+    )
     assert not [f for f in d.findings if "G06" in f.guidelines]
     assert d.analysis.keyspace.mean_share < shown
     _tab(d, "hotspot")
@@ -360,3 +365,23 @@ def test_every_view_of_one_design_shows_the_same_figures(ws):
         if f.rule == "full_scan":
             q = f.title.split(" ")[0].rstrip(":")
             assert f"({a.queries.table.loc[q, 'waste']:,.0f}× waste)" in text
+
+
+def test_the_description_follows_the_key_and_a_suggestion_keeps_its_gallery_name(ws):
+    d = _designer(ws)
+    assert d.schema.name == "pair_microseconds" and "Pair first" in d.schema.description
+    # drop `pair`: the key is just the time; the description must say so, not "Pair first"
+    d.controls.segments.value = [s for s in d.controls.segments.value if s != "pair"]
+    assert d.schema.key.template().startswith("{time")
+    assert "Pair first" not in d.schema.description
+    assert d.schema.description.startswith("Row key {time") and "time first" in d.schema.description
+    assert "Row key {time" in _text(R.design_html(d.ds, d.schema))
+    # timestamp_first's G06 fix puts the pair back in front: that is the gallery's
+    # pair_microseconds, and the designer names and selects it as such
+    d.controls.pattern.value = "timestamp_first"
+    _tab(d, "advisor")
+    g06 = [f for f in d.findings if "G06" in f.guidelines][0]
+    assert d.controls.apply[d.findings.index(g06)].tooltip == "Switch to pair_microseconds"
+    d.apply_suggestion(d.findings.index(g06))
+    assert d.controls.pattern.value == "pair_microseconds" == d.schema.name
+    assert not any(o.startswith("★") for o in d.controls.pattern.options)

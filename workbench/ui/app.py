@@ -74,6 +74,11 @@ def _lay(**kw: Any) -> W.Layout:
     return W.Layout(**kw)
 
 
+def _button(**kw: Any) -> W.Button:
+    """A button as wide as its label: ipywidgets' fixed default width cut labels to "Apply su…"."""
+    return W.Button(layout=_lay(width="auto", min_width="max-content", flex="0 0 auto"), **kw)
+
+
 def _finding_fields(f: Any) -> dict[str, Any]:
     """The parts of an advisor finding the panel shows (tolerant of field names)."""
     gid = getattr(f, "ids", None) or getattr(f, "guideline", None) or ""
@@ -126,6 +131,23 @@ def write_to_emulator(
         register_table(physical)
     verification = getattr(table, "verification", None) or table.verify()
     return table, verification
+
+
+def _gallery_name(ds: Any, schema: Any) -> str | None:
+    """The gallery design ``schema`` is, whatever its name says (None if it is none of them)."""
+    from dataclasses import replace
+
+    def bare(s: Any) -> Any:  # the design itself: its name and prose do not change what it does
+        return replace(s, name="", description="", guidelines=())
+
+    mine = bare(schema)
+    for name in patterns_for(ds):
+        try:
+            if bare(schema_for(ds, name)) == mine:
+                return name
+        except Exception:  # a gallery entry that cannot be built for this dataset is not a match
+            continue
+    return None
 
 
 class Designer(W.VBox):
@@ -188,12 +210,12 @@ class Designer(W.VBox):
             description="path",
             layout=_lay(width="100%"),
         )
-        c.csv_read = W.Button(description="Read columns", icon="table")
+        c.csv_read = _button(description="Read columns", icon="table")
         c.csv_entity = W.SelectMultiple(description="entity", rows=3, layout=_lay(width="100%"))
         c.csv_time = W.Dropdown(description="time", layout=_lay(width="100%"))
         c.csv_measures = W.SelectMultiple(description="measures", rows=3, layout=_lay(width="100%"))
         c.csv_tz = W.Text(value="UTC", description="naive tz", layout=_lay(width="100%"))
-        c.csv_load = W.Button(description="Load CSV", button_style="primary", icon="upload")
+        c.csv_load = _button(description="Load CSV", button_style="primary", icon="upload")
         self.csv_status = W.HTML()
         self.csv_box = W.VBox(
             [
@@ -248,13 +270,13 @@ class Designer(W.VBox):
         )
         c.families: list[tuple[W.Text, W.BoundedIntText, W.BoundedIntText]] = []
         self.families_box = W.VBox()
-        c.pin = W.Button(
+        c.pin = _button(
             description="Pin this design",
             icon="thumb-tack",
             tooltip="Keep this design and compare the next ones with it",
         )
-        c.unpin = W.Button(description="Unpin", icon="times", disabled=True)
-        c.write = W.Button(description="Write to emulator", button_style="success", icon="database")
+        c.unpin = _button(description="Unpin", icon="times", disabled=True)
+        c.write = _button(description="Write to emulator", button_style="success", icon="database")
         c.heatmap_what = W.ToggleButtons(
             options=["writes", "reads"], value="writes", style={"button_width": "70px"}
         )
@@ -492,6 +514,10 @@ class Designer(W.VBox):
     def set_schema(self, schema: Any, *, label: str | None = None) -> None:
         """Make ``schema`` the design's base (a preset, yours, or an advisor suggestion) and show it."""
         c = self.controls
+        # a suggestion that is a gallery design is named and selected as that design
+        same = _gallery_name(self.ds, schema)
+        if same is not None:
+            schema = schema_for(self.ds, same)
         preset = schema.name in patterns_for(self.ds) and schema == schema_for(self.ds, schema.name)
         if preset:
             self._syncing = True
@@ -736,11 +762,15 @@ class Designer(W.VBox):
             )
             item: list[W.Widget] = [W.HTML(text, layout=_lay(flex="1 1 auto"))]
             if ff["suggestion"] is not None:
-                b = W.Button(
+                b = _button(
                     description="Apply suggestion",
                     icon="magic",
                     button_style="info",
-                    tooltip=f"Switch to {getattr(ff['suggestion'], 'name', 'the suggested design')}",
+                    tooltip="Switch to "
+                    + (
+                        _gallery_name(self.ds, ff["suggestion"])
+                        or getattr(ff["suggestion"], "name", "the suggested design")
+                    ),
                 )
                 b.on_click(self._with_log(functools.partial(self._apply, ff["suggestion"])))
                 c.apply.append(b)
