@@ -784,6 +784,12 @@ class Designer(W.VBox):
         self.set_schema(suggestion)
         self._render_tab("advisor")
 
+    def show_tab(self, name: str) -> None:
+        """Open tab ``name`` (one of ``TABS``: "heatmap", "advisor", "compare"…) and draw it."""
+        if name not in TABS:
+            raise WorkbenchError(f"No tab {name!r}; the designer's tabs are {', '.join(TABS)}.")
+        self.tabs.selected_index = TABS.index(name)
+
     def apply_suggestion(self, i: int = 0) -> None:
         """Click finding ``i``'s "Apply suggestion" button (from Python)."""
         if "advisor" in self._stale:
