@@ -67,8 +67,8 @@ paper_row[["row_key", "family", "qualifier", "value"]].head(6)
 
 # %% tags=["G02", "finding"]
 cmp = wb.compare(ds, [tall, month])
-cmp.table[["rows", "cells", "max_row_cells", "max_row_bytes", "bytes_per_event",
-           "garden_month: rows seen", "all_gardens_day: rows seen"]]
+cmp.view(["rows", "cells", "max_row_cells", "max_row_bytes", "bytes_per_event",
+          "garden_month: rows seen", "all_gardens_day: rows seen"])
 
 # %% [markdown]
 # Same cells, far fewer rows: the month design reads the paper's month as **one row**, where the

@@ -100,7 +100,7 @@ print(f"Corrie played {len(march_games)} games of LoL in March 2015 and won {int
 two = wb.preset("game_scores", "two_tables")
 designs = wb.compare(ds, [by_player, two])
 cols = ["bytes_per_event", "corrie_lol_march: rows seen", "lol_march: rows seen", "lol_march: node ms"]
-designs.table[cols]
+designs.view(cols)
 
 # %% [markdown]
 # The second table doubles the bytes written per event and removes the filtered scan: `lol_march`
@@ -126,7 +126,7 @@ split = wb.Schema("row_per_measure",
                   wb.Tall(wb.Family("GAME")))
 print("row per measure:", split.example_key(ds))
 together = wb.compare(ds, [by_player, split])
-together.table[["rows", "corrie_latest: scans", "corrie_latest: rows seen"]]
+together.view(["rows", "corrie_latest: scans", "corrie_latest: rows seen"])
 
 # %% [markdown]
 # Keeping the game's measures in one row halves the rows and the scans for a query that needs both.
@@ -158,7 +158,7 @@ hashed = wb.preset("game_scores", "hashed_player")
 print("readable:", by_player.example_key(ds))
 print("hashed  :", hashed.example_key(ds))
 spread = wb.compare(ds, [by_player, hashed])
-spread.table[["hotspot_factor", "bytes_per_event", "max_row_cells"]].round(2)
+spread.view(["hotspot_factor", "bytes_per_event", "max_row_cells"])
 
 # %% [markdown]
 # ## Personal data in row keys (G26)

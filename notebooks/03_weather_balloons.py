@@ -125,7 +125,7 @@ columns.to_cells(ds).frame.head(4)
 # %% tags=["G12", "finding"]
 widths = wb.compare(ds, [wb.preset("weather_balloons", "bucket_new_columns", bucket=w) for w in ("hour", "week")],
                     names=["hour buckets", "week buckets"])
-widths.table[["rows", "max_row_cells", "max_row_bytes", "bytes_per_event", "balloon_hour: rows seen"]]
+widths.view(["rows", "max_row_cells", "max_row_bytes", "bytes_per_event", "balloon_hour: rows seen"])
 
 # %% [markdown]
 # A balloon flies for a couple of hours, so a week bucket holds a whole flight of one measure in one row

@@ -87,7 +87,7 @@ wb.analyze(ds, promoted).keyspace
 cmp = wb.compare(ds, [ts_first, promoted])
 cols = ["busiest_node_share", "hotspot_factor", "usdjpy_day: rows seen", "latest_quote: rows seen",
         "all_pairs_minute: rows seen", "usdjpy_moving_averages: rows seen"]
-cmp.table[cols]
+cmp.view(cols)
 
 # %% [markdown]
 # Field promotion also makes the pair's queries cheap (one range per pair), while "all pairs at one
@@ -157,8 +157,8 @@ reversed_first = wb.Schema(
     wb.RowKey((wb.ReversedTimestamp("us", 9_999_999_999_999_999, 16), wb.Field("pair"))),
     wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}))
 cmp9 = wb.compare(ds, [promoted, reversed_ts, reversed_first])
-cmp9.table[["latest_quote: rows seen", "latest_quote: node ms", "usdjpy_day: rows seen",
-            "usdjpy_day: scans", "busiest_node_share"]]
+cmp9.view(["latest_quote: rows seen", "latest_quote: waste", "latest_quote: node ms",
+           "usdjpy_day: rows seen", "usdjpy_day: scans", "busiest_node_share"])
 
 # %% [markdown]
 # Reversal turns the latest-quote query from a read of the whole pair into a one-row read and costs the

@@ -29,6 +29,14 @@ class Comparison:
     rankings: pd.DataFrame
     criteria: list[tuple[str, str]] = field(default_factory=list)  # (column, label)
 
+    def view(self, columns: Sequence[str] | None = None) -> Any:
+        """``table`` (or some of its columns) formatted for reading: separators, bytes in kB/MB,
+        shares as percentages, ratios with ×, "—" with a legend where a value is absent."""
+        from ..formatting import styled
+
+        t = self.table if columns is None else self.table[list(columns)]
+        return styled(t)
+
     def _repr_html_(self) -> str:
         from ..plots import figure_html
         from ..plots.compare import plot_comparison
