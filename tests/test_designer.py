@@ -385,3 +385,23 @@ def test_the_description_follows_the_key_and_a_suggestion_keeps_its_gallery_name
     d.apply_suggestion(d.findings.index(g06))
     assert d.controls.pattern.value == "pair_microseconds" == d.schema.name
     assert not any(o.startswith("★") for o in d.controls.pattern.options)
+
+
+def test_an_error_reads_as_one_sentence_with_the_evidence_folded():
+    from workbench.errors import WorkbenchError
+
+    exc = WorkbenchError(
+        "3 events collide: they map to the same cell.\n"
+        "  row 'a' cell m:v ← key=...\n"
+        "  row 'b' cell m:v ← key=...\n"
+        "Use a finer time precision in the key (G31)."
+    )
+    head, detail = R.error_parts(exc)
+    assert head == (
+        "3 events collide: they map to the same cell. Use a finer time precision in the key (G31)."
+    )
+    assert detail.count("row '") == 2
+    shown = R.error_html(exc)
+    assert shown.index("Use a finer") < shown.index("<details>") < shown.index("row &#x27;a")
+    # a one-line error stays whole, with nothing folded
+    assert "<details>" not in R.error_html(WorkbenchError("Unknown column 'x'."))
