@@ -38,7 +38,10 @@ wb.setup()
 # the numbers that matter and one tab per picture; the *Advisor* tab lists findings with an
 # **Apply suggestion** button, *Schema & cbt* shows an example key and the commands that create the
 # table, *Emulator* writes the design to the real emulator and reads it back, and *Compare* puts a
-# pinned design beside the current one.
+# pinned design beside the current one. The *Key heat map* tab switches between Key Visualizer's metrics
+# (writes, reads, ops, pressure, data) and lists its diagnostics; *Node load* and *Hotspot* show each
+# node's share of the load (reads and writes as node CPU) and the busiest tablet — the floor that no
+# number of nodes goes below.
 
 # %%
 ds = wb.load_dataset("fx_prices", size="workshop")
@@ -56,7 +59,7 @@ d
 d.controls.segments.value = ["time", "pair"]
 d.show_tab("heatmap")
 print(d.schema.name)
-print(f"busiest node takes {d.analysis.keyspace.mean_share:.0%} of the writes "
+print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the writes "
       f"(fair share {d.analysis.keyspace.fair_share:.0%})")
 
 # %% [markdown]
@@ -73,12 +76,12 @@ fix.show_tab("advisor")
 fix
 
 # %% tags=["finding"]
-before = fix.analysis.keyspace.mean_share
+before = fix.analysis.keyspace.mean_write_share
 fix.findings[0]
 
 # %% tags=["finding"]
 fix.apply_suggestion(0)
-print(f"{fix.schema.name}: busiest node {before:.0%} → {fix.analysis.keyspace.mean_share:.0%} of the writes")
+print(f"{fix.schema.name}: busiest node {before:.0%} → {fix.analysis.keyspace.mean_write_share:.0%} of the writes")
 
 # %% [markdown]
 # ## Side by side

@@ -1,4 +1,4 @@
-"""A real browser in JupyterLab: run all cells, move a widget, see the figure change (issue 7).
+"""A real browser in JupyterLab: run all cells, move a widget, see the figure change.
 
 JupyterLab runs headless on 127.0.0.1 (tests/browser.py), Debian chromium is
 driven by Python playwright. The notebook is run with "Run All Cells"

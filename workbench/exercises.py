@@ -197,7 +197,7 @@ def _fx_salt(buckets: int, ds) -> tuple[bool, str, dict[str, Any]]:
     if not isinstance(buckets, int) or isinstance(buckets, bool) or buckets < 1:
         return False, f"the salt count must be a whole number ≥ 1, got {buckets!r}.", {}
     mine = analyze(ds, preset("fx_prices", "salted", n=buckets), nodes=FX_NODES)
-    share, scans = mine.keyspace.mean_share, mine.queries["usdjpy_day"]["scans"]
+    share, scans = mine.keyspace.mean_write_share, mine.queries["usdjpy_day"]["scans"]
     return (
         share <= 0.20,
         f"with {buckets:,} salt buckets the busiest of {FX_NODES} nodes takes {share:.1%} of the "
@@ -292,7 +292,7 @@ def _lab_pattern(pattern: str, lab) -> tuple[bool, str, dict[str, Any]]:
             {},
         )
     lab.controls.pattern.value = pattern
-    share = lab.analysis.keyspace.mean_share
+    share = lab.analysis.keyspace.mean_write_share
     fair = 1 / lab.analysis.keyspace.nodes
     return (
         share <= 0.5,

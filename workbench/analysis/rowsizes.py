@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..notes import EMULATOR_NOTES
 from ._index import CellIndex
-from .settings import DEFAULT, EMULATOR_NOTES, Settings
+from .settings import DEFAULT, Settings
 
 _OPEN_FRACTION = 0.9  # a row spanning ≥ 90% of the data's time span is treated as never closing
 
@@ -120,7 +121,7 @@ class RowSizes:
         ]
         return df
 
-    def stats(self) -> dict[str, float]:
+    def stats(self) -> dict[str, float | str]:
         b, c = self.bytes, self.cells
         if not len(b):
             return {"rows": 0}
@@ -265,7 +266,7 @@ def row_sizes(
         projected = np.where(is_open, rb * np.maximum(horizon_s / data_span, 1.0), rb)
         max_cell = int(index.nbytes.max())
     else:
-        span = np.zeros(0)
+        span = np.zeros(0, dtype=np.float32)
         data_span = 0.0
         projected = rb.astype(np.float64)
         max_cell = 0
