@@ -65,7 +65,7 @@ TAB_TITLES = {
     "emulator": "Emulator",
     "compare": "Compare",
 }
-LEFT_WIDTH = "330px"
+LEFT_WIDTH = "290px"  # one control group: the grid fits 3 across at 1280 px with the file browser
 # JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
 _STYLE = (
     "<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
@@ -204,7 +204,7 @@ class Designer(W.VBox):
         c.size = W.ToggleButtons(
             options=SIZES,
             value=size if size in SIZES else "workshop",
-            style={"button_width": "72px"},
+            style={"button_width": "auto"},
             tooltips=["1k events", "5k events", "30k events"],
         )
         # bring your own CSV
@@ -284,7 +284,7 @@ class Designer(W.VBox):
         c.heatmap_what = W.ToggleButtons(
             options=["writes", "reads", "ops", "pressure", "data"],
             value="writes",
-            style={"button_width": "70px"},
+            style={"button_width": "auto"},
         )
         c.apply = []  # one button per suggested fix
         self.controls = c
@@ -319,39 +319,60 @@ class Designer(W.VBox):
         self.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
 
         hint = W.HTML("<small>key segments: drag to reorder, × to drop, type to add back</small>")
-        left = W.VBox(
+        group = _lay(width="100%", min_width="0")
+        # the controls as a grid of small groups across the width (not one tall column), so the
+        # numbers and the first figure are on screen at 1280×800 with the file browser open
+        left = W.GridBox(
             [
-                W.HTML("<b>Data</b>"),
-                c.dataset,
-                W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
-                self.csv_box,
-                W.HTML("<b>Design</b>"),
-                c.pattern,
-                W.HTML("row key segments"),
-                c.segments,
-                hint,
-                c.precision,
-                c.reversed,
-                c.salt_buckets,
-                c.bucket,
-                c.layout,
-                W.HTML(
-                    "<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"
+                W.VBox(
+                    [
+                        W.HTML("<b>Data</b>"),
+                        c.dataset,
+                        W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
+                        self.csv_box,
+                    ],
+                    layout=group,
                 ),
-                self.families_box,
-                W.HTML("<b>Model</b>"),
-                c.nodes,
+                W.VBox(
+                    [W.HTML("<b>Design</b>"), c.pattern, c.segments, hint, c.layout], layout=group
+                ),
+                W.VBox(
+                    [
+                        W.HTML("<b>Key details</b>"),
+                        c.precision,
+                        c.reversed,
+                        c.salt_buckets,
+                        c.bucket,
+                    ],
+                    layout=group,
+                ),
+                W.VBox(
+                    [
+                        W.HTML(
+                            "<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"
+                        ),
+                        self.families_box,
+                        W.HTML("<b>Model</b>"),
+                        c.nodes,
+                    ],
+                    layout=group,
+                ),
             ],
-            layout=_lay(width=LEFT_WIDTH, min_width=LEFT_WIDTH, padding="0 8px 0 0"),
+            layout=_lay(
+                width="100%",
+                grid_template_columns=f"repeat(auto-fill, minmax({LEFT_WIDTH}, 1fr))",
+                grid_gap="0 12px",
+            ),
         )
-        right = W.VBox([self.headline], layout=_lay(flex="1 1 auto", min_width="0"))
+        right = W.VBox([self.headline], layout=_lay(width="100%", min_width="0"))
         self.title = W.HTML()
         self.add_class("wb-designer")
-        # controls beside the numbers; the pictures get the full width below (readable at 1280 px)
+        # controls, then the numbers, then the pictures at full width (readable at 1280 px)
         self.children = [
             self.title,
             self.status,
-            W.HBox([left, right], layout=_lay(width="100%")),
+            left,
+            right,
             self.tabs,
             self.log_out,
         ]
