@@ -35,6 +35,11 @@ _PANEL = """root => { const p = [...root.querySelectorAll('.widget-tab > .widget
   [...p.querySelectorAll('img')].map(i => i.src.slice(-80)).join() + p.innerText.slice(0, 4000) : ''; }"""
 
 
+# tabs whose picture depends on the cluster size answer the nodes slider; the others a new design
+_NODES_TABS = {"nodes", "hotspot", "advisor", "compare"}  # the heat map is per key, not node
+_GOOD = ("timestamp_first", "salted", "reversed_timestamp", "pair_microseconds")
+
+
 def _open_file_browser(page) -> None:
     if not page.locator("#filebrowser").is_visible():
         page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
@@ -47,6 +52,7 @@ def test_every_designer_tab_reads_and_answers_within_half_a_second(
 ):
     clipped: dict[str, list[str]] = {}
     slow: dict[str, float] = {}
+    timings: dict[str, float] = {}
     with (
         jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab,
         chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx,
@@ -59,7 +65,8 @@ def test_every_designer_tab_reads_and_answers_within_half_a_second(
         picker = designer.locator(".widget-dropdown:has(label:text-is('design')) select").first
         designs = picker.evaluate("s => [...s.options].map(o => o.value || o.text)")
         assert len(designs) >= 3, designs
-        for i, tab in enumerate(TABS):
+        slider = designer.locator(".widget-slider", has_text="nodes (model)")
+        for tab in TABS:
             designer.get_by_role("tab", name=TAB_TITLES[tab]).click()
             _wait_idle(page)
             if tab == "compare":  # its pin button lives on this tab
@@ -70,7 +77,12 @@ def test_every_designer_tab_reads_and_answers_within_half_a_second(
                 continue
             before = designer.evaluate(_PANEL)
             t0 = time.perf_counter()
-            picker.select_option(designs[(i + 1) % len(designs)])
+            if tab in _NODES_TABS:  # the cluster size: one more node in the model
+                slider.locator(".noUi-handle").focus()
+                page.keyboard.press("ArrowRight")
+            else:  # another design (never one whose key loses events: that shows an error)
+                current = picker.input_value()
+                picker.select_option(next(d for d in _GOOD if d != current and d in designs))
             try:
                 page.wait_for_function(
                     f"before => ({_PANEL})(document.querySelector('.wb-designer')) !== before",
@@ -80,6 +92,7 @@ def test_every_designer_tab_reads_and_answers_within_half_a_second(
                 seconds = time.perf_counter() - t0
             except Exception:  # noqa: BLE001 - never changed: recorded as a failure below
                 seconds = float("inf")
+            timings[tab] = seconds
             if seconds > 0.5:
                 slow[tab] = seconds
             _wait_idle(page)
@@ -89,6 +102,10 @@ def test_every_designer_tab_reads_and_answers_within_half_a_second(
             designer.screenshot(path=str(artifact(f"attendee_{width}_{tab}.png")))
         page.screenshot(path=str(artifact(f"attendee_{width}_page.png")))
 
+    print(
+        f"{width}×{height} seconds to a changed picture:",
+        {k: round(v, 3) for k, v in timings.items()},
+    )
     assert not clipped, f"clipped at {width}×{height}: {clipped}"
     assert not slow, f"tabs slower than 500 ms to show a design change: {slow}"
     assert set(FIGURES) <= set(TABS)
