@@ -16,6 +16,7 @@ from typing import Any
 import matplotlib
 
 from ..analysis import Analysis
+from ..formatting import ratio
 from ..plots.style import BAD, GOOD, style
 from ..units import human_bytes
 
@@ -113,7 +114,8 @@ def headline_html(a: Analysis) -> str:
     if len(t):
         parts.append(
             "<table><tr><th>query</th><th>plan</th><th>scans</th><th>rows seen</th>"
-            "<th>returned</th><th>waste</th></tr>"
+            "<th>returned</th><th title='rows seen per row the query needs (a latest-N query "
+            "needs N)'>waste</th></tr>"
         )
         for q, r in t.iterrows():
             if r["kind"] == "cannot plan":
@@ -128,7 +130,7 @@ def headline_html(a: Analysis) -> str:
                 f"<tr data-query='{html.escape(str(q))}'><td>{html.escape(str(q))}</td>"
                 f"<td>{html.escape(str(r['kind']))}</td><td data-metric='scans'>{int(r['scans'])}</td>"
                 f"<td>{int(r['rows_seen']):,}</td><td>{int(r['rows_returned']):,}</td>"
-                f"<td class='{cls}'>{waste:,.1f}×</td></tr>"
+                f"<td class='{cls}'>{ratio(waste)}</td></tr>"
             )
         parts.append("</table>")
     return _box("".join(parts))

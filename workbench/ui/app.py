@@ -784,7 +784,7 @@ class Designer(W.VBox):
                     icon="magic",
                     button_style="info",
                     tooltip="Switch to "
-                    + (
+                    + str(
                         _gallery_name(self.ds, ff["suggestion"])
                         or getattr(ff["suggestion"], "name", "the suggested design")
                     ),
