@@ -67,8 +67,8 @@ paper_row[["row_key", "family", "qualifier", "value"]].head(6)
 
 # %% tags=["G02", "finding"]
 cmp = wb.compare(ds, [tall, month])
-cmp.table[["rows", "cells", "max_row_cells", "max_row_bytes", "bytes_per_event",
-           "garden_month: rows seen", "all_gardens_day: rows seen"]]
+cmp.view(["rows", "cells", "max_row_cells", "max_row_bytes", "bytes_per_event",
+          "garden_month: rows seen", "all_gardens_day: rows seen"])
 
 # %% [markdown]
 # Same cells, far fewer rows: the month design reads the paper's month as **one row**, where the
@@ -186,21 +186,16 @@ versions_table.run(ds.query("garden_month"))
 #
 # A dashboard shows one garden's month at a time. Pick a design from the gallery (the names are
 # printed below) so that the month query reads **exactly one row** and **no row ever passes 10 kB**,
-# even after a year of data. The cell is pre-filled with a working answer; try the others to see
-# which condition each one breaks.
+# even after a year of data. Replace `____` with a design name, run the check, and try the others
+# to see which condition each one breaks. `garden_month.hint()` gives a hint and `garden_month.solution()` the answer.
 
 # %%
+from workbench.exercises import ____, garden_month
 print(wb.pattern_names("garden_temperature"))
-choice = "month_rows"   # ← your design
+choice = ____   # ← your design, e.g. "day_rows"
 
 # %%
-mine = wb.analyze(ds, wb.preset("garden_temperature", choice))
-rows_read = int(mine.queries["garden_month"]["rows_seen"])
-worst_row = mine.rowsizes.projected_max_bytes
-wb.check(rows_read == 1 and worst_row <= 10_000,
-         f"{choice}: the month query reads {rows_read} row(s) (goal 1); largest row after a year "
-         f"{worst_row:,} bytes (goal ≤ 10,000).",
-         hint="one row per garden per month keeps a month together and stops growing when the month ends.")
+garden_month.check(choice, ds)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

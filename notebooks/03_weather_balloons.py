@@ -125,7 +125,7 @@ columns.to_cells(ds).frame.head(4)
 # %% tags=["G12", "finding"]
 widths = wb.compare(ds, [wb.preset("weather_balloons", "bucket_new_columns", bucket=w) for w in ("hour", "week")],
                     names=["hour buckets", "week buckets"])
-widths.table[["rows", "max_row_cells", "max_row_bytes", "bytes_per_event", "balloon_hour: rows seen"]]
+widths.view(["rows", "max_row_cells", "max_row_bytes", "bytes_per_event", "balloon_hour: rows seen"])
 
 # %% [markdown]
 # A balloon flies for a couple of hours, so a week bucket holds a whole flight of one measure in one row
@@ -226,20 +226,16 @@ pd.DataFrame({q.name: tiers_table.run(q).figures()["measured"] for q in (raw_wee
 #
 # The analysts cannot say which measures they will query next. Pick a single-timestamp design from the
 # gallery that stores **at most 100 bytes per reading** and whose weekly pressure query scans **at most
-# 400 kB**. The cell is pre-filled with a working answer; try the others.
+# 400 kB**. Replace `____` with a design name and run the check; try the others too.
+# `balloon_format.hint()` gives a hint and `balloon_format.solution()` the answer.
 
 # %%
+from workbench.exercises import ____, balloon_format
 print(wb.pattern_names("weather_balloons"))
-choice = "serialized_protobuf"   # ← your design
+choice = ____   # ← your design
 
 # %%
-mine = wb.analyze(ds, wb.preset("weather_balloons", choice))
-per_event = mine.capacity.bytes_per_event
-scan = int(mine.queries["location_pressure_week"]["bytes_seen"])
-wb.check(per_event <= 100 and scan <= 400_000,
-         f"{choice}: {per_event:,.0f} bytes per reading (goal ≤ 100); the pressure query scans "
-         f"{scan:,} bytes (goal ≤ 400,000).",
-         hint="one compact cell per reading: which serialization is smallest?")
+balloon_format.check(choice, ds)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -93,7 +93,7 @@ wb.analyze(ds, promoted).keyspace
 cmp = wb.compare(ds, [ts_first, promoted])
 cols = ["busiest_node_share", "hotspot_factor", "usdjpy_day: rows seen", "latest_quote: rows seen",
         "all_pairs_minute: rows seen", "usdjpy_moving_averages: rows seen"]
-cmp.table[cols]
+cmp.view(cols)
 
 # %% [markdown]
 # Field promotion also makes the pair's queries cheap (one range per pair), while "all pairs at one
@@ -136,21 +136,15 @@ wb.analyze(ds, wb.preset("fx_prices", "salted", n=4)).keyspace
 # Your FX feed has grown and the cluster now has **8 nodes** (a fair share is 12.5%). With the pair-first
 # key the busiest pair alone takes more than 20%, so field promotion cannot get there. Choose a salt count
 # for the salted design so that, on average over time, the busiest node takes at most 20% of the writes.
-# The cell is pre-filled with one answer that passes, so the notebook runs top to bottom; change it and
-# re-run the two cells below with other values (4, 10, 12, 16…) and watch the scans a USD/JPY range read needs.
+# Replace `____` with a whole number and run the check; then try other values (4, 10, 12, 16…) and watch
+# the scans a USD/JPY range read needs. `fx_salt.hint()` gives a hint and `fx_salt.solution()` the answer.
 
 # %%
-NODES = 8
-SALT_BUCKETS = 8   # ← your answer
+from workbench.exercises import ____, fx_salt
+SALT_BUCKETS = ____   # ← your answer: a whole number of salt buckets
 
 # %% tags=["finding"]
-salted = wb.preset("fx_prices", "salted", n=SALT_BUCKETS)
-mine = wb.analyze(ds, salted, nodes=NODES)
-share, scans = mine.keyspace.mean_write_share, mine.queries["usdjpy_day"]["scans"]
-wb.check(share <= 0.20,
-         f"with {SALT_BUCKETS} salt buckets the busiest of {NODES} nodes takes {share:.1%} of the writes "
-         f"(goal ≤ 20%); every USD/JPY range read now needs {scans} scans.",
-         hint="Salt counts that are a multiple of the node count spread best.")
+fx_salt.check(SALT_BUCKETS, ds)
 
 # %% [markdown]
 # ## 4 · Reversed timestamps for "the latest quote" (G09)
@@ -169,8 +163,8 @@ reversed_first = wb.Schema(
     wb.RowKey((wb.ReversedTimestamp("us", 9_999_999_999_999_999, 16), wb.Field("pair"))),
     wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}))
 cmp9 = wb.compare(ds, [promoted, reversed_ts, reversed_first])
-cmp9.table[["latest_quote: rows seen", "latest_quote: node ms", "usdjpy_day: rows seen",
-            "usdjpy_day: scans", "busiest_node_share"]]
+cmp9.view(["latest_quote: rows seen", "latest_quote: waste", "latest_quote: node ms",
+           "usdjpy_day: rows seen", "usdjpy_day: scans", "busiest_node_share"])
 
 # %% [markdown]
 # Reversal turns the latest-quote query from a read of the whole pair into a one-row read and costs the

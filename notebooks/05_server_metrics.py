@@ -94,9 +94,8 @@ pd.Series({"window (days)": 2**32 / 1000 / 86400,
 # %% tags=["G20", "finding"]
 host_first = wb.preset("server_metrics", "host_metric_time")
 cmp = wb.compare(ds, [heroic, host_first, wb.preset("server_metrics", "timestamp_first")])
-cmp.table[["site_cpu_dashboard: scans", "site_cpu_dashboard: rows seen", "site_cpu_dashboard: node ms",
-           "host_cpu_15min: rows seen", "busiest_node_share", "bytes_per_event"]].style.format(
-    {"site_cpu_dashboard: node ms": "{:.2f}", "busiest_node_share": "{:.0%}", "bytes_per_event": "{:.0f}"})
+cmp.view(["site_cpu_dashboard: scans", "site_cpu_dashboard: rows seen", "site_cpu_dashboard: node ms",
+          "host_cpu_15min: rows seen", "busiest_node_share", "bytes_per_event"])
 
 # %% [markdown]
 # The other half of G20 is length. Keys must stay under 4 KiB, and shorter is better because the key is
@@ -120,23 +119,21 @@ pd.DataFrame(lengths).T.style.format({"key share of stored bytes": "{:.0%}", "by
 # Order the key segments so that the site dashboard reads no more than 1.5 rows for every row it returns,
 # without creating a hotspot (busiest node at most 1.5× its fair share). The segments available are
 # `wb.Field(column)` for any of the dataset's columns and `wb.Timestamp("ms", "epoch_ms")`. Then look at
-# what your order does to `host_cpu_15min` (one host's panel). The cell is pre-filled with one order that
-# passes, so the notebook runs top to bottom; try others (time first, host first…) and re-run the check.
+# what your order does to `host_cpu_15min` (one host's panel). Replace `____` with a list of segments,
+# e.g. `[wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]`, run the check, and try other orders (time
+# first, host first…). `dashboard_key.hint()` gives a hint and `dashboard_key.solution()` the answer.
 
 # %%
-KEY = [wb.Field("site"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]   # ← your answer
+from workbench.exercises import ____, dashboard_key
+KEY = ____   # ← your answer: a list of key segments
 
 # %% tags=["finding"]
-mine = wb.Schema("my_key", wb.RowKey(tuple(KEY)), wb.Tall(wb.Family("m")))
-a = wb.analyze(ds, mine)
-dash = a.queries["site_cpu_dashboard"]
-print("example key:", mine.example_key(ds))
-print(f"one host's panel reads {a.queries['host_cpu_15min']['waste']:.1f} rows per row returned")
-wb.check(dash["waste"] <= 1.5 and a.keyspace.hotspot_factor <= 1.5,
-         f"the dashboard reads {dash['rows_seen']:,} rows to return {dash['rows_returned']:,} "
-         f"({dash['waste']:.1f}×, goal ≤ 1.5×); busiest node {a.keyspace.hotspot_factor:.2f}× its fair share "
-         f"(goal ≤ 1.5×).",
-         hint="Put the segments the dashboard fixes first, then the time, then what it leaves open.")
+result = dashboard_key.check(KEY, ds)
+if result.found:
+    mine, a = result.found["schema"], result.found["analysis"]
+    print("example key:", mine.example_key(ds))
+    print(f"one host's panel reads {a.queries['host_cpu_15min']['waste']:,.1f} rows per row returned")
+result
 
 # %% [markdown]
 # ## 3 · Reversed domain names (G27)

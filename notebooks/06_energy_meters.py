@@ -179,26 +179,20 @@ side.loc[["plan", "rows_seen", "rows_returned", "cells_returned", "bytes_seen"]]
 # ### Exercise: a daily-usage panel in at most one row per day
 #
 # The billing page shows meter 100001's total energy per day over all ten days. Choose the summary bucket
-# (and its name) so that the panel reads no more rows than there are days. The pre-filled answer works; try
-# `"hour"` to see the check fail.
+# so that the panel reads no more rows than there are days. Replace `____` with a bucket and run the
+# check; try `"hour"` to see it fail. `daily_panel.hint()` gives a hint and `daily_panel.solution()` the answer.
 
 # %%
-BUCKET, NAME = "day", "daily"   # ← your answer
+from workbench.exercises import ____, daily_panel
+BUCKET = ____   # ← your answer: "hour", "day", …
 
 # %% tags=["finding"]
-design = wb.Schema("meter_summaries", hourly.key, hourly.layout,
-                   aggregates=wb.Aggregates(BUCKET, NAME, "agg", ("count", "sum"), wb.Family("s")))
-panel = wb.QueryIntent("meter_daily_usage", "range", "meter 100001's daily kWh over the whole period",
-                       entity=day.entity, start=ds.time_span[0].floor("D"),
-                       end=ds.time_span[1].floor("D") + pd.Timedelta(days=1), aggregate=f"{NAME}:sum")
-billing = wb.from_dataframe(ds.frame, entity=["meter_id"], time="time", measures=["kwh", "voltage"],
-                            name="energy_billing", queries=[panel])
-cost = wb.analyze(billing, design).queries["meter_daily_usage"]
-days = (ds.time_span[1].normalize() - ds.time_span[0].normalize()).days + 1
-print("plan:", cost["plan"])
-wb.check(cost["rows_seen"] <= days and cost["rows_returned"] > 0,
-         f"the panel reads {cost['rows_seen']:,} rows for {days} days (goal ≤ {days}).",
-         hint="Summaries per hour still leave 24 rows per day: pick a coarser bucket.")
+result = daily_panel.check(BUCKET, ds, hourly)
+if result.found:
+    design, billing = result.found["design"], result.found["billing"]
+    panel = billing.query("meter_daily_usage")
+    print("plan:", result.found["cost"]["plan"])
+result
 
 # %% [markdown]
 # ## 4 · On the emulator: raw rows and summaries side by side

@@ -50,12 +50,14 @@ d
 
 # %% [markdown]
 # Everything you can click you can also set from code, which is how this notebook (and its tests)
-# drive it. Below, the pair moves behind the time in the key. When you run this cell yourself, scroll back
-# up: the designer now shows the timestamp-first design, and its heat map draws the single diagonal line of a
-# hotspot. (A saved report shows each designer as the notebook left it, after the cells further down.)
+# drive it. Below, the pair moves behind the time in the key. Scroll back up: the designer now shows
+# the timestamp-first design, and its heat map draws the single diagonal line of a hotspot. The rest of
+# the notebook leaves this designer as it is (the advisor section opens its own), so it still shows
+# that diagonal after *Run All* and in the saved report.
 
 # %% tags=["G06"]
 d.controls.segments.value = ["time", "pair"]
+d.show_tab("heatmap")
 print(d.schema.name)
 print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the writes "
       f"(fair share {d.analysis.keyspace.fair_share:.0%})")
@@ -64,17 +66,22 @@ print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the wri
 # ## What the advisor says, and one click to fix it
 #
 # The advisor reads the same measurements. For a key that starts with the time it reports the
-# hotspot with its guideline ID and offers a better design; `d.apply_suggestion(0)` is the
-# button's click.
+# hotspot with its guideline ID and offers a better design. The designer below starts on the
+# timestamp-first design with its *Advisor* tab open; `fix.apply_suggestion(0)` is a click on the first
+# **Apply suggestion** button, and the designer ends on the fixed design.
 
 # %%
-d.tabs.selected_index = 5   # the Advisor tab
-d.findings[0]
+fix = wb.designer(ds, wb.preset("fx_prices", "timestamp_first"))
+fix.show_tab("advisor")
+fix
 
 # %% tags=["finding"]
-before = d.analysis.keyspace.mean_write_share
-d.apply_suggestion(0)
-print(f"{d.schema.name}: busiest node {before:.0%} → {d.analysis.keyspace.mean_write_share:.0%} of the writes")
+before = fix.analysis.keyspace.mean_write_share
+fix.findings[0]
+
+# %% tags=["finding"]
+fix.apply_suggestion(0)
+print(f"{fix.schema.name}: busiest node {before:.0%} → {fix.analysis.keyspace.mean_write_share:.0%} of the writes")
 
 # %% [markdown]
 # ## Side by side
@@ -120,18 +127,17 @@ lab
 # ### Exercise
 #
 # Pick a design for `my_meters` in which no node takes more than half of the writes (with 3 nodes
-# the fair share is a third). Change `PATTERN`, run the two cells, and let the self-check judge.
-# The options are `lab.controls.pattern.options`.
+# the fair share is a third). Replace `____` with one of `lab.controls.pattern.options` and run the
+# check: it sets the designer above to your pattern, so scroll up to see its heat map.
+# `lab_pattern.hint()` gives a hint and `lab_pattern.solution()` the answer.
 
 # %%
-PATTERN = "entity_first"   # try "timestamp_first" to see the check fail
-lab.controls.pattern.value = PATTERN
-share = lab.analysis.keyspace.mean_write_share
-print(f"{PATTERN}: the busiest node takes {share:.0%} of the writes")
+from workbench.exercises import ____, lab_pattern
+print(lab.controls.pattern.options)
+PATTERN = ____   # ← your answer; try "timestamp_first" to see the check fail
 
 # %%
-wb.check(share <= 0.5, f"{PATTERN}: the busiest node takes {share:.0%} of the writes (goal ≤ 50%).",
-         hint="Put the meter ID before the time in the key (field promotion, G07).")
+lab_pattern.check(PATTERN, lab)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -152,3 +152,44 @@ def test_nodes_needed_are_inflated_by_the_hotspot():
     assert capacity(idx, 4000, kd, settings=prices).node_cost_month == pytest.approx(730.0)
     with pytest.raises(WorkbenchError, match="Unknown analysis setting"):
         DEFAULT.replace(node_hours=2)
+
+
+def test_heroic_rows_close_with_their_base_timestamp_bucket():
+    """Heroic's key holds ``ms - ms % 2^32`` (G16): a row takes events for at most 2^32 ms.
+
+    The workshop sample spans well under that bucket, so every row is still filling at the end.
+    Hand derivation: a row filling at its observed rate for 2^32 ms = 4,294,967.296 s holds
+    bytes_now × 4,294,967.296 / data_span_s when its bucket closes; the old projection ran it for
+    the 12-month retention instead (≈ 7.3× more) and claimed the 256 MB hard limit.
+    """
+    import workbench as wb
+
+    ds = wb.load_dataset("server_metrics", size="workshop")
+    schema = wb.preset("server_metrics", "heroic")
+    a = wb.analyze(ds, schema)
+    rs = a.rowsizes
+    assert rs.row_bound_s == 2**32 / 1000
+    assert rs.data_span_s < rs.row_bound_s
+    expected = rs.max_bytes * (2**32 / 1000) / rs.data_span_s
+    assert abs(rs.projected_max_bytes - expected) <= 1  # int truncation
+    retention_s = rs.settings.retention_months * rs.settings.hours_per_month * 3600
+    assert rs.projected_max_bytes < rs.max_bytes * retention_s / rs.data_span_s / 7
+    assert rs.open_rows == 0 and rs.growing_rows == rs.n_rows
+    assert "256 MB" not in rs.verdict() and "49.7-day" in rs.verdict()
+    assert "row (when full)" in rs.limits().index
+    # the advisor reads the same projection: under the 100 MB advice, no row-size finding
+    findings = list(wb.advise(ds, schema))
+    assert not [f for f in findings if f.rule in ("unbounded_rows", "limits")]
+
+
+def test_rows_without_time_in_the_key_still_run_to_retention():
+    """A key with no time (one row per meter, G24) never closes: projected over all retention."""
+    import workbench as wb
+
+    ds = wb.load_dataset("energy_meters", size="workshop")
+    rs = wb.analyze(ds, wb.preset("energy_meters", "unbounded_row")).rowsizes
+    assert rs.row_bound_s is None
+    retention_s = rs.settings.retention_months * rs.settings.hours_per_month * 3600
+    expected = rs.max_bytes * retention_s / rs.data_span_s
+    assert abs(rs.projected_max_bytes - expected) <= 1
+    assert rs.open_rows == rs.growing_rows > 0

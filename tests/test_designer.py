@@ -14,6 +14,7 @@ import pytest
 
 import workbench as wb
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
+from workbench.ui import _render as R
 from workbench.ui.app import CSV, TABS, Designer
 from workbench.ui.gallery import GENERIC, patterns_for, schema_for, time_precision
 from workbench.ui.model import Workspace
@@ -45,6 +46,12 @@ def _png(out) -> bytes:
     data = [o["data"]["image/png"] for o in out.outputs if "image/png" in o.get("data", {})]
     assert data, f"no figure in {out.outputs!r}"
     return base64.b64decode(data[-1])
+
+
+def _text(html_text: str) -> str:
+    """What a reader sees: tags and styles gone, whitespace collapsed."""
+    no_style = re.sub(r"<style>.*?</style>", "", html_text, flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", no_style))
 
 
 def _share(html_text: str) -> float:
@@ -135,7 +142,11 @@ def test_timestamp_first_shows_the_hotspot_and_the_advisor_fix_removes_it(ws):
         getattr(w, "value", "") for box in d.advisor_panel.children for w in box.children
     )
     d.apply_suggestion(d.findings.index(g06[0]))
-    assert d.schema == g06[0].suggestion
+    # the same design (key, layout, families), named as the gallery names it
+    same = ("name", "description", "guidelines")
+    assert replace(d.schema, **dict.fromkeys(same, "")) == replace(
+        g06[0].suggestion, **dict.fromkeys(same, "")
+    )
     assert not [f for f in d.findings if "G06" in f.guidelines]
     assert d.analysis.keyspace.mean_share < shown
     _tab(d, "hotspot")
@@ -306,3 +317,95 @@ def test_html_heat_map_shows_what_the_figure_shows():
     assert "Reads by the query workload" in heatmap_html(hot, "reads")
     with pytest.raises(ValueError, match="writes' or 'reads'"):
         heatmap_html(hot, "both")
+
+
+def test_every_view_of_one_design_shows_the_same_figures(ws):
+    """Headline, heat map tab, advisor, Compare (heat maps, table, ranking) and the analysis a
+    notebook tabulates all read one analysis: at 6 nodes the fair share is 1/6 ≈ 17% everywhere.
+    """
+    d = _designer(ws)
+    d.controls.nodes.value = 6
+    d.pin()
+    d.controls.pattern.value = "timestamp_first"
+    a = d.analysis
+    assert a.keyspace.nodes == 6 and abs(a.keyspace.fair_share - 1 / 6) < 1e-9
+    # the notebook's view: wb.analyze with the same settings gives the same numbers
+    nb = wb.analyze(d.ds, d.schema, nodes=6)
+    assert nb.keyspace.hotspot_factor == a.keyspace.hotspot_factor
+    pd_eq = nb.queries.table[["rows_seen", "rows_returned", "waste"]]
+    assert pd_eq.equals(a.queries.table[["rows_seen", "rows_returned", "waste"]])
+    assert nb.rowsizes.projected_max_bytes == a.rowsizes.projected_max_bytes
+    # headline and heat map tab: one fair share, one hotspot factor
+    _tab(d, "heatmap")
+    factor = f"{a.keyspace.hotspot_factor:.1f}× its fair share of 17%, 6 nodes"
+    assert factor in _text(d.headline.value)
+    # compare: heat maps, table and ranking on the same 6 nodes
+    _tab(d, "compare")
+    shown = _text("".join(o["data"].get("text/html", "") for o in d.compare_out.outputs))
+    pinned = d.comparison.analyses["pinned: pair_microseconds"]
+    # the heat maps, the table and the ranking are the designer's own 6-node analyses
+    assert pinned is ws.analysis(d.ds, d.pinned, nodes=6)
+    assert d.comparison.analyses["current: timestamp_first"] is a
+    f = pinned.keyspace.hotspot_factor
+    assert f"{f:.1f}× its fair share" in shown and f"{f:.1f}× fair" in shown, shown
+    t = d.comparison.table
+    assert list(t["nodes"]) == [6, 6]
+    cur = t.loc["current: timestamp_first"]
+    assert cur["hotspot_factor"] == a.keyspace.hotspot_factor
+    for q in a.queries.table.index:
+        row = a.queries.table.loc[q]
+        if row["kind"] == "cannot plan":
+            continue
+        assert cur[f"{q}: rows seen"] == row["rows_seen"]
+        assert cur[f"{q}: rows returned"] == row["rows_returned"]
+        assert cur[f"{q}: waste"] == row["waste"]
+    assert cur["projected_max_row_bytes"] == a.rowsizes.projected_max_bytes
+    # advisor: its hotspot evidence and each full-scan waste are the analysis' numbers
+    _tab(d, "advisor")
+    text = " ".join(" ".join(f.evidence) for f in d.findings)
+    assert f"hotspot factor {a.keyspace.hotspot_factor:.1f}×" in text
+    assert "vs a fair 17%" in text
+    for f in d.findings:
+        if f.rule == "full_scan":
+            q = f.title.split(" ")[0].rstrip(":")
+            assert f"({a.queries.table.loc[q, 'waste']:,.0f}× waste)" in text
+
+
+def test_the_description_follows_the_key_and_a_suggestion_keeps_its_gallery_name(ws):
+    d = _designer(ws)
+    assert d.schema.name == "pair_microseconds" and "Pair first" in d.schema.description
+    # drop `pair`: the key is just the time; the description must say so, not "Pair first"
+    d.controls.segments.value = [s for s in d.controls.segments.value if s != "pair"]
+    assert d.schema.key.template().startswith("{time")
+    assert "Pair first" not in d.schema.description
+    assert d.schema.description.startswith("Row key {time") and "time first" in d.schema.description
+    assert "Row key {time" in _text(R.design_html(d.ds, d.schema))
+    # timestamp_first's G06 fix puts the pair back in front: that is the gallery's
+    # pair_microseconds, and the designer names and selects it as such
+    d.controls.pattern.value = "timestamp_first"
+    _tab(d, "advisor")
+    g06 = [f for f in d.findings if "G06" in f.guidelines][0]
+    assert d.controls.apply[d.findings.index(g06)].tooltip == "Switch to pair_microseconds"
+    d.apply_suggestion(d.findings.index(g06))
+    assert d.controls.pattern.value == "pair_microseconds" == d.schema.name
+    assert not any(o.startswith("★") for o in d.controls.pattern.options)
+
+
+def test_an_error_reads_as_one_sentence_with_the_evidence_folded():
+    from workbench.errors import WorkbenchError
+
+    exc = WorkbenchError(
+        "3 events collide: they map to the same cell.\n"
+        "  row 'a' cell m:v ← key=...\n"
+        "  row 'b' cell m:v ← key=...\n"
+        "Use a finer time precision in the key (G31)."
+    )
+    head, detail = R.error_parts(exc)
+    assert head == (
+        "3 events collide: they map to the same cell. Use a finer time precision in the key (G31)."
+    )
+    assert detail.count("row '") == 2
+    shown = R.error_html(exc)
+    assert shown.index("Use a finer") < shown.index("<details>") < shown.index("row &#x27;a")
+    # a one-line error stays whole, with nothing folded
+    assert "<details>" not in R.error_html(WorkbenchError("Unknown column 'x'."))

@@ -74,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "cleanup": "workbench.setup",
     "emulator": "workbench.setup",
     "check": "workbench.exercises",
+    "____": "workbench.exercises",  # the blank an exercise's answer cell starts with
     "GUIDELINES": "workbench.guidelines",
     # analysis, advice, UI
     "analyze": "workbench.analysis",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from ..analysis import Settings
+from ..analysis import Analysis, Settings
 from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
 from ..schema.schema import Schema
@@ -30,10 +30,13 @@ def advise(
     settings: Settings | None = None,
     nodes: int | None = None,
     rules: Iterable[str] | None = None,
+    analysis: Analysis | None = None,
 ) -> Advice:
     """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
 
-    ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names."""
+    ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names;
+    ``analysis``: ``analyze(ds, schema, nodes=nodes)`` already made (the designer passes the one its
+    tabs show, so every figure a finding quotes is the figure on screen)."""
     require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
         raise WorkbenchError(
@@ -47,7 +50,11 @@ def advise(
         if bad:
             raise WorkbenchError(f"Unknown advisor rule(s) {bad}; rules: {', '.join(known)}.")
     t0 = time.perf_counter()
-    ctx = Context.build(ds, schema, settings=settings, nodes=nodes)
+    if analysis is not None and nodes is not None and analysis.keyspace.nodes != nodes:
+        raise WorkbenchError(
+            f"advise got an analysis on {analysis.keyspace.nodes} nodes but nodes={nodes}."
+        )
+    ctx = Context.build(ds, schema, settings=settings, nodes=nodes, analysis=analysis)
     found: list[Finding] = []
     for r in RULES:
         if rules is None or r.name in rules:

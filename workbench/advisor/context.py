@@ -43,8 +43,11 @@ class Context:
         *,
         settings: Settings | None = None,
         nodes: int | None = None,
+        analysis: Analysis | None = None,
     ) -> Context:
         c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes)
+        if analysis is not None:  # the caller's analysis: findings quote the numbers it shows
+            c.__dict__["analysis"] = analysis
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # advisory limits become findings, not warnings

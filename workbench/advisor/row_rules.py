@@ -209,7 +209,6 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
     rs, st = a.rowsizes, c.settings
     key = c.schema.key
     lay = c.schema.layout
-    retention_s = st.retention_months * st.hours_per_month * 3600
     if not key.time_segments:
         if len(c.ds) <= c.ds.n_entities():
             return
@@ -248,9 +247,8 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
     if not lay.multi_event:
         return
     bucket_s = _bucket_seconds(key) or 0.0
-    est = rs.max_bytes * (
-        min(bucket_s, retention_s) / rs.data_span_s if rs.data_span_s < bucket_s else 1.0
-    )
+    # the row-size projection already runs each filling row to its key's time bound (G16)
+    est = rs.projected_max_bytes
     if est <= st.row_advisory_bytes:
         return
     sugg = None

@@ -196,7 +196,7 @@ def full_scan(c: Context) -> Iterable[Finding]:
         seen, ret = int(t.loc[q.name, "rows_seen"]), int(t.loc[q.name, "rows_returned"])
         ev = [
             f"query {q.name!r} ({q.kind}, weight {q.weight:g}) has no key range: it reads all {seen:,} rows to "
-            f"return {ret:,} ({seen / max(ret, 1):,.0f}× waste)"
+            f"return {ret:,} ({float(t.loc[q.name, 'waste']):,.0f}× waste)"
         ]
         if not q.entity:
             yield _finding(

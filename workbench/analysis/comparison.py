@@ -33,6 +33,14 @@ class Comparison:
     rankings: pd.DataFrame
     criteria: list[tuple[str, str]] = field(default_factory=list)  # (column, label)
 
+    def view(self, columns: Sequence[str] | None = None) -> Any:
+        """``table`` (or some of its columns) formatted for reading: separators, bytes in kB/MB,
+        shares as percentages, ratios with ×, "—" with a legend where a value is absent."""
+        from ..formatting import styled
+
+        t = self.table if columns is None else self.table[list(columns)]
+        return styled(t)
+
     def _repr_html_(self) -> str:
         from ..plots import figure_html
         from ..plots.compare import plot_comparison
@@ -112,6 +120,21 @@ def compare(
             labels[i] = f"{lab} ({seen[lab] + 1})"
         seen[lab] = seen.get(lab, 0) + 1
     analyses = {lab: analyze(ds, s, **kwargs) for lab, s in zip(labels, schemas, strict=True)}
+    return compare_analyses(ds, analyses)
+
+
+def compare_analyses(ds: Any, analyses: dict[str, Any]) -> Comparison:
+    """Rank analyses already made (one per label) without recomputing them.
+
+    The designer passes the very analyses its tabs show (at the slider's node count), so the
+    comparison table, its ranking and the heat maps above it read one set of numbers.
+    """
+    nodes = {a.keyspace.nodes for a in analyses.values()}
+    if len(nodes) > 1:
+        raise WorkbenchError(
+            f"compare_analyses got analyses on different cluster sizes ({sorted(nodes)} nodes); "
+            "a fair share is only comparable on one cluster size."
+        )
     recs = []
     for lab, a in analyses.items():
         r = {"design": lab, "verdict": a.keyspace.verdict()}

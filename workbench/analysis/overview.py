@@ -23,7 +23,7 @@ from ._index import CellIndex, _release_freed_memory
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution
 from .querycost import QueryCosts, plans_for, query_costs
-from .rowsizes import RowSizes, row_sizes
+from .rowsizes import RowSizes, row_sizes, row_time_bound_s
 from .settings import DEFAULT, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
@@ -104,6 +104,8 @@ class Analysis:
             "rows": self.index.n_rows,
             "cells": self.index.n_cells,
             "tablets": self.keyspace.n_tablets,
+            "nodes": self.keyspace.nodes,
+            "fair_share": self.keyspace.fair_share,
             "busiest_node_share": self.keyspace.mean_share,
             "hotspot_factor": self.keyspace.hotspot_factor,
             "busiest_range": self.keyspace.busiest_range.get("name", ""),
@@ -126,6 +128,8 @@ class Analysis:
             if t.loc[q, "kind"] == "cannot plan":
                 continue
             out[f"{q}: rows seen"] = int(t.loc[q, "rows_seen"])
+            out[f"{q}: rows returned"] = int(t.loc[q, "rows_returned"])
+            out[f"{q}: waste"] = float(t.loc[q, "waste"])  # the query-cost model's figure
             out[f"{q}: scans"] = int(t.loc[q, "scans"])
             out[f"{q}: node ms"] = float(t.loc[q, "node_ms"])
         return out
@@ -223,7 +227,9 @@ def analyze(
             schema_name=name,
         )
     with _timed(tm, "rowsizes"):
-        rs = row_sizes(index, settings=st, schema_name=name)
+        key = getattr(schema, "key", None)  # a set of tables has no single key: no bound
+        bound = row_time_bound_s(key) if key is not None else None
+        rs = row_sizes(index, settings=st, schema_name=name, row_bound_s=bound)
     with _timed(tm, "capacity"):
         cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)
     return Analysis(

@@ -7,8 +7,10 @@ emulator enforces none of them, so this is where a design learns it would fail.
 Growth: a time-bucket row (a month of readings per row, G02/G12) stops growing
 when its bucket ends, so its size is proportional to the bucket width; a row
 whose key has no time at all (one row per device, G24) grows for as long as the
-data is kept. :func:`row_sizes` projects every row that is still open at the
-end of the data over the retention period; :func:`bucket_width_sweep` measures
+data is kept. A row still filling at the end of the data is projected until its
+key's time bound closes it (the bucket width, or Heroic's 2^32 ms base, G16) or
+the retention period ends, whichever is first: :func:`row_time_bound_s` reads
+the bound from the key and :func:`row_sizes` projects; :func:`bucket_width_sweep` measures
 row size against bucket width by building the design at several widths.
 """
 
@@ -44,6 +46,7 @@ class RowSizes:
     projected_bytes: np.ndarray  # row size after ``retention_months``
     settings: Settings = field(default=DEFAULT, repr=False)
     schema_name: str = ""
+    row_bound_s: float | None = None  # the key's time bound: a row closes after this long
     sweep: pd.DataFrame | None = None
 
     @property
@@ -59,9 +62,34 @@ class RowSizes:
         return int(self.projected_bytes.max()) if len(self.projected_bytes) else 0
 
     @property
-    def open_rows(self) -> int:
-        """Rows that keep growing for as long as data is kept (no time in the key, G24)."""
+    def retention_s(self) -> float:
+        return self.settings.retention_months * self.settings.hours_per_month * 3600
+
+    @property
+    def horizon_s(self) -> float:
+        """How long a row can grow: its key's time bound, capped by the retention period."""
+        if self.row_bound_s is None:
+            return self.retention_s
+        return min(self.row_bound_s, self.retention_s)
+
+    @property
+    def horizon_text(self) -> str:
+        """The projection's horizon in words: "12 months", or "its 49.7-day bucket"."""
+        if self.row_bound_s is None or self.row_bound_s >= self.retention_s:
+            return f"{self.settings.retention_months:g} months"
+        return f"its {_duration(self.row_bound_s)} time bucket fills"
+
+    @property
+    def growing_rows(self) -> int:
+        """Rows still filling at the end of the data (projected larger than they are now)."""
         return int((self.projected_bytes > self.bytes).sum())
+
+    @property
+    def open_rows(self) -> int:
+        """Rows that keep growing for as long as data is kept (no time bound in the key, G24)."""
+        if self.row_bound_s is not None and self.row_bound_s < self.retention_s:
+            return 0
+        return self.growing_rows
 
     def limits(self) -> pd.DataFrame:
         """Each Cloud Bigtable limit: the design's worst case, the limit and how many rows/cells pass it."""
@@ -70,7 +98,9 @@ class RowSizes:
             ("cell", self.max_cell_bytes, s.cell_advisory_bytes, s.cell_hard_bytes),
             ("row (now)", self.max_bytes, s.row_advisory_bytes, s.row_hard_bytes),
             (
-                f"row (after {s.retention_months:g} months)",
+                "row (when full)"
+                if self.horizon_s < self.retention_s
+                else f"row (after {s.retention_months:g} months)",
                 self.projected_max_bytes,
                 s.row_advisory_bytes,
                 s.row_hard_bytes,
@@ -111,12 +141,19 @@ class RowSizes:
     def verdict(self) -> str:
         s = self.settings
         worst = self.projected_max_bytes
+        bounded = self.horizon_s < self.retention_s
+        when = f"by the time {self.horizon_text}" if bounded else f"within {self.horizon_text}"
         if worst > s.row_hard_bytes:
-            return f"Rows outgrow the 256 MB hard limit within {s.retention_months:g} months (largest {_fmt(worst)})"
+            return f"Rows outgrow the 256 MB hard limit {when} (largest {_fmt(worst)})"
         if worst > s.row_advisory_bytes:
-            return f"Rows pass the 100 MB guideline within {s.retention_months:g} months (largest {_fmt(worst)})"
+            return f"Rows pass the 100 MB guideline {when} (largest {_fmt(worst)})"
         if self.open_rows:
-            return f"{self.open_rows:,} rows never close and keep growing (largest {_fmt(worst)} after {s.retention_months:g} months)"
+            return f"{self.open_rows:,} rows never close and keep growing (largest {_fmt(worst)} after {self.horizon_text})"
+        if self.growing_rows and bounded:
+            return (
+                f"Rows close when {self.horizon_text}: largest {_fmt(worst)} when full, "
+                "under the 100 MB guideline"
+            )
         return f"Rows stay small: largest {_fmt(self.max_bytes)}, far under the 100 MB guideline"
 
     def _repr_html_(self) -> str:
@@ -162,7 +199,54 @@ def _fmt(n: float) -> str:
     return f"{n:,.0f} B"
 
 
-def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: str = "") -> RowSizes:
+_BOUND_S = {
+    "month": 31 * 86_400.0,  # the longest month: a bound, not an average
+    "week": 7 * 86_400.0,
+    "day": 86_400.0,
+    "hour": 3_600.0,
+    "minute": 60.0,
+    "second": 1.0,
+    "ms": 1e-3,
+    "us": 1e-6,
+}
+
+
+def row_time_bound_s(key: Any) -> float | None:
+    """How long one row can receive events, from the key's time segments; None without time.
+
+    A row's key holds every time segment, so the finest one bounds it: a week bucket closes
+    after a week, Heroic's base timestamp after 2^bits ms (2^32 ms ≈ 49.7 days, G16).
+    """
+    from ..schema.keys import BaseTimestamp
+
+    widths = []
+    for seg in key.time_segments:
+        if isinstance(seg, BaseTimestamp):
+            widths.append(2**seg.bits / 1000)
+        else:
+            widths.append(_BOUND_S.get(getattr(seg, "precision", ""), 1.0))
+    return min(widths) if widths else None
+
+
+def _duration(seconds: float) -> str:
+    days = seconds / 86_400
+    if days >= 1:
+        return f"{days:,.1f}-day".replace(".0-day", "-day")
+    hours = seconds / 3600
+    if hours >= 1:
+        return f"{hours:,.0f}-hour"
+    return f"{seconds:,.0f}-second"
+
+
+def row_sizes(
+    index: CellIndex,
+    *,
+    settings: Settings = DEFAULT,
+    schema_name: str = "",
+    row_bound_s: float | None = None,
+) -> RowSizes:
+    """Per-row sizes; rows still filling at the end are projected until ``row_bound_s`` closes
+    them or the retention period ends."""
     R = index.n_rows
     rb = index.row_bytes()
     rc = index.row_cells().astype(np.int32)
@@ -175,9 +259,11 @@ def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: st
         t0, t1 = int(index.ts.min()), int(index.ts.max())
         data_span = max((t1 - t0) / 1e6, 1e-6)
         retention_s = settings.retention_months * settings.hours_per_month * 3600
-        # open rows: written from (near) the start to (near) the end: no time bound in the key
+        horizon_s = retention_s if row_bound_s is None else min(row_bound_s, retention_s)
+        # still filling: written from (near) the start to (near) the end of the data; such a row
+        # grows at its observed rate until its time bound closes it or retention ends
         is_open = (span >= _OPEN_FRACTION * data_span) & (data_span > 0) & (rc > 1)
-        projected = np.where(is_open, rb * np.maximum(retention_s / data_span, 1.0), rb)
+        projected = np.where(is_open, rb * np.maximum(horizon_s / data_span, 1.0), rb)
         max_cell = int(index.nbytes.max())
     else:
         span = np.zeros(0, dtype=np.float32)
@@ -197,6 +283,7 @@ def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: st
         projected_bytes=projected.astype(np.int64),
         settings=settings,
         schema_name=schema_name,
+        row_bound_s=row_bound_s,
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import matplotlib
 
 from ..analysis import Analysis
+from ..formatting import ratio
 from ..plots.style import BAD, GOOD, style
 from ..units import human_bytes
 
@@ -113,7 +114,8 @@ def headline_html(a: Analysis) -> str:
     if len(t):
         parts.append(
             "<table><tr><th>query</th><th>plan</th><th>scans</th><th>rows seen</th>"
-            "<th>returned</th><th>waste</th></tr>"
+            "<th>returned</th><th title='rows seen per row the query needs (a latest-N query "
+            "needs N)'>waste</th></tr>"
         )
         for q, r in t.iterrows():
             if r["kind"] == "cannot plan":
@@ -128,7 +130,7 @@ def headline_html(a: Analysis) -> str:
                 f"<tr data-query='{html.escape(str(q))}'><td>{html.escape(str(q))}</td>"
                 f"<td>{html.escape(str(r['kind']))}</td><td data-metric='scans'>{int(r['scans'])}</td>"
                 f"<td>{int(r['rows_seen']):,}</td><td>{int(r['rows_returned']):,}</td>"
-                f"<td class='{cls}'>{waste:,.1f}×</td></tr>"
+                f"<td class='{cls}'>{ratio(waste)}</td></tr>"
             )
         parts.append("</table>")
     return _box("".join(parts))
@@ -158,11 +160,35 @@ def design_html(ds: Any, schema: Any) -> str:
     return _box(f"{desc}<table>{body}</table>")
 
 
+def error_parts(exc: BaseException) -> tuple[str, str]:
+    """An error's message split for reading: the first line (what went wrong) plus, when the
+    message ends with one, its last line (what to do); everything between is the detail."""
+    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return type(exc).__name__, ""
+    head, rest = lines[0], lines[1:]
+    if len(head) > 300:  # one very long line: its first sentence leads, the rest is detail
+        cut = head.find(". ", 0, 300)
+        if cut > 0:
+            head, rest = head[: cut + 1], [head[cut + 2 :], *rest]
+    if len(rest) >= 2:  # "what went wrong … [evidence] … what to do": the advice stays visible
+        head, rest = f"{head} {rest[-1].strip()}", rest[:-1]
+    return head, "\n".join(rest)
+
+
 def error_html(exc: BaseException) -> str:
-    """A workbench error as a red message (its text names the column, row or limit)."""
+    """A workbench error as one red sentence (naming the column, row or limit, and what to do);
+    the evidence (e.g. every colliding row) folds under "details"."""
+    head, detail = error_parts(exc)
+    more = (
+        "<details><summary>details</summary><pre style='white-space:pre-wrap;font-size:11px'>"
+        f"{html.escape(detail)}</pre></details>"
+        if detail
+        else ""
+    )
     return _box(
         f"<p class='bad' data-error><b>{html.escape(type(exc).__name__)}:</b> "
-        f"{html.escape(str(exc))}</p>"
+        f"{html.escape(head)}</p>{more}"
     )
 
 

@@ -66,7 +66,7 @@ TAB_TITLES = {
     "emulator": "Emulator",
     "compare": "Compare",
 }
-LEFT_WIDTH = "330px"
+LEFT_WIDTH = "290px"  # one control group: the grid fits 3 across at 1280 px with the file browser
 # JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
 _STYLE = (
     "<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
@@ -77,6 +77,11 @@ _STYLE = (
 
 def _lay(**kw: Any) -> W.Layout:
     return W.Layout(**kw)
+
+
+def _button(**kw: Any) -> W.Button:
+    """A button as wide as its label: ipywidgets' fixed default width cut labels to "Apply su…"."""
+    return W.Button(layout=_lay(width="auto", min_width="max-content", flex="0 0 auto"), **kw)
 
 
 def _finding_fields(f: Finding) -> dict[str, Any]:
@@ -124,6 +129,23 @@ def write_to_emulator(
         register_table(physical)
     verification = getattr(table, "verification", None) or table.verify()
     return table, verification
+
+
+def _gallery_name(ds: Any, schema: Any) -> str | None:
+    """The gallery design ``schema`` is, whatever its name says (None if it is none of them)."""
+    from dataclasses import replace
+
+    def bare(s: Any) -> Any:  # the design itself: its name and prose do not change what it does
+        return replace(s, name="", description="", guidelines=())
+
+    mine = bare(schema)
+    for name in patterns_for(ds):
+        try:
+            if bare(schema_for(ds, name)) == mine:
+                return name
+        except Exception:  # a gallery entry that cannot be built for this dataset is not a match
+            continue
+    return None
 
 
 class Designer(W.VBox):
@@ -176,7 +198,7 @@ class Designer(W.VBox):
         c.size = W.ToggleButtons(
             options=SIZES,
             value=size if size in SIZES else "workshop",
-            style={"button_width": "72px"},
+            style={"button_width": "auto"},
             tooltips=["1k events", "5k events", "30k events"],
         )
         # bring your own CSV
@@ -186,12 +208,12 @@ class Designer(W.VBox):
             description="path",
             layout=_lay(width="100%"),
         )
-        c.csv_read = W.Button(description="Read columns", icon="table")
+        c.csv_read = _button(description="Read columns", icon="table")
         c.csv_entity = W.SelectMultiple(description="entity", rows=3, layout=_lay(width="100%"))
         c.csv_time = W.Dropdown(description="time", layout=_lay(width="100%"))
         c.csv_measures = W.SelectMultiple(description="measures", rows=3, layout=_lay(width="100%"))
         c.csv_tz = W.Text(value="UTC", description="naive tz", layout=_lay(width="100%"))
-        c.csv_load = W.Button(description="Load CSV", button_style="primary", icon="upload")
+        c.csv_load = _button(description="Load CSV", button_style="primary", icon="upload")
         self.csv_status = W.HTML()
         self.csv_box = W.VBox(
             [
@@ -246,17 +268,17 @@ class Designer(W.VBox):
         )
         c.families = []  # (name, max age days, versions) per family slot
         self.families_box = W.VBox()
-        c.pin = W.Button(
+        c.pin = _button(
             description="Pin this design",
             icon="thumb-tack",
             tooltip="Keep this design and compare the next ones with it",
         )
-        c.unpin = W.Button(description="Unpin", icon="times", disabled=True)
-        c.write = W.Button(description="Write to emulator", button_style="success", icon="database")
+        c.unpin = _button(description="Unpin", icon="times", disabled=True)
+        c.write = _button(description="Write to emulator", button_style="success", icon="database")
         c.heatmap_what = W.ToggleButtons(
             options=["writes", "reads", "ops", "pressure", "data"],
             value="writes",
-            style={"button_width": "70px"},
+            style={"button_width": "auto"},
         )
         c.apply = []  # one button per suggested fix
         self.controls = c
@@ -291,39 +313,60 @@ class Designer(W.VBox):
         self.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
 
         hint = W.HTML("<small>key segments: drag to reorder, × to drop, type to add back</small>")
-        left = W.VBox(
+        group = _lay(width="100%", min_width="0")
+        # the controls as a grid of small groups across the width (not one tall column), so the
+        # numbers and the first figure are on screen at 1280×800 with the file browser open
+        left = W.GridBox(
             [
-                W.HTML("<b>Data</b>"),
-                c.dataset,
-                W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
-                self.csv_box,
-                W.HTML("<b>Design</b>"),
-                c.pattern,
-                W.HTML("row key segments"),
-                c.segments,
-                hint,
-                c.precision,
-                c.reversed,
-                c.salt_buckets,
-                c.bucket,
-                c.layout,
-                W.HTML(
-                    "<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"
+                W.VBox(
+                    [
+                        W.HTML("<b>Data</b>"),
+                        c.dataset,
+                        W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
+                        self.csv_box,
+                    ],
+                    layout=group,
                 ),
-                self.families_box,
-                W.HTML("<b>Model</b>"),
-                c.nodes,
+                W.VBox(
+                    [W.HTML("<b>Design</b>"), c.pattern, c.segments, hint, c.layout], layout=group
+                ),
+                W.VBox(
+                    [
+                        W.HTML("<b>Key details</b>"),
+                        c.precision,
+                        c.reversed,
+                        c.salt_buckets,
+                        c.bucket,
+                    ],
+                    layout=group,
+                ),
+                W.VBox(
+                    [
+                        W.HTML(
+                            "<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"
+                        ),
+                        self.families_box,
+                        W.HTML("<b>Model</b>"),
+                        c.nodes,
+                    ],
+                    layout=group,
+                ),
             ],
-            layout=_lay(width=LEFT_WIDTH, min_width=LEFT_WIDTH, padding="0 8px 0 0"),
+            layout=_lay(
+                width="100%",
+                grid_template_columns=f"repeat(auto-fill, minmax({LEFT_WIDTH}, 1fr))",
+                grid_gap="0 12px",
+            ),
         )
-        right = W.VBox([self.headline], layout=_lay(flex="1 1 auto", min_width="0"))
+        right = W.VBox([self.headline], layout=_lay(width="100%", min_width="0"))
         self.title = W.HTML()
         self.add_class("wb-designer")
-        # controls beside the numbers; the pictures get the full width below (readable at 1280 px)
+        # controls, then the numbers, then the pictures at full width (readable at 1280 px)
         self.children = [
             self.title,
             self.status,
-            W.HBox([left, right], layout=_lay(width="100%")),
+            left,
+            right,
             self.tabs,
             self.log_out,
         ]
@@ -492,6 +535,10 @@ class Designer(W.VBox):
     def set_schema(self, schema: Any, *, label: str | None = None) -> None:
         """Make ``schema`` the design's base (a preset, yours, or an advisor suggestion) and show it."""
         c = self.controls
+        # a suggestion that is a gallery design is named and selected as that design
+        same = _gallery_name(self.ds, schema)
+        if same is not None:
+            schema = schema_for(self.ds, same)
         preset = schema.name in patterns_for(self.ds) and schema == schema_for(self.ds, schema.name)
         if preset:
             self._syncing = True
@@ -726,11 +773,15 @@ class Designer(W.VBox):
             )
             item: list[W.Widget] = [W.HTML(text, layout=_lay(flex="1 1 auto"))]
             if ff["suggestion"] is not None:
-                b = W.Button(
+                b = _button(
                     description="Apply suggestion",
                     icon="magic",
                     button_style="info",
-                    tooltip=f"Switch to {getattr(ff['suggestion'], 'name', 'the suggested design')}",
+                    tooltip="Switch to "
+                    + str(
+                        _gallery_name(self.ds, ff["suggestion"])
+                        or getattr(ff["suggestion"], "name", "the suggested design")
+                    ),
                 )
                 b.on_click(self._with_log(functools.partial(self._apply, ff["suggestion"])))
                 c.apply.append(b)
@@ -743,6 +794,12 @@ class Designer(W.VBox):
     def _apply(self, suggestion: Any, _button: Any = None) -> None:
         self.set_schema(suggestion)
         self._render_tab("advisor")
+
+    def show_tab(self, name: str) -> None:
+        """Open tab ``name`` (one of ``TABS``: "heatmap", "advisor", "compare"…) and draw it."""
+        if name not in TABS:
+            raise WorkbenchError(f"No tab {name!r}; the designer's tabs are {', '.join(TABS)}.")
+        self.tabs.selected_index = TABS.index(name)
 
     def apply_suggestion(self, i: int = 0) -> None:
         """Click finding ``i``'s "Apply suggestion" button (from Python)."""
@@ -772,7 +829,7 @@ class Designer(W.VBox):
         self.compare_out.outputs = ()
 
     def _render_compare(self) -> None:
-        from ..analysis import compare
+        from ..analysis.comparison import compare_analyses
 
         if self.pinned is None:
             self.compare_out.outputs = (
@@ -781,17 +838,17 @@ class Designer(W.VBox):
                 ),
             )
             return
-        cmp = compare(
-            self.ds,
-            [self.pinned, self.schema],
-            names=["pinned: " + self.pinned.name, "current: " + self.schema.name],
-        )
-        self.comparison = cmp
+        # the same analyses (same node count) feed the heat maps, the table and the ranking
         nodes = int(self.controls.nodes.value)
+        analyses = {
+            "pinned: " + self.pinned.name: self.ws.analysis(self.ds, self.pinned, nodes=nodes),
+            "current: " + self.schema.name: self.ws.analysis(self.ds, self.schema, nodes=nodes),
+        }
+        cmp = compare_analyses(self.ds, analyses)
+        self.comparison = cmp
         maps = []  # one above the other at full size: side by side they shrink to unreadable thumbnails
-        for lab, s in (("pinned", self.pinned), ("current", self.schema)):
-            a = self.ws.analysis(self.ds, s, nodes=nodes)
-            maps.append(f"<h4>{lab}: {html.escape(s.name)}</h4>" + self.ws.heatmap(a, "writes"))
+        for lab, a in analyses.items():
+            maps.append(f"<h4>{html.escape(lab)}</h4>" + self.ws.heatmap(a, "writes"))
         self.compare_out.outputs = (
             R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
             R.html_bundle(cmp._repr_html_(), repr(cmp.table)),

@@ -102,12 +102,16 @@ class Workspace:
 
     # -- advice -----------------------------------------------------------------------------
     def advice(self, ds: Any, schema: Any, nodes: int | None = None) -> list[Any]:
-        """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size)."""
+        """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size).
+
+        The advisor reads the designer's cached analysis at this node count, so a finding's
+        numbers are the headline's and the tabs'."""
 
         def make() -> list[Any]:
             from ..advisor import advise
 
-            return list(advise(ds, schema, nodes=nodes))
+            a = self.analysis(ds, schema, nodes=nodes or DEFAULT.nodes)
+            return list(advise(ds, schema, nodes=nodes, analysis=a))
 
         return self._advice.get_or((id(ds), schema, nodes), lambda: (ds, make()))[1]
 

@@ -388,8 +388,30 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
             ),
         )
     if schema != base:
-        schema = replace(schema, name=describe_changes(base, schema))
+        schema = replace(
+            schema, name=describe_changes(base, schema), description=describe_key(schema, base)
+        )
     return schema
+
+
+def describe_key(schema: Schema, base: Schema | None = None) -> str:
+    """The design in words, read from its current key and layout (never the base's prose, which
+    described a key the edits may have changed: "Pair first…" above a key of just the time)."""
+    key = schema.key
+    first = segment_label(key.segments[0])
+    if first == SALT:
+        lead = "salted key: writes spread over the salt buckets, every range read scans each (G08)"
+    elif key.segments[0] in key.time_segments:
+        lead = "time first: every write goes to the end of the key space, one hot node (G06)"
+    elif not key.time_segments:
+        lead = f"{first} first, no time in the key: one row per {first} keeps growing (G24)"
+    else:
+        lead = (
+            f"{first} first: writes spread over the {first} values, each a time-ordered range (G07)"
+        )
+    layout = f"Layout: {schema.layout.describe()}." if hasattr(schema.layout, "describe") else ""
+    edited = f" Edited from {base.name}." if base is not None and base.name != schema.name else ""
+    return f"Row key {key.template()}: {lead}. {layout}".strip() + edited
 
 
 def describe_changes(base: Schema, schema: Schema) -> str:
@@ -428,6 +450,7 @@ __all__ = [
     "family_slots",
     "gc_rule",
     "describe_changes",
+    "describe_key",
     "SWITCHABLE_LAYOUTS",
     "SALT",
     "TIME",

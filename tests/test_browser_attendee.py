@@ -1,0 +1,111 @@
+"""The workshop as an attendee meets it: JupyterLab at 1280×800 and 1440×900 with the file browser
+open, notebook 07 run with "Run All", every designer tab looked at.
+
+For each tab: a screenshot kept in ``test-artifacts/`` (to be looked at), no clipped element
+(buttons, labels, tab titles and tables measured in the DOM: ``scrollWidth ≤ clientWidth``), and
+the tab's picture changing within 500 ms of a control change (the design picker).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from browser import REPO, artifact, chromium_context, jupyter_lab
+from test_browser_lab import _open_and_run_all, _wait_idle
+
+from workbench.ui._render import FIGURES
+from workbench.ui.app import TAB_TITLES, TABS
+
+pytestmark = pytest.mark.browser
+
+DESIGN_LAB = Path("notebooks/07_design_lab.ipynb")
+
+# what a reader sees cut short: an element whose content is wider than its box
+_CLIPPED = """root => [...root.querySelectorAll(
+    'button, .widget-label, .lm-TabBar-tabLabel, .widget-html-content, table, .widget-dropdown select')]
+  .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+  .map(e => `${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]}: `
+            + `${(e.innerText || e.value || '').trim().slice(0, 40)} (${e.scrollWidth} > ${e.clientWidth})`)"""
+
+# the visible tab's picture: its image source or its HTML (heat map, advisor, schema, compare)
+_PANEL = """root => { const p = [...root.querySelectorAll('.widget-tab > .widget-tab-contents > *')]
+  .find(e => e.offsetParent !== null); return p ? p.innerHTML.length + ':' +
+  [...p.querySelectorAll('img')].map(i => i.src.slice(-80)).join() + p.innerText.slice(0, 4000) : ''; }"""
+
+
+# tabs whose picture depends on the cluster size answer the nodes slider; the others a new design
+_NODES_TABS = {"nodes", "hotspot", "advisor", "compare"}  # the heat map is per key, not node
+_GOOD = ("timestamp_first", "salted", "reversed_timestamp", "pair_microseconds")
+
+
+def _open_file_browser(page) -> None:
+    if not page.locator("#filebrowser").is_visible():
+        page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
+    page.locator("#filebrowser").wait_for(state="visible")
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])
+def test_every_designer_tab_reads_and_answers_within_half_a_second(
+    tmp_path, emulator, width, height
+):
+    clipped: dict[str, list[str]] = {}
+    slow: dict[str, float] = {}
+    timings: dict[str, float] = {}
+    with (
+        jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab,
+        chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx,
+    ):
+        page = ctx.new_page()
+        _open_and_run_all(page, lab, DESIGN_LAB)
+        _open_file_browser(page)
+        designer = page.locator(".wb-designer").first
+        designer.scroll_into_view_if_needed()
+        picker = designer.locator(".widget-dropdown:has(label:text-is('design')) select").first
+        designs = picker.evaluate("s => [...s.options].map(o => o.value || o.text)")
+        assert len(designs) >= 3, designs
+        slider = designer.locator(".widget-slider", has_text="nodes (model)")
+        for tab in TABS:
+            designer.get_by_role("tab", name=TAB_TITLES[tab]).click()
+            _wait_idle(page)
+            if tab == "compare":  # its pin button lives on this tab
+                designer.get_by_role("button", name="Pin this design").click()
+                _wait_idle(page)
+            if tab == "emulator":  # nothing is drawn until "Write to emulator" is pressed
+                designer.screenshot(path=str(artifact(f"attendee_{width}_{tab}.png")))
+                continue
+            before = designer.evaluate(_PANEL)
+            t0 = time.perf_counter()
+            if tab in _NODES_TABS:  # the cluster size: one more node in the model
+                slider.locator(".noUi-handle").focus()
+                page.keyboard.press("ArrowRight")
+            else:  # another design (never one whose key loses events: that shows an error)
+                current = picker.input_value()
+                picker.select_option(next(d for d in _GOOD if d != current and d in designs))
+            try:
+                page.wait_for_function(
+                    f"before => ({_PANEL})(document.querySelector('.wb-designer')) !== before",
+                    arg=before,
+                    timeout=10_000,
+                )
+                seconds = time.perf_counter() - t0
+            except Exception:  # noqa: BLE001 - never changed: recorded as a failure below
+                seconds = float("inf")
+            timings[tab] = seconds
+            if seconds > 0.5:
+                slow[tab] = seconds
+            _wait_idle(page)
+            bad = designer.evaluate(_CLIPPED)
+            if bad:
+                clipped[tab] = bad
+            designer.screenshot(path=str(artifact(f"attendee_{width}_{tab}.png")))
+        page.screenshot(path=str(artifact(f"attendee_{width}_page.png")))
+
+    print(
+        f"{width}×{height} seconds to a changed picture:",
+        {k: round(v, 3) for k, v in timings.items()},
+    )
+    assert not clipped, f"clipped at {width}×{height}: {clipped}"
+    assert not slow, f"tabs slower than 500 ms to show a design change: {slow}"
+    assert set(FIGURES) <= set(TABS)

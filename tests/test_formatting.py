@@ -1,0 +1,49 @@
+"""Numbers as an attendee reads them (the raw values below were seen in workshop notebooks)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+import workbench as wb
+from workbench.formatting import (
+    MEASURED_LEGEND,
+    count,
+    duration,
+    nbytes,
+    number,
+    percent,
+    ratio,
+    styled,
+)
+
+
+def test_each_kind_of_number_reads():
+    assert count(10000000) == "10,000,000"
+    assert nbytes(2.407907e10) == "24.1 GB"  # 24,079,070,000 B ÷ 10^9
+    assert nbytes(516_200_000) == "516.2 MB" and nbytes(90) == "90 B"
+    assert percent(0.501523) == "50%" and percent(1 / 6) == "17%" and percent(0.004) == "0.4%"
+    assert ratio(40.384615) == "40.4×" and ratio(28629) == "28,629×"
+    assert number(40.384615) == "40.4" and number(0.501523) == "0.502" and number(29991) == "29,991"
+    assert duration(2**32 / 1000) == "49.7 days" and duration(90) == "1.5 min"
+    assert count(pd.NA) == "—"
+
+
+def test_a_comparison_view_formats_by_column_and_explains_absent_values():
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    cmp = wb.compare(
+        ds, [wb.preset("fx_prices", "pair_microseconds"), wb.preset("fx_prices", "salted")]
+    )
+    html = cmp.view(
+        [
+            "busiest_node_share",
+            "hotspot_factor",
+            "bytes_per_event",
+            "latest_quote: rows seen",
+            "latest_quote: waste",
+        ]
+    ).to_html()
+    share = cmp.table["busiest_node_share"].iloc[0]
+    assert f"{share * 100:.0f}%" in html and "×" in html and " B<" in html
+    assert "e+" not in html and "0000<" not in html
+    frame = pd.DataFrame({"rows seen": [10, 20], "measured rows": [pd.NA, 3]})
+    assert MEASURED_LEGEND in styled(frame).to_html()

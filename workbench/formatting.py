@@ -1,0 +1,154 @@
+"""Numbers as an attendee reads them: thousands separators, bytes in kB/MB/GB, times as times,
+shares as percentages, ratios with ×, and a legend for anything absent.
+
+``styled(frame)`` picks a format per column from its name (``bytes_per_event`` → bytes,
+``busiest_node_share`` → percent, ``…: waste`` → ratio, ``…: node ms`` → milliseconds, counts → whole
+numbers with separators) so a table shown in a notebook never prints ``40.384615``,
+``2.407907e+10`` or a bare ``<NA>``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+ABSENT = "—"
+MEASURED_LEGEND = "— not measured: run the query on the emulator first (table.run(query))"
+ABSENT_LEGEND = "— not applicable to this design"
+
+
+def _missing(x: Any) -> bool:
+    try:
+        return x is None or bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def count(x: Any) -> str:
+    """A whole number with thousands separators: 10000000 → 10,000,000."""
+    return ABSENT if _missing(x) else f"{round(float(x)):,}"
+
+
+def number(x: Any) -> str:
+    """A measurement: three significant figures below 1,000, whole numbers with separators above."""
+    if _missing(x):
+        return ABSENT
+    v = float(x)
+    if v == 0:
+        return "0"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    digits = max(0, 2 - int(math.floor(math.log10(abs(v)))))
+    return f"{v:,.{digits}f}"
+
+
+def nbytes(x: Any) -> str:
+    """Bytes in B / kB / MB / GB / TB (decimal, as Bigtable's 100 MB and 256 MB limits are)."""
+    if _missing(x):
+        return ABSENT
+    v = float(x)
+    for unit, f in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(v) >= f:
+            return f"{v / f:,.1f} {unit}"
+    return f"{v:,.0f} B"
+
+
+def percent(x: Any) -> str:
+    """A share 0…1 as a percentage: 0.501523 → 50.2%."""
+    if _missing(x):
+        return ABSENT
+    v = float(x) * 100
+    return f"{v:.0f}%" if v >= 10 or v == 0 else f"{v:.1f}%"
+
+
+def ratio(x: Any) -> str:
+    """A ratio with ×: 40.384615 → 40.4×, 28629 → 28,629×."""
+    if _missing(x):
+        return ABSENT
+    v = float(x)
+    return f"{v:,.0f}×" if v >= 100 else f"{v:,.1f}×"
+
+
+def milliseconds(x: Any) -> str:
+    if _missing(x):
+        return ABSENT
+    v = float(x)
+    if v >= 60_000:
+        return duration(v / 1000)
+    return f"{v:,.0f} ms" if v >= 100 else f"{v:,.3g} ms"
+
+
+def duration(seconds: Any) -> str:
+    """Seconds as a time: 90 → 1.5 min, 4,294,967 → 49.7 days."""
+    if _missing(seconds):
+        return ABSENT
+    s = float(seconds)
+    for unit, f in (("days", 86_400), ("h", 3600), ("min", 60)):
+        if abs(s) >= f:
+            return f"{s / f:,.1f} {unit}"
+    return f"{s:,.3g} s"
+
+
+def money(x: Any) -> str:
+    return ABSENT if _missing(x) else f"${float(x):,.0f}"
+
+
+def formatter_for(column: str) -> Callable[[Any], str] | None:
+    """The format a column's name calls for (None: leave it as it is, e.g. text)."""
+    c = str(column).lower()
+    if "bytes" in c or c.endswith(" (b)") or c.endswith("_b"):
+        return nbytes
+    if "share" in c or "fraction" in c or c.endswith("%"):
+        return percent
+    if "waste" in c or "factor" in c or "÷" in c or c.endswith("×"):
+        return ratio
+    if "cost" in c or "usd" in c or "$" in c:
+        return money
+    if c.endswith("node ms") or c.endswith("_ms") or c.endswith(" ms"):
+        return milliseconds
+    if c.endswith("_s") or c.endswith("seconds"):
+        return duration
+    return None
+
+
+def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
+    """``frame`` as a pandas Styler: each column formatted for reading, absent values as "—" with
+    a legend saying why (not measured, or not applicable)."""
+    fmts: dict[Any, Callable[[Any], str]] = {}
+    for col in frame.columns:
+        f = formatter_for(col)
+        if f is None and pd.api.types.is_integer_dtype(frame[col].dtype):
+            f = count
+        elif f is None and pd.api.types.is_float_dtype(frame[col].dtype):
+            whole = frame[col].dropna()
+            f = count if len(whole) and bool((whole == whole.round()).all()) else number
+        if f is not None:
+            fmts[col] = f
+    notes = [caption] if caption else []
+    if frame.isna().to_numpy().any():
+        measured = [
+            c for c in frame.columns if "measured" in str(c).lower() and frame[c].isna().any()
+        ]
+        notes.append(MEASURED_LEGEND if measured else ABSENT_LEGEND)
+    st = frame.style.format(fmts, na_rep=ABSENT)
+    if notes:
+        st = st.set_caption(" · ".join(notes))
+    return st
+
+
+__all__ = [
+    "count",
+    "number",
+    "nbytes",
+    "percent",
+    "ratio",
+    "milliseconds",
+    "duration",
+    "money",
+    "formatter_for",
+    "styled",
+    "MEASURED_LEGEND",
+]
