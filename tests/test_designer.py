@@ -15,7 +15,7 @@ import pytest
 import workbench as wb
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
 from workbench.ui.app import CSV, TABS, Designer
-from workbench.ui.gallery import GENERIC, patterns_for, schema_for, time_precision
+from workbench.schema.gallery import pattern_names, patterns_for, schema_for, time_precision
 from workbench.ui.model import Workspace
 from workbench.ui.state import (
     FamilyEdit,
@@ -107,7 +107,7 @@ def test_generic_gallery_for_your_own_data():
         measures=["kwh", "voltage"],
         name="my_meters",
     )
-    assert patterns_for(ds) == list(GENERIC)
+    assert patterns_for(ds) == pattern_names(ds) and patterns_for(ds)[0] == "entity_first"
     assert time_precision(ds) == "second"
     s = schema_for(ds, "entity_first")
     assert s.example_key(ds).startswith("100001#20150301")
@@ -225,7 +225,7 @@ def test_bad_csv_shows_its_error_in_the_ui(ws, tmp_path):
         measures=["temp_f"],
         name="my_garden",
     )
-    assert d.ds.name == "my_garden" and list(d.controls.pattern.options) == list(GENERIC)
+    assert d.ds.name == "my_garden" and list(d.controls.pattern.options) == pattern_names(d.ds)
     assert d.controls.size.disabled and "my_garden (yours)" in d.controls.dataset.options
 
 

@@ -42,7 +42,7 @@ from .keys import (
 from .layouts import HeroicOffsets, Layout, NewCells, NewColumns, Serialized, Tall, Wide
 from .limits import Finding, LossReport, check_limits
 from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
-from .presets import pattern_names, preset, presets
+from .gallery import pattern_names, preset, presets
 from .schema import Aggregates, Schema, Table, findings, loss_report
 
 __all__ = [

@@ -29,7 +29,7 @@ import ipywidgets as W
 
 from ..errors import WorkbenchError
 from . import _render as R
-from .gallery import patterns_for, schema_for
+from ..schema.gallery import patterns_for, schema_for
 from .model import Workspace
 from .state import (
     SALT,
