@@ -1,0 +1,118 @@
+"""Your own data: real public CSV excerpts, the query mini-language, the whole gallery, bad files."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import workbench as wb
+from workbench.errors import CollisionError, DatasetError
+
+F = Path(__file__).parent / "fixtures" / "owndata"
+
+
+def _real():
+    return [
+        wb.from_csv(
+            F / "stocks.csv", entity="symbol", time="date", measures="price", naive_tz="UTC"
+        ),
+        wb.from_csv(F / "seattle_temps.csv", time="date", measures="temp", naive_tz="UTC"),
+        wb.from_csv(F / "co2.csv", time="date", measures="co2"),
+        wb.from_csv(
+            F / "grunfeld.csv", entity="firm", time="year", measures=["invest", "value", "capital"]
+        ),
+    ]
+
+
+def test_real_files_load_with_default_queries_and_every_design_round_trips():
+    for ds in _real():
+        assert ds.queries, ds.name  # a default workload, shown by repr
+        assert "latest 1 per" in repr(ds.queries)
+        names = wb.pattern_names(ds)
+        # 12 families plus one promotion per extra entity order (one entity here: none)
+        assert len(names) == 12 and names[0] == "entity_first", names
+        for n in names:
+            s = wb.preset(ds, n)
+            try:
+                cells = s.to_cells(ds)
+            except CollisionError:
+                continue  # a clear refusal is allowed; silent loss is not
+            pd.testing.assert_frame_equal(s.from_cells(cells), ds.canonical(), obj=f"{ds.name}/{n}")
+            for q in ds.queries:
+                got = q.answer(s.from_cells(s.plan(q).evaluate(cells).cells), ds.time)
+                want = q.answer(ds.frame, ds.time)
+                assert len(got) == len(want), (ds.name, n, q.name)
+
+
+def test_yyyymmdd_and_year_are_dates_not_epoch_seconds():
+    co2 = wb.from_csv(F / "co2.csv", time="date", measures="co2")
+    # first line of the file: 19580329,316.1 -> 29 March 1958
+    assert co2.frame["date"].iloc[0] == pd.Timestamp("1958-03-29", tz="UTC")
+    g = wb.from_csv(F / "grunfeld.csv", entity="firm", time="year", measures="invest")
+    assert g.frame["year"].min() == pd.Timestamp("1935-01-01", tz="UTC")
+    assert g.n_entities() == 11  # Grunfeld's 11 firms
+
+
+def test_query_lines_become_intents_and_errors_name_the_column_or_value():
+    ds = wb.from_csv(
+        F / "stocks.csv",
+        entity="symbol",
+        time="date",
+        measures="price",
+        naive_tz="UTC",
+        queries=["latest 3 for symbol=IBM", "msft: symbol=MSFT from 2000-01-01 to 2000-07-01"],
+    )
+    q0, q1 = ds.queries
+    assert (q0.kind, q0.limit, q0.entity) == ("latest", 3, {"symbol": "IBM"})
+    # MSFT rows are monthly from Jan 2000: Jan..Jun = 6 events in [2000-01-01, 2000-07-01)
+    assert q1.name == "msft" and len(q1.answer(ds.frame, ds.time)) == 6
+    with pytest.raises(DatasetError, match=r"'symbl'.*Did you mean 'symbol'"):
+        wb.from_csv(
+            F / "stocks.csv",
+            entity="symbol",
+            time="date",
+            measures="price",
+            naive_tz="UTC",
+            queries=["symbl=IBM over 1 day"],
+        )
+    with pytest.raises(DatasetError, match=r"symbol='IMB' is not in the data.*Did you mean 'IBM'"):
+        wb.from_csv(
+            F / "stocks.csv",
+            entity="symbol",
+            time="date",
+            measures="price",
+            naive_tz="UTC",
+            queries=["latest 1 for symbol=IMB"],
+        )
+
+
+def test_bad_files_are_refused_naming_line_column_or_value(tmp_path):
+    p = tmp_path / "extra.csv"
+    p.write_text("id,time,v\nA,2024-01-01T00:00:00Z,1,9\nA,2024-01-02T00:00:00Z,2\n")
+    with pytest.raises(DatasetError, match=r"line 2 has 4 fields.*header.*3.*Fix that line"):
+        wb.from_csv(p, entity="id", time="time", measures="v")
+    p.write_text("id,time,v\nA,2024-01-01T00:00:00Z,1\nA,2024-01-02T00:00:00Z,2,9\n")
+    with pytest.raises(DatasetError, match=r"line 3.*Fix that line"):
+        wb.from_csv(p, entity="id", time="time", measures="v")
+    p.write_text("id,time,v\nA,01/02/2024,1\nA,03/04/2024,2\n")
+    with pytest.raises(DatasetError, match=r"'time'.*'01/02/2024'.*dayfirst=True"):
+        wb.from_csv(p, entity="id", time="time", measures="v", naive_tz="UTC")
+    ds = wb.from_csv(p, entity="id", time="time", measures="v", naive_tz="UTC", dayfirst=True)
+    assert ds.frame["time"].iloc[0] == pd.Timestamp("2024-02-01", tz="UTC")  # 01/02 day first
+    with pytest.raises(DatasetError, match=r"'id'.*1.*'1'.*astype\(str\)"):
+        wb.from_dataframe(
+            pd.DataFrame({"id": [1, "1"], "t": ["2024-01-01Z", "2024-01-02Z"], "v": [1, 2]}),
+            entity="id",
+            time="t",
+            measures="v",
+        )
+
+
+def test_na_names_bom_semicolons_and_epoch_ms(tmp_path):
+    p = tmp_path / "countries.csv"
+    # a BOM, ';' separators, Namibia's code NA and the name None: names, not missing values
+    p.write_bytes("\ufeffcountry;time;v\nNA;1704067200000;1\nNone;1704067200000;2\n".encode())
+    ds = wb.from_csv(p, entity="country", time="time", measures="v")
+    assert sorted(ds.frame["country"]) == ["NA", "None"]
+    # 1704067200000 ms = 1,704,067,200 s = 2024-01-01T00:00Z
+    assert ds.frame["time"].iloc[0] == pd.Timestamp("2024-01-01", tz="UTC")
