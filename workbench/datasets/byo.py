@@ -377,7 +377,7 @@ def from_csv(
         df = pd.concat(chunks, ignore_index=True) if len(chunks) != 1 else chunks[0]
     except pd.errors.ParserError as exc:
         raise DatasetError(
-            f"Cannot read {p.name!r} as CSV: {exc}. Fix that line (a stray {sep!r} or a field "
+            f"Cannot read {p.name!r} as CSV: {str(exc).strip()}. Fix that line (a stray {sep!r} or a field "
             f"that needs quotes), or pass sep= if {sep!r} is not the separator."
         ) from None
     except (pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
