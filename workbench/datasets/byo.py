@@ -34,7 +34,7 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
     """Integer-like times (numbers, or text of digits) as UTC datetimes; None if not numeric."""
     if isinstance(col.dtype, pd.DatetimeTZDtype) or ptypes.is_datetime64_dtype(col.dtype):
         return None
-    if ptypes.is_bool_dtype(col.dtype):
+    if ptypes.is_bool_dtype(col.dtype) or len(col) == 0:
         return None
     if ptypes.is_numeric_dtype(col.dtype):
         if col.isna().any():
@@ -74,9 +74,10 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
                     break
         if time_unit is None:
             raise DatasetError(
-                f"Time column {name!r} holds numbers from {num.min()!r} to {num.max()!r} whose unit "
+                f"Time column {name!r} holds numbers from {num.min()} to {num.max()} whose unit "
                 "cannot be told apart: pass time_unit='s', 'ms', 'us' or 'ns' (epoch times), "
-                "'date' (YYYYMMDD) or 'year'."
+                "'date' (YYYYMMDD) or 'year', or convert it first, e.g. "
+                f"df[{name!r}] = pd.to_datetime(df[{name!r}], unit='s', utc=True)."
             )
     if time_unit not in TIME_UNITS:
         raise DatasetError(f"time_unit={time_unit!r} is not one of {list(TIME_UNITS)}.")
@@ -161,7 +162,7 @@ def _prepare(
 ) -> tuple[pd.DataFrame, list[str], list[str]]:
     """The frame with a series column for one series and numeric/day-month times read."""
     notes: list[str] = []
-    if entity is None or (not isinstance(entity, str) and len(list(entity)) == 0):
+    if entity is None:
         if SERIES_COLUMN in df.columns:
             raise DatasetError(
                 f"No entity named, and the frame already has a column {SERIES_COLUMN!r}: name the "
