@@ -225,6 +225,7 @@ def _generic(ds: Any) -> dict[str, Callable[..., Schema]]:
             guidelines=("G05", "G04"),
         )
 
+    pre_epoch = len(ds.frame) > 0 and int(time_us(ds.frame[ds.time]).min()) < 0
     for fn in (
         timestamp_first,
         salted,
@@ -238,6 +239,8 @@ def _generic(ds: Any) -> dict[str, Callable[..., Schema]]:
         pre_aggregated,
         two_tables,
     ):
+        if fn is heroic and pre_epoch:
+            continue  # Heroic's base is unsigned ms since 1970: refused in schema_for
         out[fn.__name__] = fn
     return out
 
@@ -260,6 +263,12 @@ def schema_for(ds: Any, pattern: str, **params: Any) -> Schema:
     if has_presets(ds):
         return _preset(ds.name, pattern, **params)
     table = _generic(ds)
+    if pattern == "heroic" and pattern not in table:
+        raise SchemaError(
+            f"The Heroic design needs times from 1970 on (its base is unsigned milliseconds since "
+            f"the epoch, G16); {ds.name!r} starts {ds.time_span[0]:%Y-%m-%d}. Choose another "
+            "design, e.g. 'entity_first' or 'wide_rows'."
+        )
     if pattern not in table:
         close = difflib.get_close_matches(pattern, list(table), n=1)
         raise SchemaError(
