@@ -8,7 +8,7 @@ modelled node cost (G04, G05, G11).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +84,11 @@ def compare(
     from . import analyze, schema_name
 
     require_dataset(ds, "compare")
+    queries = kwargs.pop("queries", None)
+    if queries is not None:  # your queries, in a line each, instead of the dataset's
+        ds = ds.with_queries(queries)
+    if isinstance(schemas, Mapping):  # wb.presets(ds): the whole gallery
+        schemas = list(schemas.values())
     if isinstance(schemas, Schema):
         raise WorkbenchError(
             "compare takes a list of schemas, e.g. wb.compare(ds, [a, b]); for one design "
