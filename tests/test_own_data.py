@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 import workbench as wb
-from workbench.errors import CollisionError, DatasetError, SchemaError
+from workbench.bigtable import admin
+from workbench.errors import CollisionError, DatasetError, SchemaError, WriteError
 
 F = Path(__file__).parent / "fixtures" / "owndata"
 
@@ -121,3 +122,41 @@ def test_na_names_bom_semicolons_and_epoch_ms(tmp_path):
     assert sorted(ds.frame["country"]) == ["NA", "None"]
     # 1704067200000 ms = 1,704,067,200 s = 2024-01-01T00:00Z
     assert ds.frame["time"].iloc[0] == pd.Timestamp("2024-01-01", tz="UTC")
+
+
+def test_whole_gallery_is_ranked_on_default_and_stated_queries():
+    for ds in _real():
+        c = wb.compare(ds, wb.presets(ds))
+        assert list(c.analyses) == wb.pattern_names(ds)
+        # 3 design criteria (hotspot, bytes/event, largest row) + one per default query
+        assert len(c.criteria) == 3 + len(ds.queries), (ds.name, c.criteria)
+    stocks = _real()[0]
+    c = wb.compare(stocks, wb.presets(stocks), queries=["latest 1 per symbol"])
+    assert len(c.criteria) == 4
+    # newest-first keys make latest-1 a one-row read: reversed_timestamp ranks first (G09)
+    assert c.rankings.loc["query latest_1_per_symbol (node-ms per run)", "ranking"].startswith(
+        "reversed_timestamp"
+    )
+    verdict = wb.advise(stocks, wb.preset(stocks, "timestamp_first"))
+    assert any(f.guideline == "G06" for f in verdict)
+
+
+def test_recommended_design_round_trips_on_the_emulator(emulator):
+    stocks, seattle, co2, grunfeld = _real()
+    # cells carry the event time; the emulator refuses times before 1970 (negative µs)
+    with pytest.raises(WriteError, match=r"invalid timestamp -371174400000000"):
+        # 1958-03-29 = -4,296 days from 1970 = -371,174,400 s
+        emulator.load(co2, wb.preset(co2, "entity_first"), table_id="t-own-co2", progress=False)
+    conn = emulator.connection()
+    if "t-own-co2" in conn.list_tables():
+        admin.drop_table(conn, "t-own-co2")
+    for ds in (stocks, seattle):
+        schema = wb.preset(ds, wb.pattern_names(ds)[0])
+        table = emulator.load(ds, schema, table_id=f"t-own-{ds.name}", progress=False)
+        try:
+            assert table.verification is not None and table.verification.equal, ds.name
+            for q in ds.queries:
+                run = table.run(q)
+                assert run.result.agrees, (ds.name, q.name, run.figures())
+        finally:
+            table.drop()
