@@ -14,8 +14,8 @@ import pytest
 
 import workbench as wb
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
-from workbench.ui.app import CSV, TABS, Designer
 from workbench.schema.gallery import pattern_names, patterns_for, schema_for, time_precision
+from workbench.ui.app import CSV, TABS, Designer
 from workbench.ui.model import Workspace
 from workbench.ui.state import (
     FamilyEdit,
@@ -306,3 +306,21 @@ def test_html_heat_map_shows_what_the_figure_shows():
     assert "Reads by the query workload" in heatmap_html(hot, "reads")
     with pytest.raises(ValueError, match="writes' or 'reads'"):
         heatmap_html(hot, "both")
+
+
+def test_csv_panel_reads_semicolons_bom_and_one_series_with_default_queries(ws, tmp_path):
+    d = _designer(ws, size="tiny")
+    d.controls.dataset.value = CSV
+    f = tmp_path / "co2.csv"
+    # ';' separated with a BOM, YYYYMMDD dates, no entity column: one series
+    f.write_bytes("\ufeffdate;co2\n19580329;316.1\n19580405;317.3\n19580412;317.6\n".encode())
+    d.controls.csv_path.value = str(f)
+    d.controls.csv_read.click()
+    assert list(d.controls.csv_time.options) == ["date", "co2"]  # BOM gone, ';' split
+    d.controls.csv_time.value = "date"
+    d.controls.csv_measures.value = ("co2",)
+    d.controls.csv_load.click()
+    assert d.ds is not None and d.ds.entity == ["series"] and len(d.ds) == 3
+    # the default queries are shown where the file was loaded
+    assert "latest 1 per series" in d.csv_status.value
+    assert list(d.controls.pattern.options) == pattern_names(d.ds)

@@ -276,6 +276,16 @@ def _sniff_sep(p: Path, encoding: str) -> str:
         return ","
 
 
+def csv_columns(path: str | os.PathLike[str]) -> list[str]:
+    """The header of a CSV file as :func:`from_csv` reads it (separator detected, BOM skipped)."""
+    p = Path(path)
+    sep = _sniff_sep(p, "utf-8-sig")
+    try:
+        return [str(c) for c in pd.read_csv(p, nrows=0, sep=sep, encoding="utf-8-sig").columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise DatasetError(f"Cannot read {str(p)!r} as CSV: {str(exc).strip()}") from None
+
+
 def _check_first_line(p: Path, sep: str, encoding: str) -> None:
     """A first data line with more fields than the header would make pandas shift every column
     (it takes the extra field as an index): refuse it, naming the line."""
