@@ -160,3 +160,52 @@ def test_recommended_design_round_trips_on_the_emulator(emulator):
                 assert run.result.agrees, (ds.name, q.name, run.figures())
         finally:
             table.drop()
+
+
+def test_every_query_form_and_its_answer():
+    g = wb.from_csv(
+        F / "grunfeld.csv",
+        entity="firm",
+        time="year",
+        measures=["invest", "value"],
+        queries=[
+            "gm: firm=General Motors from 1935 to 1940",
+            "firm=IBM at 1950-01-01",
+            "all at 1940-01-01",
+            "total: sum invest for firm=IBM over 5 years",
+            "everything",
+            "latest 2 per firm",
+        ],
+    )
+    gm, ibm, all40, total, every, latest = g.queries
+    # yearly rows 1935..1939 fall in [1935, 1940): 5 events
+    assert gm.kind == "range" and len(gm.answer(g.frame, g.time)) == 5
+    assert ibm.kind == "point" and len(ibm.answer(g.frame, g.time)) == 1
+    # the file has 11 firms, each with a 1940 row
+    assert all40.kind == "slice" and len(all40.answer(g.frame, g.time)) == 11
+    assert total.aggregate == "sum:invest" and total.measures == ("invest",)
+    assert every.kind == "scan"
+    # 'per firm' is costed on the busiest firm; all have 20 years, so the first in order
+    assert latest.limit == 2 and latest.entity == {"firm": "American Steel"}
+    assert "gm: firm=General Motors from 1935 to 1940  [range]" in repr(g.queries)
+    for bad, words in [
+        ("latest per firm", r"latest N per COLUMN"),
+        ("firm=IBM over 3 fortnights", r"'3 fortnights' is not a duration"),
+        ("mean invst for firm=IBM over 1 year", r"'invst' is not a measure.*'invest'"),
+        ("firm=IBM from 1950 to 1940", r"'to'.*is not after 'from'"),
+        ("show me IBM", r"not a form the workbench reads.*latest 1 per sensor"),
+    ]:
+        with pytest.raises(DatasetError, match=words):
+            g.with_queries([bad])
+
+
+def test_parquet_reads_only_named_columns_with_a_progress_bar(tmp_path, capsys):
+    df = pd.read_csv(F / "grunfeld.csv")
+    p = tmp_path / "grunfeld.parquet"
+    df.to_parquet(p, row_group_size=50)  # 220 rows -> 5 row groups
+    ds = wb.from_parquet(p, entity="firm", time="year", measures="invest", attributes=[])
+    assert len(ds) == 220 and ds.columns == ["firm", "year", "invest"]
+    assert ds.frame["year"].min() == pd.Timestamp("1935-01-01", tz="UTC")
+    assert "5/5" in capsys.readouterr().err  # tqdm counted every row group
+    with pytest.raises(DatasetError, match="as Parquet"):
+        wb.from_parquet(F / "co2.csv", time="date", measures="co2")
