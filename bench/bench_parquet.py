@@ -64,6 +64,7 @@ def analyse(path: str) -> dict:
         "analyze_s": analyse_s,
         "peak_rss_mb_after_load": rss_load,
         "peak_rss_mb": _rss_mb(),
+        "timings_ms": {k: round(v) for k, v in a.timings_ms.items()},
         "verdict": a.keyspace.verdict(),
     }
 
