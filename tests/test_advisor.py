@@ -454,6 +454,6 @@ def test_bad_input_is_named(data):
 
 def test_public_surface():
     assert wb.advise is advise
-    import workbench.analysis.compare as compare_module  # importing the submodule must not change wb.compare
+    import workbench.analysis.comparison as comparison
 
-    assert wb.compare is compare_module.compare and callable(wb.compare)
+    assert wb.compare is comparison.compare and callable(wb.compare)

@@ -67,13 +67,22 @@ class Context:
         return self.schema.all_tables()
 
     @property
+    def frame(self) -> pd.DataFrame:
+        """The design's cells; rules check ``cells is not None`` (a refused design has none) first."""
+        if self.cells is None:
+            raise ValueError(
+                "This design produced no cells (a limit refused it); check .cells first."
+            )
+        return self.cells.frame
+
+    @property
     def limit_findings(self) -> tuple:
         return limit_findings(self.cells) if self.cells is not None else ()
 
     @cached_property
     def cell_bytes(self) -> np.ndarray:
         """Bytes of each cell as the size model counts them: key + family + qualifier + 8 + value."""
-        f = self.cells.frame
+        f = self.frame
         return (
             f["row_key"].str.len().to_numpy()
             + f["family"].str.len().to_numpy()
@@ -85,7 +94,7 @@ class Context:
     @cached_property
     def raw_mask(self) -> np.ndarray:
         """Cells that are events (not pre-aggregated summary rows)."""
-        f = self.cells.frame
+        f = self.frame
         if self.schema.aggregates is None:
             return np.ones(len(f), dtype=bool)
         lead = self.schema.aggregates.lead(self.schema.key.delimiter) + self.schema.key.delimiter
@@ -95,7 +104,7 @@ class Context:
         return next((q.weight for q in self.ds.queries if q.name == query), 1.0)
 
     def example_keys(self, table: str, n: int = 2) -> list[str]:
-        f = self.cells.frame
+        f = self.frame
         return (
             list(pd.unique(f.loc[f["table"] == table, "row_key"])[:n])
             if self.cells is not None

@@ -83,6 +83,15 @@ def _py_gc(rule: Any) -> str:
 # ----------------------------------------------------------------------------- SQL helpers
 
 
+def _key_condition(start: str | None, end: str | None) -> str:
+    """A GoogleSQL condition on ``_key`` for the key range [start, end); a bound may be open."""
+    if start is not None and end is not None:
+        return f"(_key >= {sql_string(start)} AND _key < {sql_string(end)})"
+    if start is not None:
+        return f"_key >= {sql_string(start)}"
+    return f"_key < {sql_string(end or '')}"
+
+
 def sql_string(text: str) -> str:
     """A GoogleSQL string literal ('…' with \\\\, \\' and \\u escapes for control characters)."""
     out = []
@@ -439,15 +448,7 @@ class Export:
                     args.append(f"latest_n => {flt.latest_versions}")
             src = _ident(ids[plan.table]) + (f"({', '.join(args)})" if args else "")
             where = []
-            conds = [
-                f"(_key >= {sql_string(r.start)} AND _key < {sql_string(r.end)})"
-                if r.start is not None and r.end is not None
-                else f"_key >= {sql_string(r.start)}"
-                if r.start is not None
-                else f"_key < {sql_string(r.end)}"
-                for r in plan.ranges
-                if not r.is_full
-            ]
+            conds = [_key_condition(r.start, r.end) for r in plan.ranges if not r.is_full]
             conds += [f"_key = {sql_string(k)}" for k in plan.keys]
             if conds and not plan.full_scan:
                 where.append(

@@ -37,8 +37,9 @@ from ..schema import (
     Wide,
     loss_report,
 )
-from ..schema.codecs import PRECISIONS
-from ..schema.keys import TIME, BaseTimestamp
+from ..schema.segments import TIME
+from ..schema.time_segments import BaseTimestamp
+from ..schema.time_text import PRECISIONS
 
 _REVERSED_UNITS = {
     "second": ("s", 9_999_999_999, 10),
@@ -178,7 +179,7 @@ def with_family_gc(schema: Schema, family: str, gc: Any) -> Schema:
     if isinstance(lay, (Tall, NewColumns, Serialized)) and lay.family.name == family:
         return replace(schema, layout=replace(lay, family=replace(lay.family, gc=gc)))
     if isinstance(lay, Wide):
-        fams = tuple((m, replace(f, gc=gc) if f.name == family else f) for m, f in lay.families_)
+        fams = tuple((m, replace(f, gc=gc) if f.name == family else f) for m, f in lay.family_pairs)
         return replace(schema, layout=replace(lay, families_=fams))
     if schema.aggregates is not None and schema.aggregates.family.name == family:
         return replace(
@@ -206,6 +207,7 @@ def short_names(schema: Schema, measures: Iterable[str], carried: Iterable[str])
         used.add(f"{letters[0]}{i}")
         return f"{letters[0]}{i}"
 
+    new: Layout
     if isinstance(lay, (Tall, NewCells)):
         fam = replace(lay.family, name=short(lay.family.name))
         quals = tuple((c, short(c)) for c in (*measures, *carried))

@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import WorkbenchError
+from ..notes import EMULATOR_NOTES
 from ..schema.plan import PlanResult, ReadPlan
 from ._index import CellIndex
-from .settings import DEFAULT, EMULATOR_NOTES, Settings
+from .settings import DEFAULT, Settings
 
 
 @dataclass(frozen=True)

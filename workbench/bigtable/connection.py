@@ -66,8 +66,8 @@ class Connection:
     host: str  # host:port of the emulator, or the data endpoint
     is_production: bool
     timeout: float = DEFAULT_TIMEOUT
-    channel: grpc.Channel = field(repr=False, default=None)  # type: ignore[assignment]
-    admin_channel: grpc.Channel = field(repr=False, default=None)  # type: ignore[assignment]
+    channel: grpc.Channel = field(repr=False, default=None)
+    admin_channel: grpc.Channel = field(repr=False, default=None)
     _data: Any = field(repr=False, default=None)
     _admin: Any = field(repr=False, default=None)
 

@@ -19,6 +19,9 @@ Why it is built this way:
   (UNIMPLEMENTED): the range is then read forward and reversed here, said in ``notes``.
 * The emulator does not report rows/cells *seen*: those come from the model
   (``plan.evaluate`` on the cells written), kept next to the measured figures.
+
+Why one module: the filter translation and the chunk decoder are one contract with
+``ReadPlan.evaluate`` (the figures measured here must equal the model's), so they change together.
 """
 
 from __future__ import annotations
@@ -169,18 +172,18 @@ def _gc_keep_filter(rule: GcRule, now_us: int) -> Any:
 
 def gc_filter_pb(families: Sequence[Family], now_us: int) -> Any | None:
     """Per-family filter equivalent to the families' GC rules (None when none has a rule)."""
-    ruled = [f for f in families if f.gc is not None]
+    ruled = [(f.name, f.gc) for f in families if f.gc is not None]
     if not ruled:
         return None
     branches = [
         _chain(
             [
-                RowFilter(family_name_regex_filter=_family_regex([f.name])),
-                _gc_keep_filter(f.gc, now_us),
+                RowFilter(family_name_regex_filter=_family_regex([name])),
+                _gc_keep_filter(gc, now_us),
             ]
         )
-        for f in ruled
-    ]  # type: ignore[arg-type]
+        for name, gc in ruled
+    ]
     rest = [f.name for f in families if f.gc is None]
     if (
         rest
@@ -296,7 +299,7 @@ def _texts(values: list[bytes]) -> list[str]:
 
 def _raw_bytes(cols: dict[str, list[Any]]) -> int:
     """Bytes as CellFrame.cell_bytes counts them (key + family + qualifier + 8 + value), from the raw lists."""
-    keys = sum(len(k) * n for k, n in zip(cols["row_key"], cols["n"]))
+    keys = sum(len(k) * n for k, n in zip(cols["row_key"], cols["n"], strict=True))
     fams = sum(len(x.encode("utf-8")) * c for x, c in _counts(cols["family"]).items())
     quals = sum(len(x) * c for x, c in _counts(cols["qualifier"]).items())
     return int(keys + fams + quals + sum(map(len, cols["value"])) + 8 * len(cols["value"]))
@@ -453,7 +456,7 @@ def read_plan(
     t0 = time.perf_counter()
     for rs in row_sets:
 
-        def request(reverse: bool, limit: int | None) -> Any:
+        def request(reverse: bool, limit: int | None, rs: Any = rs) -> Any:
             req = ReadRowsRequest(table_name=path)
             if rs is not None:
                 req.rows.CopyFrom(rs)

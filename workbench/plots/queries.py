@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.settings import EMULATOR_NOTES
+from ..notes import EMULATOR_NOTES
 from .style import BAD, GOOD, MUTED, NEUTRAL, new_axes, note, styled
 
 
@@ -26,12 +26,12 @@ def plot_query_costs(qc, ax=None, *, emulator_note: bool = True):
     ax.set_yticklabels(
         [
             f"{q}\n{k}" + (f", {s} scans" if s > 1 else "")
-            for q, k, s in zip(t.index, t["kind"], t["scans"])
+            for q, k, s in zip(t.index, t["kind"], t["scans"], strict=True)
         ],
         fontsize=9.5,
     )
     ax.invert_yaxis()
-    for yi, (s, w, ms) in enumerate(zip(seen, t["waste"], t["node_ms"])):
+    for yi, (s, w, ms) in enumerate(zip(seen, t["waste"], t["node_ms"], strict=True)):
         ax.text(
             s * 1.15,
             yi,

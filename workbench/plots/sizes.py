@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.settings import EMULATOR_NOTES
-from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, human_bytes, new_axes, note, styled
+from ..notes import EMULATOR_NOTES
+from ..units import human_bytes
+from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, new_axes, note, styled
 
 
 @styled

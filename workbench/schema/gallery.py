@@ -20,23 +20,18 @@ from typing import Any
 import numpy as np
 
 from ..errors import SchemaError
-from .codecs import Shape, time_us
 from .families import Family, max_age, max_versions, union
-from .keys import (
-    BaseTimestamp,
-    Field,
-    Metric,
-    ReversedTimestamp,
-    RowKey,
-    Salt,
-    TimeBucket,
-    Timestamp,
-)
-from .layouts import HeroicOffsets, NewCells, NewColumns, Serialized, Tall, Wide
+from .keys import RowKey
+from .layouts import NewCells, NewColumns, Serialized, Tall
 from .presets import SHAPES
 from .presets import pattern_names as _preset_names
 from .presets import preset as _preset
 from .schema import Aggregates, Schema, Table
+from .segments import Field, Metric, Salt
+from .shape import Shape
+from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
+from .time_text import time_us
+from .wide_layouts import HeroicOffsets, Wide
 
 
 def has_presets(ds: Any) -> bool:

@@ -4,7 +4,7 @@ A plan is row ranges and/or row keys plus one server-side filter and an
 optional rows limit. The same plan object is (a) executed against the emulator
 by ``workbench.bigtable.reader`` and (b) evaluated on a CellFrame by
 :meth:`ReadPlan.evaluate`, so the modelled rows/cells seen and returned can be
-checked to agree exactly with what the emulator returns (issue 6).
+checked to agree exactly with what the emulator returns.
 
 Semantics follow Bigtable's ReadRows: ranges are [start, end) on the raw key
 order; the filter is a chain (families, qualifier regex, row-key regex,

@@ -8,6 +8,10 @@ cells Bigtable would store (``to_cells``), turns cells back into the events
 Contract with the analysis and the writer: every event cell's ``timestamp_us`` is
 the event time truncated to milliseconds (so writes can be replayed in time
 order); aggregate cells carry their bucket start.
+
+Why one module: ``to_cells``, ``from_cells`` and ``plan`` all work from one binding of key,
+layout and dataset shape (``Schema.bind``); the plan compiler can move next to the plan types
+in ``plan.py`` without changing that binding.
 """
 
 from __future__ import annotations
@@ -24,23 +28,16 @@ import pandas as pd
 
 from ..cells import DEFAULT_TABLE, CellFrame
 from ..errors import SchemaError
-from .codecs import US_PER_MS, Shape, decode_text, encode_bytes, floor_us, time_us
 from .families import Family, MaxVersions
-from .keys import (
-    TIME,
-    Literal,
-    Metric,
-    RenderContext,
-    RowKey,
-    Salt,
-    Segment,
-    Tags,
-    Timestamp,
-    _unknown,
-)
+from .keys import RowKey
 from .layouts import BuildInput, Layout, NewCells, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
 from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
+from .segments import TIME, Literal, Metric, RenderContext, Salt, Segment, Tags, _unknown
+from .shape import Shape
+from .time_segments import Timestamp
+from .time_text import US_PER_MS, floor_us, time_us
+from .value_text import decode_text, encode_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset, QueryIntent
@@ -102,7 +99,7 @@ class Aggregates:
         )
 
     def applies_to(self, intent: QueryIntent) -> bool:
-        return bool(intent.aggregate) and intent.aggregate.split(":")[0] == self.name
+        return (intent.aggregate or "").split(":")[0] == self.name
 
 
 def _as_key(key: Any) -> RowKey:
@@ -591,7 +588,7 @@ def _render_one(key: RowKey, i: int, known: Mapping[str, Any], t: int | None) ->
     ctx = RenderContext(cols, tt, key.delimiter)
     if isinstance(seg, Salt) and TIME in seg.sources():
         ts = key.time_segments[0]
-        ctx.time_text = ts.render(ctx)
+        ctx.time_coded = ts.coded(ctx)
     return str(seg.render(ctx)[0])
 
 
@@ -674,6 +671,7 @@ def _compile(
         pinned += 1
 
     complete = stop is None
+    first_unused = len(key.segments) if stop is None else stop + (0 if partial_tags else 1)
     ranges: list[KeyRange] = []
     keys: tuple[str, ...] = ()
     if complete:
@@ -696,7 +694,7 @@ def _compile(
         later_known = any(
             (set(s.sources()) <= set(known) and set(s.sources()) - {TIME} and s.recovers())
             or (isinstance(s, Tags) and set(s.sources()) & set(known))
-            for s in key.segments[stop + (0 if partial_tags else 1) :]
+            for s in key.segments[first_unused:]
         )
         if later_known:
             parts = []
@@ -737,35 +735,41 @@ def _compile(
             qual = cf.get("qualifier_regex")
     if fam is None and not aggregate and layout is not None and schema.aggregates is not None:
         fam = tuple(f.name for f in layout.families(schema._measures(shape)))
-    time_filter = None
+    time_filter: tuple[int | None, int | None] | None = None
     if intent.kind != "scan" and intent.kind != "latest":
         if point:
             lo_ms = _us(intent.start) - _us(intent.start) % US_PER_MS
             time_filter = (lo_ms, lo_ms + US_PER_MS)
         elif has_range:
-            lo = (
+            lo_us = (
                 _us(intent.start) - _us(intent.start) % US_PER_MS
                 if intent.start is not None
                 else None
             )
-            hi = -((-_us(intent.end)) // US_PER_MS) * US_PER_MS if intent.end is not None else None
-            time_filter = (lo, hi)
+            hi_us = (
+                -((-_us(intent.end)) // US_PER_MS) * US_PER_MS if intent.end is not None else None
+            )
+            time_filter = (lo_us, hi_us)
     rows_limit = None
     latest_versions = None
     client_keeps = None
     if intent.kind == "latest":
         n = intent.limit or 1
-        seg = key.segments[stop] if stop is not None else None
+        stop_seg = key.segments[stop] if stop is not None else None
         if (
-            seg is not None
-            and seg.time_order < 0
+            stop is not None
+            and stop_seg is not None
+            and stop_seg.time_order < 0
             and stop_reason == "time"
             and len(branches) == 1
             and layout is not None
             and not layout.multi_event
         ):
-            after_metric = key.metric is not None and key.segments.index(key.metric) > stop
-            rows = n * (len(key.metric.measures or schema._measures(shape)) if after_metric else 1)
+            metric = key.metric
+            after_metric = metric is not None and key.segments.index(metric) > stop
+            rows = n * (
+                len(metric.measures or schema._measures(shape)) if metric and after_metric else 1
+            )
             rows_limit = rows
             notes.append("reversed timestamps put the newest rows first: prefix + rows limit (G09)")
         elif layout is not None and layout.versioned and isinstance(layout, NewCells):

@@ -10,13 +10,15 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import pandas as pd
 
 from ..errors import WorkbenchError
+from ..notes import EMULATOR_NOTES
+from .overview import analyze, schema_name
 from .rowsizes import _fmt
-from .settings import EMULATOR_NOTES
 
 
 @dataclass
@@ -68,9 +70,8 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
             f"({s[worst] / max(s[best], 1e-12):,.1f}× more)"
         )
     ranking = order[0]
-    for prev, nxt in zip(
-        order, order[1:]
-    ):  # "≈" within 5 %, "<" where the next design is really worse
+    # "≈" within 5 %, "<" where the next design is really worse
+    for prev, nxt in pairwise(order):
         ranking += (" ≈ " if s[nxt] <= s[prev] * 1.05 else " < ") + nxt
     return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
 
@@ -81,7 +82,6 @@ def compare(
     """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them."""
     from ..datasets.model import require_dataset
     from ..schema import Schema
-    from . import analyze, schema_name
 
     require_dataset(ds, "compare")
     queries = kwargs.pop("queries", None)
@@ -116,7 +116,7 @@ def compare(
         if lab in seen:
             labels[i] = f"{lab} ({seen[lab] + 1})"
         seen[lab] = seen.get(lab, 0) + 1
-    analyses = {lab: analyze(ds, s, **kwargs) for lab, s in zip(labels, schemas)}
+    analyses = {lab: analyze(ds, s, **kwargs) for lab, s in zip(labels, schemas, strict=True)}
     recs = []
     for lab, a in analyses.items():
         r = {"design": lab, "verdict": a.keyspace.verdict()}
