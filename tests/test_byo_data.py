@@ -64,7 +64,7 @@ def test_good_frame_becomes_a_sorted_utc_dataset_and_the_caller_frame_is_untouch
     assert list(f.loc[f["sensor"] == "s1", "ts"].dt.hour) == [7, 8, 9]
     assert f["ok"].dtype == bool
     # the only note: default queries were derived (none given)
-    assert [n for n in ds.notes if 'default set' not in n] == [] and ds.dropped_duplicates == 0
+    assert [n for n in ds.notes if "default set" not in n] == [] and ds.dropped_duplicates == 0
     assert f.equals(ds.canonical())
     q = wb.QueryIntent(
         "s1_morning",

@@ -157,7 +157,7 @@ def _window(
     )
 
 
-def parse_query(text: str, ds: Dataset) -> QueryIntent:
+def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
     """One line of the mini-language (see the module docstring) as a QueryIntent for ``ds``."""
     if isinstance(text, QueryIntent):
         return text

@@ -15,7 +15,7 @@ import difflib
 import inspect
 from collections.abc import Callable
 from itertools import permutations
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -36,7 +36,8 @@ from .wide_layouts import HeroicOffsets, Wide
 
 def has_presets(ds: Any) -> bool:
     """True when ``ds`` is one of the named datasets (same columns), so its preset gallery applies."""
-    shape = SHAPES.get(getattr(ds, "name", None))
+    name = getattr(ds, "name", None)
+    shape = SHAPES.get(name) if isinstance(name, str) else None
     if shape is None:
         return False
     return (tuple(ds.entity), ds.time, tuple(ds.measures)) == (
@@ -158,7 +159,7 @@ def _generic(ds: Any) -> dict[str, Callable[..., Schema]]:
         return Schema(
             "wide_rows",
             RowKey((*(Field(c) for c in ents), TimeBucket(bucket))),
-            Wide(qualifier, _fams("m"), pad=2),
+            Wide(cast(Any, qualifier), _fams("m"), pad=2),
             description=f"A bounded row per entity and {bucket}, one column per {qualifier} "
             f"(G02); refuses data with two events in one {qualifier}.",
             guidelines=("G02", "G19", "G21"),
