@@ -7,6 +7,7 @@ import pytest
 
 import workbench as wb
 from workbench.bigtable import admin
+from workbench.datasets.queries import with_queries
 from workbench.errors import CollisionError, DatasetError, SchemaError, WriteError
 
 F = Path(__file__).parent / "fixtures" / "owndata"
@@ -196,7 +197,7 @@ def test_every_query_form_and_its_answer():
         ("show me IBM", r"not a form the workbench reads.*latest 1 per sensor"),
     ]:
         with pytest.raises(DatasetError, match=words):
-            g.with_queries([bad])
+            with_queries(g, [bad])
 
 
 def test_parquet_reads_only_named_columns_with_a_progress_bar(tmp_path, capsys):

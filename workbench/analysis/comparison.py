@@ -86,7 +86,9 @@ def compare(
     require_dataset(ds, "compare")
     queries = kwargs.pop("queries", None)
     if queries is not None:  # your queries, in a line each, instead of the dataset's
-        ds = ds.with_queries(queries)
+        from ..datasets.queries import with_queries
+
+        ds = with_queries(ds, queries)
     if isinstance(schemas, Mapping):  # wb.presets(ds): the whole gallery
         schemas = list(schemas.values())
     if isinstance(schemas, Schema):

@@ -177,10 +177,6 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.frame)
 
-    def with_queries(self, queries: Any) -> Dataset:
-        """This dataset costed on other queries (lines or QueryIntents); see :func:`with_queries`."""
-        return with_queries(self, queries)
-
     def query(self, name: str) -> QueryIntent:
         for q in self.queries:
             if q.name == name:
@@ -250,15 +246,3 @@ class Dataset:
             f"<Dataset {self.name} ({self.size}): {len(self.frame):,} events, "
             f"entity={self.entity}, time={self.time!r}, measures={self.measures}>"
         )
-
-
-def with_queries(ds: Dataset, queries: Any) -> Dataset:
-    """A copy of ``ds`` costed on ``queries`` (lines such as ``"latest 1 per sensor"`` or
-    QueryIntents) instead of its own; the events are shared, not copied."""
-    from dataclasses import replace
-
-    from .queries import parse_queries
-    from .validate import _check_queries
-
-    qs = _check_queries(parse_queries(queries, ds), list(ds.entity), list(ds.measures))
-    return replace(ds, queries=QueryList(qs))

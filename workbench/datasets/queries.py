@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
-from .model import QueryIntent
+from .model import QueryIntent, QueryList
 
 if TYPE_CHECKING:
     from .model import Dataset
@@ -333,4 +333,22 @@ def _fix_single(lines: list[str]) -> list[str]:
     return [ln.replace("everything over", "all over") for ln in lines]
 
 
-__all__ = ["parse_query", "parse_queries", "default_queries", "default_query_lines", "AGGREGATES"]
+def with_queries(ds: Dataset, queries: Any) -> Dataset:
+    """A copy of ``ds`` costed on ``queries`` (lines such as ``"latest 1 per sensor"`` or
+    QueryIntents) instead of its own; the events are shared, not copied."""
+    from dataclasses import replace
+
+    from .validate import _check_queries
+
+    qs = _check_queries(parse_queries(queries, ds), list(ds.entity), list(ds.measures))
+    return replace(ds, queries=QueryList(qs))
+
+
+__all__ = [
+    "with_queries",
+    "parse_query",
+    "parse_queries",
+    "default_queries",
+    "default_query_lines",
+    "AGGREGATES",
+]
