@@ -210,3 +210,22 @@ def test_parquet_reads_only_named_columns_with_a_progress_bar(tmp_path, capsys):
     assert "5/5" in capsys.readouterr().err  # tqdm counted every row group
     with pytest.raises(DatasetError, match="as Parquet"):
         wb.from_parquet(F / "co2.csv", time="date", measures="co2")
+
+
+def test_sampling_keeps_whole_series_and_says_so(tmp_path):
+    import zlib
+
+    firms = pd.read_csv(F / "grunfeld.csv")["firm"].unique()
+    # the rule stated in the note: a firm is kept when crc32(name) / 2**32 < 0.5
+    want = sorted(f for f in firms if zlib.crc32(f.encode()) / 2**32 < 0.5)
+    assert 0 < len(want) < len(firms)  # the sample is a real subset of the 11 firms
+    ds = wb.from_csv(F / "grunfeld.csv", entity="firm", time="year", measures="invest", sample=0.5)
+    assert sorted(ds.frame["firm"].unique()) == want
+    assert len(ds) == 20 * len(want)  # each kept firm whole: 20 years, 1935..1954
+    assert any(n.startswith("sampled:") and "of 220 events" in n for n in ds.notes)
+    p = tmp_path / "g.parquet"
+    pd.read_csv(F / "grunfeld.csv").to_parquet(p, row_group_size=100)
+    pq_ds = wb.from_parquet(p, entity="firm", time="year", measures="invest", sample=0.5)
+    assert sorted(pq_ds.frame["firm"].unique()) == want  # same series from either file
+    with pytest.raises(DatasetError, match=r"sample=2.*0 < sample <= 1"):
+        wb.from_csv(F / "grunfeld.csv", entity="firm", time="year", measures="invest", sample=2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import os
 import re
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -319,6 +320,7 @@ def from_csv(
     dayfirst: bool | None = None,
     chunksize: int = 1_000_000,
     progress: bool = True,
+    sample: float | None = None,
     **read_csv_kwargs: Any,
 ) -> Dataset:
     """A CSV file of events as a Dataset (see :func:`from_dataframe` for the arguments).
@@ -373,6 +375,8 @@ def from_csv(
         )
         size = p.stat().st_size
         chunks = []
+        seen = 0
+        _check_sample(sample)
         with tqdm(
             total=size,
             unit="B",
@@ -382,7 +386,8 @@ def from_csv(
         ) as bar:
             with reader:
                 for chunk in reader:
-                    chunks.append(chunk)
+                    seen += len(chunk)
+                    chunks.append(chunk if sample is None else _sampled(chunk, entity_l, sample))
                     pos = reader.handles.handle.tell() if hasattr(reader, "handles") else size
                     bar.update(max(0, min(pos, size) - bar.n))
         df = pd.concat(chunks, ignore_index=True) if len(chunks) != 1 else chunks[0]
@@ -398,6 +403,8 @@ def from_csv(
             df[col] = df[col].fillna("")
     nm = name or p.stem
     df, entity_l, notes = _prepare(df, entity, time, nm, time_unit, dayfirst, "data row")
+    if sample is not None:
+        notes.append(_sample_note(sample, entity_l, len(df), seen))
     ds = build_dataset(
         df,
         entity=entity_l,
@@ -415,6 +422,32 @@ def from_csv(
     return _finish(ds, queries, notes)
 
 
+def _check_sample(sample: float | None) -> None:
+    if sample is not None and not (isinstance(sample, float | int) and 0 < sample <= 1):
+        raise DatasetError(
+            f"sample={sample!r} must be the share of series to keep, 0 < sample <= 1 (e.g. 0.1)."
+        )
+
+
+def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFrame:
+    """The events of the series whose CRC-32 of their entity text falls under ``sample``."""
+    if not entity:  # one series: nothing to choose between
+        return frame
+    text = frame[entity[0]].astype(str)
+    for c in entity[1:]:
+        text = text + "\x1f" + frame[c].astype(str)
+    codes, uniques = pd.factorize(text)
+    keep = np.array([zlib.crc32(u.encode()) / 2**32 < sample for u in uniques], dtype=bool)
+    return frame[keep[codes]] if len(codes) else frame
+
+
+def _sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
+    return (
+        f"sampled: the series whose CRC-32 of {'/'.join(entity)} falls in the lowest {sample:.0%} "
+        f"were kept whole ({kept:,} of {seen:,} events read); every figure describes this sample."
+    )
+
+
 def _names(v: str | Sequence[str] | None) -> list[str]:
     return [] if v is None else [v] if isinstance(v, str) else list(v)
 
@@ -428,10 +461,12 @@ def from_parquet(
     attributes: str | Sequence[str] | None = None,
     name: str | None = None,
     progress: bool = True,
+    sample: float | None = None,
     **kwargs: Any,
 ) -> Dataset:
     """A Parquet file of events as a Dataset, read with pyarrow one row group at a time (a
-    progress bar counts them) and only the columns named (all when ``attributes`` is None).
+    progress bar counts them) and only the columns named (all when ``attributes`` is None);
+    ``sample`` keeps that share of the series, as in :func:`from_csv`.
     Other arguments as :func:`from_dataframe`."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -447,16 +482,22 @@ def from_parquet(
     if attributes is not None:
         wanted = {*_names(entity), time, *_names(measures), *_names(attributes)}
         cols = [c for c in f.schema_arrow.names if c in wanted]
+    _check_sample(sample)
     tables = []
     for i in tqdm(
         range(f.num_row_groups), desc=f"reading {p.name}", unit="row group", disable=not progress
     ):
-        tables.append(f.read_row_group(i, columns=cols))
+        t = f.read_row_group(i, columns=cols)
+        if sample is not None:
+            t = pa.Table.from_pandas(
+                _sampled(t.to_pandas(), _names(entity), sample), preserve_index=False
+            )
+        tables.append(t)
     table = pa.concat_tables(tables) if tables else f.schema_arrow.empty_table()
     del tables
     df = table.to_pandas(self_destruct=True, split_blocks=True)
     del table
-    return from_dataframe(
+    ds = from_dataframe(
         df,
         entity=entity,
         time=time,
@@ -466,3 +507,6 @@ def from_parquet(
         description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
         **kwargs,
     )
+    if sample is not None:
+        ds.notes.insert(0, _sample_note(sample, ds.entity, len(ds), f.metadata.num_rows))
+    return ds
