@@ -63,7 +63,8 @@ def test_good_frame_becomes_a_sorted_utc_dataset_and_the_caller_frame_is_untouch
     # +01:00 converted: 10:00+01:00 is 09:00 UTC
     assert list(f.loc[f["sensor"] == "s1", "ts"].dt.hour) == [7, 8, 9]
     assert f["ok"].dtype == bool
-    assert ds.notes == [] and ds.dropped_duplicates == 0
+    # the only note: default queries were derived (none given)
+    assert [n for n in ds.notes if "default set" not in n] == [] and ds.dropped_duplicates == 0
     assert f.equals(ds.canonical())
     q = wb.QueryIntent(
         "s1_morning",

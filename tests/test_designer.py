@@ -15,8 +15,8 @@ import pytest
 import workbench as wb
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
 from workbench.ui import _render as R
+from workbench.schema.gallery import pattern_names, patterns_for, schema_for, time_precision
 from workbench.ui.app import CSV, TABS, Designer
-from workbench.ui.gallery import GENERIC, patterns_for, schema_for, time_precision
 from workbench.ui.model import Workspace
 from workbench.ui.state import (
     FamilyEdit,
@@ -114,7 +114,7 @@ def test_generic_gallery_for_your_own_data():
         measures=["kwh", "voltage"],
         name="my_meters",
     )
-    assert patterns_for(ds) == list(GENERIC)
+    assert patterns_for(ds) == pattern_names(ds) and patterns_for(ds)[0] == "entity_first"
     assert time_precision(ds) == "second"
     s = schema_for(ds, "entity_first")
     assert s.example_key(ds).startswith("100001#20150301")
@@ -236,7 +236,7 @@ def test_bad_csv_shows_its_error_in_the_ui(ws, tmp_path):
         measures=["temp_f"],
         name="my_garden",
     )
-    assert d.ds.name == "my_garden" and list(d.controls.pattern.options) == list(GENERIC)
+    assert d.ds.name == "my_garden" and list(d.controls.pattern.options) == pattern_names(d.ds)
     assert d.controls.size.disabled and "my_garden (yours)" in d.controls.dataset.options
 
 
@@ -409,3 +409,21 @@ def test_an_error_reads_as_one_sentence_with_the_evidence_folded():
     assert shown.index("Use a finer") < shown.index("<details>") < shown.index("row &#x27;a")
     # a one-line error stays whole, with nothing folded
     assert "<details>" not in R.error_html(WorkbenchError("Unknown column 'x'."))
+
+
+def test_csv_panel_reads_semicolons_bom_and_one_series_with_default_queries(ws, tmp_path):
+    d = _designer(ws, size="tiny")
+    d.controls.dataset.value = CSV
+    f = tmp_path / "co2.csv"
+    # ';' separated with a BOM, YYYYMMDD dates, no entity column: one series
+    f.write_bytes("\ufeffdate;co2\n19580329;316.1\n19580405;317.3\n19580412;317.6\n".encode())
+    d.controls.csv_path.value = str(f)
+    d.controls.csv_read.click()
+    assert list(d.controls.csv_time.options) == ["date", "co2"]  # BOM gone, ';' split
+    d.controls.csv_time.value = "date"
+    d.controls.csv_measures.value = ("co2",)
+    d.controls.csv_load.click()
+    assert d.ds is not None and d.ds.entity == ["series"] and len(d.ds) == 3
+    # the default queries are shown where the file was loaded
+    assert "latest 1 per series" in d.csv_status.value
+    assert list(d.controls.pattern.options) == pattern_names(d.ds)

@@ -41,10 +41,12 @@ _EXPORTS: dict[str, str] = {
     "load_dataset": "workbench.datasets",
     "from_dataframe": "workbench.datasets",
     "from_csv": "workbench.datasets",
+    "from_parquet": "workbench.datasets",
     # schemas
     "Schema": "workbench.schema",
     "pattern_names": "workbench.schema",
     "preset": "workbench.schema",
+    "presets": "workbench.schema",
     # building blocks for designs beyond the presets (notebooks 04–06: tenant prefixes G25,
     # reversed domains G27, a row per reading G24, reversed IDs G23)
     "RowKey": "workbench.schema",

@@ -8,7 +8,7 @@ modelled node cost (G04, G05, G11).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -92,6 +92,13 @@ def compare(
     """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them."""
 
     require_dataset(ds, "compare")
+    queries = kwargs.pop("queries", None)
+    if queries is not None:  # your queries, in a line each, instead of the dataset's
+        from ..datasets.queries import with_queries
+
+        ds = with_queries(ds, queries)
+    if isinstance(schemas, Mapping):  # wb.presets(ds): the whole gallery
+        schemas = list(schemas.values())
     if isinstance(schemas, Schema):
         raise WorkbenchError(
             "compare takes a list of schemas, e.g. wb.compare(ds, [a, b]); for one design "

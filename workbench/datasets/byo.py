@@ -2,22 +2,226 @@
 
 from __future__ import annotations
 
+import csv
 import os
+import re
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from pandas._libs.parsers import STR_NA_VALUES as _DEFAULT_NA
+from pandas.api import types as ptypes
+from tqdm.auto import tqdm
 
-from workbench.datasets.model import Dataset, QueryIntent
+from workbench.datasets.model import Dataset, QueryIntent, QueryList
 from workbench.datasets.validate import Duplicates, build_dataset
 from workbench.errors import DatasetError
+
+SERIES_COLUMN = "series"
+"""The entity column added to a file of one series (no entity column named)."""
+
+TIME_UNITS = ("s", "ms", "us", "ns", "date", "year")
+"""``time_unit=`` choices for numeric times: epoch seconds/ms/µs/ns, ``YYYYMMDD`` dates, bare years."""
+
+# epoch magnitudes that are unambiguous for times between 1973 and 2286
+_EPOCH_BANDS = (("s", 1e8, 1e10), ("ms", 1e11, 1e13), ("us", 1e14, 1e16), ("ns", 1e17, 1e19))
+_DMY = re.compile(r"^\s*(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(.*)$")
+
+
+def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) -> pd.Series | None:
+    """Integer-like times (numbers, or text of digits) as UTC datetimes; None if not numeric."""
+    if isinstance(col.dtype, pd.DatetimeTZDtype) or ptypes.is_datetime64_dtype(col.dtype):
+        return None
+    if ptypes.is_bool_dtype(col.dtype) or len(col) == 0:
+        return None
+    if ptypes.is_numeric_dtype(col.dtype):
+        if col.isna().any():
+            return None  # validation names the missing rows
+        num = col.to_numpy()
+        if ptypes.is_float_dtype(col.dtype) and time_unit in (None, "date", "year"):
+            if not np.all(num == np.round(num)):
+                raise DatasetError(
+                    f"Time column {name!r} holds fractional numbers (e.g. {num[0]!r}); pass "
+                    "time_unit='s', 'ms', 'us' or 'ns' if they are epoch times."
+                )
+    else:
+        text = col.astype(str).str.strip()
+        if not text.str.fullmatch(r"-?\d+(\.\d+)?").all():
+            if time_unit is not None:
+                bad = ~text.str.fullmatch(r"-?\d+(\.\d+)?")
+                i = int(np.flatnonzero(bad.to_numpy())[0])
+                raise DatasetError(
+                    f"time_unit={time_unit!r} needs numbers in column {name!r}, but {word} "
+                    f"{col.index[i]} holds {text.iloc[i]!r}. Drop time_unit for text times."
+                )
+            return None
+        num = pd.to_numeric(text).to_numpy()
+    if time_unit is None:
+        ints = num.astype("int64")
+        if (ints == num).all():
+            ymd = pd.to_datetime(pd.Series(ints).astype(str), format="%Y%m%d", errors="coerce")
+            if (ints >= 10_000_101).all() and (ints <= 99_991_231).all() and ymd.notna().all():
+                time_unit = "date"
+            elif (ints >= 1000).all() and (ints <= 2999).all():
+                time_unit = "year"
+        if time_unit is None:
+            lo, hi = float(np.min(np.abs(num))), float(np.max(np.abs(num)))
+            for unit, a, b in _EPOCH_BANDS:
+                if a <= lo and hi < b:
+                    time_unit = unit
+                    break
+        if time_unit is None:
+            raise DatasetError(
+                f"Time column {name!r} holds numbers from {num.min()} to {num.max()} whose unit "
+                "cannot be told apart: pass time_unit='s', 'ms', 'us' or 'ns' (epoch times), "
+                "'date' (YYYYMMDD) or 'year', or convert it first, e.g. "
+                f"df[{name!r}] = pd.to_datetime(df[{name!r}], unit='s', utc=True)."
+            )
+    if time_unit not in TIME_UNITS:
+        raise DatasetError(f"time_unit={time_unit!r} is not one of {list(TIME_UNITS)}.")
+    if time_unit in ("date", "year"):
+        ints = num.astype("int64")
+        fmt = "%Y%m%d" if time_unit == "date" else "%Y"
+        out = pd.to_datetime(
+            pd.Series(ints, index=col.index).astype(str), format=fmt, errors="coerce"
+        )
+        bad = out.isna().to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DatasetError(
+                f"Time column {name!r}: {word} {col.index[i]} holds {ints[i]!r}, not a "
+                f"{'YYYYMMDD date' if time_unit == 'date' else 'year'} (time_unit={time_unit!r})."
+            )
+        return out.dt.tz_localize("UTC")
+    return pd.Series(pd.to_datetime(num, unit=time_unit, utc=True), index=col.index)
+
+
+def _day_month(col: pd.Series, name: str, dayfirst: bool | None, word: str) -> pd.Series:
+    """``D/M/Y`` or ``M/D/Y`` text rewritten as ISO dates, one order for the whole column."""
+    if col.dtype != object and not ptypes.is_string_dtype(col.dtype):
+        return col
+    text = col.astype(str)
+    parts = text.str.extract(_DMY)
+    hit = parts[0].notna().to_numpy()
+    if not hit.any():
+        return col
+    a, b = parts[0][hit].astype(int), parts[2][hit].astype(int)
+    if dayfirst is None:
+        day_a, day_b = (a > 12).to_numpy(), (b > 12).to_numpy()
+        if day_a.any() and day_b.any():
+            i, j = np.flatnonzero(day_a)[0], np.flatnonzero(day_b)[0]
+            raise DatasetError(
+                f"Time column {name!r} mixes day-first ({text[hit].iloc[i]!r}) and month-first "
+                f"({text[hit].iloc[j]!r}) dates; make them one order."
+            )
+        if not day_a.any() and not day_b.any():
+            raise DatasetError(
+                f"Time column {name!r} has dates like {text[hit].iloc[0]!r} where the day and the month "
+                "can both be the first number: pass dayfirst=True (31/12/2024) or dayfirst=False "
+                "(12/31/2024)."
+            )
+        dayfirst = bool(day_a.any())
+    day, month = (a, b) if dayfirst else (b, a)
+    year = parts[3][hit]
+    year = year.where(year.str.len() == 4, "20" + year)
+    iso = year + "-" + month.map("{:02d}".format) + "-" + day.map("{:02d}".format)
+    iso = iso + parts[4][hit].str.replace(r"^[ T]", "T", regex=True)
+    out = text.copy()
+    out[hit] = iso
+    return out
+
+
+def _check_key_collisions(frame: pd.DataFrame, entity: list[str]) -> None:
+    """Distinct values that would render to the same row-key text (``1`` and ``'1'``) are refused."""
+    for col in entity:
+        s = frame[col]
+        if s.dtype != object:
+            continue
+        uniq = pd.unique(s)
+        text = pd.Series([str(v) for v in uniq])
+        dup = text.duplicated(keep=False).to_numpy()
+        if dup.any():
+            same = [repr(v) for v in np.asarray(uniq, dtype=object)[dup][:4]]
+            raise DatasetError(
+                f"Entity column {col!r} holds distinct values that would share one row key: "
+                f"{', '.join(same)} all render as {text[dup].iloc[0]!r}. Make the column one type, "
+                f"e.g. df[{col!r}] = df[{col!r}].astype(str) (if they are the same entity) or rename them."
+            )
+
+
+def _prepare(
+    df: pd.DataFrame,
+    entity: str | Sequence[str] | None,
+    time: str,
+    name: str,
+    time_unit: str | None,
+    dayfirst: bool | None,
+    word: str,
+) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """The frame with a series column for one series and numeric/day-month times read."""
+    notes: list[str] = []
+    if entity is None:
+        if SERIES_COLUMN in df.columns:
+            raise DatasetError(
+                f"No entity named, and the frame already has a column {SERIES_COLUMN!r}: name the "
+                "entity column(s), e.g. entity='series'."
+            )
+        df = df.assign(**{SERIES_COLUMN: name})
+        entity_l = [SERIES_COLUMN]
+        notes.append(
+            f"one series: no entity column named, every event has {SERIES_COLUMN}={name!r}."
+        )
+    else:
+        entity_l = [entity] if isinstance(entity, str) else list(entity)
+        _check_key_collisions(df, [c for c in entity_l if c in df.columns])
+    if isinstance(time, str) and time in df.columns:
+        col = df[time]
+        num = _numeric_times(col, time, time_unit, word)
+        if num is not None:
+            df = df.assign(**{time: num})
+            if time_unit is None:
+                notes.append(
+                    f"time column {time!r} held numbers; read as {_unit_word(col)} in UTC."
+                )
+        else:
+            fixed = _day_month(col, time, dayfirst, word)
+            if fixed is not col:
+                df = df.assign(**{time: fixed})
+    return df, entity_l, notes
+
+
+def _unit_word(col: pd.Series) -> str:
+    v = str(col.iloc[0]).strip()
+    return "YYYYMMDD dates" if len(v) == 8 else "years" if len(v) == 4 else "epoch times"
+
+
+def _finish(ds: Dataset, queries: Sequence[str | QueryIntent] | None, notes: list[str]) -> Dataset:
+    ds.notes[:0] = notes
+    from .queries import default_queries, parse_queries
+
+    if queries is None:
+        ds.queries = QueryList(default_queries(ds))
+        if ds.queries:
+            ds.notes.append(
+                "no queries given: costed on a default set derived from the data (ds.queries); "
+                "pass queries=[...] to state yours."
+            )
+    else:
+        qs = parse_queries(queries, ds)
+        check = [q for q in qs]
+        from .validate import _check_queries
+
+        ds.queries = QueryList(_check_queries(check, ds.entity, ds.measures))
+    return ds
 
 
 def from_dataframe(
     df: pd.DataFrame,
     *,
-    entity: str | Sequence[str],
+    entity: str | Sequence[str] | None = None,
     time: str,
     measures: str | Sequence[str],
     attributes: str | Sequence[str] | None = None,
@@ -25,24 +229,32 @@ def from_dataframe(
     name: str = "custom",
     duplicates: Duplicates = "error",
     naive_tz: str | None = None,
-    queries: Sequence[QueryIntent] | None = None,
+    queries: Sequence[str | QueryIntent] | str | None = None,
     description: str = "",
     empty_ok: Sequence[str] = (),
+    time_unit: str | None = None,
+    dayfirst: bool | None = None,
 ) -> Dataset:
     """Your events as a Dataset (the caller's frame is not modified).
 
-    ``entity``: the columns that identify a series (in key order); ``time``: one column of
-    times (tz-aware, or naive with ``naive_tz`` naming their zone, e.g. ``"UTC"``);
-    ``measures``: numeric or boolean columns; ``attributes``: other columns to keep
-    (None: every remaining column). ``duplicates``: what to do with several events of one
-    entity at one time: ``"error"`` (default), ``"first"`` or ``"last"`` (the count dropped
-    is kept in ``ds.dropped_duplicates`` and ``ds.notes``). ``empty_ok``: entity columns where
-    ``""`` means "absent" (Heroic tags). Raises DatasetError naming the column and rows of
-    any problem.
+    ``entity``: the columns that identify a series (in key order; None: the frame is one
+    series); ``time``: one column of times (tz-aware, or naive with ``naive_tz`` naming their
+    zone, e.g. ``"UTC"``; integer ``YYYYMMDD`` dates, bare years and epoch times are
+    detected when unambiguous, or say ``time_unit=`` "s"/"ms"/"us"/"ns"/"date"/"year";
+    ``D/M/Y`` text needs ``dayfirst=`` when no value tells); ``measures``: numeric or boolean
+    columns; ``attributes``: other columns to keep (None: every remaining column).
+    ``queries``: lines such as ``"latest 1 per sensor"`` or ``"sensor=S1 over 1 day"`` (see
+    :mod:`workbench.datasets.queries`) or QueryIntents; None derives a default set
+    (``print(ds.queries)``). ``duplicates``: ``"error"`` (default), ``"first"`` or ``"last"``.
+    ``empty_ok``: entity columns where ``""`` means "absent" (Heroic tags). Raises
+    DatasetError naming the column and rows of any problem.
     """
-    return build_dataset(
+    if not isinstance(df, pd.DataFrame):
+        raise DatasetError(f"Expected a pandas DataFrame of events, got {type(df).__name__}.")
+    df, entity_l, notes = _prepare(df, entity, time, name, time_unit, dayfirst, "row")
+    ds = build_dataset(
         df,
-        entity=entity,
+        entity=entity_l,
         time=time,
         measures=measures,
         attributes=attributes,
@@ -50,16 +262,50 @@ def from_dataframe(
         name=name,
         duplicates=duplicates,
         naive_tz=naive_tz,
-        queries=queries,
         description=description,
         empty_ok=empty_ok,
     )
+    return _finish(ds, queries, notes)
+
+
+def _sniff_sep(p: Path, encoding: str) -> str:
+    with open(p, encoding=encoding, errors="replace", newline="") as f:
+        head = f.read(65536)
+    try:
+        return csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def csv_columns(path: str | os.PathLike[str]) -> list[str]:
+    """The header of a CSV file as :func:`from_csv` reads it (separator detected, BOM skipped)."""
+    p = Path(path)
+    sep = _sniff_sep(p, "utf-8-sig")
+    try:
+        return [str(c) for c in pd.read_csv(p, nrows=0, sep=sep, encoding="utf-8-sig").columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise DatasetError(f"Cannot read {str(p)!r} as CSV: {str(exc).strip()}") from None
+
+
+def _check_first_line(p: Path, sep: str, encoding: str) -> None:
+    """A first data line with more fields than the header would make pandas shift every column
+    (it takes the extra field as an index): refuse it, naming the line."""
+    with open(p, encoding=encoding, errors="replace", newline="") as f:
+        rows = csv.reader(f, delimiter=sep)
+        header = next(rows, None)
+        first = next(rows, None)
+    if header is not None and first is not None and len(first) > len(header):
+        raise DatasetError(
+            f"Cannot read {p.name!r}: line 2 has {len(first)} fields but the header (line 1) has "
+            f"{len(header)} ({sep.join(header)}). Fix that line (a stray separator or an unquoted "
+            "text with one), or quote the field."
+        )
 
 
 def from_csv(
     path: str | os.PathLike[str],
     *,
-    entity: str | Sequence[str],
+    entity: str | Sequence[str] | None = None,
     time: str,
     measures: str | Sequence[str],
     attributes: str | Sequence[str] | None = None,
@@ -67,60 +313,200 @@ def from_csv(
     name: str | None = None,
     duplicates: Duplicates = "error",
     naive_tz: str | None = None,
-    queries: Sequence[QueryIntent] | None = None,
+    queries: Sequence[str | QueryIntent] | str | None = None,
     description: str = "",
     empty_ok: Sequence[str] = (),
+    time_unit: str | None = None,
+    dayfirst: bool | None = None,
+    chunksize: int = 1_000_000,
+    progress: bool = True,
+    sample: float | None = None,
     **read_csv_kwargs: Any,
 ) -> Dataset:
     """A CSV file of events as a Dataset (see :func:`from_dataframe` for the arguments).
 
-    Entity columns are read as text unless ``dtype`` says otherwise, so identifiers such
-    as ``00123`` keep their leading zeros; the time column is read as text and parsed by
-    the validation (which names unparseable rows). Rows in error messages are 0-based
-    data rows (the header is not counted). An empty field in an ``empty_ok`` column is read
-    as ``""`` (a CSV cannot tell it from missing). ``read_csv_kwargs`` go to ``pandas.read_csv``.
+    The separator (``,`` ``;`` tab ``|``) is detected unless ``sep=`` is given, a UTF-8 BOM is
+    skipped, and only the named columns are kept when ``attributes`` is given. Entity
+    columns are read as text (``00123`` keeps its zeros, ``NA``/``None``/``null`` are names,
+    not missing); the time column as text, then parsed. A line with more fields than the
+    header is refused naming the line. The file is read ``chunksize`` lines at a time with a
+    progress bar (``progress=False`` hides it). Rows in other error messages are 0-based
+    data rows (the header is not counted). ``read_csv_kwargs`` go to ``pandas.read_csv``.
     """
     p = Path(path)
     if not p.is_file():
         raise DatasetError(
             f"No CSV file at {str(p)!r}" + (" (it is a directory)." if p.is_dir() else ".")
         )
-    entity_l = [entity] if isinstance(entity, str) else list(entity)
+    encoding = read_csv_kwargs.pop("encoding", "utf-8-sig")
+    sep = read_csv_kwargs.pop("sep", read_csv_kwargs.pop("delimiter", None)) or _sniff_sep(
+        p, encoding
+    )
+    entity_l = [] if entity is None else [entity] if isinstance(entity, str) else list(entity)
     dtype = read_csv_kwargs.pop("dtype", None)
-    if dtype is None:
-        dtype = {c: str for c in [*entity_l, time]}
     try:
-        header = pd.read_csv(
-            p,
-            nrows=0,
-            **{
-                k: v
-                for k, v in read_csv_kwargs.items()
-                if k in ("sep", "delimiter", "encoding", "header")
-            },
-        )
+        header = pd.read_csv(p, nrows=0, sep=sep, encoding=encoding)
+        _check_first_line(p, sep, encoding)
+        if dtype is None:
+            dtype = {c: str for c in [*entity_l, time]}
         if isinstance(
             dtype, dict
         ):  # only the columns the file has; validation names the missing ones
             dtype = {c: t for c, t in dtype.items() if c in header.columns}
-        df = pd.read_csv(p, dtype=dtype, **read_csv_kwargs)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        text_cols = [c for c in [*entity_l, *empty_ok] if c in header.columns]
+        na = read_csv_kwargs.pop("na_values", None)
+        if "keep_default_na" not in read_csv_kwargs and na is None:
+            # NA (Namibia), None, null are names in an entity column; missing elsewhere
+            na = {c: sorted(_DEFAULT_NA) for c in header.columns if c not in text_cols}
+            read_csv_kwargs["keep_default_na"] = False
+        usecols = read_csv_kwargs.pop("usecols", None)
+        if usecols is None and attributes is not None:
+            wanted = {*entity_l, time, *_names(measures), *_names(attributes)}
+            usecols = [c for c in header.columns if c in wanted] or None
+        reader = pd.read_csv(
+            p,
+            sep=sep,
+            encoding=encoding,
+            dtype=dtype,
+            na_values=na,
+            usecols=usecols,
+            chunksize=chunksize,
+            **read_csv_kwargs,
+        )
+        size = p.stat().st_size
+        chunks = []
+        seen = 0
+        _check_sample(sample)
+        with tqdm(
+            total=size,
+            unit="B",
+            unit_scale=True,
+            desc=f"reading {p.name}",
+            disable=not progress or size < 50_000_000,
+        ) as bar:
+            with reader:
+                for chunk in reader:
+                    seen += len(chunk)
+                    chunks.append(chunk if sample is None else _sampled(chunk, entity_l, sample))
+                    pos = reader.handles.handle.tell() if hasattr(reader, "handles") else size
+                    bar.update(max(0, min(pos, size) - bar.n))
+        df = pd.concat(chunks, ignore_index=True) if len(chunks) != 1 else chunks[0]
+    except pd.errors.ParserError as exc:
+        raise DatasetError(
+            f"Cannot read {p.name!r} as CSV: {str(exc).strip()}. Fix that line (a stray {sep!r} or a field "
+            f"that needs quotes), or pass sep= if {sep!r} is not the separator."
+        ) from None
+    except (pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
     for col in empty_ok:
         if col in df.columns:
             df[col] = df[col].fillna("")
-    return build_dataset(
+    nm = name or p.stem
+    df, entity_l, notes = _prepare(df, entity, time, nm, time_unit, dayfirst, "data row")
+    if sample is not None:
+        notes.append(_sample_note(sample, entity_l, len(df), seen))
+    ds = build_dataset(
+        df,
+        entity=entity_l,
+        time=time,
+        measures=measures,
+        attributes=attributes,
+        units=units,
+        name=nm,
+        empty_ok=empty_ok,
+        duplicates=duplicates,
+        naive_tz=naive_tz,
+        description=description or f"Loaded from {p.name}.",
+        row_word="data row",
+    )
+    return _finish(ds, queries, notes)
+
+
+def _check_sample(sample: float | None) -> None:
+    if sample is not None and not (isinstance(sample, float | int) and 0 < sample <= 1):
+        raise DatasetError(
+            f"sample={sample!r} must be the share of series to keep, 0 < sample <= 1 (e.g. 0.1)."
+        )
+
+
+def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFrame:
+    """The events of the series whose CRC-32 of their entity text falls under ``sample``."""
+    if not entity:  # one series: nothing to choose between
+        return frame
+    text = frame[entity[0]].astype(str)
+    for c in entity[1:]:
+        text = text + "\x1f" + frame[c].astype(str)
+    codes, uniques = pd.factorize(text)
+    keep = np.array([zlib.crc32(u.encode()) / 2**32 < sample for u in uniques], dtype=bool)
+    return frame[keep[codes]] if len(codes) else frame
+
+
+def _sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
+    return (
+        f"sampled: the series whose CRC-32 of {'/'.join(entity)} falls in the lowest {sample:.0%} "
+        f"were kept whole ({kept:,} of {seen:,} events read); every figure describes this sample."
+    )
+
+
+def _names(v: str | Sequence[str] | None) -> list[str]:
+    return [] if v is None else [v] if isinstance(v, str) else list(v)
+
+
+def from_parquet(
+    path: str | os.PathLike[str],
+    *,
+    entity: str | Sequence[str] | None = None,
+    time: str,
+    measures: str | Sequence[str],
+    attributes: str | Sequence[str] | None = None,
+    name: str | None = None,
+    progress: bool = True,
+    sample: float | None = None,
+    **kwargs: Any,
+) -> Dataset:
+    """A Parquet file of events as a Dataset, read with pyarrow one row group at a time (a
+    progress bar counts them) and only the columns named (all when ``attributes`` is None);
+    ``sample`` keeps that share of the series, as in :func:`from_csv`.
+    Other arguments as :func:`from_dataframe`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = Path(path)
+    if not p.is_file():
+        raise DatasetError(f"No Parquet file at {str(p)!r}.")
+    try:
+        f = pq.ParquetFile(p)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DatasetError(f"Cannot read {str(p)!r} as Parquet: {exc}") from None
+    cols = None
+    if attributes is not None:
+        wanted = {*_names(entity), time, *_names(measures), *_names(attributes)}
+        cols = [c for c in f.schema_arrow.names if c in wanted]
+    _check_sample(sample)
+    tables = []
+    for i in tqdm(
+        range(f.num_row_groups), desc=f"reading {p.name}", unit="row group", disable=not progress
+    ):
+        t = f.read_row_group(i, columns=cols)
+        if sample is not None:
+            t = pa.Table.from_pandas(
+                _sampled(t.to_pandas(), _names(entity), sample), preserve_index=False
+            )
+        tables.append(t)
+    table = pa.concat_tables(tables) if tables else f.schema_arrow.empty_table()
+    del tables
+    df = table.to_pandas(self_destruct=True, split_blocks=True)
+    del table
+    ds = from_dataframe(
         df,
         entity=entity,
         time=time,
         measures=measures,
         attributes=attributes,
-        units=units,
         name=name or p.stem,
-        empty_ok=empty_ok,
-        duplicates=duplicates,
-        naive_tz=naive_tz,
-        queries=queries,
-        description=description or f"Loaded from {p.name}.",
-        row_word="data row",
+        description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
+        **kwargs,
     )
+    if sample is not None:
+        ds.notes.insert(0, _sample_note(sample, ds.entity, len(ds), f.metadata.num_rows))
+    return ds

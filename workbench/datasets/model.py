@@ -50,6 +50,8 @@ class QueryIntent:
     measures: tuple[str, ...] | None = None
     aggregate: str | None = None
     weight: float = 1.0
+    text: str | None = None
+    """The line this intent was read from (``wb.from_csv(..., queries=["latest 1 per sensor"])``)."""
 
     def __post_init__(self) -> None:
         kinds = get_args(QueryKind)
@@ -132,6 +134,18 @@ def require_dataset(ds: Any, where: str) -> None:
     )
 
 
+class QueryList(list):
+    """A dataset's queries; printed one readable line each, so you see what is costed."""
+
+    def __repr__(self) -> str:
+        if not self:
+            return "QueryList([])  # no queries: pass queries=['latest 1 per <entity>', ...]"
+        lines = [
+            f"  {q.name}: {q.text or q.describe().split('] ', 1)[-1]}  [{q.kind}]" for q in self
+        ]
+        return f"{len(self)} queries:\n" + "\n".join(lines)
+
+
 @dataclass
 class Dataset:
     """Events plus the metadata a schema needs. ``frame`` is sorted by entity, then time."""
@@ -155,6 +169,10 @@ class Dataset:
     @property
     def columns(self) -> list[str]:
         return [*self.entity, self.time, *self.measures, *self.attributes]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.queries, QueryList):
+            self.queries = QueryList(self.queries)
 
     def __len__(self) -> int:
         return len(self.frame)

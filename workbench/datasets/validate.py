@@ -461,8 +461,8 @@ def build_dataset(
     measures_l = _as_list(measures, "measures")
     if not entity_l:
         raise DatasetError(
-            "entity is empty: name the column(s) that identify a series. For one series, add a "
-            "constant column first, e.g. df.assign(station='seattle'), and use entity=['station']."
+            "entity is empty: name the column(s) that identify a series. For one series, leave "
+            "entity out (entity=None): the workbench adds a constant column 'series'."
         )
     if not measures_l:
         raise DatasetError("measures is empty: name at least one numeric column to store.")

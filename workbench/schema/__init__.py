@@ -19,11 +19,11 @@ from .families import (
     max_versions,
     union,
 )
+from .gallery import pattern_names, preset, presets
 from .keys import RowKey, heroic_key
 from .layouts import Layout, NewCells, NewColumns, Serialized, Tall
 from .limits import Finding, LossReport, check_limits
 from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
-from .presets import pattern_names, preset, presets
 from .schema import Aggregates, Schema, Table, findings, loss_report
 from .segments import (
     Field,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 
 from ..errors import SchemaError
 from .families import Family, max_age, max_versions, union
@@ -24,72 +24,36 @@ from .shape import Shape
 from .time_segments import ReversedTimestamp, TimeBucket, Timestamp
 from .wide_layouts import HeroicOffsets, Wide
 
-_S = "str"
-_T = "datetime64[us, UTC]"
-_F = "float64"
 
-# the columns and dtypes each dataset generator produces, which its presets are written for
-SHAPES: dict[str, Shape] = {
-    "garden_temperature": Shape(
-        ("garden",), "time", ("temp_f",), (), (("garden", _S), ("time", _T), ("temp_f", _F))
-    ),
-    "game_scores": Shape(
-        ("game", "player"),
-        "time",
-        ("win", "kda"),
-        (),
-        (("game", _S), ("player", _S), ("time", _T), ("win", "bool"), ("kda", _F)),
-    ),
-    "weather_balloons": Shape(
-        ("location", "balloon_id"),
-        "time",
-        ("pressure", "temperature", "humidity", "altitude"),
-        (),
-        (
-            ("location", _S),
-            ("balloon_id", _S),
-            ("time", _T),
-            ("pressure", _F),
-            ("temperature", _F),
-            ("humidity", _F),
-            ("altitude", _F),
-        ),
-    ),
-    "fx_prices": Shape(
-        ("pair",),
-        "time",
-        ("bid", "ask"),
-        (),
-        (("pair", _S), ("time", _T), ("bid", _F), ("ask", _F)),
-    ),
-    "server_metrics": Shape(
-        ("key", "cpu-type", "site", "system-component", "unit", "what", "host", "podname"),
-        "time",
-        ("value",),
-        (),
-        tuple(
-            (c, _S)
-            for c in (
-                "key",
-                "cpu-type",
-                "site",
-                "system-component",
-                "unit",
-                "what",
-                "host",
-                "podname",
-            )
-        )
-        + (("time", _T), ("value", _F)),
-    ),
-    "energy_meters": Shape(
-        ("meter_id",),
-        "time",
-        ("kwh", "voltage"),
-        (),
-        (("meter_id", "int64"), ("time", _T), ("kwh", _F), ("voltage", _F)),
-    ),
-}
+class _Shapes(Mapping[str, Shape]):
+    """Each named dataset's columns and dtypes, derived from its generator (a tiny sample, made
+    once on first use) so the presets can never drift from the data they are built for."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Shape] = {}
+
+    def __getitem__(self, name: str) -> Shape:
+        if name not in self._cache:
+            from ..datasets.registry import dataset_names, load_dataset
+
+            if name not in dataset_names():
+                raise KeyError(name)
+            self._cache[name] = Shape.of(load_dataset(name, size="tiny", seed=0))
+        return self._cache[name]
+
+    def __iter__(self) -> Iterator[str]:
+        from ..datasets.registry import dataset_names
+
+        return iter(dataset_names())
+
+    def __len__(self) -> int:
+        from ..datasets.registry import dataset_names
+
+        return len(dataset_names())
+
+
+SHAPES: Mapping[str, Shape] = _Shapes()
+
 
 _REGISTRY: dict[str, dict[str, Callable[..., Schema]]] = {name: {} for name in SHAPES}
 

@@ -33,8 +33,8 @@ import ipywidgets as W
 
 from ..advisor.findings import Finding
 from ..errors import WorkbenchError
+from ..schema.gallery import patterns_for, schema_for
 from . import _render as R
-from .gallery import patterns_for, schema_for
 from .model import Workspace
 from .state import (
     SALT,
@@ -479,18 +479,14 @@ class Designer(W.VBox):
         return Path(c.csv_path.value.strip()).expanduser()
 
     def _read_csv_columns(self) -> None:
-        import pandas as pd
-
+        from ..datasets.byo import csv_columns
         from ..errors import DatasetError
 
         c = self.controls
         path = self._csv_source()
         if not path.is_file():
             raise DatasetError(f"No CSV file at {str(path)!r}.")
-        try:
-            cols = list(pd.read_csv(path, nrows=0).columns)
-        except Exception as exc:  # noqa: BLE001 - any parse problem is the user's file, say so
-            raise DatasetError(f"Cannot read {str(path)!r} as CSV: {exc}") from None
+        cols = csv_columns(path)  # the header as from_csv reads it (';', BOM)
         c.csv_entity.options = cols
         c.csv_time.options = cols
         c.csv_measures.options = cols
@@ -507,7 +503,7 @@ class Designer(W.VBox):
         c = self.controls
         self.load_csv(
             self._csv_source(),
-            entity=list(c.csv_entity.value),
+            entity=list(c.csv_entity.value) or None,  # none picked: one series
             time=c.csv_time.value,
             measures=list(c.csv_measures.value),
             naive_tz=c.csv_tz.value.strip() or None,
@@ -526,7 +522,10 @@ class Designer(W.VBox):
             self._fail(exc)
             return None
         self.csv_status.value = R.note_html(
-            f"Loaded {len(ds):,} events from {Path(path).name}.", "good"
+            f"Loaded {len(ds):,} events from {Path(path).name}; costed on "
+            + "; ".join(q.text or q.name for q in ds.queries)
+            + " (pass queries=[...] to load_csv to state yours).",
+            "good",
         )
         self.set_dataset(ds)
         return ds

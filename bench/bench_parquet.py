@@ -1,0 +1,110 @@
+"""A Parquet file of 10M events, your own data end to end: from_parquet (pyarrow, a progress bar
+per row group) -> default queries -> analyze of the recommended design. Target: < 2 GB peak RSS.
+
+Each step runs in a fresh process so its peak RSS is its own. Ratio: from_parquet's time
+(validation, default queries) against pandas.read_parquet of the same file in the same process.
+
+    PYTHONPATH=. python bench/bench_parquet.py [--events 10000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def write(path: str, events: int) -> dict:
+    import workbench as wb
+
+    ds = wb.load_dataset("energy_meters", size=events)
+    frame = ds.frame.assign(meter_id=ds.frame["meter_id"].astype(str))
+    frame.to_parquet(path, row_group_size=1_000_000, index=False)
+    return {
+        "events": len(frame),
+        "columns": list(frame.columns),
+        "bytes": Path(path).stat().st_size,
+    }
+
+
+def analyse(path: str) -> dict:
+    import pandas as pd
+
+    import workbench as wb
+    from workbench.analysis import analyze
+
+    t0 = time.perf_counter()
+    base = pd.read_parquet(path)
+    read_s = time.perf_counter() - t0
+    del base
+    t0 = time.perf_counter()
+    ds = wb.from_parquet(path, entity="meter_id", time="time", measures=["kwh", "voltage"])
+    load_s = time.perf_counter() - t0
+    rss_load = _rss_mb()
+    schema = wb.preset(ds, wb.pattern_names(ds)[0])
+    t0 = time.perf_counter()
+    a = analyze(ds, schema)
+    analyse_s = time.perf_counter() - t0
+    return {
+        "events": len(ds),
+        "queries": repr(ds.queries),
+        "design": schema.name,
+        "read_parquet_s": read_s,
+        "from_parquet_s": load_s,
+        "ratio": load_s / read_s,
+        "analyze_s": analyse_s,
+        "peak_rss_mb_after_load": rss_load,
+        "peak_rss_mb": _rss_mb(),
+        "timings_ms": {k: round(v) for k, v in a.timings_ms.items()},
+        "verdict": a.keyspace.verdict(),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=10_000_000)
+    ap.add_argument("--child", choices=["write", "analyse"], help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child == "write":
+        print(json.dumps(write(args.path, args.events)))
+        return
+    if args.child == "analyse":
+        print(json.dumps(analyse(args.path)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "events.parquet")
+        for step in ("write", "analyse"):
+            cmd = [
+                sys.executable,
+                __file__,
+                "--child",
+                step,
+                "--path",
+                path,
+                "--events",
+                str(args.events),
+            ]
+            res = subprocess.run(cmd, capture_output=True, text=True)
+            if res.returncode != 0:
+                print(res.stderr[-3000:])
+                raise SystemExit(f"{step} failed (exit {res.returncode})")
+            sys.stderr.write(res.stderr[-400:])  # the progress bar's last state
+            out = json.loads(res.stdout.strip().splitlines()[-1])
+            print(step, json.dumps(out, indent=1))
+        peak = out["peak_rss_mb"]
+        print(f"peak RSS {peak:,.0f} MB (target < 2,048 MB): {'OK' if peak < 2048 else 'OVER'}")
+        print(f"from_parquet / read_parquet time ratio: {out['ratio']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,354 @@
+"""Your queries, in a line each: readable text that becomes the QueryIntents a design is costed on.
+
+The query is what a row key is designed around (G04), so stating it must be easy::
+
+    "latest 1 per sensor"                      newest event of one sensor (the busiest, as example)
+    "latest 10 for sensor=S1"                  newest 10 events of sensor S1
+    "sensor=S1 over 1 day"                     one series over the last day of the data
+    "sensor=S1 from 2024-01-01 to 2024-02-01"  one series between two times (end exclusive)
+    "sensor=S1 at 2024-01-01T12:00"            one event at one exact time
+    "all at 2024-01-01T12:00"                  every series at one time
+    "all over 1 hour"                          every series over the last hour
+    "mean temp for sensor=S1 over 30 days"     an aggregate (mean/min/max/sum/count) over a range
+    "everything"                               a whole-table scan
+    "daily: sensor=S1 over 1 day"              a name before a colon names the query
+
+Durations are pandas durations ("1 day", "7 days", "1h", "30min"); "week", "month" (30 days)
+and "year" (365 days) are accepted too. Relative ranges ("over …") end at the data's last event.
+Every column and value is checked against the dataset: a misspelled column or a value the
+data lacks is a DatasetError that names it and suggests the nearest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DatasetError
+from .model import QueryIntent, QueryList
+
+if TYPE_CHECKING:
+    from .model import Dataset
+
+AGGREGATES = ("mean", "min", "max", "sum", "count")
+
+_EXAMPLES = (
+    "'latest 1 per sensor', 'sensor=S1 over 1 day', 'all at 2024-01-01T12:00', "
+    "'mean temp for sensor=S1 over 30 days', 'everything'"
+)
+_NAME = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:\s+(.*)$")
+_WORD_DURATIONS = {"week": "7D", "weeks": "7D", "month": "30D", "months": "30D"}
+_WORD_DURATIONS.update({"year": "365D", "years": "365D"})
+
+
+class QuerySyntaxError(DatasetError):
+    """A query line the mini-language cannot read (the message shows the forms it knows)."""
+
+
+def _duration(text: str, line: str) -> pd.Timedelta:
+    t = text.strip()
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)?\s*([A-Za-z]+)", t)
+    if m and m.group(2).lower() in _WORD_DURATIONS:
+        n = float(m.group(1) or 1)
+        return n * pd.Timedelta(_WORD_DURATIONS[m.group(2).lower()])
+    try:
+        d = pd.Timedelta(t if (m is None or m.group(1)) else f"1 {t}")
+    except (ValueError, TypeError):
+        raise QuerySyntaxError(
+            f"Query {line!r}: {text!r} is not a duration; write e.g. '1 day', '7 days', '1h', "
+            "'30min', '1 month'."
+        ) from None
+    if d <= pd.Timedelta(0):
+        raise QuerySyntaxError(f"Query {line!r}: the duration {text!r} must be positive.")
+    return d
+
+
+def _time(text: str, line: str) -> pd.Timestamp:
+    try:
+        ts = pd.Timestamp(text.strip())
+    except (ValueError, TypeError):
+        raise QuerySyntaxError(
+            f"Query {line!r}: {text!r} is not a time; write ISO 8601, e.g. '2024-01-01' or "
+            "'2024-01-01T12:00Z' (a time without a zone is read as UTC)."
+        ) from None
+    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+
+
+def _value(ds: Dataset, col: str, raw: str, line: str) -> Any:
+    """``raw`` as a value of entity column ``col``, refused (with examples) if the data lacks it."""
+    from .validate import suggestion
+
+    if col not in ds.entity:
+        raise DatasetError(
+            f"Query {line!r} names {col!r}, which is not an entity column of {ds.name!r} "
+            f"{ds.entity}.{suggestion(col, ds.entity)}"
+        )
+    raw = raw.strip().strip("'\"")
+    uniques = pd.unique(ds.frame[col])
+    by_text = {str(v): v for v in uniques}
+    if raw in by_text:
+        return by_text[raw]
+    from .validate import _closest
+
+    close = _closest(raw, list(by_text))
+    examples = ", ".join(repr(str(v)) for v in uniques[:5])
+    raise DatasetError(
+        f"Query {line!r}: {col}={raw!r} is not in the data (it has {len(uniques):,} values, e.g. "
+        f"{examples})." + (f" Did you mean {close!r}?" if close else "")
+    )
+
+
+def _filters(ds: Dataset, text: str, line: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in re.split(r"\s*(?:,|\band\b)\s*", text.strip()):
+        if not part:
+            continue
+        if "=" not in part:
+            raise QuerySyntaxError(
+                f"Query {line!r}: {part!r} should be column=value (e.g. "
+                f"{ds.entity[0] if ds.entity else 'sensor'}=S1)."
+            )
+        col, val = (s.strip() for s in part.split("=", 1))
+        out[col] = _value(ds, col, val, line)
+    return out
+
+
+def busiest(ds: Dataset, cols: Sequence[str]) -> dict[str, Any]:
+    """The values of ``cols`` with the most events: the example a 'per' query reads."""
+    if not cols:
+        return {}
+    counts = ds.frame.groupby(list(cols), sort=True, observed=True).size()
+    top = counts.idxmax()
+    top = top if isinstance(top, tuple) else (top,)
+    return dict(zip(cols, top, strict=True))
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "_", text).strip("_").lower()[:48] or "query"
+
+
+def _window(
+    ds: Dataset, rest: str, line: str
+) -> tuple[str, pd.Timestamp | None, pd.Timestamp | None]:
+    """('range'|'point', start, end) from 'over D' / 'from T to T' / 'at T' / ''."""
+    rest = rest.strip()
+    if not rest:
+        return "range", None, None
+    m = re.fullmatch(r"over\s+(?:the\s+last\s+)?(.+)", rest)
+    if m:
+        end = ds.time_span[1] + pd.Timedelta(1, "us")  # end exclusive: the last event is in
+        return "range", end - _duration(m.group(1), line), end
+    m = re.fullmatch(r"from\s+(.+?)\s+to\s+(.+)", rest)
+    if m:
+        start, end = _time(m.group(1), line), _time(m.group(2), line)
+        if end <= start:
+            raise QuerySyntaxError(f"Query {line!r}: 'to' {end} is not after 'from' {start}.")
+        return "range", start, end
+    m = re.fullmatch(r"at\s+(.+)", rest)
+    if m:
+        return "point", _time(m.group(1), line), None
+    raise QuerySyntaxError(
+        f"Query {line!r}: cannot read {rest!r}; after the entity write 'over 1 day', "
+        "'from 2024-01-01 to 2024-02-01' or 'at 2024-01-01T12:00'."
+    )
+
+
+def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
+    """One line of the mini-language (see the module docstring) as a QueryIntent for ``ds``."""
+    if isinstance(text, QueryIntent):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        raise QuerySyntaxError(f"A query is a line of text such as {_EXAMPLES}; got {text!r}.")
+    line = text.strip()
+    name = None
+    m = _NAME.match(line)
+    if m:
+        name, body = m.group(1), m.group(2).strip()
+    else:
+        body = line
+    low = body.lower()
+    kw: dict[str, Any] = {}
+
+    if low in ("everything", "scan", "all events"):
+        kw = {"kind": "scan", "description": "Every event (a whole-table scan)."}
+    elif m := re.fullmatch(r"latest\s+(\d+)\s+(per|for)\s+(.+)", body, flags=re.I):
+        n, how, what = int(m.group(1)), m.group(2).lower(), m.group(3)
+        if how == "per":
+            cols = [c.strip() for c in re.split(r"\s*,\s*|\s+and\s+", what) if c.strip()]
+            for c in cols:
+                _value_col_check(ds, c, line)
+            ent = busiest(ds, cols)
+            ex = ", ".join(f"{k}={v}" for k, v in ent.items())
+            desc = f"The newest {n} event(s) of one {'/'.join(cols)} (costed on {ex}, the busiest)."
+        else:
+            ent = _filters(ds, what, line)
+            desc = f"The newest {n} event(s) of " + ", ".join(f"{k}={v}" for k, v in ent.items())
+        kw = {"kind": "latest", "entity": ent, "limit": n, "description": desc + "."}
+    elif m := re.fullmatch(r"latest\s*(.*)", body, flags=re.I):
+        raise QuerySyntaxError(
+            f"Query {line!r}: write 'latest N per COLUMN' (e.g. 'latest 1 per "
+            f"{ds.entity[0] if ds.entity else 'sensor'}') or 'latest N for COLUMN=VALUE'."
+        )
+    elif m := re.fullmatch(r"all(?:\s+\w+)?\s+((?:at|over|from)\s+.+)", body, flags=re.I):
+        kind, start, end = _window(ds, m.group(1), line)
+        if kind == "point":  # one instant: a slice one microsecond wide
+            end = start + pd.Timedelta(1, "us")
+            desc = f"Every series at {start}."
+        else:
+            desc = f"Every series from {start} to {end}."
+        kw = {"kind": "slice", "start": start, "end": end, "description": desc}
+    elif m := re.fullmatch(
+        rf"({'|'.join(AGGREGATES)})\s+(\S+)\s+for\s+(.+?)(\s+(?:over|from|at)\s.+)?",
+        body,
+        flags=re.I,
+    ):
+        agg, measure = m.group(1).lower(), m.group(2)
+        if measure not in ds.measures:
+            from .validate import suggestion
+
+            raise DatasetError(
+                f"Query {line!r}: {measure!r} is not a measure of {ds.name!r} {ds.measures}."
+                f"{suggestion(measure, ds.measures)}"
+            )
+        ent = _filters(ds, m.group(3), line)
+        kind, start, end = _window(ds, m.group(4) or "", line)
+        if kind == "point":
+            raise QuerySyntaxError(
+                f"Query {line!r}: an aggregate needs a range ('over …' or 'from … to …')."
+            )
+        kw = {
+            "kind": "range",
+            "entity": ent,
+            "start": start,
+            "end": end,
+            "measures": (measure,),
+            "aggregate": f"{agg}:{measure}",
+            "description": f"The {agg} of {measure} for "
+            + ", ".join(f"{k}={v}" for k, v in ent.items())
+            + (f" from {start} to {end}." if start is not None else "."),
+        }
+    elif m := re.fullmatch(r"(.+?=.+?)(\s+(?:over|from|at)\s.+)?", body, flags=re.I):
+        ent = _filters(ds, m.group(1), line)
+        kind, start, end = _window(ds, m.group(2) or "", line)
+        who = ", ".join(f"{k}={v}" for k, v in ent.items())
+        desc = (
+            f"{who} at {start}."
+            if kind == "point"
+            else f"{who} from {start} to {end}."
+            if start is not None
+            else f"Every event of {who}."
+        )
+        kw = {"kind": kind, "entity": ent, "start": start, "end": end, "description": desc}
+    else:
+        raise QuerySyntaxError(
+            f"Query {line!r} is not a form the workbench reads; write e.g. {_EXAMPLES}."
+        )
+    return QueryIntent(name=name or _slug(body), text=line, **kw)
+
+
+def _value_col_check(ds: Dataset, col: str, line: str) -> None:
+    from .validate import suggestion
+
+    if col not in ds.entity:
+        raise DatasetError(
+            f"Query {line!r} names {col!r}, which is not an entity column of {ds.name!r} "
+            f"{ds.entity}.{suggestion(col, ds.entity)}"
+        )
+
+
+def parse_queries(items: Sequence[str | QueryIntent], ds: Dataset) -> list[QueryIntent]:
+    """Each line (or ready QueryIntent) for ``ds``; names made unique by a suffix."""
+    if isinstance(items, str | QueryIntent):
+        items = [items]
+    out: list[QueryIntent] = []
+    seen: set[str] = set()
+    for item in items:
+        q = parse_query(item, ds)
+        if q.name in seen and isinstance(item, str) and not _NAME.match(item):
+            i = 2
+            while f"{q.name}_{i}" in seen:
+                i += 1
+            from dataclasses import replace
+
+            q = replace(q, name=f"{q.name}_{i}")
+        seen.add(q.name)
+        out.append(q)
+    return out
+
+
+_NICE = [
+    ("1 minute", pd.Timedelta("1min")),
+    ("1 hour", pd.Timedelta("1h")),
+    ("1 day", pd.Timedelta("1D")),
+    ("7 days", pd.Timedelta("7D")),
+    ("30 days", pd.Timedelta("30D")),
+    ("365 days", pd.Timedelta("365D")),
+]
+
+
+def _nice(target: pd.Timedelta) -> str:
+    """The largest round duration not above ``target`` (the smallest if none is)."""
+    best = _NICE[0][0]
+    for label, d in _NICE:
+        if d <= target:
+            best = label
+    return best
+
+
+def default_query_lines(ds: Dataset) -> list[str]:
+    """A sensible default workload for ``ds``, as editable lines: latest, a range of one series,
+    an aggregate over it, and (with several series) every series over one step of the data."""
+    if not len(ds.frame):
+        return []
+    lines = []
+    ent = busiest(ds, ds.entity)
+    who = ", ".join(f"{k}={v}" for k, v in ent.items())
+    if ds.entity:
+        lines.append(f"latest 1 per {', '.join(ds.entity)}")
+    start, end = ds.time_span
+    span = end - start
+    rng = _nice(span / 10) if span > pd.Timedelta(0) else "1 day"
+    if ds.entity:
+        lines.append(f"{who} over {rng}")
+        lines.append(f"mean {ds.measures[0]} for {who} over {rng}")
+    else:
+        lines.append(f"everything over {rng}")
+    if ds.entity and ds.n_entities() > 1:
+        t = np.sort(ds.frame[ds.time].unique())
+        step = pd.Timedelta(np.median(np.diff(t))) if len(t) > 1 else pd.Timedelta("1h")
+        lines.append(f"all over {_nice(max(step, pd.Timedelta('1min')))}")
+    return lines
+
+
+def default_queries(ds: Dataset) -> list[QueryIntent]:
+    return parse_queries(_fix_single(default_query_lines(ds)), ds)
+
+
+def _fix_single(lines: list[str]) -> list[str]:
+    # one series has no entity to name: its range is a slice over the whole (one-series) table
+    return [ln.replace("everything over", "all over") for ln in lines]
+
+
+def with_queries(ds: Dataset, queries: Any) -> Dataset:
+    """A copy of ``ds`` costed on ``queries`` (lines such as ``"latest 1 per sensor"`` or
+    QueryIntents) instead of its own; the events are shared, not copied."""
+    from dataclasses import replace
+
+    from .validate import _check_queries
+
+    qs = _check_queries(parse_queries(queries, ds), list(ds.entity), list(ds.measures))
+    return replace(ds, queries=QueryList(qs))
+
+
+__all__ = [
+    "with_queries",
+    "parse_query",
+    "parse_queries",
+    "default_queries",
+    "default_query_lines",
+    "AGGREGATES",
+]
