@@ -70,9 +70,9 @@ _EXPORTS: dict[str, str] = {
     "Connection": "workbench.bigtable.connection",
     "connect": "workbench.bigtable",
     # notebook conveniences
-    "setup": "workbench.setup",
-    "cleanup": "workbench.setup",
-    "emulator": "workbench.setup",
+    "setup": "workbench.session",
+    "cleanup": "workbench.session",
+    "emulator": "workbench.session",
     "check": "workbench.exercises",
     "GUIDELINES": "workbench.guidelines",
     # analysis, advice, UI

@@ -357,6 +357,7 @@ def load(
     threads: int = 2,
     gc_now: str | int | None = "data",
     cells: CellFrame | None = None,
+    resume_from: tuple[str, str] | None = None,
 ) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
 
@@ -366,6 +367,15 @@ def load(
     from ..datasets.model import require_dataset
 
     require_dataset(dataset, "load")
+    if not hasattr(schema, "to_cells"):
+        from ..errors import SchemaError
+
+        raise SchemaError(
+            f"load() needs a Schema as its second argument, got {type(schema).__name__} "
+            f"{schema!r}. Get one with wb.preset({getattr(dataset, 'name', 'dataset')!r}, NAME) "
+            f"(names: wb.pattern_names({getattr(dataset, 'name', 'dataset')!r})) or build a "
+            "wb.Schema. Nothing was written."
+        )
     if hasattr(schema, "bind"):
         schema = schema.bind(dataset)
     table_id = admin.check_table_id(
@@ -391,7 +401,13 @@ def load(
             notes += n
     tables = admin.ensure_tables(conn, schema, table_id, families=stored)
     report = write_cells(
-        conn, cells, tables, progress=progress, threads=threads, sum_families=_sum_families(fams)
+        conn,
+        cells,
+        tables,
+        progress=progress,
+        threads=threads,
+        sum_families=_sum_families(fams),
+        resume_from=resume_from,
     )
     handle = TableHandle(
         conn=conn,

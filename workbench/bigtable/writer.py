@@ -450,9 +450,16 @@ def write_cells(
         for logical, physical in tables.items():
             stored = admin.get_families(conn, physical)
             if stored is None:
+                restarted = ""
+                if not conn.is_production and not conn.list_tables():
+                    restarted = (
+                        " The emulator holds no tables at all: it was most likely restarted, "
+                        "and a restarted emulator holds nothing. Load the data again "
+                        "(emu.load(dataset, schema))."
+                    )
                 raise WriteError(
-                    f"Table {physical!r} does not exist on the {conn.target}. Create it first "
-                    "(admin.ensure_tables or emu.load). Nothing was written."
+                    f"Table {physical!r} does not exist on the {conn.target}.{restarted} Create it "
+                    "first (admin.ensure_tables or emu.load). Nothing was written."
                 )
             missing = sorted(present.get(logical, set()) - set(stored))
             if missing:
