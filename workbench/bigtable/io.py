@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..cells import CellFrame
-from ..errors import WorkbenchError, WriteError
+from ..errors import DatasetError, WorkbenchError, WriteError
 from . import admin
 from .connection import Connection
 from .reader import ReadResult, read_plan, read_table
@@ -245,8 +245,7 @@ class TableHandle:
         and check the answer."""
         from ..datasets.validate import check_intent
 
-        if isinstance(intent, str):
-            intent = self.dataset.query(intent)
+        intent = check_run_intent(intent, self.dataset)
         check_intent(intent, self.dataset)
         plan = self.schema.plan(intent)
         result = self.read(plan)
@@ -346,6 +345,90 @@ class TableHandle:
         return f"<TableHandle {self.table_ids} on {self.conn.target}, {len(self.cells):,} cells>"
 
 
+def check_run_intent(intent: Any, dataset: Any) -> Any:
+    """The intent to run, checked before any request: a known name, a time range that is a
+    range, entity values the dataset has (else 0 rows and no hint), text that UTF-8 can encode."""
+    from ..datasets.model import QueryIntent
+    from ..datasets.validate import suggestion
+
+    if isinstance(intent, str):
+        known = [q.name for q in dataset.queries]
+        if intent not in known:
+            raise DatasetError(
+                f"Dataset {dataset.name!r} has no query {intent!r}.{suggestion(intent, known)} "
+                f"Its queries are: {', '.join(known) or 'none'} (or pass a wb.QueryIntent). "
+                "Nothing was read."
+            )
+        intent = dataset.query(intent)
+    if not isinstance(intent, QueryIntent):
+        raise DatasetError(
+            f"run() takes a query name or a wb.QueryIntent, got {type(intent).__name__} "
+            f"{intent!r}. Nothing was read."
+        )
+    if intent.start is not None and intent.end is not None and intent.end <= intent.start:
+        raise DatasetError(
+            f"Query {intent.name!r}: end {intent.end} is not after start {intent.start} "
+            "(end is exclusive: it must be later than start). Nothing was read."
+        )
+    for col, val in intent.entity.items():
+        if isinstance(val, str):
+            _check_utf8(val, f"Query {intent.name!r}: {col}")
+        if col in dataset.frame.columns and not (dataset.frame[col] == val).any():
+            values = pd.unique(dataset.frame[col])
+            shown = ", ".join(repr(getattr(v, "item", lambda v=v: v)()) for v in values[:10]) + (
+                " ..." if len(values) > 10 else ""
+            )
+            raise DatasetError(
+                f"Query {intent.name!r}: {col}={val!r} is not in dataset {dataset.name!r}, so it "
+                f"would return 0 rows. Known values of {col!r} ({len(values):,}): {shown}. "
+                "Nothing was read."
+            )
+    return intent
+
+
+def _check_utf8(value: str, where: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise DatasetError(
+            f"{where}={value!r} cannot be stored: character {exc.start} "
+            f"({value[exc.start]!r}) is a lone surrogate, which UTF-8 cannot encode (row keys "
+            "and values are UTF-8 bytes). Fix or drop that value. Nothing was written."
+        ) from None
+
+
+# Bigtable cell timestamps are microseconds since 1970 and cannot be negative (the emulator
+# answers "INTERNAL invalid timestamp" mid-write); pandas' nanosecond times end in 2262.
+_EPOCH = pd.Timestamp("1970-01-01", tz="UTC")
+
+
+def check_loadable(dataset: Any) -> None:
+    """Checks run before the first request of a load: nothing is half-written by bad input."""
+
+    t = dataset.frame[dataset.time]
+    if len(t):
+        lo, hi = t.min(), t.max()
+        if lo < _EPOCH:
+            row = int(np.flatnonzero((t < _EPOCH).to_numpy())[0])
+            raise DatasetError(
+                f"Column {dataset.time!r} holds {lo} (row {row}), before 1970-01-01: Bigtable cell "
+                "timestamps are microseconds since 1970 and cannot be negative. Drop or shift "
+                "those events. Nothing was written."
+            )
+        if hi > pd.Timestamp.max.tz_localize("UTC"):
+            raise DatasetError(
+                f"Column {dataset.time!r} holds {hi}, after {pd.Timestamp.max:%Y-%m-%d}: the "
+                "workbench keeps times in nanoseconds, which end there. Drop or fix those "
+                "events. Nothing was written."
+            )
+    for col in dataset.entity:
+        c = dataset.frame[col]
+        if c.dtype == object or pd.api.types.is_string_dtype(c):
+            for v in pd.unique(c):
+                if isinstance(v, str):
+                    _check_utf8(v, f"Column {col!r} value")
+
+
 def load(
     conn: Connection,
     dataset: Any,
@@ -367,6 +450,7 @@ def load(
     from ..datasets.model import require_dataset
 
     require_dataset(dataset, "load")
+    check_loadable(dataset)
     if not hasattr(schema, "to_cells"):
         from ..errors import SchemaError
 
