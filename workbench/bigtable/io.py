@@ -441,6 +441,7 @@ def load(
     gc_now: str | int | None = "data",
     cells: CellFrame | None = None,
     resume_from: tuple[str, str] | None = None,
+    confirm: str | None = None,
 ) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
 
@@ -483,7 +484,8 @@ def load(
         for t, fs in fams.items():
             stored[t], n = admin.storable_families(fs, oldest.get(t), now)
             notes += n
-    tables = admin.ensure_tables(conn, schema, table_id, families=stored)
+    # On a real instance, a changed GC rule of an existing table needs confirm=table_id.
+    tables = admin.ensure_tables(conn, schema, table_id, families=stored, confirm=confirm)
     report = write_cells(
         conn,
         cells,
