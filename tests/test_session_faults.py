@@ -209,3 +209,54 @@ def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
 
 def test_the_real_emulator_speaks_grpc(emulator):
     assert emu_mod.speaks_grpc(emulator.host) is True
+
+
+# -- item 1: one ever-growing row -------------------------------------------------------------
+def test_unbounded_row_is_refused_up_front_citing_g24(emulator):
+    # The gallery's energy_meters/unbounded_row on 100,000 readings of one meter, one a second:
+    # one row, 2 measures → 200,000 cells in it. Written, it took the emulator minutes (quadratic:
+    # 40 s per 100k cells × (200k/100k)² ≈ 160 s); refused, it costs one groupby.
+    n = 100_000
+    df = pd.DataFrame(
+        {
+            "meter_id": 1,
+            "time": pd.date_range("2024-01-01", periods=n, freq="1s", tz="UTC"),
+            "kwh": 1.0,
+            "voltage": 230.0,
+        }
+    )
+    ds = wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+    schema = wb.preset("energy_meters", "unbounded_row")
+    before = set(emulator.connection().list_tables())
+    t = time.monotonic()
+    with pytest.raises(WriteError) as ei:
+        emulator.load(ds, schema, table_id="unbounded", progress=False)
+    assert time.monotonic() - t < 10  # to_cells of 100k events + the check; no request
+    msg = str(ei.value)
+    assert "would hold 200,000 cells" in msg and "G24" in msg and "≈ 160 s" in msg
+    assert "Nothing was written" in msg and "max_row_cells=None" in msg
+    assert "still running" not in msg  # never blames a live emulator
+    assert set(emulator.connection().list_tables()) == before
+    rc, out = cbt_count(emulator.host, "unbounded")
+    assert rc != 0 and "not found" in out.lower()
+
+
+def test_deep_row_under_the_limit_is_written_whole(emulator):
+    # 5,000 readings of one meter → one row of 10,000 cells: below the limit, written and counted.
+    n = 5_000
+    df = pd.DataFrame(
+        {
+            "meter_id": 1,
+            "time": pd.date_range("2024-01-01", periods=n, freq="1s", tz="UTC"),
+            "kwh": 1.0,
+            "voltage": 230.0,
+        }
+    )
+    ds = wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+    h = emulator.load(
+        ds, wb.preset("energy_meters", "unbounded_row"), table_id="deep5k", progress=False
+    )
+    assert h.write_report.cells == 10_000 and h.verification.equal
+    rc, out = cbt_count(emulator.host, "deep5k")
+    assert rc == 0 and out == "1", out
+    emulator.connection().admin.delete_table(name=emulator.connection().table_path("deep5k"))
