@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -260,3 +261,51 @@ def test_deep_row_under_the_limit_is_written_whole(emulator):
     rc, out = cbt_count(emulator.host, "deep5k")
     assert rc == 0 and out == "1", out
     emulator.connection().admin.delete_table(name=emulator.connection().table_path("deep5k"))
+
+
+def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_silent():
+    # SIGSTOP keeps the listening socket (connections are accepted, nothing answers). A write
+    # gives up after one 10 s deadline (MIN_CALL_TIMEOUT, retries included), listing tables
+    # after the connection's 10 s; each message gives the real wait and says the process is alive.
+    from workbench.bigtable import writer
+
+    emu = wb.Emulator(reuse=False).start()
+    try:
+        ds = _small_dataset()
+        h = emu.load(ds, _design(ds), table_id="frozen", progress=False)
+        conn = emu.connection()
+        os.kill(emu.pid, signal.SIGSTOP)
+        try:
+            t = time.monotonic()
+            with pytest.raises(WriteError) as ei:
+                writer.write_cells(conn, h.cells, "frozen", progress=False, check_families=False)
+            took = time.monotonic() - t
+            assert 9.5 <= took <= 13, took
+            msg = str(ei.value)
+            assert re.search(r"for 1\d\.\d s", msg) and "alive but not answering" in msg
+            assert "Written so far: 0 of 20 rows (0 of 40 cells)" in msg
+            t = time.monotonic()
+            with pytest.raises(wb.EmulatorUnavailable, match=r"after 1\d\.\d s.*alive but not"):
+                conn.list_tables()
+            assert 9.5 <= time.monotonic() - t <= 13
+        finally:
+            os.kill(emu.pid, signal.SIGCONT)
+        # Thawed, the table holds exactly what the first load wrote: 20 rows.
+        rc, out = cbt_count(emu.host, "frozen")
+        assert rc == 0 and out == "20", out
+    finally:
+        emu.stop()
+
+
+def test_dead_emulator_is_called_stopped_not_frozen():
+    emu = wb.Emulator(reuse=False).start()
+    conn = emu.connection()
+    os.killpg(emu.pid, signal.SIGKILL)
+    emu._proc.wait(timeout=10)
+    t = time.monotonic()
+    with pytest.raises(
+        wb.EmulatorUnavailable, match="Nothing listens at .* the emulator has stopped"
+    ):
+        conn.list_tables()
+    assert time.monotonic() - t <= 11  # the connection's 10 s deadline at most
+    emu.stop()
