@@ -72,9 +72,9 @@ _EXPORTS: dict[str, str] = {
     "Connection": "workbench.bigtable.connection",
     "connect": "workbench.bigtable",
     # notebook conveniences
-    "setup": "workbench.setup",
-    "cleanup": "workbench.setup",
-    "emulator": "workbench.setup",
+    "setup": "workbench.session",
+    "cleanup": "workbench.session",
+    "emulator": "workbench.session",
     "check": "workbench.exercises",
     "____": "workbench.exercises",  # the blank an exercise's answer cell starts with
     "GUIDELINES": "workbench.guidelines",

@@ -46,9 +46,15 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     env = os.environ.get(_emu.ENV_HOST)
     state = _emu.read_state()
     found = False
+    bad = False
     if env:
         ok = _emu.port_is_open(env)
-        print(f"{_emu.ENV_HOST}={env}: {'answering' if ok else 'NOT answering'}")
+        if ok and _emu.speaks_grpc(env) is False:
+            print(f"{_emu.ENV_HOST}={env}: answering, but this is not a Bigtable emulator")
+            print(_emu.not_grpc_message(env, f"{_emu.ENV_HOST}={env}"))
+            ok, bad = False, True
+        else:
+            print(f"{_emu.ENV_HOST}={env}: {'answering' if ok else 'NOT answering'}")
         found = ok
     if state:
         ok = _emu.port_is_open(state["host"])
@@ -63,7 +69,7 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
         print(f"Emulator binary: {cmd.argv[0]} ({cmd.source})")
     except WorkbenchError as exc:
         print(str(exc))
-    return 0 if found else 1
+    return 0 if found and not bad else 1
 
 
 def _cmd_lab(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ from typing import Any
 from google.api_core import exceptions as api_exceptions
 from google.cloud.bigtable_admin_v2 import types as admin_types
 
-from ..errors import SchemaError, WorkbenchError
+from ..errors import ConfirmationRequired, SchemaError, WorkbenchError
 from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions, Union_
 from .connection import Connection
 
@@ -231,7 +231,61 @@ def get_families(conn: Connection, table_id: str) -> dict[str, admin_types.Colum
     return dict(table.column_families)
 
 
-def ensure_table(conn: Connection, table_id: str, families: Sequence[Family]) -> TableSpec:
+def describe_gc_pb(rule: admin_types.GcRule | None) -> str:
+    """A stored GC rule in words: "no GC rule", "max age 1 day", "max 3 versions", "A or B"."""
+    if rule is None:
+        return "no GC rule (keep every cell)"
+    pb = admin_types.GcRule.pb(rule)
+    kind = pb.WhichOneof("rule")
+    if kind is None:
+        return "no GC rule (keep every cell)"
+    if kind == "max_num_versions":
+        return f"max {pb.max_num_versions} version(s)"
+    if kind == "max_age":
+        secs = pb.max_age.seconds + pb.max_age.nanos / 1e9
+        for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+            if secs >= size and secs % size == 0:
+                n = int(secs // size)
+                return f"max age {n} {unit}{'s' if n != 1 else ''}"
+        return f"max age {secs:g} s"
+    parts = [
+        describe_gc_pb(admin_types.GcRule.wrap(r))
+        for r in getattr(pb, kind).rules  # union / intersection
+    ]
+    return "(" + (" or " if kind == "union" else " and ").join(parts) + ")"
+
+
+def gc_rule_changes(
+    current: Mapping[str, admin_types.ColumnFamily], wanted: Mapping[str, admin_types.ColumnFamily]
+) -> list[tuple[str, str, str]]:
+    """(family, old rule, new rule) for every existing family whose GC rule would change."""
+    out = []
+    for name, cf in wanted.items():
+        have = current.get(name)
+        if have is not None and admin_types.GcRule.pb(have.gc_rule) != admin_types.GcRule.pb(
+            cf.gc_rule
+        ):
+            out.append((name, describe_gc_pb(have.gc_rule), describe_gc_pb(cf.gc_rule)))
+    return out
+
+
+def check_gc_change_allowed(
+    conn: Connection, table_id: str, changes: Sequence[tuple[str, str, str]], confirm: str | None
+) -> None:
+    """Changing retention on a real instance deletes data at the next compaction: like a delete,
+    it needs ``confirm=<table_id>``. The emulator's tables are the workbench's own: no question."""
+    if conn.is_production and changes and confirm != table_id:
+        what = "; ".join(f"family {f!r}: {old} → {new}" for f, old, new in changes)
+        raise ConfirmationRequired(
+            f"Loading would change the GC rules of the existing table {table_id!r} on the real "
+            f"{conn.target}: {what}. A shorter rule deletes stored cells for good. To apply it, "
+            f"pass confirm={table_id!r}. Nothing was changed or written."
+        )
+
+
+def ensure_table(
+    conn: Connection, table_id: str, families: Sequence[Family], *, confirm: str | None = None
+) -> TableSpec:
     """Create the table with its families, or bring an existing one up to date.
 
     Idempotent: missing families are added and GC rules that differ are updated; families
@@ -258,6 +312,7 @@ def ensure_table(conn: Connection, table_id: str, families: Sequence[Family]) ->
             return TableSpec(table_id, created=True, added=tuple(wanted))
         except api_exceptions.AlreadyExists:  # created concurrently: fall through to the update
             current = get_families(conn, table_id) or {}
+    check_gc_change_allowed(conn, table_id, gc_rule_changes(current, wanted), confirm)
     mods: list[admin_types.ModifyColumnFamiliesRequest.Modification] = []
     added, updated = [], []
     for name, cf in wanted.items():
@@ -305,14 +360,21 @@ def ensure_tables(
     schema: Any,
     table_id: str,
     families: Mapping[str, Sequence[Family]] | None = None,
+    *,
+    confirm: str | None = None,
 ) -> dict[str, str]:
-    """Create/update every table of a schema (or the given families); returns logical → physical IDs."""
+    """Create/update every table of a schema (or the given families); returns logical → physical IDs.
+
+    On a real instance a GC-rule change of an existing table needs ``confirm=<table_id>``
+    (the physical ID of the table that changes)."""
     fams = (
         table_families(schema) if families is None else {k: tuple(v) for k, v in families.items()}
     )
     ids = table_ids(table_id, list(fams), main_table(schema))
     for logical, physical in ids.items():
-        ensure_table(conn, physical, fams[logical])
+        ensure_table(
+            conn, physical, fams[logical], confirm=physical if confirm == table_id else confirm
+        )
     return ids
 
 

@@ -16,6 +16,7 @@ each on a gRPC channel the workbench configures itself, so that:
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,10 +196,29 @@ class Connection:
             timeout=self.timeout,
         )
 
+    def diagnose(self) -> str:
+        """Why the emulator did not answer, told apart by whether its port still accepts:
+        a frozen or overloaded process keeps its listening socket, a dead one does not."""
+        if self.is_production:
+            return ""
+        from .emulator import port_is_open
+
+        if port_is_open(self.host, timeout=0.5):
+            return (
+                f"The emulator's port {self.host} still accepts connections, so the process is "
+                "alive but not answering: stopped (Ctrl-Z, SIGSTOP) or overloaded. Resume it "
+                "(kill -CONT <pid>) or wait; wb.setup() replaces it only once it has exited."
+            )
+        return (
+            f"Nothing listens at {self.host} any more: the emulator has stopped. wb.setup() "
+            "starts a new one (a restarted emulator is empty: load the data again)."
+        )
+
     def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run one unary RPC with the connection's deadline; name the target on failure."""
         kwargs.setdefault("timeout", self.timeout)
         kwargs.setdefault("retry", self.retry())
+        t0 = time.monotonic()
         try:
             return fn(*args, **kwargs)
         except (
@@ -207,13 +227,9 @@ class Connection:
             api_exceptions.RetryError,
         ) as exc:
             raise EmulatorUnavailable(
-                f"{what} failed: no answer from the {self.target} within {self.timeout:.0f} s. "
-                + (
-                    "Is the emulator still running? Restart it with `workbench emulator start` "
-                    "or wb.setup() (a restarted emulator is empty)."
-                    if not self.is_production
-                    else ""
-                )
+                f"{what} failed: no answer from the {self.target} after "
+                f"{time.monotonic() - t0:.1f} s (deadline {self.timeout:.0f} s). "
+                + self.diagnose()
                 + f"\n({type(exc).__name__}: {exc})"
             ) from exc
 

@@ -145,6 +145,42 @@ def port_is_open(host: str, timeout: float = 0.5) -> bool:
         return False
 
 
+_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def speaks_grpc(host: str, timeout: float = 2.0) -> bool | None:
+    """Whether ``host`` answers the HTTP/2 connection preface that every gRPC server answers.
+
+    True: the first frame back is an HTTP/2 SETTINGS frame (type 4), as from the emulator.
+    False: something else answered (an HTTP/1 server's "HTTP/1.1 400", a closed stream).
+    None: nothing answered within ``timeout`` (a frozen or busy process): undecided.
+    """
+    hostname, _, port = host.rpartition(":")
+    try:
+        with socket.create_connection((hostname or "127.0.0.1", int(port)), timeout=timeout) as s:
+            s.sendall(_HTTP2_PREFACE + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+            head = b""
+            while len(head) < 9:
+                chunk = s.recv(9 - len(head))
+                if not chunk:
+                    break
+                head += chunk
+    except TimeoutError:
+        return None
+    except (OSError, ValueError):
+        return False
+    return len(head) == 9 and head[3] == 0x04
+
+
+def not_grpc_message(host: str, source: str) -> str:
+    return (
+        f"The server at {host} ({source}) is not a Bigtable emulator: it does not speak gRPC "
+        "(HTTP/2) — probably another program listens on that port.\n"
+        f"Point {ENV_HOST} at the emulator's host:port, or unset it so the workbench starts "
+        "its own (`workbench emulator start` or wb.setup())."
+    )
+
+
 def _parse_host(host: str) -> str:
     hostname, sep, port = host.strip().rpartition(":")
     if not sep or not port.isdigit() or not hostname:
@@ -184,6 +220,7 @@ class Emulator:
         self.host: str | None = None
         self.source: str = ""
         self._connection: Connection | None = None
+        self.created_tables: list[str] = []  # tables load() created in this emulator
 
     # -- life cycle -------------------------------------------------------------------
     @property
@@ -214,8 +251,10 @@ class Emulator:
             raise EmulatorError(
                 f"No Bigtable emulator answers at {host} ({source}).\n"
                 f"Start one with `workbench emulator start`, or unset {ENV_HOST} so the "
-                "workbench starts its own."
+                "workbench starts its own (wb.setup() does this by itself)."
             )
+        if speaks_grpc(host) is False:
+            raise EmulatorError(not_grpc_message(host, source))
         self.host, self.source = host, f"reused: {source}"
         self._wait_ready(deadline=time.monotonic() + self.start_timeout)
 
@@ -256,15 +295,18 @@ class Emulator:
                     f"on {self.host}.\n{self.log_tail()}"
                 )
             if port_is_open(self.host or "", timeout=0.3):
+                # A short-deadline probe, closed afterwards: the connection users get
+                # (connection()) keeps the documented DEFAULT_TIMEOUT.
+                probe = Connection.emulator(
+                    self.host or "", project=self.project, instance=self.instance, timeout=2.0
+                )
                 try:
-                    conn = Connection.emulator(
-                        self.host or "", project=self.project, instance=self.instance, timeout=2.0
-                    )
-                    conn.list_tables()
-                    self._connection = conn
+                    probe.list_tables()
                     return
                 except Exception as exc:  # still starting
                     last_error = exc
+                finally:
+                    probe.close()
             time.sleep(0.05)
         raise EmulatorError(
             f"The emulator at {self.host} did not answer within {self.start_timeout:.0f} s"
@@ -335,13 +377,17 @@ class Emulator:
         return {ENV_HOST: self.host or ""}
 
     def load(self, dataset: Any, schema: Any, **kwargs: Any) -> Any:
-        """Create the schema's table(s), write the dataset and verify it: see ``bigtable.io.load``."""
-        from ..setup import register_table
+        """Create the schema's table(s), write the dataset and verify it: see ``bigtable.io.load``.
+
+        The tables created are listed in :attr:`created_tables`, which the notebook session
+        reads to drop them in ``wb.cleanup()``.
+        """
         from .io import load
 
         handle = load(self.connection(), dataset, schema, **kwargs)
-        for table_id in handle.table_ids:  # so a notebook's wb.cleanup() drops what it created
-            register_table(table_id)
+        for table_id in handle.table_ids:
+            if table_id not in self.created_tables:
+                self.created_tables.append(table_id)
         return handle
 
     def __repr__(self) -> str:

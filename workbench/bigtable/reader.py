@@ -508,8 +508,9 @@ def read_plan(
                 ) from None
             if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise EmulatorUnavailable(
-                    f"Reading {table_id!r} failed: no answer from the {conn.target} within "
-                    f"{conn.timeout:.0f} s ({code.name}: {exc.details()})."
+                    f"Reading {table_id!r} failed: no answer from the {conn.target} after "
+                    f"{time.perf_counter() - t0:.1f} s ({code.name}: {exc.details()}). "
+                    + conn.diagnose()
                 ) from None
             raise WorkbenchError(
                 f"ReadRows on {table_id!r} failed: {code.name} {exc.details()}"

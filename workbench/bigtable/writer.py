@@ -343,14 +343,19 @@ def _send(
     md = routing_metadata(req.table_name)
     pending = req
     index_map: list[int] | None = None  # entry in pending → entry in req
-    deadline: float | None = None
+    # One deadline for the request and its retries, counted from the first attempt, so
+    # "no answer for N s" is the time the caller really waited.
+    call_timeout = max(conn.timeout, MIN_CALL_TIMEOUT)
+    started = time.monotonic()
+    deadline = started + max(budget_s, call_timeout)
     delay = 0.05
     retries = 0
     while True:
         failed: list[int] = []
         acked = np.zeros(len(pending.entries), dtype=bool)
+        remaining = max(0.5, deadline - time.monotonic())
         try:
-            for resp in call(pending, timeout=max(conn.timeout, MIN_CALL_TIMEOUT), metadata=md):
+            for resp in call(pending, timeout=min(call_timeout, remaining), metadata=md):
                 for e in resp.entries:
                     acked[e.index] = True
                     code = e.status.code
@@ -395,15 +400,10 @@ def _send(
                 return retries
             last = "per-entry transient errors"
         now = time.monotonic()
-        deadline = deadline if deadline is not None else now + budget_s
         if now >= deadline or stop.is_set():
             raise _Permanent(
-                f"no answer from the {conn.target} for {budget_s:.0f} s ({last}). "
-                + (
-                    "Is the emulator still running? A restarted emulator is empty."
-                    if not conn.is_production
-                    else ""
-                )
+                f"no answer from the {conn.target} for {now - started:.1f} s ({last}). "
+                + conn.diagnose()
             )
         time.sleep(min(delay, max(0.0, deadline - now)))
         delay = min(delay * 2, 1.0)
@@ -453,9 +453,16 @@ def write_cells(
         for logical, physical in tables.items():
             stored = admin.get_families(conn, physical)
             if stored is None:
+                restarted = ""
+                if not conn.is_production and not conn.list_tables():
+                    restarted = (
+                        " The emulator holds no tables at all: it was most likely restarted, "
+                        "and a restarted emulator holds nothing. Load the data again "
+                        "(emu.load(dataset, schema))."
+                    )
                 raise WriteError(
-                    f"Table {physical!r} does not exist on the {conn.target}. Create it first "
-                    "(admin.ensure_tables or emu.load). Nothing was written."
+                    f"Table {physical!r} does not exist on the {conn.target}.{restarted} Create it "
+                    "first (admin.ensure_tables or emu.load). Nothing was written."
                 )
             missing = sorted(present.get(logical, set()) - set(stored))
             if missing:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
@@ -33,7 +34,9 @@ class QueryIntent:
     """A query the dataset's users run, independent of any schema.
 
     ``entity`` fixes some entity columns (in the dataset's entity order, a prefix
-    or any subset); ``start``/``end`` bound the time (end exclusive); ``measures``
+    or any subset); ``start``/``end`` bound the time (end exclusive; a time without a zone,
+    such as ``"2015-03-01"``, is read as UTC, the zone every dataset's times are kept in;
+    a bare number is refused); ``measures``
     names the measures the answer needs (None: all). ``aggregate`` names a
     post-processing step that the workbench applies after the read (e.g.
     ``"moving_average:5D,10D,30D"``, ``"count_where:win"``), and ``weight`` is the
@@ -74,6 +77,13 @@ class QueryIntent:
         object.__setattr__(self, "entity", dict(self.entity))
         for attr in ("start", "end"):
             v = getattr(self, attr)
+            if isinstance(v, (int, float, np.integer, np.floating)):
+                # pandas reads a bare number as nanoseconds since 1970: a silent wrong range.
+                raise DatasetError(
+                    f"Query {self.name!r}: {attr}={v!r} is a number, not a time. Give a time: "
+                    f"{attr}='2015-03-01' or pd.Timestamp('2015-03-01', tz='UTC') "
+                    f"(seconds since 1970: pd.Timestamp({v!r}, unit='s', tz='UTC'))."
+                )
             if v is not None:
                 try:
                     ts = pd.Timestamp(v)

@@ -10,6 +10,7 @@ payloads (PNG, JPEG, widget buffers) are left alone.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import sys
@@ -24,6 +25,23 @@ REDACTED = "[redacted]"
 _SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|SESSION|COOKIE|SIGNATURE",
     re.I,
+)
+# Names that leave no doubt: their values are redacted however short or numeric (a 4-digit
+# PIN, a 5-letter password), matched as whole words so other text is not cut up.
+_STRONG_SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL", re.I
+)
+_MIN_SHORT_SECRET = 3  # one or two characters protect nothing and would match everywhere
+# Secrets set inside the notebook itself: `%env NAME=value`, `%env NAME value`,
+# `os.environ["NAME"] = "value"`, `os.environ.setdefault("NAME", "value")`.
+_ENV_IN_SOURCE = (
+    re.compile(r"^\s*%env\s+([A-Za-z_][A-Za-z0-9_]*)\s*[= ]\s*(\S.*?)\s*$", re.M),
+    re.compile(
+        r"os\.environ\[\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*\]\s*=\s*[\"']([^\"']+)[\"']"
+    ),
+    re.compile(
+        r"os\.environ\.setdefault\(\s*[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']\s*,\s*[\"']([^\"']+)[\"']"
+    ),
 )
 # Environment variables whose values are addresses of local services.
 _HOST_NAMES = (
@@ -57,6 +75,22 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
             r"private[_-]?key(?:_id)?)[\"']?\s*[:=]\s*[\"']?)(?!\[redacted\])[^\s\"'&<>,;)]{6,}"
         ),
         r"\1" + REDACTED,
+    ),
+    # user:password@ in any URL (postgres://, https://, redis://, ...): the password goes
+    (
+        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@\"'<>]+:)(?!\[redacted\])[^\s@/\"'<>]+(@)"),
+        r"\1" + REDACTED + r"\2",
+    ),
+    (  # Slack incoming webhooks: the path is the credential
+        re.compile(
+            r"https://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"
+        ),
+        REDACTED,
+    ),
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), REDACTED),  # Slack tokens
+    (  # JSON Web Tokens: header.payload.signature, header and payload base64url of "{..."
+        re.compile(r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
+        REDACTED,
     ),
     (re.compile(r"\bya29\.[0-9A-Za-z_\-]+"), REDACTED),  # Google OAuth access tokens
     (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), REDACTED),  # Google API keys
@@ -108,6 +142,35 @@ class Scrubber:
 
     exact: dict[str, str] = field(default_factory=dict)
     paths: dict[str, str] = field(default_factory=dict)
+    words: dict[str, str] = field(default_factory=dict)  # short/numeric secrets: whole words
+
+    def add_secret(self, name: str, value: str, placeholder: str = REDACTED) -> None:
+        """Redact ``value`` (of variable ``name``) as written and as HTML-escaped.
+
+        Long values are replaced wherever they occur; short or all-digit values of
+        unmistakably secret names only as whole words, so "1234" in "12345" stays.
+        """
+        value = value.strip().strip("\"'")
+        if not value:
+            return
+        long_enough = len(value) >= 6 and not value.isdigit()
+        if not long_enough and not (
+            _STRONG_SECRET_NAME.search(name) and len(value) >= _MIN_SHORT_SECRET
+        ):
+            return
+        target = self.exact if long_enough else self.words
+        for variant in {value, html.escape(value), html.escape(value, quote=False)}:
+            target[variant] = placeholder
+
+    def learn_source(self, source: str) -> None:
+        """Add the secret-named variables a notebook cell sets (``%env``, ``os.environ``)."""
+        for pattern in _ENV_IN_SOURCE:
+            for m in pattern.finditer(source):
+                name, value = m.group(1), m.group(2)
+                if name in _HOST_NAMES:
+                    self.exact[value.strip()] = "[emulator-host]"
+                elif _SECRET_NAME.search(name):
+                    self.add_secret(name, value)
 
     @classmethod
     def for_environment(
@@ -120,11 +183,13 @@ class Scrubber:
         """A scrubber for this machine: secret-named variables, emulator hosts, the repo, venv and home."""
         env = os.environ if env is None else env
         exact: dict[str, str] = {}
+        secrets = cls()
         for name, value in env.items():
             if name in _HOST_NAMES and value:
                 exact[value] = "[emulator-host]"
-            elif _SECRET_NAME.search(name) and len(value) >= 6 and not value.isdigit():
-                exact[value] = REDACTED
+            elif _SECRET_NAME.search(name):
+                secrets.add_secret(name, value)
+        exact.update(secrets.exact)
         for host in hosts:
             if host:
                 exact[host] = "[emulator-host]"
@@ -140,7 +205,7 @@ class Scrubber:
             for text in {str(root).rstrip("/"), os.path.realpath(str(root)).rstrip("/")}:
                 if text and text not in _PUBLIC_DIRS:
                     paths.setdefault(text, placeholder)
-        return cls(exact, paths)
+        return cls(exact, paths, secrets.words)
 
     def text(self, s: str) -> str:
         """``s`` with every secret and local path replaced by a placeholder."""
@@ -149,6 +214,9 @@ class Scrubber:
         for value in sorted(self.exact, key=len, reverse=True):
             if value in s:
                 s = s.replace(value, self.exact[value])
+        for value in sorted(self.words, key=len, reverse=True):
+            if value in s:
+                s = re.sub(_word(value), self.words[value], s)
         for pattern, repl in _PATTERNS:
             s = pattern.sub(repl, s)
         for path in sorted(self.paths, key=len, reverse=True):
@@ -179,12 +247,20 @@ class Scrubber:
     def leaks(self, text: str) -> list[str]:
         """Secrets or local paths still present in ``text`` (data: URIs excluded): empty when clean."""
         text = _DATA_URI.sub("data:", text)
+        unescaped = html.unescape(text)  # rendered HTML: a secret may show up entity-escaped
+        if unescaped != text:
+            text = text + "\n" + unescaped
         found = [v for v in self.exact if v in text]
+        found += [v for v in self.words if re.search(_word(v), text)]
         found += [p for p in self.paths if re.search(re.escape(p) + r"(?![\w.\-])", text)]
         for pattern, _ in (*_PATTERNS, *_PATH_PATTERNS):
             found += [m.group(0) for m in pattern.finditer(text) if REDACTED not in m.group(0)]
         found += [m.group(0) for m in _LOOPBACK.finditer(text)]
         return sorted(set(found))
+
+
+def _word(value: str) -> str:
+    return r"(?<![\w])" + re.escape(value) + r"(?![\w])"
 
 
 _DATA_URI = re.compile(r"data:[\w/+.\-]+;base64,[A-Za-z0-9+/=\s]+")

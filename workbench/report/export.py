@@ -33,6 +33,9 @@ class ScrubPreprocessor(Preprocessor):
         self.scrubber = scrubber
 
     def preprocess(self, nb, resources):
+        for cell in nb.cells:  # secrets the notebook sets itself (%env, os.environ[...] = ...)
+            if cell.get("cell_type") == "code":
+                self.scrubber.learn_source(cell.source)
         self.scrubber.obj(nb.metadata)
         for cell in nb.cells:
             cell.source = self.scrubber.text(cell.source)

@@ -118,10 +118,10 @@ def write_to_emulator(
 ) -> tuple[Any, Any]:
     """Create the design's table(s) in the emulator, write ``ds`` with a progress bar, read back and
     verify: (TableHandle, VerifyReport). The tables are dropped by ``wb.cleanup()``."""
-    from ..setup import register_table
+    from ..session import register_table
 
     if emulator is None:
-        from ..setup import emulator as _emulator
+        from ..session import emulator as _emulator
 
         emulator = _emulator()
     table = emulator.load(ds, schema, table_id=table_id_for(ds, schema), progress=progress)

@@ -1,6 +1,12 @@
-"""``wb.setup()``: everything a notebook's single setup cell needs.
+"""The notebook session: ``wb.setup()``, ``wb.emulator()``, ``wb.cleanup()``.
 
-It prints the versions that matter, finds the emulator (the one JupyterLab was
+One :class:`Session` per kernel owns "the emulator this notebook uses", the tables the
+notebook created (so ``cleanup()`` drops them) and their clean-up. ``Emulator`` only
+manages a process; the session decides which emulator the kernel uses and replaces a
+dead one. (The module is not called ``setup``: a submodule named like the ``wb.setup``
+function would shadow it once imported.)
+
+``setup()`` prints the versions that matter, finds the emulator (the one JupyterLab was
 started with, one left running by ``workbench emulator start``, or a new one it
 starts for this kernel) and sets plotting and display defaults, so notebook
 cells never carry client, table or styling plumbing.
@@ -16,7 +22,7 @@ import platform
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bigtable.emulator import ENV_HOST, Emulator
+from .bigtable.emulator import ENV_HOST, Emulator, port_is_open
 from .errors import EmulatorError
 
 _VERSIONED = (
@@ -28,7 +34,6 @@ _VERSIONED = (
     "ipywidgets",
     "jupyterlab",
 )
-_state: dict[str, Any] = {"emulator": None, "tables": []}
 
 
 def versions() -> dict[str, str]:
@@ -51,6 +56,7 @@ class SetupInfo:
     emulator: Emulator | None
     problem: str | None = None
     tables: list[str] = field(default_factory=list)
+    note: str | None = None
 
     @property
     def emulator_ok(self) -> bool:
@@ -59,10 +65,11 @@ class SetupInfo:
     def _status_line(self) -> str:
         if self.emulator_ok and self.emulator is not None:
             how = "started for this kernel" if self.emulator.owned else "reused"
-            return (
+            line = (
                 f"live Bigtable emulator at {self.emulator.host} ({how}); "
                 f"{len(self.tables)} table(s) in {self.emulator.project}/{self.emulator.instance}"
             )
+            return f"{line}\n{self.note}" if self.note else line
         return f"no emulator: {self.problem}"
 
     def __repr__(self) -> str:
@@ -91,6 +98,86 @@ def _style_plots() -> None:
     style.apply()
 
 
+class Session:
+    """The kernel's emulator and the tables the notebook created in it."""
+
+    def __init__(self) -> None:
+        self.emulator: Emulator | None = None
+        self.tables: list[str] = []
+        self.note: str | None = None  # why the previous emulator was replaced, if it was
+
+    def ensure_emulator(self) -> Emulator:
+        """The live emulator of this kernel: reused, or started (again) when none answers.
+
+        A ``BIGTABLE_EMULATOR_HOST`` that no longer answers (its emulator died, or it was the
+        one this kernel started and lost) must not trap the kernel: the session then starts
+        its own emulator and says so in :attr:`note`.
+        """
+        emu = self.emulator
+        if emu is not None and emu.alive():
+            return emu
+        if emu is not None:
+            self.note = (
+                f"the emulator at {emu.host} stopped answering; a new one was started "
+                "(it holds no tables: load the data again)"
+            )
+            emu.stop()
+            self.tables.clear()
+        env = os.environ.get(ENV_HOST)
+        if env and emu is not None and env == emu.host:
+            os.environ.pop(ENV_HOST, None)  # it named our dead emulator (noted above)
+        elif env and not port_is_open(env, timeout=1.0):
+            self.note = (
+                f"{ENV_HOST}={env} names no running emulator; this kernel started its own "
+                "(it holds no tables)"
+            )
+            os.environ.pop(ENV_HOST, None)
+        emu = Emulator().start()
+        self.emulator = emu
+        if emu.owned:
+            atexit.register(emu.stop)
+        os.environ[ENV_HOST] = emu.host or ""  # so `cbt` and the official Client find it too
+        return emu
+
+    def register(self, table_ids: Any) -> None:
+        """Remember tables this kernel created so :meth:`cleanup` can drop them."""
+        for table_id in [table_ids] if isinstance(table_ids, str) else table_ids:
+            if table_id not in self.tables:
+                self.tables.append(table_id)
+
+    def cleanup(self, *, stop_emulator: bool = False) -> Dropped:
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+        dropped = Dropped()
+        emu = self.emulator
+        if emu is not None:
+            self.register(emu.created_tables)
+        if emu is not None and emu.alive() and self.tables:
+            from google.cloud.bigtable_admin_v2.types import DeleteTableRequest
+
+            conn = emu.connection()
+            existing = set(conn.list_tables())
+            for table_id in list(self.tables):
+                if table_id in existing:
+                    conn.call(
+                        f"Dropping table {table_id}",
+                        conn.admin.delete_table,
+                        request=DeleteTableRequest(name=conn.table_path(table_id)),
+                    )
+                    dropped.append(table_id)
+        self.tables.clear()
+        if emu is not None:
+            emu.created_tables.clear()
+        if stop_emulator and emu is not None:
+            emu.stop()
+            self.emulator = None
+        return dropped
+
+
+SESSION = Session()
+
+
 def setup(*, emulator: bool = True) -> SetupInfo:
     """Prepare a notebook kernel: versions, emulator (start one if none runs), display defaults.
 
@@ -102,41 +189,30 @@ def setup(*, emulator: bool = True) -> SetupInfo:
     pd.set_option("display.max_columns", 30)
     pd.set_option("display.width", 160)
     _style_plots()
-    emu: Emulator | None = _state["emulator"]
+    emu: Emulator | None = None
     problem = None
     tables: list[str] = []
     if emulator:
         try:
-            if emu is None or not emu.alive():
-                emu = Emulator().start()
-                _state["emulator"] = emu
-                if emu.owned:
-                    atexit.register(emu.stop)
-            os.environ[ENV_HOST] = emu.host or ""  # so `cbt` and the official Client find it too
+            emu = SESSION.ensure_emulator()
             tables = emu.connection().list_tables()
         except EmulatorError as exc:
             problem = str(exc)
             emu = None
     # Returned, not displayed: as the cell's last expression it renders once.
-    return SetupInfo(versions=versions(), emulator=emu, problem=problem, tables=tables)
+    return SetupInfo(
+        versions=versions(), emulator=emu, problem=problem, tables=tables, note=SESSION.note
+    )
 
 
 def emulator() -> Emulator:
     """The emulator ``setup()`` found or started (starting one if setup was skipped)."""
-    emu: Emulator | None = _state["emulator"]
-    if emu is None or not emu.alive():
-        emu = Emulator().start()
-        _state["emulator"] = emu
-        if emu.owned:
-            atexit.register(emu.stop)
-        os.environ[ENV_HOST] = emu.host or ""
-    return emu
+    return SESSION.ensure_emulator()
 
 
 def register_table(table_id: str) -> None:
     """Remember a table this kernel created so ``cleanup()`` can drop it."""
-    if table_id not in _state["tables"]:
-        _state["tables"].append(table_id)
+    SESSION.register(table_id)
 
 
 class Dropped(list):
@@ -150,26 +226,4 @@ class Dropped(list):
 
 def cleanup(*, stop_emulator: bool = False) -> Dropped:
     """Drop the tables this kernel created and close figures; return the dropped table IDs."""
-    import matplotlib.pyplot as plt
-
-    plt.close("all")
-    dropped = Dropped()
-    emu: Emulator | None = _state["emulator"]
-    if emu is not None and emu.alive() and _state["tables"]:
-        from google.cloud.bigtable_admin_v2.types import DeleteTableRequest
-
-        conn = emu.connection()
-        existing = set(conn.list_tables())
-        for table_id in list(_state["tables"]):
-            if table_id in existing:
-                conn.call(
-                    f"Dropping table {table_id}",
-                    conn.admin.delete_table,
-                    request=DeleteTableRequest(name=conn.table_path(table_id)),
-                )
-                dropped.append(table_id)
-        _state["tables"].clear()
-    if stop_emulator and emu is not None:
-        emu.stop()
-        _state["emulator"] = None
-    return dropped
+    return SESSION.cleanup(stop_emulator=stop_emulator)
