@@ -20,7 +20,7 @@ def connect(
         return Connection.cloud(
             project or "", instance or "", allow_production=allow_production, **kwargs
         )
-    return Connection.from_env()
+    return Emulator().start().connection()
 
 
 __all__ = ["Connection", "Emulator", "connect"]
