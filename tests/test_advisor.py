@@ -462,3 +462,17 @@ def test_public_surface():
     import workbench.analysis.comparison as comparison
 
     assert wb.compare is comparison.compare and callable(wb.compare)
+
+
+def test_query_and_filter_over_a_prefix_is_flagged_with_its_waste():
+    # game#player#time, "every LoL score in March": the game's prefix holds every LoL score of
+    # every month; only March's are kept. Rows read / rows returned is the measured waste, and a
+    # second table keyed game#time#... reads only March (the paper's LoL#20150301 key, G05)
+    ds = wb.load_dataset("game_scores", size="workshop")
+    f = _fires(ds, preset("game_scores", "game_player_time"), "query_filter", "warning")
+    lol = ds.frame["game"] == "LoL"
+    march = lol & (ds.frame["time"].dt.month == 3)
+    assert f.data["rows_seen"] == int(lol.sum()) and f.data["rows_returned"] == int(march.sum())
+    assert f.data["waste"] == pytest.approx(lol.sum() / march.sum())
+    assert "lol_march" in f.title and "G05" in f.guidelines
+    _assert_fix_removes(ds, f)
