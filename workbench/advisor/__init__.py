@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
 
 from ..analysis import Analysis, Settings
+from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
+from ..schema.schema import Schema
 from .context import Context
 from .findings import SEVERITIES, Advice, Finding
 from .rules import RULES, Rule, pii_kind
 
 
 def advise(
-    ds: Any,
-    schema: Any,
+    ds: Dataset,
+    schema: Schema,
     *,
     settings: Settings | None = None,
     nodes: int | None = None,
@@ -36,9 +37,6 @@ def advise(
     ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names;
     ``analysis``: ``analyze(ds, schema, nodes=nodes)`` already made (the designer passes the one its
     tabs show, so every figure a finding quotes is the figure on screen)."""
-    from ..datasets.model import require_dataset
-    from ..schema import Schema
-
     require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
         raise WorkbenchError(
@@ -63,7 +61,7 @@ def advise(
             found += r(ctx)
     return Advice(
         found,
-        dataset=getattr(ds, "name", "dataset"),
+        dataset=ds.name,
         schema=schema.name,
         elapsed_ms=(time.perf_counter() - t0) * 1e3,
     )
