@@ -45,5 +45,7 @@ def test_a_comparison_view_formats_by_column_and_explains_absent_values():
     share = cmp.table["busiest_node_share"].iloc[0]
     assert f"{share * 100:.0f}%" in html and "×" in html and " B<" in html
     assert "e+" not in html and "0000<" not in html
+    # a query named after a currency pair is not money (seen: "usdjpy_day: rows seen" as "$1,026")
+    assert "$" not in cmp.view(["usdjpy_day: rows seen", "usdjpy_day: scans"]).to_html()
     frame = pd.DataFrame({"rows seen": [10, 20], "measured rows": [pd.NA, 3]})
     assert MEASURED_LEGEND in styled(frame).to_html()

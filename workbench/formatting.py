@@ -99,13 +99,15 @@ def money(x: Any) -> str:
 def formatter_for(column: str) -> Callable[[Any], str] | None:
     """The format a column's name calls for (None: leave it as it is, e.g. text)."""
     c = str(column).lower()
+    if c.endswith(("rows seen", "rows returned", "scans", "cells", "rows")):
+        return count
     if "bytes" in c or c.endswith(" (b)") or c.endswith("_b"):
         return nbytes
     if "share" in c or "fraction" in c or c.endswith("%"):
         return percent
     if "waste" in c or "factor" in c or "÷" in c or c.endswith("×"):
         return ratio
-    if "cost" in c or "usd" in c or "$" in c:
+    if "cost" in c or c.endswith("_usd") or "$" in c:  # not "usdjpy_day: rows seen"
         return money
     if c.endswith("node ms") or c.endswith("_ms") or c.endswith(" ms"):
         return milliseconds
