@@ -22,9 +22,9 @@ from browser import REPO, artifact, chromium_context, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 from workbench.ui._render import FIGURES
+from workbench.ui.app import TAB_TITLES, TABS
 
 CHANGE_BUDGET_S = 3.0  # see the module docstring: the 500 ms target is not met on every tab yet
-from workbench.ui.app import TAB_TITLES, TABS
 
 pytestmark = pytest.mark.browser
 
