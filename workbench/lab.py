@@ -78,14 +78,26 @@ def lab_env(base: dict[str, str], token_file: Path, emulator_env: dict[str, str]
     return env
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: SIGTERM when ``workbench lab`` dies (Linux), default SIGINT."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # an ignored SIGINT is inherited through exec
-    if sys.platform.startswith("linux"):
-        import ctypes
+# Run between fork and exec by a fresh interpreter, never by ``preexec_fn``: Python code in a
+# forked child of a process with threads (gRPC's pollers) can deadlock or abort (seen: JupyterLab
+# "exited by itself with code -6" after an epoll error). The launcher sets SIGINT back to its
+# default (an ignored SIGINT is inherited through exec), asks Linux for SIGTERM when
+# ``workbench lab`` dies, and execs the real command.
+_LAUNCHER = (
+    "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.SIG_DFL)\n"
+    "if sys.platform.startswith('linux'):\n"
+    "    import ctypes\n"
+    "    ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)\n"
+    "    if os.getppid() != int(sys.argv[1]):\n"
+    "        sys.exit(0)  # the lab died before the death signal was armed\n"
+    "os.execvp(sys.argv[2], sys.argv[2:])\n"
+)
 
-        pr_set_pdeathsig = 1
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
+
+def with_parent_death(cmd: list[str]) -> list[str]:
+    """``cmd`` behind the launcher above: it ends when this process dies (Linux)."""
+    return [sys.executable, "-c", _LAUNCHER, str(os.getpid()), *cmd]
 
 
 def browser_available() -> bool:
@@ -187,12 +199,11 @@ def run(
         # its own session: Ctrl-C reaches only this process, which stops JupyterLab with
         # SIGTERM (no "Shut down this Jupyter server (y/[n])?" prompt), then the emulator
         proc = subprocess.Popen(
-            lab_command(port, open_browser=open_browser and browser_available()),
+            with_parent_death(lab_command(port, open_browser=open_browser and browser_available())),
             env=lab_env(dict(os.environ), token_file, emulator.env()),
             cwd=REPO_ROOT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
         )
         watchdog.watch(proc.pid)
         ready = False
