@@ -20,7 +20,7 @@ def connect(
         return Connection.cloud(
             project or "", instance or "", allow_production=allow_production, **kwargs
         )
-    return Emulator().start().connection()
+    return Connection.from_env()
 
 
 __all__ = ["Connection", "Emulator", "connect"]
