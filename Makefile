@@ -1,12 +1,22 @@
 # Two commands do all the set-up on a fresh machine:
 #   make lab    .venv + install + emulator + JupyterLab at notebooks/00_start_here.ipynb
-#   make test   the same set-up, then the whole test suite
+#   make test   the same set-up (and Debian's chromium), then the whole test suite
+# tools/check-system runs first: it installs what the machine lacks (python3-venv, chromium)
+# when this user may, and otherwise stops with the one command to run.
 PYTHON ?= python3
+# inside the conda environment of environment.yml, use it instead of a .venv
+ifeq ($(CONDA_DEFAULT_ENV),bigtable-workbench)
+VENV ?= $(CONDA_PREFIX)
+else
 VENV ?= .venv
+endif
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-bigtable-workbench
+CHECK := PYTHON=$(PYTHON) sh tools/check-system --venv $(VENV)
 
 .PHONY: install lab test bench report emulator-status clean
+# the system check must finish before the install starts
+.NOTPARALLEL:
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,12 +24,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	@touch $(STAMP)
 
-install: $(STAMP)
+install:
+	@$(CHECK)
+	@$(MAKE) --no-print-directory $(STAMP)
 
 lab: install
 	$(PY) -m workbench lab
 
-test: install
+test:
+	@$(CHECK) --browser
+	@$(MAKE) --no-print-directory $(STAMP)
+	@$(PY) -m workbench emulator find
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 bench: install
@@ -32,4 +47,4 @@ emulator-status: install
 	$(PY) -m workbench emulator status
 
 clean:
-	rm -rf $(VENV) reports test-artifacts .pytest_cache
+	rm -rf .venv reports test-artifacts .pytest_cache

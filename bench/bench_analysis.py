@@ -1,4 +1,4 @@
-"""Benchmark: every analysis of one schema (issue 6).
+"""Benchmark: every analysis of one schema.
 
 1. Workshop size (~30k events): ``wb.analyze`` on a prebuilt CellFrame, per preset,
    against two baselines measured in the same process on the same data:

@@ -1,7 +1,7 @@
 """Full read-back: the workbench reader (raw ReadRows chunks → CellFrame) vs the client's read_rows().
 
 Same table (100,000 rows × 4 cells), same run, alternated over rounds (best of each);
-prints rows/s and the ratio. Target (issue 5): ≥ 2× the client's ``table.read_rows()``.
+prints rows/s and the ratio. Target: ≥ 2× the client's ``table.read_rows()``.
 
     .venv/bin/python bench/bench_read.py [--rows 100000] [--rounds 3]
 """

@@ -14,7 +14,7 @@ Kinds of change:
 * revisit  – back to a design already seen (cached analysis and figure);
 * nodes    – the model's cluster size (key model re-run on the cached cells);
 * new      – a design not seen yet (analysis + figure), the worst case.
-Target (issue 7): under 250 ms per change. The designer draws its heat map as HTML around a raster
+Target: under 250 ms per change. The designer draws its heat map as HTML around a raster
 (workbench/ui/heatmap.py); the baseline draws the matplotlib figure that notebooks and reports show.
 """
 

@@ -1,7 +1,7 @@
 """Write throughput: the workbench writer vs `cbt import`, the client's batcher and per-row commit().
 
 Same data (100,000 rows × 4 cells), same emulator, same run, alternated over rounds (best of\neach, the machine is shared and noisy); prints rows/s and ratios.
-Target (issue 5): workbench ≥ 1.0× `cbt import` (best of 1 and 4 workers, batch 5000).
+Target: workbench ≥ 1.0× `cbt import` (best of 1 and 4 workers, batch 5000).
 
     .venv/bin/python bench/bench_write.py [--rows 100000] [--commit-slice 5000]
 """

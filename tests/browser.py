@@ -167,6 +167,7 @@ def jupyter_lab(
         "JUPYTER_DATA_DIR": str(dirs["data"]),
         "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
         "JUPYTER_PLATFORM_DIRS": "1",
+        "JUPYTER_TOKEN": token,  # jupyter_server reads it; a command line is public in ps
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
     }
     cmd = [
@@ -177,7 +178,6 @@ def jupyter_lab(
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root_dir}",
         "--LabApp.news_url=",
         "--ServerApp.open_browser=False",

@@ -59,3 +59,24 @@ def table_factory(conn: Any) -> Iterator[Callable[..., str]]:
 def throwaway_table() -> Callable[..., Any]:
     """``workbench.bigtable.admin.throwaway_table`` (a context manager: conn, families → table ID)."""
     return _throwaway_table
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind() -> Iterator[None]:
+    """The net under every test's own ``finally``: what the suite started, the suite stops.
+
+    Torn down last (session autouse), after the session's emulator has stopped; anything of the
+    suite's still running then is stopped and named in a warning (``tests/leftovers.py``).
+    """
+    import warnings
+
+    from leftovers import mark_session, stop_leftovers
+
+    marker = mark_session()
+    yield
+    left = stop_leftovers(marker)
+    if left:
+        warnings.warn(
+            "processes left running by the test suite were stopped:\n" + "\n".join(left),
+            stacklevel=1,
+        )

@@ -1,4 +1,4 @@
-"""The simulated Key Visualizer (issue 6): hotspots, field promotion and salting on the paper's BATTERY keys (G06–G08).
+"""The simulated Key Visualizer: hotspots, field promotion and salting on the paper's BATTERY keys (G06–G08).
 
 These use crafted CellFrames in the paper's notation (``BATTERY#Corrie#20150301124501001``,
 family METRIC, qualifier PERCENTAGE); tests/test_analysis_teaching.py pins the same
@@ -65,7 +65,9 @@ def test_timestamp_first_puts_each_windows_writes_on_one_node(dists):
     kd = dists["timestamp_first"]
     assert kd.mean_share >= 0.95, kd.summary()
     assert kd.hotspot_factor > 2.8  # 3 nodes: ~3× the fair share
-    assert 20 <= kd.n_tablets <= 300  # tens to hundreds of tablets for a workshop dataset
+    # at the data's own rate the table holds ~0.5 MB, far under a tablet's 200 MB, and a load
+    # split never cuts a write frontier: the table stays one tablet
+    assert kd.n_tablets == 1
     assert kd.busiest_range["name"].startswith("BATTERY#201503")
     assert "Hotspot" in kd.verdict()
 
@@ -77,9 +79,11 @@ def test_timestamp_first_draws_a_diagonal_write_frontier(dists):
         axis=1
     )
     assert (np.diff(centre) > 0).all(), "the frontier moves forward through the key space"
-    # each window touches a narrow band of the key space
+    # each window touches a narrow band: the keys written in 1/W of the time, in key order, are
+    # 1/W of the key space (W windows of equal length, writes uniform over March)
+    W, B = kd.writes.shape
     touched = (kd.writes[busy] > 0).sum(axis=1)
-    assert np.median(touched) <= 0.03 * kd.writes.shape[1]
+    assert np.median(touched) <= 1.2 * B / W
 
 
 def test_field_promotion_spreads_writes_within_a_small_factor_of_fair(dists):
@@ -132,10 +136,12 @@ def test_reads_follow_the_rows_each_query_sees():
     idx = CellIndex.build(battery("field_promotion", n=3000))
     lo, hi = np.searchsorted(idx.row_keys, [b"BATTERY#Corrie#", b"BATTERY#Corrie$"])
     rows = np.arange(lo, hi)
-    kd = key_distribution(idx, seen_rows={"corrie": rows}, weights={"corrie": 2.0})
-    per_bucket = kd.reads[0]
-    assert per_bucket.sum() == pytest.approx(2.0 * len(rows))
-    assert (kd.reads == kd.reads[0]).all()  # spread evenly over time
+    kd = key_distribution(idx, seen_rows={"corrie": rows}, queries_per_s=2.0)
+    # 2 queries/s, each reading every Corrie row, over a window of window_minutes × 60 s: once
+    # every row exists (the last window), each window reads 2 × 60 × minutes × rows rows
+    per_bucket = kd.reads[-1]
+    assert per_bucket.sum() == pytest.approx(2.0 * 60 * kd.window_minutes * len(rows))
+    assert (np.diff(kd.reads.sum(axis=1)) >= 0).all()  # rows are read once they exist
     hit = np.flatnonzero(per_bucket)
     assert idx.key(lo).startswith("BATTERY#Corrie#") and len(hit) < 0.1 * len(per_bucket)
 
@@ -166,5 +172,8 @@ def test_prefix_labels_follow_the_key_hierarchy():
 
 def test_key_buckets_are_about_a_thousand_and_cover_every_write(dists):
     kd = dists["field_promotion"]
-    assert kd.writes.shape == (DEFAULT.time_windows, DEFAULT.key_buckets)
+    # 12,000 writes at >= 1,000 per window would be 12 windows; a picture has at least 24 (whole
+    # minutes over March: 31 days / 24 rounded up to a minute gives 24 windows)
+    assert kd.writes.shape == (DEFAULT.min_windows, DEFAULT.key_buckets)
     assert kd.writes.sum() == N
+    assert kd.window_minutes == int(kd.window_minutes)

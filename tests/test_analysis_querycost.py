@@ -1,4 +1,4 @@
-"""Query costs (issue 6): the fast evaluator equals ReadPlan.evaluate; plans are classified; measured beside model."""
+"""Query costs: the fast evaluator equals ReadPlan.evaluate; plans are classified; measured beside model."""
 
 from __future__ import annotations
 

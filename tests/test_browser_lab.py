@@ -1,4 +1,4 @@
-"""A real browser in JupyterLab: run all cells, move a widget, see the figure change (issue 7).
+"""A real browser in JupyterLab: run all cells, move a widget, see the figure change.
 
 JupyterLab runs headless on 127.0.0.1 (tests/browser.py), Debian chromium is
 driven by Python playwright. The notebook is run with "Run All Cells"
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from browser import REPO, artifact, chromium_context, jupyter_lab
+from labproc import running_lab
 
 pytestmark = pytest.mark.browser
 
@@ -139,3 +140,35 @@ def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator
     assert after != before, "the node-load figure did not change when the nodes slider moved"
     assert heat_after != heat_title or "fair share" not in heat_title, (heat_title, heat_after)
     assert shown_errors == 0
+
+
+def test_make_lab_opens_a_quiet_lab_at_the_start_here_notebook(tmp_path):
+    """`make lab`'s URL as `workbench lab` prints it, for a user JupyterLab has never seen
+    (fresh Jupyter config dir): the start-here notebook in front, no notification pop-up (a
+    new JupyterLab asks "Would you like to get notified about official Jupyter news?"), and
+    no request for news or updates."""
+    with running_lab(tmp_path) as lab, chromium_context(tmp_path) as ctx:
+        page = ctx.new_page()
+        requests: list[str] = []
+        page.on("request", lambda req: requests.append(req.url))
+        page.goto(lab.url)
+        page.locator(".jp-Notebook").first.wait_for(state="visible", timeout=60_000)
+        page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=60_000)
+        # without the settings the question pops up within a second of the notebook showing;
+        # watch for five
+        toasts = page.locator(".jp-toastContainer .Toastify__toast")
+        seen = 0
+        for _ in range(25):
+            seen = max(seen, toasts.count())
+            page.wait_for_timeout(200)
+        current = page.locator(
+            ".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current"
+        ).all_inner_texts()
+        page.screenshot(path=str(artifact("browser_make_lab.png")))
+    assert seen == 0, "a notification popped up over the start-here notebook"
+    assert current == ["00_start_here.ipynb"], current
+    asked = [u for u in requests if "/lab/api/news" in u or "/lab/api/update" in u]
+    assert asked == [], asked
+    assert all(u.startswith(f"http://127.0.0.1:{lab.port}/") for u in requests), [
+        u for u in requests if not u.startswith(f"http://127.0.0.1:{lab.port}/")
+    ]

@@ -1,4 +1,4 @@
-"""The connection layer: emulator by default, production only on explicit opt-in (issue 2)."""
+"""The connection layer: emulator by default, production only on explicit opt-in."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The schema designer driven from Python: set widget values, check what is shown (issue 7).
+"""The schema designer driven from Python: set widget values, check what is shown.
 
 Uses ``tiny``/``small`` datasets so the file stays fast; the real emulator for "Write to emulator".
 """

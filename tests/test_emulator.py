@@ -1,4 +1,4 @@
-"""The emulator process: found, started on a free port, reused, stopped exactly (issue 2)."""
+"""The emulator process: found, started on a free port, reused, stopped exactly."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every workshop notebook runs top to bottom, headless, against the real emulator (issue 7)."""
+"""Every workshop notebook runs top to bottom, headless, against the real emulator."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
     ]
     assert not silent, f"{path.name}: guideline cells without output: {silent}"
 
-    # its report (issue 8): one self-contained page that opens offline with every figure and widget output
+    # its report: one self-contained page that opens offline with every figure and widget output
     body, facts = export_html(nb, stem=path.stem, notebook=f"notebooks/{path.name}")
     page = tmp_path / f"{path.stem}.html"
     page.write_text(body, encoding="utf-8")

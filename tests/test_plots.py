@@ -1,4 +1,4 @@
-"""Figures (issue 6): every picture renders on Agg, returns its axes with a title that states the takeaway."""
+"""Figures: every picture renders on Agg, returns its axes with a title that states the takeaway."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_each_figure_returns_titled_axes_and_draws(parts, fn, part, tmp_path):
 def test_titles_state_the_takeaway(parts):
     hot, even = parts["timestamp_first"], parts["field_promotion"]
     assert title(plot_key_heatmap(hot["kd"])).startswith("Hotspot:")
-    assert title(plot_key_heatmap(even["kd"])).startswith("Writes spread evenly")
+    assert title(plot_key_heatmap(even["kd"])).startswith("Load spread evenly")
     assert "rows for every row it needs" in title(plot_query_costs(hot["qc"]))
     assert "Names are" in title(plot_bytes_breakdown(hot["cap"]))
     plt.close("all")
@@ -101,7 +101,7 @@ def test_figure_html_embeds_a_png_that_works_offline(parts):
     assert data[:4] == b"\x89PNG" and "http" not in html
     assert plt.get_fignums() == [], "figure_html closes its figure"
     page = parts["timestamp_first"]["kd"]._repr_html_()
-    assert page.count("data:image/png;base64,") == 3 and "Hotspot" in page
+    assert page.count("data:image/png;base64,") == 4 and "Hotspot" in page  # + node sweep
 
 
 def test_analysis_pngs_for_review(parts, tmp_path):

@@ -1,4 +1,4 @@
-"""Reports: executed notebooks as self-contained HTML that opens offline (issue 8).
+"""Reports: executed notebooks as self-contained HTML that opens offline.
 
 The fixture notebook (tests/fixtures/notebooks/report_widgets.ipynb) has a
 matplotlib figure, a pandas table, ipywidgets driving an Output widget's

@@ -1,4 +1,4 @@
-"""Bad schemas and bad data get clear errors naming the problem (issue 4)."""
+"""Bad schemas and bad data get clear errors naming the problem."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The vectorized shortcuts behind ``Schema.to_cells`` give exactly what the obvious per-value
-code gives (issue 4's speed must not change a single byte of the cells).
+code gives (the fast paths must not change a single byte of the cells).
 
 Each test compares a fast path with Python's own answer on values chosen to hit the edges:
 shortest-repr floats, zero-padded digits (G21), times formatted per second/ms/µs (G31),
@@ -26,8 +26,9 @@ from workbench.schema import (
     Tags,
     Timestamp,
 )
-from workbench.schema.codecs import _float_reprs, digits, factorize, format_time
-from workbench.schema.keys import RenderContext
+from workbench.schema.segments import RenderContext
+from workbench.schema.time_text import format_time
+from workbench.schema.value_text import _float_reprs, digits, factorize
 
 RNG = np.random.default_rng(20240501)
 

@@ -1,4 +1,4 @@
-"""The seed documents' examples come out exactly (issue 4): keys, qualifiers, values, aggregates."""
+"""The seed documents' examples come out exactly: keys, qualifiers, values, aggregates."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ _EXPORTS: dict[str, str] = {
     "GUIDELINES": "workbench.guidelines",
     # analysis, advice, UI
     "analyze": "workbench.analysis",
-    "compare": "workbench.analysis.compare",  # the function; the package attribute can become the submodule
+    "compare": "workbench.analysis",
     "advise": "workbench.advisor",
     "export": "workbench.advisor.export",
     "designer": "workbench.ui",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,20 +77,18 @@ class CellFrame:
         value: Iterable[bytes],
         table: Iterable[str] | str = DEFAULT_TABLE,
     ) -> CellFrame:
-        row_key = pd.Series(row_key, dtype=object)
-        n = len(row_key)
+        keys = pd.Series(list(row_key), dtype=object)
+        n = len(keys)
 
-        def col(x: object) -> pd.Series:
-            return (
-                pd.Series([x] * n, dtype=object)
-                if isinstance(x, (str, bytes))
-                else pd.Series(list(x), dtype=object)
-            )  # type: ignore[arg-type]
+        def col(x: Iterable[Any] | str) -> pd.Series:
+            if isinstance(x, (str, bytes)):
+                return pd.Series([x] * n, dtype=object)
+            return pd.Series(list(x), dtype=object)
 
         frame = pd.DataFrame(
             {
                 "table": col(table),
-                "row_key": row_key,
+                "row_key": keys,
                 "family": col(family),
                 "qualifier": col(qualifier),
                 "timestamp_us": pd.Series(

@@ -1,11 +1,9 @@
-"""Command line: ``workbench lab | emulator start|stop|status | report | bench``."""
+"""Command line: ``workbench lab | emulator start|stop|status|find | report | bench``."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import secrets
-import signal
 import subprocess
 import sys
 import time
@@ -15,7 +13,6 @@ from .bigtable import emulator as _emu
 from .errors import WorkbenchError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-START_NOTEBOOK = "notebooks/00_start_here.ipynb"
 
 
 def _cmd_emulator(args: argparse.Namespace) -> int:
@@ -26,6 +23,17 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
             f"{verb} the Bigtable emulator at {info['host']} (pid {info['pid']}; {info['source']})."
         )
         print(f"Use it from a shell with:  export {_emu.ENV_HOST}={info['host']}")
+        return 0
+    if args.action == "find":  # `make test` asks this before running the suite
+        try:
+            cmd = _emu.find_emulator_command()
+        except WorkbenchError as exc:
+            print(
+                f"The test suite and the notebooks' tables need the Bigtable emulator.\n{exc}",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"Emulator binary: {cmd.argv[0]} ({cmd.source})")
         return 0
     if args.action == "stop":
         state = _emu.stop_background()
@@ -64,93 +72,17 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     return 0 if found and not bad else 1
 
 
-def _browser_available() -> bool:
-    if sys.platform == "darwin" or os.name == "nt":
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def lab_command(
-    port: int, token: str, root: Path = REPO_ROOT, open_browser: bool = True
-) -> list[str]:
-    """The JupyterLab command line ``workbench lab`` runs (loopback only, token required)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={root}",
-        # LabApp's default_url is the one JupyterLab honours (ServerApp's is overridden by it)
-        f"--LabApp.default_url=/lab/tree/{START_NOTEBOOK}",
-    ]
-    if not open_browser:
-        cmd.append("--no-browser")
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        cmd.append("--allow-root")
-    return cmd
-
-
-class _Stop(Exception):
-    """SIGTERM or SIGHUP (a closed terminal) arrived: clean up as for Ctrl-C."""
-
-
-def _raise_stop(signum: int, _frame: object) -> None:
-    raise _Stop(signal.Signals(signum).name)
-
-
-def _wait_until_serving(proc: subprocess.Popen, port: int, timeout: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and proc.poll() is None:
-        if _emu.port_is_open(f"127.0.0.1:{port}"):
-            return True
-        time.sleep(0.25)
-    return False
-
-
 def _cmd_lab(args: argparse.Namespace) -> int:
-    emulator = _emu.Emulator().start()
-    owned = emulator.owned  # read now: stop() forgets the process
-    token = args.token or os.environ.get("WORKBENCH_LAB_TOKEN") or secrets.token_hex(24)
-    port = args.port or 8888
-    if _emu.port_is_open(f"127.0.0.1:{port}"):
-        busy, port = port, _emu.free_port()
-        print(f"Port {busy} is in use (another JupyterLab?); using port {port}.")
-    env = {**os.environ, **emulator.env()}
-    url = f"http://127.0.0.1:{port}/lab/tree/{START_NOTEBOOK}?token={token}"
-    print(f"Bigtable emulator: {emulator.host} ({emulator.source})")
-    print(f"JupyterLab: {url}")
-    print("Press Ctrl-C to stop JupyterLab" + (" and the emulator it started." if owned else "."))
-    sys.stdout.flush()
-    previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    proc = None
-    try:
-        # its own session: Ctrl-C reaches only this process, which stops JupyterLab without its
-        # "Shut down this Jupyter server (y/[n])?" prompt, and then the emulator
-        proc = subprocess.Popen(
-            lab_command(port, token, open_browser=args.browser and _browser_available()),
-            env=env,
-            cwd=REPO_ROOT,
-            start_new_session=True,
+    from . import lab
+
+    if args.token is not None:
+        print(
+            "error: --token would show the token to every local user (ps lists command lines).\n"
+            "Set it in the environment instead:  WORKBENCH_LAB_TOKEN=... workbench lab",
+            file=sys.stderr,
         )
-        if _wait_until_serving(proc, port):
-            print(f"\nJupyterLab is ready: {url}\n", flush=True)
-        return proc.wait()
-    except (KeyboardInterrupt, _Stop):
-        return 0
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        emulator.stop()
-        print("JupyterLab stopped" + ("; emulator stopped." if owned else "."), flush=True)
+        return 2
+    return lab.run(port=args.port, open_browser=args.browser)
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -177,14 +109,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
 
-    lab = sub.add_parser("lab", help="start the emulator and JupyterLab at the start-here notebook")
+    lab = sub.add_parser(
+        "lab",
+        help="start the emulator and JupyterLab at the start-here notebook"
+        " (token: $WORKBENCH_LAB_TOKEN, else random)",
+    )
     lab.add_argument("--port", type=int, default=None)
-    lab.add_argument("--token", default=None, help="fixed access token (default: random)")
+    # refused with an explanation (see _cmd_lab): a token on a command line is public
+    lab.add_argument("--token", default=None, help=argparse.SUPPRESS)
     lab.add_argument("--no-browser", dest="browser", action="store_false")
     lab.set_defaults(func=_cmd_lab)
 
     emu = sub.add_parser("emulator", help="start, stop or inspect a background Bigtable emulator")
-    emu.add_argument("action", choices=["start", "stop", "status"])
+    emu.add_argument("action", choices=["start", "stop", "status", "find"])
     emu.add_argument("--port", type=int, default=None)
     emu.set_defaults(func=_cmd_emulator)
 

@@ -45,3 +45,7 @@ class LimitError(SchemaError):
 
 class WriteError(WorkbenchError, RuntimeError):
     """A write stopped part-way; the message says how much was written and how to resume."""
+
+
+class ReportError(WorkbenchError, RuntimeError):
+    """A report could not be made, or a notebook failed while executing (the message names it and the cell)."""

@@ -93,16 +93,9 @@ class SetupInfo:
 
 
 def _style_plots() -> None:
-    try:
-        from .plots import style  # the figure module owns the look
+    from .plots import style  # the figure module owns the look
 
-        style.apply()
-    except Exception:  # plots not importable yet: matplotlib defaults are fine
-        import matplotlib
-
-        matplotlib.rcParams.update(
-            {"figure.dpi": 100, "figure.figsize": (10, 4), "axes.grid": True}
-        )
+    style.apply()
 
 
 class Session:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ import pandas as pd
 from ..analysis import Analysis, Settings, analyze
 from ..analysis.settings import DEFAULT
 from ..cells import CellFrame
+from ..datasets.model import Dataset
 from ..errors import LimitError
 from ..schema import LossReport, RowKey, Schema, loss_report
 from ..schema import findings as limit_findings
@@ -27,7 +27,7 @@ from ..schema import findings as limit_findings
 
 @dataclass
 class Context:
-    ds: Any
+    ds: Dataset
     schema: Schema
     settings: Settings = DEFAULT
     nodes: int | None = None
@@ -37,7 +37,12 @@ class Context:
 
     @classmethod
     def build(
-        cls, ds: Any, schema: Schema, *, settings: Settings | None = None, nodes: int | None = None
+        cls,
+        ds: Dataset,
+        schema: Schema,
+        *,
+        settings: Settings | None = None,
+        nodes: int | None = None,
     ) -> Context:
         c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes)
         try:
@@ -67,13 +72,22 @@ class Context:
         return self.schema.all_tables()
 
     @property
+    def frame(self) -> pd.DataFrame:
+        """The design's cells; rules check ``cells is not None`` (a refused design has none) first."""
+        if self.cells is None:
+            raise ValueError(
+                "This design produced no cells (a limit refused it); check .cells first."
+            )
+        return self.cells.frame
+
+    @property
     def limit_findings(self) -> tuple:
         return limit_findings(self.cells) if self.cells is not None else ()
 
     @cached_property
     def cell_bytes(self) -> np.ndarray:
         """Bytes of each cell as the size model counts them: key + family + qualifier + 8 + value."""
-        f = self.cells.frame
+        f = self.frame
         return (
             f["row_key"].str.len().to_numpy()
             + f["family"].str.len().to_numpy()
@@ -85,7 +99,7 @@ class Context:
     @cached_property
     def raw_mask(self) -> np.ndarray:
         """Cells that are events (not pre-aggregated summary rows)."""
-        f = self.cells.frame
+        f = self.frame
         if self.schema.aggregates is None:
             return np.ones(len(f), dtype=bool)
         lead = self.schema.aggregates.lead(self.schema.key.delimiter) + self.schema.key.delimiter
@@ -95,7 +109,7 @@ class Context:
         return next((q.weight for q in self.ds.queries if q.name == query), 1.0)
 
     def example_keys(self, table: str, n: int = 2) -> list[str]:
-        f = self.cells.frame
+        f = self.frame
         return (
             list(pd.unique(f.loc[f["table"] == table, "row_key"])[:n])
             if self.cells is not None

@@ -29,8 +29,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..datasets.model import Dataset
 from ..errors import SchemaError, WorkbenchError
 from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
+from ..schema.plan import ReadPlan
 
 DEFAULT_PROJECT = "my-project"
 DEFAULT_INSTANCE = "my-instance"
@@ -83,6 +85,15 @@ def _py_gc(rule: Any) -> str:
 # ----------------------------------------------------------------------------- SQL helpers
 
 
+def _key_condition(start: str | None, end: str | None) -> str:
+    """A GoogleSQL condition on ``_key`` for the key range [start, end); a bound may be open."""
+    if start is not None and end is not None:
+        return f"(_key >= {sql_string(start)} AND _key < {sql_string(end)})"
+    if start is not None:
+        return f"_key >= {sql_string(start)}"
+    return f"_key < {sql_string(end or '')}"
+
+
 def sql_string(text: str) -> str:
     """A GoogleSQL string literal ('…' with \\\\, \\' and \\u escapes for control characters)."""
     out = []
@@ -122,7 +133,7 @@ class Export:
     """A design ready for production, as text: cbt commands, a Python snippet, GoogleSQL."""
 
     schema: Schema
-    ds: Any = None
+    ds: Dataset | None = None
     table_id: str | None = None
 
     def __post_init__(self) -> None:
@@ -138,7 +149,8 @@ class Export:
         from ..bigtable.admin import default_table_id
 
         return self.table_id or default_table_id(
-            getattr(self.ds, "name", None) or self.schema.dataset or "table", self.schema.name
+            (self.ds.name if self.ds is not None else None) or self.schema.dataset or "table",
+            self.schema.name,
         )
 
     def table_ids(self, table_id: str | None = None) -> dict[str, str]:
@@ -346,7 +358,7 @@ class Export:
         return "\n".join(lines) + "\n"
 
     # -- SQL -------------------------------------------------------------------------------------
-    def _select(self, plan: Any) -> tuple[list[str], bool]:
+    def _select(self, plan: ReadPlan) -> tuple[list[str], bool]:
         """SELECT expressions for a plan and whether cell versions (history) are needed."""
         s, shape = self.schema, self.schema.shape
         lay = s.layout
@@ -439,15 +451,7 @@ class Export:
                     args.append(f"latest_n => {flt.latest_versions}")
             src = _ident(ids[plan.table]) + (f"({', '.join(args)})" if args else "")
             where = []
-            conds = [
-                f"(_key >= {sql_string(r.start)} AND _key < {sql_string(r.end)})"
-                if r.start is not None and r.end is not None
-                else f"_key >= {sql_string(r.start)}"
-                if r.start is not None
-                else f"_key < {sql_string(r.end)}"
-                for r in plan.ranges
-                if not r.is_full
-            ]
+            conds = [_key_condition(r.start, r.end) for r in plan.ranges if not r.is_full]
             conds += [f"_key = {sql_string(k)}" for k in plan.keys]
             if conds and not plan.full_scan:
                 where.append(
@@ -474,6 +478,9 @@ class Export:
             body = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
             if where:
                 body.append("WHERE " + "\n  AND ".join(where))
+            if plan.reversed:
+                # the newest rows of the range: the same reverse scan the read plan issues
+                body.append("ORDER BY _key DESC")
             if plan.rows_limit:
                 body.append(f"LIMIT {plan.rows_limit}")
             out[q.name] = "\n".join(head + body)
@@ -516,7 +523,7 @@ class Export:
         return "".join(out) + "</div>"
 
 
-def export(schema: Schema, ds: Any = None, *, table_id: str | None = None) -> Export:
+def export(schema: Schema, ds: Dataset | None = None, *, table_id: str | None = None) -> Export:
     """The design as cbt commands, a Python snippet and GoogleSQL (text only; runs nothing)."""
     return Export(schema, ds, table_id)
 

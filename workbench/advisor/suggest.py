@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from ..datasets.model import Dataset
 from ..errors import SchemaError
 from ..schema import (
     Family,
@@ -37,8 +38,10 @@ from ..schema import (
     Wide,
     loss_report,
 )
-from ..schema.codecs import PRECISIONS
-from ..schema.keys import TIME, BaseTimestamp
+from ..schema.families import GcRule
+from ..schema.segments import TIME
+from ..schema.time_segments import BaseTimestamp, precision_of
+from ..schema.time_text import PRECISIONS
 
 _REVERSED_UNITS = {
     "second": ("s", 9_999_999_999, 10),
@@ -84,7 +87,7 @@ def sequential_ints(values: Any) -> bool:
     return len(v) >= 3 and (int(v.max()) - int(v.min()) + 1) <= 2 * len(v)
 
 
-def promote(key: RowKey, ds: Any) -> RowKey:
+def promote(key: RowKey, ds: Dataset) -> RowKey:
     """Field promotion (G07): leading fixed text, then the non-time segments, then the time.
 
     Salt is dropped (promotion is what makes it unnecessary); a sequential integer ID
@@ -103,7 +106,7 @@ def promote(key: RowKey, ds: Any) -> RowKey:
     return RowKey(tuple(lead + others + times), key.delimiter)
 
 
-def without_salt(key: RowKey, ds: Any) -> RowKey:
+def without_salt(key: RowKey, ds: Dataset) -> RowKey:
     return promote(
         RowKey(tuple(s for s in key.segments if not isinstance(s, Salt)), key.delimiter), ds
     )
@@ -130,14 +133,14 @@ def at_precision(seg: Segment, precision: str) -> Segment:
 
 def finer_precisions(seg: Segment) -> list[str]:
     """Precisions finer than the segment's, coarsest first (second, ms, us at most)."""
-    p = getattr(seg, "precision", None)
+    p = precision_of(seg)
     if p not in PRECISIONS:
         return []
     start = max(PRECISIONS.index(p) + 1, PRECISIONS.index("second"))
     return list(PRECISIONS[start:])
 
 
-def loses_nothing(schema: Schema, ds: Any) -> bool:
+def loses_nothing(schema: Schema, ds: Dataset) -> bool:
     """The schema's own collision check: no event overwritten, no time rounded."""
     try:
         with warnings.catch_warnings():
@@ -148,7 +151,7 @@ def loses_nothing(schema: Schema, ds: Any) -> bool:
     return not loss_report(cells)
 
 
-def first_lossless(candidates: Iterable[Callable[[], Schema]], ds: Any) -> Schema | None:
+def first_lossless(candidates: Iterable[Callable[[], Schema]], ds: Dataset) -> Schema | None:
     for make in candidates:
         try:
             s = make()
@@ -172,13 +175,13 @@ def tall_layout(layout: Layout) -> Layout:
     return Tall()
 
 
-def with_family_gc(schema: Schema, family: str, gc: Any) -> Schema:
+def with_family_gc(schema: Schema, family: str, gc: GcRule | None) -> Schema:
     """The schema with the GC rule of one family changed (layouts that name one family)."""
     lay = schema.layout
     if isinstance(lay, (Tall, NewColumns, Serialized)) and lay.family.name == family:
         return replace(schema, layout=replace(lay, family=replace(lay.family, gc=gc)))
     if isinstance(lay, Wide):
-        fams = tuple((m, replace(f, gc=gc) if f.name == family else f) for m, f in lay.families_)
+        fams = tuple((m, replace(f, gc=gc) if f.name == family else f) for m, f in lay.family_pairs)
         return replace(schema, layout=replace(lay, families_=fams))
     if schema.aggregates is not None and schema.aggregates.family.name == family:
         return replace(
@@ -206,6 +209,7 @@ def short_names(schema: Schema, measures: Iterable[str], carried: Iterable[str])
         used.add(f"{letters[0]}{i}")
         return f"{letters[0]}{i}"
 
+    new: Layout
     if isinstance(lay, (Tall, NewCells)):
         fam = replace(lay.family, name=short(lay.family.name))
         quals = tuple((c, short(c)) for c in (*measures, *carried))

@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..notes import EMULATOR_NOTES
 from ._index import CellIndex
-from .settings import DEFAULT, EMULATOR_NOTES, Settings
+from .settings import DEFAULT, Settings
 
 _OPEN_FRACTION = 0.9  # a row spanning ≥ 90% of the data's time span is treated as never closing
 
@@ -90,7 +91,7 @@ class RowSizes:
         ]
         return df
 
-    def stats(self) -> dict[str, float]:
+    def stats(self) -> dict[str, float | str]:
         b, c = self.bytes, self.cells
         if not len(b):
             return {"rows": 0}
@@ -179,7 +180,7 @@ def row_sizes(index: CellIndex, *, settings: Settings = DEFAULT, schema_name: st
         projected = np.where(is_open, rb * np.maximum(retention_s / data_span, 1.0), rb)
         max_cell = int(index.nbytes.max())
     else:
-        span = np.zeros(0)
+        span = np.zeros(0, dtype=np.float32)
         data_span = 0.0
         projected = rb.astype(np.float64)
         max_cell = 0

@@ -25,9 +25,11 @@ class Settings:
     reads_per_s_per_node: float = 17_000.0
     writes_per_s_per_node: float = 14_000.0
     scan_bytes_per_s_per_node: float = 220 * MB
-    # prices (USD)
+    # prices (USD, us-central1 on-demand list prices; dated: change them for your region)
+    prices_date: str = "2025-06"
     node_hour_usd: float = 0.65
-    ssd_gb_month_usd: float = 0.17
+    ssd_gb_month_usd: float = 0.17  # per GiB-month of compressed data
+    hdd_gb_month_usd: float = 0.026
     hours_per_month: float = 730.0
     # limits (G10, G19, G20); the emulator enforces none of them
     cell_advisory_bytes: int = 10 * MB
@@ -36,15 +38,68 @@ class Settings:
     row_hard_bytes: int = 256 * MB
     key_hard_bytes: int = 4 * 1024
     qualifier_hard_bytes: int = 16 * 1024
-    # key-distribution model (a simulated Key Visualizer)
-    nodes: int = 3
-    key_buckets: int = 1000  # Key Visualizer draws ~1,000 key buckets
-    time_windows: int = 120
-    target_tablets: int = 64  # split threshold = final bytes / this (tens to hundreds of tablets)
+    # -- load model, Key Visualizer and capacity (sources: docs/architecture.md, "Load model") --
+    # cluster and workload
+    nodes: int = 3  # cluster size of the key-distribution model
+    write_rate_per_s: float | None = None  # production mutations/s; None: the data's own rate
+    queries_per_s: float | None = None  # production queries/s (all intents, split by weight)
+    queries_per_write: float = 0.001  # when queries_per_s is None: one query per 1,000 writes
+    planning_row_bytes: int = (
+        1000  # the per-node figures assume 1 KB rows ("Understand performance")
+    )
+    # Key Visualizer picture
+    key_buckets: int = 1000  # "1,000 contiguous ranges" of row keys (Key Visualizer metrics)
+    window_minutes: int = 1  # Key Visualizer's finest time step is one minute
+    max_windows: int = 240  # longer spans are drawn in coarser whole-minute windows
+    min_windows: int = 24  # at least this many columns, however small the sample
+    min_writes_per_window: int = 1000  # sample writes per window so node shares are not noise
+    min_writes_per_step: int = 200  # sample writes per balancer step (splits, moves), likewise
+    max_steps: int = 240  # balancer steps in all (time budget); long spans get longer steps
+    # tablets: splits and rebalancing
+    tablet_split_bytes: float = 200 * MB  # "100-200 MB" per tablet (Bigtable paper, OSDI 2006)
+    load_split_share: float = 0.5  # a tablet splits by load above half a node's fair share
+    rebalance_minutes: float = 20.0  # "up to 20 minutes under load" to rebalance (Scaling)
+    rebalance_tolerance: float = 0.10  # moves start when a node is 10 % over the best it could be
+    pre_splits: int = 0  # split points given at table creation (cbt createtable splits=...)
+    # capacity
+    cpu_target: float = 0.70  # recommended max average CPU, single-cluster routing (Monitoring)
+    cpu_target_multi_cluster: float = 0.35  # per cluster with multi-cluster routing (Monitoring)
+    hotspot_share: float = 0.5  # a tablet with half the load is a hotspot more keys do not spread
+    clusters: int = 1  # replication: every cluster stores and applies every write
+    storage: str = "SSD"  # "SSD" or "HDD" (one type per instance)
+    ssd_tb_per_node: float = 5.0  # storage per node, current "Quotas and limits" (older docs: 2.5)
+    hdd_tb_per_node: float = 16.0  # (older docs: 8)
+    hdd_reads_per_s_per_node: float = 500.0
+    hdd_writes_per_s_per_node: float = 10_000.0
+    hdd_scan_bytes_per_s_per_node: float = 180 * MB
+    compression_codec: str = "snappy"  # Bigtable compresses SSTable blocks (paper: Zippy = Snappy)
+    compression_block_bytes: int = 64 * 1024  # SSTable block size (Bigtable paper: 64 KB)
+    compression_sample_bytes: int = 256 * 1024  # cells compressed to estimate the ratio
+    large_row_bytes: int = 256 * MB  # Key Visualizer "Large rows": a row over 256 MB ...
+    large_row_range_avg_bytes: int = 200 * MB  # ... or a key range averaging over 200 MB per row
+    pressure_poor: float = 100.0  # a read/write pressure index of 100 or more is poor
     min_nodes: int = 1  # a production cluster has at least one node
     # storage model
     retention_months: float = 12.0
     short_name_bytes: int = 1  # "short but meaningful" family/qualifier names (G01)
+
+    def node_rates(self) -> tuple[float, float, float]:
+        """(rows read/s, rows written/s, scan bytes/s) one node serves, for this storage type."""
+        if self.storage.upper() == "HDD":
+            return (
+                self.hdd_reads_per_s_per_node,
+                self.hdd_writes_per_s_per_node,
+                self.hdd_scan_bytes_per_s_per_node,
+            )
+        return self.reads_per_s_per_node, self.writes_per_s_per_node, self.scan_bytes_per_s_per_node
+
+    @property
+    def tb_per_node(self) -> float:
+        return self.hdd_tb_per_node if self.storage.upper() == "HDD" else self.ssd_tb_per_node
+
+    @property
+    def storage_gb_month_usd(self) -> float:
+        return self.hdd_gb_month_usd if self.storage.upper() == "HDD" else self.ssd_gb_month_usd
 
     def replace(self, **changes: object) -> Settings:
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
@@ -55,24 +110,16 @@ class Settings:
             raise WorkbenchError(
                 f"Unknown analysis setting(s) {sorted(unknown)}; known settings: {known}."
             )
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        out = dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        if out.storage.upper() not in ("SSD", "HDD"):
+            from ..errors import WorkbenchError
+
+            raise WorkbenchError(f"storage must be 'SSD' or 'HDD', got {out.storage!r}.")
+        if out.clusters < 1:
+            from ..errors import WorkbenchError
+
+            raise WorkbenchError(f"clusters must be at least 1, got {out.clusters}.")
+        return out
 
 
 DEFAULT = Settings()
-
-EMULATOR_NOTES = {
-    "keyspace": (
-        "Modelled from the cells, not sampled: the emulator's SampleRowKeys returns random keys, "
-        "not tablet boundaries, and it has no nodes or Key Visualizer."
-    ),
-    "rowsizes": (
-        "The emulator does not enforce Cloud Bigtable's cell/row/key limits; "
-        "the workbench checks them itself."
-    ),
-    "gc": "The emulator stores GC rules but collects lazily; reads apply the equivalent filter.",
-    "querycost": (
-        "Modelled node cost uses Cloud Bigtable planning figures; emulator latency is "
-        "one in-memory process on this machine, useful for relative comparison only. No SQL in the emulator."
-    ),
-    "capacity": "Prices and per-node figures are settings (list prices at time of writing); adjust for your region.",
-}

@@ -177,7 +177,8 @@ def storable_families(
         ):
             stored = without_max_age(f.gc)
             out.append(Family(f.name, gc=stored, aggregate=f.aggregate))
-            changed.append(f"{f.name} ({f.gc.cbt()} → {stored.cbt() if stored else 'no rule'})")
+            before = f.gc.cbt() if f.gc else "no rule"  # a max-age part means there is a rule
+            changed.append(f"{f.name} ({before} → {stored.cbt() if stored else 'no rule'})")
         else:
             out.append(f)
     notes = (

@@ -67,8 +67,8 @@ class Connection:
     host: str  # host:port of the emulator, or the data endpoint
     is_production: bool
     timeout: float = DEFAULT_TIMEOUT
-    channel: grpc.Channel = field(repr=False, default=None)  # type: ignore[assignment]
-    admin_channel: grpc.Channel = field(repr=False, default=None)  # type: ignore[assignment]
+    channel: grpc.Channel = field(repr=False, default=None)
+    admin_channel: grpc.Channel = field(repr=False, default=None)
     _data: Any = field(repr=False, default=None)
     _admin: Any = field(repr=False, default=None)
 
@@ -136,13 +136,6 @@ class Connection:
             admin_channel=admin_channel,
         )
 
-    @classmethod
-    def from_env(cls, **kwargs: Any) -> Connection:
-        """The emulator named by ``BIGTABLE_EMULATOR_HOST`` (or started by the CLI)."""
-        from .emulator import Emulator
-
-        return Emulator(**kwargs).start().connection()
-
     # -- clients ----------------------------------------------------------------------
     @property
     def data(self) -> Any:
@@ -201,7 +194,7 @@ class Connection:
         a frozen or overloaded process keeps its listening socket, a dead one does not."""
         if self.is_production:
             return ""
-        from .emulator import port_is_open
+        from .net import port_is_open
 
         if port_is_open(self.host, timeout=0.5):
             return (

@@ -1,6 +1,6 @@
 """CellFrame → MutateRows, fast, idempotent and honest about failures.
 
-Why it is built this way (measured, docs/DESIGN facts):
+Why it is built this way (each point measured against the emulator and the client):
 
 * The client's per-mutation Python objects cost ~5 s per 100k rows. Here each request
   is the package's own raw protobuf message (``MutateRowsRequest.pb()``, filled in
@@ -18,6 +18,9 @@ Why it is built this way (measured, docs/DESIGN facts):
   with a :class:`WriteError` saying how many rows were written and how to resume.
 * grpc releases the GIL while waiting, so ``threads=2`` overlaps building one request
   with sending another (bench/bench_write.py measures it).
+
+Why one module: ``prepare`` (the batches), ``_send`` (retries) and ``write_cells`` (the resume
+point a WriteError names) share one ``_Prepared`` plan of row pieces; each reads its indices.
 """
 
 from __future__ import annotations
@@ -244,7 +247,7 @@ def prepare(
     if len(lengths) and lengths.max() > batch_mutations:
         extra = [
             np.arange(s, s + ln, batch_mutations)
-            for s, ln in zip(starts, lengths)
+            for s, ln in zip(starts, lengths, strict=True)
             if ln > batch_mutations
         ]
         starts = np.union1d(starts, np.concatenate(extra))
@@ -258,7 +261,7 @@ def prepare(
     b0, m, b = 0, 0, 0
     ptab = np.asarray(tuniq, dtype=object)[tcodes[starts]] if n else np.zeros(0, dtype=object)
     ptc = tcodes[starts].tolist()
-    for i, (pm, pb) in enumerate(zip(piece_muts.tolist(), piece_bytes.tolist())):
+    for i, (pm, pb) in enumerate(zip(piece_muts.tolist(), piece_bytes.tolist(), strict=True)):
         if i > b0 and (m + pm > batch_mutations or b + pb > batch_bytes or ptc[i] != ptc[i - 1]):
             batches.append((b0, i))
             b0, m, b = i, 0, 0
@@ -297,14 +300,14 @@ def _build(p: _Prepared, table_path: str, lo: int, hi: int) -> Any:
         s, e = p.starts[i], p.ends[i]
         madd = add(row_key=p.keys[i]).mutations.add
         if not p.is_sum[i]:
-            for fa, q, t, v in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e]):
+            for fa, q, t, v in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], strict=True):
                 sc = madd().set_cell
                 sc.family_name = fa
                 sc.column_qualifier = q
                 sc.timestamp_micros = t
                 sc.value = v
         else:  # delete the aggregate cell at its timestamp, then add once: reruns do not double
-            for fa, q, t, v in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e]):
+            for fa, q, t, v in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], strict=True):
                 d = madd().delete_from_column
                 d.family_name = fa
                 d.column_qualifier = q
@@ -437,11 +440,11 @@ def write_cells(
 
     t0 = time.perf_counter()
     if isinstance(tables, str):
-        logical = cells.tables or [admin.MAIN]
+        names = cells.tables or [admin.MAIN]
         tables = (
-            {logical[0]: admin.check_table_id(tables)}
-            if len(logical) == 1
-            else admin.table_ids(tables, logical)
+            {names[0]: admin.check_table_id(tables)}
+            if len(names) == 1
+            else admin.table_ids(tables, names)
         )
     tables = dict(tables)
     sums: dict[str, set[str]] = {k: set(v) for k, v in (sum_families or {}).items()}
@@ -533,12 +536,12 @@ def write_cells(
     if errors:
         first_open = int(np.flatnonzero(~done)[0])
         lo = p.batches[first_open][0]
-        rows_done = int(sum(r for r, d in zip(rows_in, done) if d))
-        cells_done = int(sum(c for c, d in zip(cells_in, done) if d))
-        exc = errors[min(errors)]
+        rows_done = int(sum(r for r, d in zip(rows_in, done, strict=True) if d))
+        cells_done = int(sum(c for c, d in zip(cells_in, done, strict=True) if d))
+        first_error = errors[min(errors)]
         resume = (p.logical[lo], p.key_text[lo])
         err = WriteError(
-            f"Writing stopped: {exc}\n"
+            f"Writing stopped: {first_error}\n"
             f"Written so far: {rows_done:,} of {p.n_rows:,} rows ({cells_done:,} of {p.n_cells:,} cells); "
             f"every row before {resume[1]!r} (logical table {resume[0]!r}) is written.\n"
             "To resume: fix the cause and run the same write again: it is idempotent (explicit cell "

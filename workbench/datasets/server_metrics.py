@@ -70,9 +70,13 @@ def hosts(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.
     role = rng.choice(len(ROLES), n)
     suffix = rng.choice(_POD_CHARS, (n, 5))
     names = [
-        f"{ROLES[r]}-{i:04d}.{SITES[s]}.example.com" for i, (r, s) in enumerate(zip(role, site))
+        f"{ROLES[r]}-{i:04d}.{SITES[s]}.example.com"
+        for i, (r, s) in enumerate(zip(role, site, strict=True))
     ]
-    pods = [f"{ROLES[r]}-{i:04x}-{''.join(c)}" for i, (r, c) in enumerate(zip(role, suffix))]
+    pods = [
+        f"{ROLES[r]}-{i:04x}-{''.join(c)}"
+        for i, (r, c) in enumerate(zip(role, suffix, strict=True))
+    ]
     names[0], pods[0] = EXAMPLE["host"], EXAMPLE["podname"]
     return (
         np.array(names, dtype=object),

@@ -10,6 +10,9 @@ example rows and what to do. Nothing is dropped or changed silently: when the
 caller chooses to keep one of several duplicate events, or to read naive times
 in a named zone, the Dataset records it in ``dropped_duplicates`` and ``notes``.
 The caller's DataFrame is never modified.
+
+Why one module: it is the single code path every Dataset is built through; its checks
+share the error wording and run in a fixed order, and splitting them would invite a second path.
 """
 
 from __future__ import annotations

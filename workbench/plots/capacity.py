@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .style import OKABE_ITO, new_axes, styled
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ..analysis import Capacity
+
 
 _PARTS = ("row key", "family", "qualifier", "timestamp", "value")
 
 
 @styled
-def plot_bytes_breakdown(cap, ax=None):
+def plot_bytes_breakdown(cap: Capacity, ax: Axes | None = None) -> Axes:
     """One stacked bar: what each stored event costs, and the bar with one-byte names (G01)."""
     ax = new_axes(ax, height=2.6)
     per = {k: v / max(cap.events, 1) for k, v in cap.breakdown.items()}
@@ -32,5 +40,35 @@ def plot_bytes_breakdown(cap, ax=None):
     ax.legend(ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35))
     ax.set_title(
         f"Names are {cap.name_overhead_share:.0%} of the bytes: {cap.bytes_per_event:,.0f} B per event"
+    )
+    return ax
+
+
+@styled
+def plot_node_need(cap: Capacity, ax: Axes | None = None) -> Axes:
+    """Nodes per cluster: what CPU needs (hotspot included), what storage needs, what an even
+    load would need; the largest sets the cluster size."""
+    ax = new_axes(ax, height=2.4)
+    bars = [
+        ("CPU if the load were even", cap.nodes_fair, "#BBBBBB"),
+        (f"CPU, busiest node ≤ {cap.cpu_target:.0%}", cap.cpu.nodes, OKABE_ITO[5]),
+        (
+            f"storage ({cap.settings.tb_per_node:g} TB per {cap.storage} node)",
+            cap.storage_nodes,
+            OKABE_ITO[1],
+        ),
+    ]
+    for i, (_, v, c) in enumerate(bars):
+        ax.barh(i, v, color=c, height=0.6)
+        ax.text(v, i, f"  {v:,}", va="center")
+    ax.set_yticks(range(len(bars)))
+    ax.set_yticklabels([b[0] for b in bars])
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(b[1] for b in bars) * 1.2 + 1)
+    ax.set_xlabel("nodes per cluster")
+    bound = {"hotspot": "a hotspot no node count relieves", "cpu": "CPU", "storage": "storage"}
+    ax.set_title(
+        f"{cap.nodes_per_cluster:,} node(s) per cluster × {cap.clusters} cluster(s): "
+        f"set by {bound[cap.bound_by]}"
     )
     return ax

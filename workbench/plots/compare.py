@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .style import BAD, GOOD, MUTED, WIDTH_IN, human_bytes, styled
+from ..units import human_bytes
+from .style import BAD, GOOD, MUTED, WIDTH_IN, styled
+
+if TYPE_CHECKING:
+    from ..analysis import Comparison
 
 
 def _fmt(col: str, v: float) -> str:
@@ -26,7 +31,7 @@ def _title_chars(ncols: int, label_chars: int) -> int:
 
 
 @styled
-def plot_comparison(cmp, axes=None):
+def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarray:
     """One horizontal bar chart per criterion (lower is better); returns the array of axes."""
     import matplotlib.pyplot as plt
 
@@ -45,7 +50,7 @@ def plot_comparison(cmp, axes=None):
         )
     axes = np.atleast_1d(axes).ravel()
     names = cmp.table.index.tolist()
-    for ax, (col, label) in zip(axes, crit):
+    for ax, (col, label) in zip(axes, crit, strict=False):
         v = cmp.table[col].astype(float).to_numpy()
         r = cmp.rankings.loc[label] if label in cmp.rankings.index else None
         colours = [
@@ -62,7 +67,7 @@ def plot_comparison(cmp, axes=None):
         ax.set_yticklabels(names, fontsize=9.5)
         ax.invert_yaxis()
         top = np.nanmax(v) if len(v) and np.isfinite(v).any() else 1.0
-        for yi, vi in zip(y, v):
+        for yi, vi in zip(y, v, strict=True):
             ax.text(
                 vi if np.isfinite(vi) else 0,
                 yi,

@@ -2,36 +2,66 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.dates as mdates
 import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 
-from ..analysis.settings import EMULATOR_NOTES
+from ..notes import EMULATOR_NOTES
 from .style import BAD, GOOD, HEATMAP, MUTED, OKABE_ITO, new_axes, note, styled
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
-def _times(kd) -> pd.DatetimeIndex:
+    from ..analysis import KeyDistribution
+
+
+def _times(kd: KeyDistribution) -> pd.DatetimeIndex:
     return pd.to_datetime(kd.window_edges_us, unit="us", utc=True)
 
 
-def heatmap_data(kd, what: str = "writes"):
+# what the heat map can draw: (colour-bar label, log scale?)
+METRICS = {
+    "writes": ("writes per window and key bucket (the sample)", True),
+    "reads": ("rows read per window (production rate)", False),
+    "ops": ("ops per minute: reads + writes (production rate)", True),
+    "write_bytes": ("bytes written per minute (production rate)", True),
+    "read_bytes": ("bytes read per minute (production rate)", True),
+    "pressure": ("pressure: CPU of the serving node, % of the 70 % target", False),
+    "rows": ("rows per key bucket", False),
+    "data": ("bytes stored per key bucket (the sample)", True),
+    "large_rows": ("rows over 256 MiB", False),
+}
+
+
+def heatmap_data(kd: KeyDistribution, what: str = "writes"):
     """The key-bucket × window matrix to draw (masked where nothing happened) and its norm: log for
-    writes, linear for reads. Shared by this figure and the designer's HTML heat map."""
+    counts that span decades (writes, ops, bytes), linear for the rest. Shared by this figure and
+    the designer's HTML heat map. ``what``: ``"writes"``, ``"reads"`` or a Key Visualizer metric
+    of :meth:`KeyDistribution.metric`."""
     from matplotlib.colors import LogNorm, Normalize
 
-    if what not in ("writes", "reads"):
-        raise ValueError(f"what must be 'writes' or 'reads', got {what!r}.")
-    m = kd.writes if what == "writes" else kd.reads
-    data = np.ma.masked_less_equal(m.T.astype(float), 0)
-    if what == "writes":
-        vmax = max(float(data.max()) if data.count() else 1.0, 1.0)
-        return data, LogNorm(vmin=min(1.0, vmax), vmax=vmax)
+    if what not in METRICS:
+        raise ValueError(
+            f"what must be 'writes' or 'reads' or a Key Visualizer metric ({', '.join(METRICS)}), "
+            f"got {what!r}."
+        )
+    m = {"writes": lambda: kd.writes, "reads": lambda: kd.reads}.get(
+        what, lambda: kd.metric(what)
+    )()
+    data = np.ma.masked_less_equal(np.asarray(m, dtype=float).T, 0)
+    if METRICS[what][1]:
+        vmax = float(data.max()) if data.count() else 1.0
+        vmin = float(data.min()) if data.count() else 1.0
+        vmin = min(max(vmin, vmax / 1e6), 1.0) if what == "writes" else max(vmin, vmax / 1e6)
+        return data, LogNorm(vmin=vmin, vmax=max(vmax, vmin * 1.0001))
     lo, hi = (float(data.min()), float(data.max())) if data.count() else (0.0, 1.0)
     return data, Normalize(vmin=lo, vmax=hi)  # what matplotlib's autoscale picks
 
 
-def _key_axis(ax, kd, n_buckets: int) -> None:
+def _key_axis(ax: Axes, kd: KeyDistribution, n_buckets: int) -> None:
     pos = [p for p, _ in kd.labels]
     ax.set_yticks([p + 0.5 for p in pos])
     ax.set_yticklabels([t for _, t in kd.labels], fontsize=9, family="monospace")
@@ -40,7 +70,9 @@ def _key_axis(ax, kd, n_buckets: int) -> None:
 
 
 @styled
-def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool = True):
+def plot_key_heatmap(
+    kd: KeyDistribution, ax: Axes | None = None, *, what: str = "writes", emulator_note: bool = True
+) -> Axes:
     """Time × key space heat map of write operations (or the workload's row reads).
 
     A timestamp-first key draws one diagonal line (the write frontier moving
@@ -65,7 +97,7 @@ def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool =
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     _key_axis(ax, kd, data.shape[0])
     cb = ax.figure.colorbar(im, ax=ax, pad=0.01, aspect=30)
-    cb.set_label("writes per window and key bucket" if what == "writes" else "rows read per window")
+    cb.set_label(METRICS[what][0])
     cb.ax.yaxis.set_major_formatter(
         mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
     )
@@ -89,49 +121,65 @@ def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool =
             )
         if emulator_note:
             note(ax, EMULATOR_NOTES["keyspace"])
-    else:
+    elif what == "reads":
         ax.set_title("Reads by the query workload (" + kd.read_note.split(":", 1)[-1].strip() + ")")
+    else:
+        diag = "; ".join(d["message"] for d in kd.diagnostics())
+        ax.set_title(f"Key Visualizer: {METRICS[what][0]}" + (f" — {diag}" if diag else ""))
     ax.set_xlabel("event time")
     return ax
 
 
+def _node_shares(kd: KeyDistribution) -> np.ndarray:
+    tot = kd.node_cpu.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, kd.node_cpu / np.where(tot > 0, tot, 1), np.nan)
+
+
 @styled
-def plot_node_load(kd, ax=None):
-    """Writes per node over time: one line per node and the fair share."""
+def plot_node_load(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
+    """Each node's share of each window's load (reads + writes as CPU) and the fair share."""
     ax = new_axes(ax, height=3.6)
     t = _times(kd)
     mid = t[:-1] + (t[1:] - t[:-1]) / 2
-    totals = kd.node_writes.sum(axis=1)
-    for i in range(kd.nodes):
+    shares = _node_shares(kd)
+    show = np.argsort(-np.nan_to_num(shares).sum(axis=0))[: min(kd.nodes, 8)]  # the busiest 8
+    for rank, i in enumerate(sorted(show)):
         ax.plot(
             mid,
-            kd.node_writes[:, i],
-            color=OKABE_ITO[i % len(OKABE_ITO)],
+            shares[:, i],
+            color=OKABE_ITO[rank % len(OKABE_ITO)],
             lw=1.6,
             label=f"node {i + 1}",
             drawstyle="steps-mid",
         )
-    ax.plot(mid, totals / kd.nodes, color=MUTED, lw=1.2, ls="--", label="fair share")
-    ax.set_ylabel("writes per window")
+    ax.axhline(kd.fair_share, color=MUTED, lw=1.2, ls="--", label="fair share")
+    ax.set_ylabel("share of the window's load")
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_xlabel("event time")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
-    ax.legend(ncol=min(kd.nodes + 1, 6), loc="upper left", bbox_to_anchor=(0, 1.0))
-    ax.set_ylim(0, max(float(kd.node_writes.max()) * 1.25, 1))
-    where = f"({kd.nodes} nodes, {kd.n_tablets} tablets)"
-    if kd.spread == "hotspot":
-        ax.set_title(f"One node takes the writes; the others idle {where}", color=BAD)
+    ax.legend(ncol=min(len(show) + 1, 6), loc="upper left", bbox_to_anchor=(0, 1.0), fontsize=8)
+    ax.set_ylim(0, 1.05)
+    where = f"({kd.nodes} node{'s' if kd.nodes > 1 else ''}, {kd.n_tablets} tablets)"
+    if kd.nodes == 1:
+        ax.set_title(
+            f"One node carries all the load; busiest tablet {kd.mean_tablet_share:.0%} {where}"
+        )
+    elif kd.spread == "hotspot":
+        ax.set_title(f"One node takes the load; the others idle {where}", color=BAD)
     elif kd.spread == "even":
-        ax.set_title(f"Every node shares the writes evenly {where}")
+        ax.set_title(f"Every node shares the load evenly {where}")
     else:
         ax.set_title(
-            f"Every node gets writes, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share {where}"
+            f"Every node gets load, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share {where}"
         )
     return ax
 
 
 @styled
-def plot_hotspot(kd, ax=None):
-    """Busiest node's share of each window's writes against the fair share 1/N."""
+def plot_hotspot(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
+    """Busiest node's and busiest tablet's share of each window's load against the fair share 1/N:
+    the tablet line is the floor no node count goes below."""
     ax = new_axes(ax, height=3.6)
     t = _times(kd)
     mid = t[:-1] + (t[1:] - t[:-1]) / 2
@@ -140,7 +188,7 @@ def plot_hotspot(kd, ax=None):
     ax.fill_between(
         mid,
         kd.fair_share,
-        np.maximum(share, kd.fair_share),
+        np.maximum(np.nan_to_num(share), kd.fair_share),
         step="mid",
         color=colour,
         alpha=0.3,
@@ -148,6 +196,15 @@ def plot_hotspot(kd, ax=None):
         label="above fair share",
     )
     ax.plot(mid, share, drawstyle="steps-mid", color=colour, lw=1.5, label="busiest node's share")
+    ax.plot(
+        mid,
+        kd.tablet_share,
+        drawstyle="steps-mid",
+        color="black",
+        lw=1.0,
+        ls=":",
+        label="busiest tablet's share (the floor)",
+    )
     ax.axhline(kd.fair_share, color="black", ls="--", lw=1.2, label=f"fair share 1/{kd.nodes}")
     if kd.warmup_windows:
         ax.axvspan(
@@ -156,26 +213,65 @@ def plot_hotspot(kd, ax=None):
             color=MUTED,
             alpha=0.15,
             lw=0,
-            label="warm-up (fewer tablets than nodes)",
+            label="warm-up (a new table: one tablet, moves not landed yet)",
         )
     ax.set_ylim(0, 1.05)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
-    ax.set_ylabel("share of writes")
+    ax.set_ylabel("share of the load")
     ax.set_xlabel("event time")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
-    ax.legend(loc="lower right")
+    ax.legend(loc="lower right", fontsize=8)
     ax.set_title(
-        f"Busiest node: mean {kd.mean_share:.0%}, max {kd.max_share:.0%} of writes "
-        f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair)"
+        f"Busiest node: {kd.mean_share:.0%} of the load, worst window {kd.max_share:.0%} "
+        f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair; busiest tablet "
+        f"{kd.mean_tablet_share:.0%})"
     )
     return ax
 
 
 @styled
-def plot_read_profile(kd, ax=None):
-    """Rows read per key bucket by the query workload (constant over time in the model)."""
+def plot_node_sweep(kd: KeyDistribution, ax: Axes | None = None, *, nodes=(1, 3, 10, 30)) -> Axes:
+    """The same workload on several cluster sizes: the busiest node's share against the fair
+    share and the busiest tablet's floor. What a Key Visualizer cannot show before the table
+    exists."""
+    ax = new_axes(ax, height=3.0)
+    runs = {int(n): kd.at_nodes(int(n)) for n in nodes}  # the result reruns itself (cached)
+    x = np.arange(len(runs))
+    busiest = [r.mean_share for r in runs.values()]
+    ax.bar(
+        x,
+        busiest,
+        color=[
+            {"hotspot": BAD, "even": GOOD, "uneven": OKABE_ITO[1]}[r.spread] for r in runs.values()
+        ],
+        width=0.6,
+        label="busiest node",
+    )
+    ax.plot(x, [1 / n for n in runs], "k_", ms=30, mew=2, label="fair share 1/N")
+    ax.plot(
+        x,
+        [r.mean_tablet_share for r in runs.values()],
+        "k:",
+        marker="o",
+        label="busiest tablet (floor)",
+    )
+    for i, v in enumerate(busiest):
+        ax.text(i, v, f" {v:.0%}", ha="center", va="bottom")
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{n} node{'s' if n > 1 else ''}" for n in runs])
+    ax.set_ylim(0, 1.1)
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylabel("share of the load")
+    ax.legend(loc="upper right", fontsize=8)
+    ax.set_title("The same load on 1, 3, 10 and 30 nodes: does adding nodes help?")
+    return ax
+
+
+@styled
+def plot_read_profile(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
+    """Rows read per key bucket by the query workload, once every row exists (the last window)."""
     ax = new_axes(ax, width=4.0, height=5.2)
-    prof = kd.reads[0] if kd.reads.size else np.zeros(0)
+    prof = kd.reads[-1] if kd.reads.size else np.zeros(0)
     ax.barh(np.arange(len(prof)) + 0.5, prof, height=1.0, color=OKABE_ITO[0])
     _key_axis(ax, kd, len(prof))
     ax.set_xlabel("rows read per window")

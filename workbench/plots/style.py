@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
+from cycler import cycler
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 GOOD, BAD, NEUTRAL, MUTED = "#009E73", "#D55E00", "#0072B2", "#999999"
@@ -22,7 +27,7 @@ WIDTH_IN = 11.0  # ~1100 px at 100 dpi: fits a 1280-px notebook without scaling 
 HEIGHT_IN = 4.2
 DPI = 100
 
-RC = {
+RC: dict[RcKeyType, Any] = {
     "figure.dpi": DPI,
     "savefig.dpi": 110,
     "font.size": 11,
@@ -37,7 +42,7 @@ RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": False,
-    "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+    "axes.prop_cycle": cycler(color=OKABE_ITO),
     "figure.facecolor": "white",
     "axes.facecolor": "white",
     "savefig.facecolor": "white",
@@ -60,6 +65,13 @@ def style() -> Iterator[None]:
                 interactive = matplotlib.is_interactive()
     finally:
         matplotlib.interactive(interactive)
+
+
+def apply() -> None:
+    """Make the workbench look the default for every figure in this process.
+
+    ``wb.setup()`` calls it so an attendee's own ``df.plot()`` matches the workbench's figures."""
+    matplotlib.rcParams.update(RC)
 
 
 def new_axes(ax=None, *, width: float = WIDTH_IN, height: float = HEIGHT_IN):
@@ -90,13 +102,6 @@ def note(ax, text: str) -> None:
         annotation_clip=False,
     )
     t.set_in_layout(True)
-
-
-def human_bytes(n: float) -> str:
-    for unit, f in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(n) >= f:
-            return f"{n / f:,.1f} {unit}"
-    return f"{n:,.0f} B"
 
 
 def styled(fn):

@@ -143,7 +143,7 @@ def collect(nb: Any, stem: str, notebook: str) -> NotebookFacts:
 class FindingsPreprocessor(Preprocessor):
     """Stores the notebook's :class:`NotebookFacts` in ``resources['workbench']['facts']``."""
 
-    def preprocess(self, nb, resources):  # type: ignore[no-untyped-def]
+    def preprocess(self, nb, resources):
         wb = resources.setdefault("workbench", {})
         wb["facts"] = collect(nb, wb.get("stem", "notebook"), wb.get("notebook", ""))
         return nb, resources

@@ -26,7 +26,7 @@ def cache_dir() -> Path:
 
 def bundle_path() -> Path:
     """``dist/embed.js`` of the pinned html-manager, fetched with ``npm pack`` once and cached."""
-    from . import ReportError
+    from ..errors import ReportError
 
     target = cache_dir() / "embed.js"
     if target.is_file() and target.stat().st_size > 100_000:

@@ -81,7 +81,7 @@ def _esc(value: Any) -> str:
     return html.escape("" if value is None else str(value))
 
 
-def render_output_bundle(output: dict[str, Any], render_widget: Callable[[str], str]) -> str:
+def render_output_bundle(output: dict[str, Any], render_widget: Callable[[str, str], str]) -> str:
     """One notebook output (as stored by nbformat) as HTML, the way JupyterLab would show it."""
     kind = output.get("output_type")
     if kind == "stream":
@@ -249,7 +249,7 @@ def _slider(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     labels = s.get("_options_labels")
     if labels is not None:  # SelectionSlider / SelectionRangeSlider
         index = s.get("index")
-        lo_hi = (0, max(len(labels) - 1, 1))
+        lo_hi: tuple[float, float] = (0, max(len(labels) - 1, 1))
         if isinstance(index, list):
             positions = [float(i) for i in index]
             readout = " – ".join(_esc(labels[i]) for i in index if 0 <= i < len(labels))
@@ -261,12 +261,13 @@ def _slider(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     else:
         lo_hi = (float(s.get("min", 0)), float(s.get("max", 100)))
         positions = [float(v) for v in value] if isinstance(value, list) else [float(value or 0)]
-        log_base = s.get("base") if "Log" in str(s.get("_model_name", "")) else None
+        log_base: float | None = s.get("base") if "Log" in str(s.get("_model_name", "")) else None
         if log_base:
             positions = [float(log_base) ** p for p in positions]
             lo_hi = (float(log_base) ** lo_hi[0], float(log_base) ** lo_hi[1])
             vals = [
-                float(log_base) ** float(v) for v in (value if isinstance(value, list) else [value])
+                float(log_base) ** float(v or 0)
+                for v in (value if isinstance(value, list) else [value])
             ]
         else:
             vals = value if isinstance(value, list) else [value]
@@ -388,7 +389,7 @@ def _tab(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     selected = selected if isinstance(selected, int) and 0 <= selected < len(children) else 0
     group = f"wbtab{next(_ids)}"
     radios, labels, panels, rules = [], [], [], []
-    for i, (title, child) in enumerate(zip(titles, children)):
+    for i, (title, child) in enumerate(zip(titles, children, strict=False)):
         tid = f"{group}-{i}"
         checked = " checked" if i == selected else ""
         radios.append(
@@ -415,7 +416,7 @@ def _accordion(w: StaticWidgets, s: dict[str, Any], e: dict[str, Any]) -> str:
     return "".join(
         f"<details class='wb-accordion'{' open' if i == selected else ''}><summary>{_esc(t)}</summary>"
         f"<div class='wb-accordion-panel'>{c}</div></details>"
-        for i, (t, c) in enumerate(zip(titles, children))
+        for i, (t, c) in enumerate(zip(titles, children, strict=False))
     )
 
 
@@ -493,7 +494,7 @@ class StaticWidgetsPreprocessor(Preprocessor):
         config=True
     )
 
-    def preprocess(self, nb, resources):  # type: ignore[no-untyped-def]
+    def preprocess(self, nb, resources):
         state = nb.metadata.get("widgets", {}).get(STATE_MIME)
         widgets = StaticWidgets(state)
         count = 0

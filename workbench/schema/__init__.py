@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-from .codecs import Shape
 from .families import (
     Family,
     GcRule,
@@ -20,8 +19,13 @@ from .families import (
     max_versions,
     union,
 )
-from .keys import (
-    BaseTimestamp,
+from .keys import RowKey, heroic_key
+from .layouts import Layout, NewCells, NewColumns, Serialized, Tall
+from .limits import Finding, LossReport, check_limits
+from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
+from .presets import pattern_names, preset, presets
+from .schema import Aggregates, Schema, Table, findings, loss_report
+from .segments import (
     Field,
     Hashed,
     Int,
@@ -30,20 +34,13 @@ from .keys import (
     PaddedInt,
     ReversedDomain,
     ReversedId,
-    ReversedTimestamp,
-    RowKey,
     Salt,
     Segment,
     Tags,
-    TimeBucket,
-    Timestamp,
-    heroic_key,
 )
-from .layouts import HeroicOffsets, Layout, NewCells, NewColumns, Serialized, Tall, Wide
-from .limits import Finding, LossReport, check_limits
-from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
-from .presets import pattern_names, preset, presets
-from .schema import Aggregates, Schema, Table, findings, loss_report
+from .shape import Shape
+from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
+from .wide_layouts import HeroicOffsets, Wide
 
 __all__ = [
     "Schema",

@@ -12,7 +12,7 @@ import datetime as _dt
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -24,9 +24,12 @@ FAMILY_NAME = re.compile(r"[-_.a-zA-Z0-9]{1,64}")
 
 def _whole_number(value: Any, what: str) -> int:
     """``value`` as an int when it is a whole number (not a bool, not text); else a SchemaError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise SchemaError(f"{what} must be a whole number, got {value!r}.")
-    return int(value)
+    whole = int(float(value))
+    if value != whole:
+        raise SchemaError(f"{what} must be a whole number, got {value!r}.")
+    return whole
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ class Intersection:
         return self.cbt()
 
 
-GcRule = Union[MaxAge, MaxVersions, Union_, Intersection]
+GcRule = MaxAge | MaxVersions | Union_ | Intersection
 
 
 def max_age(duration: str | pd.Timedelta | _dt.timedelta | int | float) -> MaxAge:

@@ -6,9 +6,8 @@
 * :class:`NewColumns` – time-bucket rows, the value in the qualifier, empty cell (G12).
 * :class:`NewCells` – time-bucket rows, each event a new version of its columns (G13);
   without a time segment in the key it is the one-row-per-device anti-pattern (G24, G03).
-* :class:`Wide` – bounded short-and-wide rows, qualifier = position in the bucket
-  (the paper's ``VEGGIEGARDEN#20150301`` with ``TEMP:1`` … ``TEMP:31``, G02).
-* :class:`HeroicOffsets` – Heroic's offset-in-qualifier rows (G16).
+* :class:`~workbench.schema.wide_layouts.Wide` and ``HeroicOffsets`` – bounded short-and-wide
+  rows and Heroic's offsets (``wide_layouts.py``, G02, G16). Payload encodings: ``payloads.py``.
 
 Every layout writes the event time (truncated to ms) as the cell timestamp: the
 analysis replays writes in time order from it, and decoding reads it back.
@@ -26,16 +25,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .codecs import (
-    US_PER_MS,
-    _fields,
-    _float_bytes_coded,
-    encode_bytes_len,
-    encode_text,
-    json_fragment,
-)
 from .families import Family
-from .keys import RenderContext, RowKey
+from .keys import RowKey
+from .payloads import _protobuf_payloads, _protobuf_records, _py_to_text
+from .segments import RenderContext
+from .time_text import US_PER_MS
+from .value_text import _float_bytes_coded, encode_bytes_len, encode_text, json_fragment
 
 
 def _pairs(m: Any) -> tuple:
@@ -157,7 +152,7 @@ class CellParts:
             return np.concatenate(pieces)
         out = np.empty(len(self), dtype=object)
         start = 0
-        for p, keys in zip(pieces, self.row_key):
+        for p, keys in zip(pieces, self.row_key, strict=True):
             end = start + len(keys)
             if isinstance(p, (str, bytes)):
                 out[start:end] = p  # numpy fills an object slice with the one scalar
@@ -193,7 +188,6 @@ class BuildInput:
 
     def keys_for(self, metric: str | None = None) -> np.ndarray:
         self.ctx.metric = metric
-        self.ctx.time_text = None
         coded = self.key._render_coded(self.ctx)
         if coded is None:
             return self.key._render_text(self.ctx)
@@ -250,7 +244,8 @@ class Tall(Layout):
     as cells too, like the paper's ``METRIC:USER:Corrie``."""
 
     family: Family = Family("m")
-    qualifiers: tuple[tuple[str, str], ...] = ()
+    # a mapping or (column, qualifier) pairs; stored as pairs (hashable, so the schema compares by value)
+    qualifiers: Mapping[str, str] | tuple[tuple[str, str], ...] = ()
     value_qualifier: str = "v"  # the single qualifier when the key holds the measure (Metric)
 
     label = "single-timestamp rows, a cell per measure"
@@ -289,8 +284,10 @@ class Tall(Layout):
         cols = (*b.measures, *b.carried)
         qn = [self.qname(c) for c in cols]
         if len(set(qn)) != len(qn):
-            raise SchemaError(f"Two columns map to the same qualifier: {dict(zip(cols, qn))}.")
-        for c, q in zip(cols, qn):
+            raise SchemaError(
+                f"Two columns map to the same qualifier: {dict(zip(cols, qn, strict=True))}."
+            )
+        for c, q in zip(cols, qn, strict=True):
             values, size = _values(b, c)
             parts.add(keys, fam, q, ts, values, ev, size)
         return parts
@@ -299,22 +296,15 @@ class Tall(Layout):
         if "_metric" in parsed:
             col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
         else:
-            back = {v: k for k, v in self.qualifiers}
+            back = {v: k for k, v in dict(self.qualifiers).items()}
             col = f["qualifier"].map(lambda q: back.get(q, q)).to_numpy()
-        return pd.DataFrame(
-            {
-                "_er": f["_er"].to_numpy(),
-                "_t": f["_t"].to_numpy(),
-                "column": col,
-                "text": _text(f["value"]),
-            }
-        )
+        return _decoded(f, col, _text(f["value"]))
 
     def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
         return {"qualifier_regex": "|".join(re.escape(self.qname(c)) for c in needed)}
 
     def describe(self) -> str:
-        q = ", ".join(f"{k}→{v}" for k, v in self.qualifiers)
+        q = ", ".join(f"{k}→{v}" for k, v in dict(self.qualifiers).items())
         return f"{self.label} (family {self.family.name}" + (f"; qualifiers {q}" if q else "") + ")"
 
 
@@ -381,14 +371,7 @@ class NewColumns(Layout):
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
         col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
-        return pd.DataFrame(
-            {
-                "_er": f["_er"].to_numpy(),
-                "_t": f["_t"].to_numpy(),
-                "column": col,
-                "text": f["qualifier"].to_numpy(),
-            }
-        )
+        return _decoded(f, col, f["qualifier"].to_numpy())
 
     def describe(self) -> str:
         return f"{self.label} (family {self.family.name})"
@@ -457,109 +440,6 @@ class Serialized(Layout):
         )
 
 
-_QUALIFIER_KINDS = ("day", "hour", "minute", "second", "offset_ms")
-
-
-@dataclass(frozen=True)
-class Wide(Layout):
-    """Bounded short-and-wide rows: the qualifier is the event's place in the row's bucket (G02).
-
-    With a month key and ``qualifier="day"`` this is the paper's ``VEGGIEGARDEN#20150301``
-    row with ``TEMP:1`` … ``TEMP:31``. ``families`` maps each measure to its family
-    (default: a family named like the measure)."""
-
-    qualifier: Literal["day", "hour", "minute", "second", "offset_ms"] = "day"
-    families_: tuple[tuple[str, Family], ...] = ()
-    bits: int = 32  # for offset_ms: offset = ms mod 2^bits (Heroic)
-    pad: int = 0  # zero-pad day/hour/… qualifiers to this width so they sort numerically (G21)
-
-    label = "bounded short-and-wide rows"
-    guideline = "G02"
-    multi_event = True
-
-    def __post_init__(self) -> None:
-        if self.qualifier not in _QUALIFIER_KINDS:
-            raise SchemaError(
-                f"Wide qualifier must be one of {_QUALIFIER_KINDS}, got {self.qualifier!r}."
-            )
-        object.__setattr__(
-            self,
-            "families_",
-            tuple((m, Family(f) if isinstance(f, str) else f) for m, f in _pairs(self.families_)),
-        )
-
-    def family_of(self, measure: str) -> Family:
-        return dict(self.families_).get(measure, Family(measure))
-
-    def families(self, measures: tuple[str, ...]) -> tuple[Family, ...]:
-        if not measures:
-            return tuple(f for _, f in self.families_)
-        return tuple(self.family_of(m) for m in measures)
-
-    def check(self, key: RowKey, carried: tuple[str, ...]) -> None:
-        super().check(key, carried)
-        if carried:
-            raise SchemaError(
-                f"Wide rows need every entity column in the key; {list(carried)} are not."
-            )
-
-    def qualifiers_for(self, t_us: np.ndarray) -> np.ndarray:
-        if self.qualifier == "offset_ms":
-            ms = np.floor_divide(t_us, US_PER_MS)
-            return np.mod(ms, 2**self.bits).astype(str).astype(object)
-        f = _fields(t_us)
-        q = f[{"day": "d", "hour": "H", "minute": "M", "second": "S"}[self.qualifier]].astype(str)
-        return (np.char.zfill(q, self.pad) if self.pad else q).astype(object)
-
-    def build(self, b: BuildInput) -> CellParts:
-        keys = b.keys_for(None)
-        q = self.qualifiers_for(b.ctx.t_us)
-        fams = [self.family_of(m).name for m in b.measures]
-        if len(set(fams)) != len(fams):
-            raise SchemaError(
-                f"Wide rows need one family per measure; got {dict(zip(b.measures, fams))}."
-            )
-        parts = CellParts()
-        for m, fam in zip(b.measures, fams):
-            values, size = _values(b, m)
-            parts.add(keys, fam, q, b.ts_ms, values, b.events, size)
-        return parts
-
-    def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
-        back = {fam.name: m for m, fam in self.families_}
-        col = f["family"].map(lambda x: back.get(x, x)).to_numpy()
-        return pd.DataFrame(
-            {
-                "_er": f["_er"].to_numpy(),
-                "_t": f["_t"].to_numpy(),
-                "column": col,
-                "text": _text(f["value"]),
-            }
-        )
-
-    def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
-        return {"families": tuple(self.family_of(m).name for m in needed)}
-
-    def describe(self) -> str:
-        fams = ", ".join(f"{m}→{fam.name}" for m, fam in self.families_)
-        return f"{self.label}, qualifier = {self.qualifier} in bucket" + (
-            f" (families {fams})" if fams else ""
-        )
-
-
-@dataclass(frozen=True)
-class HeroicOffsets(Wide):
-    """Heroic: the key holds the base ``ts − ts mod 2^32``; the qualifier the offset in ms (G16)."""
-
-    qualifier: Literal["day", "hour", "minute", "second", "offset_ms"] = "offset_ms"
-
-    label = "Heroic base + offset rows"
-    guideline = "G16"
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
 def _values(b: BuildInput, col: str) -> tuple[np.ndarray | Taken, np.ndarray]:
     """A column's cell values and their byte lengths (floats: as codes into distinct values)."""
     values = b.ctx.column(col)
@@ -573,94 +453,8 @@ def _text(values: pd.Series) -> np.ndarray:
     return np.asarray([v.decode("utf-8") for v in values], dtype=object)
 
 
-def _py_to_text(col: pd.Series) -> pd.Series:
-    def one(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, float):
-            return repr(v)
-        return str(v)
-
-    return col.map(one)
-
-
-_PB_CACHE: dict[tuple, Any] = {}
-
-
-def _message_class(spec: tuple[tuple[str, str], ...]):
-    """A protobuf message class built at run time from (column, kind) pairs (no hand-written wire format)."""
-    if spec in _PB_CACHE:
-        return _PB_CACHE[spec]
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    fdp = descriptor_pb2.FileDescriptorProto(
-        name=f"workbench_event_{len(_PB_CACHE)}.proto", package="workbench.events", syntax="proto3"
+def _decoded(f: pd.DataFrame, column: np.ndarray, text: np.ndarray) -> pd.DataFrame:
+    """What every layout's ``decode`` returns: per cell, its event row, time, column and text."""
+    return pd.DataFrame(
+        {"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": column, "text": text}
     )
-    msg = fdp.message_type.add(name="Event")
-    types = {
-        "f": descriptor_pb2.FieldDescriptorProto.TYPE_DOUBLE,
-        "b": descriptor_pb2.FieldDescriptorProto.TYPE_BOOL,
-        "i": descriptor_pb2.FieldDescriptorProto.TYPE_SINT64,
-        "s": descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-    }
-    for i, (name, kind) in enumerate(spec, start=1):
-        fd = msg.field.add(
-            name=f"f{i}",
-            number=i,
-            type=types[kind],
-            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
-        )
-        fd.json_name = name
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(fdp)
-    cls = message_factory.GetMessageClass(pool.FindMessageTypeByName("workbench.events.Event"))
-    _PB_CACHE[spec] = cls
-    return cls
-
-
-def dtype_kind(dtype: str | None) -> str:
-    """Protobuf field kind for a pandas dtype name: f(double), b(bool), i(sint64), s(string)."""
-    d = (dtype or "").lower()
-    if d.startswith("float"):
-        return "f"
-    if d == "bool":
-        return "b"
-    if d.startswith(("int", "uint")):
-        return "i"
-    return "s"
-
-
-def _protobuf_payloads(cols: dict[str, pd.Series]) -> np.ndarray:
-    """One serialized message per event. Protobuf has no columnar encoder in Python, so this is the
-    one per-event loop in ``to_cells`` (the serialized-protobuf layout only)."""
-    spec = tuple((c, dtype_kind(str(s.dtype))) for c, s in cols.items())
-    cls = _message_class(spec)
-    names = [f"f{i}" for i in range(1, len(spec) + 1)]
-    arrays = [
-        s.to_numpy().tolist() if k != "s" else encode_text(s).tolist()
-        for (_, k), s in zip(spec, cols.values())
-    ]
-    out = [
-        cls(**dict(zip(names, row))).SerializeToString(deterministic=True) for row in zip(*arrays)
-    ]
-    return np.asarray(out, dtype=object)
-
-
-def _protobuf_records(values: np.ndarray, payload: tuple) -> list[dict]:
-    """Parse payloads with the message class rebuilt from the payload's (column, dtype) list."""
-    if len(values) == 0:
-        return []
-    if not payload:
-        raise SchemaError(
-            "Decoding protobuf cells needs the dataset's columns: bind the schema "
-            "(schema.bind(ds)) or pass cells made by to_cells."
-        )
-    spec = tuple((c, dtype_kind(d)) for c, d in payload)
-    cls = _message_class(spec)
-    names = [c for c, _ in spec]
-    recs = []
-    for v in values:
-        m = cls()
-        m.ParseFromString(v)
-        recs.append({n: getattr(m, f"f{i}") for i, n in enumerate(names, start=1)})
-    return recs

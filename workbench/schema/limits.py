@@ -187,7 +187,7 @@ def raise_collisions(
     groups = d.groupby(["table", "row_key", "family", "qualifier"], sort=False)["_event"].unique()
     n_events = len(pd.unique(d["_event"]))
     lines = []
-    for (table, rk, fam, q), evs in groups.head(3).items():
+    for (_table, rk, fam, q), evs in groups.head(3).items():
         ex = events.iloc[list(evs[:3])]
         desc = "; ".join(", ".join(f"{c}={v}" for c, v in r.items()) for _, r in ex.iterrows())
         lines.append(f"  row {rk!r} cell {fam}:{q} ← {desc}")
@@ -309,7 +309,8 @@ def check_parts(
                     table,
                 )
             )
-    dup = np.concatenate(dups) if dups else np.zeros(0, dtype=bool)
+    done = [d for d in dups if d is not None]  # every add's slot is filled above
+    dup = np.concatenate(done) if done else np.zeros(0, dtype=bool)
     return dup, findings
 
 

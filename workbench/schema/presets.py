@@ -3,6 +3,9 @@
 ``pattern_names(dataset)`` lists the recommended design first. ``preset(dataset,
 pattern, **params)`` builds one; each preset is a small function whose keyword
 parameters (salt buckets, precision, names…) can be overridden.
+
+Why one module: the gallery is read side by side, every dataset's designs (good and
+instructive) a few lines each in one place; splitting it by dataset would scatter that comparison.
 """
 
 from __future__ import annotations
@@ -12,31 +15,20 @@ import inspect
 from collections.abc import Callable
 
 from ..errors import SchemaError
-from .codecs import Shape
 from .families import Family, max_age, max_versions, union
-from .keys import (
-    Field,
-    Hashed,
-    Int,
-    Literal,
-    Metric,
-    PaddedInt,
-    ReversedId,
-    ReversedTimestamp,
-    RowKey,
-    Salt,
-    TimeBucket,
-    Timestamp,
-    heroic_key,
-)
-from .layouts import HeroicOffsets, NewCells, NewColumns, Serialized, Tall, Wide
+from .keys import RowKey, heroic_key
+from .layouts import NewCells, NewColumns, Serialized, Tall
 from .schema import Aggregates, Schema, Table
+from .segments import Field, Hashed, Int, Literal, Metric, PaddedInt, ReversedId, Salt
+from .shape import Shape
+from .time_segments import ReversedTimestamp, TimeBucket, Timestamp
+from .wide_layouts import HeroicOffsets, Wide
 
 _S = "str"
 _T = "datetime64[us, UTC]"
 _F = "float64"
 
-# the fixed column spec shared with the dataset generators (tmp dataset_spec, issue 3)
+# the columns and dtypes each dataset generator produces, which its presets are written for
 SHAPES: dict[str, Shape] = {
     "garden_temperature": Shape(
         ("garden",), "time", ("temp_f",), (), (("garden", _S), ("time", _T), ("temp_f", _F))

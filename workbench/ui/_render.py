@@ -16,7 +16,8 @@ from typing import Any
 import matplotlib
 
 from ..analysis import Analysis
-from ..plots.style import BAD, GOOD, human_bytes, style
+from ..plots.style import BAD, GOOD, style
+from ..units import human_bytes
 
 # picture → (tab title, plot function path, analysis attribute, size in inches)
 FIGURES: dict[str, tuple[str, str, str, tuple[float, float]]] = {
@@ -96,9 +97,14 @@ def headline_html(a: Analysis) -> str:
         f"<b>{html.escape(a.schema)}</b> on {html.escape(a.dataset)}: "
         f"{a.index.n_cells:,} cells in {a.index.n_rows:,} rows",
         "<table>",
-        f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>busiest node takes "
-        f"<b>{kd.mean_share:.0%}</b> of writes ({kd.hotspot_factor:.1f}× its fair share of "
-        f"{kd.fair_share:.0%}, {kd.nodes} nodes)</td></tr>",
+        (
+            f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>busiest node "
+            f"takes <b>{kd.mean_share:.0%}</b> of the load ({kd.hotspot_factor:.1f}× its fair "
+            f"share of {kd.fair_share:.0%}, {kd.nodes} nodes)</td></tr>"
+            if kd.nodes > 1
+            else f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>one "
+            f"node; its busiest tablet takes <b>{kd.mean_tablet_share:.0%}</b> of the load</td></tr>"
+        ),
         f"<tr><th>storage</th><td data-metric='bytes_per_event'>{html.escape(cap.verdict())}</td></tr>",
         f"<tr><th>rows</th><td class='{row}' data-metric='max_row_bytes'>{html.escape(rs.verdict())}</td></tr>",
         "</table>",

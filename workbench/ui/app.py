@@ -12,6 +12,10 @@ Drive it from Python as tests and the benchmark do::
     d = wb.designer("fx_prices")
     d.controls.pattern.value = "timestamp_first"
     d.analysis.keyspace.mean_share            # ≈ 1.0: one node takes the writes (G06)
+
+Why one module: the designer is one widget tree whose callbacks share its controls; the logic
+they call lives in ``state.py``, ``model.py``, ``_render.py`` and ``heatmap.py``, so what is left
+here is layout and wiring.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 
 import ipywidgets as W
 
+from ..advisor.findings import Finding
 from ..errors import WorkbenchError
 from . import _render as R
 from .gallery import patterns_for, schema_for
@@ -74,21 +79,14 @@ def _lay(**kw: Any) -> W.Layout:
     return W.Layout(**kw)
 
 
-def _finding_fields(f: Any) -> dict[str, Any]:
-    """The parts of an advisor finding the panel shows (tolerant of field names)."""
-    gid = getattr(f, "ids", None) or getattr(f, "guideline", None) or ""
-    msg = (
-        getattr(f, "message", None)
-        or getattr(f, "title", None)
-        or getattr(f, "summary", None)
-        or str(f)
-    )
+def _finding_fields(f: Finding) -> dict[str, Any]:
+    """The parts of an advisor finding the panel shows."""
     return {
-        "guideline": str(gid),
-        "severity": str(getattr(f, "severity", "") or ""),
-        "message": str(msg),
-        "evidence": str(getattr(f, "evidence", "") or ""),
-        "suggestion": getattr(f, "suggestion", None),
+        "guideline": f.ids or f.guideline,
+        "severity": f.severity,
+        "message": f.message or f.title or str(f),
+        "evidence": str(f.evidence or ""),
+        "suggestion": f.suggestion,
     }
 
 
@@ -246,7 +244,7 @@ class Designer(W.VBox):
             layout=_lay(width="100%"),
             continuous_update=False,
         )
-        c.families: list[tuple[W.Text, W.BoundedIntText, W.BoundedIntText]] = []
+        c.families = []  # (name, max age days, versions) per family slot
         self.families_box = W.VBox()
         c.pin = W.Button(
             description="Pin this design",
@@ -256,9 +254,11 @@ class Designer(W.VBox):
         c.unpin = W.Button(description="Unpin", icon="times", disabled=True)
         c.write = W.Button(description="Write to emulator", button_style="success", icon="database")
         c.heatmap_what = W.ToggleButtons(
-            options=["writes", "reads"], value="writes", style={"button_width": "70px"}
+            options=["writes", "reads", "ops", "pressure", "data"],
+            value="writes",
+            style={"button_width": "70px"},
         )
-        c.apply: list[W.Button] = []
+        c.apply = []  # one button per suggested fix
         self.controls = c
 
         self.status = W.HTML()
@@ -589,7 +589,7 @@ class Designer(W.VBox):
         c = self.controls
         fams = tuple(
             FamilyEdit(role, n.value, int(a.value or 0), int(v.value or 0))
-            for role, (n, a, v) in zip(self._family_roles, c.families)
+            for role, (n, a, v) in zip(self._family_roles, c.families, strict=True)
         )
         segs = tuple(c.segments.value)
         salt = int(c.salt_buckets.value)
@@ -704,17 +704,7 @@ class Designer(W.VBox):
     # ------------------------------------------------------------------ advisor
     def _render_advisor(self) -> None:
         c = self.controls
-        try:
-            self.findings = self.ws.advice(self.ds, self.schema, int(self.controls.nodes.value))
-        except ImportError:  # pragma: no cover - the advisor ships with the package
-            self.advisor_panel.children = [
-                W.HTML(
-                    R.note_html(
-                        "The advisor is not available yet (workbench.advisor is being written)."
-                    )
-                )
-            ]
-            return
+        self.findings = self.ws.advice(self.ds, self.schema, int(self.controls.nodes.value))
         rows: list[W.Widget] = []
         c.apply = []
         if not self.findings:
@@ -782,9 +772,7 @@ class Designer(W.VBox):
         self.compare_out.outputs = ()
 
     def _render_compare(self) -> None:
-        from ..analysis.compare import (
-            compare,
-        )  # the function (the package attribute can be the submodule)
+        from ..analysis import compare
 
         if self.pinned is None:
             self.compare_out.outputs = (

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..datasets.model import Dataset
 from ..errors import SchemaError
 from ..schema import (
     Family,
@@ -28,15 +29,15 @@ from ..schema import (
     pattern_names,
     preset,
 )
-from ..schema.codecs import time_us
 from ..schema.presets import SHAPES
+from ..schema.time_text import time_us
 
 GENERIC = ("entity_first", "timestamp_first", "salted", "reversed_timestamp", "serialized_json")
 
 
-def has_presets(ds: Any) -> bool:
+def has_presets(ds: Dataset) -> bool:
     """True when ``ds`` is one of the named datasets (same columns), so its preset gallery applies."""
-    shape = SHAPES.get(getattr(ds, "name", None))
+    shape = SHAPES.get(ds.name)
     if shape is None:
         return False
     return (tuple(ds.entity), ds.time, tuple(ds.measures)) == (

@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis.settings import EMULATOR_NOTES
+from ..notes import EMULATOR_NOTES
+from ..plots.keyspace import METRICS
 from ..plots.style import BAD, HEATMAP
 
 WIDTH_PX, HEIGHT_PX = 720, 300  # the raster; labels sit around it (fits the designer at 1280 px)
@@ -42,7 +43,7 @@ def _png(rgba: np.ndarray) -> bytes:
     from PIL import Image
 
     img = Image.fromarray(np.ascontiguousarray(rgba), "RGBA").resize(
-        (WIDTH_PX, HEIGHT_PX), Image.NEAREST
+        (WIDTH_PX, HEIGHT_PX), Image.Resampling.NEAREST
     )
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=1)
@@ -74,6 +75,10 @@ def _date_ticks(edges_us: np.ndarray, n: int = 7) -> list[tuple[float, str]]:
     ]
 
 
+def _num(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.3g}"
+
+
 def heatmap_html(kd: Any, what: str = "writes") -> str:
     """The key heat map of a :class:`~workbench.analysis.KeyDistribution` as self-contained HTML."""
     rgba, norm = _colours(kd, what)
@@ -81,12 +86,22 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
     n_buckets = rgba.shape[0]
     if what == "writes":
         title = f"<div class='wb-hm-title' style='color:{BAD if kd.spread == 'hotspot' else 'black'}'>{html.escape(kd.verdict())}</div>"
-    else:
+    elif what == "reads":
         title = (
             "<div class='wb-hm-title'>Reads by the query workload ("
             + html.escape(kd.read_note.split(":", 1)[-1].strip())
             + ")</div>"
         )
+    else:
+        title = f"<div class='wb-hm-title'>Key Visualizer: {html.escape(METRICS[what][0])}</div>"
+    diag = " · ".join(
+        f"<span title='{html.escape(d['detail'])}' style='color:"
+        f"{BAD if d['severity'] == 'danger' else '#8a5a00' if d['severity'] == 'warning' else '#555'}'>"
+        f"{html.escape(d['message'])}</span>"
+        for d in kd.diagnostics()
+    )
+    if diag:
+        title += f"<div class='wb-hm-note'>Diagnostics: {diag}</div>"
     ylabels = "".join(
         f"<span style='top:{100 * (p + 0.5) / max(n_buckets, 1):.2f}%'>{html.escape(t)}</span>"
         for p, t in kd.labels
@@ -95,7 +110,7 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
         f"<span style='left:{100 * f:.2f}%'>{html.escape(t)}</span>"
         for f, t in _date_ticks(np.asarray(kd.window_edges_us))
     )
-    scale = "writes per window and key bucket" if what == "writes" else "rows read per window"
+    scale = METRICS[what][0]
     busiest = kd.busiest_range.get("name") if what == "writes" else None
     caption = f"busiest key range: <code>{html.escape(str(busiest))}</code> · " if busiest else ""
     css = (
@@ -122,12 +137,12 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
         + f"<img class='wb-hm-img' width='{WIDTH_PX}' height='{HEIGHT_PX}' alt='key heat map of {html.escape(what)}'"
         f" src='{src}'>"
         + f"<div class='wb-hm-bar' style='background:{_gradient()}' title='{html.escape(scale)}'></div>"
-        + f"<div class='wb-hm-scale'><span>{norm.vmax:,.0f}</span><span>{html.escape(scale)}</span>"
-        f"<span>{norm.vmin:,.0f}</span></div>"
+        + f"<div class='wb-hm-scale'><span>{_num(norm.vmax)}</span><span>{html.escape(scale)}</span>"
+        f"<span>{_num(norm.vmin)}</span></div>"
         + f"<div></div><div class='wb-hm-x'>{xlabels}</div><div></div><div></div>"
         + "</div>"
         + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
-        f"{' (log colour scale)' if what == 'writes' else ''}. {caption}"
+        f"{' (log colour scale)' if METRICS[what][1] else ''}. {caption}"
         f"{html.escape(EMULATOR_NOTES['keyspace'])}</div></div>"
     )
 

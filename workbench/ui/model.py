@@ -16,8 +16,6 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from ..analysis import Analysis, analyze
-from ..analysis.capacity import capacity
-from ..analysis.keyspace import key_distribution
 from ..analysis.settings import DEFAULT
 
 
@@ -41,18 +39,8 @@ def with_nodes(a: Analysis, ds: Any, nodes: int) -> Analysis:
     """The same analysis on a cluster of ``nodes`` nodes, reusing its cell index (no new cells)."""
     if a.keyspace.nodes == nodes:
         return a
-    weights = {q.name: q.weight for q in ds.queries}
-    st = getattr(a.rowsizes, "settings", DEFAULT)
-    kd = key_distribution(
-        a.index,
-        seen_rows=a.queries.seen_rows,
-        weights=weights,
-        nodes=nodes,
-        settings=st,
-        schema_name=a.schema,
-    )
-    cap = capacity(a.index, len(ds), kd, settings=st, schema_name=a.schema)
-    return dataclasses.replace(a, keyspace=kd, capacity=cap)
+    # capacity sizes the cluster itself (it does not depend on the modelled node count): kept
+    return dataclasses.replace(a, keyspace=a.keyspace.at_nodes(nodes))
 
 
 class Workspace:

@@ -20,15 +20,18 @@ from ..schema import (
     Field,
     HeroicOffsets,
     Intersection,
+    Literal,
     MaxAge,
     MaxVersions,
     Metric,
+    NewColumns,
     ReversedTimestamp,
     RowKey,
     Salt,
     Schema,
     Segment,
     Serialized,
+    Tags,
     Tall,
     TimeBucket,
     Timestamp,
@@ -38,7 +41,7 @@ from ..schema import (
     max_versions,
     union,
 )
-from ..schema.codecs import PRECISIONS
+from ..schema.time_text import PRECISIONS
 
 SALT = "salt"
 TIME = "time"
@@ -113,10 +116,9 @@ def segment_label(seg: Segment) -> str:
         if kind == "ReversedDomain":
             return f"reversed_domain({seg.column})"
         return seg.column
-    text = getattr(seg, "text", None)
-    if isinstance(text, str):
-        return f"'{text}'"
-    if type(seg).__name__ == "Tags":
+    if isinstance(seg, Literal):
+        return f"'{seg.text}'"
+    if isinstance(seg, Tags):
         return "tags"
     return type(seg).__name__.lower()
 
@@ -132,7 +134,7 @@ def segment_labels(key: RowKey) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _main_time(key: RowKey) -> Segment | None:
+def _main_time(key: RowKey) -> Timestamp | ReversedTimestamp | None:
     return next(
         (
             s
@@ -143,7 +145,7 @@ def _main_time(key: RowKey) -> Segment | None:
     )
 
 
-def _bucket_seg(key: RowKey) -> Segment | None:
+def _bucket_seg(key: RowKey) -> TimeBucket | BaseTimestamp | None:
     return next((s for s in key.segments if isinstance(s, (TimeBucket, BaseTimestamp))), None)
 
 
@@ -169,7 +171,7 @@ def _gc_parts(gc) -> tuple[int, int]:
 
 def gc_rule(max_age_days: int, versions: int):
     """The GC rule for a pair of settings: either rule alone, or both (garbage when either says so)."""
-    rules = []
+    rules: list[MaxAge | MaxVersions] = []
     if max_age_days and max_age_days > 0:
         rules.append(max_age(f"{int(max_age_days)}D"))
     if versions and versions > 0:
@@ -184,7 +186,7 @@ def family_slots(schema: Schema) -> list[tuple[str, Family]]:
     lay = schema.layout
     out: list[tuple[str, Family]] = []
     if isinstance(lay, Wide):
-        pairs = list(lay.families_)
+        pairs = list(lay.family_pairs)
         if not pairs:
             ms = schema.shape.measures if schema.shape is not None else ()
             pairs = [(m, lay.family_of(m)) for m in ms]
@@ -224,6 +226,7 @@ def state_from_schema(schema: Schema) -> DesignState:
         layout = LAYOUT_CELLS
     else:
         layout = lay.label
+    bucket: str | None
     if isinstance(b, BaseTimestamp):
         bucket = f"2^{b.bits} ms"
     else:
@@ -267,7 +270,9 @@ def bucket_choices(schema: Schema) -> tuple[str, ...]:
 
 
 def _time_segment(old: Segment, state: DesignState) -> Segment:
-    prec = state.precision or getattr(old, "precision", "second")
+    prec: str = state.precision or (
+        old.precision if isinstance(old, (Timestamp, ReversedTimestamp)) else "second"
+    )
     if state.reversed:
         if prec not in REVERSIBLE:
             raise SchemaError(
@@ -281,7 +286,7 @@ def _time_segment(old: Segment, state: DesignState) -> Segment:
         return ReversedTimestamp(unit, 10**width - 1, width)
     if isinstance(old, Timestamp) and old.precision == prec:
         return old
-    fmt = getattr(old, "fmt", None)
+    fmt = old.fmt if isinstance(old, Timestamp) else None
     if fmt and fmt.startswith("epoch_"):
         fmt = {"second": "epoch_s", "ms": "epoch_ms", "us": "epoch_us"}.get(prec)
     else:
@@ -295,7 +300,7 @@ def _bucket_segment(old: Segment, state: DesignState) -> Segment:
     if isinstance(old, BaseTimestamp):
         bits = int(state.bucket.split("^")[1].split()[0])
         return old if old.bits == bits else BaseTimestamp(bits)
-    if old.precision == state.bucket:
+    if isinstance(old, Timestamp) and old.precision == state.bucket:
         return old
     return TimeBucket(state.bucket)
 
@@ -308,6 +313,8 @@ def _layout(schema: Schema, base: Schema, state: DesignState):
         raise SchemaError(
             f"The layout of {schema.name!r} ({lay.label}) cannot be switched to {state.layout}."
         )
+    # applicable() lets only single-family layouts switch (a Wide layout has a family per measure)
+    assert isinstance(lay, (Tall, Serialized, NewColumns)), lay
     family = lay.family
     if state.layout == LAYOUT_CELLS:
         return replace(base.layout, family=family) if type(base.layout) is Tall else Tall(family)
@@ -321,7 +328,7 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
     (salting any key, G08) or removed by the salt count; a label left out drops that segment.
     """
     key = base.key
-    by_label = dict(zip(segment_labels(key), key.segments))
+    by_label = dict(zip(segment_labels(key), key.segments, strict=True))
     order = [s for s in state.segments if s != SALT or state.salt_buckets > 1]
     if state.salt_buckets > 1 and SALT not in order:
         order.insert(0, SALT)
@@ -337,7 +344,7 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
     for lab in order:
         if lab == SALT:
             old = by_label.get(SALT)
-            if old is not None:
+            if isinstance(old, Salt):
                 of = old.of
             elif key.time_segments:
                 of = ("time",)
@@ -369,7 +376,7 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
                 pairs.append((role.split(":", 1)[1], _edit_family(fam, e) if e else fam))
         if pairs:
             lay = replace(lay, families_=tuple(pairs))
-    elif hasattr(lay, "family") and "layout" in edits:
+    elif isinstance(lay, (Tall, Serialized, NewColumns)) and "layout" in edits:
         lay = replace(lay, family=_edit_family(lay.family, edits["layout"]))
     schema = replace(schema, layout=lay)
     if schema.aggregates is not None and "aggregates" in edits:

@@ -1,0 +1,57 @@
+"""Each workshop notebook is edited as a jupytext percent-format ``.py`` next to its ``.ipynb``.
+
+Attendees open the ``.ipynb``; reviewers and linters read the ``.py``. The pairing is declared
+in ``notebooks/jupytext.toml``, and ``jupytext --sync notebooks/*.py`` rewrites the ``.ipynb``
+from an edited source. These tests fail when someone edits one side and forgets the sync.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+from workbench.report import workshop_notebooks
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = workshop_notebooks(REPO)
+SYNC = "run `jupytext --sync notebooks/*.py` (after editing the .py) to bring them back in step"
+
+
+def _cells(nb) -> list[tuple[str, str, list[str]]]:
+    return [(c.cell_type, c.source, list(c.metadata.get("tags", []))) for c in nb.cells]
+
+
+def test_every_notebook_has_a_percent_format_source_and_no_orphans():
+    sources = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.py"))
+    assert [p.with_suffix(".py") for p in NOTEBOOKS] == sources
+    for src in sources:
+        head = src.read_text(encoding="utf-8")
+        assert "format_name: percent" in head, f"{src.name} is not a jupytext percent file"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_matches_its_source(path: Path):
+    committed = nbformat.read(path, as_version=4)
+    source = jupytext.read(path.with_suffix(".py"))
+    want, have = _cells(source), _cells(committed)
+    for i, (w, h) in enumerate(zip(want, have, strict=False)):
+        assert w == h, (
+            f"{path.name} cell {i} differs from {path.with_suffix('.py').name}:\n"
+            f"  source  : {w!r:.300}\n  notebook: {h!r:.300}\n{SYNC}"
+        )
+    assert len(want) == len(have), f"{path.name}: {len(have)} cells, source has {len(want)}; {SYNC}"
+    # the title is what the report index shows; it lives in the source's header
+    assert source.metadata.get("title") == committed.metadata.get("title"), SYNC
+    assert committed.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_committed_notebooks_carry_no_outputs():
+    # a committed notebook is a starting point for attendees; outputs would also make the
+    # .ipynb differ from a fresh sync for reasons nobody can review
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        ran = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.get("outputs")]
+        assert not ran, f"{path.name}: cells {ran} have outputs; clear them before committing"

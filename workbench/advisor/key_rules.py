@@ -1,0 +1,457 @@
+"""Advisor rules about the row key: time first (G06, G09), sequential IDs (G23), personal data
+(G26), hashed or raw-byte segments (G22), unpadded numbers (G21)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..schema import (
+    Field,
+    Hashed,
+    Int,
+    PaddedInt,
+    ReversedId,
+    RowKey,
+    Tags,
+    Tall,
+)
+from ..units import human_bytes
+from .context import Context
+from .findings import Finding
+from .rule_base import _dur, _finding, _render, rule
+from .suggest import (
+    is_time,
+    key_of,
+    lead_index,
+    promote,
+    renamed,
+    replace_segment,
+    sequential_ints,
+    with_key,
+)
+
+# ----------------------------------------------------------------------------- G06 / G09: time first
+
+
+@rule("time_first", "G06", "G09")
+def time_first(c: Context) -> Iterable[Finding]:
+    for tname, key in c.tables:
+        i = lead_index(key)
+        if i is None or not is_time(key.segments[i]):
+            continue
+        seg = key.segments[i]
+        rev = seg.time_order < 0
+        ev = [
+            f"the row key {('of table ' + repr(tname) + ' ') if tname != c.schema.table else ''}starts with "
+            f"{'a reversed timestamp' if rev else 'the time'}: e.g. {', '.join(repr(k) for k in c.example_keys(tname))}"
+        ]
+        data: dict[str, Any] = {}
+        a = c.analysis
+        if a is not None and a.keyspace.n_writes:
+            kd = a.keyspace
+            win = (
+                (kd.window_edges_us[1] - kd.window_edges_us[0]) / 1e6
+                if len(kd.window_edges_us) > 1
+                else 0
+            )
+            ev.append(
+                f"the busiest of {kd.nodes} nodes takes {kd.mean_write_share:.0%} of the writes in each {_dur(win)} "
+                f"window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.hotspot_factor:.1f}×)"
+            )
+            br = kd.busiest_range
+            if br:
+                ev.append(
+                    f"{br['window_share']:.0%} of the busiest window's load (reads + writes) lands on one tablet "
+                    f"(keys {br['name']!r})"
+                )
+            data.update(
+                busiest_share=kd.mean_write_share,
+                fair_share=kd.fair_share,
+                hotspot_factor=kd.hotspot_factor,
+            )
+        sugg = with_key(c.schema, tname, promote(key, c.ds))
+        new_key = key_of(sugg, tname)
+        sugg = renamed(sugg, "entity first", f"Field promotion: {new_key.template()} (G07, G06).")
+        ids = ("G09", "G06") if rev else ("G06", "G07")
+        yield _finding(
+            "time_first",
+            "error",
+            ids,
+            "Reversed timestamp first in the row key"
+            if rev
+            else "Timestamp first in the row key: write hotspot",
+            ev,
+            fix=f"Put the entity first and the time after it: {new_key.template()} (field promotion, G07)"
+            + (
+                "; reversed timestamps belong after the entity, for latest-N reads (G09)"
+                if rev
+                else ""
+            ),
+            suggestion=sugg,
+            table=tname,
+            **data,
+        )
+
+
+# ----------------------------------------------------------------------------- G23: sequential IDs
+
+
+def _int_values(c: Context, seg: Field) -> np.ndarray | None:
+    col = seg.column
+    if col not in c.ds.frame:
+        return None
+    s = c.ds.frame[col]
+    if isinstance(seg, (Int, PaddedInt)) or (type(seg) is Field and s.dtype.kind in "iu"):
+        return s.to_numpy(dtype=np.int64) if s.dtype.kind in "iu" else None
+    if type(seg) is Field:
+        u = pd.unique(s.astype(object))
+        if len(u) and all(isinstance(x, str) and x.isdigit() for x in u):
+            return np.asarray([int(x) for x in u], dtype=np.int64)
+    return None
+
+
+@rule("sequential_id", "G23")
+def sequential_id(c: Context) -> Iterable[Finding]:
+    for tname, key in c.tables:
+        i = lead_index(key)
+        if i is None:
+            continue
+        seg = key.segments[i]
+        if not isinstance(seg, Field):  # only a column's values can be sequential IDs
+            continue
+        vals = _int_values(c, seg)
+        if vals is None or not sequential_ints(vals):
+            continue
+        u = np.unique(vals)
+        k = min(10, len(u))
+        newest = u[-k:]
+        width = seg.width if isinstance(seg, PaddedInt) else 0
+        as_key = [str(v).zfill(width) for v in newest]
+        rev = [str(v)[::-1] for v in newest]
+        shared = 0
+        while shared < min(len(x) for x in as_key) and len({x[shared] for x in as_key}) == 1:
+            shared += 1
+        firsts_now, firsts_rev = len({x[0] for x in as_key}), len({x[0] for x in rev})
+        ev = [
+            f"{seg.column} holds {len(u):,} consecutive IDs {u[0]}–{u[-1]} ({len(u):,} of {u[-1] - u[0] + 1:,} values "
+            "used), so every new ID is the highest and sorts at the end of the key space",
+            f"the {k} newest IDs share the key prefix {as_key[0][:shared]!r} ({firsts_now} distinct first "
+            f"character{'s' if firsts_now != 1 else ''}): one tablet takes all their writes; reversed they start "
+            f"with {firsts_rev} different characters",
+        ]
+        sugg = None
+        col = c.ds.frame[seg.column]
+        if col.dtype.kind in "iu":
+            nk = replace_segment(key, i, ReversedId(seg.column))
+            sugg = renamed(
+                with_key(c.schema, tname, nk),
+                "reversed IDs",
+                f"Reversed sequential IDs: {nk.template()} (G23).",
+            )
+        yield _finding(
+            "sequential_id",
+            "warning",
+            ("G23", "G06"),
+            "Sequential numeric IDs lead the row key",
+            ev,
+            fix=f"Reverse the ID ({seg.column} 100042 → 240001) so new IDs spread over the key space",
+            suggestion=sugg,
+            table=tname,
+            distinct_first_chars=firsts_now,
+            distinct_first_chars_reversed=firsts_rev,
+        )
+
+
+# ----------------------------------------------------------------------------- G26: personal data
+
+_EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$")
+_PHONE = re.compile(r"^\+?[0-9(][0-9 ().-]{5,20}[0-9]$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_IPV4 = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+
+
+def pii_kind(value: Any) -> str | None:
+    """``"e-mail address"``, ``"phone number"`` or None for one value."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip()
+    if _EMAIL.match(v):
+        return "e-mail address"
+    if _PHONE.match(v) and not _DATE.match(v) and not _IPV4.match(v):
+        nd = sum(ch.isdigit() for ch in v)
+        if 7 <= nd <= 15 and (v.startswith(("+", "0", "(")) or any(ch in v for ch in " ()-")):
+            return "phone number"
+    return None
+
+
+def _mask(v: str) -> str:
+    if "@" in v:
+        user, _, dom = v.partition("@")
+        return user[:1] + "•••@" + dom
+    return v[:3] + "".join("•" if ch.isdigit() else ch for ch in v[3:-2]) + v[-2:]
+
+
+def _pii_columns(c: Context, key: RowKey) -> dict[str, tuple[str, int, int, str]]:
+    """Key columns whose values look like personal data: column → (kind, hits, distinct, example)."""
+    out = {}
+    for seg in key.segments:
+        if isinstance(seg, Hashed):
+            continue
+        for col in seg.sources():
+            if col not in c.ds.frame or c.ds.frame[col].dtype.kind in "iufb":
+                continue
+            u = pd.unique(c.ds.frame[col].astype(object))[:5000]
+            kinds = [pii_kind(x) for x in u]
+            hits = [k for k in kinds if k]
+            if hits and len(hits) >= max(1, 0.3 * len(u)):
+                kind = max(set(hits), key=hits.count)
+                ex = next(x for x, k in zip(u, kinds, strict=True) if k == kind)
+                out[col] = (kind, len(hits), len(u), ex)
+    return out
+
+
+@rule("personal_data", "G26")
+def personal_data(c: Context) -> Iterable[Finding]:
+    for tname, key in c.tables:
+        cols = _pii_columns(c, key)
+        for col, (kind, hits, n, ex) in cols.items():
+            in_tags = any(isinstance(s, Tags) and col in s.columns for s in key.segments)
+            sugg = None
+            if not in_tags:
+                idx = [
+                    j
+                    for j, s in enumerate(key.segments)
+                    if isinstance(s, Field) and s.column == col
+                ]
+                nk = key
+                for j in idx:
+                    nk = replace_segment(nk, j, Hashed(col, 16))
+                sugg = renamed(
+                    with_key(c.schema, tname, nk),
+                    f"{col} pseudonymised",
+                    f"{col} replaced by a 16-hex-digit hash in the key (G26); the value rides in a cell.",
+                )
+            keyex = _render(key, c.ds, {col: [ex]})[0]
+            yield _finding(
+                "personal_data",
+                "warning",
+                ("G26",),
+                f"Personal data in the row key ({col})",
+                [
+                    f"{hits:,} of {n:,} distinct {col} values look like {kind}s, e.g. {_mask(ex)!r}",
+                    f"row keys carry them in clear text: {keyex.replace(ex, _mask(ex))!r} — keys appear in "
+                    "logs, Key Visualizer and split points, and cannot be deleted selectively",
+                ],
+                fix=f"Key by an opaque ID (or a hash of {col}) and keep the {kind} in a cell or another system",
+                suggestion=sugg,
+                table=tname,
+                column=col,
+                kind=kind,
+                hits=hits,
+            )
+    names = {f.name for fams in c.table_families.values() for f in fams}
+    for name in sorted(names):
+        if pii_kind(name):
+            yield _finding(
+                "personal_data",
+                "warning",
+                ("G26",),
+                "Personal data in a family name",
+                [f"family {_mask(name)!r} looks like a {pii_kind(name)}"],
+                fix="Name families by content",
+            )
+
+
+# ----------------------------------------------------------------------------- G22: hashed / raw bytes
+
+_HEX = re.compile(r"^[0-9a-fA-F]{16,}$")
+
+
+@rule("hashed_key", "G22")
+def hashed_key(c: Context) -> Iterable[Finding]:
+    pii = {}
+    for tname, key in c.tables:
+        pii.update(
+            {
+                col: v
+                for col, v in _pii_columns(
+                    c,
+                    RowKey(
+                        tuple(
+                            Field(s.column) if isinstance(s, Hashed) else s for s in key.segments
+                        ),
+                        key.delimiter,
+                    ),
+                ).items()
+            }
+        )
+        for i, seg in enumerate(key.segments):
+            if isinstance(seg, Hashed):
+                ex = _render(key, c.ds, rows=1)[0]
+                readable = _render(replace_segment(key, i, Field(seg.column)), c.ds, rows=1)[0]
+                ev = [
+                    f"key {ex!r} instead of the readable {readable!r}: the {seg.column} cannot be read from the key "
+                    f"and related {seg.column} values no longer sort together"
+                ]
+                lay = c.schema.layout
+                if c.cells is not None and isinstance(lay, Tall):
+                    f = c.cells.frame
+                    m = (
+                        (f["family"] == lay.family.name) & (f["qualifier"] == lay.qname(seg.column))
+                    ).to_numpy()
+                    if m.any():
+                        ev.append(
+                            f"{seg.column} rides along as a cell: {int(m.sum()):,} extra cells, "
+                            f"{human_bytes(int(c.cell_bytes[m].sum()))}"
+                        )
+                if seg.column in pii:
+                    yield _finding(
+                        "hashed_key",
+                        "info",
+                        ("G22", "G26"),
+                        f"Hashed {seg.column} in the key (deliberate: it holds personal data)",
+                        ev[:1],
+                        table=tname,
+                    )
+                    continue
+                nk = replace_segment(key, i, Field(seg.column))
+                sugg = renamed(
+                    with_key(c.schema, tname, nk),
+                    f"readable {seg.column}",
+                    f"Readable key segments: {nk.template()} (G22).",
+                )
+                yield _finding(
+                    "hashed_key",
+                    "warning",
+                    ("G22",),
+                    f"Hashed {seg.column} in the row key",
+                    ev,
+                    fix=f"Use {seg.column} itself (human-readable, G22); spread writes by field promotion instead",
+                    suggestion=sugg,
+                    table=tname,
+                )
+            elif (
+                type(seg) is Field
+                and seg.column in c.ds.frame
+                and c.ds.frame[seg.column].dtype.kind not in "iufb"
+            ):
+                u = pd.unique(c.ds.frame[seg.column].astype(object))[:2000]
+                raw = [x for x in u if isinstance(x, str) and any(not ch.isprintable() for ch in x)]
+                hexy = [x for x in u if isinstance(x, str) and _HEX.match(x)]
+                if raw or (len(u) and len(hexy) == len(u)):
+                    what = (
+                        "raw bytes (non-printable characters)" if raw else "hash-like hex strings"
+                    )
+                    yield _finding(
+                        "hashed_key",
+                        "warning",
+                        ("G22",),
+                        f"{seg.column} in the key holds {what}",
+                        [
+                            f"{len(raw or hexy):,} of {len(u):,} distinct {seg.column} values are {what}, "
+                            f"e.g. {(raw or hexy)[0]!r}"
+                        ],
+                        fix="Use readable identifiers in keys (G22)",
+                        table=tname,
+                    )
+
+
+# ----------------------------------------------------------------------------- G21: unpadded numbers
+
+
+def _natural(v: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", v))
+
+
+def _inversion(values: list) -> tuple[Any, Any] | None:
+    """Two values whose key text sorts against their numeric order (a sorts first as text, a > b)."""
+    if not values:
+        return None
+    if isinstance(values[0], (int, np.integer)):
+        txt = sorted(values, key=str)
+        for a, b in pairwise(txt):
+            if a > b:
+                return a, b
+        return None
+    txt = sorted(values)
+    for a, b in pairwise(txt):
+        if _natural(a) > _natural(b):
+            return a, b
+    return None
+
+
+_NUMBERED = re.compile(r"^([^\d]*)(\d+)$")
+
+
+@rule("unpadded_number", "G21")
+def unpadded_number(c: Context) -> Iterable[Finding]:
+    for tname, key in c.tables:
+        for i, seg in enumerate(key.segments):
+            col = seg.column if isinstance(seg, Field) else None
+            if (
+                col is None
+                or col not in c.ds.frame
+                or isinstance(seg, (PaddedInt, Hashed, ReversedId))
+            ):
+                continue
+            s = c.ds.frame[col]
+            if isinstance(seg, Int) or (type(seg) is Field and s.dtype.kind in "iu"):
+                vals = [int(v) for v in np.unique(s.to_numpy(dtype=np.int64))]
+                pair = _inversion(vals)
+                in_data = pair is not None
+                if (
+                    pair is None
+                ):  # same width today: the first ID with one more digit breaks the order
+                    hyp = 10 ** len(str(max(vals)))
+                    partner = next((v for v in (max(vals), min(vals)) if str(hyp) < str(v)), None)
+                    if partner is None:
+                        continue
+                    pair = (hyp, partner)
+                width = max(10, len(str(max(vals))))
+                nk = replace_segment(key, i, PaddedInt(col, width))
+                sugg = renamed(
+                    with_key(c.schema, tname, nk),
+                    f"{col} zero-padded",
+                    f"{col} zero-padded to {width} digits so keys sort numerically (G21).",
+                )
+            elif type(seg) is Field:
+                u = [x for x in pd.unique(s.astype(object)) if isinstance(x, str)]
+                ms = [_NUMBERED.match(x) for x in u]
+                if not u or not all(ms) or len({m.group(1) for m in ms if m}) > 3:
+                    continue
+                pair = _inversion(u)
+                if pair is None:
+                    continue
+                in_data, sugg = True, None
+            else:
+                continue
+            a, b = pair
+            ka, kb = _render(key, c.ds, {col: [a, b]})
+            ev = [
+                f"row key {ka!r} sorts before {kb!r} although {col} {a} > {b}: range scans over {col} return "
+                "the wrong rows"
+                + (
+                    ""
+                    if in_data
+                    else f" (every {col} in this data has the same width today; "
+                    f"the first with {len(str(a))} digits breaks the order)"
+                )
+            ]
+            yield _finding(
+                "unpadded_number",
+                "warning",
+                ("G21",),
+                f"Unpadded number {col} in the row key",
+                ev,
+                fix=f"Zero-pad {col} to a fixed width so text order equals numeric order",
+                suggestion=sugg,
+                table=tname,
+                in_data=in_data,
+                pair=(a, b),
+            )

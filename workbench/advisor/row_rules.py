@@ -1,0 +1,434 @@
+"""Advisor rules about rows, cells and families: long names (G01), limits (G10, G19, G20),
+unbounded rows (G02, G12), versions without GC (G03, G13), families (G18, G30), a row per
+device (G24)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from functools import partial
+
+import pandas as pd
+
+from ..schema import (
+    Family,
+    NewCells,
+    RowKey,
+    TimeBucket,
+    Wide,
+    max_age,
+    max_versions,
+    union,
+)
+from ..schema.limits import QUALIFIER_MAX, ROW_KEY_MAX
+from ..schema.time_segments import BaseTimestamp, precision_of
+from ..units import human_bytes
+from .context import Context
+from .findings import Finding
+from .rule_base import (
+    _BUCKET_S,
+    _NAME_LIKE,
+    NEAR,
+    _carried,
+    _dur,
+    _finding,
+    _lossless_tall,
+    _render,
+    _tall_at,
+    rule,
+)
+from .suggest import (
+    first_lossless,
+    is_time,
+    renamed,
+    replace_segment,
+    short_names,
+    with_family_gc,
+)
+
+# ----------------------------------------------------------------------------- G01: long names
+
+
+@rule("long_names", "G01")
+def long_names(c: Context) -> Iterable[Finding]:
+    if c.cells is None or len(c.cells.frame) == 0:
+        return
+    f = c.cells.frame
+    total = int(c.cell_bytes.sum())
+    costs: list[tuple[str, str, int, int]] = []  # kind, name, length, cells
+    for fam, n in f["family"].value_counts(sort=False).items():
+        costs.append(("family", fam, len(fam.encode()), int(n)))
+    raw = f[c.raw_mask]
+    for _fam, g in raw.groupby("family", sort=False):
+        qc = g["qualifier"].value_counts(sort=False)
+        if len(qc) <= _NAME_LIKE:
+            costs += [("qualifier", q, len(q.encode()), int(n)) for q, n in qc.items()]
+    saving = sum((ln - 1) * n for _, _, ln, n in costs)
+    names = sum(ln * n for _, _, ln, n in costs)
+    share = saving / max(total, 1)
+    long = sorted([x for x in costs if x[2] > 4], key=lambda x: -x[2] * x[3])
+    if share >= 0.20:
+        sev = "warning"
+    elif share >= 0.10 and long:
+        sev = "info"
+    else:
+        return
+    ev = [
+        f"{kind} name {name!r} costs {ln} bytes × {n:,} cells = {human_bytes(ln * n)}"
+        for kind, name, ln, n in long[:3]
+    ]
+    ev.append(
+        f"names are {names / max(total, 1):.0%} of the {human_bytes(total)} stored; one-byte names would save "
+        f"{human_bytes(saving)} ({share:.0%}) — stored and sent again with every cell"
+    )
+    shorter = short_names(c.schema, c.ds.measures, _carried(c, c.schema.key))
+    sugg = (
+        renamed(shorter, "short names", "Short family and qualifier names (G01).")
+        if shorter != c.schema
+        else None
+    )
+    yield _finding(
+        "long_names",
+        sev,
+        ("G01",),
+        "Long family/qualifier names",
+        ev,
+        fix="Use short but meaningful names (a letter or two) and document them",
+        suggestion=sugg,
+        saving_share=share,
+        saving_bytes=saving,
+    )
+
+
+# ----------------------------------------------------------------------------- G10 / G19 / G20: limits
+
+
+@rule("limits", "G10", "G19", "G20")
+def limits(c: Context) -> Iterable[Finding]:
+    if c.limit_error is not None:
+        msg = str(c.limit_error)
+        m = re.search(r"\((G\d\d)\)", msg)
+        g = m.group(1) if m else "G10"
+        what = (
+            {"G20": "Row key", "G19": "Qualifier", "G10": "Row or cell"}[g]
+            if g in ("G10", "G19", "G20")
+            else "Limit"
+        )
+        yield _finding(
+            "limits",
+            "error",
+            (g,),
+            f"{what} over a Cloud Bigtable hard limit",
+            [msg, "the emulator would accept it; Cloud Bigtable rejects the write"],
+            fix="Shorten keys/qualifiers or bound rows and cells before going to production",
+        )
+        return
+    a = c.analysis
+    if a is None:
+        return
+    rs, st = a.rowsizes, c.settings
+    if rs.max_key_bytes >= NEAR * ROW_KEY_MAX:
+        longest = max((k for k in c.example_keys(c.schema.table, 10**9)), key=len)
+        yield _finding(
+            "limits",
+            "warning",
+            ("G20",),
+            "Row keys near the 4 KiB limit",
+            [
+                f"the longest key is {rs.max_key_bytes:,} bytes ({rs.max_key_bytes / ROW_KEY_MAX:.0%} of "
+                f"{ROW_KEY_MAX:,}): {longest[:60]!r}…",
+                "keys are stored with every cell and read on every lookup",
+            ],
+            fix="Keep keys short: drop or shorten segments (G20)",
+            row_key=longest,
+            max_key_bytes=rs.max_key_bytes,
+        )
+    if rs.max_qualifier_bytes >= NEAR * QUALIFIER_MAX:
+        yield _finding(
+            "limits",
+            "warning",
+            ("G19",),
+            "Qualifiers near the 16 KiB limit",
+            [
+                f"the longest qualifier is {rs.max_qualifier_bytes:,} bytes "
+                f"({rs.max_qualifier_bytes / QUALIFIER_MAX:.0%} of {QUALIFIER_MAX:,})"
+            ],
+            fix="Keep qualifiers short; put large data in the value (G19)",
+            max_qualifier_bytes=rs.max_qualifier_bytes,
+        )
+    if rs.max_cell_bytes > st.cell_advisory_bytes:
+        yield _finding(
+            "limits",
+            "warning",
+            ("G10",),
+            f"Cells over the {human_bytes(st.cell_advisory_bytes)} advice",
+            [
+                f"the largest cell is {human_bytes(rs.max_cell_bytes)} (advice {human_bytes(st.cell_advisory_bytes)}, "
+                f"hard limit {human_bytes(st.cell_hard_bytes)})"
+            ]
+            + [str(x) for x in c.limit_findings if "cell" in x.message][:2],
+            fix="Split large values or store them elsewhere and keep a reference",
+            max_cell_bytes=rs.max_cell_bytes,
+        )
+    if rs.max_bytes > st.row_advisory_bytes:
+        over = int((rs.bytes > st.row_advisory_bytes).sum())
+        yield _finding(
+            "limits",
+            "warning",
+            ("G10", "G02"),
+            f"Rows over the {human_bytes(st.row_advisory_bytes)} advice",
+            [
+                f"{over:,} rows are over {human_bytes(st.row_advisory_bytes)}; the largest, {rs.largest_row!r}, "
+                f"holds {human_bytes(rs.max_bytes)} (hard limit {human_bytes(st.row_hard_bytes)})"
+            ],
+            fix="Bound rows with a narrower time bucket in the key, or use tall rows (G02)",
+            row_key=rs.largest_row,
+            max_row_bytes=rs.max_bytes,
+        )
+
+
+# ----------------------------------------------------------------------------- G02 / G12: unbounded rows
+
+
+def _bucket_seconds(key: RowKey) -> float | None:
+    widths = []
+    for s in key.time_segments:
+        if isinstance(s, BaseTimestamp):
+            widths.append(2**s.bits / 1000)
+        else:
+            widths.append(_BUCKET_S.get(precision_of(s) or "", 1.0))
+    return max(widths) if widths else None
+
+
+@rule("unbounded_rows", "G02", "G12")
+def unbounded_rows(c: Context) -> Iterable[Finding]:
+    a = c.analysis
+    if a is None:
+        return
+    rs, st = a.rowsizes, c.settings
+    key = c.schema.key
+    lay = c.schema.layout
+    retention_s = st.retention_months * st.hours_per_month * 3600
+    if not key.time_segments:
+        if len(c.ds) <= c.ds.n_entities():
+            return
+        sev = "error" if rs.projected_max_bytes > st.row_hard_bytes else "warning"
+        rate = rs.max_bytes / max(rs.data_span_s, 1e-6)  # bytes per second into the busiest row
+        bucket = next(
+            (b for b in ("month", "week", "day", "hour") if rate * _BUCKET_S[b] <= 10e6), "hour"
+        )
+        sugg = None
+        if lay.multi_event or lay.versioned:
+            nk = RowKey((*key.segments, TimeBucket(bucket)), key.delimiter)
+            sugg = renamed(
+                replace(c.schema, key=nk),
+                f"{bucket} buckets",
+                f"Rows bounded by a {bucket} bucket in the key: {nk.template()} (G02, G12, G13).",
+            )
+        ev = [
+            f"the row key {key.template()!r} has no time: {rs.n_rows:,} rows take every event and never close",
+            f"the largest row holds {human_bytes(rs.max_bytes)} ({int(rs.cells.max()):,} cells) after "
+            f"{_dur(rs.data_span_s)} of data and would reach {human_bytes(rs.projected_max_bytes)} after "
+            f"{st.retention_months:g} months (advice {human_bytes(st.row_advisory_bytes)}, hard limit "
+            f"{human_bytes(st.row_hard_bytes)})",
+        ]
+        yield _finding(
+            "unbounded_rows",
+            sev,
+            ("G02", "G12", "G10"),
+            "Rows grow without bound",
+            ev,
+            fix=f"Bound each row with a time bucket in the key (e.g. {bucket}) or write a row per reading",
+            suggestion=sugg,
+            row_key=rs.largest_row,
+            projected_max_bytes=rs.projected_max_bytes,
+        )
+        return
+    if not lay.multi_event:
+        return
+    bucket_s = _bucket_seconds(key) or 0.0
+    est = rs.max_bytes * (
+        min(bucket_s, retention_s) / rs.data_span_s if rs.data_span_s < bucket_s else 1.0
+    )
+    if est <= st.row_advisory_bytes:
+        return
+    sugg = None
+    idx = next((j for j, s in enumerate(key.segments) if isinstance(s, TimeBucket)), None)
+    if idx is not None:
+        from ..schema.time_text import PRECISIONS
+
+        tb = key.segments[idx]
+        assert isinstance(tb, TimeBucket)  # idx was found by that test
+        p = tb.precision
+        finer = (
+            PRECISIONS[PRECISIONS.index(p) + 1]
+            if PRECISIONS.index(p) + 1 < len(PRECISIONS)
+            else None
+        )
+        if finer in ("week", "day", "hour"):
+            nk = replace_segment(key, idx, TimeBucket(finer))
+            sugg = renamed(
+                replace(c.schema, key=nk), f"{finer} buckets", f"Narrower {finer} buckets (G02)."
+            )
+    yield _finding(
+        "unbounded_rows",
+        "warning",
+        ("G02", "G10"),
+        "Time buckets too wide for the data rate",
+        [
+            f"rows fill at {human_bytes(rs.max_bytes / max(rs.data_span_s, 1e-6))}/s; a full {_dur(bucket_s)} bucket "
+            f"would hold about {human_bytes(est)} (advice {human_bytes(st.row_advisory_bytes)})"
+        ],
+        fix="Use a narrower bucket",
+        suggestion=sugg,
+        estimated_row_bytes=est,
+    )
+
+
+# ----------------------------------------------------------------------------- G03 / G13: versions without GC
+
+
+@rule("versions_without_gc", "G13", "G03")
+def versions_without_gc(c: Context) -> Iterable[Finding]:
+    lay = c.schema.layout
+    if not isinstance(lay, NewCells) or lay.family.gc is not None or c.cells is None:
+        return
+    f = c.cells.frame
+    f = f[(f["family"] == lay.family.name).to_numpy() & c.raw_mask]
+    if not len(f):
+        return
+    per_col = f.groupby(["table", "row_key", "family", "qualifier"], sort=False).size()
+    if per_col.max() <= 1:
+        return
+    (_table, rk, fam, q), mx = per_col.idxmax(), int(per_col.max())
+    days = int(round(c.settings.retention_months * 30))
+    sugg = renamed(
+        with_family_gc(c.schema, fam, max_age(f"{days}D")),
+        f"maxage={days}d",
+        f"Family {fam} keeps {days} days of versions (G13).",
+    )
+    yield _finding(
+        "versions_without_gc",
+        "warning",
+        ("G13", "G03"),
+        f"Versions pile up: family {fam!r} has no GC rule",
+        [
+            f"column {fam}:{q} of row {rk!r} holds {mx:,} versions (mean {per_col.mean():,.1f} per column); "
+            "without a GC rule every version is kept forever"
+        ],
+        fix=f"Give family {fam} a GC rule (maxage for time series, maxversions for amended values), or "
+        "write new rows instead of versions (G03)",
+        suggestion=sugg,
+        row_key=rk,
+        max_versions=mx,
+    )
+
+
+# ----------------------------------------------------------------------------- G18 / G30: families
+
+
+@rule("families", "G18", "G30")
+def families(c: Context) -> Iterable[Finding]:
+    for tname, fams in c.table_families.items():
+        if len(fams) > 100:
+            sugg = None
+            if isinstance(c.schema.layout, Wide):
+                key = c.schema.key
+                segs = tuple(s for s in key.segments if not is_time(s))
+                sugg = first_lossless(
+                    [
+                        partial(_tall_at, c.schema, segs, key.delimiter, p)
+                        for p in ("minute", "second", "ms", "us")
+                    ],
+                    c.ds,
+                )
+                if sugg is not None:
+                    sugg = renamed(
+                        sugg,
+                        "one family",
+                        "Related columns grouped in one family, a row per reading (G18).",
+                    )
+            yield _finding(
+                "families",
+                "warning",
+                ("G18",),
+                f"{len(fams)} column families in table {tname!r}",
+                [
+                    f"table {tname!r} has {len(fams)} families ({', '.join(f.name for f in fams[:5])}, …); "
+                    "Cloud Bigtable advises about 100 at most and reads each family separately"
+                ],
+                fix="Group related columns in one family; split families only by retention (GC) or access tier",
+                suggestion=sugg,
+                table=tname,
+                n_families=len(fams),
+            )
+    agg = c.schema.aggregates
+    if agg is None:
+        return
+    raw = {f.name: f for f in c.schema.layout.families(tuple(c.ds.measures))}
+    if agg.family.name in raw:
+        shared = raw[agg.family.name]
+        n_agg = int((~c.raw_mask).sum()) if c.cells is not None else 0
+        n_raw = int(c.raw_mask.sum()) if c.cells is not None else 0
+        used = set(raw) | {f.name for fams in c.table_families.values() for f in fams}
+        name = next(n for n in ("s", "agg", "stats", "s2") if n not in used)
+        sugg = renamed(
+            replace(
+                c.schema,
+                aggregates=replace(
+                    agg, family=Family(name, gc=union(max_age("730D"), max_versions(1)))
+                ),
+            ),
+            f"aggregates in family {name}",
+            f"Aggregates in their own family {name} (G30).",
+        )
+        yield _finding(
+            "families",
+            "error",
+            ("G30", "G18"),
+            f"Raw readings and aggregates share family {shared.name!r}",
+            [
+                f"{n_raw:,} raw cells and {n_agg:,} pre-aggregated cells live in family {shared.name!r}: one GC "
+                f"rule ({shared.cbt_gc() or 'none'}) decides both retentions — the aggregate's own rule "
+                f"({agg.family.cbt_gc() or 'none'}) is ignored"
+            ],
+            fix="Give the aggregates their own family with their own GC rule (raw / stats tiers, G30)",
+            suggestion=sugg,
+        )
+
+
+# ----------------------------------------------------------------------------- G24: one row per device
+
+
+@rule("row_per_device", "G24", "G03")
+def row_per_device(c: Context) -> Iterable[Finding]:
+    key = c.schema.key
+    if key.time_segments or len(c.ds) <= c.ds.n_entities():
+        return
+    keys = pd.Series(_render(key, c.ds), dtype=object)
+    per_row = keys.value_counts()
+    nk_sugg = _lossless_tall(c, key)
+    sugg = (
+        renamed(
+            nk_sugg, "row per reading", f"A new row per reading: {nk_sugg.key.template()} (G24)."
+        )
+        if nk_sugg
+        else None
+    )
+    yield _finding(
+        "row_per_device",
+        "warning",
+        ("G24", "G03"),
+        "One row updated for every reading",
+        [
+            f"{len(c.ds):,} readings go to {len(per_row):,} rows ({key.template()!r}): {per_row.mean():,.0f} "
+            f"writes per row on average, {int(per_row.max()):,} to {per_row.index[0]!r}",
+            "every write rewrites the same row: one tablet serves each device's whole history, and "
+            "old readings are only reachable as versions",
+        ],
+        fix="Write a new row per reading: add the time to the key (entity first, then time)",
+        suggestion=sugg,
+        row_key=str(per_row.index[0]),
+        writes_per_row=float(per_row.mean()),
+    )

@@ -1,0 +1,180 @@
+"""What every advisor rule shares: the ``RULES`` registry and ``@rule``, the finding builder,
+thresholds, and small helpers over a design's key and data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..datasets.model import Dataset
+from ..schema import (
+    Family,
+    RowKey,
+    Schema,
+    Tall,
+    TimeBucket,
+    Timestamp,
+    Wide,
+)
+from ..schema.segments import RenderContext, Segment
+from ..schema.time_segments import precision_of
+from ..schema.time_text import time_us
+from ..schema.wide_layouts import WideQualifier
+from .context import Context
+from .findings import Finding
+from .suggest import (
+    first_lossless,
+    key_of,
+    replace_segment,
+    tall_layout,
+)
+
+NEAR = 0.5  # "near a hard limit": half of it (G19, G20)
+_NAME_LIKE = 64  # more distinct qualifiers than this carry data (G12, G19), not names (G01)
+_BUCKET_S = {
+    "month": 31 * 86400,
+    "week": 7 * 86400,
+    "day": 86400,
+    "hour": 3600,
+    "minute": 60,
+    "second": 1,
+    "ms": 1e-3,
+    "us": 1e-6,
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    guidelines: tuple[str, ...]
+    fn: Callable[[Context], Iterable[Finding]]
+
+    def __call__(self, c: Context) -> list[Finding]:
+        return list(self.fn(c) or ())
+
+
+RULES: list[Rule] = []
+
+
+def rule(name: str, *guidelines: str):
+    def deco(fn: Callable[[Context], Iterable[Finding]]) -> Callable[[Context], Iterable[Finding]]:
+        RULES.append(Rule(name, guidelines, fn))
+        return fn
+
+    return deco
+
+
+def _finding(
+    rule_name: str,
+    severity: str,
+    ids: tuple[str, ...],
+    title: str,
+    evidence: Iterable[str],
+    fix: str = "",
+    suggestion: Schema | None = None,
+    table: str = "main",
+    row_key: str | None = None,
+    **data: Any,
+) -> Finding:
+    ev = tuple(e for e in evidence if e)
+    return Finding(
+        guideline=ids[0],
+        message=ev[0] if ev else title,
+        row_key=row_key,
+        table=table,
+        severity=severity,
+        title=title,
+        evidence=ev,
+        fix=fix,
+        suggestion=suggestion,
+        rule=rule_name,
+        guidelines=ids,
+        data=data,
+    )
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _dur(seconds: float) -> str:
+    for unit, f in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= f:
+            return f"{seconds / f:,.1f} {unit}"
+    return f"{seconds:,.1f} s"
+
+
+def _render(
+    key: RowKey, ds: Dataset, overrides: dict[str, list] | None = None, rows: int | None = None
+) -> np.ndarray:
+    """Row keys of the dataset's events (or of its first event with columns overridden), rendered by the key."""
+    f = ds.frame.reset_index(drop=True)
+    if overrides:
+        n = len(next(iter(overrides.values())))
+        f = f.iloc[[0] * n].reset_index(drop=True).copy()
+        for col, vals in overrides.items():
+            f[col] = pd.Series(vals, dtype=ds.frame[col].dtype)
+    elif rows is not None:
+        f = f.head(rows)
+    ctx = RenderContext({c: f[c] for c in f.columns}, time_us(f[ds.time]))
+    ctx.metric = ds.measures[0] if key.metric is not None else None
+    return key.render(ctx)
+
+
+def _ds_key(c: Context, table: str) -> RowKey:
+    return key_of(c.schema, table)
+
+
+def _carried(c: Context, key: RowKey) -> list[str]:
+    rec = set(key.recovers())
+    return [x for x in (*c.ds.entity, *c.ds.attributes) if x not in rec]
+
+
+def _precision_name(seg: Segment) -> str:
+    return precision_of(seg) or "?"
+
+
+def _lossless_tall(c: Context, key: RowKey) -> Schema | None:
+    """A new row per reading: the key plus a time segment at the coarsest precision that loses nothing."""
+    lay = tall_layout(c.schema.layout)
+    cands = [
+        lambda p=p: replace(
+            c.schema, key=RowKey((*key.segments, Timestamp(p)), key.delimiter), layout=lay
+        )
+        for p in ("minute", "second", "ms", "us")
+    ]
+    return first_lossless(cands, c.ds)
+
+
+def _tall_at(schema: Schema, segs: tuple, delimiter: str, precision: str) -> Schema:
+    """``schema`` as tall rows keyed by ``segs`` then the time at ``precision``."""
+    return replace(
+        schema, key=RowKey((*segs, Timestamp(precision)), delimiter), layout=Tall(Family("m"))
+    )
+
+
+def _with_segment(schema: Schema, key: RowKey, i: int, seg: Segment) -> Schema:
+    return replace(schema, key=replace_segment(key, i, seg))
+
+
+# a wide row one step finer: the bucket in the key, and the qualifier that splits it
+_FINER_WIDE: tuple[tuple[str, WideQualifier], ...] = (
+    ("day", "hour"),
+    ("hour", "minute"),
+    ("minute", "second"),
+)
+
+
+def _finer_wide(
+    schema: Schema, key: RowKey, i: int, bucket: str, qualifier: WideQualifier
+) -> Schema:
+    """A wide design one step finer: ``bucket`` rows with ``qualifier`` columns."""
+    assert isinstance(schema.layout, Wide)  # only offered for wide designs
+    return replace(
+        schema,
+        key=replace_segment(key, i, TimeBucket(bucket)),
+        layout=replace(schema.layout, qualifier=qualifier),
+    )

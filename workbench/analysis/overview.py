@@ -1,0 +1,238 @@
+"""Every analysis of one design on one dataset: ``analyze`` → :class:`Analysis`.
+
+One ``to_cells`` (chunked for large datasets), one shared :class:`CellIndex`, then each
+analysis in turn, timed; the result shows itself in a notebook.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..cells import CellFrame
+from ..datasets.model import Dataset, require_dataset
+from ..schema.schema import Schema
+from ._index import CellIndex, _release_freed_memory
+from .capacity import Capacity, capacity, compression_ratio
+from .keyspace import KeyDistribution, key_distribution
+from .querycost import QueryCosts, plans_for, query_costs
+from .rowsizes import RowSizes, row_sizes
+from .settings import DEFAULT, Settings
+
+CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
+COMPRESSION_SAMPLE_EVENTS = 20_000  # events whose cells are compressed to measure the ratio
+
+
+def schema_name(schema: Schema) -> str:
+    """The design's name as results label it (an unnamed Schema is "Schema")."""
+    return schema.name or type(schema).__name__
+
+
+def _chunks(ds: Dataset, chunk_events: int) -> Iterator[Dataset]:
+    """The dataset in slices of about ``chunk_events``, cut where an entity ends when possible."""
+    f = ds.frame
+    n = len(f)
+    a = 0
+    ent = f[ds.entity] if ds.entity else None
+    while a < n:
+        b = min(a + chunk_events, n)
+        if ent is not None and b < n:
+            # move the cut forward to the next entity change (at most one more chunk)
+            stop = min(b + chunk_events, n)
+            e = ent.iloc[b - 1 : stop]
+            same = (
+                (e.iloc[1:].to_numpy() == e.iloc[:-1].to_numpy()).all(axis=1)
+                if len(e) > 1
+                else np.zeros(0, bool)
+            )
+            change = np.flatnonzero(~same)
+            b = b + int(change[0]) if len(change) else stop
+        yield dataclasses.replace(ds, frame=f.iloc[a:b])
+        a = b
+
+
+def query_node_seconds(qc: QueryCosts) -> dict[str, float]:
+    """Modelled node-seconds per run of each planned query (the query-cost table's ``node_ms``):
+    the load model spends exactly this CPU on the rows each query sees."""
+    t = qc.table
+    if "node_ms" not in t.columns:
+        return {}
+    return {str(q): float(v) / 1e3 for q, v in t["node_ms"].items() if v == v}
+
+
+def _sample(ds: Dataset, n: int) -> Dataset:
+    """About ``n`` events from the middle of the dataset, for measurements on real cells."""
+    f = ds.frame
+    a = max(0, (len(f) - n) // 2)
+    return dataclasses.replace(ds, frame=f.iloc[a : a + n])
+
+
+def build_index(
+    ds: Dataset, schema: Schema, *, cells: CellFrame | None = None, chunk_events: int = CHUNK_EVENTS
+) -> CellIndex:
+    """The shared index of a design's cells; large datasets are converted chunk by chunk."""
+    if cells is not None:
+        return CellIndex.build(cells)
+    if len(ds) <= chunk_events:
+        return CellIndex.build(schema.to_cells(ds))
+    return CellIndex.from_parts(schema.to_cells(part) for part in _chunks(ds, chunk_events))
+
+
+@dataclass
+class Analysis:
+    """Every analysis of one schema on one dataset."""
+
+    dataset: str
+    schema: str
+    keyspace: KeyDistribution
+    rowsizes: RowSizes
+    queries: QueryCosts
+    capacity: Capacity
+    index: CellIndex = field(repr=False)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """The headline figures, one value each (a row of the comparison table)."""
+        out: dict[str, Any] = {
+            "rows": self.index.n_rows,
+            "cells": self.index.n_cells,
+            "tablets": self.keyspace.n_tablets,
+            "busiest_node_share": self.keyspace.mean_share,
+            "hotspot_factor": self.keyspace.hotspot_factor,
+            "busiest_range": self.keyspace.busiest_range.get("name", ""),
+            "bytes_per_event": self.capacity.bytes_per_event,
+            "total_bytes": self.capacity.total_bytes,
+            "max_row_bytes": self.rowsizes.max_bytes,
+            "projected_max_row_bytes": self.rowsizes.projected_max_bytes,
+            "max_row_cells": int(self.rowsizes.cells.max()) if self.rowsizes.n_rows else 0,
+            "busiest_tablet_share": self.keyspace.mean_tablet_share,
+            "write_frontier": self.keyspace.frontier,
+            "hot_rows": ", ".join(self.keyspace.hot_rows),
+            "nodes_for_cpu": self.capacity.cpu.nodes,
+            "nodes_for_storage": self.capacity.storage_nodes,
+            "nodes_needed": self.capacity.nodes_needed,
+            "stored_gib_compressed": self.capacity.stored_gib,
+            "monthly_cost_usd": self.capacity.monthly_cost,
+        }
+        t = self.queries.table
+        for q in t.index:
+            if t.loc[q, "kind"] == "cannot plan":
+                continue
+            out[f"{q}: rows seen"] = int(t.loc[q, "rows_seen"])
+            out[f"{q}: scans"] = int(t.loc[q, "scans"])
+            out[f"{q}: node ms"] = float(t.loc[q, "node_ms"])
+        return out
+
+    def _repr_html_(self) -> str:
+        total = sum(self.timings_ms.values())
+        return (
+            f"<div><h3>{html.escape(self.schema)} on {html.escape(self.dataset)}</h3>"
+            f"<p>{self.index.n_cells:,} cells in {self.index.n_rows:,} rows · analysed in {total:,.0f} ms</p>"
+            + self.keyspace._repr_html_()
+            + self.rowsizes._repr_html_()
+            + self.queries._repr_html_()
+            + self.capacity._repr_html_()
+            + "</div>"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<Analysis {self.schema} on {self.dataset}: {self.keyspace.verdict()}; {self.rowsizes.verdict()}; "
+            f"{self.capacity.verdict()}>"
+        )
+
+
+@contextmanager
+def _timed(timings_ms: dict[str, float], step: str) -> Iterator[None]:
+    """Record how long the block took, in ms, as ``timings_ms[step]`` (shown with the result)."""
+    t0 = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings_ms[step] = (time.perf_counter() - t0) * 1e3
+
+
+def analyze(
+    ds: Dataset,
+    schema: Schema,
+    *,
+    nodes: int | None = None,
+    measured: Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    target_writes_per_s: float | None = None,
+    cells: CellFrame | None = None,
+    queries_per_s: float | None = None,
+    chunk_events: int = CHUNK_EVENTS,
+) -> Analysis:
+    """Run every analysis of ``schema`` on ``ds``.
+
+    ``nodes``: cluster size of the key-distribution model (default 3);
+    ``measured``: emulator results per query name (``TableHandle.run`` results) shown beside the model;
+    ``target_writes_per_s``: the production write rate (mutations/s) the load model replays and
+    capacity sizes for (default: ``settings.write_rate_per_s``, else the data's own rate);
+    ``queries_per_s``: the production query rate, all intents together, split by their weights
+    (default: ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate);
+    ``cells``: a CellFrame already built for this schema (skips ``to_cells``).
+    """
+    require_dataset(ds, "analyze")
+    st = settings or DEFAULT
+    name = schema_name(schema)
+    tm: dict[str, float] = {}
+    with _timed(tm, "index"):
+        if cells is None and len(ds) <= chunk_events:
+            cells = schema.to_cells(ds)
+        index = build_index(ds, schema, cells=cells, chunk_events=chunk_events)
+    with _timed(tm, "compression"):
+        sample = (
+            cells if cells is not None else schema.to_cells(_sample(ds, COMPRESSION_SAMPLE_EVENTS))
+        )
+        ratio = compression_ratio(
+            sample, st, bytes_per_cell=float(index.nbytes.sum()) / max(index.n_cells, 1)
+        )
+        del sample
+        _release_freed_memory()  # the sample's cells and their serialization: back to the OS
+    with _timed(tm, "queries"):
+        plans, errors = plans_for(schema.bind(ds), ds.queries)
+        weights = {q.name: q.weight for q in ds.queries}
+        qc = query_costs(
+            index,
+            plans,
+            weights=weights,
+            measured=measured,
+            settings=st,
+            errors=errors,
+            schema_name=name,
+        )
+    with _timed(tm, "keyspace"):
+        kd = key_distribution(
+            index,
+            seen_rows=qc.seen_rows,
+            weights=weights,
+            query_node_s=query_node_seconds(qc),
+            nodes=nodes,
+            settings=st,
+            write_rate_per_s=target_writes_per_s,
+            queries_per_s=queries_per_s,
+            schema_name=name,
+        )
+    with _timed(tm, "rowsizes"):
+        rs = row_sizes(index, settings=st, schema_name=name)
+    with _timed(tm, "capacity"):
+        cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)
+    return Analysis(
+        dataset=ds.name,
+        schema=name,
+        keyspace=kd,
+        rowsizes=rs,
+        queries=qc,
+        capacity=cap,
+        index=index,
+        timings_ms=tm,
+    )

@@ -1,0 +1,490 @@
+"""Row-key segments: each turns whole columns of events into key text, and back (G07, G08,
+G16, G17, G20–G23, G25, G27).
+
+A segment implements one method, :meth:`Segment.coded`: its text as codes into the distinct
+texts, formatting and checking each distinct value once (entities and time buckets are few,
+events are many); :meth:`Segment.render` expands it. Segments are frozen dataclasses: a key is
+data that prints, compares by value and can be tweaked with ``dataclasses.replace``. The time
+segments live in :mod:`.time_segments`; the key that joins them in :mod:`.keys`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError
+from .hashing import crc32
+from .value_text import _distinct, digits, encode_coded, factorize
+
+TIME = "@time"  # the pseudo-column name segments use for "the event time"
+
+# Text of one key part for every event as (codes, distinct texts): ``texts[codes]`` is the
+# text, equal codes ⇔ equal texts (``texts`` may hold values no event uses).
+Coded = tuple[np.ndarray, np.ndarray]
+
+
+# ----------------------------------------------------------------------------- context
+
+
+@dataclass
+class RenderContext:
+    """What segments render from: dataset columns, event times (µs), the current measure."""
+
+    columns: Mapping[str, pd.Series]
+    t_us: np.ndarray
+    delimiter: str = "#"
+    metric: str | None = None
+    _cache: dict = field(default_factory=dict)
+    time_coded: Coded | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.t_us)
+
+    def column(self, name: str) -> pd.Series:
+        if name not in self.columns:
+            raise SchemaError(_unknown(name, list(self.columns)))
+        return self.columns[name]
+
+    def text(self, name: str) -> np.ndarray:
+        """A column as key text; checks once per column that no value contains the delimiter."""
+        key = ("text", name, self.delimiter)
+        if key not in self._cache:
+            codes, texts = self.coded(name)
+            self._cache[key] = texts[codes]
+        return self._cache[key]
+
+    def coded(self, name: str) -> Coded:
+        """A column as key text, as codes into its distinct texts (checked for the delimiter)."""
+        key = ("coded", name, self.delimiter)
+        if key not in self._cache:
+            codes, texts = encode_coded(self.column(name))
+            self._cache[key] = (codes, _no_delimiter(texts, name, self.delimiter))
+        return self._cache[key]
+
+
+def _unknown(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"Unknown column {name!r} in a key segment; the dataset has {known}.{hint}"
+
+
+def _no_delimiter(texts: np.ndarray, what: str, delimiter: str) -> np.ndarray:
+    """``texts`` are distinct values (in first-seen order)."""
+    if delimiter and len(texts) and _contains(texts, delimiter):
+        bad = [u for u in texts if delimiter in u]
+        if bad:
+            raise SchemaError(
+                f"Column {what!r} has values containing the key delimiter {delimiter!r} "
+                f"(e.g. {bad[0]!r}); the key could not be split back. Choose another delimiter."
+            )
+    return texts
+
+
+def _contains(texts: np.ndarray, delimiter: str) -> bool:
+    """Whether any of the texts contains ``delimiter`` (one C-level scan of the joined texts)."""
+    if "\x00" in delimiter:
+        return any(delimiter in t for t in texts)
+    return delimiter in "\x00".join(texts)
+
+
+def _map_coded(coded: Coded, fn) -> Coded:
+    """Apply a scalar function once per distinct text (entities are few; events are many)."""
+    codes, texts = coded
+    return _distinct(codes, np.asarray([fn(u) for u in texts], dtype=object))
+
+
+def _factorized(values: np.ndarray) -> Coded:
+    codes, uniq = factorize(np.asarray(values), use_na_sentinel=False)
+    return codes, np.asarray(uniq)
+
+
+# ----------------------------------------------------------------------------- segments
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Base class. ``sources`` are dataset columns (or ``TIME``) the text depends on."""
+
+    def sources(self) -> tuple[str, ...]:
+        return ()
+
+    def recovers(self) -> tuple[str, ...]:
+        """Dataset columns this segment gives back when a key is parsed."""
+        return ()
+
+    def coded(self, ctx: RenderContext) -> Coded:  # pragma: no cover - abstract
+        """The segment's text for every event as (codes, distinct texts): each segment formats
+        (and checks) each distinct value once; the one method a segment implements."""
+        raise NotImplementedError
+
+    def render(self, ctx: RenderContext) -> np.ndarray:
+        """The segment's text for every event."""
+        codes, texts = self.coded(ctx)
+        return texts[codes]
+
+    def _alphabet(self) -> str | None:
+        """Every character the text can hold, when known without looking at it (None: unknown)."""
+        return None
+
+    _fixed_width = False  # every text has the same length (with an ASCII alphabet: one byte length)
+
+    def n_parts(self, delimiter: str) -> int | None:
+        return 1
+
+    def parse(self, text: pd.Series) -> dict[str, pd.Series]:
+        return {}
+
+    def regex(self, delimiter: str) -> str:
+        """RE2-compatible pattern for any text this segment can produce."""
+        return f"[^{re.escape(delimiter)}]*"
+
+    def template(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    self_delimited = False
+    time_order = 0  # +1 increases with time, -1 decreases (reversed), 0 not a time
+
+
+@dataclass(frozen=True)
+class Literal(Segment):
+    """Fixed text: a dataset or tenant prefix (G17, G25) like ``BATTERY`` or ``agg#hourly``."""
+
+    text: str
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        return np.zeros(ctx.n, dtype=np.intp), np.array([self.text], dtype=object)
+
+    def n_parts(self, delimiter: str) -> int | None:
+        return self.text.count(delimiter) + 1 if delimiter else 1
+
+    def regex(self, delimiter: str) -> str:
+        return re.escape(self.text)
+
+    def template(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class Field(Segment):
+    """An entity column as readable text (field promotion, G07, G22)."""
+
+    column: str
+
+    def sources(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def recovers(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        return ctx.coded(self.column)
+
+    def parse(self, text: pd.Series) -> dict[str, pd.Series]:
+        return {self.column: text}
+
+    def template(self) -> str:
+        return "{" + self.column + "}"
+
+
+@dataclass(frozen=True)
+class Int(Field):
+    """An integer column without padding: the G21 anti-pattern (``3`` sorts after ``20``)."""
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        col = ctx.column(self.column)
+        if col.dtype.kind not in "iu":
+            raise SchemaError(
+                f"Int segment needs an integer column; {self.column!r} is {col.dtype}."
+            )
+        return ctx.coded(self.column)
+
+
+@dataclass(frozen=True)
+class PaddedInt(Field):
+    """An integer column zero-padded to ``width`` digits so it sorts numerically (G21)."""
+
+    width: int = 10
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        col = ctx.column(self.column)
+        if col.dtype.kind not in "iu":
+            raise SchemaError(f"PaddedInt needs an integer column; {self.column!r} is {col.dtype}.")
+        codes, uniq = _factorized(col.to_numpy())
+        return codes, digits(uniq, self.width, f"{self.column}")
+
+    def _alphabet(self) -> str | None:
+        return "0123456789"
+
+    _fixed_width = True
+
+    def template(self) -> str:
+        return "{" + self.column + f":0{self.width}d" + "}"
+
+
+@dataclass(frozen=True)
+class Hashed(Field):
+    """An entity column replaced by a hash prefix: spreads writes, loses order and readability (G22).
+
+    The value cannot be recovered from the key, so layouts carry the column in a cell."""
+
+    length: int = 8
+
+    def recovers(self) -> tuple[str, ...]:
+        return ()
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        return _map_coded(
+            ctx.coded(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length]
+        )
+
+    def parse(self, text: pd.Series) -> dict[str, pd.Series]:
+        return {}
+
+    def template(self) -> str:
+        return "{md5(" + self.column + f")[:{self.length}]" + "}"
+
+
+@dataclass(frozen=True)
+class ReversedId(Field):
+    """A sequential numeric ID written backwards (``100042`` → ``240001``) so new IDs spread (G23)."""
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        col = ctx.column(self.column)
+        if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
+            raise SchemaError(
+                f"ReversedId needs a non-negative integer column; {self.column!r} is {col.dtype}."
+            )
+        return _map_coded(ctx.coded(self.column), lambda u: u[::-1])
+
+    def parse(self, text: pd.Series) -> dict[str, pd.Series]:
+        return {self.column: text.str[::-1]}
+
+    def template(self) -> str:
+        return "{reversed(" + self.column + ")}"
+
+
+@dataclass(frozen=True)
+class ReversedDomain(Field):
+    """A domain name with its labels reversed (``maps.google.com`` → ``com.google.maps``, G27)."""
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        if ctx.delimiter == ".":
+            raise SchemaError("ReversedDomain cannot be used with the '.' delimiter.")
+        return _map_coded(ctx.coded(self.column), lambda u: ".".join(reversed(u.split("."))))
+
+    def parse(self, text: pd.Series) -> dict[str, pd.Series]:
+        return {self.column: text.map(lambda u: ".".join(reversed(u.split("."))))}
+
+    def template(self) -> str:
+        return "{reversed_domain(" + self.column + ")}"
+
+
+@dataclass(frozen=True)
+class Metric(Segment):
+    """The measure's name in the key: one row per measure (``4c410523#memusage#…``, tall-per-metric).
+
+    ``measures`` lists the measures in order (empty: the dataset's); ``names`` maps a
+    measure to its key text (short names, G01)."""
+
+    measures: tuple[str, ...] = ()
+    names: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "measures", tuple(self.measures))
+        if isinstance(self.names, Mapping):
+            object.__setattr__(self, "names", tuple(self.names.items()))
+
+    def name_of(self, measure: str) -> str:
+        return dict(self.names).get(measure, measure)
+
+    def measure_of(self) -> dict[str, str]:
+        return {v: k for k, v in dict(self.names).items()}
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        if ctx.metric is None:
+            raise SchemaError("A Metric segment needs a layout that writes one row per measure.")
+        return np.zeros(ctx.n, dtype=np.intp), np.array([self.name_of(ctx.metric)], dtype=object)
+
+    def parse(self, text: pd.Series) -> dict[str, pd.Series]:
+        back = self.measure_of()
+        return {"_metric": text.map(lambda x: back.get(x, x))}
+
+    def template(self) -> str:
+        return "{measure}"
+
+
+SALT_MAX = 1024  # buckets: each one is a scan for every time-range read
+
+
+@dataclass(frozen=True)
+class Salt(Segment):
+    """``crc32(x) mod n`` of some columns or of the key's time text (G08).
+
+    The paper salts the timestamp with 3 buckets: ``BATTERY#2#20150301124501002``.
+    Every time-range read then needs one scan per bucket."""
+
+    n: int = 3
+    of: tuple[str, ...] = ("time",)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "of", (self.of,) if isinstance(self.of, str) else tuple(self.of))
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n < 1:
+            raise SchemaError(f"Salt needs n >= 1 buckets, got {self.n!r}.")
+        if self.n > SALT_MAX:  # every range read needs n scans; thousands are never a design (G08)
+            raise SchemaError(
+                f"Salt n={self.n:,} is over {SALT_MAX:,} buckets: every time-range read would "
+                f"need {self.n:,} scans (G08). Use a small multiple of the node count."
+            )
+        if not self.of:
+            raise SchemaError("Salt needs at least one source in `of` (a column or 'time').")
+
+    @property
+    def width(self) -> int:
+        return len(str(self.n - 1))
+
+    def sources(self) -> tuple[str, ...]:
+        return tuple(TIME if c == "time" else c for c in self.of)
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        acc: Coded | None = None
+        for c in self.of:
+            if c == "time":
+                if ctx.time_coded is None:
+                    raise SchemaError(
+                        "Salt of 'time' hashes the key's timestamp text: add a time segment to the key."
+                    )
+                part = ctx.time_coded
+            else:
+                part = ctx.coded(c)
+            acc = part if acc is None else _join_coded(acc, part, "|")
+        assert acc is not None
+        codes, texts = acc
+        bucket = (
+            (crc32(texts) % np.uint32(self.n)).astype(np.intp)
+            if len(texts)
+            else np.zeros(0, np.intp)
+        )
+        return bucket[codes], digits(np.arange(self.n), self.width, "salt")
+
+    def _alphabet(self) -> str | None:
+        return "0123456789"
+
+    _fixed_width = True
+
+    def buckets(self) -> list[str]:
+        return [str(i).zfill(self.width) for i in range(self.n)]
+
+    def regex(self, delimiter: str) -> str:
+        return f"[0-9]{{{self.width}}}"
+
+    def template(self) -> str:
+        return "{crc32(" + ",".join(self.of) + f") % {self.n}" + "}"
+
+
+@dataclass(frozen=True)
+class Tags(Segment):
+    """Heroic's tags: ``name=value`` pairs sorted by name, absent ("") tags omitted (G16).
+
+    Writes its own delimiters (one after each pair), so a series without tags
+    has no empty part in its key."""
+
+    columns: tuple[str, ...] = ()
+
+    self_delimited = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", tuple(sorted(self.columns)))
+
+    def sources(self) -> tuple[str, ...]:
+        return self.columns
+
+    def recovers(self) -> tuple[str, ...]:
+        return self.columns
+
+    def n_parts(self, delimiter: str) -> int | None:
+        return None
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        # the pairs of every event, then factorized: a series' tags are few distinct texts
+        out = np.full(ctx.n, "", dtype=object)
+        for c in self.columns:
+            t = ctx.text(c)
+            pair = np.where(t == "", "", (c + "=") + t + ctx.delimiter).astype(object)
+            out = out + pair
+        return _factorized(out)
+
+    def parse(self, text: pd.Series, delimiter: str = ",") -> dict[str, pd.Series]:
+        d = re.escape(delimiter)
+        out = {}
+        for c in self.columns:
+            out[c] = (
+                text.str.extract(f"(?:^|{d}){re.escape(c)}=([^{d}]*)", expand=False)
+                .fillna("")
+                .astype(object)
+            )
+        return out
+
+    def regex(self, delimiter: str, known: Mapping[str, Any] | None = None) -> str:
+        d = re.escape(delimiter)
+        parts = []
+        for c in self.columns:
+            if known is not None and c in known:
+                v = str(known[c])
+                parts.append("" if v == "" else re.escape(f"{c}={v}{delimiter}"))
+            else:
+                parts.append(f"(?:{re.escape(c + '=')}[^{d}]*{d})?")
+        return "".join(parts)
+
+    def template(self) -> str:
+        return "{" + ",".join(f"{c}=…" for c in self.columns) + " (sorted, empty omitted)}"
+
+
+# ----------------------------------------------------------------------------- row key
+
+
+def _join_coded(a: Coded, b: Coded, sep: str) -> Coded:
+    """Texts ``a + sep + b`` per event, as codes into the distinct combinations (first-seen order).
+    Distinct pairs give distinct texts when ``sep`` splits them back (the caller's check)."""
+    codes, texts, _ = _join_sized(
+        a, np.zeros(len(a[1]), np.int64), b, np.zeros(len(b[1]), np.int64), sep
+    )
+    return codes, texts
+
+
+def _join_sized(
+    a: Coded, la: np.ndarray, b: Coded, lb: np.ndarray, sep: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_join_coded` that also carries the texts' UTF-8 lengths (``la``, ``lb`` → result)."""
+    ca, ta = a
+    cb, tb = b
+    ls = len(sep.encode("utf-8"))
+    if len(ca) == 0:
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=object), np.zeros(0, dtype=np.int64)
+    if len(tb) == 1:
+        return ca, ta + _one(sep + tb[0]), la + (ls + lb[0])
+    if len(ta) == 1:
+        return cb, _one(ta[0] + sep) + tb, lb + (la[0] + ls)
+    codes, pairs = factorize(np.asarray(ca, dtype=np.int64) * len(tb) + cb)
+    left, right = np.divmod(pairs, len(tb))
+    if len(ta) <= len(tb):
+        texts = (ta + _one(sep))[left] + tb[right]
+    else:
+        texts = ta[left] + (_one(sep) + tb)[right]
+    return codes, texts, la[left] + ls + lb[right]
+
+
+def _one(text: str) -> np.ndarray:
+    """A str as a 1-element object array: numpy would turn a bare str operand into a fixed-width
+    unicode array and drop its trailing NULs."""
+    out = np.empty(1, dtype=object)
+    out[0] = text
+    return out

@@ -1,0 +1,169 @@
+"""Time segments of a row key: the event time, its bucket, reversed, or Heroic's base (G06,
+G09, G12, G13, G16, G21, G31)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError
+from .segments import TIME, Coded, RenderContext, Segment, _factorized
+from .time_text import (
+    _TOKEN_RX,
+    DEFAULT_FORMATS,
+    PRECISIONS,
+    US_PER_MS,
+    US_PER_S,
+    check_format,
+    format_time_coded,
+)
+from .value_text import digits
+
+
+@dataclass(frozen=True)
+class Timestamp(Segment):
+    """The event time at a precision (month … us) and format (G06, G21, G31).
+
+    Formats: strftime-like with %Y %m %d %H %M %S (3 or 6 fractional digits are appended
+    for ``ms``/``us``), or ``epoch_s``/``epoch_ms``/``epoch_us`` zero-padded numbers."""
+
+    precision: str = "second"
+    fmt: str | None = None
+
+    time_order = 1
+
+    def __post_init__(self) -> None:
+        if self.precision not in PRECISIONS:
+            raise SchemaError(
+                f"Unknown precision {self.precision!r}; use one of {', '.join(PRECISIONS)}."
+            )
+        check_format(self.fmt)
+
+    def sources(self) -> tuple[str, ...]:
+        return (TIME,)
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        return format_time_coded(ctx.t_us, self.precision, self.fmt)
+
+    def _alphabet(self) -> str | None:
+        fmt = self.fmt or DEFAULT_FORMATS[self.precision]
+        if fmt.startswith("epoch_"):
+            return "0123456789"
+        return "0123456789" + "".join(
+            "%" if tok == "%" else lit for tok, lit in _TOKEN_RX.findall(fmt)
+        )
+
+    _fixed_width = True
+
+    def subms(self, text: pd.Series) -> np.ndarray | None:
+        """The sub-millisecond µs of the event (only a ``us`` precision key keeps them)."""
+        if self.precision != "us":
+            return None
+        if self.fmt and self.fmt.startswith("epoch_"):
+            return text.astype("int64").to_numpy() % US_PER_MS
+        return text.str[-3:].astype("int64").to_numpy()
+
+    def template(self) -> str:
+        f = self.fmt or DEFAULT_FORMATS[self.precision]
+        frac = (
+            {"ms": ".mmm", "us": ".uuuuuu"}.get(self.precision, "")
+            if not f.startswith("epoch_")
+            else ""
+        )
+        return (
+            "{time:"
+            + f
+            + frac
+            + (f" per {self.precision}" if self.precision in ("month", "week") else "")
+            + "}"
+        )
+
+
+@dataclass(frozen=True)
+class TimeBucket(Timestamp):
+    """The start of the event's time bucket (week, day, month…) for time-bucket rows (G12, G13, G02)."""
+
+    precision: str = "week"
+
+
+@dataclass(frozen=True)
+class ReversedTimestamp(Segment):
+    """``max_value − time`` zero-padded, so the newest event sorts first (G09).
+
+    The blog's sensor key uses seconds with ``max_value=9999999999`` and 10 digits;
+    Java's ``Long.MAX_VALUE`` with milliseconds needs 19 digits."""
+
+    unit: str = "s"
+    max_value: int = 9_999_999_999
+    width: int = 10
+
+    time_order = -1
+
+    def __post_init__(self) -> None:
+        if self.unit not in ("s", "ms", "us"):
+            raise SchemaError(f"ReversedTimestamp unit must be s, ms or us, got {self.unit!r}.")
+        if self.max_value >= 10**self.width:
+            raise SchemaError(
+                f"max_value {self.max_value} has more than width={self.width} digits."
+            )
+
+    @property
+    def _per(self) -> int:
+        return {"s": US_PER_S, "ms": US_PER_MS, "us": 1}[self.unit]
+
+    @property
+    def precision(self) -> str:
+        return {"s": "second", "ms": "ms", "us": "us"}[self.unit]
+
+    def sources(self) -> tuple[str, ...]:
+        return (TIME,)
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        codes, uniq = _factorized(np.floor_divide(ctx.t_us, self._per))
+        return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
+
+    def _alphabet(self) -> str | None:
+        return "0123456789"
+
+    _fixed_width = True
+
+    def subms(self, text: pd.Series) -> np.ndarray | None:
+        if self.unit != "us":
+            return None
+        return (self.max_value - text.astype("int64").to_numpy()) % US_PER_MS
+
+    def template(self) -> str:
+        return "{" + f"{self.max_value} - time_{self.unit}:0{self.width}d" + "}"
+
+
+@dataclass(frozen=True)
+class BaseTimestamp(Segment):
+    """Heroic's base timestamp ``ts − ts mod 2^bits`` in ms, unpadded (G16)."""
+
+    bits: int = 32
+
+    time_order = 1
+    precision = "base"
+
+    def sources(self) -> tuple[str, ...]:
+        return (TIME,)
+
+    def coded(self, ctx: RenderContext) -> Coded:
+        ms = np.floor_divide(ctx.t_us, US_PER_MS)
+        codes, uniq = _factorized(ms - np.mod(ms, 2**self.bits))
+        return codes, uniq.astype(str).astype(object)
+
+    def _alphabet(self) -> str | None:
+        return "-0123456789"
+
+    def template(self) -> str:
+        return "{" + f"ms - ms % 2^{self.bits}" + "}"
+
+
+def precision_of(seg: Segment) -> str | None:
+    """The time precision a segment keys on ("base" for Heroic's base time; None: not a time)."""
+    if isinstance(seg, (Timestamp, ReversedTimestamp, BaseTimestamp)):
+        return seg.precision
+    return None
