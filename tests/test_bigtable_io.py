@@ -424,7 +424,9 @@ def test_run_takes_a_query_name_and_refuses_columns_the_dataset_lacks(emulator):
         )
         with pytest.raises(DatasetError, match=r"fixes 'pairr'.*Did you mean 'pair'"):
             table.run(typo)  # would otherwise plan a silent full-table scan
-        with pytest.raises(KeyError, match="has no query 'latest'"):
+        with pytest.raises(
+            DatasetError, match=r"has no query .latest.*Did you mean .latest_quote."
+        ):
             table.run("latest")
     finally:
         table.drop()

@@ -20,7 +20,7 @@ def connect(
         return Connection.cloud(
             project or "", instance or "", allow_production=allow_production, **kwargs
         )
-    return Connection.from_env()
+    return Emulator().start().connection()  # BIGTABLE_EMULATOR_HOST, the CLI's, or a new one
 
 
 __all__ = ["Connection", "Emulator", "connect"]

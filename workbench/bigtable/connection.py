@@ -136,13 +136,6 @@ class Connection:
             admin_channel=admin_channel,
         )
 
-    @classmethod
-    def from_env(cls, **kwargs: Any) -> Connection:
-        """The emulator named by ``BIGTABLE_EMULATOR_HOST`` (or started by the CLI)."""
-        from .emulator import Emulator
-
-        return Emulator(**kwargs).start().connection()
-
     # -- clients ----------------------------------------------------------------------
     @property
     def data(self) -> Any:
@@ -201,7 +194,7 @@ class Connection:
         a frozen or overloaded process keeps its listening socket, a dead one does not."""
         if self.is_production:
             return ""
-        from .emulator import port_is_open
+        from .net import port_is_open
 
         if port_is_open(self.host, timeout=0.5):
             return (

@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmulatorError, EmulatorNotFound
+from .net import port_is_open, speaks_grpc
+
+__all__ = ["Emulator", "port_is_open", "speaks_grpc", "not_grpc_message", "free_port"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from .connection import Connection
@@ -134,42 +137,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def port_is_open(host: str, timeout: float = 0.5) -> bool:
-    hostname, _, port = host.rpartition(":")
-    try:
-        with socket.create_connection((hostname or "127.0.0.1", int(port)), timeout=timeout):
-            return True
-    except (OSError, ValueError):
-        return False
-
-
-_HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-
-
-def speaks_grpc(host: str, timeout: float = 2.0) -> bool | None:
-    """Whether ``host`` answers the HTTP/2 connection preface that every gRPC server answers.
-
-    True: the first frame back is an HTTP/2 SETTINGS frame (type 4), as from the emulator.
-    False: something else answered (an HTTP/1 server's "HTTP/1.1 400", a closed stream).
-    None: nothing answered within ``timeout`` (a frozen or busy process): undecided.
-    """
-    hostname, _, port = host.rpartition(":")
-    try:
-        with socket.create_connection((hostname or "127.0.0.1", int(port)), timeout=timeout) as s:
-            s.sendall(_HTTP2_PREFACE + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
-            head = b""
-            while len(head) < 9:
-                chunk = s.recv(9 - len(head))
-                if not chunk:
-                    break
-                head += chunk
-    except TimeoutError:
-        return None
-    except (OSError, ValueError):
-        return False
-    return len(head) == 9 and head[3] == 0x04
 
 
 def not_grpc_message(host: str, source: str) -> str:

@@ -26,8 +26,14 @@ import numpy as np
 import pandas as pd
 
 from ..cells import CellFrame
-from ..errors import DatasetError, WorkbenchError, WriteError
+from ..errors import WorkbenchError, WriteError
 from . import admin
+from .checks import (
+    EMULATOR_MAX_ROW_CELLS,
+    check_loadable,
+    check_row_depth,
+    check_run_intent,
+)
 from .connection import Connection
 from .reader import ReadResult, read_plan, read_table
 from .writer import WriteReport, write_cells
@@ -347,124 +353,6 @@ class TableHandle:
 
     def __repr__(self) -> str:
         return f"<TableHandle {self.table_ids} on {self.conn.target}, {len(self.cells):,} cells>"
-
-
-def check_run_intent(intent: Any, dataset: Any) -> Any:
-    """The intent to run, checked before any request: a known name, a time range that is a
-    range, entity values the dataset has (else 0 rows and no hint), text that UTF-8 can encode."""
-    from ..datasets.model import QueryIntent
-    from ..datasets.validate import suggestion
-
-    if isinstance(intent, str):
-        known = [q.name for q in dataset.queries]
-        if intent not in known:
-            raise DatasetError(
-                f"Dataset {dataset.name!r} has no query {intent!r}.{suggestion(intent, known)} "
-                f"Its queries are: {', '.join(known) or 'none'} (or pass a wb.QueryIntent). "
-                "Nothing was read."
-            )
-        intent = dataset.query(intent)
-    if not isinstance(intent, QueryIntent):
-        raise DatasetError(
-            f"run() takes a query name or a wb.QueryIntent, got {type(intent).__name__} "
-            f"{intent!r}. Nothing was read."
-        )
-    if intent.start is not None and intent.end is not None and intent.end <= intent.start:
-        raise DatasetError(
-            f"Query {intent.name!r}: end {intent.end} is not after start {intent.start} "
-            "(end is exclusive: it must be later than start). Nothing was read."
-        )
-    for col, val in intent.entity.items():
-        if isinstance(val, str):
-            _check_utf8(val, f"Query {intent.name!r}: {col}")
-        if col in dataset.frame.columns and not (dataset.frame[col] == val).any():
-            values = pd.unique(dataset.frame[col])
-            shown = ", ".join(repr(getattr(v, "item", lambda v=v: v)()) for v in values[:10]) + (
-                " ..." if len(values) > 10 else ""
-            )
-            raise DatasetError(
-                f"Query {intent.name!r}: {col}={val!r} is not in dataset {dataset.name!r}, so it "
-                f"would return 0 rows. Known values of {col!r} ({len(values):,}): {shown}. "
-                "Nothing was read."
-            )
-    return intent
-
-
-def _check_utf8(value: str, where: str) -> None:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise DatasetError(
-            f"{where}={value!r} cannot be stored: character {exc.start} "
-            f"({value[exc.start]!r}) is a lone surrogate, which UTF-8 cannot encode (row keys "
-            "and values are UTF-8 bytes). Fix or drop that value. Nothing was written."
-        ) from None
-
-
-# Bigtable cell timestamps are microseconds since 1970 and cannot be negative (the emulator
-# answers "INTERNAL invalid timestamp" mid-write); pandas' nanosecond times end in 2262.
-_EPOCH = pd.Timestamp("1970-01-01", tz="UTC")
-
-
-def check_loadable(dataset: Any) -> None:
-    """Checks run before the first request of a load: nothing is half-written by bad input."""
-
-    t = dataset.frame[dataset.time]
-    if len(t):
-        lo, hi = t.min(), t.max()
-        if lo < _EPOCH:
-            row = int(np.flatnonzero((t < _EPOCH).to_numpy())[0])
-            raise DatasetError(
-                f"Column {dataset.time!r} holds {lo} (row {row}), before 1970-01-01: Bigtable cell "
-                "timestamps are microseconds since 1970 and cannot be negative. Drop or shift "
-                "those events. Nothing was written."
-            )
-        if hi > pd.Timestamp.max.tz_localize("UTC"):
-            raise DatasetError(
-                f"Column {dataset.time!r} holds {hi}, after {pd.Timestamp.max:%Y-%m-%d}: the "
-                "workbench keeps times in nanoseconds, which end there. Drop or fix those "
-                "events. Nothing was written."
-            )
-    for col in dataset.entity:
-        c = dataset.frame[col]
-        if c.dtype == object or pd.api.types.is_string_dtype(c):
-            for v in pd.unique(c):
-                if isinstance(v, str):
-                    _check_utf8(v, f"Column {col!r} value")
-
-
-# The emulator slows down quadratically on writes into one row with very many versions
-# (measured, cbtemulator of SDK 528: 25k events 8.4 s, 50k events = 100k cells 40 s; see
-# docs/architecture.md). Above this many cells in one row a load on the emulator is refused
-# up front (G24) instead of ending in a deadline error half-way.
-EMULATOR_MAX_ROW_CELLS = 50_000
-_QUADRATIC_REF = (100_000, 40.0)  # cells, seconds
-
-
-def check_row_depth(cells: CellFrame, dataset: Any, schema: Any, max_row_cells: int) -> None:
-    """Refuse, before any request, a load whose deepest row holds over ``max_row_cells`` cells."""
-    if not len(cells):
-        return
-    counts = cells.frame.groupby(["table", "row_key"], sort=False, observed=True).size()
-    deepest = int(counts.max())
-    if deepest <= max_row_cells:
-        return
-    (logical, key) = counts.idxmax()
-    n_deep = int((counts > max_row_cells).sum())
-    ref_cells, ref_s = _QUADRATIC_REF
-    est = ref_s * (deepest / ref_cells) ** 2
-    name = getattr(dataset, "name", "dataset")
-    raise WriteError(
-        f"Row {key!r} (table {logical!r}) would hold {deepest:,} cells "
-        f"({n_deep:,} row(s) over {max_row_cells:,}; {len(cells):,} cells in all): design "
-        f"{getattr(schema, 'name', '?')!r} keeps adding to one ever-growing row, which G24 "
-        "advises against (write a new row per reading or per time bucket). On the emulator, "
-        "writes into one row slow down quadratically with its versions (measured: 100,000 "
-        f"cells in 40 s; this row ≈ {est:,.0f} s), and on Cloud Bigtable such a row heads for "
-        "the 100 MB row limit. Nothing was written.\n"
-        f"Use a design with time in the row key (wb.pattern_names({name!r})), or fewer events; "
-        "to write it anyway, pass max_row_cells=None."
-    )
 
 
 def load(
