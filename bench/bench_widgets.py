@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import workbench as wb  # noqa: E402
 from workbench.analysis import analyze  # noqa: E402
+from workbench.schema.gallery import schema_for  # noqa: E402
 from workbench.ui._render import figure_png  # noqa: E402
 from workbench.ui.app import TABS  # noqa: E402
-from workbench.schema.gallery import schema_for  # noqa: E402
 from workbench.ui.model import Workspace  # noqa: E402
 
 BUDGET_MS = 250.0

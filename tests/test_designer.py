@@ -14,8 +14,8 @@ import pytest
 
 import workbench as wb
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
-from workbench.ui import _render as R
 from workbench.schema.gallery import pattern_names, patterns_for, schema_for, time_precision
+from workbench.ui import _render as R
 from workbench.ui.app import CSV, TABS, Designer
 from workbench.ui.model import Workspace
 from workbench.ui.state import (

@@ -23,6 +23,7 @@ from functools import partial
 
 import pandas as pd
 
+from ..datasets.model import QueryIntent
 from ..schema import (
     Field,
     ReversedTimestamp,
@@ -34,7 +35,6 @@ from ..schema import (
     Timestamp,
     Wide,
 )
-from ..datasets.model import QueryIntent
 from ..schema.time_segments import BaseTimestamp
 from . import key_rules, row_rules  # noqa: F401  (importing them registers their rules, in order)
 from .context import Context
