@@ -170,18 +170,23 @@ def test_compare_ranks_designs_with_a_reason(games):
     assert np.isfinite(cmp.table["hotspot_factor"]).all()
 
 
-def test_latest_read_forward_counts_the_rows_the_client_throws_away():
-    """G09: without a reversed timestamp the newest quote is the last row of the pair's range: every row of
-    the range comes back and the client keeps one; with MAX − time first after the pair, one row is read."""
-    ds = wb.load_dataset("fx_prices", size="tiny")
+def test_latest_without_a_reversed_key_is_one_row_on_cloud_bigtable_and_the_range_on_the_emulator():
+    """G09: on a pair#time key the newest quote is the last row of the pair's range. Cloud
+    Bigtable reads it with a reverse scan and rows_limit=1: one row seen. The emulator refuses
+    reverse scans, so the same plan runs there as a forward read of the pair's whole range and
+    the client keeps one row. With MAX − time after the pair, both read one row."""
+    ds = wb.load_dataset("fx_prices", size="workshop")
+    q = ds.query("latest_quote")
+    pair_rows = int((ds.frame["pair"] == q.entity["pair"]).sum())  # one row per quote
+    assert pair_rows == 6_255  # the USD/JPY quotes of the workshop data
     forward = analyze(ds, wb.preset("fx_prices", "pair_microseconds")).queries.table.loc[
         "latest_quote"
     ]
+    assert forward["rows_seen"] == forward["rows_returned"] == 1 and forward["waste"] == 1.0
+    assert forward["emulator_rows_seen"] == pair_rows and forward["emulator_waste"] == pair_rows
+    assert "reverse scans" in forward["emulator_note"]
     reverse = analyze(ds, wb.preset("fx_prices", "reversed_timestamp")).queries.table.loc[
         "latest_quote"
     ]
-    assert (
-        forward["rows_returned"] == forward["rows_seen"] > 1
-    )  # what the server sends (= the emulator)
-    assert forward["waste"] == forward["rows_seen"]  # one row kept of all those read
     assert reverse["rows_seen"] == reverse["rows_returned"] == 1 and reverse["waste"] == 1.0
+    assert reverse["emulator_rows_seen"] == 1 and reverse["emulator_note"] == ""

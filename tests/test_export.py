@@ -229,7 +229,7 @@ def test_sql_follows_the_read_plans(data, name):
     sql = exp.sql()
     assert list(sql) == [q.name for q in sorted(ds.queries, key=lambda q: -q.weight)]
     for q in ds.queries:
-        text, plan = sql[q.name], schema.plan(q)
+        text, plan = sql[q.name], schema.bind(ds).plan(q)
         physical = exp.table_ids()[plan.table]
         assert text.count("SELECT _key") == 1 and f"FROM `{physical}`" in text
         if plan.full_scan:
@@ -243,6 +243,8 @@ def test_sql_follows_the_read_plans(data, name):
             assert f"_key = {sql_string(k)}" in text
         if plan.rows_limit:
             assert text.rstrip().endswith(f"LIMIT {plan.rows_limit}")
+        # a reverse scan (latest-N without a reversed key) reads the newest rows first
+        assert ("ORDER BY _key DESC" in text) == plan.reversed
 
 
 def test_sql_details(data):

@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from typing import Any
 
 from ..analysis import Settings
+from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
+from ..schema.schema import Schema
 from .context import Context
 from .findings import SEVERITIES, Advice, Finding
 from .rules import RULES, Rule, pii_kind
 
 
 def advise(
-    ds: Any,
-    schema: Any,
+    ds: Dataset,
+    schema: Schema,
     *,
     settings: Settings | None = None,
     nodes: int | None = None,
@@ -33,9 +34,6 @@ def advise(
     """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
 
     ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names."""
-    from ..datasets.model import require_dataset
-    from ..schema import Schema
-
     require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
         raise WorkbenchError(
@@ -56,7 +54,7 @@ def advise(
             found += r(ctx)
     return Advice(
         found,
-        dataset=getattr(ds, "name", "dataset"),
+        dataset=ds.name,
         schema=schema.name,
         elapsed_ms=(time.perf_counter() - t0) * 1e3,
     )

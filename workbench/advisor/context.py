@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ import pandas as pd
 from ..analysis import Analysis, Settings, analyze
 from ..analysis.settings import DEFAULT
 from ..cells import CellFrame
+from ..datasets.model import Dataset
 from ..errors import LimitError
 from ..schema import LossReport, RowKey, Schema, loss_report
 from ..schema import findings as limit_findings
@@ -27,7 +27,7 @@ from ..schema import findings as limit_findings
 
 @dataclass
 class Context:
-    ds: Any
+    ds: Dataset
     schema: Schema
     settings: Settings = DEFAULT
     nodes: int | None = None
@@ -37,7 +37,12 @@ class Context:
 
     @classmethod
     def build(
-        cls, ds: Any, schema: Schema, *, settings: Settings | None = None, nodes: int | None = None
+        cls,
+        ds: Dataset,
+        schema: Schema,
+        *,
+        settings: Settings | None = None,
+        nodes: int | None = None,
     ) -> Context:
         c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes)
         try:

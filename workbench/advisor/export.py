@@ -29,8 +29,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..datasets.model import Dataset
 from ..errors import SchemaError, WorkbenchError
 from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
+from ..schema.plan import ReadPlan
 
 DEFAULT_PROJECT = "my-project"
 DEFAULT_INSTANCE = "my-instance"
@@ -131,7 +133,7 @@ class Export:
     """A design ready for production, as text: cbt commands, a Python snippet, GoogleSQL."""
 
     schema: Schema
-    ds: Any = None
+    ds: Dataset | None = None
     table_id: str | None = None
 
     def __post_init__(self) -> None:
@@ -147,7 +149,8 @@ class Export:
         from ..bigtable.admin import default_table_id
 
         return self.table_id or default_table_id(
-            getattr(self.ds, "name", None) or self.schema.dataset or "table", self.schema.name
+            (self.ds.name if self.ds is not None else None) or self.schema.dataset or "table",
+            self.schema.name,
         )
 
     def table_ids(self, table_id: str | None = None) -> dict[str, str]:
@@ -355,7 +358,7 @@ class Export:
         return "\n".join(lines) + "\n"
 
     # -- SQL -------------------------------------------------------------------------------------
-    def _select(self, plan: Any) -> tuple[list[str], bool]:
+    def _select(self, plan: ReadPlan) -> tuple[list[str], bool]:
         """SELECT expressions for a plan and whether cell versions (history) are needed."""
         s, shape = self.schema, self.schema.shape
         lay = s.layout
@@ -475,6 +478,9 @@ class Export:
             body = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
             if where:
                 body.append("WHERE " + "\n  AND ".join(where))
+            if plan.reversed:
+                # the newest rows of the range: the same reverse scan the read plan issues
+                body.append("ORDER BY _key DESC")
             if plan.rows_limit:
                 body.append(f"LIMIT {plan.rows_limit}")
             out[q.name] = "\n".join(head + body)
@@ -517,7 +523,7 @@ class Export:
         return "".join(out) + "</div>"
 
 
-def export(schema: Schema, ds: Any = None, *, table_id: str | None = None) -> Export:
+def export(schema: Schema, ds: Dataset | None = None, *, table_id: str | None = None) -> Export:
     """The design as cbt commands, a Python snippet and GoogleSQL (text only; runs nothing)."""
     return Export(schema, ds, table_id)
 

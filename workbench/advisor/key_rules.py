@@ -224,7 +224,11 @@ def personal_data(c: Context) -> Iterable[Finding]:
             in_tags = any(isinstance(s, Tags) and col in s.columns for s in key.segments)
             sugg = None
             if not in_tags:
-                idx = [j for j, s in enumerate(key.segments) if getattr(s, "column", None) == col]
+                idx = [
+                    j
+                    for j, s in enumerate(key.segments)
+                    if isinstance(s, Field) and s.column == col
+                ]
                 nk = key
                 for j in idx:
                     nk = replace_segment(nk, j, Hashed(col, 16))
@@ -389,7 +393,7 @@ _NUMBERED = re.compile(r"^([^\d]*)(\d+)$")
 def unpadded_number(c: Context) -> Iterable[Finding]:
     for tname, key in c.tables:
         for i, seg in enumerate(key.segments):
-            col = getattr(seg, "column", None)
+            col = seg.column if isinstance(seg, Field) else None
             if (
                 col is None
                 or col not in c.ds.frame

@@ -22,7 +22,7 @@ from ..schema import (
     union,
 )
 from ..schema.limits import QUALIFIER_MAX, ROW_KEY_MAX
-from ..schema.time_segments import BaseTimestamp
+from ..schema.time_segments import BaseTimestamp, precision_of
 from ..units import human_bytes
 from .context import Context
 from .findings import Finding
@@ -197,7 +197,7 @@ def _bucket_seconds(key: RowKey) -> float | None:
         if isinstance(s, BaseTimestamp):
             widths.append(2**s.bits / 1000)
         else:
-            widths.append(_BUCKET_S.get(getattr(s, "precision", ""), 1.0))
+            widths.append(_BUCKET_S.get(precision_of(s) or "", 1.0))
     return max(widths) if widths else None
 
 

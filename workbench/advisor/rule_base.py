@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..datasets.model import Dataset
 from ..schema import (
     Family,
     RowKey,
@@ -19,7 +20,8 @@ from ..schema import (
     Timestamp,
     Wide,
 )
-from ..schema.segments import RenderContext
+from ..schema.segments import RenderContext, Segment
+from ..schema.time_segments import precision_of
 from ..schema.time_text import time_us
 from ..schema.wide_layouts import WideQualifier
 from .context import Context
@@ -106,7 +108,7 @@ def _dur(seconds: float) -> str:
 
 
 def _render(
-    key: RowKey, ds: Any, overrides: dict[str, list] | None = None, rows: int | None = None
+    key: RowKey, ds: Dataset, overrides: dict[str, list] | None = None, rows: int | None = None
 ) -> np.ndarray:
     """Row keys of the dataset's events (or of its first event with columns overridden), rendered by the key."""
     f = ds.frame.reset_index(drop=True)
@@ -131,8 +133,8 @@ def _carried(c: Context, key: RowKey) -> list[str]:
     return [x for x in (*c.ds.entity, *c.ds.attributes) if x not in rec]
 
 
-def _precision_name(seg: Any) -> str:
-    return getattr(seg, "precision", "?")
+def _precision_name(seg: Segment) -> str:
+    return precision_of(seg) or "?"
 
 
 def _lossless_tall(c: Context, key: RowKey) -> Schema | None:
@@ -154,7 +156,7 @@ def _tall_at(schema: Schema, segs: tuple, delimiter: str, precision: str) -> Sch
     )
 
 
-def _with_segment(schema: Schema, key: RowKey, i: int, seg: Any) -> Schema:
+def _with_segment(schema: Schema, key: RowKey, i: int, seg: Segment) -> Schema:
     return replace(schema, key=replace_segment(key, i, seg))
 
 

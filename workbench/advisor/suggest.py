@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
+from ..datasets.model import Dataset
 from ..errors import SchemaError
 from ..schema import (
     Family,
@@ -37,8 +38,9 @@ from ..schema import (
     Wide,
     loss_report,
 )
+from ..schema.families import GcRule
 from ..schema.segments import TIME
-from ..schema.time_segments import BaseTimestamp
+from ..schema.time_segments import BaseTimestamp, precision_of
 from ..schema.time_text import PRECISIONS
 
 _REVERSED_UNITS = {
@@ -85,7 +87,7 @@ def sequential_ints(values: Any) -> bool:
     return len(v) >= 3 and (int(v.max()) - int(v.min()) + 1) <= 2 * len(v)
 
 
-def promote(key: RowKey, ds: Any) -> RowKey:
+def promote(key: RowKey, ds: Dataset) -> RowKey:
     """Field promotion (G07): leading fixed text, then the non-time segments, then the time.
 
     Salt is dropped (promotion is what makes it unnecessary); a sequential integer ID
@@ -104,7 +106,7 @@ def promote(key: RowKey, ds: Any) -> RowKey:
     return RowKey(tuple(lead + others + times), key.delimiter)
 
 
-def without_salt(key: RowKey, ds: Any) -> RowKey:
+def without_salt(key: RowKey, ds: Dataset) -> RowKey:
     return promote(
         RowKey(tuple(s for s in key.segments if not isinstance(s, Salt)), key.delimiter), ds
     )
@@ -131,14 +133,14 @@ def at_precision(seg: Segment, precision: str) -> Segment:
 
 def finer_precisions(seg: Segment) -> list[str]:
     """Precisions finer than the segment's, coarsest first (second, ms, us at most)."""
-    p = getattr(seg, "precision", None)
+    p = precision_of(seg)
     if p not in PRECISIONS:
         return []
     start = max(PRECISIONS.index(p) + 1, PRECISIONS.index("second"))
     return list(PRECISIONS[start:])
 
 
-def loses_nothing(schema: Schema, ds: Any) -> bool:
+def loses_nothing(schema: Schema, ds: Dataset) -> bool:
     """The schema's own collision check: no event overwritten, no time rounded."""
     try:
         with warnings.catch_warnings():
@@ -149,7 +151,7 @@ def loses_nothing(schema: Schema, ds: Any) -> bool:
     return not loss_report(cells)
 
 
-def first_lossless(candidates: Iterable[Callable[[], Schema]], ds: Any) -> Schema | None:
+def first_lossless(candidates: Iterable[Callable[[], Schema]], ds: Dataset) -> Schema | None:
     for make in candidates:
         try:
             s = make()
@@ -173,7 +175,7 @@ def tall_layout(layout: Layout) -> Layout:
     return Tall()
 
 
-def with_family_gc(schema: Schema, family: str, gc: Any) -> Schema:
+def with_family_gc(schema: Schema, family: str, gc: GcRule | None) -> Schema:
     """The schema with the GC rule of one family changed (layouts that name one family)."""
     lay = schema.layout
     if isinstance(lay, (Tall, NewColumns, Serialized)) and lay.family.name == family:

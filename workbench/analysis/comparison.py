@@ -15,9 +15,11 @@ from typing import Any
 
 import pandas as pd
 
+from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
 from ..notes import EMULATOR_NOTES
-from .overview import analyze, schema_name
+from ..schema.schema import Schema
+from .overview import Analysis, analyze, schema_name
 from .rowsizes import _fmt
 
 
@@ -26,7 +28,7 @@ class Comparison:
     """``table``: one row per design; ``rankings``: one row per criterion (order best→worst and why)."""
 
     dataset: str
-    analyses: dict[str, Any]
+    analyses: dict[str, Analysis]
     table: pd.DataFrame
     rankings: pd.DataFrame
     criteria: list[tuple[str, str]] = field(default_factory=list)  # (column, label)
@@ -77,11 +79,9 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
 
 
 def compare(
-    ds: Any, schemas: Sequence[Any], *, names: Sequence[str] | None = None, **kwargs: Any
+    ds: Dataset, schemas: Sequence[Schema], *, names: Sequence[str] | None = None, **kwargs: Any
 ) -> Comparison:
     """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them."""
-    from ..datasets.model import require_dataset
-    from ..schema import Schema
 
     require_dataset(ds, "compare")
     queries = kwargs.pop("queries", None)
@@ -160,19 +160,19 @@ def compare(
             )
             continue
         rec = _rank(table, col, lab, fmts[col])
-        q = col.split(": node ms")[0] if col.endswith(": node ms") else None
-        if q is not None:  # say why: rows seen and scans of best and worst
+        query = col.split(": node ms")[0] if col.endswith(": node ms") else None
+        if query is not None:  # say why: rows seen and scans of best and worst
             b, w = rec["best"], rec["worst"]
             if b != w:
                 rec["reason"] += (
-                    f"; rows seen {int(table.loc[b, q + ': rows seen']):,} vs "
-                    f"{int(table.loc[w, q + ': rows seen']):,}, scans {int(table.loc[b, q + ': scans'])} "
-                    f"vs {int(table.loc[w, q + ': scans'])}"
+                    f"; rows seen {int(table.loc[b, query + ': rows seen']):,} vs "
+                    f"{int(table.loc[w, query + ': rows seen']):,}, scans {int(table.loc[b, query + ': scans'])} "
+                    f"vs {int(table.loc[w, query + ': scans'])}"
                 )
         rank_recs.append(rec)
     rankings = pd.DataFrame.from_records(rank_recs).set_index("criterion")
     return Comparison(
-        dataset=getattr(ds, "name", "dataset"),
+        dataset=ds.name,
         analyses=analyses,
         table=table,
         rankings=rankings,

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..cells import CellFrame
+from ..datasets.model import Dataset, require_dataset
+from ..schema.schema import Schema
 from ._index import CellIndex, _release_freed_memory
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution
@@ -28,15 +30,12 @@ CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk
 COMPRESSION_SAMPLE_EVENTS = 20_000  # events whose cells are compressed to measure the ratio
 
 
-def schema_name(schema: Any) -> str:
-    for attr in ("name", "label"):
-        v = getattr(schema, attr, None)
-        if isinstance(v, str) and v:
-            return v
-    return type(schema).__name__
+def schema_name(schema: Schema) -> str:
+    """The design's name as results label it (an unnamed Schema is "Schema")."""
+    return schema.name or type(schema).__name__
 
 
-def _chunks(ds: Any, chunk_events: int) -> Iterator[Any]:
+def _chunks(ds: Dataset, chunk_events: int) -> Iterator[Dataset]:
     """The dataset in slices of about ``chunk_events``, cut where an entity ends when possible."""
     f = ds.frame
     n = len(f)
@@ -68,7 +67,7 @@ def query_node_seconds(qc: QueryCosts) -> dict[str, float]:
     return {str(q): float(v) / 1e3 for q, v in t["node_ms"].items() if v == v}
 
 
-def _sample(ds: Any, n: int) -> Any:
+def _sample(ds: Dataset, n: int) -> Dataset:
     """About ``n`` events from the middle of the dataset, for measurements on real cells."""
     f = ds.frame
     a = max(0, (len(f) - n) // 2)
@@ -76,7 +75,7 @@ def _sample(ds: Any, n: int) -> Any:
 
 
 def build_index(
-    ds: Any, schema: Any, *, cells: CellFrame | None = None, chunk_events: int = CHUNK_EVENTS
+    ds: Dataset, schema: Schema, *, cells: CellFrame | None = None, chunk_events: int = CHUNK_EVENTS
 ) -> CellIndex:
     """The shared index of a design's cells; large datasets are converted chunk by chunk."""
     if cells is not None:
@@ -161,8 +160,8 @@ def _timed(timings_ms: dict[str, float], step: str) -> Iterator[None]:
 
 
 def analyze(
-    ds: Any,
-    schema: Any,
+    ds: Dataset,
+    schema: Schema,
     *,
     nodes: int | None = None,
     measured: Mapping[str, Any] | None = None,
@@ -182,8 +181,6 @@ def analyze(
     (default: ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate);
     ``cells``: a CellFrame already built for this schema (skips ``to_cells``).
     """
-    from ..datasets.model import require_dataset
-
     require_dataset(ds, "analyze")
     st = settings or DEFAULT
     name = schema_name(schema)
@@ -202,7 +199,7 @@ def analyze(
         del sample
         _release_freed_memory()  # the sample's cells and their serialization: back to the OS
     with _timed(tm, "queries"):
-        plans, errors = plans_for(schema, ds.queries)
+        plans, errors = plans_for(schema.bind(ds), ds.queries)
         weights = {q.name: q.weight for q in ds.queries}
         qc = query_costs(
             index,
@@ -230,7 +227,7 @@ def analyze(
     with _timed(tm, "capacity"):
         cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)
     return Analysis(
-        dataset=getattr(ds, "name", "dataset"),
+        dataset=ds.name,
         schema=name,
         keyspace=kd,
         rowsizes=rs,

@@ -238,11 +238,15 @@ def query_costs(
         ev = _evaluate(index, plan)
         r = ev.result
         ns = node_seconds(plan, r, settings)
+        # the same plan as the emulator runs it (no reverse scans): its own figures, side by side
+        emu_plan = plan.on_emulator()
+        er = r if emu_plan is plan else _evaluate(index, emu_plan).result
         rec = {
             "query": name,
             "kind": plan.kind,
             "plan": plan.describe(),
             "scans": r.scans,
+            "ranges": plan.n_ranges,
             "rows_seen": r.rows_seen,
             "rows_returned": r.rows_returned,
             "cells_seen": r.cells_seen,
@@ -253,6 +257,17 @@ def query_costs(
             "waste": r.rows_seen
             / max(min(r.rows_returned, plan.client_keeps or r.rows_returned), 1),
             "byte_waste": r.bytes_seen / max(r.bytes_returned, 1),
+            "emulator_rows_seen": er.rows_seen,
+            "emulator_cells_seen": er.cells_seen,
+            "emulator_bytes_seen": er.bytes_seen,
+            "emulator_waste": er.rows_seen
+            / max(min(er.rows_returned, emu_plan.client_keeps or er.rows_returned), 1),
+            "emulator_note": (
+                ""
+                if emu_plan is plan
+                else "the emulator refuses reverse scans: it reads the range forward and the "
+                f"client keeps the newest {plan.rows_limit} row(s)"
+            ),
             "node_ms": ns * 1e3,
             "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),
             "weight": float((weights or {}).get(name, 1.0)),

@@ -14,7 +14,7 @@ Why it is built this way:
   max versions → ``cells_per_column_limit``, max age → a timestamp range relative to
   ``gc_now_us``. :func:`gc_live_cells` applies the same rules to a CellFrame so the
   modelled figures (``plan.evaluate``) describe the same cells.
-* One request per key range and one for the row keys, as ``plan.scans`` counts them
+* One ReadRows request per plan listing every key range and row key (``plan.scans`` counts them)
   (salted keys need one scan per bucket, G08). The emulator refuses reverse scans
   (UNIMPLEMENTED): the range is then read forward and reversed here, said in ``notes``.
 * The emulator does not report rows/cells *seen*: those come from the model
@@ -352,6 +352,12 @@ class ReadResult:
     table_id: str
     modelled: PlanResult | None = None
     notes: list[str] = field(default_factory=list)
+    # what the server streamed before a client-side trim (an emulated reverse scan reads the
+    # range forward), and the model of the plan as the emulator runs it (``plan.on_emulator()``)
+    rows_streamed: int | None = None
+    cells_streamed: int | None = None
+    bytes_streamed: int | None = None
+    emulator_model: PlanResult | None = None
 
     @property
     def rows_seen(self) -> int | None:
@@ -408,23 +414,20 @@ class ReadResult:
 
 
 def _row_sets(plan: ReadPlan) -> list[Any | None]:
-    """One RowSet per scan (None: the whole table)."""
+    """The plan's one RowSet (None: the whole table): every range and key in ONE ReadRows
+    request, in key order, as Cloud Bigtable reads a multi-range request."""
     if plan.full_scan:
         return [None]
-    out: list[Any] = []
-    for r in plan.ranges:
-        rs = RowSet()
+    rs = RowSet()
+    for r in sorted(plan.ranges, key=lambda r: _key(r.start) if r.start is not None else b""):
         rr = rs.row_ranges.add()
         if r.start is not None:
             rr.start_key_closed = _key(r.start)
         if r.end is not None:
             rr.end_key_open = _key(r.end)
-        out.append(rs)
     if plan.keys:
-        rs = RowSet()
         rs.row_keys.extend(_key(k) for k in sorted(set(plan.keys)))
-        out.append(rs)
-    return out
+    return [rs]
 
 
 def read_plan(
@@ -519,6 +522,7 @@ def read_plan(
     cells = _to_cellframe(cols, plan.table)
     f = cells.frame
     n_rows, n_bytes = len(cols["row_key"]), _raw_bytes(cols)
+    streamed = (n_rows, len(f), n_bytes)  # what the server sent, before any client-side trim
     if len(row_sets) > 1 or emulate_reverse:
         # several scans (overlap possible) or a client-side reverse: one row once, in scan order, limit applied
         f = f.drop_duplicates(["row_key", "family", "qualifier", "timestamp_us"]).reset_index(
@@ -536,7 +540,7 @@ def read_plan(
             int(f["row_key"].nunique()),
             int(cells.cell_bytes().sum()) if len(f) else 0,
         )
-    modelled = None
+    modelled = emulator_model = None
     if model_cells is not None:
         live = (
             gc_live_cells(model_cells, {plan.table: tuple(families)}, now)
@@ -544,13 +548,19 @@ def read_plan(
             else model_cells
         )
         modelled = plan.evaluate(live)
+        if emulate_reverse:
+            emulator_model = plan.on_emulator().evaluate(live)
     return ReadResult(
         plan=plan,
         cells=cells,
         rows_returned=n_rows,
         cells_returned=len(f),
         bytes_returned=n_bytes,
-        scans=len(row_sets),
+        scans=plan.scans,
+        rows_streamed=streamed[0],
+        cells_streamed=streamed[1],
+        bytes_streamed=streamed[2],
+        emulator_model=emulator_model,
         elapsed_s=elapsed,
         table_id=table_id,
         modelled=modelled,

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .style import OKABE_ITO, new_axes, styled
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ..analysis import Capacity
+
 
 _PARTS = ("row key", "family", "qualifier", "timestamp", "value")
 
 
 @styled
-def plot_bytes_breakdown(cap, ax=None):
+def plot_bytes_breakdown(cap: Capacity, ax: Axes | None = None) -> Axes:
     """One stacked bar: what each stored event costs, and the bar with one-byte names (G01)."""
     ax = new_axes(ax, height=2.6)
     per = {k: v / max(cap.events, 1) for k, v in cap.breakdown.items()}
@@ -37,7 +45,7 @@ def plot_bytes_breakdown(cap, ax=None):
 
 
 @styled
-def plot_node_need(cap, ax=None):
+def plot_node_need(cap: Capacity, ax: Axes | None = None) -> Axes:
     """Nodes per cluster: what CPU needs (hotspot included), what storage needs, what an even
     load would need; the largest sets the cluster size."""
     ax = new_axes(ax, height=2.4)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import math
 import textwrap
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..units import human_bytes
 from .style import BAD, GOOD, MUTED, WIDTH_IN, styled
+
+if TYPE_CHECKING:
+    from ..analysis import Comparison
 
 
 def _fmt(col: str, v: float) -> str:
@@ -27,7 +31,7 @@ def _title_chars(ncols: int, label_chars: int) -> int:
 
 
 @styled
-def plot_comparison(cmp, axes=None):
+def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarray:
     """One horizontal bar chart per criterion (lower is better); returns the array of axes."""
     import matplotlib.pyplot as plt
 

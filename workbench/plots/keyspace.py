@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.dates as mdates
 import matplotlib.ticker as mticker
 import numpy as np
@@ -10,8 +12,13 @@ import pandas as pd
 from ..notes import EMULATOR_NOTES
 from .style import BAD, GOOD, HEATMAP, MUTED, OKABE_ITO, new_axes, note, styled
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
-def _times(kd) -> pd.DatetimeIndex:
+    from ..analysis import KeyDistribution
+
+
+def _times(kd: KeyDistribution) -> pd.DatetimeIndex:
     return pd.to_datetime(kd.window_edges_us, unit="us", utc=True)
 
 
@@ -29,7 +36,7 @@ METRICS = {
 }
 
 
-def heatmap_data(kd, what: str = "writes"):
+def heatmap_data(kd: KeyDistribution, what: str = "writes"):
     """The key-bucket × window matrix to draw (masked where nothing happened) and its norm: log for
     counts that span decades (writes, ops, bytes), linear for the rest. Shared by this figure and
     the designer's HTML heat map. ``what``: ``"writes"``, ``"reads"`` or a Key Visualizer metric
@@ -54,7 +61,7 @@ def heatmap_data(kd, what: str = "writes"):
     return data, Normalize(vmin=lo, vmax=hi)  # what matplotlib's autoscale picks
 
 
-def _key_axis(ax, kd, n_buckets: int) -> None:
+def _key_axis(ax: Axes, kd: KeyDistribution, n_buckets: int) -> None:
     pos = [p for p, _ in kd.labels]
     ax.set_yticks([p + 0.5 for p in pos])
     ax.set_yticklabels([t for _, t in kd.labels], fontsize=9, family="monospace")
@@ -63,7 +70,9 @@ def _key_axis(ax, kd, n_buckets: int) -> None:
 
 
 @styled
-def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool = True):
+def plot_key_heatmap(
+    kd: KeyDistribution, ax: Axes | None = None, *, what: str = "writes", emulator_note: bool = True
+) -> Axes:
     """Time × key space heat map of write operations (or the workload's row reads).
 
     A timestamp-first key draws one diagonal line (the write frontier moving
@@ -121,14 +130,14 @@ def plot_key_heatmap(kd, ax=None, *, what: str = "writes", emulator_note: bool =
     return ax
 
 
-def _node_shares(kd) -> np.ndarray:
+def _node_shares(kd: KeyDistribution) -> np.ndarray:
     tot = kd.node_cpu.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(tot > 0, kd.node_cpu / np.where(tot > 0, tot, 1), np.nan)
 
 
 @styled
-def plot_node_load(kd, ax=None):
+def plot_node_load(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     """Each node's share of each window's load (reads + writes as CPU) and the fair share."""
     ax = new_axes(ax, height=3.6)
     t = _times(kd)
@@ -168,7 +177,7 @@ def plot_node_load(kd, ax=None):
 
 
 @styled
-def plot_hotspot(kd, ax=None):
+def plot_hotspot(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     """Busiest node's and busiest tablet's share of each window's load against the fair share 1/N:
     the tablet line is the floor no node count goes below."""
     ax = new_axes(ax, height=3.6)
@@ -221,7 +230,7 @@ def plot_hotspot(kd, ax=None):
 
 
 @styled
-def plot_node_sweep(kd, ax=None, *, nodes=(1, 3, 10, 30)):
+def plot_node_sweep(kd: KeyDistribution, ax: Axes | None = None, *, nodes=(1, 3, 10, 30)) -> Axes:
     """The same workload on several cluster sizes: the busiest node's share against the fair
     share and the busiest tablet's floor. What a Key Visualizer cannot show before the table
     exists."""
@@ -259,7 +268,7 @@ def plot_node_sweep(kd, ax=None, *, nodes=(1, 3, 10, 30)):
 
 
 @styled
-def plot_read_profile(kd, ax=None):
+def plot_read_profile(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     """Rows read per key bucket by the query workload, once every row exists (the last window)."""
     ax = new_axes(ax, width=4.0, height=5.2)
     prof = kd.reads[-1] if kd.reads.size else np.zeros(0)

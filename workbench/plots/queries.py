@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..notes import EMULATOR_NOTES
 from .style import BAD, GOOD, MUTED, NEUTRAL, new_axes, note, styled
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ..analysis import QueryCosts
+
 
 @styled
-def plot_query_costs(qc, ax=None, *, emulator_note: bool = True):
+def plot_query_costs(qc: QueryCosts, ax: Axes | None = None, *, emulator_note: bool = True) -> Axes:
     """Horizontal bars per query: rows seen (light) and returned (dark), log scale; the label says the waste."""
     t = qc.table[qc.table["kind"] != "cannot plan"] if len(qc.table) else qc.table
     ax = new_axes(ax, height=max(2.2, 0.62 * len(t) + 1.4))

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
 from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, new_axes, note, styled
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ..analysis import RowSizes
+
 
 @styled
-def plot_row_sizes(rs, ax=None, *, emulator_note: bool = True):
+def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool = True) -> Axes:
     """Histogram of bytes per row (log scale) with the 100 MB guideline and the 256 MB hard limit."""
     ax = new_axes(ax, height=3.8)
     b = np.maximum(rs.bytes.astype(float), 1.0)
     s = rs.settings
     hi = max(float(rs.projected_max_bytes), s.row_hard_bytes * 1.6)
-    bins = np.logspace(0, np.log10(hi), 80)
+    bins = np.logspace(0, np.log10(hi), 80).tolist()
     ax.hist(b, bins=bins, color=NEUTRAL, alpha=0.85, label=f"rows now ({rs.n_rows:,})")
     if rs.open_rows:
         ax.hist(
@@ -55,7 +62,7 @@ def plot_row_sizes(rs, ax=None, *, emulator_note: bool = True):
 
 
 @styled
-def plot_bucket_growth(sweep, ax=None):
+def plot_bucket_growth(sweep, ax: Axes | None = None) -> Axes:
     """Row size against time-bucket width: a straight line (rows grow with the bucket, G02/G12)."""
     ax = new_axes(ax, width=7.0, height=4.0)
     x = sweep["width_s"].to_numpy() / 86400

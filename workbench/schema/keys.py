@@ -26,7 +26,7 @@ from .segments import (
     _contains,
     _join_sized,
 )
-from .time_segments import BaseTimestamp
+from .time_segments import BaseTimestamp, ReversedTimestamp, Timestamp
 from .value_text import factorize
 
 
@@ -97,7 +97,10 @@ class RowKey:
         return [s for s in self.segments if TIME in s.sources() and s.time_order != 0]
 
     def keeps_microseconds(self) -> bool:
-        return any(getattr(s, "precision", None) == "us" for s in self.time_segments)
+        return any(
+            isinstance(s, (Timestamp, ReversedTimestamp)) and s.precision == "us"
+            for s in self.time_segments
+        )
 
     def template(self) -> str:
         out = ""
@@ -247,9 +250,8 @@ class RowKey:
             got = s.parse(t, self.delimiter) if isinstance(s, Tags) else s.parse(t)
             for k, v in got.items():
                 out[k] = v.to_numpy()
-            sub = getattr(s, "subms", None)
-            if sub is not None and "_subms" not in out:
-                v = sub(t)
+            if isinstance(s, (Timestamp, ReversedTimestamp)) and "_subms" not in out:
+                v = s.subms(t)
                 if v is not None:
                     out["_subms"] = v
         m = next((i for i, s in enumerate(self.segments) if isinstance(s, Metric)), None)

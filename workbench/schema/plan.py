@@ -14,6 +14,7 @@ filter is not returned; ``rows_limit`` stops the scan after that many returned r
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -23,6 +24,14 @@ import pandas as pd
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..cells import CellFrame
+
+# A leading key segment whose values the query leaves open is read as one row range per value
+# (one ReadRows request with many ranges, G11) when the dataset's values form a small known set:
+# a client can list a few dozen currency pairs or sites; a player or device ID set is open-ended
+# and grows in production, so above this a scan is planned and the plan says why.
+ENUMERATE_VALUES_MAX = 64
+# Row ranges one plan may list (entity values x time buckets); above this the planner scans.
+RANGES_MAX = 1000
 
 PlanKind = Literal["point", "prefix", "range", "multi-range", "full-table scan"]
 
@@ -168,6 +177,21 @@ class ReadPlan:
     # rows of those returned that the client keeps, when the server cannot limit the read (the newest N
     # of an entity's range read forward); None: it keeps all. Only the waste figure uses it.
     client_keeps: int | None = None
+
+    def on_emulator(self) -> ReadPlan:
+        """The same plan as the emulator can run it: it refuses reverse scans (``501 Client
+        doesn't support reverse scans yet``), so a reversed read becomes a forward read of the
+        same ranges, and the client keeps the newest ``rows_limit`` rows."""
+        if not self.reversed:
+            return self
+        return dataclasses.replace(
+            self, reversed=False, rows_limit=None, client_keeps=self.rows_limit
+        )
+
+    @property
+    def n_ranges(self) -> int:
+        """Row ranges the one ReadRows request lists (a row key is a one-row range)."""
+        return 1 if self.full_scan else len(self.ranges) + len(self.keys)
 
     @property
     def full_scan(self) -> bool:

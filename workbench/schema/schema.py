@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -32,10 +32,10 @@ from .families import Family, MaxVersions
 from .keys import RowKey
 from .layouts import BuildInput, Layout, NewCells, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
-from .plan import CellFilter, KeyRange, ReadPlan, prefix_end
+from .plan import ENUMERATE_VALUES_MAX, RANGES_MAX, CellFilter, KeyRange, ReadPlan, prefix_end
 from .segments import TIME, Literal, Metric, RenderContext, Salt, Segment, Tags, _unknown
 from .shape import Shape
-from .time_segments import Timestamp
+from .time_segments import BaseTimestamp, Timestamp
 from .time_text import US_PER_MS, floor_us, time_us
 from .value_text import decode_text, encode_bytes
 
@@ -592,6 +592,56 @@ def _render_one(key: RowKey, i: int, known: Mapping[str, Any], t: int | None) ->
     return str(seg.render(ctx)[0])
 
 
+def _render_values(
+    key: RowKey, i: int, known: Mapping[str, Any], col: str, values: Sequence[object]
+) -> list[str]:
+    """Segment ``i``'s text for each value of ``col`` (other columns fixed to ``known``)."""
+    n = len(values)
+    cols = {c: pd.Series([v] * n) for c, v in known.items()}
+    cols[col] = pd.Series(list(values))
+    ctx = RenderContext(cols, np.zeros(n, dtype=np.int64), key.delimiter)
+    return [str(x) for x in key.segments[i].render(ctx)]
+
+
+# the shortest bucket of each precision: stepping by it visits every bucket of a range
+_STEP_US = {
+    "us": 1,
+    "ms": 1_000,
+    "second": 1_000_000,
+    "minute": 60_000_000,
+    "hour": 3_600_000_000,
+    "day": 86_400_000_000,
+    "week": 7 * 86_400_000_000,
+    "month": 28 * 86_400_000_000,
+}
+
+
+def _time_texts(
+    key: RowKey, i: int, known: Mapping[str, Any], lo: int, hi: int, limit: int
+) -> list[str] | None:
+    """The distinct texts time segment ``i`` takes over [lo, hi] µs, or None when there are
+    more than ``limit`` or the segment's bucket length is unknown."""
+    seg = key.segments[i]
+    if isinstance(seg, BaseTimestamp):
+        step = (1 << seg.bits) * US_PER_MS
+    else:
+        step = _STEP_US.get(str(getattr(seg, "precision", "")), 0)
+    if step <= 0 or hi < lo or (hi - lo) // step + 2 > limit:
+        return None
+    t = np.unique(np.r_[np.arange(lo, hi + 1, step, dtype=np.int64), np.int64(hi)])
+    cols = {c: pd.Series([v] * len(t)) for c, v in known.items()}
+    ctx = RenderContext(cols, t, key.delimiter)
+    return sorted({str(x) for x in seg.render(ctx)})
+
+
+def _later_fixed(key: RowKey, i: int, known: Mapping[str, Any]) -> bool:
+    """Does a segment after ``i`` take only values the query fixes (so the key keeps helping)?"""
+    return any(
+        set(s.sources()) and TIME not in s.sources() and set(s.sources()) <= set(known)
+        for s in key.segments[i + 1 :]
+    )
+
+
 def _us(ts: pd.Timestamp) -> int:
     return int(ts.value // 1000)
 
@@ -654,6 +704,20 @@ def _compile(
             elif has_range:
                 lo_t = _us(intent.start) if intent.start is not None else None
                 hi_t = _us(intent.end) - 1 if intent.end is not None else None
+                # a coarse time segment followed by fixed parts of the key: read each bucket the
+                # range covers with the rest of the key, instead of a range + row-key regex
+                texts = (
+                    _time_texts(key, i, known, lo_t, hi_t, RANGES_MAX // len(branches))
+                    if lo_t is not None and hi_t is not None and _later_fixed(key, i, known)
+                    else None
+                )
+                if texts is not None:
+                    branches = [b + t + sep for b in branches for t in texts]
+                    notes.append(
+                        f"{len(texts)} time bucket(s) of the range, each read with the rest of the key"
+                    )
+                    pinned += 1
+                    continue
                 lo = _render_one(key, i, known, lo_t) if lo_t is not None else None
                 hi = _render_one(key, i, known, hi_t) if hi_t is not None else None
                 time_range = (lo, hi) if seg.time_order > 0 else (hi, lo)
@@ -666,7 +730,23 @@ def _compile(
         elif srcs <= known_set and srcs:
             branches = [b + _render_one(key, i, known, t_point) + sep for b in branches]
         else:
-            stop, stop_reason = i, "unknown " + ",".join(sorted(srcs - set(known)))
+            open_cols = srcs - set(known)
+            col = next(iter(open_cols)) if len(open_cols) == 1 and TIME not in srcs else None
+            vals = shape.known_values(col) if (col is not None and shape is not None) else None
+            if col is not None and vals is not None and len(branches) * len(vals) <= RANGES_MAX:
+                # a small, known value set (the dataset's own values): one row range per value,
+                # all in one ReadRows request (G11), instead of scanning past the other values
+                texts = sorted(set(_render_values(key, i, known, col, vals)))
+                branches = [b + t + sep for b in branches for t in texts]
+                notes.append(f"{len(texts)} known {col} values: one row range each, one request")
+                pinned += 1
+                continue
+            stop, stop_reason = i, "unknown " + ",".join(sorted(open_cols))
+            if col is not None and shape is not None and col in shape.entity:
+                notes.append(
+                    f"{col} is open-ended (more than {ENUMERATE_VALUES_MAX} values, or unknown): "
+                    "the rows of every value are scanned"
+                )
             break
         pinned += 1
 
@@ -753,6 +833,7 @@ def _compile(
     rows_limit = None
     latest_versions = None
     client_keeps = None
+    reverse = False
     if intent.kind == "latest":
         n = intent.limit or 1
         stop_seg = key.segments[stop] if stop is not None else None
@@ -775,20 +856,55 @@ def _compile(
         elif layout is not None and layout.versioned and isinstance(layout, NewCells):
             latest_versions = n
             notes.append(f"newest {n} versions per column (G13)")
+            bucket_cols = {c for sg in key.segments for c in sg.sources() if c != TIME}
+            if (
+                n == 1
+                and bucket_cols <= set(known)
+                and regex is None
+                and stop_reason == "time"
+                and len(branches) == 1
+                and any(branches)
+            ):
+                # time buckets of one entity: the newest version sits in the last bucket row,
+                # which a reverse scan with rows_limit=1 reads alone
+                reverse, rows_limit = True, 1
+                notes.append("reverse scan with rows limit 1: the newest bucket row")
         else:
-            notes.append(
-                "no reversed timestamp before the unknown part of the key: the newest rows are at the "
-                "end of the range, so the whole range is read (a reversed scan could also do it)"
-            )
             if layout is not None and layout.multi_event:
-                client_keeps = n  # at most the n newest events' rows (usually the newest bucket)
+                keep = n  # at most the n newest events' rows (usually the newest bucket)
             else:
                 per_event = (
                     len(key.metric.measures or schema._measures(shape))
                     if key.metric is not None
                     else 1
                 )
-                client_keeps = n * max(per_event, 1)
+                keep = n * max(per_event, 1)
+            key_cols = {c for sg in key.segments for c in sg.sources() if c != TIME}
+            one_entity = (
+                key_cols <= set(known)  # the prefix is one entity: its rows in time order
+                and regex is None
+                and stop is not None
+                and stop_reason == "time"
+                and len(branches) == 1
+                and any(branches)
+                and key.metric is None
+                and layout is not None
+                and not layout.versioned
+                and (n == 1 or not layout.multi_event)  # a bucket row may hold fewer than n
+            )
+            if one_entity:
+                # the entity's newest rows are at the end of its range: Cloud Bigtable reads them
+                # with a reverse scan and a rows limit (G09 needs no reversed key for this)
+                reverse, rows_limit = True, keep
+                notes.append(
+                    f"reverse scan with rows limit {keep}: the newest rows of the entity's range"
+                )
+            else:
+                client_keeps = keep
+                notes.append(
+                    "no reversed timestamp before the unknown part of the key: the newest rows are "
+                    "at the end of the range, so the whole range is read"
+                )
     if intent.kind == "scan":
         time_filter, regex = None, None
         ranges, keys = [], ()
@@ -806,6 +922,7 @@ def _compile(
         keys=keys,
         filter=flt,
         rows_limit=rows_limit,
+        reversed=reverse,
         note="; ".join(dict.fromkeys(notes)),
         client_keeps=client_keeps,
     )

@@ -160,3 +160,10 @@ class BaseTimestamp(Segment):
 
     def template(self) -> str:
         return "{" + f"ms - ms % 2^{self.bits}" + "}"
+
+
+def precision_of(seg: Segment) -> str | None:
+    """The time precision a segment keys on ("base" for Heroic's base time; None: not a time)."""
+    if isinstance(seg, (Timestamp, ReversedTimestamp, BaseTimestamp)):
+        return seg.precision
+    return None

@@ -31,6 +31,7 @@ from typing import Any
 
 import ipywidgets as W
 
+from ..advisor.findings import Finding
 from ..errors import WorkbenchError
 from ..schema.gallery import patterns_for, schema_for
 from . import _render as R
@@ -78,21 +79,14 @@ def _lay(**kw: Any) -> W.Layout:
     return W.Layout(**kw)
 
 
-def _finding_fields(f: Any) -> dict[str, Any]:
-    """The parts of an advisor finding the panel shows (tolerant of field names)."""
-    gid = getattr(f, "ids", None) or getattr(f, "guideline", None) or ""
-    msg = (
-        getattr(f, "message", None)
-        or getattr(f, "title", None)
-        or getattr(f, "summary", None)
-        or str(f)
-    )
+def _finding_fields(f: Finding) -> dict[str, Any]:
+    """The parts of an advisor finding the panel shows."""
     return {
-        "guideline": str(gid),
-        "severity": str(getattr(f, "severity", "") or ""),
-        "message": str(msg),
-        "evidence": str(getattr(f, "evidence", "") or ""),
-        "suggestion": getattr(f, "suggestion", None),
+        "guideline": f.ids or f.guideline,
+        "severity": f.severity,
+        "message": f.message or f.title or str(f),
+        "evidence": str(f.evidence or ""),
+        "suggestion": f.suggestion,
     }
 
 

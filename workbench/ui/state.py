@@ -20,6 +20,7 @@ from ..schema import (
     Field,
     HeroicOffsets,
     Intersection,
+    Literal,
     MaxAge,
     MaxVersions,
     Metric,
@@ -30,6 +31,7 @@ from ..schema import (
     Schema,
     Segment,
     Serialized,
+    Tags,
     Tall,
     TimeBucket,
     Timestamp,
@@ -114,10 +116,9 @@ def segment_label(seg: Segment) -> str:
         if kind == "ReversedDomain":
             return f"reversed_domain({seg.column})"
         return seg.column
-    text = getattr(seg, "text", None)
-    if isinstance(text, str):
-        return f"'{text}'"
-    if type(seg).__name__ == "Tags":
+    if isinstance(seg, Literal):
+        return f"'{seg.text}'"
+    if isinstance(seg, Tags):
         return "tags"
     return type(seg).__name__.lower()
 
