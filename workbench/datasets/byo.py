@@ -203,12 +203,8 @@ def _finish(ds: Dataset, queries: Sequence[str | QueryIntent] | None, notes: lis
     from .queries import default_queries, parse_queries
 
     if queries is None:
+        # derived, not noted: the dataset's display lists its queries, marked as derived
         ds.queries = QueryList(default_queries(ds))
-        if ds.queries:
-            ds.notes.append(
-                "no queries given: costed on a default set derived from the data (ds.queries); "
-                "pass queries=[...] to state yours."
-            )
     else:
         qs = parse_queries(queries, ds)
         check = [q for q in qs]

@@ -153,7 +153,7 @@ class QueryList(list):
         lines = [
             f"  {q.name}: {q.text or q.describe().split('] ', 1)[-1]}  [{q.kind}]" for q in self
         ]
-        return f"{len(self)} queries:\n" + "\n".join(lines)
+        return f"{len(self)} queries (edit with queries=[...]):\n" + "\n".join(lines)
 
 
 @dataclass
