@@ -319,6 +319,19 @@ def test_random_plans_answer_exactly(ds, schema, data):
     got = q.answer(schema.from_cells(plan.evaluate(cells).cells), "time")
     want = q.answer(ds.frame, "time")
     cols = [*ds.entity, "time", *ds.measures]
+    if (
+        kind == "latest"
+        and len(got) == len(want)
+        and not _norm(got, ds, cols).equals(_norm(want, ds, cols))
+    ):
+        # "latest N" among events that share the N-th newest time has more than one right
+        # answer: the server keeps the first in key order, the oracle the first in frame order.
+        # Then the times must agree and every event returned must be a real event of the query.
+        assert sorted(got["time"]) == sorted(want["time"])
+        real = ds.frame[q.matches(ds.frame, "time")]
+        keyed = real[cols].astype(str).agg("|".join, axis=1)
+        assert set(got[cols].astype(str).agg("|".join, axis=1)) <= set(keyed)
+        return
     pd.testing.assert_frame_equal(_norm(got, ds, cols), _norm(want, ds, cols))
 
 

@@ -135,13 +135,26 @@ def _day_month(col: pd.Series, name: str, dayfirst: bool | None, word: str) -> p
 
 
 def _check_key_collisions(frame: pd.DataFrame, entity: list[str]) -> None:
-    """Distinct values that would render to the same row-key text (``1`` and ``'1'``) are refused."""
+    """Distinct values that would render to the same row-key text (``1`` and ``'1'``) are refused,
+    and so are values UTF-8 cannot encode (a lone surrogate): row keys are UTF-8 bytes."""
     for col in entity:
         s = frame[col]
         if s.dtype != object:
             continue
         uniq = pd.unique(s)
-        text = pd.Series([str(v) for v in uniq])
+        for v in uniq:
+            try:
+                str(v).encode("utf-8")
+            except UnicodeEncodeError as exc:
+                row = int(np.flatnonzero((s == v).to_numpy())[0])
+                raise DatasetError(
+                    f"Entity column {col!r} holds {v!r} (row {row}): character {exc.start} is a "
+                    "lone surrogate, which UTF-8 cannot encode (row keys are UTF-8 bytes). Fix or "
+                    "drop that value. Nothing was written."
+                ) from None
+        text = pd.Series(
+            [str(v) for v in uniq], dtype=object
+        )  # a lone surrogate is no Arrow string
         dup = text.duplicated(keep=False).to_numpy()
         if dup.any():
             same = [repr(v) for v in np.asarray(uniq, dtype=object)[dup][:4]]

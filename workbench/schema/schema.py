@@ -837,6 +837,14 @@ def _compile(
     if intent.kind == "latest":
         n = intent.limit or 1
         stop_seg = key.segments[stop] if stop is not None else None
+        # a server-side rows limit is only right when every field the query fixes is enforced by
+        # the server: in the prefix, or after the stop by the row-key regex (a hashed segment
+        # after the time gets none), never only by the client's decoding of the cells
+        key_cols = {c for sg in key.segments for c in sg.sources() if c != TIME}
+        after = key.segments[stop + 1 :] if stop is not None else ()
+        tail_cols = {c for sg in after for c in sg.sources() if c != TIME}
+        fixed = set(intent.entity)
+        limit_safe = fixed <= key_cols and not (tail_cols & fixed and regex is None)
         if (
             stop is not None
             and stop_seg is not None
@@ -845,6 +853,7 @@ def _compile(
             and len(branches) == 1
             and layout is not None
             and not layout.multi_event
+            and limit_safe
         ):
             metric = key.metric
             after_metric = metric is not None and key.segments.index(metric) > stop
@@ -856,11 +865,10 @@ def _compile(
         elif layout is not None and layout.versioned and isinstance(layout, NewCells):
             latest_versions = n
             notes.append(f"newest {n} versions per column (G13)")
-            bucket_cols = {c for sg in key.segments for c in sg.sources() if c != TIME}
             if (
                 n == 1
-                and bucket_cols <= set(known)
-                and regex is None
+                and key_cols <= set(known)
+                and limit_safe
                 and stop_reason == "time"
                 and len(branches) == 1
                 and any(branches)
@@ -879,10 +887,9 @@ def _compile(
                     else 1
                 )
                 keep = n * max(per_event, 1)
-            key_cols = {c for sg in key.segments for c in sg.sources() if c != TIME}
             one_entity = (
                 key_cols <= set(known)  # the prefix is one entity: its rows in time order
-                and regex is None
+                and limit_safe
                 and stop is not None
                 and stop_reason == "time"
                 and len(branches) == 1
