@@ -6,10 +6,10 @@ on the shared :class:`CellIndex`, so a dozen plans cost milliseconds instead of
 one full sort of the CellFrame each. ``tests/test_analysis_querycost.py`` pins
 the agreement.
 
-The node cost is a planning model on Cloud Bigtable SSD nodes: every row
-lookup and every scan start costs one read of the ~17,000/s a node serves,
-and every byte scanned costs its share of the ~220 MB/s a node scans
-(figures are :class:`Settings`).
+The node cost is a planning model of Cloud Bigtable nodes: one request, one seek
+per row range or key, and each row, cell and byte visited, with unit costs
+calibrated on the documented ~17,000 1 KB-row reads/s and ~220 MB/s scans per SSD
+node (:meth:`Settings.read_costs`).
 """
 
 from __future__ import annotations
@@ -162,12 +162,15 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
 
 
 def node_seconds(plan: ReadPlan, result: PlanResult, settings: Settings = DEFAULT) -> float:
-    """Modelled SSD-node time of one run: lookups and scan starts at reads/s, bytes at scan speed."""
-    lookups = len(plan.keys) if plan.keys else 0
-    starts = 1 if plan.full_scan else len(plan.ranges)
-    return (
-        lookups + starts
-    ) / settings.reads_per_s_per_node + result.bytes_seen / settings.scan_bytes_per_s_per_node
+    """Modelled node time of one run on Cloud Bigtable: one request, one seek per row range or
+    key, and every row, cell and byte the server visits (``Settings.read_costs``)."""
+    return settings.read_costs().node_seconds(
+        requests=1,
+        seeks=plan.n_ranges,
+        rows=result.rows_seen,
+        cells=result.cells_seen,
+        nbytes=result.bytes_seen,
+    )
 
 
 def _measured_get(m: Any, name: str) -> Any:
