@@ -85,6 +85,27 @@ def evaluate(index: CellIndex, plan: ReadPlan) -> PlanResult:
 
 
 def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
+    if plan.requests > 1:
+        # one request per range, each with its own rows limit: the sum of the parts
+        evs = [_evaluate_one(index, p) for p in plan.parts()]
+        rs = [e.result for e in evs]
+        return _Eval(
+            PlanResult(
+                scans=plan.scans,
+                rows_seen=sum(r.rows_seen for r in rs),
+                cells_seen=sum(r.cells_seen for r in rs),
+                bytes_seen=sum(r.bytes_seen for r in rs),
+                rows_returned=sum(r.rows_returned for r in rs),
+                cells_returned=sum(r.cells_returned for r in rs),
+                bytes_returned=sum(r.bytes_returned for r in rs),
+            ),
+            np.unique(np.concatenate([e.seen_rows for e in evs])),
+            np.unique(np.concatenate([e.returned_rows for e in evs])),
+        )
+    return _evaluate_one(index, plan)
+
+
+def _evaluate_one(index: CellIndex, plan: ReadPlan) -> _Eval:
     rows_in = _inside_rows(index, plan)
     if len(rows_in) == 0 or rows_in[-1] - rows_in[0] + 1 == len(rows_in):
         # one contiguous run of rows (prefix, range, full scan): its cells are one slice, no copy
@@ -162,10 +183,11 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
 
 
 def node_seconds(plan: ReadPlan, result: PlanResult, settings: Settings = DEFAULT) -> float:
-    """Modelled node time of one run on Cloud Bigtable: one request, one seek per row range or
-    key, and every row, cell and byte the server visits (``Settings.read_costs``)."""
+    """Modelled node time of one run on Cloud Bigtable: its requests (one, or one per range when
+    the rows limit applies per range), one seek per row range or key, and every row, cell and
+    byte the server visits (``Settings.read_costs``)."""
     return settings.read_costs().node_seconds(
-        requests=1,
+        requests=plan.requests,
         seeks=plan.n_ranges,
         rows=result.rows_seen,
         cells=result.cells_seen,
@@ -250,6 +272,7 @@ def query_costs(
             "plan": plan.describe(),
             "scans": r.scans,
             "ranges": plan.n_ranges,
+            "requests": plan.requests,
             "rows_seen": r.rows_seen,
             "rows_returned": r.rows_returned,
             "cells_seen": r.cells_seen,
@@ -268,8 +291,9 @@ def query_costs(
             "emulator_note": (
                 ""
                 if emu_plan is plan
-                else "the emulator refuses reverse scans: it reads the range forward and the "
-                f"client keeps the newest {plan.rows_limit} row(s)"
+                else "the emulator refuses reverse scans: it reads "
+                + ("each range" if plan.requests > 1 else "the range")
+                + f" forward and the client keeps the newest {emu_plan.client_keeps:,} row(s)"
             ),
             "node_ms": ns * 1e3,
             "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),

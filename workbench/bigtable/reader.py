@@ -446,6 +446,16 @@ def read_plan(
     (default: now). ``model_cells`` are the cells written (all tables): the model runs
     ``plan.evaluate`` on their GC-live part."""
     now = int(time.time() * 1_000_000) if gc_now_us is None else int(gc_now_us)
+    if plan.requests > 1:
+        return _read_parts(
+            conn,
+            table_id,
+            plan,
+            families=families,
+            apply_gc=apply_gc,
+            gc_now_us=now,
+            model_cells=model_cells,
+        )
     gc = gc_filter_pb(families, now) if (apply_gc and families) else None
     user = cell_filter_pb(plan.filter)
     flt = _chain([gc, user])
@@ -563,6 +573,65 @@ def read_plan(
         bytes_streamed=streamed[2],
         emulator_model=emulator_model,
         elapsed_s=elapsed,
+        table_id=table_id,
+        modelled=modelled,
+        notes=notes,
+    )
+
+
+def _read_parts(
+    conn: Connection,
+    table_id: str,
+    plan: ReadPlan,
+    *,
+    families: Sequence[Family],
+    apply_gc: bool,
+    gc_now_us: int,
+    model_cells: CellFrame | None,
+) -> ReadResult:
+    """A plan whose rows limit applies per range: one ReadRows per range, merged here."""
+    parts = [
+        read_plan(
+            conn,
+            table_id,
+            p,
+            families=families,
+            apply_gc=apply_gc,
+            gc_now_us=gc_now_us,
+            model_cells=model_cells,
+        )
+        for p in plan.parts()
+    ]
+    frames = [r.cells.frame for r in parts]
+    cells = CellFrame(pd.concat(frames, ignore_index=True))
+    modelled = emulator_model = None
+    if model_cells is not None:
+        live = (
+            gc_live_cells(model_cells, {plan.table: tuple(families)}, gc_now_us)
+            if (apply_gc and families)
+            else model_cells
+        )
+        modelled = plan.evaluate(live)
+        if any(r.emulator_model is not None for r in parts):
+            emulator_model = plan.on_emulator().evaluate(live)
+
+    def total(name: str) -> int:
+        return sum(int(getattr(r, name) or 0) for r in parts)
+
+    notes = list(dict.fromkeys(n for r in parts for n in r.notes))
+    notes.append(f"{len(parts)} requests, one per range, each with rows limit {plan.rows_limit}")
+    return ReadResult(
+        plan=plan,
+        cells=cells,
+        rows_returned=total("rows_returned"),
+        cells_returned=total("cells_returned"),
+        bytes_returned=total("bytes_returned"),
+        scans=plan.scans,
+        rows_streamed=total("rows_streamed"),
+        cells_streamed=total("cells_streamed"),
+        bytes_streamed=total("bytes_streamed"),
+        emulator_model=emulator_model,
+        elapsed_s=sum(r.elapsed_s for r in parts),
         table_id=table_id,
         modelled=modelled,
         notes=notes,

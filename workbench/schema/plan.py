@@ -177,6 +177,25 @@ class ReadPlan:
     # rows of those returned that the client keeps, when the server cannot limit the read (the newest N
     # of an entity's range read forward); None: it keeps all. Only the waste figure uses it.
     client_keeps: int | None = None
+    # rows_limit applies to each range, not to the whole read: a limit counts rows over one
+    # request, so the client sends one ReadRows per range (the newest rows of each series or salt
+    # bucket) and merges them
+    limit_per_range: bool = False
+
+    def parts(self) -> tuple[ReadPlan, ...]:
+        """The requests the client sends: the plan itself, or one plan per range/key when the
+        rows limit applies to each range."""
+        if not self.limit_per_range or self.n_ranges <= 1:
+            return (self,)
+        one = dataclasses.replace(self, limit_per_range=False, client_keeps=None)
+        return tuple(dataclasses.replace(one, ranges=(r,), keys=()) for r in self.ranges) + tuple(
+            dataclasses.replace(one, ranges=(), keys=(k,)) for k in self.keys
+        )
+
+    @property
+    def requests(self) -> int:
+        """ReadRows requests the client sends (one, unless the rows limit applies per range)."""
+        return len(self.parts())
 
     def on_emulator(self) -> ReadPlan:
         """The same plan as the emulator can run it: it refuses reverse scans (``501 Client
@@ -184,8 +203,9 @@ class ReadPlan:
         same ranges, and the client keeps the newest ``rows_limit`` rows."""
         if not self.reversed:
             return self
+        kept = (self.rows_limit or 0) * self.requests
         return dataclasses.replace(
-            self, reversed=False, rows_limit=None, client_keeps=self.rows_limit
+            self, reversed=False, rows_limit=None, client_keeps=self.client_keeps or kept
         )
 
     @property
@@ -225,7 +245,12 @@ class ReadPlan:
         if not self.filter.is_empty:
             tail.append("filter " + self.filter.describe())
         if self.rows_limit:
-            tail.append(f"limit {self.rows_limit} rows")
+            tail.append(
+                f"limit {self.rows_limit} rows"
+                + (f" per range ({self.requests} requests)" if self.requests > 1 else "")
+            )
+        if self.reversed:
+            tail.append("reversed")
         if self.scans > 1:
             tail.append(f"{self.scans} scans")
         return head + ("; " + "; ".join(tail) if tail else "")
@@ -245,6 +270,19 @@ class ReadPlan:
         """Model the plan on a CellFrame: exactly what the emulator would scan and return."""
         from ..cells import CellFrame
 
+        if self.requests > 1:
+            results = [p.evaluate(cells) for p in self.parts()]
+            frames = [r.cells.frame for r in results if r.cells is not None]
+            return PlanResult(
+                scans=self.scans,
+                rows_seen=sum(r.rows_seen for r in results),
+                cells_seen=sum(r.cells_seen for r in results),
+                bytes_seen=sum(r.bytes_seen for r in results),
+                rows_returned=sum(r.rows_returned for r in results),
+                cells_returned=sum(r.cells_returned for r in results),
+                bytes_returned=sum(r.bytes_returned for r in results),
+                cells=CellFrame(pd.concat(frames, ignore_index=True)),
+            )
         f = cells.table(self.table).sorted().frame
         inside = f[self.row_mask(f["row_key"])]
         passed_mask = self.filter.cell_mask(inside)

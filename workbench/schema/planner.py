@@ -126,6 +126,9 @@ def compile_plan(
     time_range: tuple[str | None, str | None] | None = None
     stop_reason = ""
     partial_tags = False
+    # what made the prefix branch into several ranges: a latest-N read limits each range
+    merged_branches = False  # salt buckets or known entity values: the client merges the newest
+    enumerated: set[str] = set()  # entity columns read as one range per known value
     known_set = set(known) | ({TIME} if t_point is not None else set())
     for i, seg in enumerate(key.segments):
         srcs = set(seg.sources())
@@ -141,6 +144,7 @@ def compile_plan(
             branches = [b + seg.name_of(m) + sep for b in branches for m in want]
         elif isinstance(seg, Salt) and not srcs <= known_set:
             branches = [b + s + sep for b in branches for s in seg.buckets()]
+            merged_branches = True
             notes.append(f"salted with {seg.n} buckets: one scan per bucket (G08)")
         elif isinstance(seg, Tags) and not srcs <= set(known):
             txt = ""
@@ -194,6 +198,8 @@ def compile_plan(
                 texts = sorted(set(_render_values(key, i, known, col, vals)))
                 branches = [b + t + sep for b in branches for t in texts]
                 notes.append(f"{len(texts)} known {col} values: one row range each, one request")
+                enumerated.add(col)
+                merged_branches = True
                 pinned += 1
                 continue
             stop, stop_reason = i, "unknown " + ",".join(sorted(open_cols))
@@ -289,6 +295,7 @@ def compile_plan(
     latest_versions = None
     client_keeps = None
     reverse = False
+    limit_per_range = False
     if intent.kind == "latest":
         n = intent.limit or 1
         stop_seg = key.segments[stop] if stop is not None else None
@@ -326,47 +333,67 @@ def compile_plan(
                 and limit_safe
                 and stop_reason == "time"
                 and len(branches) == 1
-                and any(branches)
             ):
                 # time buckets of one entity: the newest version sits in the last bucket row,
                 # which a reverse scan with rows_limit=1 reads alone
                 reverse, rows_limit = True, 1
                 notes.append("reverse scan with rows limit 1: the newest bucket row")
         else:
-            if layout is not None and layout.multi_event:
-                keep = n  # at most the n newest events' rows (usually the newest bucket)
-            else:
-                per_event = (
-                    len(key.metric.measures or schema._measures(shape))
-                    if key.metric is not None
-                    else 1
-                )
-                keep = n * max(per_event, 1)
+            # rows holding the n newest events: one row per event and measure, or (time buckets)
+            # at most the n newest buckets of each measure
+            per_event = (
+                len(key.metric.measures or schema._measures(shape)) if key.metric is not None else 1
+            )
+            keep = n * max(per_event, 1)
+            metric_idx = key.segments.index(key.metric) if key.metric is not None else None
+            metric_in_prefix = metric_idx is not None and stop is not None and metric_idx < stop
             one_entity = (
-                key_cols <= set(known)  # the prefix is one entity: its rows in time order
+                # every entity field is fixed, or read as one range per known value: each range
+                # holds one series in time order
+                key_cols - enumerated <= set(known)
                 and limit_safe
                 and stop is not None
                 and stop_reason == "time"
-                and len(branches) == 1
-                and any(branches)
-                and key.metric is None
+                and (key.metric is None or metric_in_prefix)
                 and layout is not None
-                and not layout.versioned
                 and (n == 1 or not layout.multi_event)  # a bucket row may hold fewer than n
             )
+            if one_entity and len(branches) > 1 and len(branches) > RANGES_MAX // 10:
+                one_entity = False  # one request per range: keep the fan-out small
             if one_entity:
-                # the entity's newest rows are at the end of its range: Cloud Bigtable reads them
-                # with a reverse scan and a rows limit (G09 needs no reversed key for this)
-                reverse, rows_limit = True, keep
-                notes.append(
-                    f"reverse scan with rows limit {keep}: the newest rows of the entity's range"
-                )
+                # the newest rows are at the end of each range: Cloud Bigtable reads them with a
+                # reverse scan and a rows limit (G09 needs no reversed key for this)
+                per_range = n if metric_in_prefix else keep
+                reverse, rows_limit = True, per_range
+                if len(branches) > 1:
+                    # a rows limit counts rows over a whole request: one request per range,
+                    # each reversed with its own limit, and the client merges them
+                    limit_per_range = True
+                    if merged_branches:
+                        client_keeps = keep
+                    notes.append(
+                        f"{len(branches)} reverse scans (one request per range) with rows limit "
+                        f"{per_range} each"
+                        + (f", the client keeps the newest {keep}" if merged_branches else "")
+                    )
+                else:
+                    notes.append(
+                        f"reverse scan with rows limit {per_range}: the newest rows of the range"
+                    )
             else:
                 client_keeps = keep
-                notes.append(
-                    "no reversed timestamp before the unknown part of the key: the newest rows are "
-                    "at the end of the range, so the whole range is read"
-                )
+                outside = sorted(fixed - key_cols)
+                if outside:
+                    notes.append(
+                        f"{', '.join(outside)} {'is' if len(outside) == 1 else 'are'} not in the "
+                        "row key: the server cannot tell which rows count towards a rows limit, so "
+                        "the whole range is read and the client keeps the newest"
+                    )
+                else:
+                    notes.append(
+                        "no reversed timestamp before the unknown part of the key: the newest rows "
+                        "are at the end of the range, so the whole range is read"
+                    )
     if intent.kind == "scan":
         time_filter, regex = None, None
         ranges, keys = [], ()
@@ -387,6 +414,7 @@ def compile_plan(
         reversed=reverse,
         note="; ".join(dict.fromkeys(notes)),
         client_keeps=client_keeps,
+        limit_per_range=limit_per_range,
     )
     full = plan.full_scan
     object.__setattr__(plan, "_score", (full, -pinned, plan.scans, regex is not None))
