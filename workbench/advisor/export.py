@@ -33,6 +33,7 @@ from ..datasets.model import Dataset
 from ..errors import SchemaError, WorkbenchError
 from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
 from ..schema.plan import ReadPlan
+from .read_export import cbt_read_lines, python_read
 
 DEFAULT_PROJECT = "my-project"
 DEFAULT_INSTANCE = "my-instance"
@@ -486,10 +487,55 @@ class Export:
             out[q.name] = "\n".join(head + body)
         return out
 
+    # -- reads -----------------------------------------------------------------------------------
+    def plans(self) -> dict[str, ReadPlan]:
+        """The read plan of each of the dataset's queries (heaviest first) that the design serves."""
+        if self.ds is None:
+            raise WorkbenchError(
+                "Reads are the dataset's queries: export(schema, ds) with the dataset."
+            )
+        out: dict[str, ReadPlan] = {}
+        for q in sorted(self.ds.queries, key=lambda q: -q.weight):
+            try:
+                out[q.name] = self.schema.plan(q)
+            except SchemaError:
+                continue
+        return out
+
+    def cbt_reads(
+        self,
+        project: str = DEFAULT_PROJECT,
+        instance: str = DEFAULT_INSTANCE,
+        table_id: str | None = None,
+        *,
+        emulator: bool = False,
+    ) -> dict[str, str]:
+        """``cbt read``/``cbt lookup`` lines for each query, following its read plan (the
+        emulator's form with ``emulator=True``: no reverse scans)."""
+        ids = self.table_ids(table_id)
+        out = {}
+        for name, plan in self.plans().items():
+            p = plan.on_emulator() if emulator else plan
+            head = [f"# {name}: {p.describe()}"]
+            out[name] = "\n".join(head + cbt_read_lines(p, ids[p.table], project, instance))
+        return out
+
+    def python_reads(
+        self, table_id: str | None = None, *, emulator: bool = False
+    ) -> dict[str, str]:
+        """Python for each query: the plan's RowSet(s), filter, limit and direction, with the row
+        keys read left in ``row_keys`` (``table`` is the query's table, as in ``python_snippet``)."""
+        out = {}
+        for name, plan in self.plans().items():
+            p = plan.on_emulator() if emulator else plan
+            out[name] = f"# {name}: {p.describe()}\n" + python_read(p)
+        return out
+
     # -- display -----------------------------------------------------------------------------------
     def __str__(self) -> str:
         parts = ["# cbt", self.cbt_script_safe(), "# Python", self.python_snippet()]
         if self.ds is not None:
+            parts += ["# cbt reads", *self.cbt_reads().values()]
             parts += ["# GoogleSQL", *self.sql().values()]
         return "\n".join(parts)
 
@@ -519,6 +565,7 @@ class Export:
             pre(self.python_snippet()),
         ]
         if self.ds is not None:
+            out += ["<h4>Reads (cbt)</h4>", pre("\n\n".join(self.cbt_reads().values()))]
             out += ["<h4>GoogleSQL</h4>", pre("\n\n".join(self.sql().values()))]
         return "".join(out) + "</div>"
 
