@@ -126,6 +126,25 @@ def _cast(expr: str, dtype: str | None) -> str:
     return f"CAST({expr} AS STRING)"
 
 
+def _sql_tail(plan: ReadPlan) -> list[str]:
+    """WHERE / ORDER BY / LIMIT for one request of a plan."""
+    where = []
+    conds = [_key_condition(r.start, r.end) for r in plan.ranges if not r.is_full]
+    conds += [f"_key = {sql_string(k)}" for k in plan.keys]
+    if conds and not plan.full_scan:
+        where.append(conds[0] if len(conds) == 1 else "(" + "\n       OR ".join(conds) + ")")
+    if plan.filter.row_key_regex is not None:
+        rx = "^(?:" + plan.filter.row_key_regex + ")$"
+        where.append(f"REGEXP_CONTAINS(CAST(_key AS STRING), {sql_string(rx)})")
+    out = ["WHERE " + "\n  AND ".join(where)] if where else []
+    if plan.reversed:
+        # the newest rows of the range: the same reverse scan the read plan issues
+        out.append("ORDER BY _key DESC")
+    if plan.rows_limit:
+        out.append(f"LIMIT {plan.rows_limit}")
+    return out
+
+
 # ----------------------------------------------------------------------------- the export
 
 
@@ -451,17 +470,6 @@ class Export:
                 if flt.latest_versions:
                     args.append(f"latest_n => {flt.latest_versions}")
             src = _ident(ids[plan.table]) + (f"({', '.join(args)})" if args else "")
-            where = []
-            conds = [_key_condition(r.start, r.end) for r in plan.ranges if not r.is_full]
-            conds += [f"_key = {sql_string(k)}" for k in plan.keys]
-            if conds and not plan.full_scan:
-                where.append(
-                    conds[0] if len(conds) == 1 else "(" + "\n       OR ".join(conds) + ")"
-                )
-            if flt.row_key_regex is not None:
-                where.append(
-                    f"REGEXP_CONTAINS(CAST(_key AS STRING), {sql_string('^(?:' + flt.row_key_regex + ')$')})"
-                )
             head = [
                 f"-- {q.name} ({q.kind}, weight {q.weight:g}): {q.description}",
                 f"-- plan: {plan.describe()}",
@@ -476,14 +484,17 @@ class Export:
                 )
             if q.aggregate:
                 head.append(f"-- then {q.aggregate} on the rows returned")
-            body = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
-            if where:
-                body.append("WHERE " + "\n  AND ".join(where))
-            if plan.reversed:
-                # the newest rows of the range: the same reverse scan the read plan issues
-                body.append("ORDER BY _key DESC")
-            if plan.rows_limit:
-                body.append(f"LIMIT {plan.rows_limit}")
+            select = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
+            parts = plan.parts()
+            if len(parts) == 1:
+                body = select + _sql_tail(plan)
+            else:
+                # a rows limit per range: one sub-query per range, each with its own limit
+                head.append(f"-- {len(parts)} ranges, each with its own ORDER BY … LIMIT")
+                if plan.client_keeps:
+                    head.append(f"-- then keep the newest {plan.client_keeps} of these rows")
+                subs = ["(" + "\n ".join(select + _sql_tail(p)) + ")" for p in parts]
+                body = ["\nUNION ALL\n".join(subs)]
             out[q.name] = "\n".join(head + body)
         return out
 
