@@ -15,6 +15,9 @@ GoogleSQL follows Bigtable's dialect: ``_key`` is the row key, each family is a
 ``_key >= '…' AND _key < '…'``, cell versions need ``table(with_history => TRUE, …)``.
 The emulator has no SQL, so the statements are checked against the read plans they
 come from, not executed.
+
+Why one module: the cbt, Python and SQL forms of a design all derive from one ``Export`` (its
+table IDs, families and plans); the per-query read commands live in ``read_export.py``.
 """
 
 from __future__ import annotations

@@ -132,6 +132,9 @@ class Analysis:
             out[f"{q}: waste"] = float(t.loc[q, "waste"])  # the query-cost model's figure
             out[f"{q}: scans"] = int(t.loc[q, "scans"])
             out[f"{q}: node ms"] = float(t.loc[q, "node_ms"])
+            # the same plan as the emulator runs it (no reverse scans): a different figure only
+            # for a reverse scan, which the emulator reads forward
+            out[f"{q}: emulator rows seen"] = int(t.loc[q, "emulator_rows_seen"])
         return out
 
     def _repr_html_(self) -> str:

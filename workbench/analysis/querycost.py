@@ -158,7 +158,7 @@ def _evaluate_one(index: CellIndex, plan: ReadPlan) -> _Eval:
         None
     )  # every cell inside is seen unless a rows limit stops the scan
     ret = passed
-    if plan.rows_limit is not None and len(passed_rows) > plan.rows_limit:
+    if plan.rows_limit is not None and len(passed_rows) >= plan.rows_limit:
         if plan.reversed:
             last = passed_rows[::-1][plan.rows_limit - 1]
             seen = crow >= last

@@ -293,15 +293,17 @@ class ReadPlan:
         if self.reversed:
             row_order = row_order[::-1]
         passed_rows = pd.unique(keys[passed_mask])
-        if self.rows_limit is not None and len(passed_rows) > self.rows_limit:
-            ordered_passed = [k for k in row_order if k in set(passed_rows)]
+        # the server stops once it has returned rows_limit rows: nothing after the last is read
+        if self.rows_limit is not None and len(passed_rows) >= self.rows_limit:
+            passed_set = set(passed_rows.tolist())
+            ordered_passed = [k for k in row_order if k in passed_set]
             kept = ordered_passed[: self.rows_limit]
             last = kept[-1]
             pos = int(np.flatnonzero(row_order == last)[0])
-            seen_rows = set(row_order[: pos + 1].tolist())
-            kept_set = set(kept)
-            seen_mask = np.isin(keys, list(seen_rows))
-            ret_mask = passed_mask & np.isin(keys, list(kept_set))
+            # numpy's isin on object arrays compares pairwise: pandas hashes
+            key_s = pd.Series(keys)
+            seen_mask = key_s.isin(set(row_order[: pos + 1].tolist())).to_numpy()
+            ret_mask = passed_mask & key_s.isin(set(kept)).to_numpy()
         else:
             seen_mask = np.ones(len(keys), dtype=bool)
             ret_mask = passed_mask

@@ -28,6 +28,7 @@ from .time_text import US_PER_MS
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import QueryIntent
     from .schema import Schema
+    from .shape import Shape
 
 
 def _render_one(key: RowKey, i: int, known: Mapping[str, Any], t: int | None) -> str:
@@ -91,6 +92,24 @@ def _later_fixed(key: RowKey, i: int, known: Mapping[str, Any]) -> bool:
     )
 
 
+def _narrowed(
+    key: RowKey, i: int, known: Mapping[str, Any], shape: Shape | None
+) -> list[str] | None:
+    """Segment ``i``'s texts over the values its one open column takes with the query's fixed
+    fields, when that set is known and smaller than the column's own (else None)."""
+    srcs = set(key.segments[i].sources())
+    if shape is None or len(srcs) != 1 or TIME in srcs:
+        return None
+    col = next(iter(srcs))
+    if col in known or col not in shape.entity:
+        return None
+    vals = shape.known_values(col, known)
+    every = shape.known_values(col)
+    if vals is None or (every is not None and len(vals) >= len(every)):
+        return None
+    return sorted(set(_render_values(key, i, known, col, vals)))
+
+
 def _us(ts: pd.Timestamp) -> int:
     return int(ts.value // 1000)
 
@@ -121,6 +140,9 @@ def compile_plan(
     notes: list[str] = []
 
     branches = [""]
+    # per branch, the entity values its enumerated ranges stand for (which narrow the values
+    # of later segments: the balloons of one location)
+    bknown: list[dict[str, object]] = [{}]
     stop: int | None = None
     pinned = 0
     time_range: tuple[str | None, str | None] | None = None
@@ -142,8 +164,10 @@ def compile_plan(
                 break
             want = [m for m in ms if needed is None or m in needed]
             branches = [b + seg.name_of(m) + sep for b in branches for m in want]
+            bknown = [k for k in bknown for _ in want]
         elif isinstance(seg, Salt) and not srcs <= known_set:
             branches = [b + s + sep for b in branches for s in seg.buckets()]
+            bknown = [k for k in bknown for _ in seg.buckets()]
             merged_branches = True
             notes.append(f"salted with {seg.n} buckets: one scan per bucket (G08)")
         elif isinstance(seg, Tags) and not srcs <= set(known):
@@ -172,6 +196,7 @@ def compile_plan(
                 )
                 if texts is not None:
                     branches = [b + t + sep for b in branches for t in texts]
+                    bknown = [k for k in bknown for _ in texts]
                     notes.append(
                         f"{len(texts)} time bucket(s) of the range, each read with the rest of the key"
                     )
@@ -191,13 +216,36 @@ def compile_plan(
         else:
             open_cols = srcs - set(known)
             col = next(iter(open_cols)) if len(open_cols) == 1 and TIME not in srcs else None
-            vals = shape.known_values(col) if (col is not None and shape is not None) else None
-            if col is not None and vals is not None and len(branches) * len(vals) <= RANGES_MAX:
-                # a small, known value set (the dataset's own values): one row range per value,
-                # all in one ReadRows request (G11), instead of scanning past the other values
-                texts = sorted(set(_render_values(key, i, known, col, vals)))
-                branches = [b + t + sep for b in branches for t in texts]
-                notes.append(f"{len(texts)} known {col} values: one row range each, one request")
+            per_branch = (
+                [shape.known_values(col, {**known, **bk}) for bk in bknown]
+                if (col is not None and shape is not None)
+                else [None]
+            )
+            if (
+                col is not None
+                and all(v is not None for v in per_branch)
+                and sum(len(v or ()) for v in per_branch) <= RANGES_MAX
+            ):
+                # a small, known value set (the dataset's own values, narrowed by the fields
+                # already fixed): one row range per value, all in one ReadRows request (G11),
+                # instead of scanning past the other values
+                nb: list[str] = []
+                nk: list[dict[str, object]] = []
+                for b, bk, some in zip(branches, bknown, per_branch, strict=True):
+                    vals = tuple(some or ())
+                    texts = _render_values(key, i, known, col, vals)
+                    seen_t: set[str] = set()
+                    for txt, val in sorted(zip(texts, vals, strict=True), key=lambda tv: tv[0]):
+                        if txt in seen_t:
+                            continue
+                        seen_t.add(txt)
+                        nb.append(b + txt + sep)
+                        nk.append({**bk, col: val})
+                branches, bknown = nb, nk
+                notes.append(
+                    f"{len(branches)} ranges over the known {col} values: one row range each, "
+                    "one request"
+                )
                 enumerated.add(col)
                 merged_branches = True
                 pinned += 1
@@ -235,6 +283,12 @@ def compile_plan(
         later_known = any(
             (set(s.sources()) <= set(known) and set(s.sources()) - {TIME} and s.recovers())
             or (isinstance(s, Tags) and set(s.sources()) & set(known))
+            # a measure in the key after the stop, when the query needs only some measures
+            or (
+                isinstance(s, Metric)
+                and needed is not None
+                and not set(s.measures or schema._measures(shape)) <= set(needed)
+            )
             for s in key.segments[first_unused:]
         )
         if later_known:
@@ -247,7 +301,11 @@ def compile_plan(
                 elif isinstance(s, Literal):
                     parts.append(re.escape(s.text) + sep)
                 elif isinstance(s, Metric):
-                    ms = s.measures or schema._measures(shape)
+                    ms = tuple(
+                        m
+                        for m in (s.measures or schema._measures(shape))
+                        if needed is None or m in needed
+                    )
                     parts.append(
                         (
                             "(?:" + "|".join(re.escape(s.name_of(m)) for m in ms) + ")"
@@ -258,6 +316,9 @@ def compile_plan(
                     )
                 elif srcs and srcs <= set(known) and TIME not in srcs:
                     parts.append(re.escape(_render_one(key, j, known, None)) + sep)
+                elif (narrow := _narrowed(key, j, known, shape)) is not None:
+                    # the values that go with the fixed fields (the hosts of one site)
+                    parts.append("(?:" + "|".join(re.escape(t) for t in narrow) + ")" + sep)
                 else:
                     parts.append(s.regex(d) + sep)
             regex = "".join(parts)
@@ -306,7 +367,16 @@ def compile_plan(
         after = key.segments[stop + 1 :] if stop is not None else ()
         tail_cols = {c for sg in after for c in sg.sources() if c != TIME}
         fixed = set(intent.entity)
-        limit_safe = fixed <= key_cols and not (tail_cols & fixed and regex is None)
+        # fields the query fixes that the key does not hold are still safe when the series the
+        # key's fields pick all carry the query's values (a host's site and pod)
+        outside_ok = fixed <= key_cols or (
+            shape is not None
+            and shape.determines(
+                {c: v for c, v in known.items() if c in key_cols},
+                {c: v for c, v in known.items() if c not in key_cols},
+            )
+        )
+        limit_safe = outside_ok and not (tail_cols & fixed and regex is None)
         if (
             stop is not None
             and stop_seg is not None
@@ -383,7 +453,7 @@ def compile_plan(
             else:
                 client_keeps = keep
                 outside = sorted(fixed - key_cols)
-                if outside:
+                if outside and not outside_ok:
                     notes.append(
                         f"{', '.join(outside)} {'is' if len(outside) == 1 else 'are'} not in the "
                         "row key: the server cannot tell which rows count towards a rows limit, so "
