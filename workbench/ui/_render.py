@@ -129,11 +129,21 @@ def headline_html(a: Analysis) -> str:
             parts.append(
                 f"<tr data-query='{html.escape(str(q))}'><td>{html.escape(str(q))}</td>"
                 f"<td>{html.escape(str(r['kind']))}</td><td data-metric='scans'>{int(r['scans'])}</td>"
-                f"<td>{int(r['rows_seen']):,}</td><td>{int(r['rows_returned']):,}</td>"
+                f"<td>{int(r['rows_seen']):,}{_emulator_seen(r)}</td>"
+                f"<td>{int(r['rows_returned']):,}</td>"
                 f"<td class='{cls}'>{ratio(waste)}</td></tr>"
             )
         parts.append("</table>")
     return _box("".join(parts))
+
+
+def _emulator_seen(r: Any) -> str:
+    """The emulator's own figure next to Cloud Bigtable's, where they differ (no reverse scans)."""
+    emu = int(r.get("emulator_rows_seen", r["rows_seen"]))
+    if emu == int(r["rows_seen"]):
+        return ""
+    note = html.escape(str(r.get("emulator_note", "")), quote=True)
+    return f" <small title='{note}' data-metric='emulator_rows_seen'>(emulator: {emu:,})</small>"
 
 
 def design_html(ds: Any, schema: Any) -> str:
