@@ -190,10 +190,11 @@ BUCKET = ____   # ← your answer: "hour", "day", …
 
 # %% tags=["finding"]
 result = daily_panel.check(BUCKET, ds, hourly)
-if result.found:
-    design, billing = result.found["design"], result.found["billing"]
-    panel = billing.query("meter_daily_usage")
-    print("plan:", result.found["cost"]["plan"])
+# section 4 goes on with your design once it passes, and with the solution's until then
+found = result.found if result.passed else daily_panel.reference(ds, hourly)
+design, billing = found["design"], found["billing"]
+panel = billing.query("meter_daily_usage")
+print("plan:", found["cost"]["plan"], "" if result.passed else "(the solution's design, for section 4)")
 result
 
 # %% [markdown]

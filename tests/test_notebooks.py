@@ -89,3 +89,32 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
         assert "key time#pair" in first and "Hotspot" in first, first[:600]
     assert not facts.errors
     print(f"{path.name}: {elapsed:.1f} s")
+
+
+EXERCISE_NOTEBOOKS = [p for p in NOTEBOOKS if "____" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=[p.stem for p in EXERCISE_NOTEBOOKS])
+def test_notebook_runs_with_the_exercises_left_blank(path: Path, emulator):
+    # an attendee who skips an exercise still gets every later cell: nothing after the check may
+    # depend on the blank answer (the problem's reference stands in for it)
+    nb, _, stopped = execute_notebook(
+        path, emulator_host=emulator.host, timeout=300, env={"WORKBENCH_SOLUTIONS": "0"}
+    )
+    errors = [
+        (i, o.get("ename"), o.get("evalue"))
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
+    assert not stopped and not errors, errors
+    # and the check said "your turn", not "well done"
+    text = " ".join(
+        str(o.get("data", {}).get("text/html", "")) + str(o.get("text", ""))
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+    )
+    assert "Your turn" in text and "Well done" not in text

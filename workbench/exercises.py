@@ -118,6 +118,12 @@ class Problem:
             message = f"{message} Hint: {self.hint_text}"
         return CheckResult(passed, message, found=found)
 
+    def reference(self, *context: Any) -> dict[str, Any]:
+        """What the solution builds (the judge's ``found``), for the cells after an exercise to
+        go on with while the attendee's answer is blank or not there yet."""
+        value = self.solution_value() if callable(self.solution_value) else self.solution_value
+        return self.judge(value, *context)[2]
+
     def hint(self) -> _Help:
         return _Help(f"Hint: {self.hint_text}")
 
