@@ -438,16 +438,24 @@ def _check_sample(sample: float | None) -> None:
         )
 
 
-def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFrame:
-    """The events of the series whose CRC-32 of their entity text falls under ``sample``."""
-    if not entity:  # one series: nothing to choose between
-        return frame
+def _sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.ndarray:
+    """True for the events of the series whose CRC-32 of their entity text falls under
+    ``sample`` (every event when there is one series: nothing to choose between)."""
+    if not entity or not len(frame):
+        return np.ones(len(frame), dtype=bool)
     text = frame[entity[0]].astype(str)
     for c in entity[1:]:
         text = text + "\x1f" + frame[c].astype(str)
     codes, uniques = pd.factorize(text)
     keep = np.array([zlib.crc32(u.encode()) / 2**32 < sample for u in uniques], dtype=bool)
-    return frame[keep[codes]] if len(codes) else frame
+    return keep[codes]
+
+
+def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFrame:
+    """The events of the series whose CRC-32 of their entity text falls under ``sample``."""
+    if not entity:
+        return frame
+    return frame[_sample_mask(frame, entity, sample)]
 
 
 def _sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
@@ -459,63 +467,3 @@ def _sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
 
 def _names(v: str | Sequence[str] | None) -> list[str]:
     return [] if v is None else [v] if isinstance(v, str) else list(v)
-
-
-def from_parquet(
-    path: str | os.PathLike[str],
-    *,
-    entity: str | Sequence[str] | None = None,
-    time: str,
-    measures: str | Sequence[str],
-    attributes: str | Sequence[str] | None = None,
-    name: str | None = None,
-    progress: bool = True,
-    sample: float | None = None,
-    **kwargs: Any,
-) -> Dataset:
-    """A Parquet file of events as a Dataset, read with pyarrow one row group at a time (a
-    progress bar counts them) and only the columns named (all when ``attributes`` is None);
-    ``sample`` keeps that share of the series, as in :func:`from_csv`.
-    Other arguments as :func:`from_dataframe`."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    p = Path(path)
-    if not p.is_file():
-        raise DatasetError(f"No Parquet file at {str(p)!r}.")
-    try:
-        f = pq.ParquetFile(p)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DatasetError(f"Cannot read {str(p)!r} as Parquet: {exc}") from None
-    cols = None
-    if attributes is not None:
-        wanted = {*_names(entity), time, *_names(measures), *_names(attributes)}
-        cols = [c for c in f.schema_arrow.names if c in wanted]
-    _check_sample(sample)
-    tables = []
-    for i in tqdm(
-        range(f.num_row_groups), desc=f"reading {p.name}", unit="row group", disable=not progress
-    ):
-        t = f.read_row_group(i, columns=cols)
-        if sample is not None:
-            t = pa.Table.from_pandas(
-                _sampled(t.to_pandas(), _names(entity), sample), preserve_index=False
-            )
-        tables.append(t)
-    table = pa.concat_tables(tables) if tables else f.schema_arrow.empty_table()
-    del tables
-    df = table.to_pandas(self_destruct=True, split_blocks=True)
-    del table
-    ds = from_dataframe(
-        df,
-        entity=entity,
-        time=time,
-        measures=measures,
-        attributes=attributes,
-        name=name or p.stem,
-        description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
-        **kwargs,
-    )
-    if sample is not None:
-        ds.notes.insert(0, _sample_note(sample, ds.entity, len(ds), f.metadata.num_rows))
-    return ds
