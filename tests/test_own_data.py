@@ -148,10 +148,27 @@ def test_recommended_design_round_trips_on_the_emulator(emulator):
     stocks, seattle, co2, grunfeld = _real()
     # cells carry the event time and Bigtable timestamps cannot be negative: co2 starts on
     # 1958-03-29, so the load is refused before the first request, naming the row and the date
-    with pytest.raises(DatasetError, match=r"1958-03-29.*before 1970.*Nothing was written"):
+    with pytest.raises(
+        DatasetError,
+        match=r"1958-03-29.*before 1970.*Nothing was written.*wb.analyze.*shift every time",
+    ):
         emulator.load(co2, wb.preset(co2, "entity_first"), table_id="t-own-co2", progress=False)
     conn = emulator.connection()
     assert "t-own-co2" not in conn.list_tables()
+    # what the message offers works: the analysis needs no table ...
+    a = wb.analyze(co2, wb.preset(co2, "entity_first"))
+    assert a.index.n_rows == len(co2)  # entity_first: one row per event (series#time)
+    # ... and the events shifted by 50 years (1958 -> 2008) load and read back whole
+    df = co2.frame.assign(date=co2.frame["date"] + pd.DateOffset(years=50))
+    shifted = wb.from_dataframe(df, entity="series", time="date", measures="co2", name="co2")
+    assert shifted.frame["date"].iloc[0] == pd.Timestamp("2008-03-29", tz="UTC")
+    t = emulator.load(
+        shifted, wb.preset(shifted, "entity_first"), table_id="t-own-co2s", progress=False
+    )
+    try:
+        assert t.verification is not None and t.verification.equal
+    finally:
+        t.drop()
     for ds in (stocks, seattle):
         schema = wb.preset(ds, wb.pattern_names(ds)[0])
         table = emulator.load(ds, schema, table_id=f"t-own-{ds.name}", progress=False)

@@ -81,8 +81,11 @@ def check_loadable(dataset: Any) -> None:
             row = int(np.flatnonzero((t < _EPOCH).to_numpy())[0])
             raise DatasetError(
                 f"Column {dataset.time!r} holds {lo} (row {row}), before 1970-01-01: Bigtable cell "
-                "timestamps are microseconds since 1970 and cannot be negative. Drop or shift "
-                "those events. Nothing was written."
+                "timestamps are microseconds since 1970 and cannot be negative. Nothing was "
+                "written. The analyses need no table: wb.analyze, wb.compare and wb.advise work "
+                "on these events as they are. To write them, drop the events before 1970, or "
+                "shift every time by whole years first, e.g. wb.from_dataframe(df.assign("
+                f"{dataset.time}=df[{dataset.time!r}] + pd.DateOffset(years=50)), ...)."
             )
         if hi > pd.Timestamp.max.tz_localize("UTC"):
             raise DatasetError(
