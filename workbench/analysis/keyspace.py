@@ -279,7 +279,9 @@ def _split_points(
     out: list[int] = []
     stack = [(s, e)]
     base = s
-    rc = np.concatenate(([0.0], np.cumsum(live[s:e], dtype=np.float64)))  # reads, cumulative
+    rc = np.empty(e - s + 1)  # reads, cumulative (in place: a first tablet spans every row)
+    rc[0] = 0.0
+    np.cumsum(live[s:e], dtype=np.float64, out=rc[1:])
 
     def rcum(x):  # cumulative reads before row(s) x
         return rc[np.asarray(x) - base]
