@@ -247,3 +247,45 @@ def test_sampling_keeps_whole_series_and_says_so(tmp_path):
     assert sorted(pq_ds.frame["firm"].unique()) == want  # same series from either file
     with pytest.raises(DatasetError, match=r"sample=2.*0 < sample <= 1"):
         wb.from_csv(F / "grunfeld.csv", entity="firm", time="year", measures="invest", sample=2)
+
+
+def test_numeric_and_day_month_times_refused_naming_column_value_and_fix(tmp_path):
+    p = tmp_path / "t.csv"
+    # 5000 and 90000 are neither YYYYMMDD, years (1000..2999) nor one epoch band: the message
+    # names the column, the range and every unit it could be
+    p.write_text("id,t,v\nA,5000,1\nA,90000,2\n")
+    with pytest.raises(
+        DatasetError,
+        match=r"'t' holds numbers from 5000 to 90000.*cannot be told apart.*time_unit=",
+    ):
+        wb.from_csv(p, entity="id", time="t", measures="v")
+    # ... and the stated unit reads them: 5000 s after the epoch = 1970-01-01T01:23:20Z
+    ds = wb.from_csv(p, entity="id", time="t", measures="v", time_unit="s")
+    assert ds.frame["t"].iloc[0] == pd.Timestamp("1970-01-01T01:23:20", tz="UTC")
+    # 20240231: an 8-digit date that does not exist (31 February), in data row 1
+    p.write_text("id,t,v\nA,20240101,1\nA,20240231,2\n")
+    with pytest.raises(DatasetError, match=r"'t': data row 1 holds 20240231, not a YYYYMMDD"):
+        wb.from_csv(p, entity="id", time="t", measures="v", time_unit="date")
+    # fractional numbers cannot be dates or years: the message names the first one (data row
+    # 0: 1.5) and the units that fit
+    p.write_text("id,t,v\nA,1.5,1\nA,2.5,2\n")
+    with pytest.raises(
+        DatasetError, match=r"'t' holds fractional numbers \(data row 0: 1.5\).*time_unit='s'"
+    ):
+        wb.from_csv(p, entity="id", time="t", measures="v")
+    # a stated unit with a text time names the data row and the value, and the way out
+    p.write_text("id,t,v\nA,1704067200,1\nA,2024-01-02,2\n")
+    with pytest.raises(
+        DatasetError, match=r"time_unit='s' needs numbers in column 't'.*data row 1.*'2024-01-02'"
+    ):
+        wb.from_csv(p, entity="id", time="t", measures="v", time_unit="s")
+    # 13/01/2024 is day first, 01/13/2024 month first: one column cannot be both
+    p.write_text("id,t,v\nA,13/01/2024,1\nA,01/13/2024,2\n")
+    with pytest.raises(
+        DatasetError, match=r"'t' mixes day-first \('13/01/2024'\) and month-first \('01/13/2024'\)"
+    ):
+        wb.from_csv(p, entity="id", time="t", measures="v", naive_tz="UTC")
+    # one series (no entity) in a file that already has a 'series' column: name it
+    p.write_text("series,t,v\nA,2024-01-01T00:00:00Z,1\n")
+    with pytest.raises(DatasetError, match=r"already has a column 'series'.*entity='series'"):
+        wb.from_csv(p, time="t", measures="v")

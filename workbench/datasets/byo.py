@@ -41,12 +41,6 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
         if col.isna().any():
             return None  # validation names the missing rows
         num = col.to_numpy()
-        if ptypes.is_float_dtype(col.dtype) and time_unit in (None, "date", "year"):
-            if not np.all(num == np.round(num)):
-                raise DatasetError(
-                    f"Time column {name!r} holds fractional numbers (e.g. {num[0]!r}); pass "
-                    "time_unit='s', 'ms', 'us' or 'ns' if they are epoch times."
-                )
     else:
         text = col.astype(str).str.strip()
         if not text.str.fullmatch(r"-?\d+(\.\d+)?").all():
@@ -59,6 +53,15 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
                 )
             return None
         num = pd.to_numeric(text).to_numpy()
+    if num.dtype.kind == "f" and time_unit in (None, "date", "year"):
+        frac = np.flatnonzero(num != np.round(num))
+        if len(frac):  # a date or a year is a whole number: only an epoch unit fits
+            i = int(frac[0])
+            raise DatasetError(
+                f"Time column {name!r} holds fractional numbers ({word} {col.index[i]}: "
+                f"{num[i].item()!r}); pass time_unit='s', 'ms', 'us' or 'ns' if they are epoch "
+                "times."
+            )
     if time_unit is None:
         ints = num.astype("int64")
         if (ints == num).all():
@@ -92,7 +95,7 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise DatasetError(
-                f"Time column {name!r}: {word} {col.index[i]} holds {ints[i]!r}, not a "
+                f"Time column {name!r}: {word} {col.index[i]} holds {int(ints[i])}, not a "
                 f"{'YYYYMMDD date' if time_unit == 'date' else 'year'} (time_unit={time_unit!r})."
             )
         return out.dt.tz_localize("UTC")
