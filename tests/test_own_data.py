@@ -228,6 +228,15 @@ def test_parquet_reads_only_named_columns_with_a_progress_bar(tmp_path, capsys):
     assert "220/220" in capsys.readouterr().err  # tqdm counted every event read
     with pytest.raises(DatasetError, match="as Parquet"):
         wb.from_parquet(F / "co2.csv", time="date", measures="co2")
+    # a dictionary-encoded firm (pandas category) and a firm written as the index are columns
+    # like any other: all 220 events, and entity_first round-trips them
+    df.assign(firm=df["firm"].astype("category")).to_parquet(p)
+    cat = wb.from_parquet(p, entity="firm", time="year", measures="invest", progress=False)
+    s = wb.preset(cat, "entity_first")
+    pd.testing.assert_frame_equal(s.from_cells(s.to_cells(cat)), cat.canonical())
+    df.set_index("firm").to_parquet(p)
+    idx = wb.from_parquet(p, entity="firm", time="year", measures="invest", progress=False)
+    assert len(idx) == 220 and idx.n_entities() == 11
 
 
 def test_sampling_keeps_whole_series_and_says_so(tmp_path):
