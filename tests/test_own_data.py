@@ -230,3 +230,28 @@ def test_sampling_keeps_whole_series_and_says_so(tmp_path):
     assert sorted(pq_ds.frame["firm"].unique()) == want  # same series from either file
     with pytest.raises(DatasetError, match=r"sample=2.*0 < sample <= 1"):
         wb.from_csv(F / "grunfeld.csv", entity="firm", time="year", measures="invest", sample=2)
+
+
+def test_ten_million_events_from_parquet_are_analysed_under_2_gib(tmp_path):
+    # the bench writes a 10M-event Parquet file, then reads it with from_parquet (a progress bar
+    # per row group) and analyses the recommended design, each step in a fresh process so the
+    # peak RSS is the workbench's own; the named datasets' budget is 2 GiB at 10M events
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    res = subprocess.run(
+        [sys.executable, str(repo / "bench" / "bench_parquet.py")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**__import__("os").environ, "PYTHONPATH": str(repo)},
+    )
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "row group" in res.stderr  # tqdm's bar over the file's row groups
+    block = res.stdout.split("analyse ", 1)[1].split("\npeak RSS", 1)[0]
+    out = json.loads(block)
+    assert out["events"] > 9_900_000
+    assert out["peak_rss_mb"] < 2048, out
