@@ -81,8 +81,9 @@ def check_loadable(dataset: Any) -> None:
             row = int(np.flatnonzero((t < _EPOCH).to_numpy())[0])
             raise DatasetError(
                 f"Column {dataset.time!r} holds {lo} (row {row}), before 1970-01-01: Bigtable cell "
-                "timestamps are microseconds since 1970 and cannot be negative. Drop or shift "
-                "those events. Nothing was written."
+                "timestamps are microseconds since 1970 and cannot be negative. Drop those "
+                "events, or write a shifted copy: ds.shifted() moves every time and query "
+                "forward by whole weeks. Nothing was written."
             )
         if hi > pd.Timestamp.max.tz_localize("UTC"):
             raise DatasetError(
