@@ -288,6 +288,13 @@ def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_sil
             with pytest.raises(wb.EmulatorUnavailable, match=r"after 1\d\.\d s.*alive but not"):
                 conn.list_tables()
             assert 9.5 <= time.monotonic() - t <= 13
+            # a read is cancelled after READ_IDLE_TIMEOUT (15 s) without a response message
+            t = time.monotonic()
+            with pytest.raises(
+                wb.EmulatorUnavailable, match=r"sent nothing for 1\d\.\d s.*alive but not"
+            ):
+                h.read(h.schema.plan(ds.queries[0]))
+            assert 14.5 <= time.monotonic() - t <= 18
         finally:
             os.kill(emu.pid, signal.SIGCONT)
         # Thawed, the table holds exactly what the first load wrote: 20 rows.
