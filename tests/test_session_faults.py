@@ -263,6 +263,70 @@ def test_deep_row_under_the_limit_is_written_whole(emulator):
     emulator.connection().admin.delete_table(name=emulator.connection().table_path("deep5k"))
 
 
+def _one_meter(n: int):
+    df = pd.DataFrame(
+        {
+            "meter_id": 1,
+            "time": pd.date_range("2024-01-01", periods=n, freq="1s", tz="UTC"),
+            "kwh": 1.0,
+            "voltage": 230.0,
+        }
+    )
+    return wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+
+
+def test_a_deep_row_allowed_past_the_limit_is_paced_and_written_whole():
+    # 30,000 readings of one meter → one row of 60,000 cells, written with max_row_cells=None.
+    # The emulator pays ~8 ns per cell already in the row (t = c·n²/2, 100,000 cells in 40 s), so
+    # the writer cuts the row where a request's estimate reaches 2 s: at depth d a piece of
+    # min(20,000, 2 s / (8 ns · d)) cells: 20,000 · 12,500 · 7,692 · 6,220 · 5,386 · 4,826 ·
+    # 3,376 = 7 requests, one after another, ~14 s in all (c · 60,000² / 2 = 14.4 s).
+    from workbench.bigtable import writer
+
+    ds = _one_meter(30_000)
+    schema = wb.preset("energy_meters", "unbounded_row")
+    emu = wb.Emulator(reuse=False).start()
+    try:
+        t = time.monotonic()
+        h = emu.load(ds, schema, table_id="deep60k", progress=False, max_row_cells=None)
+        took = time.monotonic() - t
+        assert h.write_report.cells == 60_000 and h.write_report.requests == 7
+        assert h.verification.equal and took < 60, took
+        rc, out = cbt_count(emu.host, "deep60k")
+        assert rc == 0 and out == "1", out
+        # frozen during a second write of the row: the error names the request, where it sits in
+        # the row, the deadline it had, and the real wait
+        conn = emu.connection()
+        done = threading.Event()
+        errors: list[BaseException] = []
+
+        def rewrite() -> None:
+            try:
+                writer.write_cells(conn, h.cells, "deep60k", progress=False, check_families=False)
+            except BaseException as exc:  # noqa: BLE001 - handed to the test
+                errors.append(exc)
+            done.set()
+
+        th = threading.Thread(target=rewrite)
+        th.start()
+        time.sleep(2.0)  # inside one of the row's requests
+        os.kill(emu.pid, signal.SIGSTOP)
+        try:
+            assert done.wait(40), "the write did not give up while the emulator was frozen"
+        finally:
+            os.kill(emu.pid, signal.SIGCONT)
+        th.join()
+        assert errors and isinstance(errors[0], WriteError)
+        msg = str(errors[0])
+        assert re.search(r"cells into row '[^']+' \(its cells [\d,]+–[\d,]+ of 60,000", msg), msg
+        assert re.search(r"deadline 1\d s", msg) and "alive but not answering" in msg, msg
+        # thawed, the row still holds each of its cells once (rewrites are idempotent)
+        rc, out = cbt_count(emu.host, "deep60k")
+        assert rc == 0 and out == "1", out
+    finally:
+        emu.stop()
+
+
 def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_silent():
     # SIGSTOP keeps the listening socket (connections are accepted, nothing answers). A write
     # gives up after one 10 s deadline (MIN_CALL_TIMEOUT, retries included), listing tables
