@@ -18,7 +18,7 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,10 @@ from ..notes import EMULATOR_NOTES
 from ..schema.plan import PlanResult, ReadPlan
 from ._index import CellIndex
 from .settings import DEFAULT, Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import QueryIntent
+    from ..schema.schema import Schema
 
 
 @dataclass(frozen=True)
@@ -324,7 +328,9 @@ def query_costs(
     return QueryCosts(table=table, plans=dict(plans), seen_rows=seen, schema_name=schema_name)
 
 
-def plans_for(schema: Any, intents: Sequence[Any]) -> tuple[dict[str, ReadPlan], dict[str, str]]:
+def plans_for(
+    schema: Schema, intents: Sequence[QueryIntent]
+) -> tuple[dict[str, ReadPlan], dict[str, str]]:
     """Compile every intent; an intent the schema cannot serve is reported, not dropped."""
     from ..errors import SchemaError
 
