@@ -288,8 +288,23 @@ def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_sil
             with pytest.raises(wb.EmulatorUnavailable, match=r"after 1\d\.\d s.*alive but not"):
                 conn.list_tables()
             assert 9.5 <= time.monotonic() - t <= 13
+            # A read: the stream stays silent for STREAM_IDLE_TIMEOUT (10 s), then a 1 s HTTP/2
+            # knock on the port gets no answer → given up at ~11 s (it once took 50 s: grpc's
+            # keepalive of 30 s + its 20 s ack timeout).
+            from workbench.bigtable import reader
+
+            t = time.monotonic()
+            with pytest.raises(wb.EmulatorUnavailable) as ei2:
+                reader.read_table(conn, "frozen")
+            took = time.monotonic() - t
+            assert 10 <= took <= 13, took
+            msg = str(ei2.value)
+            assert re.search(r"Reading 'frozen' failed: no answer .* for 1\d\.\d s", msg), msg
+            assert "after 10 s of silence" in msg and "alive but not answering" in msg
         finally:
             os.kill(emu.pid, signal.SIGCONT)
+        # Thawed, the same connection reads again: 20 rows, 2 measures each → 40 cells.
+        assert len(reader.read_table(conn, "frozen")) == 40
         # Thawed, the table holds exactly what the first load wrote: 20 rows.
         rc, out = cbt_count(emu.host, "frozen")
         assert rc == 0 and out == "20", out

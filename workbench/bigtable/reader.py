@@ -486,10 +486,13 @@ def read_plan(
             if plan.reversed and not emulate_reverse:
                 try:
                     _decode(
-                        call(
-                            request(True, plan.rows_limit),
-                            timeout=max(conn.timeout, STREAM_TIMEOUT),
-                            metadata=md,
+                        conn.watch_stream(
+                            call(
+                                request(True, plan.rows_limit),
+                                timeout=max(conn.timeout, STREAM_TIMEOUT),
+                                metadata=md,
+                            ),
+                            f"Reading {table_id!r}",
                         ),
                         cols,
                     )
@@ -503,10 +506,13 @@ def read_plan(
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
                 _decode(
-                    call(
-                        request(False, limit),
-                        timeout=max(conn.timeout, STREAM_TIMEOUT),
-                        metadata=md,
+                    conn.watch_stream(
+                        call(
+                            request(False, limit),
+                            timeout=max(conn.timeout, STREAM_TIMEOUT),
+                            metadata=md,
+                        ),
+                        f"Reading {table_id!r}",
                     ),
                     cols,
                 )
