@@ -324,3 +324,94 @@ def test_dead_emulator_is_called_stopped_not_frozen():
         conn.list_tables()
     assert time.monotonic() - t <= 11  # the connection's 10 s deadline at most
     emu.stop()
+
+
+def _one_meter(n: int):
+    df = pd.DataFrame(
+        {
+            "meter_id": 1,
+            "time": pd.date_range("2024-01-01", periods=n, freq="1s", tz="UTC"),
+            "kwh": 1.0,
+            "voltage": 230.0,
+        }
+    )
+    return wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+
+
+def test_deep_row_allowed_is_written_in_requests_sized_by_its_depth(emulator):
+    # 15,000 readings of one meter, unbounded_row → one row of 30,000 cells (2 columns of 15,000
+    # versions). Sized by depth d = 30,000: a piece holds floor(2 s / (5e-6 + 1.1e-8 × 30,000))
+    # = floor(5,970.1) = 5,970 cells, each costing ≈ 2.0 s, so one piece per request: per column
+    # 5,970 + 5,970 + 3,060 → 6 requests (the flat sizing sent 2 of 15,000, each > 10 s when
+    # the row was deeper).
+    from workbench.bigtable import reader, writer
+
+    ds = _one_meter(15_000)
+    t = time.monotonic()
+    h = emulator.load(
+        ds,
+        wb.preset("energy_meters", "unbounded_row"),
+        table_id="deep30k",
+        progress=False,
+        max_row_cells=None,
+    )
+    assert time.monotonic() - t < 120
+    assert h.write_report.requests == 6 and h.write_report.cells == 30_000
+    assert h.write_report.retries == 0 and h.verification.equal
+    rc, out = cbt_count(emulator.host, "deep30k")
+    assert rc == 0 and out == "1", out
+    assert len(reader.read_table(emulator.connection(), "deep30k")) == 30_000
+    # Cloud Bigtable has no such per-depth cost: the same cells cut flat are 2 requests.
+    assert len(writer.prepare(h.cells, {"main": "x"}).batches) == 2
+    emulator.connection().admin.delete_table(name=emulator.connection().table_path("deep30k"))
+
+
+def test_deep_row_cut_off_mid_write_says_depth_deadline_and_stored_part_then_reruns_whole():
+    # The same 30,000-cell row; the emulator is stopped (SIGSTOP) 1.5 s into the write. The
+    # request in flight then gets no answer; its deadline is max(10 s, 5 × 2.0 s) = 10 s,
+    # counted from when it was sent (before the stop), so the error comes 10 s after the stop
+    # at most (+ the 0.5 s port check and a scheduling margin).
+    from workbench.bigtable import admin, reader, writer
+
+    emu = wb.Emulator(reuse=False).start()
+    try:
+        ds = _one_meter(15_000)
+        schema = wb.preset("energy_meters", "unbounded_row").bind(ds)
+        cells = schema.to_cells(ds)
+        conn = emu.connection()
+        tables = admin.ensure_tables(conn, schema, "deepcut")
+        stopped = []
+
+        def freeze():
+            os.kill(emu.pid, signal.SIGSTOP)
+            stopped.append(time.monotonic())
+
+        timer = threading.Timer(1.5, freeze)
+        timer.start()
+        try:
+            with pytest.raises(WriteError) as ei:
+                writer.write_cells(conn, cells, tables, progress=False)
+            after_stop = time.monotonic() - stopped[0]
+        finally:
+            timer.cancel()
+            os.kill(emu.pid, signal.SIGCONT)
+        assert after_stop <= 12, after_stop
+        msg = str(ei.value)
+        assert "this request's deadline was 10 s" in msg, msg
+        assert "into a row of 30,000 cells" in msg and "alive but not answering" in msg, msg
+        assert "is split over 6 requests for its depth" in msg, msg
+        m = re.search(r"([\d,]+) of its 30,000 cells were acknowledged", msg)
+        acked = int(m.group(1).replace(",", ""))
+        # What is stored: every acknowledged request, plus at most the two in flight (2 threads,
+        # ≤ 5,970 cells each) that the thawed emulator may still finish.
+        stored = len(reader.read_table(conn, "deepcut"))
+        assert acked <= stored <= min(30_000, acked + 2 * 5_970), (acked, stored)
+        assert ei.value.cells_written == acked
+        # The rerun the message advises rewrites the row whole: one row, 30,000 cells.
+        rep = writer.write_cells(conn, cells, tables, progress=False)
+        assert rep.cells == 30_000
+        rc, out = cbt_count(emu.host, "deepcut")
+        assert rc == 0 and out == "1", out
+        assert len(reader.read_table(conn, "deepcut")) == 30_000
+    finally:
+        emu.stop()
