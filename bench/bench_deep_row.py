@@ -62,17 +62,17 @@ def main() -> None:
         ):
             tables = admin.ensure_tables(conn, schema, f"deep-{name}")
             t = time.perf_counter()
-            if name == "flat":  # the old sizing: no depth model, one long deadline
-                saved = writer.EMULATOR_DEPTH_COST_S
+            saved = writer.EMULATOR_DEPTH_COST_S
+            if name == "flat":  # the old sizing: no depth model, 10 s per request
                 writer.EMULATOR_DEPTH_COST_S = 0.0
-                try:
-                    rep = writer.write_cells(conn, cells, tables, progress=False, **kw)
-                finally:
-                    writer.EMULATOR_DEPTH_COST_S = saved
-            else:
+            try:
                 rep = writer.write_cells(conn, cells, tables, progress=False, **kw)
+                print(f"{name:6s}: {rep!r}")
+            except wb.WriteError as exc:  # the flat sizing outlives its deadline on deep rows
+                print(f"{name:6s}: failed after {time.perf_counter() - t:.1f} s: {exc}"[:400])
+            finally:
+                writer.EMULATOR_DEPTH_COST_S = saved
             times[name] = time.perf_counter() - t
-            print(f"{name:6s}: {rep!r}")
         print(f"depth-sized / flat time: {times['depth'] / times['flat']:.2f}x")
     finally:
         emu.stop()
