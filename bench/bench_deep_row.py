@@ -3,8 +3,9 @@ write sized by depth vs the flat 20,000-mutation sizing (baseline, same process,
 
     .venv/bin/python bench/bench_deep_row.py [--events 15000]
 
-Prints each 3,000-cell request's time with the cells already in its column (the figure
-behind ``writer.EMULATOR_DEPTH_COST_S``), then the two whole writes and their ratio.
+Prints each 3,000-cell request's time with the cells already in its column: the emulator's
+cost per cell per cell already there (``checks.EMULATOR_CELL_DEPTH_S`` models it per row, 8 ns
+from the 100,000-cells-in-40-s curve), then the two whole writes and their ratio.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def main() -> None:
             b = p.ends[hi - 1] - p.starts[lo]
             req = writer._build(p, conn.table_path(p.tables[lo]), lo, hi)
             t = time.perf_counter()
-            writer._send(conn, req, "probe", p.key_text[lo:hi], 120, threading.Event(), 120)
+            writer._send(conn, req, "probe", p.key_text[lo:hi], 120, threading.Event(), 30.0)
             s = time.perf_counter() - t
             d = depth.get(col, 0)
             k = s / (b * (d + b / 2)) if d else float("nan")
@@ -62,16 +63,16 @@ def main() -> None:
         ):
             tables = admin.ensure_tables(conn, schema, f"deep-{name}")
             t = time.perf_counter()
-            saved = writer.EMULATOR_DEPTH_COST_S
+            saved = writer.EMULATOR_CELL_DEPTH_S
             if name == "flat":  # the old sizing: no depth model, 10 s per request
-                writer.EMULATOR_DEPTH_COST_S = 0.0
+                writer.EMULATOR_CELL_DEPTH_S = 0.0
             try:
                 rep = writer.write_cells(conn, cells, tables, progress=False, **kw)
                 print(f"{name:6s}: {rep!r}")
             except wb.WriteError as exc:  # the flat sizing outlives its deadline on deep rows
                 print(f"{name:6s}: failed after {time.perf_counter() - t:.1f} s: {exc}"[:400])
             finally:
-                writer.EMULATOR_DEPTH_COST_S = saved
+                writer.EMULATOR_CELL_DEPTH_S = saved
             times[name] = time.perf_counter() - t
         print(f"depth-sized / flat time: {times['depth'] / times['flat']:.2f}x")
     finally:

@@ -81,8 +81,9 @@ def check_loadable(dataset: Any) -> None:
             row = int(np.flatnonzero((t < _EPOCH).to_numpy())[0])
             raise DatasetError(
                 f"Column {dataset.time!r} holds {lo} (row {row}), before 1970-01-01: Bigtable cell "
-                "timestamps are microseconds since 1970 and cannot be negative. Drop or shift "
-                "those events. Nothing was written."
+                "timestamps are microseconds since 1970 and cannot be negative. Drop those "
+                "events, or write a shifted copy: ds.shifted() moves every time and query "
+                "forward by whole weeks. Nothing was written."
             )
         if hi > pd.Timestamp.max.tz_localize("UTC"):
             raise DatasetError(
@@ -104,6 +105,9 @@ def check_loadable(dataset: Any) -> None:
 # up front (G24) instead of ending in a deadline error half-way.
 EMULATOR_MAX_ROW_CELLS = 50_000
 _QUADRATIC_REF = (100_000, 40.0)  # cells, seconds
+# what one more cell costs the emulator per cell already in its row: t(n) = c·n²/2 for n cells
+# written into one row, so c = 2 · 40 s / 100,000² = 8 ns (the writer paces deep rows with it)
+EMULATOR_CELL_DEPTH_S = 2 * _QUADRATIC_REF[1] / _QUADRATIC_REF[0] ** 2
 
 
 def check_row_depth(cells: CellFrame, dataset: Any, schema: Any, max_row_cells: int) -> None:

@@ -16,9 +16,7 @@ each on a gRPC channel the workbench configures itself, so that:
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,11 +41,6 @@ CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     (grpc.experimental.ChannelOptions.SingleThreadedUnaryStream, 1),
 )
 DEFAULT_TIMEOUT = 10.0
-# A server stream (ReadRows) silent this long makes the workbench knock on the emulator's port:
-# a stopped (SIGSTOP) or frozen process accepts the TCP connection but never answers, and
-# without this check grpc notices only through keepalive (30 s + 20 s: the 50 s once seen).
-STREAM_IDLE_TIMEOUT = 10.0
-STREAM_PROBE_TIMEOUT = 1.0  # s the HTTP/2 handshake of that knock may take
 
 
 def _production_opt_in(allow_production: bool | None) -> bool:
@@ -213,54 +206,6 @@ class Connection:
             f"Nothing listens at {self.host} any more: the emulator has stopped. wb.setup() "
             "starts a new one (a restarted emulator is empty: load the data again)."
         )
-
-    def watch_stream(
-        self, stream: Any, what: str, idle_s: float = STREAM_IDLE_TIMEOUT
-    ) -> Iterator[Any]:
-        """Yield a server stream's messages; on the emulator, give up on a frozen one.
-
-        After ``idle_s`` seconds without a message the emulator's port gets an HTTP/2
-        handshake (:func:`net.speaks_grpc`, ``STREAM_PROBE_TIMEOUT``): a live emulator answers
-        it even while busy with a long scan, so the stream goes on; no answer means the process
-        is stopped or frozen, and the stream is cancelled with an :class:`EmulatorUnavailable`
-        naming the time waited. A dead emulator needs no watch (grpc sees the reset at once)
-        and Cloud Bigtable is left to its own deadlines."""
-        if self.is_production:
-            yield from stream
-            return
-        from .net import speaks_grpc
-
-        t0 = time.monotonic()
-        last = [t0]
-        frozen = [False]
-        done = threading.Event()
-
-        def watch() -> None:
-            while not done.wait(0.25):
-                if time.monotonic() - last[0] < idle_s:
-                    continue
-                if speaks_grpc(self.host, timeout=STREAM_PROBE_TIMEOUT) is None:
-                    frozen[0] = True
-                    stream.cancel()
-                    return
-                last[0] = time.monotonic()  # alive, only slow: watch another idle_s
-
-        threading.Thread(target=watch, name="wb-stream-watch", daemon=True).start()
-        try:
-            for msg in stream:
-                last[0] = time.monotonic()
-                yield msg
-        except grpc.RpcError:
-            if not frozen[0]:
-                raise
-            raise EmulatorUnavailable(
-                f"{what} failed: no answer from the {self.target} for "
-                f"{time.monotonic() - last[0]:.1f} s (a stream is given up after "
-                f"{idle_s:.0f} s of silence when the emulator's port does not answer an HTTP/2 "
-                f"handshake within {STREAM_PROBE_TIMEOUT:.0f} s either). " + self.diagnose()
-            ) from None
-        finally:
-            done.set()
 
     def call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """Run one unary RPC with the connection's deadline; name the target on failure."""

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,44 @@ RowSet = _data.RowSet.pb()
 READ_ROWS = "/google.bigtable.v2.Bigtable/ReadRows"
 US_PER_MS = 1000
 STREAM_TIMEOUT = 120.0  # s for one scan's whole stream (a refused connection still fails at once)
+# s a read may go without a single response message before it is cancelled: a frozen emulator
+# (SIGSTOP) keeps its socket open and never answers; an in-memory scan of ten million rows that
+# keeps none sends nothing for a few seconds
+READ_IDLE_TIMEOUT = 15.0
+
+
+class _Stalled(Exception):
+    """The server sent nothing for ``idle`` seconds; the read was cancelled."""
+
+    def __init__(self, idle: float) -> None:
+        super().__init__(f"no response for {idle:.1f} s")
+        self.idle = idle
+
+
+def _watched(call: Any, idle_s: float) -> Iterator[Any]:
+    """The call's responses, cancelling it when none arrives for ``idle_s`` seconds."""
+    last = [time.monotonic()]
+    stalled = threading.Event()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.25):
+            if time.monotonic() - last[0] > idle_s:
+                stalled.set()
+                call.cancel()
+                return
+
+    threading.Thread(target=watch, name="wb-read-watchdog", daemon=True).start()
+    try:
+        for msg in call:
+            last[0] = time.monotonic()
+            yield msg
+    except grpc.RpcError:
+        if stalled.is_set():
+            raise _Stalled(time.monotonic() - last[0]) from None
+        raise
+    finally:
+        done.set()
 
 
 def _read_rows_call(conn: Connection) -> Any:
@@ -486,13 +525,13 @@ def read_plan(
             if plan.reversed and not emulate_reverse:
                 try:
                     _decode(
-                        conn.watch_stream(
+                        _watched(
                             call(
                                 request(True, plan.rows_limit),
                                 timeout=max(conn.timeout, STREAM_TIMEOUT),
                                 metadata=md,
                             ),
-                            f"Reading {table_id!r}",
+                            READ_IDLE_TIMEOUT,
                         ),
                         cols,
                     )
@@ -506,16 +545,22 @@ def read_plan(
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
                 _decode(
-                    conn.watch_stream(
+                    _watched(
                         call(
                             request(False, limit),
                             timeout=max(conn.timeout, STREAM_TIMEOUT),
                             metadata=md,
                         ),
-                        f"Reading {table_id!r}",
+                        READ_IDLE_TIMEOUT,
                     ),
                     cols,
                 )
+        except _Stalled as exc:
+            raise EmulatorUnavailable(
+                f"Reading {table_id!r} failed: the {conn.target} sent nothing for "
+                f"{exc.idle:.1f} s after the request (cancelled after {READ_IDLE_TIMEOUT:.0f} s "
+                f"without a response; {time.perf_counter() - t0:.1f} s in all). " + conn.diagnose()
+            ) from None
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:

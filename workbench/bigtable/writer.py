@@ -16,14 +16,6 @@ Why it is built this way (each point measured against the emulator and the clien
 * MutateRows answers per entry: transient per-entry errors (and broken streams) are
   retried with backoff within the connection's deadline; anything else stops the write
   with a :class:`WriteError` saying how many rows were written and how to resume.
-* Deep rows are sized and timed by their depth. The emulator stores a column's versions in
-  one sorted list, so a SetCell costs time in proportion to the cells already in that
-  column: a request of ``b`` cells into a row of ``d`` costs ≈ ``EMULATOR_DEPTH_COST_S``·b·d
-  (measured below). On the emulator each request is cut to ≈ ``BATCH_COST_S`` of that work
-  and its deadline is ``DEADLINE_SLACK`` × its estimate (never under ``MIN_CALL_TIMEOUT``),
-  so a row of 100,000 versions is written whole in ~2 s requests instead of 20,000-cell
-  ones that outlive a 10 s deadline; the progress bar counts cells and its ETA follows the
-  same estimate. Cloud Bigtable has no such cost (G24 is about the row, not the write).
 * grpc releases the GIL while waiting, so ``threads=2`` overlaps building one request
   with sending another (bench/bench_write.py measures it).
 
@@ -49,6 +41,7 @@ from google.cloud.bigtable_v2.types import data as _data
 
 from ..cells import CellFrame
 from ..errors import LimitError, WriteError
+from .checks import EMULATOR_CELL_DEPTH_S
 from .connection import Connection
 
 MutateRowsRequest = _bt.MutateRowsRequest.pb()
@@ -61,15 +54,12 @@ MUTATE_ROWS = "/google.bigtable.v2.Bigtable/MutateRows"
 MAX_REQUEST_BYTES = 256 * 1024 * 1024  # Cloud Bigtable's request limit
 MAX_MUTATIONS = 100_000  # per MutateRows request
 MIN_CALL_TIMEOUT = 10.0  # s per request: a busy 2-core machine must not time out healthy writes
-# Emulator cost of a SetCell per cell already in its row (bench/bench_deep_row.py prints it:
-# 3,000 cells into a column of 12,000 took 0.45 s → 1.1e-8 s), and the cost of a cell in a
-# shallow row (the same bench's first request: 3,000 cells in 0.05 s, 1e-5 s; half of it is
-# building the request here, hence 5e-6 s).
-EMULATOR_DEPTH_COST_S = 1.1e-8
-EMULATOR_CELL_COST_S = 5e-6
-BATCH_COST_S = 2.0  # s of estimated emulator work per request on deep rows
-DEADLINE_SLACK = 5.0  # deadline = slack × estimate: a shared 2-core machine ran 3x slower (bench)
-MIN_DEEP_PIECE = 200  # cells: below this, request overhead outweighs the depth cost
+# A deep row (one row with very many cells, written over several requests) on the emulator: each
+# request is cut so its estimated time stays near this, its deadline is this factor over the
+# estimate, and the row's requests go one after another (never two into one row at once)
+DEEP_REQUEST_S = 2.0
+DEEP_DEADLINE_FACTOR = 4.0
+MIN_DEEP_PIECE = 500
 _ENTRY_OVERHEAD = 16  # bytes of framing per entry (generous)
 _CELL_OVERHEAD = 24  # bytes of framing per SetCell (tags, lengths, timestamp)
 TRANSIENT = frozenset(
@@ -148,10 +138,10 @@ class _Prepared:
     val: list[Any]  # bytes, or int for sum cells
     batches: list[tuple[int, int]]  # piece ranges
     piece_bytes: np.ndarray
-    batch_cost: list[float]  # estimated emulator seconds per batch (0 when not estimated)
-    batch_depth: list[int]  # cells in the deepest row a batch writes into
     n_rows: int
     n_cells: int
+    # cells of the same row written by earlier pieces (0 for a row's first piece)
+    depth: list[int] = field(default_factory=list)
 
 
 def _sum_cells(f: pd.DataFrame) -> pd.DataFrame:
@@ -185,16 +175,12 @@ def prepare(
     batch_bytes: int = 32 * 1024 * 1024,
     max_row_bytes: int = MAX_REQUEST_BYTES,
     resume_from: tuple[str, str] | None = None,
-    depth_cost_s: float = 0.0,
-    cell_cost_s: float = 0.0,
-    batch_cost_s: float = BATCH_COST_S,
+    cell_depth_s: float | None = None,
 ) -> _Prepared:
     """Sort, check limits, encode and cut the cells into requests (nothing is sent here).
 
-    With ``depth_cost_s`` > 0 (the emulator) a request of ``b`` cells into a row of ``d``
-    cells is estimated at ``b·(cell_cost_s + depth_cost_s·d)`` seconds, and pieces and
-    batches are cut to about ``batch_cost_s`` of it. ``d`` is the row's cells in this write:
-    a rerun finds them all already stored, a first write fewer, so it bounds both."""
+    ``cell_depth_s``: what a cell costs the server per cell already in its row (the emulator's
+    quadratic slowdown); a long row is then cut into pieces that shrink as the row deepens."""
     f = cells.frame
     unknown = sorted(set(f["table"].unique()) - set(tables))
     if unknown:
@@ -269,21 +255,13 @@ def prepare(
             "row(s)). Nothing was written: split the row with a time bucket in the key (G10/G16)."
         )
     starts = np.flatnonzero(change)
-    # each cell's row depth (cells of its row in this write) and the longest piece for it
-    row_len = (row_ends - row_starts).astype(np.int64)
-    depth_of = np.repeat(row_len, row_len) if n else np.zeros(0, np.int64)
-    cap = np.full(len(starts), batch_mutations, dtype=np.int64)
-    if depth_cost_s > 0 and len(starts):
-        d = depth_of[starts].astype(np.float64)
-        fit = batch_cost_s / (cell_cost_s + depth_cost_s * d)
-        cap = np.minimum(cap, np.maximum(MIN_DEEP_PIECE, fit.astype(np.int64)))
-    # split pieces longer than their cap (a row with very many cells: several entries)
+    # split pieces longer than batch_mutations (a row with very many cells: several entries)
     lengths = np.diff(np.append(starts, n))
-    if len(lengths) and (lengths > cap).any():
+    if len(lengths) and lengths.max() > batch_mutations:
         extra = [
-            np.arange(s, s + ln, c)
-            for s, ln, c in zip(starts, lengths, cap.tolist(), strict=True)
-            if ln > c
+            _row_cuts(int(s), int(ln), batch_mutations, cell_depth_s)
+            for s, ln in zip(starts, lengths, strict=True)
+            if ln > batch_mutations
         ]
         starts = np.union1d(starts, np.concatenate(extra))
     ends = np.append(starts[1:], n).astype(np.int64)
@@ -291,33 +269,38 @@ def prepare(
     pk = kcodes[starts]
     piece_bytes = cum[ends] - cum[starts] + _ENTRY_OVERHEAD + klen[pk]
     piece_muts = (ends - starts) * np.where(sum_arr[starts], 2, 1)
-    piece_depth = depth_of[starts] if n else np.zeros(0, np.int64)
-    piece_cost = (ends - starts) * (cell_cost_s + depth_cost_s * piece_depth)
-    cost_cap = batch_cost_s if depth_cost_s > 0 else float("inf")
+
+    # the row each piece belongs to starts at the last row start at or before it
+    first_of_row = (
+        row_starts[np.searchsorted(row_starts, starts, side="right") - 1] if n else starts
+    )
+    depth = (starts - first_of_row).astype(np.int64)
+    piece_s = (
+        cell_depth_s * piece_muts * (depth + piece_muts / 2)
+        if cell_depth_s
+        else np.zeros(len(starts))
+    )
 
     batches: list[tuple[int, int]] = []
-    batch_cost: list[float] = []
-    b0, m, b, c = 0, 0, 0, 0.0
+    b0, m, b, est = 0, 0, 0, 0.0
     ptab = np.asarray(tuniq, dtype=object)[tcodes[starts]] if n else np.zeros(0, dtype=object)
     ptc = tcodes[starts].tolist()
-    for i, (pm, pb, pc) in enumerate(
-        zip(piece_muts.tolist(), piece_bytes.tolist(), piece_cost.tolist(), strict=True)
+    for i, (pm, pb, ps) in enumerate(
+        zip(piece_muts.tolist(), piece_bytes.tolist(), piece_s.tolist(), strict=True)
     ):
         if i > b0 and (
             m + pm > batch_mutations
             or b + pb > batch_bytes
-            or c + pc > cost_cap
             or ptc[i] != ptc[i - 1]
+            or (ps > 0 and est + ps > DEEP_REQUEST_S)  # a deep row: one paced piece per request
         ):
             batches.append((b0, i))
-            batch_cost.append(c)
-            b0, m, b, c = i, 0, 0, 0.0
+            b0, m, b, est = i, 0, 0, 0.0
         m += pm
         b += pb
-        c += pc
+        est += ps
     if len(starts):
         batches.append((b0, len(starts)))
-        batch_cost.append(c)
     fam = f["family"].tolist()
     ts = f["timestamp_us"].to_numpy(dtype=np.int64).tolist()
     return _Prepared(
@@ -335,11 +318,22 @@ def prepare(
         val=val,
         batches=batches,
         piece_bytes=piece_bytes,
-        batch_cost=batch_cost if depth_cost_s > 0 else [0.0] * len(batches),
-        batch_depth=[int(piece_depth[lo:hi].max()) for lo, hi in batches],
         n_rows=len(row_starts),
         n_cells=int(len(cells.frame)),
+        depth=depth.tolist(),
     )
+
+
+def _row_cuts(start: int, length: int, most: int, cell_depth_s: float | None) -> np.ndarray:
+    """Where one long row is cut into pieces: every ``most`` cells, or (``cell_depth_s``) in
+    pieces whose estimated time at the row's depth stays near ``DEEP_REQUEST_S``."""
+    if not cell_depth_s:
+        return np.arange(start, start + length, most)
+    cuts, d = [], 0
+    while d < length:
+        cuts.append(start + d)
+        d += int(min(most, max(MIN_DEEP_PIECE, DEEP_REQUEST_S / (cell_depth_s * max(d, 1)))))
+    return np.asarray(cuts, dtype=np.int64)
 
 
 def _build(p: _Prepared, table_path: str, lo: int, hi: int) -> Any:
@@ -388,23 +382,21 @@ def _send(
     key_text: list[str],
     budget_s: float,
     stop: threading.Event,
-    call_timeout_s: float | None = None,
-    sizing: str = "",
-    inflight: set[Any] | None = None,
+    expected_s: float = 0.0,
+    what: str = "",
 ) -> int:
     """Send one request; retry transient per-entry errors and broken streams. Returns retries.
 
-    ``call_timeout_s`` is the request's own deadline (a deep row's, from its depth);
-    ``sizing`` says in a failure message what the request held and why that deadline.
-    Streams are put in ``inflight`` so that a failed write cancels its other requests at once
-    instead of waiting out their deadlines."""
+    ``expected_s``: the request's estimated server time (a deep row); its deadline is
+    ``DEEP_DEADLINE_FACTOR`` times that when longer than the usual one. ``what`` describes the
+    request in a timeout message."""
     call = _mutate_rows_call(conn)
     md = routing_metadata(req.table_name)
     pending = req
     index_map: list[int] | None = None  # entry in pending → entry in req
     # One deadline for the request and its retries, counted from the first attempt, so
     # "no answer for N s" is the time the caller really waited.
-    call_timeout = max(conn.timeout, MIN_CALL_TIMEOUT, call_timeout_s or 0.0)
+    call_timeout = max(conn.timeout, MIN_CALL_TIMEOUT, DEEP_DEADLINE_FACTOR * expected_s)
     started = time.monotonic()
     deadline = started + max(budget_s, call_timeout)
     delay = 0.05
@@ -413,14 +405,8 @@ def _send(
         failed: list[int] = []
         acked = np.zeros(len(pending.entries), dtype=bool)
         remaining = max(0.5, deadline - time.monotonic())
-        stream = None
         try:
-            stream = call(pending, timeout=min(call_timeout, remaining), metadata=md)
-            if inflight is not None:
-                inflight.add(stream)
-                if stop.is_set():  # stopped while this attempt was being set up
-                    stream.cancel()
-            for resp in stream:
+            for resp in call(pending, timeout=min(call_timeout, remaining), metadata=md):
                 for e in resp.entries:
                     acked[e.index] = True
                     code = e.status.code
@@ -447,8 +433,6 @@ def _send(
                     )
         except grpc.RpcError as exc:
             code = exc.code()
-            if code == grpc.StatusCode.CANCELLED and stop.is_set():
-                raise _Permanent("stopped") from None
             if code == grpc.StatusCode.NOT_FOUND:
                 raise _Permanent(
                     f"table {table_id!r} does not exist on the {conn.target} (was it deleted while "
@@ -466,14 +450,13 @@ def _send(
             if not failed:
                 return retries
             last = "per-entry transient errors"
-        finally:
-            if inflight is not None and stream is not None:
-                inflight.discard(stream)
         now = time.monotonic()
         if now >= deadline or stop.is_set():
             raise _Permanent(
-                f"no answer from the {conn.target} for {now - started:.1f} s ({last}; this "
-                f"request's deadline was {call_timeout:.0f} s{sizing}). " + conn.diagnose()
+                f"no answer from the {conn.target} for {now - started:.1f} s ({last}"
+                + (f"; {what}, deadline {call_timeout:.0f} s" if what else "")
+                + "). "
+                + conn.diagnose()
             )
         time.sleep(min(delay, max(0.0, deadline - now)))
         delay = min(delay * 2, 1.0)
@@ -483,23 +466,6 @@ def _send(
         nxt.entries.extend(pending.entries[i] for i in failed)
         index_map = [index_map[i] if index_map is not None else i for i in failed]
         pending = nxt
-
-
-def _partial_row(p: _Prepared, lo: int, done: np.ndarray) -> str:
-    """A row split over several requests (each atomic, the row as a whole not): how much of
-    the row at piece ``lo`` is stored, from the requests that were acknowledged."""
-    key = (p.tables[lo], p.keys[lo])
-    pieces = [j for j in range(len(p.keys)) if (p.tables[j], p.keys[j]) == key]
-    if len(pieces) < 2:
-        return ""
-    batch_of = np.searchsorted([b[0] for b in p.batches], pieces, side="right") - 1
-    total = sum(p.ends[j] - p.starts[j] for j in pieces)
-    stored = sum(p.ends[j] - p.starts[j] for j, b in zip(pieces, batch_of, strict=True) if done[b])
-    return (
-        f" Row {p.key_text[lo]!r} is split over {len(pieces)} requests for its depth: "
-        f"{stored:,} of its {total:,} cells were acknowledged (a request cut off in flight may "
-        "still land); the rerun below rewrites the row whole."
-    )
 
 
 def write_cells(
@@ -561,7 +527,6 @@ def write_cells(
             sums.setdefault(logical, set()).update(
                 name for name, cf in stored.items() if "sum" in cf.value_type.aggregate_type
             )
-    emulated = not conn.is_production
     p = prepare(
         cells,
         tables,
@@ -570,10 +535,31 @@ def write_cells(
         batch_bytes=batch_bytes,
         max_row_bytes=max_row_bytes,
         resume_from=resume_from,
-        depth_cost_s=EMULATOR_DEPTH_COST_S if emulated else 0.0,
-        cell_cost_s=EMULATOR_CELL_COST_S if emulated else 0.0,
+        cell_depth_s=None if conn.is_production else EMULATOR_CELL_DEPTH_S,
     )
     budget = conn.timeout if retry_budget_s is None else retry_budget_s
+    # deep rows: each batch's estimated emulator time (a cell costs its row's depth so far) and
+    # the batch before it in the same row, which must finish first (one writer per row)
+    expected = [0.0] * len(p.batches)
+    after: list[int | None] = [None] * len(p.batches)
+    if not conn.is_production:
+        for i, (lo, hi) in enumerate(p.batches):
+            est = 0.0
+            for j in range(lo, hi):
+                m, d = p.ends[j] - p.starts[j], p.depth[j]
+                est += EMULATOR_CELL_DEPTH_S * m * (d + m / 2)
+            expected[i] = est
+            if p.depth[lo] > 0 and i > 0:
+                after[i] = i - 1  # the row's earlier cells are in the batch just before
+    finished_ev = [threading.Event() for _ in p.batches]
+    # cells in each piece's whole row (a deep row spans several pieces)
+    row_total = [0] * len(p.starts)
+    first = 0
+    for j in range(len(p.starts)):
+        if p.ends_row[j]:
+            total = p.depth[j] + p.ends[j] - p.starts[j]
+            row_total[first : j + 1] = [total] * (j + 1 - first)
+            first = j + 1
     done = np.zeros(len(p.batches), dtype=bool)
     rows_in = [int(p.ends_row[lo:hi].sum()) for lo, hi in p.batches]
     cells_in = [p.ends[hi - 1] - p.starts[lo] for lo, hi in p.batches]
@@ -581,46 +567,29 @@ def write_cells(
     retries = 0
     from tqdm.auto import tqdm
 
-    # Cells, not rows: one deep row is one "row" for the whole write. The ETA is the measured
-    # pace per estimated second of emulator work times the work left (later requests into a
-    # deep row cost more per cell than earlier ones, so cells/s alone would promise too soon).
-    total_cost = float(sum(p.batch_cost))
-    bar = tqdm(
-        total=int(sum(cells_in)),
-        unit="cell",
-        desc="writing",
-        disable=not progress,
-        leave=False,
-        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} cells [{elapsed}{postfix}]",
-    )
-    cost_done = 0.0
-    inflight: set[Any] = set()  # streams of the requests being sent, cancelled on a failure
-
-    def halt() -> None:
-        stop.set()
-        for stream in list(inflight):
-            stream.cancel()
-
-    def deadline_of(i: int) -> tuple[float, str]:
-        est = p.batch_cost[i]
-        lo, hi = p.batches[i]
-        if est <= 0 or p.batch_depth[i] < 2 * MIN_DEEP_PIECE:
-            return 0.0, ""
-        return DEADLINE_SLACK * est, (
-            f": {cells_in[i]:,} cells into a row of {p.batch_depth[i]:,} cells "
-            f"({p.key_text[lo]!r}), estimated {est:.1f} s on the emulator"
-        )
+    bar = tqdm(total=p.n_rows, unit="row", desc="writing", disable=not progress, leave=False)
 
     def job(i: int) -> int:
+        prev = after[i]
+        if prev is not None:
+            while not finished_ev[prev].wait(0.2):
+                if stop.is_set():
+                    raise _Permanent("stopped")
         if stop.is_set():
             raise _Permanent("stopped")
         lo, hi = p.batches[i]
         table_id = p.tables[lo]
         req = _build(p, conn.table_path(table_id), lo, hi)
-        timeout_s, sizing = deadline_of(i)
-        return _send(
-            conn, req, table_id, p.key_text[lo:hi], budget, stop, timeout_s, sizing, inflight
-        )
+        what = ""
+        if row_total[lo] > p.ends[lo] - p.starts[lo]:  # a row written over several requests
+            d, m = p.depth[lo], p.ends[hi - 1] - p.starts[lo]
+            what = (
+                f"{m:,} cells into row {p.key_text[lo]!r} (its cells {d:,}–{d + m:,} of "
+                f"{row_total[lo]:,}; the emulator slows down on rows with very many versions, G24)"
+            )
+        retried = _send(conn, req, table_id, p.key_text[lo:hi], budget, stop, expected[i], what)
+        finished_ev[i].set()  # only on success: after a failure the row's next batch stops
+        return retried
 
     errors: dict[int, _Permanent] = {}
     try:
@@ -638,19 +607,13 @@ def write_cells(
                     try:
                         retries += fut.result()
                         done[i] = True
-                        bar.update(cells_in[i])
-                        cost_done += p.batch_cost[i]
-                        if total_cost > 0 and cost_done > 0:
-                            pace = (time.perf_counter() - t0) / cost_done
-                            bar.set_postfix_str(
-                                f"ETA {pace * (total_cost - cost_done):.0f} s", refresh=False
-                            )
+                        bar.update(rows_in[i])
                     except _Permanent as exc:
-                        halt()
+                        stop.set()
                         if str(exc) != "stopped":
                             errors[i] = exc
                     except BaseException:
-                        halt()
+                        stop.set()
                         raise
                 if not stop.is_set():
                     for i in it:
@@ -670,8 +633,7 @@ def write_cells(
         err = WriteError(
             f"Writing stopped: {first_error}\n"
             f"Written so far: {rows_done:,} of {p.n_rows:,} rows ({cells_done:,} of {p.n_cells:,} cells); "
-            f"every row before {resume[1]!r} (logical table {resume[0]!r}) is written."
-            f"{_partial_row(p, lo, done)}\n"
+            f"every row before {resume[1]!r} (logical table {resume[0]!r}) is written.\n"
             "To resume: fix the cause and run the same write again: it is idempotent (explicit cell "
             "timestamps rewrite the same cells), or pass resume_from="
             f"{resume!r} to skip what is already written."
