@@ -113,6 +113,8 @@ def test_setup_replaces_a_dead_emulator_even_with_the_env_var_pointing_at_it(fre
     first = wb.setup().emulator
     dead_host = first.host
     assert os.environ[emu_mod.ENV_HOST] == dead_host
+    ds = _small_dataset()
+    first.load(ds, _design(ds), table_id="lost", progress=False)
     os.killpg(first.pid, signal.SIGKILL)
     first._proc.wait(timeout=10)
     t = time.monotonic()
@@ -124,6 +126,13 @@ def test_setup_replaces_a_dead_emulator_even_with_the_env_var_pointing_at_it(fre
     assert "stopped answering" in repr(info)
     assert took < 30  # a start of cbtemulator takes ~1 s here; 30 s is Emulator.start_timeout
     assert info.tables == []
+    # The new emulator is empty, as the note says: cbt finds no table "lost" there, and a
+    # reload of the 20 events gives 20 rows again.
+    rc, out = cbt_count(info.emulator.host, "lost")
+    assert rc != 0 and "not found" in out.lower(), out
+    info.emulator.load(ds, _design(ds), table_id="lost", progress=False)
+    rc, out = cbt_count(info.emulator.host, "lost")
+    assert rc == 0 and out == "20", out
 
 
 def test_stale_env_var_from_another_kernel_does_not_trap_setup(fresh_session, monkeypatch):
@@ -206,6 +215,26 @@ def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
     assert out.returncode == 1, out.stdout
     assert "not a Bigtable emulator" in out.stdout
     # (cbt itself retries such a server without end: no `cbt count` here.)
+
+
+def test_setup_with_an_http_server_in_the_env_var_says_so_and_its_fix_works(
+    http_server, fresh_session, monkeypatch
+):
+    monkeypatch.setenv(emu_mod.ENV_HOST, http_server)
+    t = time.monotonic()
+    info = wb.setup()
+    # a 2 s port check at most, then one HTTP/2 preface answered by "HTTP/1.0 400" at once
+    assert time.monotonic() - t < 4
+    assert not info.emulator_ok and "is not a Bigtable emulator" in info.problem
+    assert "unset it so the workbench starts its own" in info.problem
+    # The advised fix: unset it; wb.setup() starts a private emulator and a load lands there.
+    monkeypatch.delenv(emu_mod.ENV_HOST)
+    info = wb.setup()
+    assert info.emulator_ok and info.emulator.host != http_server
+    ds = _small_dataset()
+    info.emulator.load(ds, _design(ds), table_id="after-http", progress=False)
+    rc, out = cbt_count(info.emulator.host, "after-http")
+    assert rc == 0 and out == "20", out  # 20 events → 20 rows
 
 
 def test_the_real_emulator_speaks_grpc(emulator):
