@@ -92,17 +92,8 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
     if plan.requests > 1:
         # one request per range, each with its own rows limit: the sum of the parts
         evs = [_evaluate_one(index, p) for p in plan.parts()]
-        rs = [e.result for e in evs]
         return _Eval(
-            PlanResult(
-                scans=plan.scans,
-                rows_seen=sum(r.rows_seen for r in rs),
-                cells_seen=sum(r.cells_seen for r in rs),
-                bytes_seen=sum(r.bytes_seen for r in rs),
-                rows_returned=sum(r.rows_returned for r in rs),
-                cells_returned=sum(r.cells_returned for r in rs),
-                bytes_returned=sum(r.bytes_returned for r in rs),
-            ),
+            PlanResult.total([e.result for e in evs], plan.scans),
             np.unique(np.concatenate([e.seen_rows for e in evs])),
             np.unique(np.concatenate([e.returned_rows for e in evs])),
         )
