@@ -144,8 +144,10 @@ def bucket_rows(name: str, query: str, weeks_of: str, **fixed) -> int:
     ds = _ds(name)
     f = ds.frame
     q = ds.query(query)
-    week = f[ds.time].dt.tz_convert("UTC").dt.to_period("W-SUN")
-    lo, hi = pd.Timestamp(q.start).to_period("W-SUN"), (pd.Timestamp(q.end) - pd.Timedelta("1us"))
+    # weeks as UTC calendar periods (naive UTC: a Period has no time zone)
+    week = f[ds.time].dt.tz_convert("UTC").dt.tz_localize(None).dt.to_period("W-SUN")
+    lo = pd.Timestamp(q.start).tz_convert("UTC").tz_localize(None).to_period("W-SUN")
+    hi = (pd.Timestamp(q.end) - pd.Timedelta("1us")).tz_convert("UTC").tz_localize(None)
     m = (week >= lo) & (week <= hi.to_period("W-SUN"))
     for c, v in fixed.items():
         m &= f[c] == v

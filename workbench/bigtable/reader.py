@@ -504,7 +504,7 @@ def read_plan(
     cols = _new_cols()
     notes: list[str] = []
     row_sets = _row_sets(plan)
-    emulate_reverse = plan.reversed and getattr(conn, "_wb_no_reverse", False)
+    emulate_reverse = plan.reversed and not conn.reverse_scans
     t0 = time.perf_counter()
     for rs in row_sets:
 
@@ -538,7 +538,7 @@ def read_plan(
                 except grpc.RpcError as exc:
                     if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
                         raise
-                    conn.__dict__["_wb_no_reverse"] = True
+                    conn.reverse_scans = False
                     emulate_reverse = True
                     for k, v in cols.items():
                         del v[mark[0] if k in ("row_key", "n") else mark[1] :]
