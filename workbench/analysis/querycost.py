@@ -216,26 +216,26 @@ class QueryCosts:
     def _repr_html_(self) -> str:
         cols = [
             "kind",
-            "scans",
+            "ranges",
+            "requests",
             "rows_seen",
             "rows_returned",
             "bytes_seen",
             "bytes_returned",
             "waste",
+            "emulator_rows_seen",
             "node_ms",
             "queries_per_s_per_node",
         ]
+        cols = [c for c in cols if c in self.table.columns]
         cols += [c for c in self.table.columns if c.startswith("measured_")]
-        fmt = self.table[cols].copy()
-        fmt["waste"] = fmt["waste"].map(lambda x: f"{x:,.1f}×")
-        fmt["node_ms"] = fmt["node_ms"].map(lambda x: f"{x:,.3f}")
-        fmt["queries_per_s_per_node"] = fmt["queries_per_s_per_node"].map(lambda x: f"{x:,.0f}")
+        from ..formatting import styled
         from ..plots import figure_html
         from ..plots.queries import plot_query_costs
 
         return (
             f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
-            + fmt.to_html()
+            + styled(self.table[cols]).to_html()
             + figure_html(plot_query_costs, self, emulator_note=False)
             + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>"
         )
