@@ -150,7 +150,7 @@ def test_recommended_design_round_trips_on_the_emulator(emulator):
     # 1958-03-29, so the load is refused before the first request, naming the row and the date
     with pytest.raises(
         DatasetError,
-        match=r"1958-03-29.*before 1970.*Nothing was written.*wb.analyze.*shift every time",
+        match=r"1958-03-29.*before 1970.*Nothing was written.*wb.analyze.*ds.shifted\(\)",
     ):
         emulator.load(co2, wb.preset(co2, "entity_first"), table_id="t-own-co2", progress=False)
     conn = emulator.connection()
@@ -158,18 +158,17 @@ def test_recommended_design_round_trips_on_the_emulator(emulator):
     # what the message offers works: the analysis needs no table ...
     a = wb.analyze(co2, wb.preset(co2, "entity_first"))
     assert a.index.n_rows == len(co2)  # entity_first: one row per event (series#time)
-    # ... and the events shifted by 50 years (1958 -> 2008) load and read back whole
-    df = co2.frame.assign(date=co2.frame["date"] + pd.DateOffset(years=50))
-    shifted = wb.from_dataframe(df, entity="series", time="date", measures="co2", name="co2")
-    assert shifted.frame["date"].iloc[0] == pd.Timestamp("2008-03-29", tz="UTC")
-    t = emulator.load(
-        shifted, wb.preset(shifted, "entity_first"), table_id="t-own-co2s", progress=False
-    )
-    try:
-        assert t.verification is not None and t.verification.equal
-    finally:
-        t.drop()
-    for ds in (stocks, seattle):
+    # the fix the message names: whole weeks forward, so 1958-03-29 (a Saturday) lands on the
+    # first Saturday on or after 1970-01-01, which is 1970-01-03: 614 weeks (4,298 days) later
+    moved = co2.shifted()
+    assert moved.time_span[0] == pd.Timestamp("1970-01-03", tz="UTC")
+    assert (moved.frame[moved.time] - co2.frame[co2.time]).eq(pd.Timedelta(days=4298)).all()
+    assert "614 weeks" in moved.notes[-1]
+    for q, m in zip(co2.queries, moved.queries, strict=True):
+        assert (q.start is None) == (m.start is None) and len(q.answer(co2.frame, co2.time)) == len(
+            m.answer(moved.frame, moved.time)
+        )
+    for ds in (stocks, seattle, moved, grunfeld.shifted()):
         schema = wb.preset(ds, wb.pattern_names(ds)[0])
         table = emulator.load(ds, schema, table_id=f"t-own-{ds.name}", progress=False)
         try:

@@ -36,7 +36,7 @@ from ..datasets.model import Dataset
 from ..errors import SchemaError, WorkbenchError
 from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
 from ..schema.plan import ReadPlan
-from .read_export import cbt_read_lines, python_read
+from .read_export import cbt_read_lines, python_read, row_set_lines
 
 DEFAULT_PROJECT = "my-project"
 DEFAULT_INSTANCE = "my-instance"
@@ -363,12 +363,7 @@ class Export:
             lines.append(
                 "row_set = None  # this design needs a full-table scan for the example's range"
             )
-        for r in plan.ranges:
-            s = repr(r.start.encode("utf-8")) if r.start is not None else "None"
-            e = repr(r.end.encode("utf-8")) if r.end is not None else "None"
-            lines.append(f"row_set.add_row_range_from_keys(start_key={s}, end_key={e})")
-        for k in plan.keys:
-            lines.append(f"row_set.add_row_key({k.encode('utf-8')!r})")
+        lines += row_set_lines(plan)
         lines += [
             "rows = list(table.read_rows(row_set=row_set))",
             "for r in rows:",

@@ -115,6 +115,18 @@ def _py_filter(flt: CellFilter) -> list[str]:
     return parts
 
 
+def row_set_lines(plan: ReadPlan, var: str = "row_set") -> list[str]:
+    """Python lines adding the plan's ranges and keys to the client's ``RowSet`` ``var``."""
+    lines = []
+    for r in plan.ranges:
+        s = repr(r.start.encode("utf-8")) if r.start is not None else "None"
+        e = repr(r.end.encode("utf-8")) if r.end is not None else "None"
+        lines.append(f"{var}.add_row_range_from_keys(start_key={s}, end_key={e})")
+    for k in plan.keys:
+        lines.append(f"{var}.add_row_key({k.encode('utf-8')!r})")
+    return lines
+
+
 def python_read(plan: ReadPlan, table_var: str = "table") -> str:
     """Python (official client) that sends the plan's RowSet, filter, limit and direction and
     leaves the row keys read in ``row_keys`` (one request, or one per range)."""
@@ -163,12 +175,7 @@ def python_read(plan: ReadPlan, table_var: str = "table") -> str:
             )
             continue
         lines.append("row_set = RowSet()")
-        for r in part.ranges:
-            s = repr(r.start.encode("utf-8")) if r.start is not None else "None"
-            e = repr(r.end.encode("utf-8")) if r.end is not None else "None"
-            lines.append(f"row_set.add_row_range_from_keys(start_key={s}, end_key={e})")
-        for k in part.keys:
-            lines.append(f"row_set.add_row_key({k.encode('utf-8')!r})")
+        lines += row_set_lines(part)
         lines.append("requests.append(row_set)")
     lim = plan.rows_limit
     lines.append("row_keys = []")

@@ -60,7 +60,7 @@ class Writes:
 def _row_slices(row: np.ndarray, cells: int) -> Iterator[tuple[int, int]]:
     """Slices of about ``cells`` cells of a row-sorted cell array, each cut where a row starts."""
     n = len(row)
-    cuts = np.searchsorted(row, row[np.arange(cells, n, cells)], "left") if n > cells else []
+    cuts = np.searchsorted(row, row[np.arange(cells, n, cells)], "left")
     bounds = np.unique(np.r_[0, cuts, n]).astype(np.int64)
     yield from zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
 
@@ -705,15 +705,15 @@ def key_distribution(
     def bucket(rows: np.ndarray) -> np.ndarray:
         return (rows.astype(np.int64) * B) // max(R, 1)
 
-    writes_m = np.zeros(W * B, dtype=np.int64)
-    wbytes_m = np.zeros(W * B)
+    writes_flat = np.zeros(W * B, dtype=np.int64)
+    wbytes_flat = np.zeros(W * B)
     for a in range(0, n, _CHUNK_ROWS):  # in slices: an int64 cell id per write is 80 MB at 10M
         cell_wb = _cell_of(win[a : a + _CHUNK_ROWS], w.row[a : a + _CHUNK_ROWS], B, R)
-        writes_m += np.bincount(cell_wb, minlength=W * B)
-        wbytes_m += np.bincount(cell_wb, weights=w.nbytes[a : a + _CHUNK_ROWS], minlength=W * B)
+        writes_flat += np.bincount(cell_wb, minlength=W * B)
+        wbytes_flat += np.bincount(cell_wb, weights=w.nbytes[a : a + _CHUNK_ROWS], minlength=W * B)
         del cell_wb
-    writes_m = writes_m.reshape(W, B)
-    wbytes_m = wbytes_m.reshape(W, B)
+    writes_m = writes_flat.reshape(W, B)
+    wbytes_m = wbytes_flat.reshape(W, B)
     # each row's first write (writes are in time order); repeated indices: the last assignment
     # (the earliest write) wins
     first = np.zeros(R, dtype=np.int32 if n < 2**31 else np.int64)

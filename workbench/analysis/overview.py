@@ -230,8 +230,7 @@ def analyze(
             schema_name=name,
         )
     with _timed(tm, "rowsizes"):
-        key = getattr(schema, "key", None)  # a set of tables has no single key: no bound
-        bound = row_time_bound_s(key) if key is not None else None
+        bound = row_time_bound_s(schema.key)
         rs = row_sizes(index, settings=st, schema_name=name, row_bound_s=bound)
     with _timed(tm, "capacity"):
         cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)

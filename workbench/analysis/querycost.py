@@ -18,7 +18,7 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,10 @@ from ..notes import EMULATOR_NOTES
 from ..schema.plan import PlanResult, ReadPlan
 from ._index import CellIndex
 from .settings import DEFAULT, Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import QueryIntent
+    from ..schema.schema import Schema
 
 
 @dataclass(frozen=True)
@@ -88,17 +92,8 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
     if plan.requests > 1:
         # one request per range, each with its own rows limit: the sum of the parts
         evs = [_evaluate_one(index, p) for p in plan.parts()]
-        rs = [e.result for e in evs]
         return _Eval(
-            PlanResult(
-                scans=plan.scans,
-                rows_seen=sum(r.rows_seen for r in rs),
-                cells_seen=sum(r.cells_seen for r in rs),
-                bytes_seen=sum(r.bytes_seen for r in rs),
-                rows_returned=sum(r.rows_returned for r in rs),
-                cells_returned=sum(r.cells_returned for r in rs),
-                bytes_returned=sum(r.bytes_returned for r in rs),
-            ),
+            PlanResult.total([e.result for e in evs], plan.scans),
             np.unique(np.concatenate([e.seen_rows for e in evs])),
             np.unique(np.concatenate([e.returned_rows for e in evs])),
         )
@@ -221,26 +216,26 @@ class QueryCosts:
     def _repr_html_(self) -> str:
         cols = [
             "kind",
-            "scans",
+            "ranges",
+            "requests",
             "rows_seen",
             "rows_returned",
             "bytes_seen",
             "bytes_returned",
             "waste",
+            "emulator_rows_seen",
             "node_ms",
             "queries_per_s_per_node",
         ]
+        cols = [c for c in cols if c in self.table.columns]
         cols += [c for c in self.table.columns if c.startswith("measured_")]
-        fmt = self.table[cols].copy()
-        fmt["waste"] = fmt["waste"].map(lambda x: f"{x:,.1f}×")
-        fmt["node_ms"] = fmt["node_ms"].map(lambda x: f"{x:,.3f}")
-        fmt["queries_per_s_per_node"] = fmt["queries_per_s_per_node"].map(lambda x: f"{x:,.0f}")
+        from ..formatting import styled
         from ..plots import figure_html
         from ..plots.queries import plot_query_costs
 
         return (
             f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
-            + fmt.to_html()
+            + styled(self.table[cols]).to_html()
             + figure_html(plot_query_costs, self, emulator_note=False)
             + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>"
         )
@@ -324,7 +319,9 @@ def query_costs(
     return QueryCosts(table=table, plans=dict(plans), seen_rows=seen, schema_name=schema_name)
 
 
-def plans_for(schema: Any, intents: Sequence[Any]) -> tuple[dict[str, ReadPlan], dict[str, str]]:
+def plans_for(
+    schema: Schema, intents: Sequence[QueryIntent]
+) -> tuple[dict[str, ReadPlan], dict[str, str]]:
     """Compile every intent; an intent the schema cannot serve is reported, not dropped."""
     from ..errors import SchemaError
 

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ from ..errors import EmulatorUnavailable, SchemaError, WorkbenchError
 from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions, Union_
 from ..schema.plan import CellFilter, PlanResult, ReadPlan
 from .connection import Connection
+from .net import speaks_grpc
 from .writer import routing_metadata
 
 ReadRowsRequest = _bt.ReadRowsRequest.pb()
@@ -53,6 +55,51 @@ RowSet = _data.RowSet.pb()
 READ_ROWS = "/google.bigtable.v2.Bigtable/ReadRows"
 US_PER_MS = 1000
 STREAM_TIMEOUT = 120.0  # s for one scan's whole stream (a refused connection still fails at once)
+# s a read may go without a single response message before it is cancelled: a frozen emulator
+# (SIGSTOP) keeps its socket open and never answers; an in-memory scan of ten million rows that
+# keeps none sends nothing for a few seconds
+READ_IDLE_TIMEOUT = 15.0
+
+
+class _Stalled(Exception):
+    """The server sent nothing for ``idle`` seconds; the read was cancelled."""
+
+    def __init__(self, idle: float) -> None:
+        super().__init__(f"no response for {idle:.1f} s")
+        self.idle = idle
+
+
+def _watched(
+    call: Any, idle_s: float, answers: Callable[[], bool | None] | None = None
+) -> Iterator[Any]:
+    """The call's responses, cancelling it when none arrives for ``idle_s`` seconds and
+    ``answers()`` (a 1 s HTTP/2 knock on the emulator's port) does not say the server is alive:
+    a slow scan of a live server goes on, to the stream's own deadline."""
+    last = [time.monotonic()]
+    stalled = threading.Event()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.25):
+            if time.monotonic() - last[0] > idle_s:
+                if answers is not None and answers() is True:
+                    last[0] = time.monotonic()  # alive and working: give it another period
+                    continue
+                stalled.set()
+                call.cancel()
+                return
+
+    threading.Thread(target=watch, name="wb-read-watchdog", daemon=True).start()
+    try:
+        for msg in call:
+            last[0] = time.monotonic()
+            yield msg
+    except grpc.RpcError:
+        if stalled.is_set():
+            raise _Stalled(time.monotonic() - last[0]) from None
+        raise
+    finally:
+        done.set()
 
 
 def _read_rows_call(conn: Connection) -> Any:
@@ -465,7 +512,8 @@ def read_plan(
     cols = _new_cols()
     notes: list[str] = []
     row_sets = _row_sets(plan)
-    emulate_reverse = plan.reversed and getattr(conn, "_wb_no_reverse", False)
+    emulate_reverse = plan.reversed and not conn.reverse_scans
+    knock = None if conn.is_production else (lambda: speaks_grpc(conn.host, timeout=1.0))
     t0 = time.perf_counter()
     for rs in row_sets:
 
@@ -486,30 +534,44 @@ def read_plan(
             if plan.reversed and not emulate_reverse:
                 try:
                     _decode(
-                        call(
-                            request(True, plan.rows_limit),
-                            timeout=max(conn.timeout, STREAM_TIMEOUT),
-                            metadata=md,
+                        _watched(
+                            call(
+                                request(True, plan.rows_limit),
+                                timeout=max(conn.timeout, STREAM_TIMEOUT),
+                                metadata=md,
+                            ),
+                            READ_IDLE_TIMEOUT,
+                            knock,
                         ),
                         cols,
                     )
                 except grpc.RpcError as exc:
                     if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
                         raise
-                    conn.__dict__["_wb_no_reverse"] = True
+                    conn.reverse_scans = False
                     emulate_reverse = True
                     for k, v in cols.items():
                         del v[mark[0] if k in ("row_key", "n") else mark[1] :]
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
                 _decode(
-                    call(
-                        request(False, limit),
-                        timeout=max(conn.timeout, STREAM_TIMEOUT),
-                        metadata=md,
+                    _watched(
+                        call(
+                            request(False, limit),
+                            timeout=max(conn.timeout, STREAM_TIMEOUT),
+                            metadata=md,
+                        ),
+                        READ_IDLE_TIMEOUT,
+                        knock,
                     ),
                     cols,
                 )
+        except _Stalled as exc:
+            raise EmulatorUnavailable(
+                f"Reading {table_id!r} failed: the {conn.target} sent nothing for "
+                f"{exc.idle:.1f} s after the request (cancelled after {READ_IDLE_TIMEOUT:.0f} s "
+                f"without a response; {time.perf_counter() - t0:.1f} s in all). " + conn.diagnose()
+            ) from None
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:

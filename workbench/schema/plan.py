@@ -161,6 +161,26 @@ class PlanResult:
         """Rows seen per row returned (1.0 is perfect; a filtered full scan is far above)."""
         return self.rows_seen / max(self.rows_returned, 1)
 
+    @classmethod
+    def total(cls, parts: list[PlanResult], scans: int) -> PlanResult:
+        """The figures of several requests of one plan added up (one request per range)."""
+        frames = [p.cells.frame for p in parts if p.cells is not None]
+        cells = None
+        if frames:
+            from ..cells import CellFrame
+
+            cells = CellFrame(pd.concat(frames, ignore_index=True))
+        return cls(
+            scans=scans,
+            rows_seen=sum(p.rows_seen for p in parts),
+            cells_seen=sum(p.cells_seen for p in parts),
+            bytes_seen=sum(p.bytes_seen for p in parts),
+            rows_returned=sum(p.rows_returned for p in parts),
+            cells_returned=sum(p.cells_returned for p in parts),
+            bytes_returned=sum(p.bytes_returned for p in parts),
+            cells=cells,
+        )
+
 
 @dataclass(frozen=True)
 class ReadPlan:
@@ -271,18 +291,7 @@ class ReadPlan:
         from ..cells import CellFrame
 
         if self.requests > 1:
-            results = [p.evaluate(cells) for p in self.parts()]
-            frames = [r.cells.frame for r in results if r.cells is not None]
-            return PlanResult(
-                scans=self.scans,
-                rows_seen=sum(r.rows_seen for r in results),
-                cells_seen=sum(r.cells_seen for r in results),
-                bytes_seen=sum(r.bytes_seen for r in results),
-                rows_returned=sum(r.rows_returned for r in results),
-                cells_returned=sum(r.cells_returned for r in results),
-                bytes_returned=sum(r.bytes_returned for r in results),
-                cells=CellFrame(pd.concat(frames, ignore_index=True)),
-            )
+            return PlanResult.total([p.evaluate(cells) for p in self.parts()], self.scans)
         f = cells.table(self.table).sorted().frame
         inside = f[self.row_mask(f["row_key"])]
         passed_mask = self.filter.cell_mask(inside)
