@@ -7,10 +7,17 @@ analyses and figures); :mod:`.app` (the ``Designer`` class) only wires widgets t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
+    from ..schema.schema import Schema
+    from .app import Designer
 
 
-def designer(ds: Any = None, schema: Any = None, **kwargs: Any):
+def designer(
+    ds: Dataset | str | None = None, schema: Schema | None = None, **kwargs: Any
+) -> Designer:
     """The schema designer for ``ds`` (a Dataset or a dataset name; default: the first sample dataset)."""
     from .app import Designer
 

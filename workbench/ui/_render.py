@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import io
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -19,6 +19,10 @@ from ..analysis import Analysis
 from ..formatting import ratio
 from ..plots.style import BAD, GOOD, style
 from ..units import human_bytes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
+    from ..schema.schema import Schema
 
 # picture → (tab title, plot function path, analysis attribute, size in inches)
 FIGURES: dict[str, tuple[str, str, str, tuple[float, float]]] = {
@@ -75,7 +79,7 @@ def _drop_minor_log_ticks(fig: Any) -> None:
 
 
 def render_figures(
-    ds: Any, schema: Any, *, which: tuple[str, ...] | None = None, nodes: int | None = None
+    ds: Dataset, schema: Schema, *, which: tuple[str, ...] | None = None, nodes: int | None = None
 ) -> dict[str, bytes]:
     """Analyse ``schema`` on ``ds`` and draw the designer's pictures (no widgets, no cache)."""
     from ..analysis import analyze
@@ -159,7 +163,7 @@ def _emulator_seen(r: Any) -> str:
     return f" <small title='{note}' data-metric='emulator_rows_seen'>(emulator: {emu:,})</small>"
 
 
-def design_html(ds: Any, schema: Any) -> str:
+def design_html(ds: Dataset, schema: Schema) -> str:
     """The design in words: description, key template, an example key, layout, families + GC."""
     try:
         example = schema.example_key(ds)

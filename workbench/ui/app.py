@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
@@ -45,6 +45,12 @@ from .state import (
     designer_state_to_schema,
     state_from_schema,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bigtable.emulator import Emulator
+    from ..bigtable.io import TableHandle, VerifyReport
+    from ..datasets.model import Dataset
+    from ..schema.schema import Schema
 
 CSV = "your CSV…"
 SIZES = ("tiny", "small", "workshop")
@@ -95,7 +101,7 @@ def _finding_fields(f: Finding) -> dict[str, Any]:
     }
 
 
-def cbt_commands(schema: Any, ds: Any = None) -> str:
+def cbt_commands(schema: Schema, ds: Dataset | None = None) -> str:
     """The ``cbt`` commands that create this design's table(s), families and GC rules (``wb.export``)."""
     from ..advisor.export import export
 
@@ -103,19 +109,19 @@ def cbt_commands(schema: Any, ds: Any = None) -> str:
     return out.cbt_script()
 
 
-def table_id_for(ds: Any, schema: Any) -> str:
+def table_id_for(ds: Dataset, schema: Schema) -> str:
     """A readable, valid table ID per design: ``<dataset>-<design>-<hash>`` (edited designs differ by hash)."""
     import hashlib
 
     from ..bigtable.admin import default_table_id
 
     digest = hashlib.sha1(repr(schema).encode()).hexdigest()[:8]
-    return f"{default_table_id(getattr(ds, 'name', 'data'), getattr(schema, 'name', 'design'))[:31]}-{digest}"
+    return f"{default_table_id(ds.name, schema.name or 'design')[:31]}-{digest}"
 
 
 def write_to_emulator(
-    ds: Any, schema: Any, *, emulator: Any = None, progress: bool = True
-) -> tuple[Any, Any]:
+    ds: Dataset, schema: Schema, *, emulator: Emulator | None = None, progress: bool = True
+) -> tuple[TableHandle, VerifyReport]:
     """Create the design's table(s) in the emulator, write ``ds`` with a progress bar, read back and
     verify: (TableHandle, VerifyReport). The tables are dropped by ``wb.cleanup()``."""
     from ..session import register_table
@@ -125,13 +131,13 @@ def write_to_emulator(
 
         emulator = _emulator()
     table = emulator.load(ds, schema, table_id=table_id_for(ds, schema), progress=progress)
-    for physical in getattr(table, "tables", {}).values():
+    for physical in table.tables.values():
         register_table(physical)
-    verification = getattr(table, "verification", None) or table.verify()
+    verification = table.verification or table.verify()
     return table, verification
 
 
-def _gallery_name(ds: Any, schema: Any) -> str | None:
+def _gallery_name(ds: Dataset, schema: Schema) -> str | None:
     """The gallery design ``schema`` is, whatever its name says (None if it is none of them)."""
     from dataclasses import replace
 
@@ -153,20 +159,20 @@ class Designer(W.VBox):
 
     def __init__(
         self,
-        ds: Any = None,
-        schema: Any = None,
+        ds: Dataset | str | None = None,
+        schema: Schema | None = None,
         *,
         size: str = "workshop",
         nodes: int = 3,
-        emulator: Any = None,
+        emulator: Emulator | None = None,
         workspace: Workspace | None = None,
     ) -> None:
         super().__init__(layout=_lay(width="100%"))
         self.ws = workspace or Workspace()
         self.emulator = emulator
-        self.ds: Any = None
+        self.ds: Any = None  # set by _start before any view reads it
         self.base: Any = None
-        self.schema: Any = None
+        self.schema: Any = None  # likewise
         self.analysis: Any = None
         self.error: BaseException | None = None
         self.pinned: Any = None
@@ -427,14 +433,14 @@ class Designer(W.VBox):
         self.status.value = R.error_html(exc)
 
     # ------------------------------------------------------------------ datasets
-    def _start(self, ds: Any, schema: Any) -> None:
+    def _start(self, ds: Dataset, schema: Schema) -> None:
         from ..datasets import dataset_names
 
         if ds is None:
             ds = self.ws.dataset(dataset_names()[0], self.controls.size.value)
         self.set_dataset(ds, schema=schema)
 
-    def set_dataset(self, ds: Any, *, schema: Any = None) -> None:
+    def set_dataset(self, ds: Dataset, *, schema: Schema | None = None) -> None:
         """Show ``ds`` (a named sample or your own); its design gallery fills the design picker."""
         from ..datasets import dataset_names
 
@@ -442,7 +448,7 @@ class Designer(W.VBox):
         self.ds = ds
         self._syncing = True
         try:
-            named = ds.name in dataset_names() and getattr(ds, "size", None) in SIZES
+            named = ds.name in dataset_names() and ds.size in SIZES
             if named:
                 c.dataset.value = ds.name
                 c.size.value = ds.size
@@ -584,7 +590,7 @@ class Designer(W.VBox):
         return ds
 
     # ------------------------------------------------------------------ designs
-    def set_schema(self, schema: Any, *, label: str | None = None) -> None:
+    def set_schema(self, schema: Schema, *, label: str | None = None) -> None:
         """Make ``schema`` the design's base (a preset, yours, or an advisor suggestion) and show it."""
         c = self.controls
         # a suggestion that is a gallery design is named and selected as that design
@@ -621,7 +627,7 @@ class Designer(W.VBox):
         self._sync_controls(base)
         self._show(base)
 
-    def _sync_controls(self, schema: Any) -> None:
+    def _sync_controls(self, schema: Schema) -> None:
         """Set every control from a schema; disable the ones that do not apply (no callbacks fire)."""
         c = self.controls
         st = state_from_schema(schema)
@@ -714,7 +720,7 @@ class Designer(W.VBox):
         self._sync_controls_light(schema)
         self._show(schema)
 
-    def _sync_controls_light(self, schema: Any) -> None:
+    def _sync_controls_light(self, schema: Schema) -> None:
         c = self.controls
         st, ap = state_from_schema(schema), applicable(schema)
         self._syncing = True
@@ -736,7 +742,7 @@ class Designer(W.VBox):
         self._render_tab("heatmap")
 
     # ------------------------------------------------------------------ showing a design
-    def _show(self, schema: Any) -> None:
+    def _show(self, schema: Schema) -> None:
         t0 = time.perf_counter()
         try:
             a = self.ws.analysis(self.ds, schema, nodes=int(self.controls.nodes.value))

@@ -13,10 +13,14 @@ from __future__ import annotations
 import dataclasses
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..analysis import Analysis, analyze
 from ..analysis.settings import DEFAULT
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
+    from ..schema.schema import Schema
 
 
 class _LRU(OrderedDict):
@@ -35,7 +39,7 @@ class _LRU(OrderedDict):
         return value
 
 
-def with_nodes(a: Analysis, ds: Any, nodes: int) -> Analysis:
+def with_nodes(a: Analysis, ds: Dataset, nodes: int) -> Analysis:
     """The same analysis on a cluster of ``nodes`` nodes, reusing its cell index (no new cells)."""
     if a.keyspace.nodes == nodes:
         return a
@@ -64,7 +68,7 @@ class Workspace:
         return self._datasets[key]
 
     # -- analyses ---------------------------------------------------------------------------
-    def analysis(self, ds: Any, schema: Any, nodes: int = DEFAULT.nodes) -> Analysis:
+    def analysis(self, ds: Dataset, schema: Schema, nodes: int = DEFAULT.nodes) -> Analysis:
         """The analysis of ``schema`` on ``ds`` on ``nodes`` nodes (cached)."""
         # entries hold the dataset too, so an id() in a key is never reused while the entry lives
         base_key = (id(ds), schema, None)
@@ -83,7 +87,7 @@ class Workspace:
         else:
             self.misses += 1
 
-    def cached(self, ds: Any, schema: Any) -> bool:
+    def cached(self, ds: Dataset, schema: Schema) -> bool:
         return (id(ds), schema, None) in self._analyses
 
     # -- figures ----------------------------------------------------------------------------
@@ -101,7 +105,7 @@ class Workspace:
         return self._figures.get_or(key, lambda: (a, heatmap_html(a.keyspace, what)))[1]
 
     # -- advice -----------------------------------------------------------------------------
-    def advice(self, ds: Any, schema: Any, nodes: int | None = None) -> list[Any]:
+    def advice(self, ds: Dataset, schema: Schema, nodes: int | None = None) -> list[Any]:
         """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size).
 
         The advisor reads the designer's cached analysis at this node count, so a finding's
