@@ -366,7 +366,7 @@ def main_table(schema: Schema | Mapping[str, Sequence[Family]]) -> str:
 
 def ensure_tables(
     conn: Connection,
-    schema: Any,
+    schema: Schema | Mapping[str, Sequence[Family]],
     table_id: str,
     families: Mapping[str, Sequence[Family]] | None = None,
     *,
