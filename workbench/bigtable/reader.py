@@ -613,16 +613,9 @@ def read_plan(
             int(f["row_key"].nunique()),
             int(cells.cell_bytes().sum()) if len(f) else 0,
         )
-    modelled = emulator_model = None
-    if model_cells is not None:
-        live = (
-            gc_live_cells(model_cells, {plan.table: tuple(families)}, now)
-            if (apply_gc and families)
-            else model_cells
-        )
-        modelled = plan.evaluate(live)
-        if emulate_reverse:
-            emulator_model = plan.on_emulator().evaluate(live)
+    modelled, emulator_model = _models(
+        plan, model_cells, families, apply_gc, now, emulated=emulate_reverse
+    )
     return ReadResult(
         plan=plan,
         cells=cells,
@@ -639,6 +632,27 @@ def read_plan(
         modelled=modelled,
         notes=notes,
     )
+
+
+def _models(
+    plan: ReadPlan,
+    model_cells: CellFrame | None,
+    families: Sequence[Family],
+    apply_gc: bool,
+    now_us: int,
+    *,
+    emulated: bool,
+) -> tuple[PlanResult | None, PlanResult | None]:
+    """The model of ``plan`` on the GC-live written cells, and (``emulated``: the emulator read
+    a reversed plan forward) the model of the plan as the emulator runs it."""
+    if model_cells is None:
+        return None, None
+    live = (
+        gc_live_cells(model_cells, {plan.table: tuple(families)}, now_us)
+        if (apply_gc and families)
+        else model_cells
+    )
+    return plan.evaluate(live), (plan.on_emulator().evaluate(live) if emulated else None)
 
 
 def _read_parts(
@@ -666,16 +680,14 @@ def _read_parts(
     ]
     frames = [r.cells.frame for r in parts]
     cells = CellFrame(pd.concat(frames, ignore_index=True))
-    modelled = emulator_model = None
-    if model_cells is not None:
-        live = (
-            gc_live_cells(model_cells, {plan.table: tuple(families)}, gc_now_us)
-            if (apply_gc and families)
-            else model_cells
-        )
-        modelled = plan.evaluate(live)
-        if any(r.emulator_model is not None for r in parts):
-            emulator_model = plan.on_emulator().evaluate(live)
+    modelled, emulator_model = _models(
+        plan,
+        model_cells,
+        families,
+        apply_gc,
+        gc_now_us,
+        emulated=any(r.emulator_model is not None for r in parts),
+    )
 
     def total(name: str) -> int:
         return sum(int(getattr(r, name) or 0) for r in parts)
