@@ -252,9 +252,9 @@ def test_pin_and_compare_show_both_designs(ws):
     ]
     shown = "".join(o["data"].get("text/html", "") for o in d.compare_out.outputs)
     assert "pinned: pair_microseconds" in shown and "current: timestamp_first" in shown
-    assert (
-        shown.count("data:image/png;base64,") >= 3
-    )  # two heat maps side by side + the ranking figure
+    # two heat maps (one raster each) and the ranking as HTML bars, one panel per criterion
+    assert shown.count("data:image/png;base64,") == 2
+    assert all(label in shown for _, label in d.comparison.criteria)
     d.unpin()
     assert d.pinned is None and not d.compare_out.outputs
 
@@ -427,3 +427,35 @@ def test_csv_panel_reads_semicolons_bom_and_one_series_with_default_queries(ws, 
     # the default queries are shown where the file was loaded
     assert "latest 1 per series" in d.csv_status.value
     assert list(d.controls.pattern.options) == pattern_names(d.ds)
+
+
+def test_html_row_sizes_and_query_costs_carry_the_analysis_numbers():
+    """The designer's HTML pictures read the analysis' own numbers: one bar per non-empty size
+    bin, every query's rows seen / returned / waste as the headline prints them."""
+    import html
+
+    from workbench.analysis import analyze
+    from workbench.formatting import ratio
+    from workbench.ui.bars import querycosts_html, rowsizes_html
+
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    a = analyze(ds, wb.preset("fx_prices", "timestamp_first"))
+    page = rowsizes_html(a.rowsizes)
+    assert html.escape(a.rowsizes.verdict()) in page
+    assert "100 MB guideline" in page and "256 MB hard limit" in page
+    # 80 log bins from 1 B up to max(projection, 1.6 × 256 MB); a bar per non-empty bin
+    hi = max(float(a.rowsizes.projected_max_bytes), a.rowsizes.settings.row_hard_bytes * 1.6)
+    counts = np.histogram(
+        np.maximum(a.rowsizes.bytes.astype(float), 1.0), np.logspace(0, np.log10(hi), 81)
+    )[0]
+    assert page.count("(now)'") == int((counts > 0).sum())
+    q = querycosts_html(a.queries)
+    for name, r in a.queries.table.iterrows():
+        if r["kind"] == "cannot plan":
+            continue
+        row = q.split(f"data-query='{html.escape(str(name))}'")[1].split("</tr>")[0]
+        assert (
+            f"{int(r['rows_seen']):,} seen" in row
+            and f"{int(r['rows_returned']):,} returned" in row
+        )
+        assert f"{ratio(float(r['waste']))} waste" in row

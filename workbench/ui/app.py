@@ -725,6 +725,10 @@ class Designer(W.VBox):
             self.figures[which].outputs = (
                 R.html_bundle(self.ws.heatmap(a, what), f"<key heat map of {a.schema}>"),
             )
+        elif which in ("rowsizes", "queries"):  # HTML bars, as fast as the heat map
+            self.figures[which].outputs = (
+                R.html_bundle(self.ws.html(a, which), f"<{which} of {a.schema}>"),
+            )
         elif which in R.FIGURES:
             png = self.ws.figure(a, which)
             self.figures[which].outputs = (R.png_bundle(png, f"{which} of {a.schema}"),)
@@ -843,6 +847,8 @@ class Designer(W.VBox):
             "pinned: " + self.pinned.name: self.ws.analysis(self.ds, self.pinned, nodes=nodes),
             "current: " + self.schema.name: self.ws.analysis(self.ds, self.schema, nodes=nodes),
         }
+        from .bars import comparison_html
+
         cmp = compare_analyses(self.ds, analyses)
         self.comparison = cmp
         maps = []  # one above the other at full size: side by side they shrink to unreadable thumbnails
@@ -850,7 +856,7 @@ class Designer(W.VBox):
             maps.append(f"<h4>{html.escape(lab)}</h4>" + self.ws.heatmap(a, "writes"))
         self.compare_out.outputs = (
             R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
-            R.html_bundle(cmp._repr_html_(), repr(cmp.table)),
+            R.html_bundle(comparison_html(cmp), repr(cmp.table)),
         )
 
     # ------------------------------------------------------------------ emulator

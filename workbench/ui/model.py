@@ -100,6 +100,18 @@ class Workspace:
         key = (id(a), "heatmap-html", what)
         return self._figures.get_or(key, lambda: (a, heatmap_html(a.keyspace, what)))[1]
 
+    def html(self, a: Analysis, which: str) -> str:
+        """The designer's HTML picture ``which`` (rowsizes or queries) of ``a`` (cached)."""
+        from .bars import querycosts_html, rowsizes_html
+
+        draw = {
+            "rowsizes": lambda: rowsizes_html(a.rowsizes),
+            "queries": lambda: querycosts_html(a.queries),
+        }
+        if which not in draw:
+            raise ValueError(f"No HTML picture {which!r}; choose one of {', '.join(draw)}.")
+        return self._figures.get_or((id(a), "html", which), lambda: (a, draw[which]()))[1]
+
     # -- advice -----------------------------------------------------------------------------
     def advice(self, ds: Any, schema: Any, nodes: int | None = None) -> list[Any]:
         """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size).
