@@ -5,11 +5,9 @@ For each tab: a screenshot kept in ``test-artifacts/`` (to be looked at), no cli
 (buttons, labels, tab titles and tables measured in the DOM: ``scrollWidth ≤ clientWidth``), and
 the tab's picture changing after a control change (the design picker or the nodes slider).
 
-The target is 500 ms from the change to a new picture on every tab. Measured here (2 shared cores)
-the heat map, node-load, advisor and schema tabs are at 0.3-0.5 s, but the matplotlib tabs (row
-sizes, query costs) and Compare take 0.7-2 s, so this test holds the picture to CHANGE_BUDGET_S
-(a change that never comes, or hangs, fails) and prints every tab's time; meeting 500 ms
-everywhere needs those figures drawn without matplotlib, as the heat map already is.
+The target is 500 ms from the change to a new picture on every tab (CHANGE_BUDGET_S); every tab's
+time is printed. The heat map, row sizes, query costs and Compare are HTML around rasters or
+bars (``ui/heatmap.py``, ``ui/bars.py``), so what remains is the analysis of a new design.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from test_browser_lab import _open_and_run_all, _wait_idle
 from workbench.ui._render import FIGURES
 from workbench.ui.app import TAB_TITLES, TABS
 
-CHANGE_BUDGET_S = 3.0  # see the module docstring: the 500 ms target is not met on every tab yet
+CHANGE_BUDGET_S = 0.5  # from the control change to a changed picture, on every tab
 
 pytestmark = pytest.mark.browser
 

@@ -725,7 +725,7 @@ class Designer(W.VBox):
             self.figures[which].outputs = (
                 R.html_bundle(self.ws.heatmap(a, what), f"<key heat map of {a.schema}>"),
             )
-        elif which in ("rowsizes", "queries"):  # HTML bars, as fast as the heat map
+        elif which in ("rowsizes", "queries", "nodes", "hotspot"):  # HTML: as fast as the heat map
             self.figures[which].outputs = (
                 R.html_bundle(self.ws.html(a, which), f"<{which} of {a.schema}>"),
             )

@@ -193,6 +193,131 @@ def querycosts_html(qc: Any, *, emulator_note: bool = True) -> str:
     )
 
 
+# ----------------------------------------------------------------------------- node load over time
+
+
+def _steps(y: np.ndarray, w: float, h: float) -> str:
+    """SVG path of a step line (one level per window) through ``y`` (shares 0…1.05, NaN: a gap)."""
+    n = len(y)
+    parts, pen = [], False
+    for i, v in enumerate(y):
+        if not np.isfinite(v):
+            pen = False
+            continue
+        x0, x1, yy = w * i / n, w * (i + 1) / n, h * (1 - min(float(v), 1.05) / 1.05)
+        parts.append(f"{'L' if pen else 'M'}{x0:.1f},{yy:.1f}L{x1:.1f},{yy:.1f}")
+        pen = True
+    return "".join(parts)
+
+
+def _share_chart(
+    kd: Any,
+    lines: list[tuple[np.ndarray, str, str, str]],
+    title: str,
+    colour: str,
+    fill: tuple[np.ndarray, str] | None = None,
+    warmup: int = 0,
+) -> str:
+    """Shares of each window's load over event time as SVG step lines, the fair share dashed."""
+    from .heatmap import _date_ticks
+
+    w, h = PLOT_W, PLOT_H
+    fy = h * (1 - kd.fair_share / 1.05)
+    svg = [
+        f"<svg width='{w}' height='{h}' style='display:block;border-left:1px solid #999;"
+        "border-bottom:1px solid #999;overflow:visible'>"
+    ]
+    n = max(len(lines[0][0]) if lines else 1, 1)
+    if warmup:
+        svg.append(
+            f"<rect x='0' y='0' width='{w * min(warmup, n) / n:.1f}' height='{h}' "
+            f"fill='{MUTED}' fill-opacity='0.15'/>"
+        )
+    for frac in (0.25, 0.5, 0.75, 1.0):
+        yy = h * (1 - frac / 1.05)
+        svg.append(
+            f"<line x1='0' x2='{w}' y1='{yy:.1f}' y2='{yy:.1f}' stroke='#eee'/>"
+            f"<text x='-4' y='{yy + 4:.1f}' text-anchor='end' font-size='11'>{frac:.0%}</text>"
+        )
+    if fill is not None:
+        y, c = fill
+        top = np.maximum(np.nan_to_num(y), kd.fair_share)
+        pts = [
+            f"{w * i / n:.1f},{h * (1 - min(v, 1.05) / 1.05):.1f} {w * (i + 1) / n:.1f},"
+            f"{h * (1 - min(v, 1.05) / 1.05):.1f}"
+            for i, v in enumerate(top)
+        ]
+        svg.append(
+            f"<polygon points='0,{fy:.1f} {' '.join(pts)} {w},{fy:.1f}' fill='{c}' "
+            "fill-opacity='0.3'/>"
+        )
+    for y, c, dash, _ in lines:
+        svg.append(
+            f"<path d='{_steps(np.asarray(y, dtype=float), w, h)}' fill='none' stroke='{c}' "
+            f"stroke-width='1.6'{f' stroke-dasharray={dash!r}' if dash else ''}/>"
+        )
+    svg.append(
+        f"<line x1='0' x2='{w}' y1='{fy:.1f}' y2='{fy:.1f}' stroke='black' "
+        "stroke-dasharray='6,4'/></svg>"
+    )
+    key = (
+        "".join(f"<span style='background:{c}'></span>{html.escape(lab)}" for _, c, _, lab in lines)
+        + f"<span style='background:none;border-top:2px dashed black;height:0'></span>fair share "
+        f"1/{kd.nodes} = {kd.fair_share:.0%}"
+    )
+    if warmup:
+        key += f"<span style='background:{MUTED};opacity:.3'></span>warm-up (a new table)"
+    ticks = "".join(
+        f"<span style='left:{100 * f:.2f}%'>{html.escape(t)}</span>"
+        for f, t in _date_ticks(np.asarray(kd.window_edges_us))
+    )
+    return _box(
+        f"<div class='wb-b-title' style='color:{colour}'>{html.escape(title)}</div>"
+        f"<div class='wb-b-key'>{key}</div><div style='padding-left:36px'>{''.join(svg)}"
+        f"<div class='wb-b-x' style='width:{w}px'>{ticks}</div>"
+        "<div style='font-size:11px'>event time; share of each window's load (reads + writes "
+        "as node CPU)</div></div>"
+    )
+
+
+def node_load_html(kd: Any) -> str:
+    """Each node's share of each window's load (the busiest 8 nodes) against the fair share."""
+    from ..plots.keyspace import node_load_title, node_shares
+
+    shares = node_shares(kd)
+    show = np.argsort(-np.nan_to_num(shares).sum(axis=0))[: min(kd.nodes, 8)]
+    lines = [
+        (shares[:, i], OKABE_ITO[rank % len(OKABE_ITO)], "", f"node {i + 1}")
+        for rank, i in enumerate(sorted(show))
+    ]
+    title, colour = node_load_title(kd)
+    return _share_chart(kd, lines, title, colour)
+
+
+def hotspot_html(kd: Any) -> str:
+    """The busiest node's and busiest tablet's share of each window's load against 1/N."""
+    from ..plots.keyspace import hotspot_title
+
+    colour = {"hotspot": BAD, "even": GOOD, "uneven": OKABE_ITO[1]}[kd.spread]
+    lines = [
+        (np.asarray(kd.busiest_share, dtype=float), colour, "", "busiest node's share"),
+        (
+            np.asarray(kd.tablet_share, dtype=float),
+            "black",
+            "2,3",
+            "busiest tablet's share (the floor)",
+        ),
+    ]
+    return _share_chart(
+        kd,
+        lines,
+        hotspot_title(kd),
+        "black",
+        fill=(np.asarray(kd.busiest_share, dtype=float), colour),
+        warmup=int(kd.warmup_windows or 0),
+    )
+
+
 # ----------------------------------------------------------------------------- comparison
 
 
@@ -253,4 +378,12 @@ def comparison_html(cmp: Any) -> str:
     )
 
 
-__all__ = ["rowsizes_html", "querycosts_html", "comparison_html", "PLOT_W", "PLOT_H"]
+__all__ = [
+    "rowsizes_html",
+    "querycosts_html",
+    "node_load_html",
+    "hotspot_html",
+    "comparison_html",
+    "PLOT_W",
+    "PLOT_H",
+]

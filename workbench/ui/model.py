@@ -102,11 +102,13 @@ class Workspace:
 
     def html(self, a: Analysis, which: str) -> str:
         """The designer's HTML picture ``which`` (rowsizes or queries) of ``a`` (cached)."""
-        from .bars import querycosts_html, rowsizes_html
+        from .bars import hotspot_html, node_load_html, querycosts_html, rowsizes_html
 
         draw = {
             "rowsizes": lambda: rowsizes_html(a.rowsizes),
             "queries": lambda: querycosts_html(a.queries),
+            "nodes": lambda: node_load_html(a.keyspace),
+            "hotspot": lambda: hotspot_html(a.keyspace),
         }
         if which not in draw:
             raise ValueError(f"No HTML picture {which!r}; choose one of {', '.join(draw)}.")
