@@ -703,6 +703,7 @@ class Designer(W.VBox):
         self.status.value = ""
         self.headline.value = R.headline_html(a)
         self._stale = set(TABS)
+        self._prefetch()
         visible = TABS[self.tabs.selected_index or 0]
         self._render_tab(visible)
         for k in TABS:
@@ -711,6 +712,40 @@ class Designer(W.VBox):
                     R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),
                 )
         self.timings_ms = {"analysis": (t1 - t0) * 1e3, "render": (time.perf_counter() - t1) * 1e3}
+
+    def _prefetch(self) -> None:
+        """Analyse the dataset's other gallery designs while the kernel is idle, one per turn of
+        its event loop, so picking one later shows it at once (a new design's analysis is most
+        of a design change). Only inside a running kernel: plain Python and tests stay lazy."""
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        ds, nodes = self.ds, int(self.controls.nodes.value)
+        todo = list(patterns_for(ds))
+        self._prefetch_round = round_ = getattr(self, "_prefetch_round", 0) + 1
+
+        def step() -> None:
+            if self._prefetch_round != round_:
+                return  # a newer change started its own round
+            while todo:
+                try:
+                    schema = schema_for(ds, todo.pop(0))
+                except Exception:  # noqa: BLE001 - a gallery entry this data cannot build
+                    continue
+                if self.ws.cached(ds, schema):
+                    continue
+                try:
+                    self.ws.analysis(ds, schema, nodes=nodes)
+                except Exception:  # noqa: BLE001 - shown when picked, not while prefetching
+                    pass
+                break
+            if todo:
+                loop.call_later(0.05, step)
+
+        loop.call_later(0.3, step)
 
     def _on_tab(self, change: dict) -> None:
         if change["new"] is not None:
