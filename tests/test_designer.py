@@ -466,3 +466,21 @@ def test_html_row_sizes_and_query_costs_carry_the_analysis_numbers():
             and f"{int(r['rows_returned']):,} returned" in row
         )
         assert f"{ratio(float(r['waste']))} waste" in row
+
+
+def test_advice_at_another_cluster_size_reuses_the_cells_and_says_the_same():
+    """The nodes slider re-advises from the cells already built (Context.at_nodes): the findings
+    must be exactly those of a fresh advise at that node count."""
+    from workbench.advisor import advise
+    from workbench.analysis import analyze
+
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    s = wb.preset("fx_prices", "timestamp_first")
+    first = advise(ds, s, nodes=3, analysis=analyze(ds, s, nodes=3))
+    a6 = analyze(ds, s, nodes=6)
+    reused = advise(ds, s, nodes=6, analysis=a6, context=first.context)
+    fresh = advise(ds, s, nodes=6, analysis=a6)
+    assert reused.context.cells is first.context.cells  # no second to_cells
+    assert [(f.rule, f.message, f.evidence) for f in reused] == [
+        (f.rule, f.message, f.evidence) for f in fresh
+    ]

@@ -51,6 +51,7 @@ class Workspace:
         self._analyses = _LRU(size)
         self._figures = _LRU(size * 6)
         self._advice = _LRU(size)
+        self._contexts = _LRU(4)  # the advisor's cells per design (a cell frame each: kept few)
         self.hits = 0
         self.misses = 0
 
@@ -125,7 +126,11 @@ class Workspace:
             from ..advisor import advise
 
             a = self.analysis(ds, schema, nodes=nodes or DEFAULT.nodes)
-            return list(advise(ds, schema, nodes=nodes, analysis=a))
+            # another cluster size of a design already advised: its cells are reused
+            ctx = self._contexts.get((id(ds), schema))
+            advice = advise(ds, schema, nodes=nodes, analysis=a, context=ctx[1] if ctx else None)
+            self._contexts.get_or((id(ds), schema), lambda: (ds, advice.context))
+            return list(advice)
 
         return self._advice.get_or((id(ds), schema, nodes), lambda: (ds, make()))[1]
 
@@ -133,6 +138,7 @@ class Workspace:
         self._analyses.clear()
         self._figures.clear()
         self._advice.clear()
+        self._contexts.clear()
 
 
 __all__ = ["Workspace", "with_nodes"]
