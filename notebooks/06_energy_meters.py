@@ -189,20 +189,22 @@ BUCKET = ____   # ← your answer: "hour", "day", …
 # %% tags=["finding"]
 result = daily_panel.check(BUCKET, ds, hourly)
 if result.found:
-    design, billing = result.found["design"], result.found["billing"]
-    panel = billing.query("meter_daily_usage")
     print("plan:", result.found["cost"]["plan"])
 result
 
 # %% [markdown]
 # ## 4 · On the emulator: raw rows and summaries side by side
 #
-# The design from the exercise goes to the real emulator: raw readings and summary rows in one table,
-# families `r` and `s`. Loading verifies the raw events read back identical; then the panel is run and
-# measured beside the model, and the summary cells that came back are shown next to the same totals computed
-# from the raw events with pandas.
+# The exercise's solution (daily summary rows, whatever you answered above) goes to the real emulator:
+# raw readings and summary rows in one table, families `r` and `s`. Loading verifies the raw events read
+# back identical; then the panel is run and measured beside the model, and the summary cells that came
+# back are shown next to the same totals computed from the raw events with pandas.
 
 # %%
+# the exercise's reference design (daily summaries), whatever you answered above
+reference = daily_panel.reference(ds, hourly)
+design, billing = reference["design"], reference["billing"]
+panel = billing.query("meter_daily_usage")
 table = wb.emulator().load(billing, design)
 table
 

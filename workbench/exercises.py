@@ -118,6 +118,15 @@ class Problem:
             message = f"{message} Hint: {self.hint_text}"
         return CheckResult(passed, message, found=found)
 
+    def reference(self, *context: Any) -> dict[str, Any]:
+        """What the solution builds (the ``found`` of judging it): for notebook cells after the
+        exercise, which must run whatever the attendee answered, or left blank."""
+        value = self.solution_value() if callable(self.solution_value) else self.solution_value
+        passed, message, found = self.judge(value, *context)
+        if not passed:
+            raise ExerciseNotSolved(f"{self.name}: the solution {value!r} fails: {message}")
+        return found
+
     def hint(self) -> _Help:
         return _Help(f"Hint: {self.hint_text}")
 
