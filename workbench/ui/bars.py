@@ -91,16 +91,17 @@ def rowsizes_html(rs: Any, *, emulator_note: bool = True) -> str:
                     "</div>"
                 )
     lines = []
-    for x, lab, style, right in (
-        (s.row_advisory_bytes, "100 MB guideline", "dashed", True),
-        (s.row_hard_bytes, "256 MB hard limit", "solid", False),
+    # both labels end at their line (the hard limit sits near the right edge: a label to its
+    # right would be cut off), the second one lower so they never overlap
+    for x, lab, style, top in (
+        (s.row_advisory_bytes, "100 MB guideline", "dashed", 4),
+        (s.row_hard_bytes, "256 MB hard limit", "solid", 22),
     ):
         f = 100 * _log_pos(x, 1.0, hi)
         lines.append(
             f"<div style='left:{f:.2f}%;top:0;border-left:2px {style} {BAD}'></div>"
-            f"<div style='top:{4 if right else 22}px;bottom:auto;{'right' if right else 'left'}:"
-            f"{(100 - f if right else f):.2f}%;padding:0 4px;color:{BAD};font-size:11px;"
-            f"white-space:nowrap'>{lab}</div>"
+            f"<div style='top:{top}px;bottom:auto;right:{100 - f:.2f}%;padding:0 4px;color:{BAD};"
+            f"font-size:11px;white-space:nowrap;background:rgba(255,255,255,.85)'>{lab}</div>"
         )
     ticks = "".join(
         f"<span style='left:{100 * _log_pos(10.0**e, 1.0, hi):.2f}%'>{human_bytes(10.0**e)}</span>"
