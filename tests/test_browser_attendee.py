@@ -115,3 +115,62 @@ def test_every_designer_tab_reads_and_answers_within_half_a_second(
     assert not clipped, f"clipped at {width}×{height}: {clipped}"
     assert not slow, f"tabs slower than {CHANGE_BUDGET_S} s to show a design change: {slow}"
     assert set(FIGURES) <= set(TABS)
+
+
+def _tags(designer) -> list[str]:
+    return designer.locator(
+        ".jupyter-widget-tagsinput .jupyter-widget-tag:not(.jupyter-widget-taginput)"
+    ).evaluate_all("els => els.map(e => e.innerText.replace('×', '').trim()).filter(Boolean)")
+
+
+def test_typing_a_key_segment_back_and_pressing_enter_puts_it_where_it_was(tmp_path, emulator):
+    """fx_prices' first design keys on ``pair#time``. Drop ``pair`` (its ×), type ``pair`` in the
+    key editor and press Enter: the key is ``pair#time`` again at once (the segment returns to its
+    place in the design, not after ``time``), and the kernel's design says so."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            'import workbench as wb\nd = wb.designer("fx_prices", size="tiny")\nd'
+        ),
+    ]
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
+    path = tmp_path / "keys.ipynb"
+    nbformat.write(nb, path)
+    with (
+        jupyter_lab(
+            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
+        ) as lab,
+        chromium_context(tmp_path, viewport={"width": 1280, "height": 800}) as ctx,
+    ):
+        page = ctx.new_page()
+        _open_and_run_all(page, lab, Path("keys.ipynb"))
+        designer = page.locator(".wb-designer").first
+        designer.wait_for(state="visible")
+        assert _tags(designer) == ["pair", "time"]
+        title = designer.locator("h3").first
+        pair = designer.locator(".jupyter-widget-tag", has_text="pair").first
+        pair.locator(".jupyter-widget-tag-close, i, .fa-times").first.click()
+        page.wait_for_function(
+            "() => !document.querySelector('.wb-designer h3').innerText.includes('pair_microseconds)')"
+            " || document.querySelector('.wb-designer h3').innerText.includes('key time')"
+        )
+        assert _tags(designer) == ["time"]
+        designer.locator(".jupyter-widget-tagsinput").first.click()
+        page.keyboard.type("pair")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.wb-designer .jupyter-widget-tagsinput "
+            ".jupyter-widget-tag:not(.jupyter-widget-taginput)')].length == 2",
+            timeout=5_000,
+        )
+        _wait_idle(page)
+        assert _tags(designer) == ["pair", "time"]
+        # back to the gallery design itself: its name, not "edited"
+        assert "pair_microseconds" in title.inner_text(), title.inner_text()
+        designer.screenshot(path=str(artifact("attendee_key_editor.png")))

@@ -484,3 +484,32 @@ def test_advice_at_another_cluster_size_reuses_the_cells_and_says_the_same():
     assert [(f.rule, f.message, f.evidence) for f in reused] == [
         (f.rule, f.message, f.evidence) for f in fresh
     ]
+
+
+def test_a_segment_typed_back_returns_to_its_place_in_the_key():
+    from workbench.ui.state import place_added
+
+    base = ("pair", "time")
+    # dropped pair, typed it back (the editor appends): it goes before time, as in the design
+    assert place_added(("time",), ("time", "pair"), base) == ("pair", "time")
+    # the attendee moved the cursor (arrow keys) and typed it somewhere else than last: kept
+    assert place_added(("time",), ("pair", "time"), base) == ("pair", "time")
+    # a three-segment key: md5 dropped from the middle comes back between its neighbours
+    three = ("host", "md5(what)", "time")
+    assert place_added(("host", "time"), ("host", "time", "md5(what)"), three) == three
+    # a reorder (nothing added) is left alone
+    assert place_added(("pair", "time"), ("time", "pair"), base) == ("time", "pair")
+
+
+def test_key_editor_has_no_datalist_and_names_what_can_be_typed_back(ws):
+    d = _designer(ws, size="tiny")
+    assert d.controls.segments.allowed_tags == []  # a datalist swallows Enter in Chromium
+    d.controls.segments.value = ["time"]
+    assert "add back: pair" in d.segment_hint.value
+    d.controls.segments.value = ["time", "pair"]  # what the editor sends after Enter
+    assert list(d.controls.segments.value) == ["pair", "time"]
+    assert d.schema.name == "pair_microseconds"  # the gallery design again, by name
+    d.controls.segments.value = ["time", "nope"]
+    import html
+
+    assert "Unknown key segment 'nope'" in html.unescape(d.status.value)

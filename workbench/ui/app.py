@@ -43,6 +43,8 @@ from .state import (
     applicable,
     bucket_choices,
     designer_state_to_schema,
+    place_added,
+    segment_labels,
     state_from_schema,
 )
 
@@ -73,6 +75,16 @@ _STYLE = (
     ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important}"
     ".wb-designer .widget-html-content{line-height:1.35}</style>"
 )
+
+
+# ipywidgets' TagsInput adds a typed tag on the input's "change" event, which Chromium fires
+# when focus leaves the field but not on Enter: "type a segment, press Enter" did nothing until
+# the attendee clicked elsewhere. Enter in the designer's key editor commits the typed segment.
+_TAGS_ENTER_JS = """(() => { if (window.__wbTagsEnter) return; window.__wbTagsEnter = true;
+document.addEventListener('keydown', e => { const t = e.target;
+  if (e.key === 'Enter' && t instanceof HTMLInputElement && t.value.trim()
+      && t.classList.contains('jupyter-widget-taginput') && t.closest('.wb-designer')) {
+    t.dispatchEvent(new Event('change')); } }, true); })();"""
 
 
 def _lay(**kw: Any) -> W.Layout:
@@ -285,6 +297,14 @@ class Designer(W.VBox):
 
         self.status = W.HTML()
         self.log_out = W.Output(layout=_lay(max_height="160px", overflow="auto"))
+        self.keys_js = W.Output(layout=_lay(display="none"))
+        self.keys_js.outputs = (
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {"application/javascript": _TAGS_ENTER_JS, "text/plain": ""},
+            },
+        )
         self.headline = W.HTML()
         self.design_panel = W.HTML()
         self.cbt_panel = W.HTML()
@@ -312,7 +332,7 @@ class Designer(W.VBox):
         panels["compare"] = W.VBox([W.HBox([c.pin, c.unpin]), self.pinned_panel, self.compare_out])
         self.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
 
-        hint = W.HTML("<small>key segments: drag to reorder, × to drop, type to add back</small>")
+        self.segment_hint = hint = W.HTML()
         group = _lay(width="100%", min_width="0")
         # the controls as a grid of small groups across the width (not one tall column), so the
         # numbers and the first figure are on screen at 1280×800 with the file browser open
@@ -369,6 +389,7 @@ class Designer(W.VBox):
             right,
             self.tabs,
             self.log_out,
+            self.keys_js,
         ]
 
         # wiring: every callback runs inside the log Output
@@ -575,7 +596,11 @@ class Designer(W.VBox):
         ap = applicable(schema)
         self._syncing = True
         try:
-            c.segments.allowed_tags = [*st.segments, *([SALT] if SALT not in st.segments else [])]
+            # no allowed_tags: with them the editor gets a <datalist>, whose suggestion popup
+            # swallows Enter in Chromium (the typed segment was added only when focus moved); an
+            # unknown segment is refused by the kernel with the design's segments named
+            c.segments.allowed_tags = []
+            self._segment_hint(st.segments, schema)
             c.segments.value = list(st.segments)
             c.precision.options = ap.precisions if ap.precision else ["—"]
             c.precision.value = st.precision if ap.precision else "—"
@@ -593,6 +618,15 @@ class Designer(W.VBox):
             self._build_families(st.families)
         finally:
             self._syncing = False
+
+    def _segment_hint(self, shown: tuple[str, ...], schema: Any) -> None:
+        """How to edit the key, naming the segments that can be typed back in."""
+        base = segment_labels(self.base.key) if self.base is not None else ()
+        back = [s for s in base if s not in shown]  # salt: the salt-buckets slider
+        more = f"; type + Enter to add back: {', '.join(back)}" if back else ""
+        self.segment_hint.value = (
+            f"<small>key segments: drag to reorder, × to drop{html.escape(more)}</small>"
+        )
 
     def _build_families(self, edits: tuple[FamilyEdit, ...]) -> None:
         c = self.controls
@@ -656,6 +690,17 @@ class Designer(W.VBox):
     def _on_control(self, change: dict) -> None:
         if self._syncing:
             return
+        c = self.controls
+        if change.get("owner") is c.segments:  # a segment typed back returns to its place
+            placed = place_added(
+                tuple(change["old"]), tuple(change["new"]), segment_labels(self.base.key)
+            )
+            if placed != tuple(change["new"]):
+                self._syncing = True
+                try:
+                    c.segments.value = list(placed)
+                finally:
+                    self._syncing = False
         schema = designer_state_to_schema(self.base, self.state())
         # keep dependent controls truthful (e.g. salt added to the segment list, reversible precisions)
         self._sync_controls_light(schema)
@@ -668,6 +713,7 @@ class Designer(W.VBox):
         try:
             if tuple(c.segments.value) != st.segments:
                 c.segments.value = list(st.segments)
+            self._segment_hint(st.segments, schema)
             if ap.precision and tuple(c.precision.options) != tuple(ap.precisions):
                 c.precision.options = ap.precisions
                 c.precision.value = st.precision
