@@ -99,7 +99,7 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
         for d in kd.diagnostics()
     )
     if diag:
-        title += f"<div class='wb-hm-note'>Diagnostics: {diag}</div>"
+        title += f"<div class='wb-hm-note' style='margin-bottom:8px'>Diagnostics: {diag}</div>"
     ylabels = "".join(
         f"<span style='top:{100 * (p + 0.5) / max(n_buckets, 1):.2f}%'>{html.escape(t)}</span>"
         for p, t in kd.labels
@@ -114,16 +114,16 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
     css = (
         "<style>.wb-hm{font:12px sans-serif;line-height:1.3}.wb-hm-title{font-weight:bold;font-size:14px;"
         "margin:2px 0 6px 0}.wb-hm-grid{display:grid;grid-template-columns:max-content "
-        + f"{WIDTH_PX}px"
+        + f"minmax(240px,{WIDTH_PX}px)"
         " 14px max-content;column-gap:6px}.wb-hm-y{position:relative;height:" + f"{HEIGHT_PX}px"
         ";font:11px monospace;text-align:right}.wb-hm-y span{position:absolute;right:0;transform:translateY(-50%);"
         "white-space:nowrap}.wb-hm-x{position:relative;height:18px;font-size:11px}.wb-hm-x span{position:absolute;"
         "transform:translateX(-50%);white-space:nowrap}.wb-hm-bar{height:" + f"{HEIGHT_PX}px"
-        ";border:1px solid #999}.wb-hm-scale{position:relative;min-width:9em;height:"
+        ";border:1px solid #999}.wb-hm-scale{position:relative;min-width:3em;height:"
         + f"{HEIGHT_PX}px"
         + ";font-size:11px}.wb-hm-scale span{position:absolute;left:0;transform:translateY(50%);"
-        "white-space:nowrap}.wb-hm-scale .wb-hm-what{bottom:50%;left:3.5em;white-space:normal;"
-        "width:6em;transform:translateY(50%);color:#555}.wb-hm-img{border:1px solid #999;display:block}"
+        "white-space:nowrap}.wb-hm-img{border:1px solid #999;display:block;width:100%;"
+        "height:" + f"{HEIGHT_PX}px" + ";box-sizing:border-box;image-rendering:pixelated}"
         ".wb-hm-note{color:#555;font-size:11px;margin-top:4px;max-width:900px}</style>"
     )
     longest = max((len(t) for _, t in kd.labels), default=4)
@@ -141,11 +141,12 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
             f"<span style='bottom:{100 * f:.1f}%'>{html.escape(lab)}</span>"
             for f, _, lab in scale_ticks(norm, what)
         )
-        + f"<span class='wb-hm-what'>{html.escape(scale)}</span></div>"
+        + "</div>"
         + f"<div></div><div class='wb-hm-x'>{xlabels}</div><div></div><div></div>"
         + "</div>"
         + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
-        f"{' (log colour scale)' if METRICS[what][1] else ''}; white: none. {caption}"
+        f"; colour: {html.escape(scale)}{' (log scale)' if METRICS[what][1] else ''}, white: none. "
+        f"{caption}"
         f"{html.escape(EMULATOR_NOTES['keyspace'])}</div></div>"
     )
 
