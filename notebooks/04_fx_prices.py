@@ -22,8 +22,8 @@
 #   what moving the currency pair in front of the time does (field promotion, G07) — and where it stops helping.
 # * Measure the price of salting: writes spread over more nodes, but every time-range read needs one scan
 #   per salt bucket (G08). Pick a salt count for a cluster yourself (exercise).
-# * Use reversed timestamps where "the latest quote" is the main query, and see what they change for
-#   the other queries (G09).
+# * See how "the latest quote" is read with and without reversed timestamps — a reverse scan on Cloud
+#   Bigtable, a forward read on the emulator — and when reversing is worth it (G09).
 # * Keep microseconds in the key for quotes that arrive many times a second (G31), and watch how many
 #   bytes the key adds to every cell (G20).
 # * Write the design to the real emulator, read USD/JPY back and compute its 5-, 10- and 30-day moving averages.
@@ -96,9 +96,11 @@ cols = ["busiest_node_share", "hotspot_factor", "usdjpy_day: rows seen", "latest
 cmp.view(cols)
 
 # %% [markdown]
-# Field promotion also makes the pair's queries cheap (one range per pair), while "all pairs at one
-# minute" becomes a full-table read — the trade-off the paper warns about: queries are now constrained by
-# the promoted field.
+# Field promotion also makes the pair's queries cheap: one contiguous range per pair. "All pairs at one
+# minute" has no single range any more, but the pairs are a small set the client knows, so one request
+# lists a range per pair (eight ranges, G11) and reads exactly the 170 quotes of that minute, as the
+# timestamp-first key did. The trade-off the paper warns about bites when the promoted field is
+# open-ended — hundreds of players in notebook 02 — and the slice turns into query-and-filter.
 #
 # ## 3 · Salting: spread writes, pay on every read (G08)
 #
@@ -150,11 +152,13 @@ fx_salt.check(SALT_BUCKETS, ds)
 # ## 4 · Reversed timestamps for "the latest quote" (G09)
 #
 # The most frequent query of this dataset is "the latest USD/JPY quote". With the time increasing in the
-# key, the newest quote is the *last* row of the pair's range, so the whole range is read to find it.
-# Writing `MAX − time` instead (`USD/JPY#8574727892041980`) puts the newest quote first: one row, read with
-# a row limit of 1. Time ranges still work (the range is read backwards in time). Putting the reversed
-# time *first* in the key would bring back the single write frontier of section 1, only at the start of
-# the key space — the third design below does that.
+# key, the newest quote is the *last* row of the pair's range. Cloud Bigtable reads it with a reverse scan
+# and a row limit of 1: one row. The emulator refuses reverse scans, so on the emulator the same query
+# reads the pair's whole range forward and keeps the last row — the table shows both figures.
+# Writing `MAX − time` instead (`USD/JPY#8574727892041980`) puts the newest quote first, so a plain
+# forward read with a row limit of 1 finds it anywhere. Time ranges still work (read backwards in time).
+# Putting the reversed time *first* in the key would bring back the single write frontier of section 1,
+# only at the start of the key space — the third design below does that.
 
 # %% tags=["G09", "finding"]
 reversed_ts = wb.preset("fx_prices", "reversed_timestamp")
@@ -163,13 +167,14 @@ reversed_first = wb.Schema(
     wb.RowKey((wb.ReversedTimestamp("us", 9_999_999_999_999_999, 16), wb.Field("pair"))),
     wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}))
 cmp9 = wb.compare(ds, [promoted, reversed_ts, reversed_first])
-cmp9.view(["latest_quote: rows seen", "latest_quote: waste", "latest_quote: node ms",
+cmp9.view(["latest_quote: rows seen", "latest_quote: emulator rows seen", "latest_quote: node ms",
            "usdjpy_day: rows seen", "usdjpy_day: scans", "busiest_node_share"])
 
 # %% [markdown]
-# Reversal turns the latest-quote query from a read of the whole pair into a one-row read and costs the
-# day range nothing here; first in the key it is as bad a hotspot as a plain timestamp. Reverse only when
-# latest-N is the query that matters, and never put it first.
+# On Cloud Bigtable, reversal gains the latest-quote query nothing: a reverse scan already reads one row.
+# It changes the emulator's figure (one row instead of the whole pair) and helps any client that cannot
+# scan backwards. First in the key it is as bad a hotspot as a plain timestamp. That is G09: reverse only
+# when you need to — when the newest rows must come first in a forward read — and never put it first.
 #
 # ## 5 · Microseconds in the key (G31)
 #
@@ -276,7 +281,8 @@ wb.analyze(ds, promoted, measured=measured).queries
 #   the quotes is a floor no cluster size can lower.
 # * **G08** — salting with N buckets spread the writes best when N was a multiple of the node count, and
 #   every range read paid N scans; the exercise found a salt count for 8 nodes.
-# * **G09** — a reversed timestamp made "latest quote" a one-row read; first in the key it was a hotspot again.
+# * **G09** — Cloud Bigtable reads "latest quote" as one row with a reverse scan either way; a reversed
+#   timestamp makes it one row for forward-only readers (the emulator) too; first in the key it was a hotspot again.
 # * **G31** — second precision would have lost most of the quotes, milliseconds still some, microseconds none.
 # * **G20** — the key is the largest part of every cell here; shorter formats and fewer cells per event save bytes.
 # * The design was written to the emulator, read back identical, and its queries measured equal to the model.

@@ -143,12 +143,18 @@ def test_plan_kinds_scans_waste_and_modelled_cost():
     assert t.loc["prefix", "rows_returned"] == t.loc["filtered_scan", "rows_returned"] == 2
     assert t.loc["prefix", "waste"] == 1.0
     assert t.loc["filtered_scan", "rows_seen"] == 5 and t.loc["filtered_scan", "waste"] == 2.5
-    # cost: one lookup at 17,000/s plus bytes at 220 MB/s
+    # cost: one request + one seek per range/key + each row, cell and byte visited. The point
+    # read visits 1 row of 2 cells; unit costs (SSD defaults, hand-derived in test_read_costs):
+    # request 10.8556 µs, seek 43.4225 µs, row 1.13636 µs, cell 0.113636 µs, byte 2.27273 ns
     b = t.loc["point", "bytes_seen"]
-    assert t.loc["point", "node_ms"] == pytest.approx((1 / 17_000 + b / 220e6) * 1e3)
+    assert t.loc["point", "cells_seen"] == 2
+    expected_us = 10.855614973 + 43.422459893 + 1.136363636 + 2 * 0.113636364 + b * 0.002272727
+    assert t.loc["point", "node_ms"] == pytest.approx(expected_us / 1e3)
     assert t.loc["filtered_scan", "node_ms"] > t.loc["prefix", "node_ms"]
     assert qc["prefix"]["queries_per_s_per_node"] == pytest.approx(1e3 / t.loc["prefix", "node_ms"])
-    assert node_seconds(plans["multi"], evaluate(idx, plans["multi"])) >= 3 / 17_000
+    # three ranges in one request: three seeks, one request
+    multi = node_seconds(plans["multi"], evaluate(idx, plans["multi"]))
+    assert multi >= (10.855614973 + 3 * 43.422459893) / 1e6
 
 
 def test_measured_figures_are_shown_beside_the_model():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 import time
 
@@ -128,4 +130,12 @@ def test_emulator_killed_mid_write_then_rerun_on_a_restarted_one():
         rep = writer.write_cells(conn2, cells, "victim", progress=False)
         assert rep.rows == 60_000
         assert read_table(conn2, "victim").equals(cells)
+        out = subprocess.run(
+            ["cbt", "-project", "workbench", "-instance", "workbench", "count", "victim"],
+            env={**os.environ, "BIGTABLE_EMULATOR_HOST": emu2.host},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.stdout.strip() == "60000", out  # 60,000 rows written, each once
         conn2.close()

@@ -513,3 +513,37 @@ def test_key_editor_has_no_datalist_and_names_what_can_be_typed_back(ws):
     import html
 
     assert "Unknown key segment 'nope'" in html.unescape(d.status.value)
+
+
+def test_your_queries_box_costs_the_lines_you_type(ws, tmp_path):
+    d = _designer(ws, size="tiny")
+    assert d.queries_box.layout.display == "none"  # a named dataset has its own queries
+    d.controls.dataset.value = CSV
+    assert d.queries_box.layout.display == "flex" and d.controls.queries.value == ""
+    f = tmp_path / "meters.csv"
+    f.write_text(
+        "meter,time,kwh\n"
+        + "".join(f"m{i % 3},2024-01-0{1 + i // 24}T{i % 24:02d}:00:00Z,{i}\n" for i in range(48)),
+        encoding="utf-8",
+    )
+    d.controls.csv_path.value = str(f)
+    d.controls.csv_read.click()
+    d.controls.csv_entity.value = ("meter",)
+    d.controls.csv_time.value = "time"
+    d.controls.csv_measures.value = ("kwh",)
+    # queries typed before loading are the ones the file is loaded with
+    d.controls.queries.value = "latest 1 for meter=m1\n\nmeter=m2 over 6 hours"
+    d.controls.csv_load.click()
+    assert [q.text for q in d.ds.queries] == ["latest 1 for meter=m1", "meter=m2 over 6 hours"]
+    assert d.queries_box.layout.display == "flex"
+    # edited after loading: the design is re-costed on them, one row per line
+    d.controls.queries.value = "latest 2 for meter=m0\nall over 1 hour"
+    d.controls.queries_apply.click()
+    t = d.analysis.queries.table
+    assert len(t) == 2 and "Costed on 2 queries" in d.queries_status.value
+    assert d.ds.queries[0].limit == 2
+    # a misspelled column is an error under the box; the queries in use stay as they were
+    d.controls.queries.value = "latest 1 for metre=m0"
+    d.controls.queries_apply.click()
+    assert "metre" in d.queries_status.value and "meter" in d.queries_status.value
+    assert len(d.analysis.queries.table) == 2

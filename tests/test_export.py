@@ -253,7 +253,15 @@ def test_sql_details(data):
     corrie = sql["corrie_lol_march"]
     assert "`GAME`['WIN']" in corrie and "count_where:win" in corrie
     assert "_key >= 'LoL#Corrie#2015030" in corrie
-    lol = sql["lol_march"]  # the key stops at the game: the time goes to a temporal filter
+    # the tiny data has a few dozen LoL players: one range per player, the month inside each
+    assert (
+        sql["lol_march"].count("_key >= 'LoL#")
+        == ds.frame.query("game == 'LoL'")["player"].nunique()
+    )
+    # at workshop size LoL has 510 players (over ENUMERATE_VALUES_MAX): the key stops at the game
+    # and the time goes to a temporal filter
+    big = wb.load_dataset("game_scores", size="workshop")
+    lol = export(preset("game_scores", "game_player_time"), big).sql()["lol_march"]
     assert (
         "with_history => TRUE" in lol
         and "after_or_equal => TIMESTAMP('2015-03-01T00:00:00+00:00')" in lol

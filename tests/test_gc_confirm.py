@@ -70,3 +70,46 @@ def test_same_rule_needs_no_confirmation_on_production(conn, table_factory):
     tid = table_factory([Family("m", gc=max_age("1D"))])
     spec = admin.ensure_table(_as_production(conn), tid, [Family("m", gc=max_age("1D"))])
     assert spec.updated == () and spec.added == ()
+
+
+def test_production_load_that_would_change_retention_asks_first_and_writes_nothing(emulator):
+    # The reproduction through `load`: a design with max_age("1D") loaded into an
+    # existing production table whose family "r" has no GC rule.
+    import dataclasses
+
+    import pandas as pd
+
+    import workbench as wb
+    from workbench.bigtable.io import load
+    from workbench.schema.families import max_age
+
+    df = pd.DataFrame(
+        {
+            "meter_id": [1, 2] * 10,
+            "time": pd.date_range("2024-01-01", periods=20, freq="1min", tz="UTC"),
+            "kwh": 1.0,
+            "voltage": 230.0,
+        }
+    )
+    ds = wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+    keep_all = wb.preset("energy_meters", "sequential_id")  # family "r", no GC rule
+    emulator.load(ds, keep_all, table_id="gc-prod", progress=False)
+    assert _cbt_count(emulator.host, "gc-prod") == "20"  # 20 events → 20 rows
+    one_day = dataclasses.replace(
+        keep_all, layout=dataclasses.replace(keep_all.layout, family=Family("r", gc=max_age("1D")))
+    )
+    prod = _as_production(emulator.connection())
+    later = ds.frame.assign(time=ds.frame["time"] + pd.Timedelta("1D"))  # 20 more rows
+    ds2 = wb.from_dataframe(later, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+    t = time.monotonic()
+    with pytest.raises(ConfirmationRequired) as ei:
+        load(prod, ds2, one_day, table_id="gc-prod", progress=False, verify=False)
+    assert time.monotonic() - t < 3  # to_cells of 20 events and one GetTable
+    msg = str(ei.value)
+    assert (
+        "confirm='gc-prod'" in msg
+        and "family 'r': no GC rule (keep every cell) → max age 1 day" in msg
+    )
+    assert _rule(emulator.connection(), "gc-prod", "r") == "no GC rule (keep every cell)"
+    assert _cbt_count(emulator.host, "gc-prod") == "20"  # none of the 20 new rows was written
+    emulator.connection().admin.delete_table(name=emulator.connection().table_path("gc-prod"))

@@ -1,7 +1,7 @@
 """Every preset of every dataset: lossless round trip and exact query answers from its read plans.
 
 Plus hypothesis property tests over random frames and random schemas (segment orders,
-precisions, layouts). Issue 4.
+precisions, layouts).
 """
 
 from __future__ import annotations

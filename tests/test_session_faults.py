@@ -113,6 +113,8 @@ def test_setup_replaces_a_dead_emulator_even_with_the_env_var_pointing_at_it(fre
     first = wb.setup().emulator
     dead_host = first.host
     assert os.environ[emu_mod.ENV_HOST] == dead_host
+    ds = _small_dataset()
+    first.load(ds, _design(ds), table_id="lost", progress=False)
     os.killpg(first.pid, signal.SIGKILL)
     first._proc.wait(timeout=10)
     t = time.monotonic()
@@ -124,6 +126,13 @@ def test_setup_replaces_a_dead_emulator_even_with_the_env_var_pointing_at_it(fre
     assert "stopped answering" in repr(info)
     assert took < 30  # a start of cbtemulator takes ~1 s here; 30 s is Emulator.start_timeout
     assert info.tables == []
+    # The new emulator is empty, as the note says: cbt finds no table "lost" there, and a
+    # reload of the 20 events gives 20 rows again.
+    rc, out = cbt_count(info.emulator.host, "lost")
+    assert rc != 0 and "not found" in out.lower(), out
+    info.emulator.load(ds, _design(ds), table_id="lost", progress=False)
+    rc, out = cbt_count(info.emulator.host, "lost")
+    assert rc == 0 and out == "20", out
 
 
 def test_stale_env_var_from_another_kernel_does_not_trap_setup(fresh_session, monkeypatch):
@@ -208,6 +217,26 @@ def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
     # (cbt itself retries such a server without end: no `cbt count` here.)
 
 
+def test_setup_with_an_http_server_in_the_env_var_says_so_and_its_fix_works(
+    http_server, fresh_session, monkeypatch
+):
+    monkeypatch.setenv(emu_mod.ENV_HOST, http_server)
+    t = time.monotonic()
+    info = wb.setup()
+    # a 2 s port check at most, then one HTTP/2 preface answered by "HTTP/1.0 400" at once
+    assert time.monotonic() - t < 4
+    assert not info.emulator_ok and "is not a Bigtable emulator" in info.problem
+    assert "unset it so the workbench starts its own" in info.problem
+    # The advised fix: unset it; wb.setup() starts a private emulator and a load lands there.
+    monkeypatch.delenv(emu_mod.ENV_HOST)
+    info = wb.setup()
+    assert info.emulator_ok and info.emulator.host != http_server
+    ds = _small_dataset()
+    info.emulator.load(ds, _design(ds), table_id="after-http", progress=False)
+    rc, out = cbt_count(info.emulator.host, "after-http")
+    assert rc == 0 and out == "20", out  # 20 events → 20 rows
+
+
 def test_the_real_emulator_speaks_grpc(emulator):
     assert emu_mod.speaks_grpc(emulator.host) is True
 
@@ -263,6 +292,70 @@ def test_deep_row_under_the_limit_is_written_whole(emulator):
     emulator.connection().admin.delete_table(name=emulator.connection().table_path("deep5k"))
 
 
+def _one_meter(n: int):
+    df = pd.DataFrame(
+        {
+            "meter_id": 1,
+            "time": pd.date_range("2024-01-01", periods=n, freq="1s", tz="UTC"),
+            "kwh": 1.0,
+            "voltage": 230.0,
+        }
+    )
+    return wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+
+
+def test_a_deep_row_allowed_past_the_limit_is_paced_and_written_whole():
+    # 30,000 readings of one meter → one row of 60,000 cells, written with max_row_cells=None.
+    # The emulator pays ~8 ns per cell already in the row (t = c·n²/2, 100,000 cells in 40 s), so
+    # the writer cuts the row where a request's estimate reaches 2 s: at depth d a piece of
+    # min(20,000, 2 s / (8 ns · d)) cells: 20,000 · 12,500 · 7,692 · 6,220 · 5,386 · 4,826 ·
+    # 3,376 = 7 requests, one after another, ~14 s in all (c · 60,000² / 2 = 14.4 s).
+    from workbench.bigtable import writer
+
+    ds = _one_meter(30_000)
+    schema = wb.preset("energy_meters", "unbounded_row")
+    emu = wb.Emulator(reuse=False).start()
+    try:
+        t = time.monotonic()
+        h = emu.load(ds, schema, table_id="deep60k", progress=False, max_row_cells=None)
+        took = time.monotonic() - t
+        assert h.write_report.cells == 60_000 and h.write_report.requests == 7
+        assert h.verification.equal and took < 60, took
+        rc, out = cbt_count(emu.host, "deep60k")
+        assert rc == 0 and out == "1", out
+        # frozen during a second write of the row: the error names the request, where it sits in
+        # the row, the deadline it had, and the real wait
+        conn = emu.connection()
+        done = threading.Event()
+        errors: list[BaseException] = []
+
+        def rewrite() -> None:
+            try:
+                writer.write_cells(conn, h.cells, "deep60k", progress=False, check_families=False)
+            except BaseException as exc:  # noqa: BLE001 - handed to the test
+                errors.append(exc)
+            done.set()
+
+        th = threading.Thread(target=rewrite)
+        th.start()
+        time.sleep(2.0)  # inside one of the row's requests
+        os.kill(emu.pid, signal.SIGSTOP)
+        try:
+            assert done.wait(40), "the write did not give up while the emulator was frozen"
+        finally:
+            os.kill(emu.pid, signal.SIGCONT)
+        th.join()
+        assert errors and isinstance(errors[0], WriteError)
+        msg = str(errors[0])
+        assert re.search(r"cells into row '[^']+' \(its cells [\d,]+–[\d,]+ of 60,000", msg), msg
+        assert re.search(r"deadline 1\d s", msg) and "alive but not answering" in msg, msg
+        # thawed, the row still holds each of its cells once (rewrites are idempotent)
+        rc, out = cbt_count(emu.host, "deep60k")
+        assert rc == 0 and out == "1", out
+    finally:
+        emu.stop()
+
+
 def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_silent():
     # SIGSTOP keeps the listening socket (connections are accepted, nothing answers). A write
     # gives up after one 10 s deadline (MIN_CALL_TIMEOUT, retries included), listing tables
@@ -288,6 +381,13 @@ def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_sil
             with pytest.raises(wb.EmulatorUnavailable, match=r"after 1\d\.\d s.*alive but not"):
                 conn.list_tables()
             assert 9.5 <= time.monotonic() - t <= 13
+            # a read is cancelled after READ_IDLE_TIMEOUT (15 s) without a response message
+            t = time.monotonic()
+            with pytest.raises(
+                wb.EmulatorUnavailable, match=r"sent nothing for 1\d\.\d s.*alive but not"
+            ):
+                h.read(h.schema.plan(ds.queries[0]))
+            assert 14.5 <= time.monotonic() - t <= 18
         finally:
             os.kill(emu.pid, signal.SIGCONT)
         # Thawed, the table holds exactly what the first load wrote: 20 rows.

@@ -119,13 +119,10 @@ class Problem:
         return CheckResult(passed, message, found=found)
 
     def reference(self, *context: Any) -> dict[str, Any]:
-        """What the solution builds (the ``found`` of judging it): for notebook cells after the
-        exercise, which must run whatever the attendee answered, or left blank."""
+        """What the solution builds (the judge's ``found``), for the cells after an exercise to
+        go on with while the attendee's answer is blank or not there yet."""
         value = self.solution_value() if callable(self.solution_value) else self.solution_value
-        passed, message, found = self.judge(value, *context)
-        if not passed:
-            raise ExerciseNotSolved(f"{self.name}: the solution {value!r} fails: {message}")
-        return found
+        return self.judge(value, *context)[2]
 
     def hint(self) -> _Help:
         return _Help(f"Hint: {self.hint_text}")

@@ -19,8 +19,8 @@ import html
 import importlib.metadata as md
 import os
 import platform
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .bigtable.emulator import ENV_HOST, Emulator, port_is_open
 from .errors import EmulatorError
@@ -139,7 +139,7 @@ class Session:
         os.environ[ENV_HOST] = emu.host or ""  # so `cbt` and the official Client find it too
         return emu
 
-    def register(self, table_ids: Any) -> None:
+    def register(self, table_ids: str | Iterable[str]) -> None:
         """Remember tables this kernel created so :meth:`cleanup` can drop them."""
         for table_id in [table_ids] if isinstance(table_ids, str) else table_ids:
             if table_id not in self.tables:

@@ -15,6 +15,9 @@ GoogleSQL follows Bigtable's dialect: ``_key`` is the row key, each family is a
 ``_key >= '…' AND _key < '…'``, cell versions need ``table(with_history => TRUE, …)``.
 The emulator has no SQL, so the statements are checked against the read plans they
 come from, not executed.
+
+Why one module: the cbt, Python and SQL forms of a design all derive from one ``Export`` (its
+table IDs, families and plans); the per-query read commands live in ``read_export.py``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from ..datasets.model import Dataset
 from ..errors import SchemaError, WorkbenchError
 from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
 from ..schema.plan import ReadPlan
+from .read_export import cbt_read_lines, python_read, row_set_lines
 
 DEFAULT_PROJECT = "my-project"
 DEFAULT_INSTANCE = "my-instance"
@@ -123,6 +127,25 @@ def _cast(expr: str, dtype: str | None) -> str:
     if d == "bool":
         return f"CAST({expr} AS STRING) = 'true'"
     return f"CAST({expr} AS STRING)"
+
+
+def _sql_tail(plan: ReadPlan) -> list[str]:
+    """WHERE / ORDER BY / LIMIT for one request of a plan."""
+    where = []
+    conds = [_key_condition(r.start, r.end) for r in plan.ranges if not r.is_full]
+    conds += [f"_key = {sql_string(k)}" for k in plan.keys]
+    if conds and not plan.full_scan:
+        where.append(conds[0] if len(conds) == 1 else "(" + "\n       OR ".join(conds) + ")")
+    if plan.filter.row_key_regex is not None:
+        rx = "^(?:" + plan.filter.row_key_regex + ")$"
+        where.append(f"REGEXP_CONTAINS(CAST(_key AS STRING), {sql_string(rx)})")
+    out = ["WHERE " + "\n  AND ".join(where)] if where else []
+    if plan.reversed:
+        # the newest rows of the range: the same reverse scan the read plan issues
+        out.append("ORDER BY _key DESC")
+    if plan.rows_limit:
+        out.append(f"LIMIT {plan.rows_limit}")
+    return out
 
 
 # ----------------------------------------------------------------------------- the export
@@ -340,12 +363,7 @@ class Export:
             lines.append(
                 "row_set = None  # this design needs a full-table scan for the example's range"
             )
-        for r in plan.ranges:
-            s = repr(r.start.encode("utf-8")) if r.start is not None else "None"
-            e = repr(r.end.encode("utf-8")) if r.end is not None else "None"
-            lines.append(f"row_set.add_row_range_from_keys(start_key={s}, end_key={e})")
-        for k in plan.keys:
-            lines.append(f"row_set.add_row_key({k.encode('utf-8')!r})")
+        lines += row_set_lines(plan)
         lines += [
             "rows = list(table.read_rows(row_set=row_set))",
             "for r in rows:",
@@ -450,17 +468,6 @@ class Export:
                 if flt.latest_versions:
                     args.append(f"latest_n => {flt.latest_versions}")
             src = _ident(ids[plan.table]) + (f"({', '.join(args)})" if args else "")
-            where = []
-            conds = [_key_condition(r.start, r.end) for r in plan.ranges if not r.is_full]
-            conds += [f"_key = {sql_string(k)}" for k in plan.keys]
-            if conds and not plan.full_scan:
-                where.append(
-                    conds[0] if len(conds) == 1 else "(" + "\n       OR ".join(conds) + ")"
-                )
-            if flt.row_key_regex is not None:
-                where.append(
-                    f"REGEXP_CONTAINS(CAST(_key AS STRING), {sql_string('^(?:' + flt.row_key_regex + ')$')})"
-                )
             head = [
                 f"-- {q.name} ({q.kind}, weight {q.weight:g}): {q.description}",
                 f"-- plan: {plan.describe()}",
@@ -475,21 +482,69 @@ class Export:
                 )
             if q.aggregate:
                 head.append(f"-- then {q.aggregate} on the rows returned")
-            body = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
-            if where:
-                body.append("WHERE " + "\n  AND ".join(where))
-            if plan.reversed:
-                # the newest rows of the range: the same reverse scan the read plan issues
-                body.append("ORDER BY _key DESC")
-            if plan.rows_limit:
-                body.append(f"LIMIT {plan.rows_limit}")
+            select = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
+            parts = plan.parts()
+            if len(parts) == 1:
+                body = select + _sql_tail(plan)
+            else:
+                # a rows limit per range: one sub-query per range, each with its own limit
+                head.append(f"-- {len(parts)} ranges, each with its own ORDER BY … LIMIT")
+                if plan.client_keeps:
+                    head.append(f"-- then keep the newest {plan.client_keeps} of these rows")
+                subs = ["(" + "\n ".join(select + _sql_tail(p)) + ")" for p in parts]
+                body = ["\nUNION ALL\n".join(subs)]
             out[q.name] = "\n".join(head + body)
+        return out
+
+    # -- reads -----------------------------------------------------------------------------------
+    def plans(self) -> dict[str, ReadPlan]:
+        """The read plan of each of the dataset's queries (heaviest first) that the design serves."""
+        if self.ds is None:
+            raise WorkbenchError(
+                "Reads are the dataset's queries: export(schema, ds) with the dataset."
+            )
+        out: dict[str, ReadPlan] = {}
+        for q in sorted(self.ds.queries, key=lambda q: -q.weight):
+            try:
+                out[q.name] = self.schema.plan(q)
+            except SchemaError:
+                continue
+        return out
+
+    def cbt_reads(
+        self,
+        project: str = DEFAULT_PROJECT,
+        instance: str = DEFAULT_INSTANCE,
+        table_id: str | None = None,
+        *,
+        emulator: bool = False,
+    ) -> dict[str, str]:
+        """``cbt read``/``cbt lookup`` lines for each query, following its read plan (the
+        emulator's form with ``emulator=True``: no reverse scans)."""
+        ids = self.table_ids(table_id)
+        out = {}
+        for name, plan in self.plans().items():
+            p = plan.on_emulator() if emulator else plan
+            head = [f"# {name}: {p.describe()}"]
+            out[name] = "\n".join(head + cbt_read_lines(p, ids[p.table], project, instance))
+        return out
+
+    def python_reads(
+        self, table_id: str | None = None, *, emulator: bool = False
+    ) -> dict[str, str]:
+        """Python for each query: the plan's RowSet(s), filter, limit and direction, with the row
+        keys read left in ``row_keys`` (``table`` is the query's table, as in ``python_snippet``)."""
+        out = {}
+        for name, plan in self.plans().items():
+            p = plan.on_emulator() if emulator else plan
+            out[name] = f"# {name}: {p.describe()}\n" + python_read(p)
         return out
 
     # -- display -----------------------------------------------------------------------------------
     def __str__(self) -> str:
         parts = ["# cbt", self.cbt_script_safe(), "# Python", self.python_snippet()]
         if self.ds is not None:
+            parts += ["# cbt reads", *self.cbt_reads().values()]
             parts += ["# GoogleSQL", *self.sql().values()]
         return "\n".join(parts)
 
@@ -519,6 +574,7 @@ class Export:
             pre(self.python_snippet()),
         ]
         if self.ds is not None:
+            out += ["<h4>Reads (cbt)</h4>", pre("\n\n".join(self.cbt_reads().values()))]
             out += ["<h4>GoogleSQL</h4>", pre("\n\n".join(self.sql().values()))]
         return "".join(out) + "</div>"
 

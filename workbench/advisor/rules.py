@@ -264,10 +264,23 @@ def full_scan(c: Context) -> Iterable[Finding]:
         if not plan.full_scan:
             continue
         seen, ret = int(t.loc[q.name, "rows_seen"]), int(t.loc[q.name, "rows_returned"])
-        ev = [
-            f"query {q.name!r} ({q.kind}, weight {q.weight:g}) has no key range: it reads all {seen:,} rows to "
-            f"return {ret:,} ({float(t.loc[q.name, 'waste']):,.0f}× waste)"
-        ]
+        # the whole table, as a forward read (and the emulator, which has no reverse scans) sees it
+        worst = int(t.loc[q.name, "emulator_rows_seen"])
+        if plan.reversed and plan.rows_limit:
+            ev = [
+                f"query {q.name!r} ({q.kind}, weight {q.weight:g}) has no key range: a reverse scan "
+                f"from the end of the table reads until {plan.rows_limit:,} row(s) match: "
+                f"{seen:,} rows read to return {ret:,} "
+                f"({float(t.loc[q.name, 'waste']):,.0f}× waste) here, because this entity wrote "
+                "recently; for an entity that stopped "
+                f"writing it reads up to all {worst:,} rows (the emulator, with no reverse scans, "
+                f"always does)"
+            ]
+        else:
+            ev = [
+                f"query {q.name!r} ({q.kind}, weight {q.weight:g}) has no key range: it reads all "
+                f"{seen:,} rows to return {ret:,} ({float(t.loc[q.name, 'waste']):,.0f}× waste)"
+            ]
         if not q.entity:
             yield _finding(
                 "full_scan",
@@ -295,6 +308,7 @@ def full_scan(c: Context) -> Iterable[Finding]:
             table=plan.table,
             rows_seen=seen,
             rows_returned=ret,
+            worst_rows_seen=worst,
         )
     errors = a.queries.table["error"] if "error" in a.queries.table else pd.Series(dtype=object)
     for name, err in errors.items():

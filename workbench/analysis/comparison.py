@@ -130,7 +130,7 @@ def compare(
     return compare_analyses(ds, analyses)
 
 
-def compare_analyses(ds: Any, analyses: dict[str, Any]) -> Comparison:
+def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
     """Rank analyses already made (one per label) without recomputing them.
 
     The designer passes the very analyses its tabs show (at the slider's node count), so the

@@ -132,6 +132,9 @@ class Analysis:
             out[f"{q}: waste"] = float(t.loc[q, "waste"])  # the query-cost model's figure
             out[f"{q}: scans"] = int(t.loc[q, "scans"])
             out[f"{q}: node ms"] = float(t.loc[q, "node_ms"])
+            # the same plan as the emulator runs it (no reverse scans): a different figure only
+            # for a reverse scan, which the emulator reads forward
+            out[f"{q}: emulator rows seen"] = int(t.loc[q, "emulator_rows_seen"])
         return out
 
     def _repr_html_(self) -> str:
@@ -227,8 +230,7 @@ def analyze(
             schema_name=name,
         )
     with _timed(tm, "rowsizes"):
-        key = getattr(schema, "key", None)  # a set of tables has no single key: no bound
-        bound = row_time_bound_s(key) if key is not None else None
+        bound = row_time_bound_s(schema.key)
         rs = row_sizes(index, settings=st, schema_name=name, row_bound_s=bound)
     with _timed(tm, "capacity"):
         cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)

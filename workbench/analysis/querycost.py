@@ -6,10 +6,10 @@ on the shared :class:`CellIndex`, so a dozen plans cost milliseconds instead of
 one full sort of the CellFrame each. ``tests/test_analysis_querycost.py`` pins
 the agreement.
 
-The node cost is a planning model on Cloud Bigtable SSD nodes: every row
-lookup and every scan start costs one read of the ~17,000/s a node serves,
-and every byte scanned costs its share of the ~220 MB/s a node scans
-(figures are :class:`Settings`).
+The node cost is a planning model of Cloud Bigtable nodes: one request, one seek
+per row range or key, and each row, cell and byte visited, with unit costs
+calibrated on the documented ~17,000 1 KB-row reads/s and ~220 MB/s scans per SSD
+node (:meth:`Settings.read_costs`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,10 @@ from ..notes import EMULATOR_NOTES
 from ..schema.plan import PlanResult, ReadPlan
 from ._index import CellIndex
 from .settings import DEFAULT, Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import QueryIntent
+    from ..schema.schema import Schema
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,18 @@ def evaluate(index: CellIndex, plan: ReadPlan) -> PlanResult:
 
 
 def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
+    if plan.requests > 1:
+        # one request per range, each with its own rows limit: the sum of the parts
+        evs = [_evaluate_one(index, p) for p in plan.parts()]
+        return _Eval(
+            PlanResult.total([e.result for e in evs], plan.scans),
+            np.unique(np.concatenate([e.seen_rows for e in evs])),
+            np.unique(np.concatenate([e.returned_rows for e in evs])),
+        )
+    return _evaluate_one(index, plan)
+
+
+def _evaluate_one(index: CellIndex, plan: ReadPlan) -> _Eval:
     rows_in = _inside_rows(index, plan)
     if len(rows_in) == 0 or rows_in[-1] - rows_in[0] + 1 == len(rows_in):
         # one contiguous run of rows (prefix, range, full scan): its cells are one slice, no copy
@@ -137,7 +153,7 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
         None
     )  # every cell inside is seen unless a rows limit stops the scan
     ret = passed
-    if plan.rows_limit is not None and len(passed_rows) > plan.rows_limit:
+    if plan.rows_limit is not None and len(passed_rows) >= plan.rows_limit:
         if plan.reversed:
             last = passed_rows[::-1][plan.rows_limit - 1]
             seen = crow >= last
@@ -162,12 +178,16 @@ def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
 
 
 def node_seconds(plan: ReadPlan, result: PlanResult, settings: Settings = DEFAULT) -> float:
-    """Modelled SSD-node time of one run: lookups and scan starts at reads/s, bytes at scan speed."""
-    lookups = len(plan.keys) if plan.keys else 0
-    starts = 1 if plan.full_scan else len(plan.ranges)
-    return (
-        lookups + starts
-    ) / settings.reads_per_s_per_node + result.bytes_seen / settings.scan_bytes_per_s_per_node
+    """Modelled node time of one run on Cloud Bigtable: its requests (one, or one per range when
+    the rows limit applies per range), one seek per row range or key, and every row, cell and
+    byte the server visits (``Settings.read_costs``)."""
+    return settings.read_costs().node_seconds(
+        requests=plan.requests,
+        seeks=plan.n_ranges,
+        rows=result.rows_seen,
+        cells=result.cells_seen,
+        nbytes=result.bytes_seen,
+    )
 
 
 def _measured_get(m: Any, name: str) -> Any:
@@ -247,6 +267,7 @@ def query_costs(
             "plan": plan.describe(),
             "scans": r.scans,
             "ranges": plan.n_ranges,
+            "requests": plan.requests,
             "rows_seen": r.rows_seen,
             "rows_returned": r.rows_returned,
             "cells_seen": r.cells_seen,
@@ -265,8 +286,9 @@ def query_costs(
             "emulator_note": (
                 ""
                 if emu_plan is plan
-                else "the emulator refuses reverse scans: it reads the range forward and the "
-                f"client keeps the newest {plan.rows_limit} row(s)"
+                else "the emulator refuses reverse scans: it reads "
+                + ("each range" if plan.requests > 1 else "the range")
+                + f" forward and the client keeps the newest {emu_plan.client_keeps:,} row(s)"
             ),
             "node_ms": ns * 1e3,
             "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),
@@ -297,7 +319,9 @@ def query_costs(
     return QueryCosts(table=table, plans=dict(plans), seen_rows=seen, schema_name=schema_name)
 
 
-def plans_for(schema: Any, intents: Sequence[Any]) -> tuple[dict[str, ReadPlan], dict[str, str]]:
+def plans_for(
+    schema: Schema, intents: Sequence[QueryIntent]
+) -> tuple[dict[str, ReadPlan], dict[str, str]]:
     """Compile every intent; an intent the schema cannot serve is reported, not dropped."""
     from ..errors import SchemaError
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,11 @@ import pandas as pd
 from ..notes import EMULATOR_NOTES
 from ._index import CellIndex
 from .settings import DEFAULT, Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
+    from ..schema.keys import RowKey
+    from ..schema.schema import Schema
 
 _OPEN_FRACTION = 0.9  # a row spanning ≥ 90% of the data's time span is treated as never closing
 
@@ -211,7 +216,7 @@ _BOUND_S = {
 }
 
 
-def row_time_bound_s(key: Any) -> float | None:
+def row_time_bound_s(key: RowKey) -> float | None:
     """How long one row can receive events, from the key's time segments; None without time.
 
     A row's key holds every time segment, so the finest one bounds it: a week bucket closes
@@ -306,7 +311,7 @@ def _width_seconds(w: Any) -> float:
 
 
 def bucket_width_sweep(
-    ds: Any, make_schema: Callable[[Any], Any], widths: Iterable[Any]
+    ds: Dataset, make_schema: Callable[[Any], Schema], widths: Iterable[Any]
 ) -> pd.DataFrame:
     """Build the design at each bucket width and measure its rows: size grows linearly with width (G02, G12).
 

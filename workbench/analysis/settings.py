@@ -18,6 +18,28 @@ GB = 1_000_000_000
 
 
 @dataclass(frozen=True)
+class ReadCosts:
+    """Node-seconds one read spends per unit of work (see :meth:`Settings.read_costs`)."""
+
+    request_s: float  # one ReadRows request
+    seek_s: float  # one row range or row key located in the tablet's files
+    row_s: float  # one row visited
+    cell_s: float  # one cell visited
+    byte_s: float  # one byte visited (key, family, qualifier, timestamp and value)
+
+    def node_seconds(
+        self, *, requests: int, seeks: int, rows: int, cells: int, nbytes: int
+    ) -> float:
+        return (
+            requests * self.request_s
+            + seeks * self.seek_s
+            + rows * self.row_s
+            + cells * self.cell_s
+            + nbytes * self.byte_s
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything the analysis models assume about Cloud Bigtable."""
 
@@ -79,6 +101,12 @@ class Settings:
     large_row_range_avg_bytes: int = 200 * MB  # ... or a key range averaging over 200 MB per row
     pressure_poor: float = 100.0  # a read/write pressure index of 100 or more is poor
     min_nodes: int = 1  # a production cluster has at least one node
+    # read cost model: five unit costs calibrated on the two documented per-node figures (a 1 KB
+    # row read at reads_per_s_per_node, 1 KB rows scanned at scan_bytes_per_s_per_node), split
+    # by the three stated assumptions below (docs/architecture.md, "Read cost model")
+    planning_row_cells: int = 10  # assumption: the 1 KB planning row is 10 cells (YCSB's record)
+    scan_fixed_share: float = 0.5  # assumption: share of a row's scan time per row and per cell
+    request_share: float = 0.2  # assumption: share of a lookup's own time that is the request
     # storage model
     retention_months: float = 12.0
     short_name_bytes: int = 1  # "short but meaningful" family/qualifier names (G01)
@@ -92,6 +120,28 @@ class Settings:
                 self.hdd_scan_bytes_per_s_per_node,
             )
         return self.reads_per_s_per_node, self.writes_per_s_per_node, self.scan_bytes_per_s_per_node
+
+    def read_costs(self) -> ReadCosts:
+        """Node-seconds per request, seek, row, cell and byte of a read, for this storage type.
+
+        Calibration (B = planning_row_bytes, C = planning_row_cells, R reads/s, S scan B/s):
+        scanning one planning row costs B/S, of which ``scan_fixed_share`` is split evenly
+        between its row and its C cells and the rest is bytes; a point read of one planning row
+        costs 1/R, and what it costs beyond scanning that row is the lookup: ``request_share``
+        of it the request, the rest the seek. So a point read of a 1 KB, 10-cell row costs
+        exactly 1/R and a long scan of such rows runs at exactly S.
+        """
+        reads, _, scan = self.node_rates()
+        row_scan = self.planning_row_bytes / scan
+        fixed = self.scan_fixed_share * row_scan
+        lookup = 1.0 / reads - row_scan
+        return ReadCosts(
+            request_s=self.request_share * lookup,
+            seek_s=(1.0 - self.request_share) * lookup,
+            row_s=fixed / 2,
+            cell_s=fixed / 2 / self.planning_row_cells,
+            byte_s=(row_scan - fixed) / self.planning_row_bytes,
+        )
 
     @property
     def tb_per_node(self) -> float:
@@ -115,6 +165,19 @@ class Settings:
             from ..errors import WorkbenchError
 
             raise WorkbenchError(f"storage must be 'SSD' or 'HDD', got {out.storage!r}.")
+        if not (0.0 <= out.scan_fixed_share < 1.0 and 0.0 <= out.request_share <= 1.0):
+            from ..errors import WorkbenchError
+
+            raise WorkbenchError(
+                "scan_fixed_share must be in [0, 1) and request_share in [0, 1], got "
+                f"{out.scan_fixed_share} and {out.request_share}."
+            )
+        if out.planning_row_cells < 1:
+            from ..errors import WorkbenchError
+
+            raise WorkbenchError(
+                f"planning_row_cells must be at least 1, got {out.planning_row_cells}."
+            )
         if out.clusters < 1:
             from ..errors import WorkbenchError
 

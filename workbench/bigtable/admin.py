@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.api_core import exceptions as api_exceptions
 from google.cloud.bigtable_admin_v2 import types as admin_types
@@ -30,6 +30,9 @@ from google.cloud.bigtable_admin_v2 import types as admin_types
 from ..errors import ConfirmationRequired, SchemaError, WorkbenchError
 from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions, Union_
 from .connection import Connection
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..schema.schema import Schema
 
 MAIN = "main"
 SEPARATOR = "--"
@@ -345,14 +348,20 @@ def ensure_table(
     return TableSpec(table_id, created=False, added=tuple(added), updated=tuple(updated))
 
 
-def table_families(schema: Any) -> dict[str, tuple[Family, ...]]:
+def table_families(
+    schema: Schema | Mapping[str, Sequence[Family]],
+) -> dict[str, tuple[Family, ...]]:
     """``schema.table_families()``, or a plain mapping of logical table → families given directly."""
-    fams = schema.table_families() if hasattr(schema, "table_families") else schema
+    from ..schema.schema import Schema
+
+    fams = schema.table_families() if isinstance(schema, Schema) else schema
     return {str(k): tuple(v) for k, v in dict(fams).items()}
 
 
-def main_table(schema: Any) -> str:
-    return str(getattr(schema, "table", MAIN))
+def main_table(schema: Schema | Mapping[str, Sequence[Family]]) -> str:
+    from ..schema.schema import Schema
+
+    return (schema.table or MAIN) if isinstance(schema, Schema) else MAIN
 
 
 def ensure_tables(
@@ -420,7 +429,7 @@ def truncate_table(
 @contextmanager
 def throwaway_table(
     conn: Connection,
-    families: Sequence[Family] | Mapping[str, Sequence[Family]] | Any = (),
+    families: Sequence[Family] | Mapping[str, Sequence[Family]] | Schema = (),
     *,
     prefix: str = "wbtmp",
 ) -> Iterator[str]:
@@ -429,12 +438,14 @@ def throwaway_table(
     ``families`` is a list of families (one table), a schema, or a mapping logical → families;
     yields the main table's ID (others are ``<id>--<logical>``)."""
     table_id = unique_table_id(prefix)
-    if isinstance(families, (list, tuple)):
-        specs = {MAIN: tuple(families)}
-        main = MAIN
-    else:
+    from ..schema.schema import Schema
+
+    if isinstance(families, (Schema, Mapping)):
         specs = table_families(families)
         main = main_table(families)
+    else:
+        specs = {MAIN: tuple(families)}
+        main = MAIN
     ids = table_ids(table_id, list(specs) or [main], main)
     try:
         for logical, physical in ids.items():

@@ -5,7 +5,7 @@ ranges and entity values the dataset does not have."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -13,8 +13,12 @@ import pandas as pd
 from ..cells import CellFrame
 from ..errors import DatasetError, WriteError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset, QueryIntent
+    from ..schema.schema import Schema
 
-def check_run_intent(intent: Any, dataset: Any) -> Any:
+
+def check_run_intent(intent: QueryIntent | str, dataset: Dataset) -> QueryIntent:
     """The intent to run, checked before any request: a known name, a time range that is a
     range, entity values the dataset has (else 0 rows and no hint), text that UTF-8 can encode."""
     from ..datasets.model import QueryIntent
@@ -71,7 +75,7 @@ def _check_utf8(value: str, where: str) -> None:
 _EPOCH = pd.Timestamp("1970-01-01", tz="UTC")
 
 
-def check_loadable(dataset: Any) -> None:
+def check_loadable(dataset: Dataset) -> None:
     """Checks run before the first request of a load: nothing is half-written by bad input."""
 
     t = dataset.frame[dataset.time]
@@ -81,8 +85,9 @@ def check_loadable(dataset: Any) -> None:
             row = int(np.flatnonzero((t < _EPOCH).to_numpy())[0])
             raise DatasetError(
                 f"Column {dataset.time!r} holds {lo} (row {row}), before 1970-01-01: Bigtable cell "
-                "timestamps are microseconds since 1970 and cannot be negative. Drop or shift "
-                "those events. Nothing was written."
+                "timestamps are microseconds since 1970 and cannot be negative. Drop those "
+                "events, or write a shifted copy: ds.shifted() moves every time and query "
+                "forward by whole weeks. Nothing was written."
             )
         if hi > pd.Timestamp.max.tz_localize("UTC"):
             raise DatasetError(
@@ -104,9 +109,12 @@ def check_loadable(dataset: Any) -> None:
 # up front (G24) instead of ending in a deadline error half-way.
 EMULATOR_MAX_ROW_CELLS = 50_000
 _QUADRATIC_REF = (100_000, 40.0)  # cells, seconds
+# what one more cell costs the emulator per cell already in its row: t(n) = c·n²/2 for n cells
+# written into one row, so c = 2 · 40 s / 100,000² = 8 ns (the writer paces deep rows with it)
+EMULATOR_CELL_DEPTH_S = 2 * _QUADRATIC_REF[1] / _QUADRATIC_REF[0] ** 2
 
 
-def check_row_depth(cells: CellFrame, dataset: Any, schema: Any, max_row_cells: int) -> None:
+def check_row_depth(cells: CellFrame, dataset: Dataset, schema: Schema, max_row_cells: int) -> None:
     """Refuse, before any request, a load whose deepest row holds over ``max_row_cells`` cells."""
     if not len(cells):
         return
@@ -118,11 +126,11 @@ def check_row_depth(cells: CellFrame, dataset: Any, schema: Any, max_row_cells: 
     n_deep = int((counts > max_row_cells).sum())
     ref_cells, ref_s = _QUADRATIC_REF
     est = ref_s * (deepest / ref_cells) ** 2
-    name = getattr(dataset, "name", "dataset")
+    name = dataset.name
     raise WriteError(
         f"Row {key!r} (table {logical!r}) would hold {deepest:,} cells "
         f"({n_deep:,} row(s) over {max_row_cells:,}; {len(cells):,} cells in all): design "
-        f"{getattr(schema, 'name', '?')!r} keeps adding to one ever-growing row, which G24 "
+        f"{schema.name!r} keeps adding to one ever-growing row, which G24 "
         "advises against (write a new row per reading or per time bucket). On the emulator, "
         "writes into one row slow down quadratically with its versions (measured: 100,000 "
         f"cells in 40 s; this row ≈ {est:,.0f} s), and on Cloud Bigtable such a row heads for "

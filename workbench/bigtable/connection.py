@@ -71,6 +71,9 @@ class Connection:
     admin_channel: grpc.Channel = field(repr=False, default=None)
     _data: Any = field(repr=False, default=None)
     _admin: Any = field(repr=False, default=None)
+    # False once the server answered a reverse scan with UNIMPLEMENTED (the emulator): later
+    # reversed reads go forward at once and are reversed by the client
+    reverse_scans: bool = field(repr=False, default=True)
 
     # -- construction -----------------------------------------------------------------
     @classmethod

@@ -25,7 +25,10 @@ from .net import port_is_open, speaks_grpc
 __all__ = ["Emulator", "port_is_open", "speaks_grpc", "not_grpc_message", "free_port"]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
+    from ..schema.schema import Schema
     from .connection import Connection
+    from .io import TableHandle
 
 ENV_HOST = "BIGTABLE_EMULATOR_HOST"
 ENV_BINARY = "WORKBENCH_CBTEMULATOR"
@@ -343,7 +346,7 @@ class Emulator:
         """Environment for child processes (kernels, ``cbt``) that should use this emulator."""
         return {ENV_HOST: self.host or ""}
 
-    def load(self, dataset: Any, schema: Any, **kwargs: Any) -> Any:
+    def load(self, dataset: Dataset, schema: Schema, **kwargs: Any) -> TableHandle:
         """Create the schema's table(s), write the dataset and verify it: see ``bigtable.io.load``.
 
         The tables created are listed in :attr:`created_tables`, which the notebook session

@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,11 @@ from .connection import Connection
 from .reader import ReadResult, read_plan, read_table
 from .writer import WriteReport, write_cells
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset, QueryIntent
+    from ..schema.plan import ReadPlan
+    from ..schema.schema import Schema
+
 
 def _gc_now(cells: CellFrame, gc_now: str | int | None) -> int | None:
     if gc_now is None or gc_now == "wall":
@@ -52,9 +57,7 @@ def _gc_now(cells: CellFrame, gc_now: str | int | None) -> int | None:
 
 
 def _sum_families(fams: dict[str, tuple[Any, ...]]) -> dict[str, list[str]]:
-    return {
-        t: [f.name for f in fs if getattr(f, "aggregate", None) == "sum"] for t, fs in fams.items()
-    }
+    return {t: [f.name for f in fs if f.aggregate == "sum"] for t, fs in fams.items()}
 
 
 # ----------------------------------------------------------------------------- results
@@ -70,7 +73,7 @@ _OTHER_DESIGN_HINT = (
 class QueryRun:
     """One intent run on the table: the answer, the ground truth and the figures."""
 
-    intent: Any
+    intent: QueryIntent
     result: ReadResult
     answer: pd.DataFrame | None
     expected: pd.DataFrame | None
@@ -104,7 +107,7 @@ class QueryRun:
             self.correct
         ]
         head = (
-            f"<p><b>{html.escape(getattr(self.intent, 'name', str(self.intent)))}</b>: "
+            f"<p><b>{html.escape(self.intent.name)}</b>: "
             f"{html.escape(self.result.plan.describe())}<br>read {self.latency_ms:.1f} ms, decode "
             f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} {self.answer_kind}; {ok}</p>"
         )
@@ -113,7 +116,7 @@ class QueryRun:
 
     def __repr__(self) -> str:
         return (
-            f"<QueryRun {getattr(self.intent, 'name', '?')}: {self.result.rows_returned:,} rows, "
+            f"<QueryRun {self.intent.name}: {self.result.rows_returned:,} rows, "
             f"{self.latency_ms:.1f} ms, correct={self.correct}>"
         )
 
@@ -186,8 +189,8 @@ class TableHandle:
     """A schema's table(s) on an instance, with the cells written to them."""
 
     conn: Connection
-    schema: Any
-    dataset: Any
+    schema: Schema
+    dataset: Dataset
     table_id: str
     tables: dict[str, str]  # logical → physical
     cells: CellFrame
@@ -238,7 +241,7 @@ class TableHandle:
             for logical, physical in self.tables.items()
         )
 
-    def read(self, plan: Any, *, apply_gc: bool = True) -> ReadResult:
+    def read(self, plan: ReadPlan, *, apply_gc: bool = True) -> ReadResult:
         """Run a ReadPlan (measured, with the model's figures next to it)."""
         return read_plan(
             self.conn,
@@ -250,7 +253,7 @@ class TableHandle:
             model_cells=self.cells,
         )
 
-    def run(self, intent: Any) -> QueryRun:
+    def run(self, intent: QueryIntent | str) -> QueryRun:
         """Plan the intent (a QueryIntent or the name of one of the dataset's queries), read it, decode it
         and check the answer."""
         from ..datasets.validate import check_intent
@@ -357,8 +360,8 @@ class TableHandle:
 
 def load(
     conn: Connection,
-    dataset: Any,
-    schema: Any,
+    dataset: Dataset,
+    schema: Schema,
     *,
     table_id: str | None = None,
     verify: bool = True,
@@ -379,23 +382,22 @@ def load(
 
     require_dataset(dataset, "load")
     check_loadable(dataset)
-    if not hasattr(schema, "to_cells"):
+    from ..schema.schema import Schema
+
+    if not isinstance(schema, Schema):  # a pattern name given where the design belongs
         from ..errors import SchemaError
 
         raise SchemaError(
             f"load() needs a Schema as its second argument, got {type(schema).__name__} "
-            f"{schema!r}. Get one with wb.preset({getattr(dataset, 'name', 'dataset')!r}, NAME) "
-            f"(names: wb.pattern_names({getattr(dataset, 'name', 'dataset')!r})) or build a "
+            f"{schema!r}. Get one with wb.preset({dataset.name!r}, NAME) "
+            f"(names: wb.pattern_names({dataset.name!r})) or build a "
             "wb.Schema. Nothing was written."
         )
-    if hasattr(schema, "bind"):
-        schema = schema.bind(dataset)
+    schema = schema.bind(dataset)
     table_id = admin.check_table_id(
         table_id
         if table_id is not None
-        else admin.default_table_id(
-            getattr(dataset, "name", "data"), getattr(schema, "name", "schema")
-        )
+        else admin.default_table_id(dataset.name, schema.name or "schema")
     )
     cells = schema.to_cells(dataset) if cells is None else cells
     if max_row_cells is not None and not conn.is_production:

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import html
 import re
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,44 @@ RowSet = _data.RowSet.pb()
 READ_ROWS = "/google.bigtable.v2.Bigtable/ReadRows"
 US_PER_MS = 1000
 STREAM_TIMEOUT = 120.0  # s for one scan's whole stream (a refused connection still fails at once)
+# s a read may go without a single response message before it is cancelled: a frozen emulator
+# (SIGSTOP) keeps its socket open and never answers; an in-memory scan of ten million rows that
+# keeps none sends nothing for a few seconds
+READ_IDLE_TIMEOUT = 15.0
+
+
+class _Stalled(Exception):
+    """The server sent nothing for ``idle`` seconds; the read was cancelled."""
+
+    def __init__(self, idle: float) -> None:
+        super().__init__(f"no response for {idle:.1f} s")
+        self.idle = idle
+
+
+def _watched(call: Any, idle_s: float) -> Iterator[Any]:
+    """The call's responses, cancelling it when none arrives for ``idle_s`` seconds."""
+    last = [time.monotonic()]
+    stalled = threading.Event()
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.25):
+            if time.monotonic() - last[0] > idle_s:
+                stalled.set()
+                call.cancel()
+                return
+
+    threading.Thread(target=watch, name="wb-read-watchdog", daemon=True).start()
+    try:
+        for msg in call:
+            last[0] = time.monotonic()
+            yield msg
+    except grpc.RpcError:
+        if stalled.is_set():
+            raise _Stalled(time.monotonic() - last[0]) from None
+        raise
+    finally:
+        done.set()
 
 
 def _read_rows_call(conn: Connection) -> Any:
@@ -446,6 +485,16 @@ def read_plan(
     (default: now). ``model_cells`` are the cells written (all tables): the model runs
     ``plan.evaluate`` on their GC-live part."""
     now = int(time.time() * 1_000_000) if gc_now_us is None else int(gc_now_us)
+    if plan.requests > 1:
+        return _read_parts(
+            conn,
+            table_id,
+            plan,
+            families=families,
+            apply_gc=apply_gc,
+            gc_now_us=now,
+            model_cells=model_cells,
+        )
     gc = gc_filter_pb(families, now) if (apply_gc and families) else None
     user = cell_filter_pb(plan.filter)
     flt = _chain([gc, user])
@@ -455,7 +504,7 @@ def read_plan(
     cols = _new_cols()
     notes: list[str] = []
     row_sets = _row_sets(plan)
-    emulate_reverse = plan.reversed and getattr(conn, "_wb_no_reverse", False)
+    emulate_reverse = plan.reversed and not conn.reverse_scans
     t0 = time.perf_counter()
     for rs in row_sets:
 
@@ -476,30 +525,42 @@ def read_plan(
             if plan.reversed and not emulate_reverse:
                 try:
                     _decode(
-                        call(
-                            request(True, plan.rows_limit),
-                            timeout=max(conn.timeout, STREAM_TIMEOUT),
-                            metadata=md,
+                        _watched(
+                            call(
+                                request(True, plan.rows_limit),
+                                timeout=max(conn.timeout, STREAM_TIMEOUT),
+                                metadata=md,
+                            ),
+                            READ_IDLE_TIMEOUT,
                         ),
                         cols,
                     )
                 except grpc.RpcError as exc:
                     if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
                         raise
-                    conn.__dict__["_wb_no_reverse"] = True
+                    conn.reverse_scans = False
                     emulate_reverse = True
                     for k, v in cols.items():
                         del v[mark[0] if k in ("row_key", "n") else mark[1] :]
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
                 _decode(
-                    call(
-                        request(False, limit),
-                        timeout=max(conn.timeout, STREAM_TIMEOUT),
-                        metadata=md,
+                    _watched(
+                        call(
+                            request(False, limit),
+                            timeout=max(conn.timeout, STREAM_TIMEOUT),
+                            metadata=md,
+                        ),
+                        READ_IDLE_TIMEOUT,
                     ),
                     cols,
                 )
+        except _Stalled as exc:
+            raise EmulatorUnavailable(
+                f"Reading {table_id!r} failed: the {conn.target} sent nothing for "
+                f"{exc.idle:.1f} s after the request (cancelled after {READ_IDLE_TIMEOUT:.0f} s "
+                f"without a response; {time.perf_counter() - t0:.1f} s in all). " + conn.diagnose()
+            ) from None
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:
@@ -563,6 +624,65 @@ def read_plan(
         bytes_streamed=streamed[2],
         emulator_model=emulator_model,
         elapsed_s=elapsed,
+        table_id=table_id,
+        modelled=modelled,
+        notes=notes,
+    )
+
+
+def _read_parts(
+    conn: Connection,
+    table_id: str,
+    plan: ReadPlan,
+    *,
+    families: Sequence[Family],
+    apply_gc: bool,
+    gc_now_us: int,
+    model_cells: CellFrame | None,
+) -> ReadResult:
+    """A plan whose rows limit applies per range: one ReadRows per range, merged here."""
+    parts = [
+        read_plan(
+            conn,
+            table_id,
+            p,
+            families=families,
+            apply_gc=apply_gc,
+            gc_now_us=gc_now_us,
+            model_cells=model_cells,
+        )
+        for p in plan.parts()
+    ]
+    frames = [r.cells.frame for r in parts]
+    cells = CellFrame(pd.concat(frames, ignore_index=True))
+    modelled = emulator_model = None
+    if model_cells is not None:
+        live = (
+            gc_live_cells(model_cells, {plan.table: tuple(families)}, gc_now_us)
+            if (apply_gc and families)
+            else model_cells
+        )
+        modelled = plan.evaluate(live)
+        if any(r.emulator_model is not None for r in parts):
+            emulator_model = plan.on_emulator().evaluate(live)
+
+    def total(name: str) -> int:
+        return sum(int(getattr(r, name) or 0) for r in parts)
+
+    notes = list(dict.fromkeys(n for r in parts for n in r.notes))
+    notes.append(f"{len(parts)} requests, one per range, each with rows limit {plan.rows_limit}")
+    return ReadResult(
+        plan=plan,
+        cells=cells,
+        rows_returned=total("rows_returned"),
+        cells_returned=total("cells_returned"),
+        bytes_returned=total("bytes_returned"),
+        scans=plan.scans,
+        rows_streamed=total("rows_streamed"),
+        cells_streamed=total("cells_streamed"),
+        bytes_streamed=total("bytes_streamed"),
+        emulator_model=emulator_model,
+        elapsed_s=sum(r.elapsed_s for r in parts),
         table_id=table_id,
         modelled=modelled,
         notes=notes,

@@ -41,6 +41,7 @@ from google.cloud.bigtable_v2.types import data as _data
 
 from ..cells import CellFrame
 from ..errors import LimitError, WriteError
+from .checks import EMULATOR_CELL_DEPTH_S
 from .connection import Connection
 
 MutateRowsRequest = _bt.MutateRowsRequest.pb()
@@ -53,6 +54,12 @@ MUTATE_ROWS = "/google.bigtable.v2.Bigtable/MutateRows"
 MAX_REQUEST_BYTES = 256 * 1024 * 1024  # Cloud Bigtable's request limit
 MAX_MUTATIONS = 100_000  # per MutateRows request
 MIN_CALL_TIMEOUT = 10.0  # s per request: a busy 2-core machine must not time out healthy writes
+# A deep row (one row with very many cells, written over several requests) on the emulator: each
+# request is cut so its estimated time stays near this, its deadline is this factor over the
+# estimate, and the row's requests go one after another (never two into one row at once)
+DEEP_REQUEST_S = 2.0
+DEEP_DEADLINE_FACTOR = 4.0
+MIN_DEEP_PIECE = 500
 _ENTRY_OVERHEAD = 16  # bytes of framing per entry (generous)
 _CELL_OVERHEAD = 24  # bytes of framing per SetCell (tags, lengths, timestamp)
 TRANSIENT = frozenset(
@@ -133,6 +140,8 @@ class _Prepared:
     piece_bytes: np.ndarray
     n_rows: int
     n_cells: int
+    # cells of the same row written by earlier pieces (0 for a row's first piece)
+    depth: list[int] = field(default_factory=list)
 
 
 def _sum_cells(f: pd.DataFrame) -> pd.DataFrame:
@@ -166,8 +175,12 @@ def prepare(
     batch_bytes: int = 32 * 1024 * 1024,
     max_row_bytes: int = MAX_REQUEST_BYTES,
     resume_from: tuple[str, str] | None = None,
+    cell_depth_s: float | None = None,
 ) -> _Prepared:
-    """Sort, check limits, encode and cut the cells into requests (nothing is sent here)."""
+    """Sort, check limits, encode and cut the cells into requests (nothing is sent here).
+
+    ``cell_depth_s``: what a cell costs the server per cell already in its row (the emulator's
+    quadratic slowdown); a long row is then cut into pieces that shrink as the row deepens."""
     f = cells.frame
     unknown = sorted(set(f["table"].unique()) - set(tables))
     if unknown:
@@ -246,7 +259,7 @@ def prepare(
     lengths = np.diff(np.append(starts, n))
     if len(lengths) and lengths.max() > batch_mutations:
         extra = [
-            np.arange(s, s + ln, batch_mutations)
+            _row_cuts(int(s), int(ln), batch_mutations, cell_depth_s)
             for s, ln in zip(starts, lengths, strict=True)
             if ln > batch_mutations
         ]
@@ -257,16 +270,35 @@ def prepare(
     piece_bytes = cum[ends] - cum[starts] + _ENTRY_OVERHEAD + klen[pk]
     piece_muts = (ends - starts) * np.where(sum_arr[starts], 2, 1)
 
+    # the row each piece belongs to starts at the last row start at or before it
+    first_of_row = (
+        row_starts[np.searchsorted(row_starts, starts, side="right") - 1] if n else starts
+    )
+    depth = (starts - first_of_row).astype(np.int64)
+    piece_s = (
+        cell_depth_s * piece_muts * (depth + piece_muts / 2)
+        if cell_depth_s
+        else np.zeros(len(starts))
+    )
+
     batches: list[tuple[int, int]] = []
-    b0, m, b = 0, 0, 0
+    b0, m, b, est = 0, 0, 0, 0.0
     ptab = np.asarray(tuniq, dtype=object)[tcodes[starts]] if n else np.zeros(0, dtype=object)
     ptc = tcodes[starts].tolist()
-    for i, (pm, pb) in enumerate(zip(piece_muts.tolist(), piece_bytes.tolist(), strict=True)):
-        if i > b0 and (m + pm > batch_mutations or b + pb > batch_bytes or ptc[i] != ptc[i - 1]):
+    for i, (pm, pb, ps) in enumerate(
+        zip(piece_muts.tolist(), piece_bytes.tolist(), piece_s.tolist(), strict=True)
+    ):
+        if i > b0 and (
+            m + pm > batch_mutations
+            or b + pb > batch_bytes
+            or ptc[i] != ptc[i - 1]
+            or (ps > 0 and est + ps > DEEP_REQUEST_S)  # a deep row: one paced piece per request
+        ):
             batches.append((b0, i))
-            b0, m, b = i, 0, 0
+            b0, m, b, est = i, 0, 0, 0.0
         m += pm
         b += pb
+        est += ps
     if len(starts):
         batches.append((b0, len(starts)))
     fam = f["family"].tolist()
@@ -288,7 +320,20 @@ def prepare(
         piece_bytes=piece_bytes,
         n_rows=len(row_starts),
         n_cells=int(len(cells.frame)),
+        depth=depth.tolist(),
     )
+
+
+def _row_cuts(start: int, length: int, most: int, cell_depth_s: float | None) -> np.ndarray:
+    """Where one long row is cut into pieces: every ``most`` cells, or (``cell_depth_s``) in
+    pieces whose estimated time at the row's depth stays near ``DEEP_REQUEST_S``."""
+    if not cell_depth_s:
+        return np.arange(start, start + length, most)
+    cuts, d = [], 0
+    while d < length:
+        cuts.append(start + d)
+        d += int(min(most, max(MIN_DEEP_PIECE, DEEP_REQUEST_S / (cell_depth_s * max(d, 1)))))
+    return np.asarray(cuts, dtype=np.int64)
 
 
 def _build(p: _Prepared, table_path: str, lo: int, hi: int) -> Any:
@@ -337,15 +382,21 @@ def _send(
     key_text: list[str],
     budget_s: float,
     stop: threading.Event,
+    expected_s: float = 0.0,
+    what: str = "",
 ) -> int:
-    """Send one request; retry transient per-entry errors and broken streams. Returns retries."""
+    """Send one request; retry transient per-entry errors and broken streams. Returns retries.
+
+    ``expected_s``: the request's estimated server time (a deep row); its deadline is
+    ``DEEP_DEADLINE_FACTOR`` times that when longer than the usual one. ``what`` describes the
+    request in a timeout message."""
     call = _mutate_rows_call(conn)
     md = routing_metadata(req.table_name)
     pending = req
     index_map: list[int] | None = None  # entry in pending → entry in req
     # One deadline for the request and its retries, counted from the first attempt, so
     # "no answer for N s" is the time the caller really waited.
-    call_timeout = max(conn.timeout, MIN_CALL_TIMEOUT)
+    call_timeout = max(conn.timeout, MIN_CALL_TIMEOUT, DEEP_DEADLINE_FACTOR * expected_s)
     started = time.monotonic()
     deadline = started + max(budget_s, call_timeout)
     delay = 0.05
@@ -402,7 +453,9 @@ def _send(
         now = time.monotonic()
         if now >= deadline or stop.is_set():
             raise _Permanent(
-                f"no answer from the {conn.target} for {now - started:.1f} s ({last}). "
+                f"no answer from the {conn.target} for {now - started:.1f} s ({last}"
+                + (f"; {what}, deadline {call_timeout:.0f} s" if what else "")
+                + "). "
                 + conn.diagnose()
             )
         time.sleep(min(delay, max(0.0, deadline - now)))
@@ -482,8 +535,31 @@ def write_cells(
         batch_bytes=batch_bytes,
         max_row_bytes=max_row_bytes,
         resume_from=resume_from,
+        cell_depth_s=None if conn.is_production else EMULATOR_CELL_DEPTH_S,
     )
     budget = conn.timeout if retry_budget_s is None else retry_budget_s
+    # deep rows: each batch's estimated emulator time (a cell costs its row's depth so far) and
+    # the batch before it in the same row, which must finish first (one writer per row)
+    expected = [0.0] * len(p.batches)
+    after: list[int | None] = [None] * len(p.batches)
+    if not conn.is_production:
+        for i, (lo, hi) in enumerate(p.batches):
+            est = 0.0
+            for j in range(lo, hi):
+                m, d = p.ends[j] - p.starts[j], p.depth[j]
+                est += EMULATOR_CELL_DEPTH_S * m * (d + m / 2)
+            expected[i] = est
+            if p.depth[lo] > 0 and i > 0:
+                after[i] = i - 1  # the row's earlier cells are in the batch just before
+    finished_ev = [threading.Event() for _ in p.batches]
+    # cells in each piece's whole row (a deep row spans several pieces)
+    row_total = [0] * len(p.starts)
+    first = 0
+    for j in range(len(p.starts)):
+        if p.ends_row[j]:
+            total = p.depth[j] + p.ends[j] - p.starts[j]
+            row_total[first : j + 1] = [total] * (j + 1 - first)
+            first = j + 1
     done = np.zeros(len(p.batches), dtype=bool)
     rows_in = [int(p.ends_row[lo:hi].sum()) for lo, hi in p.batches]
     cells_in = [p.ends[hi - 1] - p.starts[lo] for lo, hi in p.batches]
@@ -494,12 +570,26 @@ def write_cells(
     bar = tqdm(total=p.n_rows, unit="row", desc="writing", disable=not progress, leave=False)
 
     def job(i: int) -> int:
+        prev = after[i]
+        if prev is not None:
+            while not finished_ev[prev].wait(0.2):
+                if stop.is_set():
+                    raise _Permanent("stopped")
         if stop.is_set():
             raise _Permanent("stopped")
         lo, hi = p.batches[i]
         table_id = p.tables[lo]
         req = _build(p, conn.table_path(table_id), lo, hi)
-        return _send(conn, req, table_id, p.key_text[lo:hi], budget, stop)
+        what = ""
+        if row_total[lo] > p.ends[lo] - p.starts[lo]:  # a row written over several requests
+            d, m = p.depth[lo], p.ends[hi - 1] - p.starts[lo]
+            what = (
+                f"{m:,} cells into row {p.key_text[lo]!r} (its cells {d:,}–{d + m:,} of "
+                f"{row_total[lo]:,}; the emulator slows down on rows with very many versions, G24)"
+            )
+        retried = _send(conn, req, table_id, p.key_text[lo:hi], budget, stop, expected[i], what)
+        finished_ev[i].set()  # only on success: after a failure the row's next batch stops
+        return retried
 
     errors: dict[int, _Permanent] = {}
     try:

@@ -516,6 +516,10 @@ def from_parquet(
         description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
         **kwargs,
     )
+    del df
+    # Arrow's allocator keeps the pages of the row groups and of validation's copies for reuse:
+    # hand them back, or the analysis that follows starts ~400 MB higher at 10M events
+    pa.default_memory_pool().release_unused()
     if sample is not None:
         ds.notes.insert(0, _sample_note(sample, ds.entity, len(ds), f.metadata.num_rows))
     return ds

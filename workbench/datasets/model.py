@@ -205,6 +205,43 @@ class Dataset:
         t = self.frame[self.time]
         return t.min(), t.max()
 
+    def shifted(self, to: str | pd.Timestamp = "1970-01-01") -> Dataset:
+        """A copy whose events (and queries) are moved forward by whole weeks so the first
+        falls on or after ``to``: Bigtable cell timestamps cannot be before 1970, so older data
+        (a 1958 CO2 series) is shifted to be written. Whole weeks keep the weekday and the time
+        of day, and the same shift everywhere keeps every gap, order and bucket width; the
+        note records it. Nothing moves when the data already starts on or after ``to``."""
+        from dataclasses import replace as _replace
+
+        target = pd.Timestamp(to)
+        if target.tzinfo is None:
+            target = target.tz_localize("UTC")
+        if not len(self.frame) or self.time_span[0] >= target:
+            return self
+        week = pd.Timedelta(days=7)
+        weeks = -((self.time_span[0] - target) // week)  # ceil: the first event lands >= target
+        delta = weeks * week
+        frame = self.frame.copy()
+        frame[self.time] = frame[self.time] + delta
+
+        def move(q: QueryIntent) -> QueryIntent:
+            return _replace(
+                q,
+                start=None if q.start is None else q.start + delta,
+                end=None if q.end is None else q.end + delta,
+            )
+
+        return _replace(
+            self,
+            frame=frame,
+            queries=QueryList([move(q) for q in self.queries]),
+            notes=[
+                *self.notes,
+                f"times shifted forward by {weeks:,} weeks ({delta.days:,} days) so the first "
+                f"event is on or after {target:%Y-%m-%d} (Bigtable timestamps start in 1970)",
+            ],
+        )
+
     def n_entities(self) -> int:
         return int(self.frame[self.entity].drop_duplicates().shape[0]) if self.entity else 1
 

@@ -394,7 +394,7 @@ def _order_and_duplicates(codes: list[np.ndarray]) -> tuple[np.ndarray | None, n
     return order, eq
 
 
-def check_intent(q: Any, ds: Any) -> None:
+def check_intent(q: QueryIntent, ds: Dataset) -> None:
     """One query against a dataset's columns (e.g. an ad-hoc intent given to ``table.run``): a misspelled
     column would otherwise plan a silent full-table scan."""
     _check_queries([q], list(ds.entity), list(ds.measures))

@@ -15,7 +15,7 @@ import difflib
 import inspect
 from collections.abc import Callable
 from itertools import permutations
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -33,11 +33,13 @@ from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timesta
 from .time_text import time_us
 from .wide_layouts import HeroicOffsets, Wide
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
 
-def has_presets(ds: Any) -> bool:
+
+def has_presets(ds: Dataset) -> bool:
     """True when ``ds`` is one of the named datasets (same columns), so its preset gallery applies."""
-    name = getattr(ds, "name", None)
-    shape = SHAPES.get(name) if isinstance(name, str) else None
+    shape = SHAPES.get(ds.name) if ds.name in SHAPES else None
     if shape is None:
         return False
     return (tuple(ds.entity), ds.time, tuple(ds.measures)) == (
@@ -47,12 +49,12 @@ def has_presets(ds: Any) -> bool:
     )
 
 
-def patterns_for(ds: Any) -> list[str]:
+def patterns_for(ds: Dataset) -> list[str]:
     """The design names to offer for ``ds``, the recommended one first."""
     return _preset_names(ds.name) if has_presets(ds) else list(_generic(ds))
 
 
-def time_precision(ds: Any) -> str:
+def time_precision(ds: Dataset) -> str:
     """The coarsest key precision that keeps every event's time: second, ms or us (G31)."""
     t = time_us(ds.frame[ds.time]) if len(ds.frame) else np.zeros(0, dtype=np.int64)
     if (t % 1000).any():
@@ -66,7 +68,7 @@ _UNIT = {"second": "s", "ms": "ms", "us": "us"}
 _WIDTH = {"s": 11, "ms": 14, "us": 17}  # one digit more than now: times before 1970 fit
 
 
-def _generic(ds: Any) -> dict[str, Callable[..., Schema]]:
+def _generic(ds: Dataset) -> dict[str, Callable[..., Schema]]:
     """Every design for ``ds``'s shape, recommended (entity columns first) first."""
     prec = time_precision(ds)
     ents = list(ds.entity)
@@ -241,7 +243,7 @@ def _generic(ds: Any) -> dict[str, Callable[..., Schema]]:
     return out
 
 
-def _step(ds: Any) -> int:
+def _step(ds: Dataset) -> int:
     """The smallest gap between two events of one series, in µs (0 if none)."""
     if len(ds.frame) < 2:
         return 0
@@ -254,7 +256,7 @@ def _step(ds: Any) -> int:
     return int(d.min()) if len(d) else 0
 
 
-def schema_for(ds: Any, pattern: str, **params: Any) -> Schema:
+def schema_for(ds: Dataset, pattern: str, **params: Any) -> Schema:
     """The named design for ``ds``: a preset for a named dataset, else a design derived from it."""
     if has_presets(ds):
         return _preset(ds.name, pattern, **params)
@@ -283,7 +285,7 @@ def schema_for(ds: Any, pattern: str, **params: Any) -> Schema:
     return replace(fn(**params), dataset=ds.name, shape=Shape.of(ds))
 
 
-def pattern_names(ds_or_name: Any) -> list[str]:
+def pattern_names(ds_or_name: Dataset | str) -> list[str]:
     """The designs for a dataset (a named one's presets, or every family for your own Dataset),
     the recommended design first."""
     if isinstance(ds_or_name, str):
@@ -292,7 +294,7 @@ def pattern_names(ds_or_name: Any) -> list[str]:
     return patterns_for(ds_or_name)
 
 
-def preset(ds_or_name: Any, pattern: str, **params: Any) -> Schema:
+def preset(ds_or_name: Dataset | str, pattern: str, **params: Any) -> Schema:
     """Build a named design for a dataset name or a Dataset (parameters override its defaults,
     e.g. ``n=8`` salt buckets, ``bucket="week"``)."""
     if isinstance(ds_or_name, str):
@@ -301,12 +303,12 @@ def preset(ds_or_name: Any, pattern: str, **params: Any) -> Schema:
     return schema_for(ds_or_name, pattern, **params)
 
 
-def presets(ds_or_name: Any) -> dict[str, Schema]:
+def presets(ds_or_name: Dataset | str) -> dict[str, Schema]:
     """Every design of a dataset with its default parameters, in gallery order."""
     return {n: preset(ds_or_name, n) for n in pattern_names(ds_or_name)}
 
 
-def _require(ds: Any) -> None:
+def _require(ds: object) -> None:
     from ..datasets.model import require_dataset
 
     require_dataset(ds, "pattern_names/preset")

@@ -161,6 +161,26 @@ class PlanResult:
         """Rows seen per row returned (1.0 is perfect; a filtered full scan is far above)."""
         return self.rows_seen / max(self.rows_returned, 1)
 
+    @classmethod
+    def total(cls, parts: list[PlanResult], scans: int) -> PlanResult:
+        """The figures of several requests of one plan added up (one request per range)."""
+        frames = [p.cells.frame for p in parts if p.cells is not None]
+        cells = None
+        if frames:
+            from ..cells import CellFrame
+
+            cells = CellFrame(pd.concat(frames, ignore_index=True))
+        return cls(
+            scans=scans,
+            rows_seen=sum(p.rows_seen for p in parts),
+            cells_seen=sum(p.cells_seen for p in parts),
+            bytes_seen=sum(p.bytes_seen for p in parts),
+            rows_returned=sum(p.rows_returned for p in parts),
+            cells_returned=sum(p.cells_returned for p in parts),
+            bytes_returned=sum(p.bytes_returned for p in parts),
+            cells=cells,
+        )
+
 
 @dataclass(frozen=True)
 class ReadPlan:
@@ -177,6 +197,25 @@ class ReadPlan:
     # rows of those returned that the client keeps, when the server cannot limit the read (the newest N
     # of an entity's range read forward); None: it keeps all. Only the waste figure uses it.
     client_keeps: int | None = None
+    # rows_limit applies to each range, not to the whole read: a limit counts rows over one
+    # request, so the client sends one ReadRows per range (the newest rows of each series or salt
+    # bucket) and merges them
+    limit_per_range: bool = False
+
+    def parts(self) -> tuple[ReadPlan, ...]:
+        """The requests the client sends: the plan itself, or one plan per range/key when the
+        rows limit applies to each range."""
+        if not self.limit_per_range or self.n_ranges <= 1:
+            return (self,)
+        one = dataclasses.replace(self, limit_per_range=False, client_keeps=None)
+        return tuple(dataclasses.replace(one, ranges=(r,), keys=()) for r in self.ranges) + tuple(
+            dataclasses.replace(one, ranges=(), keys=(k,)) for k in self.keys
+        )
+
+    @property
+    def requests(self) -> int:
+        """ReadRows requests the client sends (one, unless the rows limit applies per range)."""
+        return len(self.parts())
 
     def on_emulator(self) -> ReadPlan:
         """The same plan as the emulator can run it: it refuses reverse scans (``501 Client
@@ -184,8 +223,9 @@ class ReadPlan:
         same ranges, and the client keeps the newest ``rows_limit`` rows."""
         if not self.reversed:
             return self
+        kept = (self.rows_limit or 0) * self.requests
         return dataclasses.replace(
-            self, reversed=False, rows_limit=None, client_keeps=self.rows_limit
+            self, reversed=False, rows_limit=None, client_keeps=self.client_keeps or kept
         )
 
     @property
@@ -225,7 +265,12 @@ class ReadPlan:
         if not self.filter.is_empty:
             tail.append("filter " + self.filter.describe())
         if self.rows_limit:
-            tail.append(f"limit {self.rows_limit} rows")
+            tail.append(
+                f"limit {self.rows_limit} rows"
+                + (f" per range ({self.requests} requests)" if self.requests > 1 else "")
+            )
+        if self.reversed:
+            tail.append("reversed")
         if self.scans > 1:
             tail.append(f"{self.scans} scans")
         return head + ("; " + "; ".join(tail) if tail else "")
@@ -245,6 +290,8 @@ class ReadPlan:
         """Model the plan on a CellFrame: exactly what the emulator would scan and return."""
         from ..cells import CellFrame
 
+        if self.requests > 1:
+            return PlanResult.total([p.evaluate(cells) for p in self.parts()], self.scans)
         f = cells.table(self.table).sorted().frame
         inside = f[self.row_mask(f["row_key"])]
         passed_mask = self.filter.cell_mask(inside)
@@ -255,15 +302,17 @@ class ReadPlan:
         if self.reversed:
             row_order = row_order[::-1]
         passed_rows = pd.unique(keys[passed_mask])
-        if self.rows_limit is not None and len(passed_rows) > self.rows_limit:
-            ordered_passed = [k for k in row_order if k in set(passed_rows)]
+        # the server stops once it has returned rows_limit rows: nothing after the last is read
+        if self.rows_limit is not None and len(passed_rows) >= self.rows_limit:
+            passed_set = set(passed_rows.tolist())
+            ordered_passed = [k for k in row_order if k in passed_set]
             kept = ordered_passed[: self.rows_limit]
             last = kept[-1]
             pos = int(np.flatnonzero(row_order == last)[0])
-            seen_rows = set(row_order[: pos + 1].tolist())
-            kept_set = set(kept)
-            seen_mask = np.isin(keys, list(seen_rows))
-            ret_mask = passed_mask & np.isin(keys, list(kept_set))
+            # numpy's isin on object arrays compares pairwise: pandas hashes
+            key_s = pd.Series(keys)
+            seen_mask = key_s.isin(set(row_order[: pos + 1].tolist())).to_numpy()
+            ret_mask = passed_mask & key_s.isin(set(kept)).to_numpy()
         else:
             seen_mask = np.ones(len(keys), dtype=bool)
             ret_mask = passed_mask

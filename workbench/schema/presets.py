@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import inspect
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 
 from ..errors import SchemaError
 from .families import Family, max_age, max_versions, union
@@ -38,7 +39,10 @@ class _Shapes(Mapping[str, Shape]):
 
             if name not in dataset_names():
                 raise KeyError(name)
-            self._cache[name] = Shape.of(load_dataset(name, size="tiny", seed=0))
+            # columns and dtypes only: the value sets of a sample are not the user's data (a
+            # plan lists known values only once ``schema.bind(ds)`` has seen the real ones)
+            shape = Shape.of(load_dataset(name, size="tiny", seed=0))
+            self._cache[name] = replace(shape, values=(), series=None)
         return self._cache[name]
 
     def __iter__(self) -> Iterator[str]:

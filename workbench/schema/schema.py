@@ -10,16 +10,13 @@ the event time truncated to milliseconds (so writes can be replayed in time
 order); aggregate cells carry their bucket start.
 
 Why one module: ``to_cells``, ``from_cells`` and ``plan`` all work from one binding of key,
-layout and dataset shape (``Schema.bind``); the plan compiler can move next to the plan types
-in ``plan.py`` without changing that binding.
+layout and dataset shape (``Schema.bind``). The plan compiler itself lives in ``planner.py``.
 """
 
 from __future__ import annotations
 
 import html
-import re
 import warnings
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,12 +27,13 @@ from ..cells import DEFAULT_TABLE, CellFrame
 from ..errors import SchemaError
 from .families import Family, MaxVersions
 from .keys import RowKey
-from .layouts import BuildInput, Layout, NewCells, Tall
+from .layouts import BuildInput, Layout, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
-from .plan import ENUMERATE_VALUES_MAX, RANGES_MAX, CellFilter, KeyRange, ReadPlan, prefix_end
-from .segments import TIME, Literal, Metric, RenderContext, Salt, Segment, Tags, _unknown
+from .plan import ReadPlan
+from .planner import compile_plan
+from .segments import Literal, Metric, RenderContext, Segment, _unknown
 from .shape import Shape
-from .time_segments import BaseTimestamp, Timestamp
+from .time_segments import Timestamp
 from .time_text import US_PER_MS, floor_us, time_us
 from .value_text import decode_text, encode_bytes
 
@@ -455,7 +453,7 @@ class Schema:
         """Compile a query intent into the read plan this design needs (ranges, keys, filter)."""
         if self.aggregates is not None and self.aggregates.applies_to(intent):
             akey = self.aggregates.key(self.key)
-            p = _compile(akey, self.table, intent, None, self, aggregate=True)
+            p = compile_plan(akey, self.table, intent, None, self, aggregate=True)
             return replace(
                 p,
                 filter=replace(p.filter, families=(self.aggregates.family.name,)),
@@ -464,7 +462,7 @@ class Schema:
                 ).strip(),
             )
         cands = [
-            _compile(key, tname, intent, self.layout, self) for tname, key in self.all_tables()
+            compile_plan(key, tname, intent, self.layout, self) for tname, key in self.all_tables()
         ]
         best = min(cands, key=lambda p: p._score)  # type: ignore[attr-defined]
         if len(cands) > 1:
@@ -579,360 +577,3 @@ def loss_report(cells: CellFrame) -> LossReport:
 def findings(cells: CellFrame) -> tuple[Finding, ...]:
     """Advisory limit findings recorded by ``to_cells``."""
     return tuple(cells.frame.attrs.get(ATTR_FINDINGS, ()))
-
-
-def _render_one(key: RowKey, i: int, known: Mapping[str, Any], t: int | None) -> str:
-    seg = key.segments[i]
-    cols = {c: pd.Series([v]) for c, v in known.items()}
-    tt = np.array([t if t is not None else 0], dtype=np.int64)
-    ctx = RenderContext(cols, tt, key.delimiter)
-    if isinstance(seg, Salt) and TIME in seg.sources():
-        ts = key.time_segments[0]
-        ctx.time_coded = ts.coded(ctx)
-    return str(seg.render(ctx)[0])
-
-
-def _render_values(
-    key: RowKey, i: int, known: Mapping[str, Any], col: str, values: Sequence[object]
-) -> list[str]:
-    """Segment ``i``'s text for each value of ``col`` (other columns fixed to ``known``)."""
-    n = len(values)
-    cols = {c: pd.Series([v] * n) for c, v in known.items()}
-    cols[col] = pd.Series(list(values))
-    ctx = RenderContext(cols, np.zeros(n, dtype=np.int64), key.delimiter)
-    return [str(x) for x in key.segments[i].render(ctx)]
-
-
-# the shortest bucket of each precision: stepping by it visits every bucket of a range
-_STEP_US = {
-    "us": 1,
-    "ms": 1_000,
-    "second": 1_000_000,
-    "minute": 60_000_000,
-    "hour": 3_600_000_000,
-    "day": 86_400_000_000,
-    "week": 7 * 86_400_000_000,
-    "month": 28 * 86_400_000_000,
-}
-
-
-def _time_texts(
-    key: RowKey, i: int, known: Mapping[str, Any], lo: int, hi: int, limit: int
-) -> list[str] | None:
-    """The distinct texts time segment ``i`` takes over [lo, hi] µs, or None when there are
-    more than ``limit`` or the segment's bucket length is unknown."""
-    seg = key.segments[i]
-    if isinstance(seg, BaseTimestamp):
-        step = (1 << seg.bits) * US_PER_MS
-    else:
-        step = _STEP_US.get(str(getattr(seg, "precision", "")), 0)
-    if step <= 0 or hi < lo or (hi - lo) // step + 2 > limit:
-        return None
-    t = np.unique(np.r_[np.arange(lo, hi + 1, step, dtype=np.int64), np.int64(hi)])
-    cols = {c: pd.Series([v] * len(t)) for c, v in known.items()}
-    ctx = RenderContext(cols, t, key.delimiter)
-    return sorted({str(x) for x in seg.render(ctx)})
-
-
-def _later_fixed(key: RowKey, i: int, known: Mapping[str, Any]) -> bool:
-    """Does a segment after ``i`` take only values the query fixes (so the key keeps helping)?"""
-    return any(
-        set(s.sources()) and TIME not in s.sources() and set(s.sources()) <= set(known)
-        for s in key.segments[i + 1 :]
-    )
-
-
-def _us(ts: pd.Timestamp) -> int:
-    return int(ts.value // 1000)
-
-
-def _compile(
-    key: RowKey,
-    table: str,
-    intent: QueryIntent,
-    layout: Layout | None,
-    schema: Schema,
-    aggregate: bool = False,
-) -> ReadPlan:
-    d = key.delimiter
-    known = dict(intent.entity)
-    point = intent.kind == "point" and intent.start is not None
-    t_point = _us(intent.start) if point else None
-    has_range = intent.kind in ("range", "slice") and (
-        intent.start is not None or intent.end is not None
-    )
-    shape = schema.shape
-    needed = tuple(intent.measures) if intent.measures else None
-    notes: list[str] = []
-
-    branches = [""]
-    stop: int | None = None
-    pinned = 0
-    time_range: tuple[str | None, str | None] | None = None
-    stop_reason = ""
-    partial_tags = False
-    known_set = set(known) | ({TIME} if t_point is not None else set())
-    for i, seg in enumerate(key.segments):
-        srcs = set(seg.sources())
-        sep = "" if seg.self_delimited else d
-        if isinstance(seg, Literal):
-            branches = [b + seg.text + sep for b in branches]
-        elif isinstance(seg, Metric):
-            ms = seg.measures or schema._measures(shape)
-            if not ms:
-                stop, stop_reason = i, "the measure list is unknown"
-                break
-            want = [m for m in ms if needed is None or m in needed]
-            branches = [b + seg.name_of(m) + sep for b in branches for m in want]
-        elif isinstance(seg, Salt) and not srcs <= known_set:
-            branches = [b + s + sep for b in branches for s in seg.buckets()]
-            notes.append(f"salted with {seg.n} buckets: one scan per bucket (G08)")
-        elif isinstance(seg, Tags) and not srcs <= set(known):
-            txt = ""
-            for c in seg.columns:
-                if c not in known:
-                    break
-                v = str(known[c])
-                txt += f"{c}={v}{d}" if v != "" else ""
-            branches = [b + txt for b in branches]
-            stop, stop_reason, partial_tags = i, "not every tag is fixed", True
-            break
-        elif TIME in srcs and seg.time_order != 0:
-            if t_point is not None:
-                txt = _render_one(key, i, known, t_point)
-                branches = [b + txt + sep for b in branches]
-            elif has_range:
-                lo_t = _us(intent.start) if intent.start is not None else None
-                hi_t = _us(intent.end) - 1 if intent.end is not None else None
-                # a coarse time segment followed by fixed parts of the key: read each bucket the
-                # range covers with the rest of the key, instead of a range + row-key regex
-                texts = (
-                    _time_texts(key, i, known, lo_t, hi_t, RANGES_MAX // len(branches))
-                    if lo_t is not None and hi_t is not None and _later_fixed(key, i, known)
-                    else None
-                )
-                if texts is not None:
-                    branches = [b + t + sep for b in branches for t in texts]
-                    notes.append(
-                        f"{len(texts)} time bucket(s) of the range, each read with the rest of the key"
-                    )
-                    pinned += 1
-                    continue
-                lo = _render_one(key, i, known, lo_t) if lo_t is not None else None
-                hi = _render_one(key, i, known, hi_t) if hi_t is not None else None
-                time_range = (lo, hi) if seg.time_order > 0 else (hi, lo)
-                stop, stop_reason = i, "time range"
-                pinned += 1
-                break
-            else:
-                stop, stop_reason = i, "time"
-                break
-        elif srcs <= known_set and srcs:
-            branches = [b + _render_one(key, i, known, t_point) + sep for b in branches]
-        else:
-            open_cols = srcs - set(known)
-            col = next(iter(open_cols)) if len(open_cols) == 1 and TIME not in srcs else None
-            vals = shape.known_values(col) if (col is not None and shape is not None) else None
-            if col is not None and vals is not None and len(branches) * len(vals) <= RANGES_MAX:
-                # a small, known value set (the dataset's own values): one row range per value,
-                # all in one ReadRows request (G11), instead of scanning past the other values
-                texts = sorted(set(_render_values(key, i, known, col, vals)))
-                branches = [b + t + sep for b in branches for t in texts]
-                notes.append(f"{len(texts)} known {col} values: one row range each, one request")
-                pinned += 1
-                continue
-            stop, stop_reason = i, "unknown " + ",".join(sorted(open_cols))
-            if col is not None and shape is not None and col in shape.entity:
-                notes.append(
-                    f"{col} is open-ended (more than {ENUMERATE_VALUES_MAX} values, or unknown): "
-                    "the rows of every value are scanned"
-                )
-            break
-        pinned += 1
-
-    complete = stop is None
-    first_unused = len(key.segments) if stop is None else stop + (0 if partial_tags else 1)
-    ranges: list[KeyRange] = []
-    keys: tuple[str, ...] = ()
-    if complete:
-        keys = tuple(
-            b[: -len(d)] if b.endswith(d) and not key.segments[-1].self_delimited else b.rstrip(d)
-            for b in branches
-        )
-    elif time_range is not None:
-        lo, hi = time_range
-        for b in branches:
-            start = b + lo if lo is not None else (b or None)
-            end = prefix_end(b + hi) if hi is not None else (prefix_end(b) if b else None)
-            ranges.append(KeyRange(start=start, end=end))
-    else:
-        ranges = [KeyRange.for_prefix(b) for b in branches if b] if any(branches) else []
-
-    # a row-key regex for fixed fields after the point where the key stopped helping
-    regex = None
-    if not complete:
-        later_known = any(
-            (set(s.sources()) <= set(known) and set(s.sources()) - {TIME} and s.recovers())
-            or (isinstance(s, Tags) and set(s.sources()) & set(known))
-            for s in key.segments[first_unused:]
-        )
-        if later_known:
-            parts = []
-            for j, s in enumerate(key.segments):
-                sep = "" if (s.self_delimited or j == len(key.segments) - 1) else re.escape(d)
-                srcs = set(s.sources())
-                if isinstance(s, Tags):
-                    parts.append(s.regex(d, known))
-                elif isinstance(s, Literal):
-                    parts.append(re.escape(s.text) + sep)
-                elif isinstance(s, Metric):
-                    ms = s.measures or schema._measures(shape)
-                    parts.append(
-                        (
-                            "(?:" + "|".join(re.escape(s.name_of(m)) for m in ms) + ")"
-                            if ms
-                            else s.regex(d)
-                        )
-                        + sep
-                    )
-                elif srcs and srcs <= set(known) and TIME not in srcs:
-                    parts.append(re.escape(_render_one(key, j, known, None)) + sep)
-                else:
-                    parts.append(s.regex(d) + sep)
-            regex = "".join(parts)
-            notes.append("the key does not fit this query: rows are filtered by a row-key regex")
-
-    # filters
-    fam = None
-    qual = None
-    if not aggregate and layout is not None and needed and key.metric is None and shape is not None:
-        cols = tuple(m for m in shape.measures if m in needed) + schema._carried(key, shape)
-        cf = layout.column_filter(cols)
-        if cf is None:
-            notes.append("the serialized cell holds every measure: no column filter possible (G14)")
-        else:
-            fam = cf.get("families")
-            qual = cf.get("qualifier_regex")
-    if fam is None and not aggregate and layout is not None and schema.aggregates is not None:
-        fam = tuple(f.name for f in layout.families(schema._measures(shape)))
-    time_filter: tuple[int | None, int | None] | None = None
-    if intent.kind != "scan" and intent.kind != "latest":
-        if point:
-            lo_ms = _us(intent.start) - _us(intent.start) % US_PER_MS
-            time_filter = (lo_ms, lo_ms + US_PER_MS)
-        elif has_range:
-            lo_us = (
-                _us(intent.start) - _us(intent.start) % US_PER_MS
-                if intent.start is not None
-                else None
-            )
-            hi_us = (
-                -((-_us(intent.end)) // US_PER_MS) * US_PER_MS if intent.end is not None else None
-            )
-            time_filter = (lo_us, hi_us)
-    rows_limit = None
-    latest_versions = None
-    client_keeps = None
-    reverse = False
-    if intent.kind == "latest":
-        n = intent.limit or 1
-        stop_seg = key.segments[stop] if stop is not None else None
-        # a server-side rows limit is only right when every field the query fixes is enforced by
-        # the server: in the prefix, or after the stop by the row-key regex (a hashed segment
-        # after the time gets none), never only by the client's decoding of the cells
-        key_cols = {c for sg in key.segments for c in sg.sources() if c != TIME}
-        after = key.segments[stop + 1 :] if stop is not None else ()
-        tail_cols = {c for sg in after for c in sg.sources() if c != TIME}
-        fixed = set(intent.entity)
-        limit_safe = fixed <= key_cols and not (tail_cols & fixed and regex is None)
-        if (
-            stop is not None
-            and stop_seg is not None
-            and stop_seg.time_order < 0
-            and stop_reason == "time"
-            and len(branches) == 1
-            and layout is not None
-            and not layout.multi_event
-            and limit_safe
-        ):
-            metric = key.metric
-            after_metric = metric is not None and key.segments.index(metric) > stop
-            rows = n * (
-                len(metric.measures or schema._measures(shape)) if metric and after_metric else 1
-            )
-            rows_limit = rows
-            notes.append("reversed timestamps put the newest rows first: prefix + rows limit (G09)")
-        elif layout is not None and layout.versioned and isinstance(layout, NewCells):
-            latest_versions = n
-            notes.append(f"newest {n} versions per column (G13)")
-            if (
-                n == 1
-                and key_cols <= set(known)
-                and limit_safe
-                and stop_reason == "time"
-                and len(branches) == 1
-                and any(branches)
-            ):
-                # time buckets of one entity: the newest version sits in the last bucket row,
-                # which a reverse scan with rows_limit=1 reads alone
-                reverse, rows_limit = True, 1
-                notes.append("reverse scan with rows limit 1: the newest bucket row")
-        else:
-            if layout is not None and layout.multi_event:
-                keep = n  # at most the n newest events' rows (usually the newest bucket)
-            else:
-                per_event = (
-                    len(key.metric.measures or schema._measures(shape))
-                    if key.metric is not None
-                    else 1
-                )
-                keep = n * max(per_event, 1)
-            one_entity = (
-                key_cols <= set(known)  # the prefix is one entity: its rows in time order
-                and limit_safe
-                and stop is not None
-                and stop_reason == "time"
-                and len(branches) == 1
-                and any(branches)
-                and key.metric is None
-                and layout is not None
-                and not layout.versioned
-                and (n == 1 or not layout.multi_event)  # a bucket row may hold fewer than n
-            )
-            if one_entity:
-                # the entity's newest rows are at the end of its range: Cloud Bigtable reads them
-                # with a reverse scan and a rows limit (G09 needs no reversed key for this)
-                reverse, rows_limit = True, keep
-                notes.append(
-                    f"reverse scan with rows limit {keep}: the newest rows of the entity's range"
-                )
-            else:
-                client_keeps = keep
-                notes.append(
-                    "no reversed timestamp before the unknown part of the key: the newest rows are "
-                    "at the end of the range, so the whole range is read"
-                )
-    if intent.kind == "scan":
-        time_filter, regex = None, None
-        ranges, keys = [], ()
-    flt = CellFilter(
-        families=fam,
-        qualifier_regex=qual,
-        row_key_regex=regex,
-        time_range_us=time_filter,
-        latest_versions=latest_versions,
-    )
-    plan = ReadPlan(
-        intent=intent.name,
-        table=table,
-        ranges=tuple(ranges),
-        keys=keys,
-        filter=flt,
-        rows_limit=rows_limit,
-        reversed=reverse,
-        note="; ".join(dict.fromkeys(notes)),
-        client_keeps=client_keeps,
-    )
-    full = plan.full_scan
-    object.__setattr__(plan, "_score", (full, -pinned, plan.scans, regex is not None))
-    return plan

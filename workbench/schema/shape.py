@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -9,6 +10,10 @@ import pandas as pd
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset
+
+
+# series (distinct entity tuples) kept for planning; above this the planner works per column
+SERIES_MAX = 10_000
 
 
 @dataclass(frozen=True)
@@ -23,12 +28,22 @@ class Shape:
     # entity columns whose distinct values form a small, known set (currency pairs, sites): the
     # planner may read one row range per value instead of scanning (``plan.ENUMERATE_VALUES_MAX``)
     values: tuple[tuple[str, tuple[object, ...]], ...] = field(default=(), compare=False)
+    # the distinct entity tuples (one per series), when there are at most ``SERIES_MAX``: which
+    # values go together (the hosts of one site), so a query's fixed fields narrow the values
+    # the planner lists and tell when the key's fields determine the rest
+    series: tuple[tuple[object, ...], ...] | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
         from .plan import ENUMERATE_VALUES_MAX
 
         f = ds.frame
+        ents = [c for c in ds.entity if c in f.columns]
+        series = None
+        if ents and len(f):
+            uniq = f[ents].drop_duplicates()
+            if len(uniq) <= SERIES_MAX:
+                series = tuple(tuple(r) for r in uniq.itertuples(index=False, name=None))
         cols = [*ds.entity, ds.time, *ds.measures, *ds.attributes]
         values = []
         for c in ds.entity:
@@ -44,15 +59,37 @@ class Shape:
             tuple(ds.attributes),
             tuple((c, str(f[c].dtype)) for c in cols if c in f.columns),
             tuple(values),
+            series,
         )
 
     @property
     def columns(self) -> list[str]:
         return [*self.entity, self.time, *self.measures, *self.attributes]
 
-    def known_values(self, col: str) -> tuple[object, ...] | None:
-        """The column's distinct values when they form a small known set, else None."""
-        return dict(self.values).get(col)
+    def known_values(
+        self, col: str, given: Mapping[str, object] | None = None
+    ) -> tuple[object, ...] | None:
+        """The column's distinct values when they form a small known set, else None; with
+        ``given`` (fixed entity values), only the values that occur with them."""
+        from .plan import ENUMERATE_VALUES_MAX
+
+        fixed = {c: v for c, v in (given or {}).items() if c in self.entity and c != col}
+        if self.series is None or col not in self.entity or not fixed:
+            return dict(self.values).get(col)
+        i = self.entity.index(col)
+        idx = [(self.entity.index(c), v) for c, v in fixed.items()]
+        vals = tuple(dict.fromkeys(s[i] for s in self.series if all(s[j] == v for j, v in idx)))
+        return vals if 0 < len(vals) <= ENUMERATE_VALUES_MAX else None
+
+    def determines(self, known: Mapping[str, object], others: Mapping[str, object]) -> bool:
+        """Do the series with the ``known`` entity values all carry the ``others`` values (so a
+        server that checks only ``known`` finds exactly the query's rows)?"""
+        if self.series is None or any(c not in self.entity for c in (*known, *others)):
+            return False
+        ki = [(self.entity.index(c), v) for c, v in known.items()]
+        oi = [(self.entity.index(c), v) for c, v in others.items()]
+        match = [s for s in self.series if all(s[j] == v for j, v in ki)]
+        return bool(match) and all(s[j] == v for s in match for j, v in oi)
 
     def dtype(self, col: str) -> str | None:
         return dict(self.dtypes).get(col)

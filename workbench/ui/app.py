@@ -227,6 +227,25 @@ class Designer(W.VBox):
         c.csv_tz = W.Text(value="UTC", description="naive tz", layout=_lay(width="100%"))
         c.csv_load = _button(description="Load CSV", button_style="primary", icon="upload")
         self.csv_status = W.HTML()
+        # your own data's queries, a line each (wb.from_csv's queries=): shown for your data
+        c.queries = W.Textarea(
+            placeholder="one query per line, e.g.\nlatest 1 per sensor\nsensor=S1 over 1 day",
+            rows=4,
+            layout=_lay(width="100%"),
+        )
+        c.queries_apply = _button(description="Cost these queries", icon="check")
+        self.queries_status = W.HTML()
+        self.queries_box = W.VBox(
+            [
+                W.HTML(
+                    "<b>Your queries</b> <small>(a line each; the design is costed on them)</small>"
+                ),
+                c.queries,
+                c.queries_apply,
+                self.queries_status,
+            ],
+            layout=_lay(display="none", width="100%"),
+        )
         self.csv_box = W.VBox(
             [
                 c.csv_upload,
@@ -344,6 +363,7 @@ class Designer(W.VBox):
                         c.dataset,
                         W.HBox([W.Label("size", layout=_lay(width="94px")), c.size]),
                         self.csv_box,
+                        self.queries_box,
                     ],
                     layout=group,
                 ),
@@ -404,6 +424,7 @@ class Designer(W.VBox):
         c.csv_read.on_click(self._with_log(lambda _: self._read_csv_columns()))
         c.csv_upload.observe(self._with_log(lambda _: self._read_csv_columns()), names="value")
         c.csv_load.on_click(self._with_log(lambda _: self._load_csv_from_controls()))
+        c.queries_apply.on_click(self._with_log(lambda _: self.set_queries(c.queries.value)))
         c.pin.on_click(self._with_log(lambda _: self.pin()))
         c.unpin.on_click(self._with_log(lambda _: self.unpin()))
         c.write.on_click(self._with_log(lambda _: self.write()))
@@ -454,6 +475,9 @@ class Designer(W.VBox):
                 c.dataset.value = label
             c.size.disabled = not named
             self.csv_box.layout.display = "none"
+            self.queries_box.layout.display = "none" if named else "flex"
+            c.queries.value = "\n".join(q.text or q.name for q in ds.queries)
+            self.queries_status.value = ""
             self._extra_bases = {}
             c.pattern.options = patterns_for(ds)
             c.pattern.value = c.pattern.options[0]
@@ -467,6 +491,8 @@ class Designer(W.VBox):
         v = change["new"]
         if v == CSV:
             self.csv_box.layout.display = "flex"
+            self.queries_box.layout.display = "flex"  # state them before loading, or after
+            self.controls.queries.value = ""
             self.status.value = R.note_html(
                 "Upload a CSV (or give its path), read its columns, pick the entity, "
                 "time and measure columns, then Load CSV."
@@ -520,14 +546,41 @@ class Designer(W.VBox):
             f"{len(cols)} columns: {', '.join(cols)}. Pick entity, time, measures."
         )
 
+    def set_queries(self, lines: Any) -> Any:
+        """Cost the current design on these queries (text, a line each, or a list); a
+        DatasetError (a misspelled column, an unknown value) is shown under the box."""
+        from ..datasets.queries import with_queries
+        from ..errors import DatasetError
+
+        items = [ln.strip() for ln in lines.splitlines()] if isinstance(lines, str) else list(lines)
+        items = [ln for ln in items if ln and not (isinstance(ln, str) and ln.startswith("#"))]
+        if not items:
+            self.queries_status.value = R.error_html(
+                DatasetError("State at least one query, e.g. 'latest 1 per sensor'.")
+            )
+            return None
+        try:
+            ds = with_queries(self.ds, items)
+        except DatasetError as exc:
+            self.queries_status.value = R.error_html(exc)
+            return None
+        schema = self.schema
+        self.set_dataset(ds, schema=schema)
+        self.queries_status.value = R.note_html(
+            f"Costed on {len(ds.queries)} quer{'y' if len(ds.queries) == 1 else 'ies'}.", "good"
+        )
+        return ds
+
     def _load_csv_from_controls(self) -> None:
         c = self.controls
+        typed = [ln.strip() for ln in c.queries.value.splitlines() if ln.strip()]
         self.load_csv(
             self._csv_source(),
             entity=list(c.csv_entity.value) or None,  # none picked: one series
             time=c.csv_time.value,
             measures=list(c.csv_measures.value),
             naive_tz=c.csv_tz.value.strip() or None,
+            **({"queries": typed} if typed and self.queries_box.layout.display != "none" else {}),
         )
 
     def load_csv(self, path: Any, *, entity: Any, time: str, measures: Any, **kwargs: Any) -> Any:
@@ -545,7 +598,7 @@ class Designer(W.VBox):
         self.csv_status.value = R.note_html(
             f"Loaded {len(ds):,} events from {Path(path).name}; costed on "
             + "; ".join(q.text or q.name for q in ds.queries)
-            + " (pass queries=[...] to load_csv to state yours).",
+            + " (edit them under Your queries).",
             "good",
         )
         self.set_dataset(ds)

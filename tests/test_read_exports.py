@@ -1,0 +1,115 @@
+"""The exported reads run by hand return what the workbench's reader returns (G04, G11).
+
+For every preset of every dataset (tiny size) and every query, the plan as the emulator runs it
+(``plan.on_emulator()``: no reverse scans) is exported as ``cbt read``/``cbt lookup`` commands and
+as Python with the official client. Both are run against the real emulator and must return the
+same row keys as ``read_plan`` on the same table:
+
+* Python carries every filter, so its rows equal the reader's exactly;
+* cbt has no timestamp filter, so where the plan filters cell timestamps, cbt's rows equal the
+  reader's rows of the same plan without that filter (and include every row of the plan's answer).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import workbench as wb
+from workbench.advisor.read_export import cbt_read_argv, python_read
+from workbench.bigtable.reader import read_plan
+
+CBT = shutil.which("cbt")
+
+
+def _cbt_rows(argvs: list[list[str]], host: str) -> set[str]:
+    env = {**os.environ, "BIGTABLE_EMULATOR_HOST": host}
+
+    def run(argv: list[str]) -> set[str]:
+        out = subprocess.run(
+            [CBT or "cbt", *argv[1:], "keys-only=true"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.splitlines()
+        # a dashed separator line, then the row key (empty when ``lookup`` finds no row)
+        return {out[i + 1] for i, line in enumerate(out[:-1]) if set(line) == {"-"}} - {""}
+
+    with ThreadPoolExecutor(4) as pool:  # each command is a process: overlap their start-up
+        return set().union(*pool.map(run, argvs))
+
+
+# each cbt command is a process (~0.5 s): a plan is checked on its first few ranges and keys,
+# which exercises the same export code as all of them
+MAX_COMMANDS = 6
+
+
+def _first_ranges(plan):
+    if plan.n_ranges <= MAX_COMMANDS or plan.full_scan:
+        return plan
+    ranges = tuple(sorted(plan.ranges, key=lambda r: (r.start or "").encode()))[:MAX_COMMANDS]
+    keys = tuple(sorted(set(plan.keys)))[: MAX_COMMANDS - len(ranges)]
+    return dataclasses.replace(plan, ranges=ranges, keys=keys)
+
+
+def _reader_rows(conn, table_id, plan) -> set[str]:
+    cells = read_plan(conn, table_id, plan, apply_gc=False).cells.frame
+    return set(cells["row_key"].tolist())
+
+
+def _python_rows(client, handle, plan) -> set[str]:
+    table = client.instance(handle.instance).table(handle.tables[plan.table])
+    scope: dict = {"table": table}
+    exec(compile(python_read(plan), "<exported read>", "exec"), scope)
+    return {k.decode("utf-8") for k in scope["row_keys"]}
+
+
+def test_cbt_is_installed():
+    assert CBT, "cbt (Google Cloud SDK component) is needed to check the exported reads"
+
+
+@pytest.mark.parametrize("name", wb.dataset_names())
+def test_exported_reads_return_the_readers_rows(emulator, name):
+    from google.cloud import bigtable
+
+    ds = wb.load_dataset(name, size="tiny")
+    host = emulator.connection().host
+    os.environ.setdefault("BIGTABLE_EMULATOR_HOST", host)
+    client = bigtable.Client(project=emulator.connection().project, admin=False)
+    checked = 0
+    for pattern in wb.pattern_names(name):
+        schema = wb.preset(name, pattern)
+        try:
+            schema.to_cells(ds)
+        except wb.errors.CollisionError:
+            continue  # a design that loses events is never loaded
+        handle = emulator.load(ds, schema, table_id=f"t-exp-{name}-{pattern}", progress=False)
+        try:
+            conn = handle.conn
+            for qname, plan in wb.export(schema.bind(ds), ds).plans().items():
+                emu = _first_ranges(plan.on_emulator())
+                tid = handle.tables[emu.table]
+                want = _reader_rows(conn, tid, emu)
+                argvs, notes = cbt_read_argv(emu, tid, handle.project, handle.instance)
+                got = _cbt_rows(argvs, host)
+                if emu.filter.time_range_us is None:
+                    assert got == want, (name, pattern, qname)
+                else:
+                    assert any("timestamp" in n for n in notes)
+                    untimed = dataclasses.replace(
+                        emu, filter=dataclasses.replace(emu.filter, time_range_us=None)
+                    )
+                    assert got == _reader_rows(conn, tid, untimed), (name, pattern, qname)
+                    assert want <= got
+                assert _python_rows(client, handle, emu) == want, (name, pattern, qname)
+                checked += 1
+        finally:
+            handle.drop()
+    assert checked >= 4 * len(ds.queries)  # at least four designs of the dataset were checked
