@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     # every tab that draws a picture: a design change with that tab open, against drawing the
     # same picture as the matplotlib figure (what the designer did before its HTML bars)
     print(f"\n{'tab':<9} {'change ms':>10} {'matplotlib ms':>14} {'ratio':>7} {'≤ 250 ms':>9}")
-    for tab in ("heatmap", "rowsizes", "queries", "compare"):
+    for tab in ("heatmap", "nodes", "hotspot", "rowsizes", "queries", "compare"):
         d.tabs.selected_index = TABS.index(tab)
         if tab == "compare":
             d.pin()
@@ -136,6 +136,23 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{tab:<9} {med:>10,.0f} {mmed:>14,.0f} {med / mmed:>6.2f}× {'yes' if med <= BUDGET_MS else 'NO':>9}"
         )
+
+    # the advisor on a nodes change: a fresh advise (cells rebuilt) against the designer's way
+    # (Context.at_nodes: the cells of the design already advised are reused), same analysis
+    from workbench.advisor import advise
+
+    s0 = schema_for(ds, patterns[0])
+    ctx = advise(ds, s0, nodes=3, analysis=analyze(ds, s0, nodes=3)).context
+    fresh, reused = [], []
+    for n in (4, 5, 6, 7):
+        a = analyze(ds, s0, nodes=n)
+        fresh.append(_ms(lambda a=a, n=n: advise(ds, s0, nodes=n, analysis=a)))
+        reused.append(_ms(lambda a=a, n=n: advise(ds, s0, nodes=n, analysis=a, context=ctx)))
+    med, fmed = statistics.median(reused), statistics.median(fresh)
+    print(
+        f"\nadvise on another node count: {med:,.0f} ms reusing the cells, {fmed:,.0f} ms fresh "
+        f"({med / fmed:.2f}×)"
+    )
     return 0
 
 
