@@ -743,15 +743,15 @@ class Designer(W.VBox):
     def _on_control(self, change: dict) -> None:
         if self._syncing:
             return
-        c = self.controls
-        if change.get("owner") is c.segments:  # a segment typed back returns to its place
+        editor: Any = self.controls.segments
+        if id(change.get("owner")) == id(editor):  # a segment typed back returns to its place
             placed = place_added(
                 tuple(change["old"]), tuple(change["new"]), segment_labels(self.base.key)
             )
             if placed != tuple(change["new"]):
                 self._syncing = True
                 try:
-                    c.segments.value = list(placed)
+                    editor.value = list(placed)
                 finally:
                     self._syncing = False
         schema = designer_state_to_schema(self.base, self.state())
