@@ -226,16 +226,19 @@ class QueryCosts:
             "queries_per_s_per_node",
         ]
         cols += [c for c in self.table.columns if c.startswith("measured_")]
-        fmt = self.table[cols].copy()
-        fmt["waste"] = fmt["waste"].map(lambda x: f"{x:,.1f}×")
-        fmt["node_ms"] = fmt["node_ms"].map(lambda x: f"{x:,.3f}")
-        fmt["queries_per_s_per_node"] = fmt["queries_per_s_per_node"].map(lambda x: f"{x:,.0f}")
+        from ..formatting import styled
+
+        # spaced headers wrap (the raw names ran past a 1280-px page); each column formatted as
+        # its name says: rows with separators, bytes in kB/MB, waste as ×, node time in ms
+        shown = self.table[cols].rename(columns=lambda c: c.replace("_", " "))
         from ..plots import figure_html
         from ..plots.queries import plot_query_costs
 
         return (
             f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
-            + fmt.to_html()
+            + "<div style='overflow-x:auto;max-width:100%'>"
+            + styled(shown).to_html()
+            + "</div>"
             + figure_html(plot_query_costs, self, emulator_note=False)
             + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>"
         )
