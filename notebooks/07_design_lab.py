@@ -137,7 +137,9 @@ ranked.rankings
 wb.advise(mine, wb.preset(mine, "timestamp_first"))
 
 # %% [markdown]
-# The designer works on your data like on any sample.
+# The designer works on your data like on any sample. Under *Your queries* it shows the lines it
+# costs, one per line: edit them and press *Cost these queries* to re-cost the design (a
+# misspelled column is named under the box, and the queries in use stay as they were).
 
 # %%
 lab = wb.designer(mine)

@@ -84,7 +84,7 @@ def _keys(schema, ds, frame: pd.DataFrame, table: str) -> list[str]:
 
 
 def answer_rows(name: str, pattern: str, query: str) -> set[str]:
-    ds, (schema, a) = _ds(name), _analysis(name, pattern)
+    ds, (schema, _) = _ds(name), _analysis(name, pattern)
     q, table = ds.query(query), a.queries.plans[query].table
     keys = _keys(schema, ds, _events(ds, q), table)
     key = dict(schema.all_tables())[table]
@@ -95,7 +95,7 @@ def answer_rows(name: str, pattern: str, query: str) -> set[str]:
 
 
 def _all_keys(name: str, pattern: str) -> list[str]:
-    ds, (schema, a) = _ds(name), _analysis(name, pattern)
+    ds, (schema, _) = _ds(name), _analysis(name, pattern)
     return _keys(schema, ds, ds.frame, schema.table)
 
 
@@ -123,7 +123,7 @@ def from_answer_to_end(name: str, pattern: str, query: str, prefix: str = "") ->
 
 def per_bucket_to_newest(name: str, pattern: str, query: str, buckets: int, tail: str = "") -> int:
     """Salted: each bucket's range (``b#`` + ``tail``) reversed from its end to its N newest."""
-    ds, (schema, a) = _ds(name), _analysis(name, pattern)
+    ds, (schema, _) = _ds(name), _analysis(name, pattern)
     q = ds.query(query)
     f = ds.frame
     m = pd.Series(True, index=f.index)

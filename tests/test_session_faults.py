@@ -409,3 +409,61 @@ def test_dead_emulator_is_called_stopped_not_frozen():
         conn.list_tables()
     assert time.monotonic() - t <= 11  # the connection's 10 s deadline at most
     emu.stop()
+
+
+def test_interrupting_a_write_on_a_frozen_emulator_returns_at_once():
+    # Ctrl-C in a kernel is SIGINT: the KeyboardInterrupt must not wait for the requests in
+    # flight to run out their 10 s deadline (MIN_CALL_TIMEOUT) on a frozen emulator; they are
+    # cancelled, so the interrupt comes back within the 0.2 s poll of a waiting batch.
+    from workbench.bigtable import writer
+
+    emu = wb.Emulator(reuse=False).start()
+    try:
+        ds = _small_dataset()
+        h = emu.load(ds, _design(ds), table_id="interrupted", progress=False)
+        conn = emu.connection()
+        os.kill(emu.pid, signal.SIGSTOP)
+        sent = []
+
+        def interrupt():
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+
+        timer = threading.Timer(2.0, interrupt)
+        try:
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                writer.write_cells(
+                    conn, h.cells, "interrupted", progress=False, check_families=False
+                )
+            after = time.monotonic() - sent[0]
+        finally:
+            timer.cancel()
+            os.kill(emu.pid, signal.SIGCONT)
+        assert after < 2, after  # was ~8 s: the rest of the in-flight requests' 10 s deadline
+        # Thawed, the table holds what the first load wrote: 20 rows.
+        rc, out = cbt_count(emu.host, "interrupted")
+        assert rc == 0 and out == "20", out
+    finally:
+        emu.stop()
+
+
+def test_progress_of_a_deep_row_counts_cells_with_an_eta(emulator, capsys):
+    # 15,000 readings → one row of 30,000 cells, cut at 20,000 and then 10,000 (at depth 20,000 a
+    # piece may hold 2 s / (8 ns × 20,000) = 12,500): the bar counts those cells, and after the
+    # first request shows an ETA from the estimates (one row would be "0/1 rows" until the end).
+    import re as _re
+
+    ds = _one_meter(15_000)
+    emulator.load(
+        ds,
+        wb.preset("energy_meters", "unbounded_row"),
+        table_id="deep-progress",
+        progress=True,
+        max_row_cells=None,
+        verify=False,
+    )
+    err = capsys.readouterr().err
+    assert "20,000/30,000 cells" in err or "20000/30000 cells" in err, err[-500:]
+    assert _re.search(r"ETA \d+ s", err), err[-500:]
+    emulator.connection().admin.delete_table(name=emulator.connection().table_path("deep-progress"))

@@ -22,31 +22,8 @@ import pandas as pd
 
 from ..cells import TIMESTAMP_OVERHEAD, CellFrame
 from ..errors import WorkbenchError
-
-
-def _large_arrays_from_mmap() -> None:
-    """Make glibc serve (and return) every allocation over 1 MiB with mmap.
-
-    By default glibc raises that threshold after big arrays are freed, so the
-    memory of freed chunks stays in the heap and the 10-million-event path
-    would peak far above what it holds.
-    """
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):  # not glibc
-        pass
-
-
-def _release_freed_memory() -> None:
-    """Hand freed heap pages back to the OS (glibc keeps them after a chunk's Python objects die)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        pass
+from ..memory import large_arrays_from_mmap as _large_arrays_from_mmap
+from ..memory import release_freed_memory as _release_freed_memory
 
 
 def _str_lengths(values: np.ndarray) -> np.ndarray:
@@ -184,6 +161,7 @@ class CellIndex:
         sizes = [len(k) for k, _ in key_chunks]
         all_keys = np.concatenate([k for k, _ in key_chunks])
         all_tab = table_rank[np.concatenate([t for _, t in key_chunks])]
+        del key_chunks  # the keys live on in all_keys: don't hold them twice through the sort
         order = np.lexsort((all_keys, all_tab))
         sk = all_keys[order]
         del all_keys

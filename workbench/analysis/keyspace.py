@@ -31,7 +31,7 @@ table and the figure inputs could move out once the model settles.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +43,7 @@ from .settings import DEFAULT, Settings
 
 _DELIMS = ("#", "|", "/", ":", ",", ".", "_", "-")
 _CHUNK_ROWS = 1 << 20  # rows per slice where a per-row temporary would be large
+_CHUNK_CELLS = 1 << 21  # cells per slice where a per-cell sort's temporaries would be large
 _KEEP_WRITES = 1_000_000  # a KeyDistribution keeps its writes for re-runs up to this many
 
 
@@ -56,28 +57,50 @@ class Writes:
     cells: np.ndarray
 
 
+def _row_slices(row: np.ndarray, cells: int) -> Iterator[tuple[int, int]]:
+    """Slices of about ``cells`` cells of a row-sorted cell array, each cut where a row starts."""
+    n = len(row)
+    cuts = np.searchsorted(row, row[np.arange(cells, n, cells)], "left")
+    bounds = np.unique(np.r_[0, cuts, n]).astype(np.int64)
+    yield from zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+
+
 def writes_from_index(index: CellIndex) -> Writes:
-    """Group cells into mutations: same row and same timestamp form one write."""
+    """Group cells into mutations: same row and same timestamp form one write.
+
+    The index is in row order, so each slice of whole rows is grouped on its own: the sort's
+    temporaries are one slice's, not the whole index's (the 10M-event path stays under 2 GB)."""
     if index.n_cells == 0:
         z = np.zeros(0, dtype=np.int64)
         return Writes(z, z, z, z)
-    order = np.lexsort((index.ts, index.row))  # cells by (row, timestamp)
-    r = index.row[order]
-    t = index.ts[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = r[1:] != r[:-1]
-    first[1:] |= t[1:] != t[:-1]
-    starts = np.flatnonzero(first)
-    del first
-    nbytes = np.add.reduceat(index.nbytes[order], starts, dtype=np.int64).astype(
-        np.int32
-    )  # a row < 256 MB
-    del order
-    cells = np.diff(np.r_[starts, len(r)]).astype(np.int32)
-    row, ts = r[starts], t[starts]
-    del r, t, starts
-    order = np.lexsort((row, ts))
-    return Writes(row[order], ts[order], nbytes[order], cells[order])
+    parts: list[tuple[np.ndarray, ...]] = []
+    for a, b in _row_slices(index.row, _CHUNK_CELLS):
+        order = np.lexsort((index.ts[a:b], index.row[a:b]))  # cells by (row, timestamp)
+        r = index.row[a:b][order]
+        t = index.ts[a:b][order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = r[1:] != r[:-1]
+        first[1:] |= t[1:] != t[:-1]
+        starts = np.flatnonzero(first)
+        nbytes = np.add.reduceat(index.nbytes[a:b][order], starts, dtype=np.int64).astype(
+            np.int32
+        )  # a row < 256 MB
+        cells = np.diff(np.r_[starts, len(r)]).astype(np.int32)
+        parts.append((r[starts], t[starts], nbytes, cells))
+    # by time; the rows are already in order, so a stable sort on time keeps (time, row) order
+    cols = [list(c) for c in zip(*parts, strict=True)]
+    del parts
+    ts = np.concatenate(cols[1])
+    cols[1].clear()
+    order = np.argsort(ts, kind="stable")
+    ts = ts[order]
+    out = []
+    for i in (0, 2, 3):  # one column at a time: its pieces are freed once it is whole
+        whole = np.concatenate(cols[i])
+        cols[i].clear()
+        out.append(whole[order])
+        del whole
+    return Writes(out[0], ts, out[1], out[2])
 
 
 def key_delimiter(keys: np.ndarray) -> str:
@@ -191,10 +214,13 @@ def _read_load(
 
 def _time_ids(ts: np.ndarray, t0: int, win_us: int, per_window: int) -> np.ndarray:
     """Index of the time slot of each timestamp: ``per_window`` equal slots per window, in place."""
-    out = ts - t0
-    out *= per_window
-    out //= win_us
-    return out.astype(np.int32)
+    out = np.empty(len(ts), dtype=np.int32)
+    for a in range(0, len(ts), _CHUNK_ROWS):  # in slices: no int64 temporary of every write
+        part = ts[a : a + _CHUNK_ROWS] - t0
+        part *= per_window
+        part //= win_us
+        out[a : a + _CHUNK_ROWS] = part
+    return out
 
 
 def _cell_of(win_of_rows: np.ndarray, rows: np.ndarray, buckets: int, n_rows: int) -> np.ndarray:
@@ -253,7 +279,9 @@ def _split_points(
     out: list[int] = []
     stack = [(s, e)]
     base = s
-    rc = np.concatenate(([0.0], np.cumsum(live[s:e], dtype=np.float64)))  # reads, cumulative
+    rc = np.empty(e - s + 1)  # reads, cumulative (in place: a first tablet spans every row)
+    rc[0] = 0.0
+    np.cumsum(live[s:e], dtype=np.float64, out=rc[1:])
 
     def rcum(x):  # cumulative reads before row(s) x
         return rc[np.asarray(x) - base]
@@ -683,18 +711,25 @@ def key_distribution(
     def bucket(rows: np.ndarray) -> np.ndarray:
         return (rows.astype(np.int64) * B) // max(R, 1)
 
-    cell_wb = _cell_of(win, w.row, B, R)
-    writes_m = np.bincount(cell_wb, minlength=W * B).reshape(W, B)
-    wbytes_m = np.bincount(cell_wb, weights=w.nbytes, minlength=W * B).reshape(W, B)
-    del cell_wb
+    writes_flat = np.zeros(W * B, dtype=np.int64)
+    wbytes_flat = np.zeros(W * B)
+    for a in range(0, n, _CHUNK_ROWS):  # in slices: an int64 cell id per write is 80 MB at 10M
+        cell_wb = _cell_of(win[a : a + _CHUNK_ROWS], w.row[a : a + _CHUNK_ROWS], B, R)
+        writes_flat += np.bincount(cell_wb, minlength=W * B)
+        wbytes_flat += np.bincount(cell_wb, weights=w.nbytes[a : a + _CHUNK_ROWS], minlength=W * B)
+        del cell_wb
+    writes_m = writes_flat.reshape(W, B)
+    wbytes_m = wbytes_flat.reshape(W, B)
     # each row's first write (writes are in time order); repeated indices: the last assignment
     # (the earliest write) wins
     first = np.zeros(R, dtype=np.int32 if n < 2**31 else np.int64)
     first[w.row[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)
-    rows_m = np.cumsum(
-        np.bincount(_cell_of(win[first], np.arange(R), B, R), minlength=W * B).reshape(W, B),
-        axis=0,
-    )
+    born_m = np.zeros(W * B, dtype=np.int64)
+    for a in range(0, R, _CHUNK_ROWS):  # in slices of rows, as above
+        rows = np.arange(a, min(a + _CHUNK_ROWS, R))
+        born_m += np.bincount(_cell_of(win[first[rows]], rows, B, R), minlength=W * B)
+    rows_m = np.cumsum(born_m.reshape(W, B), axis=0)
+    del born_m
     data_m = np.cumsum(wbytes_m, axis=0)
     # bytes per row, from the writes (no per-cell int64 copy of the index)
     row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=R)
@@ -774,7 +809,7 @@ def key_distribution(
     step_us = win_us / sub
     lag = max(1, int(np.ceil(st.rebalance_minutes * 60e6 / step_us - 1e-9)))
     S = W * sub
-    step = np.minimum(_time_ids(w.ts, t0, win_us, sub), S - 1) if n else win
+    step = np.minimum(_time_ids(w.ts, t0, win_us, sub), S - 1, dtype=np.int32) if n else win
     sstart = np.searchsorted(step, np.arange(S + 1), "left")
     # a row is read from the step it is first written in (reads of rows not yet written would
     # place read-driven cuts among a write frontier's future keys)

@@ -216,15 +216,18 @@ class QueryCosts:
     def _repr_html_(self) -> str:
         cols = [
             "kind",
-            "scans",
+            "ranges",
+            "requests",
             "rows_seen",
             "rows_returned",
             "bytes_seen",
             "bytes_returned",
             "waste",
+            "emulator_rows_seen",
             "node_ms",
             "queries_per_s_per_node",
         ]
+        cols = [c for c in cols if c in self.table.columns]
         cols += [c for c in self.table.columns if c.startswith("measured_")]
         from ..formatting import styled
 

@@ -85,9 +85,10 @@ def check_loadable(dataset: Dataset) -> None:
             row = int(np.flatnonzero((t < _EPOCH).to_numpy())[0])
             raise DatasetError(
                 f"Column {dataset.time!r} holds {lo} (row {row}), before 1970-01-01: Bigtable cell "
-                "timestamps are microseconds since 1970 and cannot be negative. Drop those "
-                "events, or write a shifted copy: ds.shifted() moves every time and query "
-                "forward by whole weeks. Nothing was written."
+                "timestamps are microseconds since 1970 and cannot be negative. Nothing was "
+                "written. The analyses need no table: wb.analyze, wb.compare and wb.advise work "
+                "on these events as they are. To write them, drop those events, or write a "
+                "shifted copy: ds.shifted() moves every time and query forward by whole weeks."
             )
         if hi > pd.Timestamp.max.tz_localize("UTC"):
             raise DatasetError(

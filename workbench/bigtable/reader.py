@@ -30,7 +30,7 @@ import html
 import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,7 @@ from ..errors import EmulatorUnavailable, SchemaError, WorkbenchError
 from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions, Union_
 from ..schema.plan import CellFilter, PlanResult, ReadPlan
 from .connection import Connection
+from .net import speaks_grpc
 from .writer import routing_metadata
 
 ReadRowsRequest = _bt.ReadRowsRequest.pb()
@@ -68,8 +69,12 @@ class _Stalled(Exception):
         self.idle = idle
 
 
-def _watched(call: Any, idle_s: float) -> Iterator[Any]:
-    """The call's responses, cancelling it when none arrives for ``idle_s`` seconds."""
+def _watched(
+    call: Any, idle_s: float, answers: Callable[[], bool | None] | None = None
+) -> Iterator[Any]:
+    """The call's responses, cancelling it when none arrives for ``idle_s`` seconds and
+    ``answers()`` (a 1 s HTTP/2 knock on the emulator's port) does not say the server is alive:
+    a slow scan of a live server goes on, to the stream's own deadline."""
     last = [time.monotonic()]
     stalled = threading.Event()
     done = threading.Event()
@@ -77,6 +82,9 @@ def _watched(call: Any, idle_s: float) -> Iterator[Any]:
     def watch() -> None:
         while not done.wait(0.25):
             if time.monotonic() - last[0] > idle_s:
+                if answers is not None and answers() is True:
+                    last[0] = time.monotonic()  # alive and working: give it another period
+                    continue
                 stalled.set()
                 call.cancel()
                 return
@@ -505,6 +513,7 @@ def read_plan(
     notes: list[str] = []
     row_sets = _row_sets(plan)
     emulate_reverse = plan.reversed and not conn.reverse_scans
+    knock = None if conn.is_production else (lambda: speaks_grpc(conn.host, timeout=1.0))
     t0 = time.perf_counter()
     for rs in row_sets:
 
@@ -532,6 +541,7 @@ def read_plan(
                                 metadata=md,
                             ),
                             READ_IDLE_TIMEOUT,
+                            knock,
                         ),
                         cols,
                     )
@@ -552,6 +562,7 @@ def read_plan(
                             metadata=md,
                         ),
                         READ_IDLE_TIMEOUT,
+                        knock,
                     ),
                     cols,
                 )

@@ -384,12 +384,14 @@ def _send(
     stop: threading.Event,
     expected_s: float = 0.0,
     what: str = "",
+    inflight: set[Any] | None = None,
 ) -> int:
     """Send one request; retry transient per-entry errors and broken streams. Returns retries.
 
     ``expected_s``: the request's estimated server time (a deep row); its deadline is
     ``DEEP_DEADLINE_FACTOR`` times that when longer than the usual one. ``what`` describes the
-    request in a timeout message."""
+    request in a timeout message. Each attempt's stream is put in ``inflight`` while it runs, so
+    that a write that fails elsewhere cancels it at once instead of waiting out its deadline."""
     call = _mutate_rows_call(conn)
     md = routing_metadata(req.table_name)
     pending = req
@@ -405,8 +407,14 @@ def _send(
         failed: list[int] = []
         acked = np.zeros(len(pending.entries), dtype=bool)
         remaining = max(0.5, deadline - time.monotonic())
+        stream = None
         try:
-            for resp in call(pending, timeout=min(call_timeout, remaining), metadata=md):
+            stream = call(pending, timeout=min(call_timeout, remaining), metadata=md)
+            if inflight is not None:
+                inflight.add(stream)
+                if stop.is_set():  # the write failed while this attempt was being set up
+                    stream.cancel()
+            for resp in stream:
                 for e in resp.entries:
                     acked[e.index] = True
                     code = e.status.code
@@ -433,6 +441,8 @@ def _send(
                     )
         except grpc.RpcError as exc:
             code = exc.code()
+            if code == grpc.StatusCode.CANCELLED and stop.is_set():
+                raise _Permanent("stopped") from None
             if code == grpc.StatusCode.NOT_FOUND:
                 raise _Permanent(
                     f"table {table_id!r} does not exist on the {conn.target} (was it deleted while "
@@ -450,6 +460,9 @@ def _send(
             if not failed:
                 return retries
             last = "per-entry transient errors"
+        finally:
+            if inflight is not None and stream is not None:
+                inflight.discard(stream)
         now = time.monotonic()
         if now >= deadline or stop.is_set():
             raise _Permanent(
@@ -567,7 +580,27 @@ def write_cells(
     retries = 0
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=p.n_rows, unit="row", desc="writing", disable=not progress, leave=False)
+    # Cells, not rows: one deep row is one "row" for the whole write. The ETA is the pace per
+    # estimated second of emulator work times the work left: later requests into a deep row
+    # cost more per cell, so cells/s alone would promise the end too soon.
+    total_est = float(sum(expected))
+    bar = tqdm(
+        total=int(sum(cells_in)),
+        unit="cell",
+        desc="writing",
+        disable=not progress,
+        leave=False,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} cells [{elapsed}{postfix}]"
+        if total_est > 0
+        else None,
+    )
+    est_done = 0.0
+    inflight: set[Any] = set()  # streams of the requests being sent: cancelled on a failure
+
+    def halt() -> None:
+        stop.set()
+        for stream in list(inflight):
+            stream.cancel()
 
     def job(i: int) -> int:
         prev = after[i]
@@ -587,7 +620,9 @@ def write_cells(
                 f"{m:,} cells into row {p.key_text[lo]!r} (its cells {d:,}–{d + m:,} of "
                 f"{row_total[lo]:,}; the emulator slows down on rows with very many versions, G24)"
             )
-        retried = _send(conn, req, table_id, p.key_text[lo:hi], budget, stop, expected[i], what)
+        retried = _send(
+            conn, req, table_id, p.key_text[lo:hi], budget, stop, expected[i], what, inflight
+        )
         finished_ev[i].set()  # only on success: after a failure the row's next batch stops
         return retried
 
@@ -600,26 +635,35 @@ def write_cells(
                 running[pool.submit(job, i)] = i
                 if len(running) >= max(1, threads) * 2:
                     break
-            while running:
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    i = running.pop(fut)
-                    try:
-                        retries += fut.result()
-                        done[i] = True
-                        bar.update(rows_in[i])
-                    except _Permanent as exc:
-                        stop.set()
-                        if str(exc) != "stopped":
-                            errors[i] = exc
-                    except BaseException:
-                        stop.set()
-                        raise
-                if not stop.is_set():
-                    for i in it:
-                        running[pool.submit(job, i)] = i
-                        if len(running) >= max(1, threads) * 2:
-                            break
+            # A Ctrl-C (KeyboardInterrupt in wait) or any other exception cancels the requests
+            # in flight: leaving the pool would otherwise wait out their deadlines.
+            try:
+                while running:
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for fut in finished:
+                        i = running.pop(fut)
+                        try:
+                            retries += fut.result()
+                            done[i] = True
+                            bar.update(cells_in[i])
+                            est_done += expected[i]
+                            if total_est > 0 and est_done > 0:
+                                pace = (time.perf_counter() - t0) / est_done
+                                bar.set_postfix_str(
+                                    f"ETA {pace * (total_est - est_done):.0f} s", refresh=False
+                                )
+                        except _Permanent as exc:
+                            halt()
+                            if str(exc) != "stopped":
+                                errors[i] = exc
+                    if not stop.is_set():
+                        for i in it:
+                            running[pool.submit(job, i)] = i
+                            if len(running) >= max(1, threads) * 2:
+                                break
+            except BaseException:
+                halt()
+                raise
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0

@@ -7,8 +7,9 @@ ds = from_csv("stocks.csv", entity=["symbol"], time="date", measures=["price"], 
 
 from __future__ import annotations
 
-from workbench.datasets.byo import from_csv, from_dataframe, from_parquet
+from workbench.datasets.byo import from_csv, from_dataframe
 from workbench.datasets.model import Dataset, QueryIntent
+from workbench.datasets.parquet import from_parquet
 from workbench.datasets.registry import dataset_names, load_dataset
 from workbench.datasets.sizes import MAX_EVENTS, MIN_EVENTS, SIZES
 

@@ -41,12 +41,6 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
         if col.isna().any():
             return None  # validation names the missing rows
         num = col.to_numpy()
-        if ptypes.is_float_dtype(col.dtype) and time_unit in (None, "date", "year"):
-            if not np.all(num == np.round(num)):
-                raise DatasetError(
-                    f"Time column {name!r} holds fractional numbers (e.g. {num[0]!r}); pass "
-                    "time_unit='s', 'ms', 'us' or 'ns' if they are epoch times."
-                )
     else:
         text = col.astype(str).str.strip()
         if not text.str.fullmatch(r"-?\d+(\.\d+)?").all():
@@ -59,6 +53,15 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
                 )
             return None
         num = pd.to_numeric(text).to_numpy()
+    if num.dtype.kind == "f" and time_unit in (None, "date", "year"):
+        frac = np.flatnonzero(num != np.round(num))
+        if len(frac):  # a date or a year is a whole number: only an epoch unit fits
+            i = int(frac[0])
+            raise DatasetError(
+                f"Time column {name!r} holds fractional numbers ({word} {col.index[i]}: "
+                f"{num[i].item()!r}); pass time_unit='s', 'ms', 'us' or 'ns' if they are epoch "
+                "times."
+            )
     if time_unit is None:
         ints = num.astype("int64")
         if (ints == num).all():
@@ -92,7 +95,7 @@ def _numeric_times(col: pd.Series, name: str, time_unit: str | None, word: str) 
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise DatasetError(
-                f"Time column {name!r}: {word} {col.index[i]} holds {ints[i]!r}, not a "
+                f"Time column {name!r}: {word} {col.index[i]} holds {int(ints[i])}, not a "
                 f"{'YYYYMMDD date' if time_unit == 'date' else 'year'} (time_unit={time_unit!r})."
             )
         return out.dt.tz_localize("UTC")
@@ -438,16 +441,24 @@ def _check_sample(sample: float | None) -> None:
         )
 
 
-def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFrame:
-    """The events of the series whose CRC-32 of their entity text falls under ``sample``."""
-    if not entity:  # one series: nothing to choose between
-        return frame
+def _sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.ndarray:
+    """True for the events of the series whose CRC-32 of their entity text falls under
+    ``sample`` (every event when there is one series: nothing to choose between)."""
+    if not entity or not len(frame):
+        return np.ones(len(frame), dtype=bool)
     text = frame[entity[0]].astype(str)
     for c in entity[1:]:
         text = text + "\x1f" + frame[c].astype(str)
     codes, uniques = pd.factorize(text)
     keep = np.array([zlib.crc32(u.encode()) / 2**32 < sample for u in uniques], dtype=bool)
-    return frame[keep[codes]] if len(codes) else frame
+    return keep[codes]
+
+
+def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFrame:
+    """The events of the series whose CRC-32 of their entity text falls under ``sample``."""
+    if not entity:
+        return frame
+    return frame[_sample_mask(frame, entity, sample)]
 
 
 def _sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
@@ -459,67 +470,3 @@ def _sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
 
 def _names(v: str | Sequence[str] | None) -> list[str]:
     return [] if v is None else [v] if isinstance(v, str) else list(v)
-
-
-def from_parquet(
-    path: str | os.PathLike[str],
-    *,
-    entity: str | Sequence[str] | None = None,
-    time: str,
-    measures: str | Sequence[str],
-    attributes: str | Sequence[str] | None = None,
-    name: str | None = None,
-    progress: bool = True,
-    sample: float | None = None,
-    **kwargs: Any,
-) -> Dataset:
-    """A Parquet file of events as a Dataset, read with pyarrow one row group at a time (a
-    progress bar counts them) and only the columns named (all when ``attributes`` is None);
-    ``sample`` keeps that share of the series, as in :func:`from_csv`.
-    Other arguments as :func:`from_dataframe`."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    p = Path(path)
-    if not p.is_file():
-        raise DatasetError(f"No Parquet file at {str(p)!r}.")
-    try:
-        f = pq.ParquetFile(p)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DatasetError(f"Cannot read {str(p)!r} as Parquet: {exc}") from None
-    cols = None
-    if attributes is not None:
-        wanted = {*_names(entity), time, *_names(measures), *_names(attributes)}
-        cols = [c for c in f.schema_arrow.names if c in wanted]
-    _check_sample(sample)
-    tables = []
-    for i in tqdm(
-        range(f.num_row_groups), desc=f"reading {p.name}", unit="row group", disable=not progress
-    ):
-        t = f.read_row_group(i, columns=cols)
-        if sample is not None:
-            t = pa.Table.from_pandas(
-                _sampled(t.to_pandas(), _names(entity), sample), preserve_index=False
-            )
-        tables.append(t)
-    table = pa.concat_tables(tables) if tables else f.schema_arrow.empty_table()
-    del tables
-    df = table.to_pandas(self_destruct=True, split_blocks=True)
-    del table
-    ds = from_dataframe(
-        df,
-        entity=entity,
-        time=time,
-        measures=measures,
-        attributes=attributes,
-        name=name or p.stem,
-        description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
-        **kwargs,
-    )
-    del df
-    # Arrow's allocator keeps the pages of the row groups and of validation's copies for reuse:
-    # hand them back, or the analysis that follows starts ~400 MB higher at 10M events
-    pa.default_memory_pool().release_unused()
-    if sample is not None:
-        ds.notes.insert(0, _sample_note(sample, ds.entity, len(ds), f.metadata.num_rows))
-    return ds

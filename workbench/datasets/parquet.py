@@ -1,0 +1,114 @@
+"""A Parquet file of events as a Dataset, read with pyarrow in bounded memory.
+
+The file is read batch by batch (``ParquetFile.iter_batches``, a progress bar counting events),
+only the named columns when ``attributes`` is given, and kept as Arrow until every batch is in:
+Arrow's columns are as compact as the file's own. Each column is then turned into pandas on its
+own and its Arrow buffers dropped and handed back at once, so the peak is the events once plus
+one column, not twice the table. pyarrow's allocator keeps freed pages for reuse; they are
+released after each column, or a 10-million-event file would hold ~300 MB of dead Arrow memory
+through the whole analysis (measured with ``bench/bench_parquet.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from workbench.datasets.byo import _check_sample, _names, _sample_mask, _sample_note, from_dataframe
+from workbench.datasets.model import Dataset
+from workbench.errors import DatasetError
+from workbench.memory import large_arrays_from_mmap, release_freed_memory
+
+_PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+BATCH_ROWS = 1 << 20
+"""Events per Arrow record batch read (the progress bar advances by one batch)."""
+
+
+def _to_frame(batches: list[Any], schema: Any) -> pd.DataFrame:
+    """The batches as one DataFrame, a column at a time: each column's Arrow buffers are freed as
+    soon as its pandas copy exists. ``batches`` is emptied (this owns the only references)."""
+    import pyarrow as pa
+
+    table = pa.Table.from_batches(batches, schema=schema)
+    batches.clear()
+    cols: dict[str, pd.Series] = {}
+    for name in list(table.column_names):
+        col = table.column(0)
+        table = table.remove_column(0)  # the table no longer holds this column's buffers
+        cols[name] = col.to_pandas()
+        del col
+        release_freed_memory()
+    # copy=False: each column stays the one array just made (a dict input is copied by default)
+    return pd.DataFrame(cols, copy=False)
+
+
+def from_parquet(
+    path: str | os.PathLike[str],
+    *,
+    entity: str | Sequence[str] | None = None,
+    time: str,
+    measures: str | Sequence[str],
+    attributes: str | Sequence[str] | None = None,
+    name: str | None = None,
+    progress: bool = True,
+    sample: float | None = None,
+    batch_rows: int = BATCH_ROWS,
+    **kwargs: Any,
+) -> Dataset:
+    """A Parquet file of events as a Dataset, read with pyarrow ``batch_rows`` events at a time (a
+    progress bar counts them), only the columns named when ``attributes`` is given (all when
+    it is None); ``sample`` keeps that share of the series whole, as in
+    :func:`~workbench.datasets.byo.from_csv`, chosen batch by batch so the rest is never held.
+    Other arguments as :func:`~workbench.datasets.byo.from_dataframe`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = Path(path)
+    if not p.is_file():
+        raise DatasetError(f"No Parquet file at {str(p)!r}.")
+    try:
+        f = pq.ParquetFile(p)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DatasetError(f"Cannot read {str(p)!r} as Parquet: {exc}") from None
+    _check_sample(sample)
+    large_arrays_from_mmap()  # a column's temporaries go back to the OS when freed
+    entity_l = _names(entity)
+    # a pandas index written without a name (__index_level_0__) is no column of the events
+    cols = [c for c in f.schema_arrow.names if not _PANDAS_INDEX.fullmatch(c)]
+    if attributes is not None:
+        wanted = {*entity_l, time, *_names(measures), *_names(attributes)}
+        cols = [c for c in cols if c in wanted]
+    total = f.metadata.num_rows
+    batches = []
+    with tqdm(
+        total=total, desc=f"reading {p.name}", unit=" events", unit_scale=True, disable=not progress
+    ) as bar:
+        for batch in f.iter_batches(batch_size=batch_rows, columns=cols):
+            bar.update(batch.num_rows)
+            if sample is not None and all(c in batch.schema.names for c in entity_l):
+                # choose on the entity columns alone, before the batch's other columns are kept
+                keys = batch.select(entity_l).to_pandas()
+                batch = batch.filter(pa.array(_sample_mask(keys, entity_l, sample)))
+            batches.append(batch)
+    schema = pa.schema([f.schema_arrow.field(c) for c in cols])
+    df = _to_frame(batches, batches[0].schema if batches else schema)
+    ds = from_dataframe(
+        df,
+        entity=entity,
+        time=time,
+        measures=measures,
+        attributes=attributes,
+        name=name or p.stem,
+        description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
+        **kwargs,
+    )
+    if sample is not None:
+        ds.notes.insert(0, _sample_note(sample, ds.entity, len(ds), total))
+    release_freed_memory()  # validation's temporaries: the analysis starts from the events alone
+    return ds
