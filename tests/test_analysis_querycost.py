@@ -167,7 +167,7 @@ def test_measured_figures_are_shown_beside_the_model():
     qc2 = query_costs(idx, plans, measured={"corrie": dict(ok, rows_returned=3)})
     assert bool(qc2.table.loc["corrie", "measured_agrees"]) is False
     html = qc._repr_html_()
-    assert "measured_ms" in html and "data:image/png;base64," in html and "No SQL" in html
+    assert "measured ms" in html and "data:image/png;base64," in html and "No SQL" in html
     with pytest.raises(WorkbenchError, match="unknown queries"):
         query_costs(idx, plans, measured={"other": ok})
 

@@ -5,11 +5,9 @@ For each tab: a screenshot kept in ``test-artifacts/`` (to be looked at), no cli
 (buttons, labels, tab titles and tables measured in the DOM: ``scrollWidth ≤ clientWidth``), and
 the tab's picture changing after a control change (the design picker or the nodes slider).
 
-The target is 500 ms from the change to a new picture on every tab. Measured here (2 shared cores)
-the heat map, node-load, advisor and schema tabs are at 0.3-0.5 s, but the matplotlib tabs (row
-sizes, query costs) and Compare take 0.7-2 s, so this test holds the picture to CHANGE_BUDGET_S
-(a change that never comes, or hangs, fails) and prints every tab's time; meeting 500 ms
-everywhere needs those figures drawn without matplotlib, as the heat map already is.
+The target is 500 ms from the change to a new picture on every tab (CHANGE_BUDGET_S); every tab's
+time is printed. The heat map, row sizes, query costs and Compare are HTML around rasters or
+bars (``ui/heatmap.py``, ``ui/bars.py``), so what remains is the analysis of a new design.
 """
 
 from __future__ import annotations
@@ -24,11 +22,12 @@ from test_browser_lab import _open_and_run_all, _wait_idle
 from workbench.ui._render import FIGURES
 from workbench.ui.app import TAB_TITLES, TABS
 
-CHANGE_BUDGET_S = 3.0  # see the module docstring: the 500 ms target is not met on every tab yet
+CHANGE_BUDGET_S = 0.5  # from the control change to a changed picture, on every tab
 
 pytestmark = pytest.mark.browser
 
 DESIGN_LAB = Path("notebooks/07_design_lab.ipynb")
+NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 # what a reader sees cut short: an element whose content is wider than its box
 _CLIPPED = """root => [...root.querySelectorAll(
@@ -117,3 +116,95 @@ def test_every_designer_tab_reads_and_answers_within_half_a_second(
     assert not clipped, f"clipped at {width}×{height}: {clipped}"
     assert not slow, f"tabs slower than {CHANGE_BUDGET_S} s to show a design change: {slow}"
     assert set(FIGURES) <= set(TABS)
+
+
+def _tags(designer) -> list[str]:
+    return designer.locator(
+        ".jupyter-widget-tagsinput .jupyter-widget-tag:not(.jupyter-widget-taginput)"
+    ).evaluate_all("els => els.map(e => e.innerText.replace('×', '').trim()).filter(Boolean)")
+
+
+def test_typing_a_key_segment_back_and_pressing_enter_puts_it_where_it_was(tmp_path, emulator):
+    """fx_prices' first design keys on ``pair#time``. Drop ``pair`` (its ×), type ``pair`` in the
+    key editor and press Enter: the key is ``pair#time`` again at once (the segment returns to its
+    place in the design, not after ``time``), and the kernel's design says so."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            'import workbench as wb\nd = wb.designer("fx_prices", size="tiny")\nd'
+        ),
+    ]
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
+    path = tmp_path / "keys.ipynb"
+    nbformat.write(nb, path)
+    with (
+        jupyter_lab(
+            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
+        ) as lab,
+        chromium_context(tmp_path, viewport={"width": 1280, "height": 800}) as ctx,
+    ):
+        page = ctx.new_page()
+        _open_and_run_all(page, lab, Path("keys.ipynb"))
+        designer = page.locator(".wb-designer").first
+        designer.wait_for(state="visible")
+        assert _tags(designer) == ["pair", "time"]
+        title = designer.locator("h3").first
+        pair = designer.locator(".jupyter-widget-tag", has_text="pair").first
+        pair.locator(".jupyter-widget-tag-close, i, .fa-times").first.click()
+        page.wait_for_function(
+            "() => !document.querySelector('.wb-designer h3').innerText.includes('pair_microseconds)')"
+            " || document.querySelector('.wb-designer h3').innerText.includes('key time')"
+        )
+        assert _tags(designer) == ["time"]
+        designer.locator(".jupyter-widget-tagsinput").first.click()
+        page.keyboard.type("pair")
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.wb-designer .jupyter-widget-tagsinput "
+            ".jupyter-widget-tag:not(.jupyter-widget-taginput)')].length == 2",
+            timeout=5_000,
+        )
+        _wait_idle(page)
+        assert _tags(designer) == ["pair", "time"]
+        # back to the gallery design itself: its name, not "edited"
+        assert "pair_microseconds" in title.inner_text(), title.inner_text()
+        designer.screenshot(path=str(artifact("attendee_key_editor.png")))
+
+
+# what a reader sees cut short on an exported page: a table or heading wider than the page body
+_PAGE_CLIPPED = """() => [...document.querySelectorAll('table, h1, h2, h3, pre, img')]
+  .filter(e => e.offsetParent !== null && e.getBoundingClientRect().right > window.innerWidth + 1)
+  .map(e => `${e.tagName.toLowerCase()}: ${(e.innerText || e.alt || '').trim().slice(0, 40)} `
+            + `(right edge ${Math.round(e.getBoundingClientRect().right)} > ${window.innerWidth})`)"""
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_notebook_page_is_kept_as_a_screenshot_and_fits(path, emulator, tmp_path):
+    """Each workshop notebook executed (solutions filled in, as the report runs them) and exported
+    as the report's HTML page, opened at 1280 and 1440 px: a full-page screenshot per width kept
+    in ``test-artifacts/`` to be looked at, and no table, heading or figure past the right edge."""
+    from workbench.report import execute_notebook, export_html
+
+    nb, _, stopped = execute_notebook(path, emulator_host=emulator.host, timeout=300)
+    assert not stopped, f"{path.name} stopped at a failing cell"
+    page_html, _ = export_html(nb, stem=path.stem, notebook=path.name)
+    out = tmp_path / f"{path.stem}.html"
+    out.write_text(page_html, encoding="utf-8")
+    wide: dict[int, list[str]] = {}
+    for width, height in ((1280, 800), (1440, 900)):
+        with chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx:
+            page = ctx.new_page()
+            page.goto(out.as_uri())
+            page.wait_for_load_state("load")
+            page.screenshot(path=str(artifact(f"notebook_{width}_{path.stem}.png")), full_page=True)
+            bad = page.evaluate(_PAGE_CLIPPED)
+            if bad:
+                wide[width] = bad
+    assert not wide, f"{path.name}: past the right edge: {wide}"

@@ -48,6 +48,12 @@ def _png(out) -> bytes:
     return base64.b64decode(data[-1])
 
 
+def _html(out) -> str:
+    data = [o["data"]["text/html"] for o in out.outputs if "text/html" in o.get("data", {})]
+    assert data, f"no picture in {out.outputs!r}"
+    return data[-1]
+
+
 def _text(html_text: str) -> str:
     """What a reader sees: tags and styles gone, whitespace collapsed."""
     no_style = re.sub(r"<style>.*?</style>", "", html_text, flags=re.S)
@@ -133,8 +139,9 @@ def test_timestamp_first_shows_the_hotspot_and_the_advisor_fix_removes_it(ws):
         shown >= 0.9 and d.analysis.keyspace.mean_share >= 0.9 > good
     )  # one node takes ~all writes (G06)
     _tab(d, "hotspot")
-    hot = _png(d.figures["hotspot"])
-    assert hot[:8] == b"\x89PNG\r\n\x1a\n"
+    hot = _html(d.figures["hotspot"])
+    # the picture's title is the analysis' busiest share: ≥ 90 % for one hot node
+    assert f"Busiest node: {d.analysis.keyspace.mean_share:.0%} of the load" in hot
     _tab(d, "advisor")
     g06 = [f for f in d.findings if "G06" in f.guidelines]
     assert g06 and g06[0].suggestion is not None
@@ -150,7 +157,7 @@ def test_timestamp_first_shows_the_hotspot_and_the_advisor_fix_removes_it(ws):
     assert not [f for f in d.findings if "G06" in f.guidelines]
     assert d.analysis.keyspace.mean_share < shown
     _tab(d, "hotspot")
-    assert _png(d.figures["hotspot"]) != hot
+    assert _html(d.figures["hotspot"]) != hot
 
 
 def test_salt_buckets_change_the_scans_shown(ws):
@@ -252,9 +259,9 @@ def test_pin_and_compare_show_both_designs(ws):
     ]
     shown = "".join(o["data"].get("text/html", "") for o in d.compare_out.outputs)
     assert "pinned: pair_microseconds" in shown and "current: timestamp_first" in shown
-    assert (
-        shown.count("data:image/png;base64,") >= 3
-    )  # two heat maps side by side + the ranking figure
+    # two heat maps (one raster each) and the ranking as HTML bars, one panel per criterion
+    assert shown.count("data:image/png;base64,") == 2
+    assert all(label in shown for _, label in d.comparison.criteria)
     d.unpin()
     assert d.pinned is None and not d.compare_out.outputs
 
@@ -427,6 +434,85 @@ def test_csv_panel_reads_semicolons_bom_and_one_series_with_default_queries(ws, 
     # the default queries are shown where the file was loaded
     assert "latest 1 per series" in d.csv_status.value
     assert list(d.controls.pattern.options) == pattern_names(d.ds)
+
+
+def test_html_row_sizes_and_query_costs_carry_the_analysis_numbers():
+    """The designer's HTML pictures read the analysis' own numbers: one bar per non-empty size
+    bin, every query's rows seen / returned / waste as the headline prints them."""
+    import html
+
+    from workbench.analysis import analyze
+    from workbench.formatting import ratio
+    from workbench.ui.bars import querycosts_html, rowsizes_html
+
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    a = analyze(ds, wb.preset("fx_prices", "timestamp_first"))
+    page = rowsizes_html(a.rowsizes)
+    assert html.escape(a.rowsizes.verdict()) in page
+    assert "100 MB guideline" in page and "256 MB hard limit" in page
+    # 80 log bins from 1 B up to max(projection, 1.6 × 256 MB); a bar per non-empty bin
+    hi = max(float(a.rowsizes.projected_max_bytes), a.rowsizes.settings.row_hard_bytes * 1.6)
+    counts = np.histogram(
+        np.maximum(a.rowsizes.bytes.astype(float), 1.0), np.logspace(0, np.log10(hi), 81)
+    )[0]
+    assert page.count("(now)'") == int((counts > 0).sum())
+    q = querycosts_html(a.queries)
+    for name, r in a.queries.table.iterrows():
+        if r["kind"] == "cannot plan":
+            continue
+        row = q.split(f"data-query='{html.escape(str(name))}'")[1].split("</tr>")[0]
+        assert (
+            f"{int(r['rows_seen']):,} seen" in row
+            and f"{int(r['rows_returned']):,} returned" in row
+        )
+        assert f"{ratio(float(r['waste']))} waste" in row
+
+
+def test_advice_at_another_cluster_size_reuses_the_cells_and_says_the_same():
+    """The nodes slider re-advises from the cells already built (Context.at_nodes): the findings
+    must be exactly those of a fresh advise at that node count."""
+    from workbench.advisor import advise
+    from workbench.analysis import analyze
+
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    s = wb.preset("fx_prices", "timestamp_first")
+    first = advise(ds, s, nodes=3, analysis=analyze(ds, s, nodes=3))
+    a6 = analyze(ds, s, nodes=6)
+    reused = advise(ds, s, nodes=6, analysis=a6, context=first.context)
+    fresh = advise(ds, s, nodes=6, analysis=a6)
+    assert reused.context.cells is first.context.cells  # no second to_cells
+    assert [(f.rule, f.message, f.evidence) for f in reused] == [
+        (f.rule, f.message, f.evidence) for f in fresh
+    ]
+
+
+def test_a_segment_typed_back_returns_to_its_place_in_the_key():
+    from workbench.ui.state import place_added
+
+    base = ("pair", "time")
+    # dropped pair, typed it back (the editor appends): it goes before time, as in the design
+    assert place_added(("time",), ("time", "pair"), base) == ("pair", "time")
+    # the attendee moved the cursor (arrow keys) and typed it somewhere else than last: kept
+    assert place_added(("time",), ("pair", "time"), base) == ("pair", "time")
+    # a three-segment key: md5 dropped from the middle comes back between its neighbours
+    three = ("host", "md5(what)", "time")
+    assert place_added(("host", "time"), ("host", "time", "md5(what)"), three) == three
+    # a reorder (nothing added) is left alone
+    assert place_added(("pair", "time"), ("time", "pair"), base) == ("time", "pair")
+
+
+def test_key_editor_has_no_datalist_and_names_what_can_be_typed_back(ws):
+    d = _designer(ws, size="tiny")
+    assert d.controls.segments.allowed_tags == []  # a datalist swallows Enter in Chromium
+    d.controls.segments.value = ["time"]
+    assert "add back: pair" in d.segment_hint.value
+    d.controls.segments.value = ["time", "pair"]  # what the editor sends after Enter
+    assert list(d.controls.segments.value) == ["pair", "time"]
+    assert d.schema.name == "pair_microseconds"  # the gallery design again, by name
+    d.controls.segments.value = ["time", "nope"]
+    import html
+
+    assert "Unknown key segment 'nope'" in html.unescape(d.status.value)
 
 
 def test_your_queries_box_costs_the_lines_you_type(ws, tmp_path):

@@ -49,3 +49,35 @@ def test_a_comparison_view_formats_by_column_and_explains_absent_values():
     assert "$" not in cmp.view(["usdjpy_day: rows seen", "usdjpy_day: scans"]).to_html()
     frame = pd.DataFrame({"rows seen": [10, 20], "measured rows": [pd.NA, 3]})
     assert MEASURED_LEGEND in styled(frame).to_html()
+
+
+def test_hot_tablets_read_as_percentages_and_times():
+    """ListHotTablets' node_cpu_usage_percent is already in percent: 42 → "42%", 2.345 → "2.3%",
+    0.000055 (what the table printed raw) → "<0.01%"; times to the minute in UTC."""
+    import re
+
+    import pandas as pd
+
+    import workbench as wb
+    from workbench.analysis import analyze
+    from workbench.formatting import formatter_for, percent_points, timestamp
+
+    assert formatter_for("node_cpu_usage_percent") is percent_points
+    assert [percent_points(v) for v in (42.0, 2.345, 0.25, 0.000055, 0)] == [
+        "42%",
+        "2.3%",
+        "0.25%",
+        "<0.01%",
+        "0%",
+    ]
+    assert timestamp(pd.Timestamp("2024-03-01 14:05", tz="UTC")) == "2024-03-01 14:05 UTC"
+    kd = analyze(
+        wb.load_dataset("fx_prices", size="tiny"), wb.preset("fx_prices", "timestamp_first")
+    ).keyspace
+    assert len(kd.hot_tablets)
+    page = kd._repr_html_()
+    hot = page.split("Hot tablets")[1]
+    # no raw float with four or more decimals, no "+00:00" offsets: percentages and minutes
+    assert not re.search(r"\d\.\d{4,}", hot) and "+00:00" not in hot
+    first = kd.hot_tablets.iloc[0]
+    assert percent_points(first["node_cpu_usage_percent"]) in hot

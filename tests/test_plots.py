@@ -85,7 +85,9 @@ def test_titles_state_the_takeaway(parts):
 
 def test_heatmap_uses_a_colour_blind_safe_map_and_names_the_hot_range(parts):
     ax = plot_key_heatmap(parts["timestamp_first"]["kd"])
-    assert ax.images[0].get_cmap().name == "cividis_r"  # colour-blind safe, hot = dark on white
+    assert (
+        ax.images[0].get_cmap().name.startswith("cividis_r")
+    )  # colour-blind safe, hot = dark on white
     texts = " ".join(t.get_text() for t in ax.texts)
     assert "busiest key range: BATTERY#201503" in texts
     caption = " ".join(t.get_text() for t in ax.texts).replace("\n", " ")
@@ -132,3 +134,28 @@ def test_users_own_plots_still_show_after_a_workbench_figure():
     assert any("image/png" in o.get("data", {}) for o in nb.cells[2].outputs), (
         "the user's plot was not shown"
     )
+
+
+def test_heat_map_colours_keep_0_1_and_many_apart_on_tiny_data():
+    """fx_prices tiny, timestamp first: every written cell holds exactly 1 write (964 rows, one
+    write each, over 964 key buckets). The scale used to collapse to "1 … 1"; now it runs from
+    half a write to at least 2, on a log scale: norm(1) = log(1/0.5) / log(2/0.5) = 1/2, and the
+    colour map starts at its 25 % shade, so 1 write is cividis_r at 0.25 + 0.75 × 0.5 = 0.625."""
+    import matplotlib
+
+    import workbench as wb
+    from workbench.analysis import analyze
+    from workbench.plots.keyspace import heatmap_data, scale_ticks
+    from workbench.plots.style import heatmap_cmap
+
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    kd = analyze(ds, wb.preset("fx_prices", "timestamp_first")).keyspace
+    data, norm = heatmap_data(kd, "writes")
+    assert float(data.max()) == 1.0 and (norm.vmin, norm.vmax) == (0.5, 2.0)
+    assert float(norm(1.0)) == pytest.approx(0.5)
+    one = np.asarray(heatmap_cmap()(float(norm(1.0))))
+    assert np.allclose(one, matplotlib.colormaps["cividis_r"](0.625), atol=1 / 255)
+    white, most = np.ones(4), np.asarray(heatmap_cmap()(1.0))
+    assert np.abs(one[:3] - white[:3]).max() > 0.2 and np.abs(one[:3] - most[:3]).max() > 0.2
+    # the colour bar is labelled 1 and 2 (never "1 … 1")
+    assert [lab for _, _, lab in scale_ticks(norm, "writes")] == ["1", "2"]

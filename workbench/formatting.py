@@ -64,6 +64,28 @@ def percent(x: Any) -> str:
     return f"{v:.0f}%" if v >= 10 or v == 0 else f"{v:.1f}%"
 
 
+def percent_points(x: Any) -> str:
+    """A value already in percent (ListHotTablets' ``node_cpu_usage_percent``): 37.5 → 37.5%,
+    0.000055 → <0.01% (a share that small is "almost nothing", not six decimals)."""
+    if _missing(x):
+        return ABSENT
+    v = float(x)
+    if v == 0:
+        return "0%"
+    if abs(v) < 0.01:
+        return "<0.01%"
+    return f"{v:.0f}%" if abs(v) >= 10 else (f"{v:.1f}%" if abs(v) >= 1 else f"{v:.2f}%")
+
+
+def timestamp(x: Any) -> str:
+    """A point in time to the minute, in UTC: 2024-03-01 14:05 UTC (no "+00:00", no seconds)."""
+    if _missing(x):
+        return ABSENT
+    t = pd.Timestamp(x)
+    t = t.tz_convert("UTC") if t.tzinfo is not None else t
+    return f"{t:%Y-%m-%d %H:%M} UTC" if t.second == 0 else f"{t:%Y-%m-%d %H:%M:%S} UTC"
+
+
 def ratio(x: Any) -> str:
     """A ratio with ×: 40.384615 → 40.4×, 28629 → 28,629×."""
     if _missing(x):
@@ -103,6 +125,8 @@ def formatter_for(column: str) -> Callable[[Any], str] | None:
         return count
     if "bytes" in c or c.endswith(" (b)") or c.endswith("_b"):
         return nbytes
+    if c.endswith("_percent") or c.endswith(" percent"):
+        return percent_points
     if "share" in c or "fraction" in c or c.endswith("%"):
         return percent
     if "waste" in c or "factor" in c or "÷" in c or c.endswith("×"):
@@ -122,7 +146,9 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
     fmts: dict[Any, Callable[[Any], str]] = {}
     for col in frame.columns:
         f = formatter_for(col)
-        if f is None and pd.api.types.is_integer_dtype(frame[col].dtype):
+        if f is None and pd.api.types.is_datetime64_any_dtype(frame[col].dtype):
+            f = timestamp
+        elif f is None and pd.api.types.is_integer_dtype(frame[col].dtype):
             f = count
         elif f is None and pd.api.types.is_float_dtype(frame[col].dtype):
             whole = frame[col].dropna()
@@ -146,6 +172,8 @@ __all__ = [
     "number",
     "nbytes",
     "percent",
+    "percent_points",
+    "timestamp",
     "ratio",
     "milliseconds",
     "duration",

@@ -31,12 +31,15 @@ def advise(
     nodes: int | None = None,
     rules: Iterable[str] | None = None,
     analysis: Analysis | None = None,
+    context: Context | None = None,
 ) -> Advice:
     """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
 
     ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names;
     ``analysis``: ``analyze(ds, schema, nodes=nodes)`` already made (the designer passes the one its
-    tabs show, so every figure a finding quotes is the figure on screen)."""
+    tabs show, so every figure a finding quotes is the figure on screen); ``context``: a
+    :class:`Context` of the same dataset and design from an earlier call (``Advice.context``),
+    whose cells are reused when only the cluster size changed."""
     require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
         raise WorkbenchError(
@@ -54,17 +57,27 @@ def advise(
         raise WorkbenchError(
             f"advise got an analysis on {analysis.keyspace.nodes} nodes but nodes={nodes}."
         )
-    ctx = Context.build(ds, schema, settings=settings, nodes=nodes, analysis=analysis)
+    if (
+        context is not None
+        and context.ds is ds
+        and context.schema == schema
+        and context.settings == (settings or context.settings)
+    ):
+        ctx = context.at_nodes(nodes, analysis)
+    else:
+        ctx = Context.build(ds, schema, settings=settings, nodes=nodes, analysis=analysis)
     found: list[Finding] = []
     for r in RULES:
         if rules is None or r.name in rules:
             found += r(ctx)
-    return Advice(
+    out = Advice(
         found,
         dataset=ds.name,
         schema=schema.name,
         elapsed_ms=(time.perf_counter() - t0) * 1e3,
     )
+    out.context = ctx
+    return out
 
 
 def rule_names() -> list[str]:

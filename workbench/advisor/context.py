@@ -57,6 +57,19 @@ class Context:
             c.limit_error = e
         return c
 
+    def at_nodes(self, nodes: int | None, analysis: Analysis | None = None) -> Context:
+        """The same design on another cluster size: the cells, loss report and every cached
+        node-independent figure (cell bytes, raw mask, families) are kept, only the analysis
+        changes (the designer's nodes slider re-advises without rebuilding the cells)."""
+        import dataclasses
+
+        c = dataclasses.replace(self, nodes=nodes)
+        keep = ("cell_bytes", "raw_mask", "table_families")
+        c.__dict__.update({k: self.__dict__[k] for k in keep if k in self.__dict__})
+        if analysis is not None:
+            c.__dict__["analysis"] = analysis
+        return c
+
     @cached_property
     def analysis(self) -> Analysis | None:
         if self.cells is None or len(self.cells.frame) == 0:

@@ -124,6 +124,7 @@ class Advice(list):
         self.dataset = dataset
         self.schema = schema
         self.elapsed_ms = elapsed_ms
+        self.context: Any = None  # the advisor's Context: advise(..., context=) reuses its cells
 
     # -- selections ------------------------------------------------------------------------
     def of(self, severity: str) -> list[Finding]:

@@ -621,6 +621,7 @@ class KeyDistribution:
         }
 
     def _repr_html_(self) -> str:
+        from ..formatting import styled
         from ..plots import figure_html
         from ..plots.keyspace import plot_hotspot, plot_key_heatmap, plot_node_load, plot_node_sweep
 
@@ -639,7 +640,12 @@ class KeyDistribution:
             + figure_html(plot_node_load, self)
             + figure_html(plot_hotspot, self)
             + figure_html(plot_node_sweep, self)
-            + ("<p><b>Hot tablets</b></p>" + hot.to_html(index=False) if len(hot) else "")
+            + (
+                "<p><b>Hot tablets</b> (as ListHotTablets reports them)</p>"
+                + styled(hot).hide(axis="index").to_html()
+                if len(hot)
+                else ""
+            )
             + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])}</small></p></div>"
         )
 

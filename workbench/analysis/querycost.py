@@ -230,12 +230,18 @@ class QueryCosts:
         cols = [c for c in cols if c in self.table.columns]
         cols += [c for c in self.table.columns if c.startswith("measured_")]
         from ..formatting import styled
+
+        # spaced headers wrap (the raw names ran past a 1280-px page); each column formatted as
+        # its name says: rows with separators, bytes in kB/MB, waste as ×, node time in ms
+        shown = self.table[cols].rename(columns=lambda c: c.replace("_", " "))
         from ..plots import figure_html
         from ..plots.queries import plot_query_costs
 
         return (
             f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
-            + styled(self.table[cols]).to_html()
+            + "<div style='overflow-x:auto;max-width:100%'>"
+            + styled(shown).to_html()
+            + "</div>"
             + figure_html(plot_query_costs, self, emulator_note=False)
             + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>"
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.dates as mdates
 import matplotlib.ticker as mticker
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..notes import EMULATOR_NOTES
-from .style import BAD, GOOD, HEATMAP, MUTED, OKABE_ITO, new_axes, note, styled
+from .style import BAD, GOOD, MUTED, OKABE_ITO, heatmap_cmap, new_axes, note, styled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -23,6 +23,7 @@ def _times(kd: KeyDistribution) -> pd.DatetimeIndex:
 
 
 # what the heat map can draw: (colour-bar label, log scale?)
+COUNTS = ("writes",)  # metrics that count whole events in the sample (1 is the least there is)
 METRICS = {
     "writes": ("writes per window and key bucket (the sample)", True),
     "reads": ("rows read per window (production rate)", False),
@@ -52,13 +53,35 @@ def heatmap_data(kd: KeyDistribution, what: str = "writes"):
         what, lambda: kd.metric(what)
     )()
     data = np.ma.masked_less_equal(np.asarray(m, dtype=float).T, 0)
+    if what in COUNTS:
+        # whole counts: white is 0 (masked), the scale starts half a step below 1 so a cell with
+        # one write gets a colour of its own (not the palest), and the top is at least 2 so 1 is
+        # never also "the most": 0, 1 and many stay three different colours however small the data
+        vmax = max(float(data.max()) if data.count() else 1.0, 2.0)
+        return data, LogNorm(vmin=0.5, vmax=vmax)
     if METRICS[what][1]:
         vmax = float(data.max()) if data.count() else 1.0
         vmin = float(data.min()) if data.count() else 1.0
-        vmin = min(max(vmin, vmax / 1e6), 1.0) if what == "writes" else max(vmin, vmax / 1e6)
+        vmin = max(vmin, vmax / 1e6)
         return data, LogNorm(vmin=vmin, vmax=max(vmax, vmin * 1.0001))
     lo, hi = (float(data.min()), float(data.max())) if data.count() else (0.0, 1.0)
     return data, Normalize(vmin=lo, vmax=hi)  # what matplotlib's autoscale picks
+
+
+def scale_ticks(norm: Any, what: str) -> list[tuple[float, float, str]]:
+    """(fraction up the colour bar, value, label) for the heat map's scale: the top, the middle and,
+    for counts, 1 (the bottom of the bar is half a write, which no cell has)."""
+    lo, hi = float(norm.vmin), float(norm.vmax)
+    if what in COUNTS:
+        values = sorted({1.0, round(float(np.sqrt(hi))), hi})
+    else:
+        mid = float(np.sqrt(lo * hi)) if METRICS[what][1] and lo > 0 else (lo + hi) / 2
+        values = [lo, mid, hi]
+    out = []
+    for v in values:
+        label = f"{v:,.0f}" if abs(v) >= 10 or (what in COUNTS) else f"{v:.3g}"
+        out.append((float(np.clip(norm(v), 0.0, 1.0)), v, label))
+    return out
 
 
 def _key_axis(ax: Axes, kd: KeyDistribution, n_buckets: int) -> None:
@@ -88,7 +111,7 @@ def plot_key_heatmap(
         data,
         aspect="auto",
         interpolation="nearest",
-        cmap=HEATMAP,
+        cmap=heatmap_cmap(),
         norm=norm,
         extent=(x0, x1, data.shape[0], 0),
     )
@@ -101,6 +124,8 @@ def plot_key_heatmap(
     cb.ax.yaxis.set_major_formatter(
         mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
     )
+    ticks = scale_ticks(norm, what)
+    cb.set_ticks([v for _, v, _ in ticks], labels=[lab for _, _, lab in ticks])
     cb.ax.yaxis.set_minor_locator(
         mticker.NullLocator()
     )  # unlabelled log minor ticks cost a redraw's worth of time
@@ -128,6 +153,38 @@ def plot_key_heatmap(
         ax.set_title(f"Key Visualizer: {METRICS[what][0]}" + (f" — {diag}" if diag else ""))
     ax.set_xlabel("event time")
     return ax
+
+
+def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
+    """The node-load picture's takeaway and its colour (the figure's and the designer's)."""
+    where = f"({kd.nodes} node{'s' if kd.nodes > 1 else ''}, {kd.n_tablets} tablets)"
+    if kd.nodes == 1:
+        return (
+            f"One node carries all the load; busiest tablet {kd.mean_tablet_share:.0%} {where}",
+            "black",
+        )
+    if kd.spread == "hotspot":
+        return f"One node takes the load; the others idle {where}", BAD
+    if kd.spread == "even":
+        return f"Every node shares the load evenly {where}", "black"
+    return (
+        f"Every node gets load, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share "
+        f"{where}",
+        "black",
+    )
+
+
+def hotspot_title(kd: KeyDistribution) -> str:
+    return (
+        f"Busiest node: {kd.mean_share:.0%} of the load, worst window {kd.max_share:.0%} "
+        f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair; busiest tablet "
+        f"{kd.mean_tablet_share:.0%})"
+    )
+
+
+def node_shares(kd: KeyDistribution) -> np.ndarray:
+    """Each node's share of each window's load (NaN where a window has none)."""
+    return _node_shares(kd)
 
 
 def _node_shares(kd: KeyDistribution) -> np.ndarray:
@@ -160,19 +217,8 @@ def plot_node_load(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     ax.legend(ncol=min(len(show) + 1, 6), loc="upper left", bbox_to_anchor=(0, 1.0), fontsize=8)
     ax.set_ylim(0, 1.05)
-    where = f"({kd.nodes} node{'s' if kd.nodes > 1 else ''}, {kd.n_tablets} tablets)"
-    if kd.nodes == 1:
-        ax.set_title(
-            f"One node carries all the load; busiest tablet {kd.mean_tablet_share:.0%} {where}"
-        )
-    elif kd.spread == "hotspot":
-        ax.set_title(f"One node takes the load; the others idle {where}", color=BAD)
-    elif kd.spread == "even":
-        ax.set_title(f"Every node shares the load evenly {where}")
-    else:
-        ax.set_title(
-            f"Every node gets load, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share {where}"
-        )
+    text, colour = node_load_title(kd)
+    ax.set_title(text, color=colour)
     return ax
 
 
@@ -221,11 +267,7 @@ def plot_hotspot(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     ax.set_xlabel("event time")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
     ax.legend(loc="lower right", fontsize=8)
-    ax.set_title(
-        f"Busiest node: {kd.mean_share:.0%} of the load, worst window {kd.max_share:.0%} "
-        f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair; busiest tablet "
-        f"{kd.mean_tablet_share:.0%})"
-    )
+    ax.set_title(hotspot_title(kd))
     return ax
 
 

@@ -23,6 +23,19 @@ GOOD, BAD, NEUTRAL, MUTED = "#009E73", "#D55E00", "#0072B2", "#999999"
 HEATMAP = (
     "cividis_r"  # reversed: the hottest cells are the darkest, the most visible on white paper
 )
+HEATMAP_FLOOR = 0.25  # the palest colour a non-empty cell gets: clearly apart from white (nothing)
+
+
+def heatmap_cmap() -> Any:
+    """:data:`HEATMAP` without its palest quarter: on white paper the palest cividis shades read
+    as "nothing", so a cell with one write would vanish; white stays reserved for empty cells."""
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+
+    base = matplotlib.colormaps[HEATMAP]
+    return ListedColormap(base(np.linspace(HEATMAP_FLOOR, 1.0, 256)), name=f"{HEATMAP}_floor")
+
+
 WIDTH_IN = 11.0  # ~1100 px at 100 dpi: fits a 1280-px notebook without scaling text down
 HEIGHT_IN = 4.2
 DPI = 100

@@ -43,6 +43,8 @@ from .state import (
     applicable,
     bucket_choices,
     designer_state_to_schema,
+    place_added,
+    segment_labels,
     state_from_schema,
 )
 
@@ -79,6 +81,16 @@ _STYLE = (
     ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important}"
     ".wb-designer .widget-html-content{line-height:1.35}</style>"
 )
+
+
+# ipywidgets' TagsInput adds a typed tag on the input's "change" event, which Chromium fires
+# when focus leaves the field but not on Enter: "type a segment, press Enter" did nothing until
+# the attendee clicked elsewhere. Enter in the designer's key editor commits the typed segment.
+_TAGS_ENTER_JS = """(() => { if (window.__wbTagsEnter) return; window.__wbTagsEnter = true;
+document.addEventListener('keydown', e => { const t = e.target;
+  if (e.key === 'Enter' && t instanceof HTMLInputElement && t.value.trim()
+      && t.classList.contains('jupyter-widget-taginput') && t.closest('.wb-designer')) {
+    t.dispatchEvent(new Event('change')); } }, true); })();"""
 
 
 def _lay(**kw: Any) -> W.Layout:
@@ -310,6 +322,14 @@ class Designer(W.VBox):
 
         self.status = W.HTML()
         self.log_out = W.Output(layout=_lay(max_height="160px", overflow="auto"))
+        self.keys_js = W.Output(layout=_lay(display="none"))
+        self.keys_js.outputs = (
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {"application/javascript": _TAGS_ENTER_JS, "text/plain": ""},
+            },
+        )
         self.headline = W.HTML()
         self.design_panel = W.HTML()
         self.cbt_panel = W.HTML()
@@ -337,7 +357,7 @@ class Designer(W.VBox):
         panels["compare"] = W.VBox([W.HBox([c.pin, c.unpin]), self.pinned_panel, self.compare_out])
         self.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
 
-        hint = W.HTML("<small>key segments: drag to reorder, × to drop, type to add back</small>")
+        self.segment_hint = hint = W.HTML()
         group = _lay(width="100%", min_width="0")
         # the controls as a grid of small groups across the width (not one tall column), so the
         # numbers and the first figure are on screen at 1280×800 with the file browser open
@@ -395,6 +415,7 @@ class Designer(W.VBox):
             right,
             self.tabs,
             self.log_out,
+            self.keys_js,
         ]
 
         # wiring: every callback runs inside the log Output
@@ -634,7 +655,11 @@ class Designer(W.VBox):
         ap = applicable(schema)
         self._syncing = True
         try:
-            c.segments.allowed_tags = [*st.segments, *([SALT] if SALT not in st.segments else [])]
+            # no allowed_tags: with them the editor gets a <datalist>, whose suggestion popup
+            # swallows Enter in Chromium (the typed segment was added only when focus moved); an
+            # unknown segment is refused by the kernel with the design's segments named
+            c.segments.allowed_tags = []
+            self._segment_hint(st.segments, schema)
             c.segments.value = list(st.segments)
             c.precision.options = ap.precisions if ap.precision else ["—"]
             c.precision.value = st.precision if ap.precision else "—"
@@ -652,6 +677,15 @@ class Designer(W.VBox):
             self._build_families(st.families)
         finally:
             self._syncing = False
+
+    def _segment_hint(self, shown: tuple[str, ...], schema: Any) -> None:
+        """How to edit the key, naming the segments that can be typed back in."""
+        base = segment_labels(self.base.key) if self.base is not None else ()
+        back = [s for s in base if s not in shown]  # salt: the salt-buckets slider
+        more = f"; type + Enter to add back: {', '.join(back)}" if back else ""
+        self.segment_hint.value = (
+            f"<small>key segments: drag to reorder, × to drop{html.escape(more)}</small>"
+        )
 
     def _build_families(self, edits: tuple[FamilyEdit, ...]) -> None:
         c = self.controls
@@ -715,6 +749,17 @@ class Designer(W.VBox):
     def _on_control(self, change: dict) -> None:
         if self._syncing:
             return
+        editor: Any = self.controls.segments
+        if id(change.get("owner")) == id(editor):  # a segment typed back returns to its place
+            placed = place_added(
+                tuple(change["old"]), tuple(change["new"]), segment_labels(self.base.key)
+            )
+            if placed != tuple(change["new"]):
+                self._syncing = True
+                try:
+                    editor.value = list(placed)
+                finally:
+                    self._syncing = False
         schema = designer_state_to_schema(self.base, self.state())
         # keep dependent controls truthful (e.g. salt added to the segment list, reversible precisions)
         self._sync_controls_light(schema)
@@ -727,6 +772,7 @@ class Designer(W.VBox):
         try:
             if tuple(c.segments.value) != st.segments:
                 c.segments.value = list(st.segments)
+            self._segment_hint(st.segments, schema)
             if ap.precision and tuple(c.precision.options) != tuple(ap.precisions):
                 c.precision.options = ap.precisions
                 c.precision.value = st.precision
@@ -762,6 +808,7 @@ class Designer(W.VBox):
         self.status.value = ""
         self.headline.value = R.headline_html(a)
         self._stale = set(TABS)
+        self._prefetch()
         visible = TABS[self.tabs.selected_index or 0]
         self._render_tab(visible)
         for k in TABS:
@@ -770,6 +817,40 @@ class Designer(W.VBox):
                     R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),
                 )
         self.timings_ms = {"analysis": (t1 - t0) * 1e3, "render": (time.perf_counter() - t1) * 1e3}
+
+    def _prefetch(self) -> None:
+        """Analyse the dataset's other gallery designs while the kernel is idle, one per turn of
+        its event loop, so picking one later shows it at once (a new design's analysis is most
+        of a design change). Only inside a running kernel: plain Python and tests stay lazy."""
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        ds, nodes = self.ds, int(self.controls.nodes.value)
+        todo = list(patterns_for(ds))
+        self._prefetch_round = round_ = getattr(self, "_prefetch_round", 0) + 1
+
+        def step() -> None:
+            if self._prefetch_round != round_:
+                return  # a newer change started its own round
+            while todo:
+                try:
+                    schema = schema_for(ds, todo.pop(0))
+                except Exception:  # noqa: BLE001 - a gallery entry this data cannot build
+                    continue
+                if self.ws.cached(ds, schema):
+                    continue
+                try:
+                    self.ws.analysis(ds, schema, nodes=nodes)
+                except Exception:  # noqa: BLE001 - shown when picked, not while prefetching
+                    pass
+                break
+            if todo:
+                loop.call_later(0.05, step)
+
+        loop.call_later(0.3, step)
 
     def _on_tab(self, change: dict) -> None:
         if change["new"] is not None:
@@ -783,6 +864,10 @@ class Designer(W.VBox):
             what = self.controls.heatmap_what.value
             self.figures[which].outputs = (
                 R.html_bundle(self.ws.heatmap(a, what), f"<key heat map of {a.schema}>"),
+            )
+        elif which in ("rowsizes", "queries", "nodes", "hotspot"):  # HTML: as fast as the heat map
+            self.figures[which].outputs = (
+                R.html_bundle(self.ws.html(a, which), f"<{which} of {a.schema}>"),
             )
         elif which in R.FIGURES:
             png = self.ws.figure(a, which)
@@ -902,6 +987,8 @@ class Designer(W.VBox):
             "pinned: " + self.pinned.name: self.ws.analysis(self.ds, self.pinned, nodes=nodes),
             "current: " + self.schema.name: self.ws.analysis(self.ds, self.schema, nodes=nodes),
         }
+        from .bars import comparison_html
+
         cmp = compare_analyses(self.ds, analyses)
         self.comparison = cmp
         maps = []  # one above the other at full size: side by side they shrink to unreadable thumbnails
@@ -909,7 +996,7 @@ class Designer(W.VBox):
             maps.append(f"<h4>{html.escape(lab)}</h4>" + self.ws.heatmap(a, "writes"))
         self.compare_out.outputs = (
             R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
-            R.html_bundle(cmp._repr_html_(), repr(cmp.table)),
+            R.html_bundle(comparison_html(cmp), repr(cmp.table)),
         )
 
     # ------------------------------------------------------------------ emulator

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..notes import EMULATOR_NOTES
-from ..plots.keyspace import METRICS
-from ..plots.style import BAD, HEATMAP
+from ..plots.keyspace import METRICS, scale_ticks
+from ..plots.style import BAD, heatmap_cmap
 
 WIDTH_PX, HEIGHT_PX = 720, 300  # the raster; labels sit around it (fits the designer at 1280 px)
 
@@ -29,12 +29,10 @@ WIDTH_PX, HEIGHT_PX = 720, 300  # the raster; labels sit around it (fits the des
 def _colours(kd: Any, what: str) -> tuple[np.ndarray, Any]:
     """RGBA bytes for the key-bucket × window matrix (white where nothing happened), and its norm:
     the same data and norm as the matplotlib figure (:func:`~workbench.plots.keyspace.heatmap_data`)."""
-    import matplotlib
-
     from ..plots.keyspace import heatmap_data
 
     data, norm = heatmap_data(kd, what)
-    rgba = matplotlib.colormaps[HEATMAP](norm(data), bytes=True)
+    rgba = heatmap_cmap()(norm(data), bytes=True)
     rgba[np.ma.getmaskarray(data)] = (255, 255, 255, 255)
     return rgba, norm
 
@@ -53,7 +51,7 @@ def _png(rgba: np.ndarray) -> bytes:
 def _gradient() -> str:
     import matplotlib
 
-    cmap = matplotlib.colormaps[HEATMAP]
+    cmap = heatmap_cmap()
     stops = ", ".join(matplotlib.colors.to_hex(cmap(x)) for x in np.linspace(1, 0, 9))
     return f"linear-gradient({stops})"
 
@@ -101,7 +99,7 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
         for d in kd.diagnostics()
     )
     if diag:
-        title += f"<div class='wb-hm-note'>Diagnostics: {diag}</div>"
+        title += f"<div class='wb-hm-note' style='margin-bottom:8px'>Diagnostics: {diag}</div>"
     ylabels = "".join(
         f"<span style='top:{100 * (p + 0.5) / max(n_buckets, 1):.2f}%'>{html.escape(t)}</span>"
         for p, t in kd.labels
@@ -116,15 +114,16 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
     css = (
         "<style>.wb-hm{font:12px sans-serif;line-height:1.3}.wb-hm-title{font-weight:bold;font-size:14px;"
         "margin:2px 0 6px 0}.wb-hm-grid{display:grid;grid-template-columns:max-content "
-        + f"{WIDTH_PX}px"
+        + f"minmax(240px,{WIDTH_PX}px)"
         " 14px max-content;column-gap:6px}.wb-hm-y{position:relative;height:" + f"{HEIGHT_PX}px"
         ";font:11px monospace;text-align:right}.wb-hm-y span{position:absolute;right:0;transform:translateY(-50%);"
         "white-space:nowrap}.wb-hm-x{position:relative;height:18px;font-size:11px}.wb-hm-x span{position:absolute;"
         "transform:translateX(-50%);white-space:nowrap}.wb-hm-bar{height:" + f"{HEIGHT_PX}px"
-        ";border:1px solid #999}.wb-hm-scale{display:flex;flex-direction:column;justify-content:space-between;"
-        "height:"
+        ";border:1px solid #999}.wb-hm-scale{position:relative;min-width:3em;height:"
         + f"{HEIGHT_PX}px"
-        + ";font-size:11px}.wb-hm-img{border:1px solid #999;display:block}"
+        + ";font-size:11px}.wb-hm-scale span{position:absolute;left:0;transform:translateY(50%);"
+        "white-space:nowrap}.wb-hm-img{border:1px solid #999;display:block;width:100%;"
+        "height:" + f"{HEIGHT_PX}px" + ";box-sizing:border-box;image-rendering:pixelated}"
         ".wb-hm-note{color:#555;font-size:11px;margin-top:4px;max-width:900px}</style>"
     )
     longest = max((len(t) for _, t in kd.labels), default=4)
@@ -137,12 +136,17 @@ def heatmap_html(kd: Any, what: str = "writes") -> str:
         + f"<img class='wb-hm-img' width='{WIDTH_PX}' height='{HEIGHT_PX}' alt='key heat map of {html.escape(what)}'"
         f" src='{src}'>"
         + f"<div class='wb-hm-bar' style='background:{_gradient()}' title='{html.escape(scale)}'></div>"
-        + f"<div class='wb-hm-scale'><span>{_num(norm.vmax)}</span><span>{html.escape(scale)}</span>"
-        f"<span>{_num(norm.vmin)}</span></div>"
+        + "<div class='wb-hm-scale'>"
+        + "".join(
+            f"<span style='bottom:{100 * f:.1f}%'>{html.escape(lab)}</span>"
+            for f, _, lab in scale_ticks(norm, what)
+        )
+        + "</div>"
         + f"<div></div><div class='wb-hm-x'>{xlabels}</div><div></div><div></div>"
         + "</div>"
         + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
-        f"{' (log colour scale)' if METRICS[what][1] else ''}. {caption}"
+        f"; colour: {html.escape(scale)}{' (log scale)' if METRICS[what][1] else ''}, white: none. "
+        f"{caption}"
         f"{html.escape(EMULATOR_NOTES['keyspace'])}</div></div>"
     )
 

@@ -55,6 +55,7 @@ class Workspace:
         self._analyses = _LRU(size)
         self._figures = _LRU(size * 6)
         self._advice = _LRU(size)
+        self._contexts = _LRU(4)  # the advisor's cells per design (a cell frame each: kept few)
         self.hits = 0
         self.misses = 0
 
@@ -104,6 +105,20 @@ class Workspace:
         key = (id(a), "heatmap-html", what)
         return self._figures.get_or(key, lambda: (a, heatmap_html(a.keyspace, what)))[1]
 
+    def html(self, a: Analysis, which: str) -> str:
+        """The designer's HTML picture ``which`` (rowsizes or queries) of ``a`` (cached)."""
+        from .bars import hotspot_html, node_load_html, querycosts_html, rowsizes_html
+
+        draw = {
+            "rowsizes": lambda: rowsizes_html(a.rowsizes),
+            "queries": lambda: querycosts_html(a.queries),
+            "nodes": lambda: node_load_html(a.keyspace),
+            "hotspot": lambda: hotspot_html(a.keyspace),
+        }
+        if which not in draw:
+            raise ValueError(f"No HTML picture {which!r}; choose one of {', '.join(draw)}.")
+        return self._figures.get_or((id(a), "html", which), lambda: (a, draw[which]()))[1]
+
     # -- advice -----------------------------------------------------------------------------
     def advice(self, ds: Dataset, schema: Schema, nodes: int | None = None) -> list[Any]:
         """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size).
@@ -115,7 +130,11 @@ class Workspace:
             from ..advisor import advise
 
             a = self.analysis(ds, schema, nodes=nodes or DEFAULT.nodes)
-            return list(advise(ds, schema, nodes=nodes, analysis=a))
+            # another cluster size of a design already advised: its cells are reused
+            ctx = self._contexts.get((id(ds), schema))
+            advice = advise(ds, schema, nodes=nodes, analysis=a, context=ctx[1] if ctx else None)
+            self._contexts.get_or((id(ds), schema), lambda: (ds, advice.context))
+            return list(advice)
 
         return self._advice.get_or((id(ds), schema, nodes), lambda: (ds, make()))[1]
 
@@ -123,6 +142,7 @@ class Workspace:
         self._analyses.clear()
         self._figures.clear()
         self._advice.clear()
+        self._contexts.clear()
 
 
 __all__ = ["Workspace", "with_nodes"]

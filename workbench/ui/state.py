@@ -134,6 +134,23 @@ def segment_labels(key: RowKey) -> tuple[str, ...]:
     return tuple(out)
 
 
+def place_added(
+    old: tuple[str, ...], new: tuple[str, ...], base: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Where a segment typed back into the key editor goes. The editor appends a typed segment
+    at the end unless the attendee moved the cursor; a segment added *last* returns to its place
+    in the design's own key (``base``): before the first kept segment that follows it there.
+    ``old`` ("time",), new ("time", "pair"), base ("pair", "time") → ("pair", "time")."""
+    added = [s for s in new if s not in old]
+    if len(added) != 1 or new[-1] != added[0] or added[0] not in base:
+        return new  # nothing added, several at once, or put somewhere on purpose: as typed
+    seg, kept = added[0], list(new[:-1])
+    rank = {s: i for i, s in enumerate(base)}
+    after = [i for i, s in enumerate(kept) if rank.get(s, len(base)) > rank[seg]]
+    kept.insert(after[0] if after else len(kept), seg)
+    return tuple(kept)
+
+
 def _main_time(key: RowKey) -> Timestamp | ReversedTimestamp | None:
     return next(
         (
@@ -443,6 +460,7 @@ __all__ = [
     "Applicable",
     "segment_label",
     "segment_labels",
+    "place_added",
     "state_from_schema",
     "designer_state_to_schema",
     "applicable",
