@@ -84,7 +84,7 @@ def _keys(schema, ds, frame: pd.DataFrame, table: str) -> list[str]:
 
 
 def answer_rows(name: str, pattern: str, query: str) -> set[str]:
-    ds, (schema, _) = _ds(name), _analysis(name, pattern)
+    ds, (schema, a) = _ds(name), _analysis(name, pattern)
     q, table = ds.query(query), a.queries.plans[query].table
     keys = _keys(schema, ds, _events(ds, q), table)
     key = dict(schema.all_tables())[table]
