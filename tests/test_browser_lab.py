@@ -106,29 +106,26 @@ def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator
         ).click()  # the notebook left the Advisor tab open
         heat_title = designer.locator(".wb-hm-title").first.inner_text()
         designer.get_by_role("tab", name="Node load").click()
-        img = designer.locator(
-            ".widget-tab .widget-output img >> visible=true"
-        ).first  # the open tab's figure
-        img.wait_for(state="visible")
-        before = img.get_attribute("src") or ""
-        assert before.startswith("data:image/png;base64,")
+        # the open tab's picture: the node-load chart is an SVG step line drawn in the page
+        pic = designer.locator(".widget-tab .widget-output svg >> visible=true").first
+        pic.wait_for(state="visible")
+        before = pic.evaluate("e => e.outerHTML")
+        assert "<path" in before, before[:300]
         slider = designer.locator(".widget-slider", has_text="nodes (model)")
         readout = slider.locator(".widget-readout")
         value_before = readout.inner_text()
         slider.locator(".noUi-handle").click()
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
-            "before => [...document.querySelector('.wb-designer').querySelectorAll('.widget-tab .widget-output img')]"
-            ".some(i => i.offsetParent !== null && i.src !== before && i.naturalWidth > 0)",
+            "before => [...document.querySelector('.wb-designer')"
+            ".querySelectorAll('.widget-tab .widget-output svg')]"
+            ".some(e => e.getBoundingClientRect().width > 0 && e.outerHTML !== before)",
             arg=before,
             timeout=30_000,
         )
         _wait_idle(page)
-        after = (
-            designer.locator(".widget-tab .widget-output img >> visible=true").first.get_attribute(
-                "src"
-            )
-            or ""
+        after = designer.locator(".widget-tab .widget-output svg >> visible=true").first.evaluate(
+            "e => e.outerHTML"
         )
         value_after = readout.inner_text()
         designer.screenshot(path=str(artifact("browser_design_lab.png")))

@@ -217,16 +217,13 @@ class QueryCosts:
         cols = [
             "kind",
             "ranges",
-            "requests",
             "rows_seen",
             "rows_returned",
             "bytes_seen",
-            "bytes_returned",
             "waste",
             "emulator_rows_seen",
             "node_ms",
-            "queries_per_s_per_node",
-        ]
+        ]  # what fits a 1280-px page; the full figures are in .table
         cols = [c for c in cols if c in self.table.columns]
         cols += [c for c in self.table.columns if c.startswith("measured_")]
         from ..formatting import styled
