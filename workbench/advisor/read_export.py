@@ -17,13 +17,7 @@ from __future__ import annotations
 
 import shlex
 
-from ..schema.plan import CellFilter, ReadPlan
-
-
-def _family_regex(names: tuple[str, ...]) -> str:
-    import re
-
-    return "|".join(re.escape(n) for n in names)
+from ..schema.plan import CellFilter, ReadPlan, family_regex
 
 
 def cbt_columns(flt: CellFilter) -> str | None:
@@ -94,7 +88,7 @@ def cbt_read_lines(plan: ReadPlan, table_id: str, project: str, instance: str) -
 def _py_filter(flt: CellFilter) -> list[str]:
     parts = []
     if flt.families is not None:
-        parts.append(f"row_filters.FamilyNameRegexFilter({_family_regex(flt.families)!r})")
+        parts.append(f"row_filters.FamilyNameRegexFilter({family_regex(flt.families)!r})")
     if flt.qualifier_regex is not None:
         parts.append(
             f"row_filters.ColumnQualifierRegexFilter({flt.qualifier_regex.encode('utf-8')!r})"

@@ -27,7 +27,6 @@ Why one module: the filter translation and the chunk decoder are one contract wi
 from __future__ import annotations
 
 import html
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -43,7 +42,7 @@ from google.cloud.bigtable_v2.types import data as _data
 from ..cells import CellFrame
 from ..errors import EmulatorUnavailable, SchemaError, WorkbenchError
 from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions, Union_
-from ..schema.plan import CellFilter, PlanResult, ReadPlan
+from ..schema.plan import CellFilter, PlanResult, ReadPlan, family_regex
 from .connection import Connection
 from .net import speaks_grpc
 from .writer import routing_metadata
@@ -140,10 +139,6 @@ def _ts_filter(lo: int | None, hi: int | None) -> Any:
     return f
 
 
-def _family_regex(names: Sequence[str]) -> str:
-    return "|".join(re.escape(n) for n in names)
-
-
 def cell_filter_pb(flt: CellFilter) -> Any | None:
     """A plan's CellFilter → one raw ``RowFilter`` chain (None when it keeps everything)."""
     parts: list[Any] = []
@@ -151,7 +146,7 @@ def cell_filter_pb(flt: CellFilter) -> Any | None:
         if not flt.families:
             parts.append(RowFilter(block_all_filter=True))
         else:
-            parts.append(RowFilter(family_name_regex_filter=_family_regex(flt.families)))
+            parts.append(RowFilter(family_name_regex_filter=family_regex(flt.families)))
     if flt.qualifier_regex is not None:
         parts.append(RowFilter(column_qualifier_regex_filter=_key(flt.qualifier_regex)))
     if flt.row_key_regex is not None:
@@ -225,7 +220,7 @@ def gc_filter_pb(families: Sequence[Family], now_us: int) -> Any | None:
     branches = [
         _chain(
             [
-                RowFilter(family_name_regex_filter=_family_regex([name])),
+                RowFilter(family_name_regex_filter=family_regex([name])),
                 _gc_keep_filter(gc, now_us),
             ]
         )
@@ -235,7 +230,7 @@ def gc_filter_pb(families: Sequence[Family], now_us: int) -> Any | None:
     if (
         rest
     ):  # families without a rule pass unchanged (a family the schema does not name is not read)
-        branches.append(RowFilter(family_name_regex_filter=_family_regex(rest)))
+        branches.append(RowFilter(family_name_regex_filter=family_regex(rest)))
     if len(branches) == 1:
         return branches[0]
     out = RowFilter()  # branches select disjoint families: no cell comes out twice

@@ -142,6 +142,8 @@ class _Prepared:
     n_cells: int
     # cells of the same row written by earlier pieces (0 for a row's first piece)
     depth: list[int] = field(default_factory=list)
+    # estimated server seconds per piece (a deep row on the emulator; 0 when not paced)
+    piece_s: list[float] = field(default_factory=list)
 
 
 def _sum_cells(f: pd.DataFrame) -> pd.DataFrame:
@@ -321,6 +323,7 @@ def prepare(
         n_rows=len(row_starts),
         n_cells=int(len(cells.frame)),
         depth=depth.tolist(),
+        piece_s=piece_s.tolist(),
     )
 
 
@@ -557,11 +560,7 @@ def write_cells(
     after: list[int | None] = [None] * len(p.batches)
     if not conn.is_production:
         for i, (lo, hi) in enumerate(p.batches):
-            est = 0.0
-            for j in range(lo, hi):
-                m, d = p.ends[j] - p.starts[j], p.depth[j]
-                est += EMULATOR_CELL_DEPTH_S * m * (d + m / 2)
-            expected[i] = est
+            expected[i] = float(sum(p.piece_s[lo:hi]))
             if p.depth[lo] > 0 and i > 0:
                 after[i] = i - 1  # the row's earlier cells are in the batch just before
     finished_ev = [threading.Event() for _ in p.batches]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -34,6 +35,11 @@ ENUMERATE_VALUES_MAX = 64
 RANGES_MAX = 1000
 
 PlanKind = Literal["point", "prefix", "range", "multi-range", "full-table scan"]
+
+
+def family_regex(names: Sequence[str]) -> str:
+    """A family-name regex matching exactly these families (RE2, full match on the server)."""
+    return "|".join(re.escape(n) for n in names)
 
 
 def prefix_end(prefix: str) -> str | None:
@@ -215,7 +221,7 @@ class ReadPlan:
     @property
     def requests(self) -> int:
         """ReadRows requests the client sends (one, unless the rows limit applies per range)."""
-        return len(self.parts())
+        return self.n_ranges if self.limit_per_range and self.n_ranges > 1 else 1
 
     def on_emulator(self) -> ReadPlan:
         """The same plan as the emulator can run it: it refuses reverse scans (``501 Client

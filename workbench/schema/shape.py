@@ -77,18 +77,21 @@ class Shape:
         if self.series is None or col not in self.entity or not fixed:
             return dict(self.values).get(col)
         i = self.entity.index(col)
-        idx = [(self.entity.index(c), v) for c, v in fixed.items()]
-        vals = tuple(dict.fromkeys(s[i] for s in self.series if all(s[j] == v for j, v in idx)))
+        vals = tuple(dict.fromkeys(s[i] for s in self._series_with(fixed)))
         return vals if 0 < len(vals) <= ENUMERATE_VALUES_MAX else None
+
+    def _series_with(self, fixed: Mapping[str, object]) -> list[tuple[object, ...]]:
+        """The series whose entity values include ``fixed`` (columns of ``entity``)."""
+        idx = [(self.entity.index(c), v) for c, v in fixed.items()]
+        return [s for s in self.series or () if all(s[j] == v for j, v in idx)]
 
     def determines(self, known: Mapping[str, object], others: Mapping[str, object]) -> bool:
         """Do the series with the ``known`` entity values all carry the ``others`` values (so a
         server that checks only ``known`` finds exactly the query's rows)?"""
         if self.series is None or any(c not in self.entity for c in (*known, *others)):
             return False
-        ki = [(self.entity.index(c), v) for c, v in known.items()]
         oi = [(self.entity.index(c), v) for c, v in others.items()]
-        match = [s for s in self.series if all(s[j] == v for j, v in ki)]
+        match = self._series_with(known)
         return bool(match) and all(s[j] == v for s in match for j, v in oi)
 
     def dtype(self, col: str) -> str | None:
