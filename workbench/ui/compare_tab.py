@@ -1,0 +1,62 @@
+"""The Compare tab: pin a design, change it, and see both side by side (heat maps, table, ranking)."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from . import _render as R
+from .layout import TABS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .app import Designer
+
+
+def pin(d: Designer) -> None:
+    """Pin the current design; the Compare tab shows it beside whatever is designed next."""
+    if d.schema is None:
+        return
+    d.pinned = d.schema
+    d.controls.unpin.disabled = False
+    d.pinned_panel.value = R.note_html(
+        f"Pinned: {d.schema.name}. Change the design; the comparison below follows."
+    )
+    d.stale.add("compare")
+    if TABS[d.tabs.selected_index or 0] == "compare":
+        d.render_tab("compare")
+
+
+def unpin(d: Designer) -> None:
+    d.pinned = None
+    d.comparison = None
+    d.controls.unpin.disabled = True
+    d.pinned_panel.value = ""
+    d.compare_out.outputs = ()
+
+
+def render(d: Designer) -> None:
+    from ..analysis.comparison import compare_analyses
+    from .bars import comparison_html
+
+    if d.pinned is None:
+        d.compare_out.outputs = (
+            R.html_bundle(
+                R.note_html("Pin a design, change it, and compare the two here side by side.")
+            ),
+        )
+        return
+    # the same analyses (same node count) feed the heat maps, the table and the ranking
+    nodes = int(d.controls.nodes.value)
+    analyses = {
+        "pinned: " + d.pinned.name: d.ws.analysis(d.ds, d.pinned, nodes=nodes),
+        "current: " + d.schema.name: d.ws.analysis(d.ds, d.schema, nodes=nodes),
+    }
+    cmp = compare_analyses(d.ds, analyses)
+    d.comparison = cmp
+    maps = []  # one above the other at full size: side by side they shrink to unreadable thumbnails
+    for lab, a in analyses.items():
+        maps.append(f"<h4>{html.escape(lab)}</h4>" + d.ws.heatmap(a, "writes"))
+    d.compare_out.outputs = (
+        R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
+        R.html_bundle(comparison_html(cmp), repr(cmp.table)),
+    )

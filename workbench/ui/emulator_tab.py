@@ -1,0 +1,67 @@
+"""The Emulator tab: write the design to the emulator, read it back, and show the verification."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from . import _render as R
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bigtable.emulator import Emulator
+    from ..bigtable.io import TableHandle, VerifyReport
+    from ..datasets.model import Dataset
+    from ..schema.schema import Schema
+    from .app import Designer
+
+
+def table_id_for(ds: Dataset, schema: Schema) -> str:
+    """A readable, valid table ID per design: ``<dataset>-<design>-<hash>`` (edited designs differ by hash)."""
+    import hashlib
+
+    from ..bigtable.admin import default_table_id
+
+    digest = hashlib.sha1(repr(schema).encode()).hexdigest()[:8]
+    return f"{default_table_id(ds.name, schema.name or 'design')[:31]}-{digest}"
+
+
+def write_to_emulator(
+    ds: Dataset, schema: Schema, *, emulator: Emulator | None = None, progress: bool = True
+) -> tuple[TableHandle, VerifyReport]:
+    """Create the design's table(s) in the emulator, write ``ds`` with a progress bar, read back and
+    verify: (TableHandle, VerifyReport). The tables are dropped by ``wb.cleanup()``."""
+    from ..session import register_table
+
+    if emulator is None:
+        from ..session import emulator as session_emulator
+
+        emulator = session_emulator()
+    table = emulator.load(ds, schema, table_id=table_id_for(ds, schema), progress=progress)
+    for physical in table.tables.values():
+        register_table(physical)
+    verification = table.verification or table.verify()
+    return table, verification
+
+
+def write(d: Designer) -> Any:
+    """Write the designer's current design to the emulator and show the verification."""
+    if d.schema is None:
+        return None
+    d.emulator_panel.value = ""
+    d.emulator_out.outputs = ()
+    with d.emulator_out:
+        table, verification = write_to_emulator(d.ds, d.schema, emulator=d.emulator, progress=True)
+    d.table, d.verification = table, verification
+    ok = bool(getattr(verification, "ok", verification))
+    body = (
+        verification._repr_html_()
+        if hasattr(verification, "_repr_html_")
+        else f"<pre>{html.escape(repr(verification))}</pre>"
+    )
+    head = (
+        f"<p class='{'good' if ok else 'bad'}' data-verified='{str(ok).lower()}'><b>"
+        f"{'Verified' if ok else 'Verification FAILED'}</b>: table "
+        f"<code>{html.escape(str(getattr(table, 'table_id', getattr(table, 'name', table))))}</code></p>"
+    )
+    d.emulator_panel.value = R._box(head + body)
+    return verification

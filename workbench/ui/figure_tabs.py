@@ -1,0 +1,38 @@
+"""The figure tabs: heat map, node load, hotspot, row sizes, query costs.
+
+The heat map and the bar/line pictures are HTML (milliseconds, see :mod:`workbench.plots`);
+any other figure is a matplotlib PNG from the workspace's cache.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import _render as R
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .app import Designer
+
+HTML_FIGURES = ("rowsizes", "queries", "nodes", "hotspot")
+
+
+def render(d: Designer, which: str) -> None:
+    """Draw figure tab ``which`` for the designer's current analysis."""
+    a = d.analysis
+    if which == "heatmap":  # HTML around a raster: milliseconds instead of a matplotlib draw
+        what = d.controls.heatmap_what.value
+        d.figures[which].outputs = (
+            R.html_bundle(d.ws.heatmap(a, what), f"<key heat map of {a.schema}>"),
+        )
+    elif which in HTML_FIGURES:  # HTML: as fast as the heat map
+        d.figures[which].outputs = (R.html_bundle(d.ws.html(a, which), f"<{which} of {a.schema}>"),)
+    else:
+        png = d.ws.figure(a, which)
+        d.figures[which].outputs = (R.png_bundle(png, f"{which} of {a.schema}"),)
+
+
+def placeholder(d: Designer, which: str) -> None:
+    """A figure tab not drawn yet: drawn when opened."""
+    d.figures[which].outputs = (
+        R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),
+    )

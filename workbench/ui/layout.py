@@ -1,0 +1,303 @@
+"""The designer's widget tree: every control, panel and tab, made once and laid out.
+
+Nothing here reacts to anything: :mod:`.handlers` wires the controls to the designer, and each
+tab's own module fills its panel (:mod:`.figure_tabs`, :mod:`.advisor_tab`, :mod:`.schema_tab`,
+:mod:`.emulator_tab`, :mod:`.compare_tab`; your own data: :mod:`.owndata`).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as W
+
+from . import _render as R
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .app import Designer
+
+CSV = "your CSV…"
+SIZES = ("tiny", "small", "workshop")
+TABS = (
+    "heatmap",
+    "nodes",
+    "hotspot",
+    "rowsizes",
+    "queries",
+    "advisor",
+    "schema",
+    "emulator",
+    "compare",
+)
+TAB_TITLES = {
+    **{k: v[0] for k, v in R.FIGURES.items()},
+    "advisor": "Advisor",
+    "schema": "Schema & cbt",
+    "emulator": "Emulator",
+    "compare": "Compare",
+}
+LEFT_WIDTH = "290px"  # one control group: the grid fits 3 across at 1280 px with the file browser
+# JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
+STYLE = (
+    "<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
+    ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important}"
+    ".wb-designer .widget-html-content{line-height:1.35}</style>"
+)
+
+
+# ipywidgets' TagsInput adds a typed tag on the input's "change" event, which Chromium fires
+# when focus leaves the field but not on Enter: "type a segment, press Enter" did nothing until
+# the attendee clicked elsewhere. Enter in the designer's key editor commits the typed segment.
+TAGS_ENTER_JS = """(() => { if (window.__wbTagsEnter) return; window.__wbTagsEnter = true;
+document.addEventListener('keydown', e => { const t = e.target;
+  if (e.key === 'Enter' && t instanceof HTMLInputElement && t.value.trim()
+      && t.classList.contains('jupyter-widget-taginput') && t.closest('.wb-designer')) {
+    t.dispatchEvent(new Event('change')); } }, true); })();"""
+
+
+def lay(**kw: Any) -> W.Layout:
+    return W.Layout(**kw)
+
+
+def button(**kw: Any) -> W.Button:
+    """A button as wide as its label: ipywidgets' fixed default width cut labels to "Apply su…"."""
+    return W.Button(layout=lay(width="auto", min_width="max-content", flex="0 0 auto"), **kw)
+
+
+def build(d: Designer, size: str, nodes: int) -> None:
+    """Make every widget of ``d`` and lay them out: controls, then the numbers, then the tabs."""
+    d.controls = c = SimpleNamespace()
+    data_controls(c, size)
+    own_data_boxes(d)
+    design_controls(c, nodes)
+    d.families_box = W.VBox()
+    tab_panels(d)
+    d.segment_hint = W.HTML()
+    d.title = W.HTML()
+    d.add_class("wb-designer")
+    # controls, then the numbers, then the pictures at full width (readable at 1280 px)
+    d.children = [
+        d.title,
+        d.status,
+        control_grid(d),
+        W.VBox([d.headline], layout=lay(width="100%", min_width="0")),
+        d.tabs,
+        d.log_out,
+        d.keys_js,
+    ]
+
+
+def data_controls(c: Any, size: str) -> None:
+    """The dataset picker, its size, and the controls that read your own CSV."""
+    from ..datasets import dataset_names
+
+    c.dataset = W.Dropdown(
+        options=[*dataset_names(), CSV],
+        description="dataset",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+    )
+    c.size = W.ToggleButtons(
+        options=SIZES,
+        value=size if size in SIZES else "workshop",
+        style={"button_width": "auto"},
+        tooltips=["1k events", "5k events", "30k events"],
+    )
+    # bring your own CSV
+    c.csv_upload = W.FileUpload(accept=".csv", multiple=False, description="Upload CSV")
+    c.csv_path = W.Text(
+        placeholder="…or a path, e.g. ../datasets/energy_meters.csv",
+        description="path",
+        layout=lay(width="100%"),
+    )
+    c.csv_read = button(description="Read columns", icon="table")
+    c.csv_entity = W.SelectMultiple(description="entity", rows=3, layout=lay(width="100%"))
+    c.csv_time = W.Dropdown(description="time", layout=lay(width="100%"))
+    c.csv_measures = W.SelectMultiple(description="measures", rows=3, layout=lay(width="100%"))
+    c.csv_tz = W.Text(value="UTC", description="naive tz", layout=lay(width="100%"))
+    c.csv_load = button(description="Load CSV", button_style="primary", icon="upload")
+
+
+def own_data_boxes(d: Designer) -> None:
+    """Your own data's panels: the CSV reader and your queries (hidden for the sample datasets)."""
+    c = d.controls
+    d.csv_status = W.HTML()
+    # your own data's queries, a line each (wb.from_csv's queries=): shown for your data
+    c.queries = W.Textarea(
+        placeholder="one query per line, e.g.\nlatest 1 per sensor\nsensor=S1 over 1 day",
+        rows=4,
+        layout=lay(width="100%"),
+    )
+    c.queries_apply = button(description="Cost these queries", icon="check")
+    d.queries_status = W.HTML()
+    d.queries_box = W.VBox(
+        [
+            W.HTML(
+                "<b>Your queries</b> <small>(a line each; the design is costed on them)</small>"
+            ),
+            c.queries,
+            c.queries_apply,
+            d.queries_status,
+        ],
+        layout=lay(display="none", width="100%"),
+    )
+    d.csv_box = W.VBox(
+        [
+            c.csv_upload,
+            c.csv_path,
+            c.csv_read,
+            c.csv_entity,
+            c.csv_time,
+            c.csv_measures,
+            c.csv_tz,
+            c.csv_load,
+            d.csv_status,
+        ],
+        layout=lay(display="none", border="1px solid #ddd", padding="4px"),
+    )
+
+
+def design_controls(c: Any, nodes: int) -> None:
+    """The design: pattern, key segments, key details, layout, the node count and the buttons."""
+    c.pattern = W.Dropdown(
+        description="design", style={"description_width": "100px"}, layout=lay(width="100%")
+    )
+    c.segments = W.TagsInput(allow_duplicates=False, layout=lay(width="100%"))
+    c.precision = W.Dropdown(
+        description="time precision",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+    )
+    c.reversed = W.Checkbox(description="reversed timestamp (G09)", indent=False)
+    c.salt_buckets = W.IntSlider(
+        value=1,
+        min=1,
+        max=16,
+        description="salt buckets",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+        continuous_update=False,
+    )
+    c.bucket = W.Dropdown(
+        description="bucket width",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+    )
+    c.layout = W.Dropdown(
+        description="layout", style={"description_width": "100px"}, layout=lay(width="100%")
+    )
+    c.nodes = W.IntSlider(
+        value=nodes,
+        min=1,
+        max=12,
+        description="nodes (model)",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+        continuous_update=False,
+    )
+    c.families = []  # (name, max age days, versions) per family slot
+    c.pin = button(
+        description="Pin this design",
+        icon="thumb-tack",
+        tooltip="Keep this design and compare the next ones with it",
+    )
+    c.unpin = button(description="Unpin", icon="times", disabled=True)
+    c.write = button(description="Write to emulator", button_style="success", icon="database")
+    c.heatmap_what = W.ToggleButtons(
+        options=["writes", "reads", "ops", "pressure", "data"],
+        value="writes",
+        style={"button_width": "auto"},
+    )
+    c.apply = []  # one button per suggested fix
+
+
+def tab_panels(d: Designer) -> None:
+    """The status and log lines, the headline, and one panel per tab."""
+    c = d.controls
+    d.status = W.HTML()
+    d.log_out = W.Output(layout=lay(max_height="160px", overflow="auto"))
+    d.keys_js = W.Output(layout=lay(display="none"))
+    d.keys_js.outputs = (
+        {
+            "output_type": "display_data",
+            "metadata": {},
+            "data": {"application/javascript": TAGS_ENTER_JS, "text/plain": ""},
+        },
+    )
+    d.headline = W.HTML()
+    d.design_panel = W.HTML()
+    d.cbt_panel = W.HTML()
+    d.figures = {k: W.Output(layout=lay(min_height="120px")) for k in R.FIGURES}
+    d.advisor_panel = W.VBox()
+    d.emulator_out = W.Output()
+    d.emulator_panel = W.HTML()
+    d.pinned_panel = W.HTML()
+    d.compare_out = W.Output()
+    panels = {k: d.figures[k] for k in R.FIGURES}
+    panels["heatmap"] = W.VBox([c.heatmap_what, d.figures["heatmap"]])
+    panels["advisor"] = d.advisor_panel
+    panels["schema"] = W.VBox([d.design_panel, d.cbt_panel])
+    panels["emulator"] = W.VBox(
+        [
+            W.HTML(
+                "Creates the design's table(s), families and GC rules in the emulator, "
+                "writes every cell, reads the table back and compares."
+            ),
+            c.write,
+            d.emulator_out,
+            d.emulator_panel,
+        ]
+    )
+    panels["compare"] = W.VBox([W.HBox([c.pin, c.unpin]), d.pinned_panel, d.compare_out])
+    d.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
+
+
+def control_grid(d: Designer) -> W.GridBox:
+    """The controls as a grid of small groups."""
+    c = d.controls
+    hint = d.segment_hint
+    group = lay(width="100%", min_width="0")
+    # the controls as a grid of small groups across the width (not one tall column), so the
+    # numbers and the first figure are on screen at 1280×800 with the file browser open
+    return W.GridBox(
+        [
+            W.VBox(
+                [
+                    W.HTML("<b>Data</b>"),
+                    c.dataset,
+                    W.HBox([W.Label("size", layout=lay(width="94px")), c.size]),
+                    d.csv_box,
+                    d.queries_box,
+                ],
+                layout=group,
+            ),
+            W.VBox([W.HTML("<b>Design</b>"), c.pattern, c.segments, hint, c.layout], layout=group),
+            W.VBox(
+                [
+                    W.HTML("<b>Key details</b>"),
+                    c.precision,
+                    c.reversed,
+                    c.salt_buckets,
+                    c.bucket,
+                ],
+                layout=group,
+            ),
+            W.VBox(
+                [
+                    W.HTML(
+                        "<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"
+                    ),
+                    d.families_box,
+                    W.HTML("<b>Model</b>"),
+                    c.nodes,
+                ],
+                layout=group,
+            ),
+        ],
+        layout=lay(
+            width="100%",
+            grid_template_columns=f"repeat(auto-fill, minmax({LEFT_WIDTH}, 1fr))",
+            grid_gap="0 12px",
+        ),
+    )
