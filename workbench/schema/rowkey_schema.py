@@ -1,0 +1,368 @@
+"""A design's row key as a Bigtable row-key schema (structured row keys, Preview).
+
+Bigtable can declare a table's key segments: ``Table.row_key_schema`` is a ``Type.Struct`` of
+named, typed fields with a ``DelimitedBytes(delimiter)`` encoding; GoogleSQL then reads the
+segments as columns by name (docs: "Manage row key schemas", "Structured row key queries").
+The workbench's :class:`~.keys.RowKey` knows every segment, so it can write that schema — as
+the client's protobuf, as the YAML/JSON file ``gcloud beta bigtable tables update
+--row-key-schema-definition-file`` reads, and as SQL that filters the segments by name.
+
+Every segment becomes one STRING field (UTF-8): the workbench writes keys as text, and the
+schema's INT64 and TIMESTAMP encodings are binary (big-endian or ordered code), not decimal
+text. What the schema cannot express (a salt the writer computes, a hash, a reversed time) is
+said in each field's ``note``. The emulator drops ``row_key_schema`` from a created table and
+has no SQL: everything here is a model of production (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import SchemaError
+from .keys import RowKey
+from .segments import (
+    Field,
+    Hashed,
+    Literal,
+    Metric,
+    ReversedDomain,
+    ReversedId,
+    Salt,
+    Segment,
+    Tags,
+)
+from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
+
+MAX_DELIMITER = 50  # DelimitedBytes: "at least 1 character and at most 50" (admin API reference)
+EMULATOR_NOTE = (
+    "Modelled: the emulator accepts a table's row_key_schema but drops it (GetTable returns "
+    "none) and runs no SQL, so this schema and its SQL are checked here, not by the emulator."
+)
+
+
+@dataclass(frozen=True)
+class KeyField:
+    """One field of the row-key schema: its SQL name, type and the segment it comes from."""
+
+    name: str
+    segment: Segment | None  # None: a part of a Literal that holds the delimiter
+    sql_type: str = "STRING"
+    note: str = ""
+    column: str = ""  # the dataset column a Tags field holds
+
+
+@dataclass(frozen=True)
+class RowKeySchema:
+    """A table's row-key schema: ``fields`` joined by ``delimiter`` (``DelimitedBytes``)."""
+
+    table: str
+    key: RowKey
+    fields: tuple[KeyField, ...]
+    families: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def delimiter(self) -> str:
+        return self.key.delimiter
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+    # -- exports ---------------------------------------------------------------------
+    def to_proto(self) -> Any:
+        """The official client's ``google.cloud.bigtable_admin_v2.types.Type.Struct``."""
+        from google.cloud.bigtable_admin_v2 import types as t  # heavy: only when asked
+
+        utf8 = t.Type.String(encoding=t.Type.String.Encoding(utf8_bytes={}))
+        return t.Type.Struct(
+            fields=[
+                t.Type.Struct.Field(field_name=f.name, type_=t.Type(string_type=utf8))
+                for f in self.fields
+            ],
+            encoding=t.Type.Struct.Encoding(
+                delimited_bytes=t.Type.Struct.Encoding.DelimitedBytes(
+                    delimiter=self.delimiter.encode("utf-8")
+                )
+            ),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The schema as the REST/JSON form (camelCase; the delimiter base64, as
+        ``--row-key-schema-pre-encoded-bytes`` expects)."""
+        delim = base64.b64encode(self.delimiter.encode("utf-8")).decode("ascii")
+        return {
+            "encoding": {"delimitedBytes": {"delimiter": delim}},
+            "fields": [
+                {"fieldName": f.name, "type": {"stringType": {"encoding": {"utf8Bytes": {}}}}}
+                for f in self.fields
+            ],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_yaml(self) -> str:
+        """The definition file ``gcloud beta bigtable tables update`` reads (YAML)."""
+        return "\n".join(_yaml(self.to_dict(), 0)) + "\n"
+
+    def gcloud_command(
+        self,
+        table_id: str | None = None,
+        instance: str = "INSTANCE_ID",
+        path: str = "row_key_schema.yaml",
+    ) -> str:
+        """The command that sets this schema on a table (``path`` holds :meth:`to_yaml`)."""
+        return (
+            f"gcloud beta bigtable tables update {table_id or self.table} --instance={instance} "
+            f"--row-key-schema-definition-file={path} --row-key-schema-pre-encoded-bytes"
+        )
+
+    # -- SQL -------------------------------------------------------------------------
+    def where(
+        self,
+        values: Mapping[str, Any] | None = None,
+        start: Any = None,
+        end: Any = None,
+        measure: str | None = None,
+    ) -> list[str]:
+        """Conditions on the key fields: entity ``values`` by dataset column, the time range
+        ``[start, end)`` (each written as the key's own text, so the comparison is exact)."""
+        values = dict(values or {})
+        used: set[str] = set()
+        out: list[str] = []
+        t0 = _us(start) if start is not None else None
+        t1 = _us(end) - 1 if end is not None else None
+        for f in self.fields:
+            seg = f.segment
+            if isinstance(seg, Literal):
+                continue  # constant text: every row of the table has it
+            if isinstance(seg, Salt):
+                out.append(f"{f.name} IN ({', '.join(_sql_str(b) for b in seg.buckets())})")
+            elif isinstance(seg, Metric) and measure is not None:
+                out.append(f"{f.name} = {_sql_str(seg.name_of(measure))}")
+            elif isinstance(seg, Tags):
+                col = f.column
+                if col in values:
+                    used.add(col)
+                    out.append(f"{f.name} = {_sql_str(f'{col}={values[col]}')}")
+            elif isinstance(seg, (Timestamp, ReversedTimestamp)) and (t0, t1) != (None, None):
+                lo = self._time_text(seg, t0)
+                hi = self._time_text(seg, t1)
+                if isinstance(seg, ReversedTimestamp):
+                    lo, hi = hi, lo  # newest first: the later bound is the smaller text
+                if lo is not None:
+                    out.append(f"{f.name} >= {_sql_str(lo)}")
+                if hi is not None:
+                    out.append(f"{f.name} <= {_sql_str(hi)}")
+            elif isinstance(seg, Field) and seg.column in values:
+                used.add(seg.column)
+                text = self._value_text(seg, values[seg.column])
+                out.append(f"{f.name} = {_sql_str(text)}")
+        unknown = sorted(set(values) - used)
+        if unknown:
+            raise SchemaError(
+                f"{unknown[0]!r} is not a segment of {self.table!r}'s key {self.key.template()!r}: "
+                f"SQL can filter only the key's fields {list(self.names)} by name."
+            )
+        return out
+
+    def sql(
+        self,
+        values: Mapping[str, Any] | None = None,
+        start: Any = None,
+        end: Any = None,
+        measure: str | None = None,
+    ) -> str:
+        """GoogleSQL reading the key's fields by name: ``SELECT pair, ts, q FROM `prices`
+        WHERE pair = 'EUR/USD' AND ts >= … AND ts <= …`` (works once the schema is set)."""
+        cols = ", ".join([*self.names, *self.families])
+        cond = self.where(values, start, end, measure)
+        sql = f"SELECT {cols}\nFROM `{self.table}`"
+        if cond:
+            sql += "\nWHERE " + "\n  AND ".join(cond)
+        return sql
+
+    def _time_text(self, seg: Segment, t: int | None) -> str | None:
+        from .segments import RenderContext
+
+        if t is None:
+            return None
+        ctx = RenderContext({}, np.array([t], dtype=np.int64), self.delimiter)
+        return str(seg.render(ctx)[0])
+
+    def _value_text(self, seg: Field, value: Any) -> str:
+        from .segments import RenderContext
+
+        col = pd.Series([value])
+        ctx = RenderContext({seg.column: col}, np.zeros(1, dtype=np.int64), self.delimiter)
+        return str(seg.render(ctx)[0])
+
+    # -- display ---------------------------------------------------------------------
+    def explain(self) -> str:
+        """What each field holds and what the schema cannot express."""
+        lines = [f"Row-key schema of {self.table!r} (delimiter {self.delimiter!r}):"]
+        for f in self.fields:
+            lines.append(f"  {f.name}: {f.sql_type}" + (f" — {f.note}" if f.note else ""))
+        lines += [f"  • {n}" for n in self.notes]
+        lines.append(f"  ({EMULATOR_NOTE})")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.explain()
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(self.explain())}</pre>"
+
+
+def _us(when: Any) -> int:
+    """A time (naive = UTC) as µs since the epoch."""
+    ts = pd.Timestamp(when)
+    ts = ts.tz_localize("UTC") if ts.tz is None else ts.tz_convert("UTC")
+    return int(ts.value // 1000)
+
+
+def _sql_str(text: str) -> str:
+    """A GoogleSQL string literal (backslash escapes)."""
+    return "'" + str(text).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _yaml(value: Any, indent: int) -> list[str]:
+    pad = "  " * indent
+    out: list[str] = []
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if isinstance(v, Mapping) and v:
+                out.append(f"{pad}{k}:")
+                out += _yaml(v, indent + 1)
+            elif isinstance(v, list):
+                out.append(f"{pad}{k}:")
+                for item in v:
+                    sub = _yaml(item, indent + 2)
+                    out.append(f"{pad}- {sub[0].strip()}")
+                    out += [f"{pad}  {line[len('  ' * (indent + 2)) :]}" for line in sub[1:]]
+            else:
+                out.append(f"{pad}{k}: {json.dumps(v)}")
+    return out
+
+
+_IDENT = re.compile(r"[^A-Za-z0-9_]")
+
+
+def _field_name(base: str, taken: set[str]) -> str:
+    name = _IDENT.sub("_", base) or "field"
+    if name[0].isdigit():
+        name = "f_" + name
+    out, i = name, 2
+    while out.lower() in taken or out.lower() == "_key":
+        out, i = f"{name}_{i}", i + 1
+    taken.add(out.lower())
+    return out
+
+
+def _fields_of(seg: Segment, delimiter: str, taken: set[str]) -> tuple[list[KeyField], list[str]]:
+    """The schema fields one segment contributes, and notes on what the schema cannot say."""
+    if isinstance(seg, Literal):
+        n = seg.n_parts(delimiter) or 1
+        return [
+            KeyField(_field_name("prefix", taken), seg if i == 0 else None, note=f"always {p!r}")
+            for i, p in enumerate(seg.text.split(delimiter) if n > 1 else [seg.text])
+        ], []
+    if isinstance(seg, Salt):
+        name = _field_name("salt", taken)
+        return [KeyField(name, seg, note=f"crc32 bucket 0…{seg.n - 1}, computed by the writer")], [
+            f"{name}: the schema names the salt but SQL cannot compute it from a row's other "
+            f"fields, so a time-range query lists every bucket ({name} IN (…)) and costs "
+            f"{seg.n} scans (G08)."
+        ]
+    if isinstance(seg, Hashed):
+        name = _field_name(f"{seg.column}_hash", taken)
+        return [KeyField(name, seg, note=f"md5 of {seg.column} (first {seg.length} hex)")], [
+            f"{name}: the key holds a hash, not {seg.column!r}; SQL filters it only with the "
+            "hash the client computes, and cannot range over it (G22)."
+        ]
+    if isinstance(seg, ReversedId):
+        return [KeyField(_field_name(seg.column, taken), seg, note="digits written backwards")], [
+            f"{seg.column}: stored reversed; SQL compares the reversed text (equality works, a "
+            "numeric range does not) (G23)."
+        ]
+    if isinstance(seg, ReversedDomain):
+        return [KeyField(_field_name(seg.column, taken), seg, note="labels reversed")], []
+    if isinstance(seg, Field):
+        return [KeyField(_field_name(seg.column, taken), seg)], []
+    if isinstance(seg, Metric):
+        return [KeyField(_field_name("measure", taken), seg, note="the measure's name")], []
+    if isinstance(seg, ReversedTimestamp):
+        name = _field_name("ts_reversed", taken)
+        return [
+            KeyField(name, seg, note=f"{seg.max_value} − time in {seg.unit}, zero-padded text")
+        ], [
+            f"{name}: a reversed time stored as text is a STRING to SQL, not a TIMESTAMP (the "
+            "schema's TIMESTAMP is a binary int64 of µs); a time range becomes a reversed text "
+            "range the client computes (G09)."
+        ]
+    if isinstance(seg, TimeBucket):
+        return [KeyField(_field_name("bucket", taken), seg, note=seg.template())], []
+    if isinstance(seg, Timestamp):
+        return [KeyField(_field_name("ts", taken), seg, note=seg.template())], []
+    if isinstance(seg, BaseTimestamp):
+        return [KeyField(_field_name("base_ms", taken), seg, note=seg.template())], [
+            "base_ms: Heroic's unpadded base time is text of varying width, so text order "
+            "is not time order before 2001-09-09 (13 digits) (G21)."
+        ]
+    if isinstance(seg, Tags):
+        fs = [
+            KeyField(_field_name(c, taken), seg, note=f"'{c}=value'; omitted when empty", column=c)
+            for c in seg.columns
+        ]
+        return fs, [
+            "Tags: each tag is a 'name=value' field and an empty tag is left out of the key, so "
+            "a series without one of them has fewer fields and does not conform (G16)."
+        ]
+    raise SchemaError(
+        f"Segment {seg!r} is not one the workbench can describe as a row-key schema field: "
+        "the schema needs each key part as a delimited field of a known type."
+    )
+
+
+def row_key_schema(
+    key: RowKey, table: str = "main", families: tuple[str, ...] = ()
+) -> RowKeySchema:
+    """The row-key schema of ``key`` (one STRING field per delimited part)."""
+    if not isinstance(key, RowKey):
+        raise SchemaError(f"row_key_schema takes a RowKey, got {type(key).__name__}.")
+    if len(key.delimiter.encode("utf-8")) > MAX_DELIMITER:
+        raise SchemaError(
+            f"Delimiter {key.delimiter!r} is over {MAX_DELIMITER} bytes, the longest a "
+            "DelimitedBytes encoding takes."
+        )
+    taken: set[str] = set()
+    fields: list[KeyField] = []
+    notes: list[str] = []
+    for seg in key.segments:
+        fs, ns = _fields_of(seg, key.delimiter, taken)
+        fields += fs
+        notes += ns
+    return RowKeySchema(table, key, tuple(fields), tuple(families), tuple(notes))
+
+
+def schema_row_key_schemas(schema: Any) -> dict[str, RowKeySchema]:
+    """Every table of a design → its row-key schema (the main key for the main table).
+
+    Aggregate rows (``agg#hourly#…``) share the main table under another key shape: they are
+    checked against the main table's schema by :mod:`.key_conformance` and do not conform."""
+    fams = schema.table_families()
+    return {
+        name: row_key_schema(key, name, tuple(f.name for f in fams.get(name, ())))
+        for name, key in schema.all_tables()
+    }
