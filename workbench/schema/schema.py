@@ -30,7 +30,7 @@ from .keys import RowKey
 from .layouts import BuildInput, Layout, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
 from .plan import ReadPlan
-from .planner import compile_plan
+from .planner import plan_query
 from .segments import Literal, Metric, RenderContext, Segment, _unknown
 from .shape import Shape
 from .time_segments import Timestamp
@@ -139,19 +139,26 @@ class Schema:
     def all_tables(self) -> list[tuple[str, RowKey]]:
         return [(self.table, self.key), *((t.name, t.key) for t in self.tables)]
 
-    def _measures(self, shape: Shape | None) -> tuple[str, ...]:
+    def measure_names(self, shape: Shape | None = None) -> tuple[str, ...]:
+        """The design's measures: the dataset's (``shape``, default the bound one), else the
+        key's measure segment's own list."""
+        shape = shape if shape is not None else self.shape
         if shape is not None:
             return shape.measures
         m = self.key.metric
         return m.measures if m is not None else ()
 
-    def _carried(self, key: RowKey, shape: Shape) -> tuple[str, ...]:
+    def carried_columns(self, key: RowKey, shape: Shape | None = None) -> tuple[str, ...]:
+        """Entity and attribute columns the key does not recover: carried in cells."""
+        shape = shape if shape is not None else self.shape
+        if shape is None:
+            return ()
         rec = set(key.recovers())
         return tuple(c for c in (*shape.entity, *shape.attributes) if c not in rec)
 
     def table_families(self) -> dict[str, tuple[Family, ...]]:
         """Families (with GC rules) to create per table."""
-        ms = self._measures(self.shape)
+        ms = self.measure_names(self.shape)
         out: dict[str, tuple[Family, ...]] = {}
         for name, _ in self.all_tables():
             fams = list(self.layout.families(ms))
@@ -186,7 +193,7 @@ class Schema:
                     f"The Metric segment lists {list(m.measures)} but the dataset's measures are "
                     f"{list(shape.measures)}."
                 )
-            self.layout.check(key, self._carried(key, shape))
+            self.layout.check(key, self.carried_columns(key, shape))
             if not key.time_segments and not self.layout.versioned:
                 pass  # every event of an entity shares one row: collisions explain it
 
@@ -211,7 +218,7 @@ class Schema:
         ctx = RenderContext(columns, t)
         parts, dups, builts, found = [], [], [], []
         for tname, key in self.all_tables():
-            b = BuildInput(key, ctx, shape.measures, self._carried(key, shape))
+            b = BuildInput(key, ctx, shape.measures, self.carried_columns(key, shape))
             built = self.layout.build(b)
             d, fnd = check_parts(built, tname, self.layout.versioned, b.coded)
             parts.append(built.frame(tname, events=False))
@@ -359,7 +366,7 @@ class Schema:
         if "_subms" in parsed:
             tt = tt - np.mod(tt, US_PER_MS) + parsed["_subms"].to_numpy(dtype=np.int64)[rk]
         work = f.assign(_rk=rk, _er=er_codes[rk], _t=tt)
-        carried = self._carried(key, shape)
+        carried = self.carried_columns(key, shape)
         payload = tuple((c, shape.dtype(c) or "object") for c in (*shape.measures, *carried))
         long = self.layout.decode(work, parsed, payload)
         long = long.drop_duplicates(["_er", "_t", "column"], keep="first")
@@ -451,28 +458,7 @@ class Schema:
     # ------------------------------------------------------------------ plans
     def plan(self, intent: QueryIntent) -> ReadPlan:
         """Compile a query intent into the read plan this design needs (ranges, keys, filter)."""
-        if self.aggregates is not None and self.aggregates.applies_to(intent):
-            akey = self.aggregates.key(self.key)
-            p = compile_plan(akey, self.table, intent, None, self, aggregate=True)
-            return replace(
-                p,
-                filter=replace(p.filter, families=(self.aggregates.family.name,)),
-                note=(
-                    "reads the pre-aggregated " + self.aggregates.name + " rows (G29). " + p.note
-                ).strip(),
-            )
-        cands = [
-            compile_plan(key, tname, intent, self.layout, self) for tname, key in self.all_tables()
-        ]
-        best = min(cands, key=lambda p: p._score)  # type: ignore[attr-defined]
-        if len(cands) > 1:
-            best = replace(
-                best,
-                note=(
-                    f"table {best.table!r} has the key for this query (G05). " + best.note
-                ).strip(),
-            )
-        return best
+        return plan_query(self, intent)
 
     # ------------------------------------------------------------------ display
     def example_key(self, ds: Dataset) -> str:

@@ -1,0 +1,207 @@
+"""The read-plan compiler, one planner per access path, each on a hand-made case.
+
+Three sensors at two sites, events each minute; every expected key, range and note below is
+written by hand from the key's template (``site#sensor#YYYYmmddHHMMSS`` and friends), never
+read back from the planner.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from workbench.datasets.model import Dataset, QueryIntent
+from workbench.schema import (
+    Aggregates,
+    Family,
+    Field,
+    ReversedTimestamp,
+    RowKey,
+    Salt,
+    Schema,
+    Table,
+    Tall,
+    Timestamp,
+)
+from workbench.schema.plan import KeyRange, prefix_end
+from workbench.schema.planner import (
+    PlanRank,
+    Query,
+    compile_ranked,
+    key_ranges,
+    row_key_regex,
+    time_filter,
+    walk_key,
+)
+
+T0 = pd.Timestamp("2024-01-01 00:00", tz="UTC")
+
+
+def sensors() -> Dataset:
+    rows = [
+        (site, sensor, T0 + pd.Timedelta(minutes=m), 20.0 + m, 50.0)
+        for site, sensor in (("a", "s1"), ("a", "s2"), ("b", "s3"))
+        for m in range(3)
+    ]
+    f = pd.DataFrame(rows, columns=["site", "sensor", "time", "temp", "hum"])
+    f["time"] = f["time"].astype("datetime64[us, UTC]")
+    return Dataset(
+        name="sensors", frame=f, entity=["site", "sensor"], time="time", measures=["temp", "hum"]
+    )
+
+
+LAYOUT = Tall(Family("m"))
+
+
+def design(*segments, **kw) -> Schema:
+    return Schema("hand", RowKey(tuple(segments)), LAYOUT, **kw).bind(sensors())
+
+
+def at(minute: int, second: int = 0) -> pd.Timestamp:
+    return T0 + pd.Timedelta(minutes=minute, seconds=second)
+
+
+def test_point_read_is_one_row_key():
+    s = design(Field("site"), Field("sensor"), Timestamp("second"))
+    q = QueryIntent("p", "point", "", {"site": "a", "sensor": "s1"}, start=at(1))
+    plan = s.plan(q)
+    assert plan.keys == ("a#s1#20240101000100",) and plan.ranges == ()
+    assert plan.kind == "point"
+    # the cell timestamps of that one millisecond
+    assert plan.filter.time_range_us == (int(at(1).value // 1000), int(at(1).value // 1000) + 1000)
+
+
+def test_prefix_and_time_range_are_one_range():
+    s = design(Field("site"), Field("sensor"), Timestamp("second"))
+    q = QueryIntent("r", "range", "", {"site": "a", "sensor": "s1"}, start=at(0), end=at(2))
+    w = walk_key(s.key, Query.of(q, s))
+    assert (w.stop, w.stop_reason, w.pinned) == (2, "time range", 3)
+    ranges, keys = key_ranges(w, s.key)
+    # end is exclusive: the last second inside is 00:01:59
+    assert ranges == [KeyRange("a#s1#20240101000000", prefix_end("a#s1#20240101000159"))]
+    assert keys == ()
+    # the newest of site b: its one sensor (s3, the dataset's series) completes the prefix,
+    # which stops at the time
+    only_site = QueryIntent("s", "latest", "", {"site": "b"}, limit=1)
+    w = walk_key(s.key, Query.of(only_site, s))
+    assert (w.branches, w.stop_reason) == (["b#s3#"], "time")
+    assert key_ranges(w, s.key) == ([KeyRange.for_prefix("b#s3#")], ())
+
+
+def test_known_values_are_one_range_each_in_one_request():
+    s = design(Field("sensor"), Timestamp("second"))
+    q = QueryIntent("all", "range", "", {}, start=at(0), end=at(1))
+    plan = s.plan(q)
+    assert [r.start for r in plan.ranges] == [f"{x}#20240101000000" for x in ("s1", "s2", "s3")]
+    assert plan.requests == 1 and plan.n_ranges == 3
+    assert "3 ranges over the known sensor values" in plan.note
+    # a fixed site narrows the sensors to its own two (the dataset's series)
+    s2 = design(Field("site"), Field("sensor"), Timestamp("second"))
+    w = walk_key(s2.key, Query.of(QueryIntent("a", "range", "", {"site": "a"}, at(0), at(1)), s2))
+    assert w.branches == ["a#s1#", "a#s2#"] and w.enumerated == {"sensor"}
+
+
+def test_time_buckets_before_fixed_fields_are_enumerated():
+    s = design(Timestamp("hour"), Field("site"), Field("sensor"))
+    q = QueryIntent("h", "range", "", {"site": "a", "sensor": "s1"}, start=at(0), end=at(120))
+    plan = s.plan(q)
+    # 00:00–01:59 touches the hours 00 and 01; every segment fixed: two row keys
+    assert plan.keys == ("2024010100#a#s1", "2024010101#a#s1")
+    assert "2 time bucket(s) of the range" in plan.note
+    assert plan.filter.row_key_regex is None
+
+
+def test_time_first_without_enumeration_uses_a_row_key_regex():
+    # a minute in milliseconds is 60,000 buckets, over RANGES_MAX: one range over the minute
+    s = design(Timestamp("ms"), Field("site"), Field("sensor"))
+    q = QueryIntent("r", "range", "", {"site": "a"}, start=at(0), end=at(1))
+    qq = Query.of(q, s)
+    w = walk_key(s.key, qq)
+    assert (w.stop, w.stop_reason, w.branches) == (0, "time range", [""])
+    rx = row_key_regex(s.key, w, qq)
+    # the site fixed after the time; the sensor any of the site's own two
+    assert rx is not None and rx.endswith(r"\#a\#(?:s1|s2)")
+    assert time_filter(qq) == (int(at(0).value // 1000), int(at(1).value // 1000))
+
+
+def test_latest_n_reverse_scan_and_reversed_key():
+    fwd = design(Field("site"), Field("sensor"), Timestamp("second"))
+    q = QueryIntent("l", "latest", "", {"site": "a", "sensor": "s1"}, limit=1)
+    plan = fwd.plan(q)
+    assert plan.ranges == (KeyRange.for_prefix("a#s1#"),)
+    assert plan.reversed and plan.rows_limit == 1
+    assert plan.on_emulator().client_keeps == 1  # the emulator reads forward and keeps one
+    rev = design(Field("site"), Field("sensor"), ReversedTimestamp())
+    plan = rev.plan(q)
+    assert not plan.reversed and plan.rows_limit == 1 and "G09" in plan.note
+    # every sensor of a site: one reversed request per range, the client keeps the newest
+    site = QueryIntent("ls", "latest", "", {"site": "a"}, limit=1)
+    plan = fwd.plan(site)
+    assert plan.limit_per_range and plan.requests == 2 and plan.client_keeps == 1
+
+
+def test_salted_fan_out_is_one_scan_per_bucket():
+    s = design(Salt(3, of=("time",)), Field("site"), Field("sensor"), Timestamp("second"))
+    q = QueryIntent("r", "range", "", {"site": "a", "sensor": "s1"}, start=at(0), end=at(1))
+    plan = s.plan(q)
+    assert [r.start for r in plan.ranges] == [f"{b}#a#s1#20240101000000" for b in "012"]
+    assert plan.scans == 3 and "salted with 3 buckets" in plan.note
+
+
+def test_second_table_with_the_better_key_is_chosen():
+    s = design(
+        Timestamp("ms"),
+        Field("site"),
+        Field("sensor"),
+        tables=(Table("by_sensor", RowKey((Field("site"), Field("sensor"), Timestamp("ms")))),),
+    )
+    q = QueryIntent("r", "range", "", {"site": "a", "sensor": "s1"}, start=at(0), end=at(1))
+    plan = s.plan(q)
+    assert plan.table == "by_sensor" and "(G05)" in plan.note
+    main = compile_ranked(s.key, "main", q, LAYOUT, s)
+    other = compile_ranked(s.tables[0].key, "by_sensor", q, LAYOUT, s)
+    # one scan each, but the second table's prefix fixes all three segments, the main one only
+    # its time range (then a regex)
+    assert other.rank < main.rank
+    assert other.rank == PlanRank(full_scan=False, unpinned=-3, scans=1, regex=False)
+
+
+def test_aggregate_rows_read_the_summary_family():
+    s = design(Field("site"), Field("sensor"), Timestamp("second"), aggregates=Aggregates())
+    q = QueryIntent(
+        "h",
+        "range",
+        "",
+        {"site": "a", "sensor": "s1"},
+        start=at(0),
+        end=at(60),
+        aggregate="hourly:mean",
+    )
+    plan = s.plan(q)
+    assert plan.filter.families == ("s",)
+    assert plan.note.startswith("reads the pre-aggregated hourly rows (G29)")
+    lead = s.aggregates.lead("#")
+    assert all(r.start.startswith(lead + "#a#s1#") for r in plan.ranges)
+
+
+def test_rank_orders_full_scans_last_then_longer_prefixes():
+    ranks = [
+        PlanRank(True, -5, 1, False),
+        PlanRank(False, -1, 1, False),
+        PlanRank(False, -3, 2, False),
+        PlanRank(False, -3, 1, True),
+        PlanRank(False, -3, 1, False),
+    ]
+    assert sorted(ranks) == [ranks[4], ranks[3], ranks[2], ranks[1], ranks[0]]
+
+
+@pytest.mark.parametrize("shape_bound", [True, False])
+def test_schema_exposes_measures_and_carried_columns(shape_bound):
+    s = design(Field("sensor"), Timestamp("second"))
+    if not shape_bound:
+        s = Schema("hand", s.key, LAYOUT)
+        assert s.measure_names() == () and s.carried_columns(s.key) == ()
+        return
+    assert s.measure_names() == ("temp", "hum")
+    # the key holds the sensor but not the site: the site travels in a cell
+    assert s.carried_columns(s.key) == ("site",)
