@@ -17,7 +17,7 @@ Kinds of change:
 Then, per tab (heat map, row sizes, query costs, compare): a new design with that tab open,
 against the same analysis plus the matplotlib figure of that tab (ratio < 1: faster).
 Target: under 250 ms per change. The designer draws its heat map as HTML around a raster
-(workbench/ui/heatmap.py); the baseline draws the matplotlib figure that notebooks and reports show.
+(workbench/plots/heatmap.py: key_heatmap_html); the baseline draws the matplotlib figure that notebooks and reports show.
 """
 
 from __future__ import annotations

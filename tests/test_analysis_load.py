@@ -289,15 +289,15 @@ def test_figures_draw_every_key_visualizer_metric_and_the_node_sweep():
     import matplotlib.pyplot as plt
     from test_analysis_keyspace import battery
 
-    from workbench.plots.keyspace import METRICS, plot_hotspot, plot_key_heatmap, plot_node_sweep
-    from workbench.ui.heatmap import heatmap_html
+    from workbench.plots.heatmap import METRICS, key_heatmap_html, plot_key_heatmap
+    from workbench.plots.keyspace import plot_hotspot, plot_node_sweep
 
     kd = key_distribution(CellIndex.build(battery("timestamp_first")), nodes=3)
     for what in METRICS:
         ax = plot_key_heatmap(kd, what=what)
         assert ax.get_title(loc="left") or ax.get_title()
         plt.close(ax.figure)
-        assert METRICS[what][0] in heatmap_html(kd, what)
+        assert METRICS[what][0] in key_heatmap_html(kd, what)
     ax = plot_node_sweep(kd)
     # timestamp first: one frontier, so every cluster size shows the busiest node near 100 %
     heights = [p.get_height() for p in ax.patches]

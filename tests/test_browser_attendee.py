@@ -7,7 +7,7 @@ the tab's picture changing after a control change (the design picker or the node
 
 The target is 500 ms from the change to a new picture on every tab (CHANGE_BUDGET_S); every tab's
 time is printed. The heat map, row sizes, query costs and Compare are HTML around rasters or
-bars (``ui/heatmap.py``, ``ui/bars.py``), so what remains is the analysis of a new design.
+bars (the ``*_html`` forms in ``workbench/plots``), so what remains is the analysis of a new design.
 """
 
 from __future__ import annotations

@@ -303,14 +303,14 @@ def test_html_heat_map_shows_what_the_figure_shows():
     from PIL import Image
 
     from workbench.analysis import analyze
-    from workbench.ui.heatmap import HEIGHT_PX, WIDTH_PX, heatmap_html
+    from workbench.plots.heatmap import HEIGHT_PX, WIDTH_PX, key_heatmap_html
 
     ds = wb.load_dataset("fx_prices", size="tiny")
     hot = analyze(ds, wb.preset("fx_prices", "timestamp_first")).keyspace
     spread = analyze(ds, wb.preset("fx_prices", "pair_microseconds")).keyspace
-    page = heatmap_html(hot)
+    page = key_heatmap_html(hot)
     assert html.escape(hot.verdict()) in page and "Hotspot" in page and "SampleRowKeys" in page
-    spread_page = heatmap_html(spread)
+    spread_page = key_heatmap_html(spread)
     assert (
         all(html.escape(label) in spread_page for _, label in spread.labels)
         and "USD/JPY" in spread_page
@@ -321,9 +321,9 @@ def test_html_heat_map_shows_what_the_figure_shows():
     # timestamp first: the writes sit on one diagonal, most of the picture stays white
     white = float((img == 255).all(axis=2).mean())
     assert white > 0.8
-    assert "Reads by the query workload" in heatmap_html(hot, "reads")
+    assert "Reads by the query workload" in key_heatmap_html(hot, "reads")
     with pytest.raises(ValueError, match="writes' or 'reads'"):
-        heatmap_html(hot, "both")
+        key_heatmap_html(hot, "both")
 
 
 def test_every_view_of_one_design_shows_the_same_figures(ws):
@@ -443,11 +443,12 @@ def test_html_row_sizes_and_query_costs_carry_the_analysis_numbers():
 
     from workbench.analysis import analyze
     from workbench.formatting import ratio
-    from workbench.ui.bars import querycosts_html, rowsizes_html
+    from workbench.plots.queries import query_costs_html
+    from workbench.plots.sizes import row_sizes_html
 
     ds = wb.load_dataset("fx_prices", size="tiny")
     a = analyze(ds, wb.preset("fx_prices", "timestamp_first"))
-    page = rowsizes_html(a.rowsizes)
+    page = row_sizes_html(a.rowsizes)
     assert html.escape(a.rowsizes.verdict()) in page
     assert "100 MB guideline" in page and "256 MB hard limit" in page
     # 80 log bins from 1 B up to max(projection, 1.6 × 256 MB); a bar per non-empty bin
@@ -456,7 +457,7 @@ def test_html_row_sizes_and_query_costs_carry_the_analysis_numbers():
         np.maximum(a.rowsizes.bytes.astype(float), 1.0), np.logspace(0, np.log10(hi), 81)
     )[0]
     assert page.count("(now)'") == int((counts > 0).sum())
-    q = querycosts_html(a.queries)
+    q = query_costs_html(a.queries)
     for name, r in a.queries.table.iterrows():
         if r["kind"] == "cannot plan":
             continue

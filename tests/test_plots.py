@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import base64
+import html
+import inspect
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -15,14 +18,15 @@ import pytest  # noqa: E402
 from test_analysis_keyspace import battery  # noqa: E402
 
 from workbench.analysis import CellIndex, capacity, key_distribution, query_costs, row_sizes  # noqa: E402
+import workbench.plots  # noqa: E402
 from workbench.plots import figure_html, png_bytes  # noqa: E402
 from workbench.plots.capacity import plot_bytes_breakdown  # noqa: E402
-from workbench.plots.keyspace import (
+from workbench.plots.heatmap import plot_key_heatmap  # noqa: E402
+from workbench.plots.keyspace import (  # noqa: E402
     plot_hotspot,
-    plot_key_heatmap,
     plot_node_load,
     plot_read_profile,
-)  # noqa: E402
+)
 from workbench.plots.queries import plot_query_costs  # noqa: E402
 from workbench.plots.sizes import plot_row_sizes  # noqa: E402
 from workbench.plots.style import OKABE_ITO  # noqa: E402
@@ -145,7 +149,7 @@ def test_heat_map_colours_keep_0_1_and_many_apart_on_tiny_data():
 
     import workbench as wb
     from workbench.analysis import analyze
-    from workbench.plots.keyspace import heatmap_data, scale_ticks
+    from workbench.plots.heatmap import heatmap_data, scale_ticks
     from workbench.plots.style import heatmap_cmap
 
     ds = wb.load_dataset("fx_prices", size="tiny")
@@ -159,3 +163,85 @@ def test_heat_map_colours_keep_0_1_and_many_apart_on_tiny_data():
     assert np.abs(one[:3] - white[:3]).max() > 0.2 and np.abs(one[:3] - most[:3]).max() > 0.2
     # the colour bar is labelled 1 and 2 (never "1 … 1")
     assert [lab for _, _, lab in scale_ticks(norm, "writes")] == ["1", "2"]
+
+
+# ------------------------------------------------------------------ one home per picture
+
+PLOTS_DIR = Path(workbench.plots.__file__).parent
+
+
+def _forms(module) -> tuple[set[str], set[str]]:
+    """The picture names a plots module draws with matplotlib (plot_<name>) and as HTML (<name>_html)."""
+    own = {
+        n: f
+        for n, f in vars(module).items()
+        if inspect.isfunction(f) and f.__module__ == module.__name__
+    }
+    mpl = {n.removeprefix("plot_") for n in own if n.startswith("plot_")}
+    web = {n.removesuffix("_html") for n in own if n.endswith("_html")}
+    return mpl, web
+
+
+def test_each_figure_has_its_matplotlib_and_html_form_in_one_module():
+    import importlib
+
+    both: set[str] = set()
+    for path in sorted(PLOTS_DIR.glob("*.py")):
+        if path.stem in ("__init__", "style", "html_parts"):  # the shared look and helpers
+            continue
+        module = importlib.import_module(f"workbench.plots.{path.stem}")
+        mpl, web = _forms(module)
+        assert web <= mpl, f"{path.name}: HTML forms without their plot_ function beside them: {web - mpl}"
+        missing = mpl - web - set(workbench.plots.NOTEBOOK_ONLY)
+        assert not missing, f"{path.name}: figures with no HTML form (or list them in NOTEBOOK_ONLY): {missing}"
+        both |= mpl & web
+    # the designer's six pictures, each with both forms
+    assert both == {"key_heatmap", "node_load", "hotspot", "row_sizes", "query_costs", "comparison"}
+
+
+def test_no_figure_is_drawn_outside_plots():
+    """A picture drawn in two places drifts apart: outside plots/ nothing draws a figure, as
+    matplotlib calls or as an HTML picture function."""
+    import ast
+
+    figure_names = {f"{n}_html" for n in ("key_heatmap", "heatmap", "node_load", "hotspot")} | {
+        "row_sizes_html",
+        "rowsizes_html",
+        "query_costs_html",
+        "querycosts_html",
+        "comparison_html",
+    }
+    drawn = []
+    for path in sorted((PLOTS_DIR.parent).rglob("*.py")):
+        if PLOTS_DIR in path.parents:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and (
+                node.name in figure_names or node.name.startswith("plot_")
+            ):
+                drawn.append(f"{path.name}:{node.lineno} {node.name}")
+            if isinstance(node, ast.Attribute) and node.attr in ("barh", "imshow", "fill_between"):
+                drawn.append(f"{path.name}:{node.lineno} .{node.attr}")
+    assert not drawn, drawn
+
+
+def test_both_forms_say_the_same_thing(parts):
+    """The HTML form's title is the matplotlib form's title: one takeaway per picture."""
+    from workbench.plots.heatmap import key_heatmap_html
+    from workbench.plots.keyspace import hotspot_html, node_load_html
+    from workbench.plots.queries import query_costs_html
+    from workbench.plots.sizes import row_sizes_html
+
+    for design in ("timestamp_first", "field_promotion"):
+        p = parts[design]
+        pairs = [
+            (plot_key_heatmap(p["kd"]), key_heatmap_html(p["kd"])),
+            (plot_node_load(p["kd"]), node_load_html(p["kd"])),
+            (plot_hotspot(p["kd"]), hotspot_html(p["kd"])),
+            (plot_row_sizes(p["rs"]), row_sizes_html(p["rs"])),
+            (plot_query_costs(p["qc"]), query_costs_html(p["qc"])),
+        ]
+        for ax, page in pairs:
+            assert title(ax) in html.unescape(page), (design, title(ax))
+    plt.close("all")

@@ -623,7 +623,8 @@ class KeyDistribution:
     def _repr_html_(self) -> str:
         from ..formatting import styled
         from ..plots import figure_html
-        from ..plots.keyspace import plot_hotspot, plot_key_heatmap, plot_node_load, plot_node_sweep
+        from ..plots.heatmap import plot_key_heatmap
+        from ..plots.keyspace import plot_hotspot, plot_node_load, plot_node_sweep
 
         s = self.summary()
         diag = "".join(

@@ -1,14 +1,18 @@
-"""Small multiples ranking designs: one panel per criterion, best in green, worst in vermillion."""
+"""Small multiples ranking designs: one panel per criterion, best in green, worst in vermillion:
+:func:`plot_comparison` (matplotlib) and :func:`comparison_html` (the designer's HTML bars)."""
 
 from __future__ import annotations
 
+import html
 import math
 import textwrap
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
+from .html_parts import figure_box
 from .style import BAD, GOOD, MUTED, WIDTH_IN, styled
 
 if TYPE_CHECKING:
@@ -16,6 +20,9 @@ if TYPE_CHECKING:
 
 
 def _fmt(col: str, v: float) -> str:
+    """A criterion's value as its panel labels it (n/a where it was not measured)."""
+    if not np.isfinite(v):
+        return "n/a"
     if "bytes" in col:
         return human_bytes(v)
     if col == "hotspot_factor":
@@ -71,7 +78,7 @@ def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarr
             ax.text(
                 vi if np.isfinite(vi) else 0,
                 yi,
-                " " + (_fmt(col, vi) if np.isfinite(vi) else "n/a"),
+                " " + _fmt(col, vi),
                 va="center",
                 fontsize=9,
             )
@@ -101,3 +108,50 @@ def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarr
         ha="left",
     )
     return axes
+
+
+def comparison_html(cmp: Comparison) -> str:
+    """:func:`plot_comparison` as HTML: every criterion of a :class:`~workbench.analysis.Comparison` as a small bar chart (lower is
+    better; best green, worst vermillion) with its ranking and reason: the rows of ``cmp.table``
+    and ``cmp.rankings``, nothing recomputed."""
+    names = cmp.table.index.tolist()
+    panels = []
+    for col, label in cmp.criteria:
+        v = cmp.table[col].astype(float).to_numpy()
+        r = cmp.rankings.loc[label] if label in cmp.rankings.index else None
+        top = float(np.nanmax(v)) if np.isfinite(v).any() else 1.0
+        bars = []
+        for nm, x in zip(names, v, strict=True):
+            colour = (
+                GOOD
+                if r is not None and nm == r["best"]
+                else BAD
+                if r is not None and nm == r["worst"]
+                else MUTED
+            )
+            width = 100 * x / top if np.isfinite(x) and top > 0 else 0.0
+            bars.append(
+                f"<tr><td>{html.escape(nm)}</td><td style='width:45%'><div style='height:14px;"
+                f"width:{max(width, 0.5):.1f}%;background:{colour}'></div></td>"
+                f"<td style='white-space:nowrap'>{_fmt(col, x)}</td></tr>"
+            )
+        reason = f"<br><small>{html.escape(str(r['reason']))}</small>" if r is not None else ""
+        panels.append(
+            f"<div style='min-width:0'><b>{html.escape(label)}</b>{reason}"
+            f"<table style='width:100%'>{''.join(bars)}</table></div>"
+        )
+    wins = cmp.rankings["best"].replace("", np.nan).dropna().value_counts()
+    head = (
+        f"{wins.index[0]} is best on {wins.iloc[0]} of {len(cmp.rankings)} criteria"
+        if len(wins)
+        else "The designs tie on every criterion"
+    )
+    return figure_box(
+        f"<div class='wb-b-title'>{len(names)} designs for {html.escape(cmp.dataset)}: "
+        f"{html.escape(head)}</div><small>lower is better in every panel; green best, "
+        "vermillion worst</small><div style='display:grid;grid-template-columns:repeat(auto-fill,"
+        "minmax(260px,1fr));gap:10px 18px;margin-top:6px'>"
+        + "".join(panels)
+        + f"</div><div class='wb-b-note'>{html.escape(EMULATOR_NOTES['keyspace'])} "
+        f"{html.escape(EMULATOR_NOTES['querycost'])}</div>"
+    )

@@ -1,158 +1,27 @@
-"""The simulated Key Visualizer, per-node load and the hotspot figure (G06, G07, G08)."""
+"""Load over the nodes: node load and the hotspot (G06, G07, G08), each in two forms side by side.
+
+:func:`plot_node_load` / :func:`node_load_html` and :func:`plot_hotspot` / :func:`hotspot_html`:
+the matplotlib figure for notebooks and reports, and the same lines as SVG for the designer
+(milliseconds). :func:`plot_node_sweep` and :func:`plot_read_profile` are drawn only in
+notebooks. The key heat map is :mod:`.heatmap`.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import html
+from typing import TYPE_CHECKING
 
 import matplotlib.dates as mdates
-import matplotlib.ticker as mticker
 import numpy as np
-import pandas as pd
 
-from ..notes import EMULATOR_NOTES
-from .style import BAD, GOOD, MUTED, OKABE_ITO, heatmap_cmap, new_axes, note, styled
+from .heatmap import key_axis, window_times
+from .html_parts import PLOT_H, PLOT_W, date_ticks, figure_box
+from .style import BAD, GOOD, MUTED, OKABE_ITO, new_axes, styled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
     from ..analysis import KeyDistribution
-
-
-def _times(kd: KeyDistribution) -> pd.DatetimeIndex:
-    return pd.to_datetime(kd.window_edges_us, unit="us", utc=True)
-
-
-# what the heat map can draw: (colour-bar label, log scale?)
-COUNTS = ("writes",)  # metrics that count whole events in the sample (1 is the least there is)
-METRICS = {
-    "writes": ("writes per window and key bucket (the sample)", True),
-    "reads": ("rows read per window (production rate)", False),
-    "ops": ("ops per minute: reads + writes (production rate)", True),
-    "write_bytes": ("bytes written per minute (production rate)", True),
-    "read_bytes": ("bytes read per minute (production rate)", True),
-    "pressure": ("pressure: CPU of the serving node, % of the 70 % target", False),
-    "rows": ("rows per key bucket", False),
-    "data": ("bytes stored per key bucket (the sample)", True),
-    "large_rows": ("rows over 256 MiB", False),
-}
-
-
-def heatmap_data(kd: KeyDistribution, what: str = "writes"):
-    """The key-bucket × window matrix to draw (masked where nothing happened) and its norm: log for
-    counts that span decades (writes, ops, bytes), linear for the rest. Shared by this figure and
-    the designer's HTML heat map. ``what``: ``"writes"``, ``"reads"`` or a Key Visualizer metric
-    of :meth:`KeyDistribution.metric`."""
-    from matplotlib.colors import LogNorm, Normalize
-
-    if what not in METRICS:
-        raise ValueError(
-            f"what must be 'writes' or 'reads' or a Key Visualizer metric ({', '.join(METRICS)}), "
-            f"got {what!r}."
-        )
-    m = {"writes": lambda: kd.writes, "reads": lambda: kd.reads}.get(
-        what, lambda: kd.metric(what)
-    )()
-    data = np.ma.masked_less_equal(np.asarray(m, dtype=float).T, 0)
-    if what in COUNTS:
-        # whole counts: white is 0 (masked), the scale starts half a step below 1 so a cell with
-        # one write gets a colour of its own (not the palest), and the top is at least 2 so 1 is
-        # never also "the most": 0, 1 and many stay three different colours however small the data
-        vmax = max(float(data.max()) if data.count() else 1.0, 2.0)
-        return data, LogNorm(vmin=0.5, vmax=vmax)
-    if METRICS[what][1]:
-        vmax = float(data.max()) if data.count() else 1.0
-        vmin = float(data.min()) if data.count() else 1.0
-        vmin = max(vmin, vmax / 1e6)
-        return data, LogNorm(vmin=vmin, vmax=max(vmax, vmin * 1.0001))
-    lo, hi = (float(data.min()), float(data.max())) if data.count() else (0.0, 1.0)
-    return data, Normalize(vmin=lo, vmax=hi)  # what matplotlib's autoscale picks
-
-
-def scale_ticks(norm: Any, what: str) -> list[tuple[float, float, str]]:
-    """(fraction up the colour bar, value, label) for the heat map's scale: the top, the middle and,
-    for counts, 1 (the bottom of the bar is half a write, which no cell has)."""
-    lo, hi = float(norm.vmin), float(norm.vmax)
-    if what in COUNTS:
-        values = sorted({1.0, round(float(np.sqrt(hi))), hi})
-    else:
-        mid = float(np.sqrt(lo * hi)) if METRICS[what][1] and lo > 0 else (lo + hi) / 2
-        values = [lo, mid, hi]
-    out = []
-    for v in values:
-        label = f"{v:,.0f}" if abs(v) >= 10 or (what in COUNTS) else f"{v:.3g}"
-        out.append((float(np.clip(norm(v), 0.0, 1.0)), v, label))
-    return out
-
-
-def _key_axis(ax: Axes, kd: KeyDistribution, n_buckets: int) -> None:
-    pos = [p for p, _ in kd.labels]
-    ax.set_yticks([p + 0.5 for p in pos])
-    ax.set_yticklabels([t for _, t in kd.labels], fontsize=9, family="monospace")
-    ax.set_ylim(n_buckets, 0)  # key order top to bottom, as in Key Visualizer
-    ax.set_ylabel(f"row key ({n_buckets:,} buckets, key order)")
-
-
-@styled
-def plot_key_heatmap(
-    kd: KeyDistribution, ax: Axes | None = None, *, what: str = "writes", emulator_note: bool = True
-) -> Axes:
-    """Time × key space heat map of write operations (or the workload's row reads).
-
-    A timestamp-first key draws one diagonal line (the write frontier moving
-    through the key space); field promotion draws even horizontal bands; salting
-    with N buckets draws N parallel frontiers. ``emulator_note=False`` leaves out the
-    caption on how the emulator differs (for pages that print it as text).
-    """
-    ax = new_axes(ax, height=5.2)
-    data, norm = heatmap_data(kd, what)
-    t = _times(kd)
-    x0, x1 = mdates.date2num(t[0].to_pydatetime()), mdates.date2num(t[-1].to_pydatetime())
-    im = ax.imshow(
-        data,
-        aspect="auto",
-        interpolation="nearest",
-        cmap=heatmap_cmap(),
-        norm=norm,
-        extent=(x0, x1, data.shape[0], 0),
-    )
-    ax.set_facecolor("white")
-    ax.xaxis_date()
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
-    _key_axis(ax, kd, data.shape[0])
-    cb = ax.figure.colorbar(im, ax=ax, pad=0.01, aspect=30)
-    cb.set_label(METRICS[what][0])
-    cb.ax.yaxis.set_major_formatter(
-        mticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
-    )
-    ticks = scale_ticks(norm, what)
-    cb.set_ticks([v for _, v, _ in ticks], labels=[lab for _, _, lab in ticks])
-    cb.ax.yaxis.set_minor_locator(
-        mticker.NullLocator()
-    )  # unlabelled log minor ticks cost a redraw's worth of time
-    if what == "writes":
-        ax.set_title(kd.verdict(), color=BAD if kd.spread == "hotspot" else "black")
-        br = kd.busiest_range.get("name")
-        if br:
-            ax.text(
-                0.99,
-                0.02,
-                f"busiest key range: {br}",
-                transform=ax.transAxes,
-                ha="right",
-                va="bottom",
-                fontsize=9,
-                family="monospace",
-                bbox=dict(facecolor="white", alpha=0.85, edgecolor="none"),
-            )
-        if emulator_note:
-            note(ax, EMULATOR_NOTES["keyspace"])
-    elif what == "reads":
-        ax.set_title("Reads by the query workload (" + kd.read_note.split(":", 1)[-1].strip() + ")")
-    else:
-        diag = "; ".join(d["message"] for d in kd.diagnostics())
-        ax.set_title(f"Key Visualizer: {METRICS[what][0]}" + (f" — {diag}" if diag else ""))
-    ax.set_xlabel("event time")
-    return ax
 
 
 def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
@@ -175,6 +44,7 @@ def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
 
 
 def hotspot_title(kd: KeyDistribution) -> str:
+    """The hotspot picture's title (the figure's and the designer's)."""
     return (
         f"Busiest node: {kd.mean_share:.0%} of the load, worst window {kd.max_share:.0%} "
         f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair; busiest tablet "
@@ -184,10 +54,6 @@ def hotspot_title(kd: KeyDistribution) -> str:
 
 def node_shares(kd: KeyDistribution) -> np.ndarray:
     """Each node's share of each window's load (NaN where a window has none)."""
-    return _node_shares(kd)
-
-
-def _node_shares(kd: KeyDistribution) -> np.ndarray:
     tot = kd.node_cpu.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(tot > 0, kd.node_cpu / np.where(tot > 0, tot, 1), np.nan)
@@ -197,9 +63,9 @@ def _node_shares(kd: KeyDistribution) -> np.ndarray:
 def plot_node_load(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     """Each node's share of each window's load (reads + writes as CPU) and the fair share."""
     ax = new_axes(ax, height=3.6)
-    t = _times(kd)
+    t = window_times(kd)
     mid = t[:-1] + (t[1:] - t[:-1]) / 2
-    shares = _node_shares(kd)
+    shares = node_shares(kd)
     show = np.argsort(-np.nan_to_num(shares).sum(axis=0))[: min(kd.nodes, 8)]  # the busiest 8
     for rank, i in enumerate(sorted(show)):
         ax.plot(
@@ -227,7 +93,7 @@ def plot_hotspot(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     """Busiest node's and busiest tablet's share of each window's load against the fair share 1/N:
     the tablet line is the floor no node count goes below."""
     ax = new_axes(ax, height=3.6)
-    t = _times(kd)
+    t = window_times(kd)
     mid = t[:-1] + (t[1:] - t[:-1]) / 2
     share = kd.busiest_share
     colour = {"hotspot": BAD, "even": GOOD, "uneven": OKABE_ITO[1]}[kd.spread]
@@ -269,6 +135,130 @@ def plot_hotspot(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     ax.legend(loc="lower right", fontsize=8)
     ax.set_title(hotspot_title(kd))
     return ax
+
+
+# ----------------------------------------------------------------------------- HTML forms
+
+
+def _steps(y: np.ndarray, w: float, h: float) -> str:
+    """SVG path of a step line (one level per window) through ``y`` (shares 0…1.05, NaN: a gap)."""
+    n = len(y)
+    parts, pen = [], False
+    for i, v in enumerate(y):
+        if not np.isfinite(v):
+            pen = False
+            continue
+        x0, x1, yy = w * i / n, w * (i + 1) / n, h * (1 - min(float(v), 1.05) / 1.05)
+        parts.append(f"{'L' if pen else 'M'}{x0:.1f},{yy:.1f}L{x1:.1f},{yy:.1f}")
+        pen = True
+    return "".join(parts)
+
+
+def _share_chart(
+    kd: KeyDistribution,
+    lines: list[tuple[np.ndarray, str, str, str]],
+    title: str,
+    colour: str,
+    fill: tuple[np.ndarray, str] | None = None,
+    warmup: int = 0,
+) -> str:
+    """Shares of each window's load over event time as SVG step lines, the fair share dashed."""
+    w, h = PLOT_W, PLOT_H
+    fy = h * (1 - kd.fair_share / 1.05)
+    svg = [
+        f"<svg width='{w}' height='{h}' style='display:block;border-left:1px solid #999;"
+        "border-bottom:1px solid #999;overflow:visible'>"
+    ]
+    n = max(len(lines[0][0]) if lines else 1, 1)
+    if warmup:
+        svg.append(
+            f"<rect x='0' y='0' width='{w * min(warmup, n) / n:.1f}' height='{h}' "
+            f"fill='{MUTED}' fill-opacity='0.15'/>"
+        )
+    for frac in (0.25, 0.5, 0.75, 1.0):
+        yy = h * (1 - frac / 1.05)
+        svg.append(
+            f"<line x1='0' x2='{w}' y1='{yy:.1f}' y2='{yy:.1f}' stroke='#eee'/>"
+            f"<text x='-4' y='{yy + 4:.1f}' text-anchor='end' font-size='11'>{frac:.0%}</text>"
+        )
+    if fill is not None:
+        y, c = fill
+        top = np.maximum(np.nan_to_num(y), kd.fair_share)
+        pts = [
+            f"{w * i / n:.1f},{h * (1 - min(v, 1.05) / 1.05):.1f} {w * (i + 1) / n:.1f},"
+            f"{h * (1 - min(v, 1.05) / 1.05):.1f}"
+            for i, v in enumerate(top)
+        ]
+        svg.append(
+            f"<polygon points='0,{fy:.1f} {' '.join(pts)} {w},{fy:.1f}' fill='{c}' "
+            "fill-opacity='0.3'/>"
+        )
+    for y, c, dash, _ in lines:
+        svg.append(
+            f"<path d='{_steps(np.asarray(y, dtype=float), w, h)}' fill='none' stroke='{c}' "
+            f"stroke-width='1.6'{f' stroke-dasharray={dash!r}' if dash else ''}/>"
+        )
+    svg.append(
+        f"<line x1='0' x2='{w}' y1='{fy:.1f}' y2='{fy:.1f}' stroke='black' "
+        "stroke-dasharray='6,4'/></svg>"
+    )
+    key = (
+        "".join(f"<span style='background:{c}'></span>{html.escape(lab)}" for _, c, _, lab in lines)
+        + f"<span style='background:none;border-top:2px dashed black;height:0'></span>fair share "
+        f"1/{kd.nodes} = {kd.fair_share:.0%}"
+    )
+    if warmup:
+        key += f"<span style='background:{MUTED};opacity:.3'></span>warm-up (a new table)"
+    ticks = "".join(
+        f"<span style='left:{100 * f:.2f}%'>{html.escape(t)}</span>"
+        for f, t in date_ticks(np.asarray(kd.window_edges_us))
+    )
+    return figure_box(
+        f"<div class='wb-b-title' style='color:{colour}'>{html.escape(title)}</div>"
+        f"<div class='wb-b-key'>{key}</div><div style='padding-left:36px'>{''.join(svg)}"
+        f"<div class='wb-b-x' style='width:{w}px'>{ticks}</div>"
+        "<div style='font-size:11px'>event time; share of each window's load (reads + writes "
+        "as node CPU)</div></div>"
+    )
+
+
+def node_load_html(kd: KeyDistribution) -> str:
+    """:func:`plot_node_load` as HTML: each node's share of each window's load (the busiest 8
+    nodes) as SVG step lines against the fair share."""
+    shares = node_shares(kd)
+    show = np.argsort(-np.nan_to_num(shares).sum(axis=0))[: min(kd.nodes, 8)]
+    lines = [
+        (shares[:, i], OKABE_ITO[rank % len(OKABE_ITO)], "", f"node {i + 1}")
+        for rank, i in enumerate(sorted(show))
+    ]
+    title, colour = node_load_title(kd)
+    return _share_chart(kd, lines, title, colour)
+
+
+def hotspot_html(kd: KeyDistribution) -> str:
+    """:func:`plot_hotspot` as HTML: the busiest node's and busiest tablet's share of each
+    window's load against 1/N."""
+    colour = {"hotspot": BAD, "even": GOOD, "uneven": OKABE_ITO[1]}[kd.spread]
+    lines = [
+        (np.asarray(kd.busiest_share, dtype=float), colour, "", "busiest node's share"),
+        (
+            np.asarray(kd.tablet_share, dtype=float),
+            "black",
+            "2,3",
+            "busiest tablet's share (the floor)",
+        ),
+    ]
+    return _share_chart(
+        kd,
+        lines,
+        hotspot_title(kd),
+        "black",
+        fill=(np.asarray(kd.busiest_share, dtype=float), colour),
+        warmup=int(kd.warmup_windows or 0),
+    )
+
+
+# ----------------------------------------------------------------------------- notebooks only
 
 
 @styled
@@ -315,7 +305,7 @@ def plot_read_profile(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     ax = new_axes(ax, width=4.0, height=5.2)
     prof = kd.reads[-1] if kd.reads.size else np.zeros(0)
     ax.barh(np.arange(len(prof)) + 0.5, prof, height=1.0, color=OKABE_ITO[0])
-    _key_axis(ax, kd, len(prof))
+    key_axis(ax, kd, len(prof))
     ax.set_xlabel("rows read per window")
     ax.set_title("Where the queries read")
     return ax

@@ -1,12 +1,16 @@
-"""Query costs: rows seen against rows returned for every query, with the waste (G04, G05, G08)."""
+"""Query costs (G04, G05, G08): rows seen against rows returned for every query, with the waste:
+:func:`plot_query_costs` (matplotlib) and :func:`query_costs_html` (the designer's HTML bars)."""
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..formatting import ratio
 from ..notes import EMULATOR_NOTES
+from .html_parts import figure_box, log_pos
 from .style import BAD, GOOD, MUTED, NEUTRAL, new_axes, note, styled
 
 if TYPE_CHECKING:
@@ -71,3 +75,60 @@ def plot_query_costs(qc: QueryCosts, ax: Axes | None = None, *, emulator_note: b
     if "measured_ms" in t.columns and emulator_note:
         note(ax, EMULATOR_NOTES["querycost"])
     return ax
+
+
+def _waste_class(w: float) -> str:
+    # the thresholds of the headline and the matplotlib figure: > 10× red, ≤ 1.5× green
+    return "bad" if w > 10 else ("good" if w <= 1.5 else "")
+
+
+def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
+    """:func:`plot_query_costs` as HTML: rows seen (light bar) against rows returned (dark bar) per query on one log scale, with the
+    waste and the modelled node time: the numbers of ``qc.table`` (G04, G05, G08)."""
+    t = qc.table
+    planned = t[t["kind"] != "cannot plan"] if len(t) else t
+    if not len(planned):
+        return figure_box("<div class='wb-b-title'>No query could be planned</div>")
+    hi = max(float(planned["rows_seen"].max()), 1.0) * 1.2
+    worst, most = planned["waste"].idxmax(), float(planned["waste"].max())
+    if most > 1.5:
+        title = f"{worst} reads {ratio(most).rstrip('×')} rows for every row it needs"
+    else:
+        title = "Every query reads about what it returns"
+    rows = []
+    for q, r in t.iterrows():
+        name = html.escape(str(q))
+        if r["kind"] == "cannot plan":
+            rows.append(
+                f"<tr><td><b>{name}</b></td><td colspan=3 class='bad'>cannot plan: "
+                f"{html.escape(str(r.get('error', '')))}</td></tr>"
+            )
+            continue
+        seen, ret, w = float(r["rows_seen"]), float(r["rows_returned"]), float(r["waste"])
+        scans = int(r["scans"])
+        plan = html.escape(str(r["kind"])) + (f", {scans:,} scans" if scans > 1 else "")
+        ws, wr = (100 * log_pos(max(v, 0.8), 0.7, hi) for v in (seen, ret))
+        bar = (
+            f"<div style='position:relative;width:300px;height:22px;background:#f6f6f6'>"
+            f"<div title='{seen:,.0f} rows seen' style='position:absolute;left:0;top:0;height:22px;"
+            f"width:{ws:.2f}%;background:{MUTED};opacity:.55'></div>"
+            f"<div title='{ret:,.0f} rows returned' style='position:absolute;left:0;top:6px;"
+            f"height:10px;width:{wr:.2f}%;background:{NEUTRAL}'></div></div>"
+        )
+        rows.append(
+            f"<tr data-query='{name}'><td><b>{name}</b><br><small>{plan}</small></td>"
+            f"<td>{bar}</td><td>{seen:,.0f} seen<br>{ret:,.0f} returned</td>"
+            f"<td class='{_waste_class(w)}'><b>{ratio(w)} waste</b><br>"
+            f"{float(r['node_ms']):,.3f} node-ms per run</td></tr>"
+        )
+    key = (
+        f"<span style='background:{MUTED};opacity:.55'></span>rows seen"
+        f"<span style='background:{NEUTRAL}'></span>rows returned (bars on one log scale)"
+    )
+    note = EMULATOR_NOTES["querycost"] if emulator_note and "measured_ms" in t.columns else ""
+    return figure_box(
+        f"<div class='wb-b-title' style='color:"
+        f"{BAD if most > 10 else 'black'}'>{html.escape(title)}</div>"
+        f"<div class='wb-b-key'>{key}</div><table>{''.join(rows)}</table>"
+        + (f"<div class='wb-b-note'>{html.escape(note)}</div>" if note else "")
+    )

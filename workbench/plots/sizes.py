@@ -1,14 +1,18 @@
-"""Row sizes against Cloud Bigtable's limits, and row size against bucket width (G02, G10, G12)."""
+"""Row sizes against Cloud Bigtable's limits (G02, G10, G12): :func:`plot_row_sizes` (matplotlib)
+and :func:`row_sizes_html` (the designer's HTML bars, the same histogram in milliseconds)."""
 
 from __future__ import annotations
 
+import html
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
-from .style import BAD, MUTED, NEUTRAL, OKABE_ITO, new_axes, note, styled
+from .html_parts import PLOT_H, PLOT_W, figure_box, log_pos
+from .style import BAD, NEUTRAL, OKABE_ITO, new_axes, note, styled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -61,25 +65,83 @@ def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool 
     return ax
 
 
-@styled
-def plot_bucket_growth(sweep, ax: Axes | None = None) -> Axes:
-    """Row size against time-bucket width: a straight line (rows grow with the bucket, G02/G12)."""
-    ax = new_axes(ax, width=7.0, height=4.0)
-    x = sweep["width_s"].to_numpy() / 86400
-    for col, lab, c in (
-        ("max_row_bytes", "largest row", OKABE_ITO[3]),
-        ("median_row_bytes", "median row", NEUTRAL),
+def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
+    """:func:`plot_row_sizes` as HTML: the histogram of bytes per row (log bins) against the 100 MB guideline and 256 MB limit,
+    with the projection after the retention period for rows that never close (G02, G10, G12)."""
+    s = rs.settings
+    b = np.maximum(np.asarray(rs.bytes, dtype=float), 1.0)
+    hi = max(float(rs.projected_max_bytes), s.row_hard_bytes * 1.6)
+    edges = np.logspace(0, math.log10(hi), 81)
+    now = np.histogram(b, bins=edges)[0]
+    later = (
+        np.histogram(np.maximum(np.asarray(rs.projected_bytes, dtype=float), 1.0), bins=edges)[0]
+        if rs.open_rows
+        else np.zeros_like(now)
+    )
+    top = max(int(now.max()) if len(now) else 0, int(later.max()) if len(later) else 0, 1)
+    positive = np.concatenate([now[now > 0], later[later > 0]])
+    log_y = len(positive) > 0 and top > 50 * max(int(positive.min()), 1)
+
+    def height(c: int) -> float:
+        if c <= 0:
+            return 0.0
+        if log_y:  # a single row still shows (one step above the axis), the tallest fills the box
+            return 100 * (math.log10(c) + 0.3) / (math.log10(top) + 0.3)
+        return 100 * c / top
+
+    bar_w = 100 / len(now)
+    bars = []
+    for i, (n_now, n_later) in enumerate(zip(now, later, strict=True)):
+        lo_b, hi_b = human_bytes(edges[i]), human_bytes(edges[i + 1])
+        for n, colour, alpha, what in (
+            (int(n_now), NEUTRAL, 0.85, "now"),
+            (int(n_later), OKABE_ITO[1], 0.6, f"after {s.retention_months:g} months"),
+        ):
+            if n:
+                bars.append(
+                    f"<div title='{n:,} rows of {lo_b}–{hi_b} ({what})' style='left:{i * bar_w:.3f}%;"
+                    f"width:{bar_w:.3f}%;height:{height(n):.2f}%;background:{colour};opacity:{alpha}'>"
+                    "</div>"
+                )
+    lines = []
+    # both labels end at their line (the hard limit sits near the right edge: a label to its
+    # right would be cut off), the second one lower so they never overlap
+    for x, lab, style, top in (
+        (s.row_advisory_bytes, "100 MB guideline", "dashed", 4),
+        (s.row_hard_bytes, "256 MB hard limit", "solid", 22),
     ):
-        y = sweep[col].to_numpy()
-        ax.plot(x, y, "o-", color=c, label=lab)
-    ax.set_xlabel("bucket width (days)")
-    ax.set_ylabel("bytes per row")
-    ax.yaxis.set_major_formatter(lambda v, _: human_bytes(v))
-    ax.set_ylim(0, None)
-    ax.set_xlim(0, None)
-    y = sweep["median_row_bytes"].to_numpy()
-    per_day = np.polyfit(x, y, 1)[0] if len(x) > 1 else float("nan")
-    ax.set_title(f"Rows grow linearly with the bucket: ≈ {human_bytes(per_day)} per day of width")
-    ax.legend()
-    ax.grid(axis="y", color=MUTED, alpha=0.3)
-    return ax
+        f = 100 * log_pos(x, 1.0, hi)
+        lines.append(
+            f"<div style='left:{f:.2f}%;top:0;border-left:2px {style} {BAD}'></div>"
+            f"<div style='top:{top}px;bottom:auto;right:{100 - f:.2f}%;padding:0 4px;color:{BAD};"
+            f"font-size:11px;white-space:nowrap;background:rgba(255,255,255,.85)'>{lab}</div>"
+        )
+    ticks = "".join(
+        f"<span style='left:{100 * log_pos(10.0**e, 1.0, hi):.2f}%'>{human_bytes(10.0**e)}</span>"
+        for e in range(0, int(math.log10(hi)) + 1, 3)
+    )
+    key = f"<span style='background:{NEUTRAL}'></span>rows now ({rs.n_rows:,})"
+    if rs.open_rows:
+        key += (
+            f"<span style='background:{OKABE_ITO[1]};opacity:.6'></span>after "
+            f"{s.retention_months:g} months (rows that never close)"
+        )
+    bad = rs.projected_max_bytes > s.row_advisory_bytes
+    cells = int(rs.cells.max()) if rs.n_rows else 0
+    note = (EMULATOR_NOTES["rowsizes"] + " " if emulator_note else "") + (
+        f"Largest row: {rs.largest_row} ({human_bytes(rs.max_bytes)}, {cells:,} cells)."
+    )
+    return figure_box(
+        f"<div class='wb-b-title' style='color:{BAD if bad else 'black'}' data-metric="
+        f"'max_row_bytes'>{html.escape(rs.verdict())}</div>"
+        f"<div class='wb-b-key'>{key}</div>"
+        f"<div style='display:flex;gap:6px'><div style='writing-mode:vertical-rl;transform:"
+        f"rotate(180deg);text-align:center;font-size:11px'>rows{' (log scale)' if log_y else ''}"
+        f"</div><div><div class='wb-b-plot' style='width:{PLOT_W}px;height:{PLOT_H}px'>"
+        + "".join(bars)
+        + "".join(lines)
+        + f"</div><div class='wb-b-x' style='width:{PLOT_W}px'>{ticks}</div>"
+        "<div style='font-size:11px'>bytes per row, log scale (key + family + qualifier + "
+        "timestamp + value, per cell)</div></div></div>"
+        f"<div class='wb-b-note'>{html.escape(note)}</div>"
+    )

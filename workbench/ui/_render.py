@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # picture → (tab title, plot function path, analysis attribute, size in inches)
 FIGURES: dict[str, tuple[str, str, str, tuple[float, float]]] = {
-    "heatmap": ("Key heat map", "keyspace:plot_key_heatmap", "keyspace", (11.0, 4.6)),
+    "heatmap": ("Key heat map", "heatmap:plot_key_heatmap", "keyspace", (11.0, 4.6)),
     "nodes": ("Node load", "keyspace:plot_node_load", "keyspace", (11.0, 3.4)),
     "hotspot": ("Hotspot", "keyspace:plot_hotspot", "keyspace", (11.0, 3.4)),
     "rowsizes": ("Row sizes", "sizes:plot_row_sizes", "rowsizes", (11.0, 3.8)),

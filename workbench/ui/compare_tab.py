@@ -36,7 +36,7 @@ def unpin(d: Designer) -> None:
 
 def render(d: Designer) -> None:
     from ..analysis.comparison import compare_analyses
-    from .bars import comparison_html
+    from ..plots.compare import comparison_html
 
     if d.pinned is None:
         d.compare_out.outputs = (

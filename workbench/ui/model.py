@@ -100,18 +100,20 @@ class Workspace:
 
     def heatmap(self, a: Analysis, what: str = "writes") -> str:
         """The designer's HTML heat map of ``a`` (cached like the figures)."""
-        from .heatmap import heatmap_html
+        from ..plots.heatmap import key_heatmap_html
 
         key = (id(a), "heatmap-html", what)
-        return self._figures.get_or(key, lambda: (a, heatmap_html(a.keyspace, what)))[1]
+        return self._figures.get_or(key, lambda: (a, key_heatmap_html(a.keyspace, what)))[1]
 
     def html(self, a: Analysis, which: str) -> str:
         """The designer's HTML picture ``which`` (rowsizes or queries) of ``a`` (cached)."""
-        from .bars import hotspot_html, node_load_html, querycosts_html, rowsizes_html
+        from ..plots.keyspace import hotspot_html, node_load_html
+        from ..plots.queries import query_costs_html
+        from ..plots.sizes import row_sizes_html
 
         draw = {
-            "rowsizes": lambda: rowsizes_html(a.rowsizes),
-            "queries": lambda: querycosts_html(a.queries),
+            "rowsizes": lambda: row_sizes_html(a.rowsizes),
+            "queries": lambda: query_costs_html(a.queries),
             "nodes": lambda: node_load_html(a.keyspace),
             "hotspot": lambda: hotspot_html(a.keyspace),
         }
