@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import Any
 
@@ -32,6 +32,27 @@ class Comparison:
     table: pd.DataFrame
     rankings: pd.DataFrame
     criteria: list[tuple[str, str]] = field(default_factory=list)  # (column, label)
+    # designs that could not be built for this dataset, with the reason (a row each in ``table``)
+    not_built: dict[str, str] = field(default_factory=dict)
+
+    def with_rows_not_built(
+        self, not_built: Mapping[str, str], notes: Mapping[str, str]
+    ) -> Comparison:
+        """This comparison with a row per design that could not be built (its reason as the
+        verdict, no figures) and a ``note`` column (e.g. a column a layout left out)."""
+        t = self.table.copy()
+        if notes or not_built:
+            t["note"] = [notes.get(d, "") for d in t.index]
+        if not_built:
+            extra = pd.DataFrame(
+                {
+                    "verdict": ["not built: " + why.split("\n")[0] for why in not_built.values()],
+                    "note": list(not_built.values()),
+                },
+                index=pd.Index(list(not_built), name=t.index.name),
+            )
+            t = pd.concat([t, extra.reindex(columns=t.columns)])
+        return replace(self, table=t, not_built=dict(not_built))
 
     def view(self, columns: Sequence[str] | None = None) -> Any:
         """``table`` (or some of its columns) formatted for reading: separators, bytes in kB/MB,
@@ -126,8 +147,59 @@ def compare(
         if lab in seen:
             labels[i] = f"{lab} ({seen[lab] + 1})"
         seen[lab] = seen.get(lab, 0) + 1
-    analyses = {lab: analyze(ds, s, **kwargs) for lab, s in zip(labels, schemas, strict=True)}
-    return compare_analyses(ds, analyses)
+    analyses: dict[str, Analysis] = {}
+    notes: dict[str, str] = {}
+    not_built: dict[str, str] = {}
+    for lab, s in zip(labels, schemas, strict=True):
+        # one design that cannot be built for this dataset (a collision, a layout that cannot
+        # hold a column) is a row with its reason; the others are still compared
+        try:
+            used, note = carried_or_left_out(ds, s)
+            analyses[lab] = analyze(used, s, **kwargs)
+        except WorkbenchError as e:
+            not_built[lab] = str(e)
+            continue
+        if note:
+            notes[lab] = note
+    if not analyses:
+        raise WorkbenchError(
+            "No design could be built for this dataset: "
+            + "; ".join(f"{lab}: {why}" for lab, why in not_built.items())
+        )
+    c = compare_analyses(ds, analyses)
+    return c.with_rows_not_built(not_built, notes)
+
+
+def carried_or_left_out(ds: Dataset, schema: Schema) -> tuple[Dataset, str]:
+    """The dataset a design can hold: all of it, or without the attribute columns (text the
+    user did not name as entity or measure) its layout cannot carry, with a note saying so.
+
+    A value-in-the-qualifier layout (new columns, G12) holds one measure per cell and nothing
+    else beside the key; an unnamed ``weather`` text column has no place there."""
+    if not ds.attributes:
+        return ds, ""
+    from ..schema.shape import Shape
+
+    bound = schema.bind(ds)
+    try:
+        schema.layout.check(schema.key, bound.carried_columns(schema.key))
+        return ds, ""
+    except WorkbenchError:
+        pass
+    keep = set(schema.key.recovers())
+    drop = [c for c in ds.attributes if c not in keep]
+    less = replace(
+        ds,
+        frame=ds.frame.drop(columns=drop),
+        attributes=[c for c in ds.attributes if c not in drop],
+    )
+    # the layout's own error stands when leaving the attributes out does not help
+    schema.layout.check(schema.key, schema.carried_columns(schema.key, Shape.of(less)))
+    what = ", ".join(repr(c) for c in drop)
+    return less, (
+        f"{what} left out: the {schema.layout.label} layout cannot carry a column that is "
+        "neither in the key nor a measure (name it as a measure or an entity to keep it)"
+    )
 
 
 def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
