@@ -371,19 +371,23 @@ def ensure_tables(
     families: Mapping[str, Sequence[Family]] | None = None,
     *,
     confirm: str | None = None,
+    specs: list[TableSpec] | None = None,
 ) -> dict[str, str]:
     """Create/update every table of a schema (or the given families); returns logical → physical IDs.
 
     On a real instance a GC-rule change of an existing table needs ``confirm=<table_id>``
-    (the physical ID of the table that changes)."""
+    (the physical ID of the table that changes). ``specs``, when given, receives what was done
+    to each table (which ones this call created)."""
     fams = (
         table_families(schema) if families is None else {k: tuple(v) for k, v in families.items()}
     )
     ids = table_ids(table_id, list(fams), main_table(schema))
     for logical, physical in ids.items():
-        ensure_table(
+        spec = ensure_table(
             conn, physical, fams[logical], confirm=physical if confirm == table_id else confirm
         )
+        if specs is not None:
+            specs.append(spec)
     return ids
 
 

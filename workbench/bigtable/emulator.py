@@ -349,16 +349,25 @@ class Emulator:
     def load(self, dataset: Dataset, schema: Schema, **kwargs: Any) -> TableHandle:
         """Create the schema's table(s), write the dataset and verify it: see ``bigtable.io.load``.
 
-        The tables created are listed in :attr:`created_tables`, which the notebook session
-        reads to drop them in ``wb.cleanup()``.
+        The tables it created (not those it found and wrote into again) are listed in
+        :attr:`created_tables`, which the notebook session reads to drop them in ``wb.cleanup()``.
         """
         from .io import load
 
-        handle = load(self.connection(), dataset, schema, **kwargs)
-        for table_id in handle.table_ids:
+        try:
+            handle = load(self.connection(), dataset, schema, **kwargs)
+        except BaseException as exc:  # a failed write leaves the tables it created behind
+            self._record(getattr(exc, "created_tables", ()))
+            table = getattr(exc, "table", None)  # a failed verification carries its handle
+            self._record(getattr(table, "created", ()))
+            raise
+        self._record(handle.created)
+        return handle
+
+    def _record(self, table_ids: tuple[str, ...]) -> None:
+        for table_id in table_ids:
             if table_id not in self.created_tables:
                 self.created_tables.append(table_id)
-        return handle
 
     def __repr__(self) -> str:
         state = "running" if self.host and self.alive() else "stopped"

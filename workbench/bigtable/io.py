@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..cells import CellFrame
 from ..errors import WorkbenchError, WriteError
-from . import admin
+from . import admin, ownership
 from .checks import (
     EMULATOR_MAX_ROW_CELLS,
     check_loadable,
@@ -200,6 +200,8 @@ class TableHandle:
     verification: VerifyReport | None = None
     runs: list[QueryRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # the tables this load created (not ones it found): the only ones wb.cleanup() may drop
+    created: tuple[str, ...] = ()
 
     @property
     def project(self) -> str:
@@ -397,7 +399,7 @@ def load(
     table_id = admin.check_table_id(
         table_id
         if table_id is not None
-        else admin.default_table_id(dataset.name, schema.name or "schema")
+        else ownership.session_table_id(dataset.name, schema.name or "schema")
     )
     cells = schema.to_cells(dataset) if cells is None else cells
     if max_row_cells is not None and not conn.is_production:
@@ -415,17 +417,35 @@ def load(
         for t, fs in fams.items():
             stored[t], n = admin.storable_families(fs, oldest.get(t), now)
             notes += n
+    # A table that exists already must hold this design and dataset (a rerun), nothing else.
+    ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
+    existing = ownership.check_existing(conn, ids, fams, cells, schema, table_id)
     # On a real instance, a changed GC rule of an existing table needs confirm=table_id.
-    tables = admin.ensure_tables(conn, schema, table_id, families=stored, confirm=confirm)
-    report = write_cells(
-        conn,
-        cells,
-        tables,
-        progress=progress,
-        threads=threads,
-        sum_families=_sum_families(fams),
-        resume_from=resume_from,
+    specs: list[admin.TableSpec] = []
+    tables = admin.ensure_tables(
+        conn, schema, table_id, families=stored, confirm=confirm, specs=specs
     )
+    raced = [s.table_id for s in specs if not s.created and s.table_id not in existing]
+    if raced:
+        raise WriteError(
+            f"Table(s) {raced} were created by another loader while this load was creating them: "
+            "two loads into one table ID at once would mix their cells. Nothing was written; "
+            "load under another table_id (or leave it unset: each kernel gets its own)."
+        )
+    created = tuple(s.table_id for s in specs if s.created)
+    try:
+        report = write_cells(
+            conn,
+            cells,
+            tables,
+            progress=progress,
+            threads=threads,
+            sum_families=_sum_families(fams),
+            resume_from=resume_from,
+        )
+    except BaseException as exc:  # the tables stay this kernel's to drop (wb.cleanup())
+        exc.created_tables = created  # type: ignore[attr-defined]
+        raise
     handle = TableHandle(
         conn=conn,
         schema=schema,
@@ -437,6 +457,7 @@ def load(
         gc_now_us=_gc_now(cells, gc_now),
         write_report=report,
         notes=notes,
+        created=created,
     )
     if verify:
         rep = handle.verify()

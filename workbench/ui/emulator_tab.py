@@ -20,8 +20,10 @@ def table_id_for(ds: Dataset, schema: Schema) -> str:
     import hashlib
 
     from ..bigtable.admin import default_table_id
+    from ..bigtable.ownership import SESSION_TAG
 
-    digest = hashlib.sha1(repr(schema).encode()).hexdigest()[:8]
+    # the kernel's tag in the digest: two notebooks showing one design write two tables
+    digest = hashlib.sha1(f"{SESSION_TAG}:{schema!r}".encode()).hexdigest()[:8]
     return f"{default_table_id(ds.name, schema.name or 'design')[:31]}-{digest}"
 
 
@@ -37,7 +39,7 @@ def write_to_emulator(
 
         emulator = session_emulator()
     table = emulator.load(ds, schema, table_id=table_id_for(ds, schema), progress=progress)
-    for physical in table.tables.values():
+    for physical in table.created:  # only what this kernel created is its to drop
         register_table(physical)
     verification = table.verification or table.verify()
     return table, verification
