@@ -160,7 +160,9 @@ def test_family_names_follow_bigtables_rule():
     assert Family("raw-1.v_2").name == "raw-1.v_2"
     with pytest.raises(SchemaError, match="gc must be a rule"):
         Family("m", gc="maxage=90d")
-    with pytest.raises(SchemaError, match="aggregate must be None or 'sum'"):
+    with pytest.raises(
+        SchemaError, match="aggregate must be None or one of 'sum', 'min', 'max', 'hll'"
+    ):
         Family("m", aggregate="avg")
 
 

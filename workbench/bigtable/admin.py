@@ -7,9 +7,10 @@ On the instance they live under one user-chosen table ID: the main table is
 Families come from ``schema.table_families()`` (:class:`~workbench.schema.families.Family`
 with its GC rule, G13/G18/G30). They are converted to the official client's admin
 protobufs (``google.cloud.bigtable_admin_v2.types``): ``GcRule`` and ``ColumnFamily``.
-A ``Family(aggregate="sum")`` becomes an aggregate family with an int64 ``Sum`` value
-type; the emulator supports it (``AddToCell`` sums; reads return the 8-byte
-big-endian total).
+A ``Family(aggregate="sum"|"min"|"max"|"hll")`` becomes an aggregate family with an int64
+``Sum``/``Min``/``Max``/``HyperLogLogPlusPlusUniqueCount`` value type. The emulator creates all
+four but combines only ``sum`` (measured: for min/max/hll it keeps the last input), which is why
+the writer combines each cell's values itself and sends one ``AddToCell`` per cell.
 
 Deleting or truncating on a real instance needs ``confirm=<table id>``
 (``Connection.check_delete_allowed``).
@@ -111,28 +112,41 @@ def gc_rule_pb(rule: GcRule | None) -> admin_types.GcRule | None:
     )
 
 
-def _sum_type() -> admin_types.Type:
+def aggregate_type_pb(kind: str) -> admin_types.Type:
+    """An int64 aggregate value type: ``sum``, ``min``, ``max`` or ``hll`` (HLL++ unique count)."""
+    agg = admin_types.Type.Aggregate
+    one = {
+        "sum": {"sum": agg.Sum()},
+        "min": {"min_": agg.Min()},
+        "max": {"max_": agg.Max()},
+        "hll": {"hllpp_unique_count": agg.HyperLogLogPlusPlusUniqueCount()},
+    }
+    if kind not in one:
+        raise SchemaError(f"Unknown aggregate {kind!r}: use sum, min, max or hll.")
     return admin_types.Type(
-        aggregate_type=admin_types.Type.Aggregate(
-            input_type=admin_types.Type(int64_type=admin_types.Type.Int64()),
-            sum=admin_types.Type.Aggregate.Sum(),
+        aggregate_type=agg(
+            input_type=admin_types.Type(int64_type=admin_types.Type.Int64()), **one[kind]
         )
     )
 
 
+def aggregate_kind(cf: admin_types.ColumnFamily) -> str | None:
+    """The aggregate a stored family keeps (``sum``/``min``/``max``/``hll``), None if plain."""
+    agg = cf.value_type.aggregate_type
+    for kind, field in (("sum", "sum"), ("min", "min_"), ("max", "max_")):
+        if field in agg:
+            return kind
+    return "hll" if "hllpp_unique_count" in agg else None
+
+
 def column_family_pb(family: Family) -> admin_types.ColumnFamily:
-    """A ``Family`` → the admin API's ``ColumnFamily`` (GC rule, and int64 sum value type if asked)."""
+    """A ``Family`` → the admin API's ``ColumnFamily`` (GC rule, and its int64 aggregate type)."""
     kw: dict[str, Any] = {}
     gc = gc_rule_pb(family.gc)
     if gc is not None:
         kw["gc_rule"] = gc
-    if family.aggregate == "sum":
-        kw["value_type"] = _sum_type()
-    elif family.aggregate is not None:
-        raise SchemaError(
-            f"Family {family.name!r}: aggregate {family.aggregate!r} is not supported; only 'sum' "
-            "(the emulator keeps only the last value for min/max/HLL)."
-        )
+    if family.aggregate is not None:
+        kw["value_type"] = aggregate_type_pb(family.aggregate)
     return admin_types.ColumnFamily(**kw)
 
 

@@ -56,8 +56,9 @@ def _gc_now(cells: CellFrame, gc_now: str | int | None) -> int | None:
     return int(gc_now)
 
 
-def _sum_families(fams: dict[str, tuple[Any, ...]]) -> dict[str, list[str]]:
-    return {t: [f.name for f in fs if f.aggregate == "sum"] for t, fs in fams.items()}
+def _reducers(fams: dict[str, tuple[Any, ...]]) -> dict[str, dict[str, str]]:
+    """Logical table → {aggregate family: its aggregate} (the writer combines each cell so)."""
+    return {t: {f.name: f.aggregate for f in fs if f.aggregate} for t, fs in fams.items()}
 
 
 # ----------------------------------------------------------------------------- results
@@ -440,7 +441,7 @@ def load(
             tables,
             progress=progress,
             threads=threads,
-            sum_families=_sum_families(fams),
+            reducers=_reducers(fams),
             resume_from=resume_from,
         )
     except BaseException as exc:  # the tables stay this kernel's to drop (wb.cleanup())

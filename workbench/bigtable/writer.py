@@ -144,26 +144,43 @@ class _Prepared:
     depth: list[int] = field(default_factory=list)
     # estimated server seconds per piece (a deep row on the emulator; 0 when not paced)
     piece_s: list[float] = field(default_factory=list)
+    # per cell: an aggregate input added without deleting the cell first (hll); [] when none
+    add_only: list[bool] = field(default_factory=list)
 
 
-def _sum_cells(f: pd.DataFrame) -> pd.DataFrame:
-    """Sum-family cells: one per (table, row, family, qualifier, timestamp), values added as int64."""
+CELL_KEYS = ["table", "row_key", "family", "qualifier", "timestamp_us"]
+
+
+def _aggregate_cells(f: pd.DataFrame, kinds: np.ndarray) -> pd.DataFrame:
+    """Aggregate-family cells combined per cell by the family's aggregate, as Bigtable would.
+
+    ``sum``/``min``/``max``: one value per (table, row, family, qualifier, timestamp), sent as
+    one ``AddToCell`` after deleting the cell, so a rerun does not add twice — and so the
+    emulator, which combines only sums (measured: for min/max it keeps the last input), stores
+    the right value. ``hll``: each distinct input stays (a sketch of distinct values: adding one
+    twice changes nothing, so no delete); ``_add_only`` marks them."""
     bad = f["value"].map(lambda v: not isinstance(v, (bytes, bytearray)) or len(v) != 8)
     if bad.any():
         row = f[bad].iloc[0]
         raise WriteError(
-            f"Family {row['family']!r} is a sum aggregate: its cell values must be 8-byte big-endian "
-            f"int64, but row {row['row_key']!r} qualifier {row['qualifier']!r} has "
+            f"Family {row['family']!r} is an aggregate ({kinds[bad.to_numpy()][0]}): its cell "
+            f"values must be 8-byte big-endian int64, but row {row['row_key']!r} qualifier "
+            f"{row['qualifier']!r} has "
             f"{len(row['value']) if isinstance(row['value'], (bytes, bytearray)) else type(row['value']).__name__}"
             " bytes. Nothing was written."
         )
     ints = np.frombuffer(b"".join(f["value"].tolist()), dtype=">i8").astype(np.int64)
-    g = (
-        f.assign(_v=ints)
-        .groupby(["table", "row_key", "family", "qualifier", "timestamp_us"], sort=False)["_v"]
-        .sum()
-    )
-    out = g.reset_index()
+    f = f.assign(_v=ints, _kind=kinds)
+    parts = []
+    for kind, g in f.groupby("_kind", sort=False):
+        if kind == "hll":
+            out = g.drop_duplicates(CELL_KEYS + ["_v"]).assign(_add_only=True)
+        else:
+            out = (g.groupby(CELL_KEYS, sort=False)["_v"].agg(str(kind)).reset_index()).assign(
+                _add_only=False
+            )
+        parts.append(out[CELL_KEYS + ["_v", "_add_only"]])
+    out = pd.concat(parts, ignore_index=True)
     out["value"] = out.pop("_v").astype(object).map(int)
     return out
 
@@ -173,6 +190,7 @@ def prepare(
     tables: Mapping[str, str],
     *,
     sum_families: Mapping[str, set[str]] | None = None,
+    reducers: Mapping[str, Mapping[str, str]] | None = None,
     batch_mutations: int = 20_000,
     batch_bytes: int = 32 * 1024 * 1024,
     max_row_bytes: int = MAX_REQUEST_BYTES,
@@ -182,7 +200,9 @@ def prepare(
     """Sort, check limits, encode and cut the cells into requests (nothing is sent here).
 
     ``cell_depth_s``: what a cell costs the server per cell already in its row (the emulator's
-    quadratic slowdown); a long row is then cut into pieces that shrink as the row deepens."""
+    quadratic slowdown); a long row is then cut into pieces that shrink as the row deepens.
+    ``reducers``: logical table → {family: "sum"|"min"|"max"|"hll"} (aggregate families);
+    ``sum_families`` names sum families the same way."""
     f = cells.frame
     unknown = sorted(set(f["table"].unique()) - set(tables))
     if unknown:
@@ -193,18 +213,26 @@ def prepare(
     if resume_from is not None:
         t0, k0 = resume_from
         f = f[(f["table"] > t0) | ((f["table"] == t0) & (f["row_key"] >= k0))]
-    is_sum = np.zeros(len(f), dtype=bool)
-    if sum_families:
-        for logical, fams in sum_families.items():
-            if fams:
-                is_sum |= ((f["table"] == logical) & f["family"].isin(list(fams))).to_numpy()
+    kinds = np.full(len(f), None, dtype=object)
+    by_table: dict[str, dict[str, str]] = {}
+    for logical, fams in (sum_families or {}).items():
+        by_table.setdefault(logical, {}).update({fam: "sum" for fam in fams})
+    for logical, kind_of in (reducers or {}).items():
+        by_table.setdefault(logical, {}).update(kind_of)
+    for logical, kind_of in by_table.items():
+        for fam, kind in kind_of.items():
+            kinds[((f["table"] == logical) & (f["family"] == fam)).to_numpy()] = kind
+    is_sum = kinds != None  # noqa: E711 - elementwise on an object array
     if is_sum.any():
         f = pd.concat(
-            [f[~is_sum].assign(_sum=False), _sum_cells(f[is_sum]).assign(_sum=True)],
+            [
+                f[~is_sum].assign(_sum=False, _add_only=False),
+                _aggregate_cells(f[is_sum], kinds[is_sum]).assign(_sum=True),
+            ],
             ignore_index=True,
         )
     else:
-        f = f.assign(_sum=False)
+        f = f.assign(_sum=False, _add_only=False)
     n = len(f)
     # one sorted factorization gives the key order *and* each distinct key encoded once
     kcodes, kuniq = pd.factorize(f["row_key"].to_numpy(dtype=object), sort=True)
@@ -305,7 +333,9 @@ def prepare(
         batches.append((b0, len(starts)))
     fam = f["family"].tolist()
     ts = f["timestamp_us"].to_numpy(dtype=np.int64).tolist()
+    add_only = f["_add_only"].to_numpy(dtype=bool)
     return _Prepared(
+        add_only=add_only.tolist() if add_only.any() else [],
         tables=[tables[t] for t in ptab],
         logical=list(ptab),
         keys=[kenc[c] for c in pk.tolist()],
@@ -355,18 +385,42 @@ def _build(p: _Prepared, table_path: str, lo: int, hi: int) -> Any:
                 sc.timestamp_micros = t
                 sc.value = v
         else:  # delete the aggregate cell at its timestamp, then add once: reruns do not double
-            for fa, q, t, v in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], strict=True):
-                d = madd().delete_from_column
-                d.family_name = fa
-                d.column_qualifier = q
-                d.time_range.start_timestamp_micros = t
-                d.time_range.end_timestamp_micros = t + 1000
+            keep = p.add_only[s:e] if p.add_only else [False] * (e - s)
+            for fa, q, t, v, k in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], keep, strict=True):
+                if not k:
+                    d = madd().delete_from_column
+                    d.family_name = fa
+                    d.column_qualifier = q
+                    d.time_range.start_timestamp_micros = t
+                    d.time_range.end_timestamp_micros = t + 1000
                 a = madd().add_to_cell
                 a.family_name = fa
                 a.column_qualifier.raw_value = q
                 a.timestamp.raw_timestamp_micros = t
                 a.input.int_value = v
     return req
+
+
+def _refuse_emulator_hll(
+    conn: Connection, cells: CellFrame, kinds: Mapping[str, Mapping[str, str]]
+) -> None:
+    """HLL families on the emulator: refused before the first request (measured, SDK 528: the
+    emulator keeps the last AddToCell input as a plain int64, not a sketch, so what it returns
+    would not be what Cloud Bigtable stores)."""
+    if conn.is_production:
+        return
+    f = cells.frame
+    for logical, kind_of in kinds.items():
+        hll = [fam for fam, kind in kind_of.items() if kind == "hll"]
+        hit = f[(f["table"] == logical) & f["family"].isin(hll)] if hll else f.iloc[:0]
+        if len(hit):
+            raise WriteError(
+                f"Family {hit['family'].iloc[0]!r} of table {logical!r} is an HLL aggregate "
+                "(HyperLogLogPlusPlusUniqueCount): the emulator accepts AddToCell on it but "
+                "keeps only the last input as a plain int64, not a sketch of distinct values "
+                "(measured), so the cells read back would be wrong. Nothing was written. Write "
+                "it to Cloud Bigtable, or model distinct counts without the emulator."
+            )
 
 
 # ----------------------------------------------------------------------------- sending
@@ -495,6 +549,7 @@ def write_cells(
     batch_bytes: int = 32 * 1024 * 1024,
     check_families: bool = True,
     sum_families: Mapping[str, Sequence[str]] | None = None,
+    reducers: Mapping[str, Mapping[str, str]] | None = None,
     resume_from: tuple[str, str] | None = None,
     retry_budget_s: float | None = None,
     max_row_bytes: int = MAX_REQUEST_BYTES,
@@ -504,7 +559,9 @@ def write_cells(
     ``tables`` maps logical table → physical table ID (a string is the ID of the only
     logical table, or the base ID for several: ``<id>--<logical>``). Rerunning is safe:
     explicit timestamps rewrite the same cells. ``resume_from=(logical_table, row_key)``
-    skips rows before that key (what a WriteError suggests)."""
+    skips rows before that key (what a WriteError suggests). ``reducers``: logical table →
+    {family: "sum"|"min"|"max"|"hll"} for aggregate families (read from the stored tables
+    too): each cell's inputs are combined here and sent as one ``AddToCell``."""
     from . import admin
 
     t0 = time.perf_counter()
@@ -516,7 +573,9 @@ def write_cells(
             else admin.table_ids(tables, names)
         )
     tables = dict(tables)
-    sums: dict[str, set[str]] = {k: set(v) for k, v in (sum_families or {}).items()}
+    kinds: dict[str, dict[str, str]] = {k: dict(v) for k, v in (reducers or {}).items()}
+    for k, fams in (sum_families or {}).items():
+        kinds.setdefault(k, {}).update({fam: "sum" for fam in fams})
     if check_families:
         present = {t: set(g) for t, g in cells.frame.groupby("table", sort=False)["family"]}
         for logical, physical in tables.items():
@@ -540,13 +599,15 @@ def write_cells(
                     f"(it has {sorted(stored)}). Add it with admin.ensure_tables(conn, schema, "
                     "table_id). Nothing was written."
                 )
-            sums.setdefault(logical, set()).update(
-                name for name, cf in stored.items() if "sum" in cf.value_type.aggregate_type
-            )
+            for name, cf in stored.items():
+                kind = admin.aggregate_kind(cf)
+                if kind is not None:
+                    kinds.setdefault(logical, {})[name] = kind
+    _refuse_emulator_hll(conn, cells, kinds)
     p = prepare(
         cells,
         tables,
-        sum_families=sums,
+        reducers=kinds,
         batch_mutations=batch_mutations,
         batch_bytes=batch_bytes,
         max_row_bytes=max_row_bytes,

@@ -143,13 +143,26 @@ def max_age(duration: str | pd.Timedelta | _dt.timedelta | int | float) -> MaxAg
     return MaxAge(int(seconds))
 
 
+# Aggregate column families (``Type.Aggregate`` over INT64): what each keeps of the values
+# written to one cell. Bigtable combines them server-side (AddToCell/MergeToCell); ``hll`` keeps
+# a HyperLogLog++ sketch of distinct inputs (read back as the sketch, counted in SQL).
+AGGREGATES: dict[str, str] = {
+    "sum": "the sum of the inputs",
+    "min": "the smallest input",
+    "max": "the largest input",
+    "hll": "a HyperLogLog++ sketch of the distinct inputs",
+}
+Aggregate = Literal["sum", "min", "max", "hll"]
+
+
 @dataclass(frozen=True)
 class Family:
-    """A column family: a short name (G01), an optional GC rule, optionally an aggregate (sum)."""
+    """A column family: a short name (G01), an optional GC rule, optionally an aggregate
+    (``sum``, ``min``, ``max`` or ``hll``: Bigtable combines the int64 inputs of a cell)."""
 
     name: str
     gc: GcRule | None = None
-    aggregate: Literal["sum"] | None = None
+    aggregate: Aggregate | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not FAMILY_NAME.fullmatch(self.name):
@@ -164,10 +177,11 @@ class Family:
                 f"Family {self.name!r}: gc must be a rule such as max_age('90D'), "
                 f"max_versions(1), union(...) or intersection(...), got {self.gc!r}."
             )
-        if self.aggregate not in (None, "sum"):
+        if self.aggregate is not None and self.aggregate not in AGGREGATES:
             raise SchemaError(
-                f"Family {self.name!r}: aggregate must be None or 'sum' (the aggregate the "
-                f"emulator keeps correctly), got {self.aggregate!r}."
+                f"Family {self.name!r}: aggregate must be None or one of "
+                f"{', '.join(map(repr, AGGREGATES))} (int64 aggregate families), got "
+                f"{self.aggregate!r}."
             )
 
     def cbt_gc(self) -> str | None:
