@@ -12,7 +12,6 @@ import struct
 import numpy as np
 import pandas as pd
 import pytest
-from google.cloud.bigtable_admin_v2 import types as at
 from google.cloud.bigtable_v2.types import MutateRowRequest, Mutation, ReadRowsRequest
 
 import workbench as wb

@@ -115,7 +115,7 @@ def gc_rule_pb(rule: GcRule | None) -> admin_types.GcRule | None:
 def aggregate_type_pb(kind: str) -> admin_types.Type:
     """An int64 aggregate value type: ``sum``, ``min``, ``max`` or ``hll`` (HLL++ unique count)."""
     agg = admin_types.Type.Aggregate
-    one = {
+    one: dict[str, dict[str, Any]] = {
         "sum": {"sum": agg.Sum()},
         "min": {"min_": agg.Min()},
         "max": {"max_": agg.Max()},
