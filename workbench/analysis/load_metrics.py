@@ -1,0 +1,92 @@
+"""What the load model reports: Key Visualizer's metrics, hot tablets and node shares.
+
+Pure steps over the replay's arrays. A share is always of ONE window's total load (so it is at
+most 100 %), and a tablet's share is never above its node's (the node serves the tablet).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._index import CellIndex
+
+
+def tablet_load(
+    starts: np.ndarray, rows: np.ndarray, wcpu: np.ndarray, t_read: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(tablet of each write, CPU per tablet): the writes' CPU plus the reads' per tablet."""
+    tab = np.searchsorted(starts, rows, "right") - 1
+    return tab, np.bincount(tab, weights=wcpu, minlength=len(starts)) + t_read
+
+
+def bucket_worst(
+    starts: np.ndarray,
+    node: np.ndarray,
+    node_load: np.ndarray,
+    first_rows: np.ndarray,
+    last_rows: np.ndarray,
+) -> np.ndarray:
+    """Per key bucket (rows ``first_rows[i]``..``last_rows[i]``), the load of the busiest node
+    serving one of its tablets: Key Visualizer reports the worst within a bucket."""
+    pair = np.empty(2 * len(first_rows), dtype=np.int64)
+    pair[0::2] = np.searchsorted(starts, first_rows, "right") - 1
+    pair[1::2] = np.searchsorted(starts, last_rows, "right")
+    return np.maximum.reduceat(np.append(node_load[node], 0.0), pair)[0::2]
+
+
+def window_shares(busiest: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Per window, the busiest unit's share of that window's total (nan: no load); at most 1
+    when ``busiest`` is one of the parts of ``totals``."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(totals > 0, busiest / totals, np.nan)
+
+
+def pressure(
+    bucket_cpu: np.ndarray, cpu_target: float, writes: np.ndarray, reads: np.ndarray
+) -> np.ndarray:
+    """Key Visualizer's read/write pressure index: 100 × the serving node's CPU ÷ the CPU
+    target, in the (window, bucket) cells that had operations (0 elsewhere)."""
+    return 100.0 * bucket_cpu / max(cpu_target, 1e-9) * ((writes > 0) | (reads > 0))
+
+
+def hot_table(
+    index: CellIndex, hot: list[tuple[int, float, int, int]], t0: int, step_us: float
+) -> pd.DataFrame:
+    """The busiest tablets as ListHotTablets reports them: time range, the share of its node's CPU
+    the tablet used, start and end key (a single-row tablet ends at its start key + ``\\x00``).
+
+    ``hot`` holds (step, CPU in nodes, first row, end row) of the busiest tablets of each step."""
+    cols = ["start_time", "end_time", "node_cpu_usage_percent", "start_key", "end_key", "rows"]
+    if not hot:
+        return pd.DataFrame(columns=cols)
+    hot = sorted(hot, key=lambda h: -h[1])[:20]
+    R = index.n_rows
+    recs = []
+    for k, cpu, s, e in hot:
+        sk = index.key(s)
+        ek = sk + "\x00" if e - s == 1 else (index.key(e) if e < R else "")
+        recs.append(
+            {
+                "start_time": pd.Timestamp(int(t0 + k * step_us), unit="us", tz="UTC"),
+                "end_time": pd.Timestamp(int(t0 + (k + 1) * step_us), unit="us", tz="UTC"),
+                "node_cpu_usage_percent": 100.0 * min(cpu, 1.0),
+                "start_key": sk,
+                "end_key": ek,
+                "rows": e - s,
+            }
+        )
+    return pd.DataFrame(recs, columns=cols)
+
+
+def loaded_extent(rows: np.ndarray, live: np.ndarray, s: int, e: int) -> tuple[int, int] | None:
+    """(first, last) row of tablet [s, e) that carries load (written in ``rows`` or read per
+    ``live``), or None."""
+    loaded = rows[(rows >= s) & (rows < e)]
+    rd = np.flatnonzero(live[s:e]) + s
+    if not (len(loaded) or len(rd)):
+        return None
+    big = e + 1
+    lo = int(min(loaded.min() if len(loaded) else big, rd.min() if len(rd) else big))
+    hi = int(max(loaded.max() if len(loaded) else -1, rd.max() if len(rd) else -1))
+    return lo, hi
