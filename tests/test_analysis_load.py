@@ -224,35 +224,44 @@ def test_capacity_counts_storage_and_does_not_depend_on_the_model_node_count():
 
     ds = wb.load_dataset("weather_balloons", size="workshop")
     s = wb.preset("weather_balloons", "single_timestamp")
-    caps = [analyze(ds, s, nodes=n, target_writes_per_s=100_000).capacity for n in (3, 10)]
+    caps = [analyze(ds, s, nodes=n, events_per_s=100_000).capacity for n in (3, 10)]
     c = caps[0]
     # 100,000 events/s × 201.85 B × 730 h × 3600 s × 12 months = 636.6 TB logical
     assert c.stored_bytes / 1e12 == pytest.approx(636.6, abs=0.1)
-    # an SSD node holds 5 TB: ceil(636.6 / 5) = 128 nodes, whatever the CPU needs
-    assert c.storage_nodes == 128 and c.nodes_needed >= 128 and c.bound_by == "storage"
+    # Bigtable counts compressed bytes against a node (3.41× measured on the cells): 186.7 TB,
+    # over 5 TB per SSD node kept ≤ 70 % full: ceil(186.7 / 3.5) = 54 nodes
+    assert c.compression_ratio == pytest.approx(3.41, abs=0.01)
+    assert c.storage_nodes == 54 and c.nodes_needed >= 54 and c.bound_by == "storage"
     assert caps[1].nodes_needed == c.nodes_needed and caps[1].cpu.nodes == c.cpu.nodes
     # CPU: 100,000 / 14,000 = 7.1 nodes of writes; at 70 % at least 11 nodes
     assert c.cpu.nodes >= 11
     # billed: compressed GiB × $/GiB-month; replication doubles nodes and storage
     assert c.storage_cost_month == pytest.approx(c.stored_gib * DEFAULT.ssd_gb_month_usd)
-    assert c.compression_ratio > 1.5
-    two = capacity(
-        caps[0] and analyze(ds, s, target_writes_per_s=100_000).index,
-        len(ds),
-        analyze(ds, s, target_writes_per_s=100_000).keyspace,
-        settings=DEFAULT.replace(clusters=2),
-        compression=c.compression_ratio,
-    )
+    a = analyze(ds, s, events_per_s=100_000)
+
+    def at(**changes):
+        return capacity(
+            a.index,
+            len(ds),
+            a.keyspace,
+            settings=DEFAULT.replace(**changes),
+            compression=c.compression_ratio,
+        )
+
+    two = at(clusters=2)
     assert two.clusters == 2 and two.nodes_needed == 2 * two.nodes_per_cluster
     assert two.stored_gib == pytest.approx(2 * c.stored_gib)
-    assert two.cpu_target == DEFAULT.cpu_target_multi_cluster
-    hdd = capacity(
-        analyze(ds, s).index,
-        len(ds),
-        analyze(ds, s, target_writes_per_s=100_000).keyspace,
-        settings=DEFAULT.replace(storage="HDD"),
-    )
-    assert hdd.storage_nodes == 40  # ceil(636.6 / 16)
+    # Monitoring: 70 % with single-cluster routing whatever the cluster count, and with
+    # multi-cluster routing and autoscaling; 35 % only for multi-cluster without autoscaling
+    assert two.cpu_target == 0.70
+    assert at(clusters=2, routing="multi-cluster", autoscaling=True).cpu_target == 0.70
+    assert at(clusters=2, routing="multi-cluster").cpu_target == 0.35
+    assert at(clusters=1, routing="multi-cluster").cpu_target == 0.70
+    # every write is applied by the other cluster too: the month's writes cross once
+    assert two.replication_gib_month == pytest.approx(c.bytes_per_month / 2**30)
+    assert "GiB/month copied between clusters" in " ".join(two.assumptions())
+    # HDD: 16 TB per node at 70 %: ceil(186.7 / 11.2) = 17
+    assert at(storage="HDD").storage_nodes == 17
 
 
 def test_a_read_only_workload_needs_nodes_too():

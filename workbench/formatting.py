@@ -39,6 +39,8 @@ def number(x: Any) -> str:
     v = float(x)
     if v == 0:
         return "0"
+    if math.isinf(v):  # a ceiling no unit sets
+        return "∞" if v > 0 else "-∞"
     if abs(v) >= 1000:
         return f"{v:,.0f}"
     digits = max(0, 2 - int(math.floor(math.log10(abs(v)))))
@@ -135,6 +137,8 @@ def formatter_for(column: str) -> Callable[[Any], str] | None:
         return money
     if c.endswith("node ms") or c.endswith("_ms") or c.endswith(" ms"):
         return milliseconds
+    if "per_s" in c or "/s" in c or "per second" in c or "per_event" in c:  # rates, not durations
+        return number
     if c.endswith("_s") or c.endswith("seconds"):
         return duration
     return None

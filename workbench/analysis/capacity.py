@@ -4,16 +4,30 @@ Every cell stores its row key, family and qualifier again, so names are paid per
 breakdown shows how much of an event's bytes are names (G01) and what one-byte names would
 save.
 
-Nodes are the larger of two needs, per cluster:
+Rates are **events per second** (what a team knows); each design turns them into mutations
+(a design that writes every event to two tables needs twice the writes). Nodes are the larger
+of two needs, per cluster:
 
-* **CPU**: reads and writes as node CPU at the production rates (the load model), with the
-  busiest node kept under the recommended CPU target (70 % with one cluster, 35 % per cluster
-  with multi-cluster routing). The busiest node is found by running the load model at the
-  candidate node count and raising the count until it settles, so the answer does not depend on
-  the node count the model was first run at. A tablet that alone needs more than the target
-  (one hot row, one write frontier) cannot be served by adding nodes: that is said, not hidden.
-* **storage**: the data kept after the retention period over the storage a node may hold
-  (SSD 5 TB, HDD 16 TB: current "Quotas and limits"), counted on logical bytes.
+* **CPU**: the cluster's total CPU in a busy window (reads + writes at the production rate,
+  which does not depend on the node count) over the CPU target of the replication and routing
+  (70 % single-cluster routing, or multi-cluster with autoscaling; 35 % per cluster for two or
+  more clusters with multi-cluster routing and no autoscaling). The load model is run at that
+  count and the count raised while the busiest node is over the target *and* the added nodes
+  actually relieve it (at most twice the even count: a balancer that packs units each under the
+  target never needs more). A busiest node that stays put however many nodes are added is the
+  sample's warm-up or an unsplittable unit, never extrapolated. When the rate exceeds the
+  design's **ceiling** (the busiest unsplittable unit at the CPU target: one write frontier, a
+  salt bucket, one hot row, one fixed entity) no node count serves it: the result is
+  *hotspot-limited*, names the unit, the ceiling and the fix.
+* **storage**: the bytes each family keeps under its GC rule (``analysis/retention.py``: max
+  age, max versions) on the planning horizon, **compressed** (the design's measured ratio:
+  Bigtable counts physical storage), over a node's storage at ``storage_utilization_target``.
+
+With ``tiered_after_days`` (tiered storage, Preview) cells older than that, by cell timestamp,
+move to the infrequent-access tier: storage and its bill split into hot (SSD) and cold, each
+query is told which tier its rows come from, and cold reads are sized at the cold tier's
+per-node rate. The emulator runs none of this (it silently drops ``tiered_storage_config``):
+every figure here is the production model.
 
 Storage is billed on compressed data in binary GB (GiB): the ratio is measured by compressing
 a sample of the design's own cells, serialized in key order and cut into 64 KB blocks like an
@@ -25,115 +39,23 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..notes import EMULATOR_NOTES
+from ..schema.families import Family
 from ._index import CellIndex
+from .compression import compression_ratio
+from .cpu_need import NodeNeed, UnitLimit, cpu_nodes, unit_limit
 from .keyspace import KeyDistribution
+from .retention import FamilyRetention, retention
 from .settings import DEFAULT, Settings
+from .tiers import cold_shares, tier_text
 
 _NAME_LIKE_QUALIFIERS = 64  # more distinct qualifiers than this means they carry data (G12, G19)
-_MAX_ROUNDS = 12  # node-count iterations before the answer is taken as settled
-
-
-def compression_ratio(
-    cells, settings: Settings = DEFAULT, *, bytes_per_cell: float | None = None
-) -> float:
-    """Logical bytes ÷ compressed bytes of a sample of ``cells`` (a CellFrame).
-
-    The sample is a contiguous run of cells in Bigtable's order (about
-    ``compression_sample_bytes``), each written as key, family, qualifier, an 8-byte timestamp
-    and the value, as an SSTable stores them; it is compressed in ``compression_block_bytes``
-    blocks with ``compression_codec`` (pyarrow's codecs: snappy, lz4, zstd, gzip, brotli)."""
-    import pyarrow as pa
-
-    f = cells.frame
-    if not len(f):
-        return 1.0
-    per_cell = max(bytes_per_cell or float(cells.total_bytes) / len(f), 1.0)
-    n = int(min(len(f), max(1, settings.compression_sample_bytes // per_cell)))
-    start = (len(f) - n) // 2  # from the middle: neither the first nor the last keys only
-    part = f.iloc[start : start + n].sort_values(
-        ["table", "row_key", "family", "qualifier", "timestamp_us"],
-        ascending=[True, True, True, True, False],
-        kind="stable",
-    )
-    blob = b"".join(
-        k.encode() + fam.encode() + q.encode() + int(ts).to_bytes(8, "big", signed=True) + v
-        for k, fam, q, ts, v in zip(
-            part["row_key"],
-            part["family"],
-            part["qualifier"],
-            part["timestamp_us"],
-            part["value"],
-            strict=True,
-        )
-    )
-    codec = pa.Codec(settings.compression_codec)
-    blk = max(int(settings.compression_block_bytes), 1024)
-    packed = sum(
-        len(codec.compress(blob[i : i + blk], asbytes=True)) for i in range(0, len(blob), blk)
-    )
-    return len(blob) / max(packed, 1)
-
-
-@dataclass
-class NodeNeed:
-    """How many nodes one cluster needs for its CPU, and how the answer was reached."""
-
-    nodes: int
-    busiest_cpu: float  # busiest node's CPU at that count (1.0 = one node)
-    busiest_tablet_cpu: float  # what the busiest tablet alone needs
-    hotspot_factor: float  # at that count
-    hotspot_limited: bool  # the busiest tablet alone exceeds the target: nodes cannot help
-    rounds: list[tuple[int, float]] = field(default_factory=list)  # (nodes tried, busiest CPU)
-
-
-def cpu_nodes(
-    peak_cpu: float,
-    load_at: Callable[[int], KeyDistribution] | None,
-    target: float,
-    *,
-    min_nodes: int = 1,
-    hotspot_share: float = 0.5,
-) -> NodeNeed:
-    """Smallest node count whose busiest node stays under ``target`` CPU, hotspots included.
-
-    ``peak_cpu``: the cluster's total CPU (reads + writes, in nodes) in a busy window; it does
-    not depend on the node count. ``load_at(n)``: the load model at ``n`` nodes. Start at the
-    count the total needs if spread perfectly; while the busiest node is over the target, scale
-    the count by its excess (a hotspot makes it grow faster than the load) and run the model
-    again; stop when it fits, or when one tablet that carries at least ``hotspot_share`` of the
-    load (one row, one write frontier) is alone over the target: no node count serves that."""
-    n = max(min_nodes, math.ceil(peak_cpu / target - 1e-9)) if peak_cpu > 0 else min_nodes
-    rounds: list[tuple[int, float]] = []
-    need = NodeNeed(n, peak_cpu, 0.0, 1.0, False, rounds)
-    for _ in range(_MAX_ROUNDS):
-        if n == 1 or load_at is None:  # one node carries everything; no model: perfectly even
-            busiest, tablet, hf, share = peak_cpu / n, 0.0, 1.0, 0.0
-        else:
-            kd = load_at(n)
-            busiest, tablet, hf = kd.busiest_node_cpu, kd.busiest_tablet_cpu, kd.hotspot_factor
-            share = kd.mean_tablet_share
-            if share < hotspot_share and tablet > peak_cpu / n:
-                # many busy key ranges, the busiest over a node's fair share: production grows by
-                # adding keys (more entities), which lowers that floor, so keep only how far the
-                # balancer is from the best it could do
-                busiest = busiest / tablet * peak_cpu / n
-                hf = busiest * n / peak_cpu if peak_cpu else 1.0
-        rounds.append((n, busiest))
-        need = NodeNeed(n, busiest, tablet, hf, False, rounds)
-        if busiest <= target:
-            return need
-        if tablet > target and share >= hotspot_share:  # one tablet, most of the load: no
-            need.hotspot_limited = True  # node count splits it
-            return need
-        n = max(n + 1, math.ceil(n * busiest / target - 1e-9))
-    return need
 
 
 @dataclass
@@ -146,6 +68,7 @@ class Capacity:
     breakdown: dict[str, int]  # key / family / qualifier / timestamp / value bytes over all cells
     short_names_bytes: int  # total bytes with one-byte family and qualifier names
     events_per_s: float  # production events per second
+    mutations_per_event: float  # the design's mutations for one event (two tables: 2)
     writes_per_s: float  # production mutations per second the nodes are sized for
     queries_per_s: float
     write_cpu: float  # mean CPU of the writes, in nodes
@@ -153,6 +76,7 @@ class Capacity:
     peak_cpu: float  # total CPU in a busy window (95th percentile), in nodes
     cpu: NodeNeed
     cpu_target: float
+    ceiling: UnitLimit
     storage_nodes: int
     clusters: int
     storage: str
@@ -162,12 +86,19 @@ class Capacity:
     nodes_per_cluster: int
     nodes_needed: int  # over all clusters
     hotspot_limited: bool
-    bytes_per_month: float  # logical, one copy
-    stored_bytes: float  # logical, after the retention period, one copy
+    bytes_per_month: float  # logical, one copy, everything written
+    stored_bytes: float  # logical, kept under each family's GC rule, one copy
     compression_ratio: float
     stored_gib: float  # compressed, all clusters (what is billed)
     node_cost_month: float
     storage_cost_month: float
+    families: list[FamilyRetention] = field(default_factory=list)
+    family_stored_bytes: dict[str, float] = field(default_factory=dict)  # logical, per family
+    cold_bytes: float = 0.0  # logical, one copy, in the infrequent-access tier
+    cold_gib: float = 0.0  # compressed, all clusters
+    cold_read_nodes: float = 0.0  # CPU (nodes) of reads served from the cold tier
+    query_tiers: dict[str, float] = field(default_factory=dict)  # query: share of rows cold
+    replication_gib_month: float = 0.0  # written bytes copied between clusters
     settings: Settings = field(default=DEFAULT, repr=False)
     schema_name: str = ""
     target_given: bool = False
@@ -194,63 +125,220 @@ class Capacity:
         return self.cpu.nodes
 
     @property
+    def hot_gib(self) -> float:
+        return self.stored_gib - self.cold_gib
+
+    @property
+    def tiered(self) -> bool:
+        return self.settings.tiered_after_days is not None
+
+    @property
+    def ceiling_events_per_s(self) -> float:
+        """The ceiling in events/s (``math.inf``: no unsplittable unit limits the design)."""
+        return self.ceiling.writes_per_s / max(self.mutations_per_event, 1e-12)
+
+    @property
     def bound_by(self) -> str:
         """What sets the node count: ``"hotspot"``, ``"cpu"`` or ``"storage"``."""
         if self.hotspot_limited:
             return "hotspot"
         return "storage" if self.storage_nodes > self.cpu.nodes else "cpu"
 
+    @property
+    def units_assumption(self) -> str:
+        """Whether the busiest unit grows with volume or is fixed: stated with every ceiling."""
+        c = self.ceiling
+        if not c.kind:
+            return "no unsplittable unit: the load splits across tablets as it grows"
+        if c.kind == "salt bucket":
+            return f"fixed: {c.units} salt buckets, whatever the volume"
+        if c.kind == "write frontier":
+            return "fixed: one write frontier, whatever the volume"
+        if c.kind == "hot row":
+            return "fixed: one row takes the writes"
+        if c.fixed:
+            return (
+                f"fixed: the dataset's entities each write faster at a higher rate "
+                f"(≈{c.units} busy units); set entities_grow=True if production adds entities"
+            )
+        return "growing: production adds entities like the dataset's (entities_grow=True)"
+
+    def fix(self) -> str:
+        """What would serve the target when it exceeds the ceiling ("" when it does not)."""
+        c = self.ceiling
+        if not self.hotspot_limited:
+            return ""
+        need = max(c.units + 1, math.ceil(c.units * self.writes_per_s / c.writes_per_s - 1e-9))
+        if c.kind == "salt bucket":
+            return f"{need} salt buckets (Salt(n={need})) would serve it (G08)"
+        if c.kind == "hot row":
+            return (
+                "spread this row's writes over new rows, e.g. a time bucket in the key (G09, G16)"
+            )
+        if c.kind == "write frontier":
+            return (
+                f"put a field with at least {need} busy values ahead of the timestamp (G07), or "
+                f"salt the key into at least {need} buckets (G08)"
+            )
+        return (
+            f"the busiest entity takes {c.share:.0%} of the writes: split it with a field after "
+            "it or a salt (G08); if production adds entities rather than speeding these up, "
+            "set entities_grow=True"
+        )
+
     def table(self) -> pd.DataFrame:
         st = self.settings
         per_node_tb = st.tb_per_node
-        rows = {
+        rows: dict[str, float] = {
             "bytes per event": self.bytes_per_event,
             "…with 1-byte family/qualifier names (G01)": self.short_names_bytes_per_event,
             "names share of bytes": self.name_overhead_share,
             "events per second (production)": self.events_per_s,
+            "mutations per event (this design)": self.mutations_per_event,
             "writes per second (production)": self.writes_per_s,
             "queries per second (production)": self.queries_per_s,
             "CPU of writes (nodes)": self.write_cpu,
             "CPU of reads (nodes)": self.read_cpu,
             "CPU in a busy window (nodes, 95th pct)": self.peak_cpu,
+            f"ceiling (events/s, busiest unit at {self.cpu_target:.0%} CPU)": self.ceiling_events_per_s,
             f"busiest node CPU at {self.cpu.nodes} nodes": self.cpu.busiest_cpu,
             "hotspot factor (busiest node ÷ fair)": self.hotspot_factor,
             f"nodes for CPU (busiest ≤ {self.cpu_target:.0%})": self.cpu.nodes,
             "growth per month (GB, logical)": self.bytes_per_month / 1e9,
-            f"stored after {st.retention_months:g} months (TB, logical)": self.stored_bytes / 1e12,
-            f"nodes for storage ({per_node_tb:g} TB per {self.storage} node)": self.storage_nodes,
+            f"kept under the GC rules, ≤ {st.retention_months:g} months (TB, logical)": (
+                self.stored_bytes / 1e12
+            ),
             f"compression ({st.compression_codec}, measured on the cells)": self.compression_ratio,
+            "kept, compressed (TB, one cluster)": self.stored_bytes / self.compression_ratio / 1e12,
+            (
+                f"nodes for storage ({per_node_tb:g} TB per {self.storage} node at "
+                f"{st.storage_utilization_target:.0%})"
+            ): self.storage_nodes,
             f"billed storage (GiB compressed, {self.clusters} cluster(s))": self.stored_gib,
-            "nodes per cluster": self.nodes_per_cluster,
-            "clusters (replication)": self.clusters,
-            "nodes in total": self.nodes_needed,
-            f"node cost per month (USD, prices of {st.prices_date})": self.node_cost_month,
-            f"storage cost per month (USD, prices of {st.prices_date})": self.storage_cost_month,
-            "total per month (USD)": self.monthly_cost,
         }
+        if self.tiered:
+            rows[f"…cold tier, older than {st.tiered_after_days:g} days (GiB)"] = self.cold_gib
+            rows["…hot tier, SSD (GiB)"] = self.hot_gib
+            rows["CPU of cold-tier reads (nodes)"] = self.cold_read_nodes
+        rows.update(
+            {
+                "nodes per cluster": self.nodes_per_cluster,
+                "clusters (replication)": self.clusters,
+                "nodes in total": self.nodes_needed,
+                "replication traffic (GiB per month)": self.replication_gib_month,
+                f"node cost per month (USD, prices of {st.prices_date})": self.node_cost_month,
+                f"storage cost per month (USD, prices of {st.prices_date})": self.storage_cost_month,
+                "total per month (USD)": self.monthly_cost,
+            }
+        )
         return pd.DataFrame({"value": pd.Series(rows, dtype=float)})
 
+    def retention_table(self) -> pd.DataFrame:
+        """Per family: its GC rule, the months it keeps, the share of cells it keeps, TB kept."""
+        return pd.DataFrame.from_records(
+            [
+                {
+                    "table": f.table,
+                    "family": f.family,
+                    "gc rule": f.rule,
+                    "months kept": f.months,
+                    "share of cells kept (versions)": f.versions_share,
+                    "kept (TB, logical)": self.family_stored_bytes.get(f"{f.table}/{f.family}", 0.0)
+                    / 1e12,
+                }
+                for f in self.families
+            ]
+        )
+
+    def rate_text(self) -> str:
+        from ..formatting import number
+
+        return (
+            f"{number(self.events_per_s)} events/s ({number(self.writes_per_s)} mutations/s, "
+            f"{number(self.mutations_per_event)} per event)"
+        )
+
     def verdict(self) -> str:
+        from ..formatting import number
+
         if self.hotspot_limited:
+            c = self.ceiling
             return (
-                f"Hotspot-bound: the busiest tablet alone needs {self.cpu.busiest_tablet_cpu:.0%} of "
-                f"a node at {self.writes_per_s:,.0f} writes/s, over the {self.cpu_target:.0%} "
-                "target: adding nodes cannot serve it"
+                f"Hotspot-limited at {self.rate_text()}: {c.kind} {c.name or '(unnamed)'} takes "
+                f"{c.share:.0%} of the writes, so this design stops scaling at "
+                f"{number(self.ceiling_events_per_s)} events/s ({self.cpu_target:.0%} CPU), "
+                f"whatever the node count; fix: {self.fix()}"
+            )
+        tier = ""
+        if self.tiered:
+            tier = (
+                f", {self.cold_gib / max(self.stored_gib, 1e-12):.0%} of the storage cold "
+                f"(after {self.settings.tiered_after_days:g} days)"
             )
         return (
             f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed} {self.storage} node(s) "
-            f"({self.bound_by}-bound), ≈ ${self.monthly_cost:,.0f} per month "
-            f"(prices of {self.settings.prices_date})"
+            f"({self.bound_by}-bound) at {self.rate_text()}{tier}, ≈ ${self.monthly_cost:,.0f} "
+            f"per month (prices of {self.settings.prices_date})"
         )
 
+    def assumptions(self) -> list[str]:
+        """What the figures assume, stated next to them."""
+        st = self.settings
+        out = [
+            f"CPU target {self.cpu_target:.0%}: {self.clusters} cluster(s), {st.routing} routing"
+            + (", autoscaling" if st.autoscaling else "")
+            + " (Monitoring: recommended maximum CPU)",
+            f"units: {self.units_assumption}",
+            f"storage: compressed bytes at ≤ {st.storage_utilization_target:.0%} of "
+            f"{st.tb_per_node:g} TB per {self.storage} node; each family kept as its GC rule says",
+        ]
+        if self.cpu.note:
+            out.append(f"CPU: {self.cpu.note}")
+        if self.clusters > 1:
+            out.append(
+                f"replication: every cluster applies every write; "
+                f"{self.replication_gib_month:,.0f} GiB/month copied between clusters "
+                "(network between regions is billed: see the pricing page)"
+            )
+        if self.tiered:
+            out.append(
+                f"tiered storage ({st.edition}, prices and figures of {st.tiers_date}): cold "
+                f"tier ≈ {st.cold_reads_per_s_per_node:,.0f} reads/s, "
+                f"{st.cold_writes_per_s_per_node:,.0f} writes/s, "
+                f"{st.cold_scan_bytes_per_s_per_node / 1e6:,.0f} MB/s scans per node; the "
+                "emulator cannot run tiers (it silently drops tiered_storage_config): modelled"
+            )
+        return out
+
     def _repr_html_(self) -> str:
+        from ..formatting import number
         from ..plots import figure_html
         from ..plots.capacity import plot_bytes_breakdown, plot_node_need
 
+        tiers = ""
+        if self.tiered and self.query_tiers:
+            tiers = (
+                "<p>Rows each query reads, by tier: "
+                + ", ".join(
+                    html.escape(f"{q}: {tier_text(s)}") for q, s in self.query_tiers.items()
+                )
+                + "</p>"
+            )
         return (
-            f"<div><b>Storage and capacity</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
-            + self.table().to_html(
-                float_format=lambda x: f"{x:,.3g}" if abs(x) < 100 else f"{x:,.0f}"
+            f"<div><b>Storage and capacity</b> {html.escape(self.schema_name)}: "
+            f"{html.escape(self.verdict())}"
+            + self.table().to_html(formatters={"value": number})
+            + "<ul>"
+            + "".join(f"<li><small>{html.escape(a)}</small></li>" for a in self.assumptions())
+            + "</ul>"
+            + tiers
+            + self.retention_table().to_html(
+                index=False,
+                formatters={
+                    "months kept": number,
+                    "share of cells kept (versions)": number,
+                    "kept (TB, logical)": number,
+                },
             )
             + figure_html(plot_bytes_breakdown, self)
             + figure_html(plot_node_need, self)
@@ -264,21 +352,39 @@ def capacity(
     kd: KeyDistribution,
     *,
     settings: Settings = DEFAULT,
+    events_per_s: float | None = None,
     target_writes_per_s: float | None = None,
     schema_name: str = "",
     compression: float | None = None,
     load_at: Callable[[int], KeyDistribution] | None = None,
+    families: Mapping[str, Sequence[Family]] | None = None,
+    seen_rows: Mapping[str, np.ndarray] | None = None,
+    weights: Mapping[str, float] | None = None,
+    salt_buckets: int | None = None,
 ) -> Capacity:
-    """Storage, nodes and cost of a design at its production rates.
+    """Storage, nodes and cost of a design at a production event rate.
 
-    ``events``: the dataset's event count; ``kd``: the load model (its production write and
-    query rates are the ones sized for; ``target_writes_per_s`` re-runs it at another write
-    rate); ``compression``: logical ÷ compressed bytes (:func:`compression_ratio` of the cells;
-    default 1, no compression); ``load_at(n)``: the load model at ``n`` nodes (default:
-    ``kd.at_nodes``)."""
+    ``events``: the dataset's event count; ``kd``: the load model; ``events_per_s``: the
+    production rate in events per second, turned into this design's mutations (default: the
+    rate ``kd`` ran at); ``target_writes_per_s``: deprecated, a rate in mutations per second
+    (prefer ``events_per_s``: designs that write an event twice then pay for it);
+    ``compression``: logical ÷ compressed bytes (:func:`compression_ratio`; default 1);
+    ``load_at(n)``: the load model at ``n`` nodes (default ``kd.at_nodes``); ``families``: the
+    design's families per table (``Schema.table_families()``: their GC rules set retention);
+    ``seen_rows`` and ``weights``: the rows each query reads and its share of the queries
+    (which tier they come from); ``salt_buckets``: the key's salt, if any (the fix names it)."""
     st = settings
-    if target_writes_per_s is not None and abs(target_writes_per_s - kd.write_rate_per_s) > 1e-9:
-        kd = kd.rerun(write_rate_per_s=target_writes_per_s)
+    mutations_per_event = kd.n_writes / max(events, 1) if kd.n_writes else 1.0
+    if events_per_s is not None and target_writes_per_s is not None:
+        from ..errors import WorkbenchError
+
+        raise WorkbenchError(
+            "Give events_per_s (events per second) or target_writes_per_s (mutations per "
+            "second, deprecated), not both."
+        )
+    rate = events_per_s * mutations_per_event if events_per_s is not None else target_writes_per_s
+    if rate is not None and abs(rate - kd.write_rate_per_s) > 1e-9:
+        kd = kd.rerun(write_rate_per_s=rate)
     n = index.n_cells
     key_b = int(index.key_bytes[index.row].sum()) if n else 0
     fam_b = int(index.family_bytes[index.family].sum()) if n else 0
@@ -291,30 +397,71 @@ def capacity(
     qual_short = short * n if len(index.qualifiers) <= _NAME_LIKE_QUALIFIERS else qual_b
     short_total = total - fam_b - qual_b + min(fam_short, fam_b) + min(qual_short, qual_b)
 
-    rate = kd.write_rate_per_s
-    mutations_per_event = kd.n_writes / max(events, 1)
-    events_per_s = rate / max(mutations_per_event, 1e-9) if kd.n_writes else 0.0
+    writes = kd.write_rate_per_s
+    ev_rate = writes / mutations_per_event if kd.n_writes else 0.0
     seconds_per_month = st.hours_per_month * 3600
-    bytes_per_event = total / max(events, 1)
-    per_month = bytes_per_event * events_per_s * seconds_per_month
-    stored = per_month * st.retention_months
+    days_per_month = st.hours_per_month / 24
+    scale = ev_rate * seconds_per_month / max(events, 1)  # sample bytes → bytes per month
+    per_month = total * scale
+    fams = retention(index, families, st.retention_months, days_per_month=days_per_month)
+    kept = {f"{f.table}/{f.family}": f.bytes * scale * f.months * f.versions_share for f in fams}
+    stored = float(sum(kept.values()))
+    ratio = float(compression) if compression else 1.0
+
+    # tiered storage: cells older than the threshold by cell timestamp are cold
+    cold = 0.0
+    query_tiers: dict[str, float] = {}
+    cold_read_nodes = 0.0
+    after = st.tiered_after_days
+    if after is not None:
+        after_months = after / days_per_month
+        q_cold, cold_row = cold_shares(index, seen_rows or {}, after * 86_400)
+        old_cells = cold_row[index.row] if n else np.zeros(0, bool)
+        tab = index.row_table[index.row] if n else np.zeros(0, np.int32)
+        for f in fams:
+            key = f"{f.table}/{f.family}"
+            m = (tab == index.tables.index(f.table)) & (index.families[index.family] == f.family)
+            # cells the sample already dates past the threshold are cold from the start; the
+            # rest age through the kept months like the projection's uniform writes
+            old = float(index.nbytes[m & old_cells].sum()) / max(f.bytes, 1)
+            ageing = max(0.0, f.months - after_months) / f.months if f.months > 0 else 0.0
+            cold += kept[key] * (old + (1 - old) * ageing)
+        query_tiers = q_cold
+        w = dict(weights or {})
+        wsum = sum(w.get(q, 1.0) for q in q_cold) or 1.0
+        for q, share in q_cold.items():
+            rows = len(np.asarray((seen_rows or {})[q]))
+            per_s = kd.queries_per_s * w.get(q, 1.0) / wsum * rows * share
+            cold_read_nodes += per_s / st.cold_reads_per_s_per_node
 
     clusters = int(st.clusters)
-    target = st.cpu_target if clusters == 1 else st.cpu_target_multi_cluster
+    target = st.replication_cpu_target
     totals = kd.node_cpu.sum(axis=1)
     settled = totals[kd.warmup_windows :]
     settled = settled[settled > 0] if (settled > 0).any() else totals[totals > 0]
     peak = float(np.percentile(settled, 95)) if len(settled) else 0.0
-    need = cpu_nodes(
-        peak, load_at or kd.at_nodes, target, min_nodes=st.min_nodes, hotspot_share=st.hotspot_share
-    )
-    storage_nodes = max(st.min_nodes, math.ceil(stored / (st.tb_per_node * 1e12) - 1e-9))
+    peak += cold_read_nodes
+    ceiling = unit_limit(kd, target, salt_buckets=salt_buckets, entities_grow=st.entities_grow)
+    limited = ceiling.limited and writes > ceiling.writes_per_s * (1 + 1e-9)
+    need = cpu_nodes(peak, load_at or kd.at_nodes, target, min_nodes=st.min_nodes, limited=limited)
+    usable = st.storage_utilization_target * 1e12
+    hot_c, cold_c = (stored - cold) / ratio, cold / ratio
+    if after is None:
+        storage_need = hot_c / (st.tb_per_node * usable)
+    else:
+        per_node = (
+            st.tiered_tb_per_node_plus if st.edition == "enterprise-plus" else st.tiered_tb_per_node
+        )
+        storage_need = max(
+            hot_c / (st.tb_per_node * usable), (hot_c + cold_c) / (per_node * usable)
+        )
+    storage_nodes = max(st.min_nodes, math.ceil(storage_need - 1e-9))
     per_cluster = max(need.nodes, storage_nodes)
     nodes_total = per_cluster * clusters
-    ratio = float(compression) if compression else 1.0
     gib = stored / ratio / 2**30 * clusters
+    cold_gib = cold / ratio / 2**30 * clusters
     node_cost = nodes_total * st.node_hour_usd * st.hours_per_month
-    storage_cost = gib * st.storage_gb_month_usd
+    storage_cost = (gib - cold_gib) * st.storage_gb_month_usd + cold_gib * st.cold_gb_month_usd
     return Capacity(
         events=events,
         cells=n,
@@ -327,14 +474,16 @@ def capacity(
             "value": val_b,
         },
         short_names_bytes=int(short_total),
-        events_per_s=events_per_s,
-        writes_per_s=float(rate),
+        events_per_s=ev_rate,
+        mutations_per_event=float(mutations_per_event),
+        writes_per_s=float(writes),
         queries_per_s=kd.queries_per_s,
         write_cpu=kd.write_cpu,
         read_cpu=kd.read_cpu,
         peak_cpu=peak,
         cpu=need,
         cpu_target=target,
+        ceiling=ceiling,
         storage_nodes=storage_nodes,
         clusters=clusters,
         storage=st.storage.upper(),
@@ -343,17 +492,33 @@ def capacity(
         nodes_fair=max(st.min_nodes, math.ceil(peak / target - 1e-9)) if peak > 0 else st.min_nodes,
         nodes_per_cluster=per_cluster,
         nodes_needed=nodes_total,
-        hotspot_limited=need.hotspot_limited,
+        hotspot_limited=limited,
         bytes_per_month=float(per_month),
-        stored_bytes=float(stored),
+        stored_bytes=stored,
         compression_ratio=ratio,
         stored_gib=float(gib),
         node_cost_month=float(node_cost),
         storage_cost_month=float(storage_cost),
+        families=fams,
+        family_stored_bytes=kept,
+        cold_bytes=float(cold),
+        cold_gib=float(cold_gib),
+        cold_read_nodes=float(cold_read_nodes),
+        query_tiers=query_tiers,
+        replication_gib_month=float(per_month / 2**30 * (clusters - 1)),
         settings=st,
         schema_name=schema_name,
-        target_given=target_writes_per_s is not None,
+        target_given=events_per_s is not None or target_writes_per_s is not None,
     )
 
 
-__all__ = ["Capacity", "NodeNeed", "capacity", "compression_ratio", "cpu_nodes"]
+__all__ = [
+    "Capacity",
+    "NodeNeed",
+    "UnitLimit",
+    "capacity",
+    "compression_ratio",
+    "cpu_nodes",
+    "tier_text",
+    "unit_limit",
+]

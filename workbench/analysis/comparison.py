@@ -110,9 +110,21 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
 def compare(
     ds: Dataset, schemas: Sequence[Schema], *, names: Sequence[str] | None = None, **kwargs: Any
 ) -> Comparison:
-    """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them."""
+    """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them.
+
+    Every design is sized for the same **events** per second (``events_per_s=``), each turned
+    into its own mutations: a design that writes every event twice needs twice the writes.
+    ``target_writes_per_s=`` (deprecated) is read here as that event rate, for the same reason."""
 
     require_dataset(ds, "compare")
+    if "target_writes_per_s" in kwargs:
+        rate = kwargs.pop("target_writes_per_s")
+        if kwargs.get("events_per_s") is not None and rate is not None:
+            raise WorkbenchError(
+                "Give events_per_s (events per second) or target_writes_per_s, not both."
+            )
+        if rate is not None:
+            kwargs["events_per_s"] = rate
     queries = kwargs.pop("queries", None)
     if queries is not None:  # your queries, in a line each, instead of the dataset's
         from ..datasets.queries import with_queries

@@ -18,10 +18,12 @@ import numpy as np
 
 from ..cells import CellFrame
 from ..datasets.model import Dataset, require_dataset
+from ..errors import WorkbenchError
 from ..schema.schema import Schema
+from ..schema.segments import Salt
 from ._index import CellIndex, _release_freed_memory
 from .capacity import Capacity, capacity, compression_ratio
-from .keyspace import KeyDistribution, key_distribution
+from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .querycost import QueryCosts, plans_for, query_costs
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
 from .settings import DEFAULT, Settings
@@ -117,6 +119,10 @@ class Analysis:
             "busiest_tablet_share": self.keyspace.mean_tablet_share,
             "write_frontier": self.keyspace.frontier,
             "hot_rows": ", ".join(self.keyspace.hot_rows),
+            "events_per_s": self.capacity.events_per_s,
+            "mutations_per_event": self.capacity.mutations_per_event,
+            "ceiling_events_per_s": self.capacity.ceiling_events_per_s,
+            "hotspot_limited": self.capacity.hotspot_limited,
             "nodes_for_cpu": self.capacity.cpu.nodes,
             "nodes_for_storage": self.capacity.storage_nodes,
             "nodes_needed": self.capacity.nodes_needed,
@@ -177,19 +183,38 @@ def analyze(
     cells: CellFrame | None = None,
     queries_per_s: float | None = None,
     chunk_events: int = CHUNK_EVENTS,
+    events_per_s: float | None = None,
+    tiered_after_days: float | None = None,
 ) -> Analysis:
     """Run every analysis of ``schema`` on ``ds``.
 
     ``nodes``: cluster size of the key-distribution model (default 3);
     ``measured``: emulator results per query name (``TableHandle.run`` results) shown beside the model;
-    ``target_writes_per_s``: the production write rate (mutations/s) the load model replays and
-    capacity sizes for (default: ``settings.write_rate_per_s``, else the data's own rate);
+    ``events_per_s``: the production rate in events per second, what the load model replays and
+    capacity sizes for, turned into this design's mutations (a design writing every event to
+    two tables needs twice the writes; default: ``settings.write_rate_per_s``, else the data's
+    own rate); ``target_writes_per_s``: deprecated, the rate in mutations per second;
+    ``tiered_after_days``: tiered storage (Preview), cells older than this many days (by cell
+    timestamp, at least 30) in the infrequent-access tier (``settings.tiered_after_days``);
     ``queries_per_s``: the production query rate, all intents together, split by their weights
     (default: ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate);
     ``cells``: a CellFrame already built for this schema (skips ``to_cells``).
     """
     require_dataset(ds, "analyze")
     st = settings or DEFAULT
+    if tiered_after_days is not None:
+        st = st.replace(tiered_after_days=float(tiered_after_days))
+    if events_per_s is not None and target_writes_per_s is not None:
+        raise WorkbenchError(
+            "Give events_per_s (events per second) or target_writes_per_s (mutations per "
+            "second, deprecated), not both."
+        )
+    if events_per_s is not None and (
+        isinstance(events_per_s, bool)
+        or not isinstance(events_per_s, (int, float))
+        or not events_per_s >= 0
+    ):
+        raise WorkbenchError(f"events_per_s must be a number ≥ 0, got {events_per_s!r}.")
     name = schema_name(schema)
     tm: dict[str, float] = {}
     with _timed(tm, "index"):
@@ -218,6 +243,9 @@ def analyze(
             schema_name=name,
         )
     with _timed(tm, "keyspace"):
+        writes = writes_from_index(index)
+        if events_per_s is not None:  # this design's mutations for that many events
+            target_writes_per_s = events_per_s * len(writes.row) / max(len(ds), 1)
         kd = key_distribution(
             index,
             seen_rows=qc.seen_rows,
@@ -227,13 +255,26 @@ def analyze(
             settings=st,
             write_rate_per_s=target_writes_per_s,
             queries_per_s=queries_per_s,
+            writes=writes,
             schema_name=name,
         )
     with _timed(tm, "rowsizes"):
         bound = row_time_bound_s(schema.key)
         rs = row_sizes(index, settings=st, schema_name=name, row_bound_s=bound)
     with _timed(tm, "capacity"):
-        cap = capacity(index, len(ds), kd, settings=st, schema_name=name, compression=ratio)
+        salt = next((seg.n for seg in schema.key.segments if isinstance(seg, Salt)), None)
+        cap = capacity(
+            index,
+            len(ds),
+            kd,
+            settings=st,
+            schema_name=name,
+            compression=ratio,
+            families=schema.table_families(),
+            seen_rows=qc.seen_rows,
+            weights=weights,
+            salt_buckets=salt,
+        )
     return Analysis(
         dataset=ds.name,
         schema=name,

@@ -84,10 +84,18 @@ class Settings:
     rebalance_tolerance: float = 0.10  # moves start when a node is 10 % over the best it could be
     pre_splits: int = 0  # split points given at table creation (cbt createtable splits=...)
     # capacity
-    cpu_target: float = 0.70  # recommended max average CPU, single-cluster routing (Monitoring)
-    cpu_target_multi_cluster: float = 0.35  # per cluster with multi-cluster routing (Monitoring)
+    cpu_target: float = 0.70  # recommended max average CPU: single-cluster routing (any number
+    # of clusters), or multi-cluster routing with autoscaling (Monitoring)
+    cpu_target_multi_cluster: float = 0.35  # two or more clusters, multi-cluster routing, no
+    # autoscaling (Monitoring)
     hotspot_share: float = 0.5  # a tablet with half the load is a hotspot more keys do not spread
     clusters: int = 1  # replication: every cluster stores and applies every write
+    routing: str = "single-cluster"  # app profile routing: "single-cluster" or "multi-cluster"
+    autoscaling: bool = False  # clusters scale themselves to the CPU target (Autoscaling)
+    entities_grow: bool = False  # at a higher rate: False, the dataset's entities each write
+    # faster (a fixed set: pairs, salt buckets); True, production adds entities like them
+    storage_utilization_target: float = 0.70  # keep stored bytes ≤ 70 % of a node's storage
+    # (Monitoring: "Disk usage"; Quotas and limits: storage per node)
     storage: str = "SSD"  # "SSD" or "HDD" (one type per instance)
     ssd_tb_per_node: float = 5.0  # storage per node, current "Quotas and limits" (older docs: 2.5)
     hdd_tb_per_node: float = 16.0  # (older docs: 8)
@@ -108,11 +116,34 @@ class Settings:
     scan_fixed_share: float = 0.5  # assumption: share of a row's scan time per row and per cell
     request_share: float = 0.2  # assumption: share of a lookup's own time that is the request
     # storage model
-    retention_months: float = 12.0
+    retention_months: float = 12.0  # planning horizon; a family's GC rule may keep less
+    # tiered storage (Preview) and editions, dated: "Tiered storage overview", "Understand
+    # performance", "Editions overview" (docs/architecture.md, "Capacity")
+    tiers_date: str = "2026-01"
+    tiered_after_days: float | None = None  # cells older than this (by cell timestamp) go to
+    # the infrequent-access tier; None: no tiering
+    tiered_min_days: float = 30.0  # the shortest age a tiering rule accepts
+    cold_reads_per_s_per_node: float = 100.0  # infrequent-access tier, 1 KB rows
+    cold_writes_per_s_per_node: float = 10_000.0
+    cold_scan_bytes_per_s_per_node: float = 36 * MB
+    cold_gb_month_usd: float = 0.026  # assumption: the HDD list price (check the pricing page)
+    edition: str = "enterprise"  # "enterprise" or "enterprise-plus" (tiering needs either)
+    tiered_tb_per_node: float = 32.0  # hot + cold per node with tiering, Enterprise
+    tiered_tb_per_node_plus: float = 64.0  # ... Enterprise Plus
+    in_memory_tier: bool = False  # Enterprise Plus in-memory tier (Preview)
+    in_memory_reads_per_s_per_node: float = 40_000.0  # included per node (up to 120,000)
+    in_memory_writes_per_s_per_node: float = 10_000.0
     short_name_bytes: int = 1  # "short but meaningful" family/qualifier names (G01)
 
     def node_rates(self) -> tuple[float, float, float]:
-        """(rows read/s, rows written/s, scan bytes/s) one node serves, for this storage type."""
+        """(rows read/s, rows written/s, scan bytes/s) one node serves, for this storage type
+        (with Enterprise Plus' in-memory tier: its reads and writes, scans as SSD)."""
+        if self.in_memory_tier:
+            return (
+                self.in_memory_reads_per_s_per_node,
+                self.in_memory_writes_per_s_per_node,
+                self.scan_bytes_per_s_per_node,
+            )
         if self.storage.upper() == "HDD":
             return (
                 self.hdd_reads_per_s_per_node,
@@ -142,6 +173,14 @@ class Settings:
             cell_s=fixed / 2 / self.planning_row_cells,
             byte_s=(row_scan - fixed) / self.planning_row_bytes,
         )
+
+    @property
+    def replication_cpu_target(self) -> float:
+        """The recommended CPU target for this replication: 35 % only with two or more clusters,
+        multi-cluster routing and no autoscaling; otherwise 70 % (Monitoring, "CPU usage")."""
+        if self.clusters >= 2 and self.routing == "multi-cluster" and not self.autoscaling:
+            return self.cpu_target_multi_cluster
+        return self.cpu_target
 
     @property
     def tb_per_node(self) -> float:
@@ -182,7 +221,39 @@ class Settings:
             from ..errors import WorkbenchError
 
             raise WorkbenchError(f"clusters must be at least 1, got {out.clusters}.")
+        _check_choices(out)
         return out
+
+
+def _check_choices(st: Settings) -> None:
+    """Routing, edition, tiering and the utilisation target: refused with what is accepted."""
+    from ..errors import WorkbenchError
+
+    if st.routing not in ("single-cluster", "multi-cluster"):
+        raise WorkbenchError(
+            f"routing must be 'single-cluster' or 'multi-cluster', got {st.routing!r}."
+        )
+    if st.edition not in ("enterprise", "enterprise-plus"):
+        raise WorkbenchError(
+            f"edition must be 'enterprise' or 'enterprise-plus', got {st.edition!r}."
+        )
+    if st.in_memory_tier and st.edition != "enterprise-plus":
+        raise WorkbenchError(
+            "in_memory_tier needs edition='enterprise-plus' (the in-memory tier is part of "
+            "Enterprise Plus)."
+        )
+    if st.tiered_after_days is not None:
+        if st.tiered_after_days < st.tiered_min_days:
+            raise WorkbenchError(
+                f"tiered_after_days must be at least {st.tiered_min_days:g} days (the shortest "
+                f"age a tiering rule accepts), got {st.tiered_after_days:g}."
+            )
+        if st.storage.upper() != "SSD":
+            raise WorkbenchError("tiered storage needs SSD clusters; storage is HDD.")
+    if not 0.0 < st.storage_utilization_target <= 1.0:
+        raise WorkbenchError(
+            f"storage_utilization_target must be in (0, 1], got {st.storage_utilization_target}."
+        )
 
 
 DEFAULT = Settings()
