@@ -1,0 +1,231 @@
+"""Capacity a team can budget with: event rates, compressed storage over each family's GC rule,
+a CPU need that does not run away on a short sample, ceilings, tiered storage (G13, G18, G30).
+
+Expectations are derived by hand from Google's documented figures (SSD: 14,000 1 KB writes/s
+and 5 TB per node; 70 % CPU and storage utilisation targets; infrequent-access tier after a
+cell-timestamp age) and from the designs' own bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+import workbench as wb
+from workbench.analysis import CellIndex, analyze, capacity, compare, key_distribution
+from workbench.analysis.retention import limits
+from workbench.analysis.settings import DEFAULT
+from workbench.cells import CellFrame
+from workbench.errors import WorkbenchError
+from workbench.schema import Family, max_age, max_versions
+from workbench.schema.families import intersection, union
+
+T0 = 1_425_168_000_000_000  # 2015-03-01 UTC in µs
+SECONDS_PER_MONTH = 730 * 3600
+MONTHS_90D = 90 * 24 / 730  # 90 days in 730-hour months: 2.9589
+MONTHS_30D = 30 * 24 / 730
+
+
+def test_gc_rules_set_an_age_and_a_versions_limit():
+    assert limits(max_age("90D")) == (90 * 86400, None)
+    assert limits(max_versions(3)) == (None, 3)
+    assert limits(None) == (None, None)
+    # union: garbage when any rule says so, so the tighter of each limit counts
+    assert limits(union(max_age("30D"), max_age("90D"), max_versions(2))) == (30 * 86400, 2)
+    # intersection: kept while any rule keeps it; a limit counts only if every rule sets it
+    assert limits(intersection(max_age("30D"), max_versions(1))) == (None, None)
+    assert limits(intersection(max_age("30D"), max_age("90D"))) == (90 * 86400, None)
+
+
+def _families_cells() -> CellFrame:
+    """Family a: 100 rows × 1 cell; b, c, d, e: 10 rows × 3 versions of one column. Every cell is
+    15 bytes: a 3-byte key, a 1-byte family and qualifier, 8 timestamp bytes, a 2-byte value."""
+    keys, fams, ts = [], [], []
+    for i in range(100):
+        keys.append(f"r{i:02d}")
+        fams.append("a")
+        ts.append(T0 + i * 1_000_000)
+    for fam in "bcde":
+        for i in range(10):
+            for v in range(3):
+                keys.append(f"r{i:02d}")
+                fams.append(fam)
+                ts.append(T0 + v * 1_000_000)
+    return CellFrame.from_columns(
+        row_key=keys, family=fams, qualifier="q", timestamp_us=ts, value=[b"vv"] * len(keys)
+    )
+
+
+def test_each_family_is_kept_as_its_gc_rule_says():
+    idx = CellIndex.build(_families_cells())
+    families = {
+        "main": (
+            Family("a", gc=max_age("90D")),
+            Family("b", gc=max_versions(1)),
+            Family("c", gc=union(max_age("30D"), max_versions(2))),
+            Family("d", gc=intersection(max_age("30D"), max_versions(1))),
+            Family("e"),
+        )
+    }
+    cap = capacity(idx, 100, key_distribution(idx), events_per_s=1000, families=families)
+    per_month = 1000 / 100 * SECONDS_PER_MONTH  # sample bytes → bytes per month at 1,000 ev/s
+    expected = {
+        "main/a": 100 * 15 * per_month * MONTHS_90D,  # 90 days, every cell
+        "main/b": 10 * 15 * per_month * 12,  # 12 months, the newest of 3 versions
+        "main/c": 20 * 15 * per_month * MONTHS_30D,  # 30 days, the newest 2 of 3
+        "main/d": 30 * 15 * per_month * 12,  # an intersection that keeps new columns for ever
+        "main/e": 30 * 15 * per_month * 12,  # no rule
+    }
+    assert cap.family_stored_bytes == pytest.approx(expected, rel=1e-9)
+    assert cap.stored_bytes == pytest.approx(sum(expected.values()), rel=1e-9)
+    t = cap.retention_table().set_index("family")
+    assert t.loc["a", "gc rule"] == "maxage=90d" and t.loc["e", "gc rule"] == "none"
+    assert t.loc["b", "share of cells kept (versions)"] == pytest.approx(1 / 3)
+    # no compression given: ratio 1; 5 TB per SSD node at 70 %
+    assert cap.storage_nodes == max(1, math.ceil(cap.stored_bytes / 3.5e12))
+
+
+@pytest.fixture(scope="module")
+def heroic():
+    return {
+        n: analyze(
+            wb.load_dataset("server_metrics", size=n),
+            wb.preset("server_metrics", "heroic"),
+            events_per_s=100_000,
+        ).capacity
+        for n in (30_000, 300_000)
+    }
+
+
+def test_heroic_at_100000_events_is_within_twice_an_experts_count_on_any_sample(heroic):
+    # expert: 100,000 ÷ 14,000 ÷ 0.7 ≈ 11 CPU nodes; 11–17 nodes with storage
+    for cap in heroic.values():
+        assert cap.mutations_per_event == 1.0 and cap.writes_per_s == pytest.approx(100_000)
+        assert 11 / 2 <= cap.cpu.nodes <= 17 * 2, cap.cpu
+        assert 11 / 2 <= cap.nodes_needed <= 17 * 2
+        assert not cap.hotspot_limited
+    # the 40-minute sample's warm-up (a busiest node that more nodes do not move) is not
+    # extrapolated: ten times the sample gives the same cluster within 10 %
+    small, large = heroic[30_000].nodes_needed, heroic[300_000].nodes_needed
+    assert abs(small - large) <= 0.1 * max(small, large)
+
+
+def test_a_salted_design_over_its_ceiling_is_hotspot_limited_with_the_bucket_count_that_serves_it():
+    ds = wb.load_dataset("fx_prices")
+    cap = analyze(ds, wb.preset("fx_prices", "salted"), events_per_s=100_000).capacity
+    c = cap.ceiling
+    # 4 salt buckets: at most 4 × 14,000 × 70 % = 39,200 writes/s of 1 KB rows; the sample's
+    # buckets are not exactly even, so the busiest one caps it a little lower
+    assert c.kind == "salt bucket" and c.units == 4 and c.fixed
+    assert 0.8 * 39_200 <= cap.ceiling_events_per_s <= 1.02 * 39_200
+    assert cap.hotspot_limited and cap.bound_by == "hotspot"
+    buckets = math.ceil(4 * 100_000 / cap.ceiling_events_per_s)
+    assert buckets >= math.ceil(100_000 / 9_800)  # 11 at perfectly even buckets
+    v = cap.verdict()
+    assert "Hotspot-limited" in v and c.name and c.name in v
+    assert f"Salt(n={buckets})" in v and f"{cap.ceiling_events_per_s:,.0f} events/s" in v
+    assert any("fixed: 4 salt buckets" in a for a in cap.assumptions())
+    # under the ceiling the same design is sized, not flagged
+    ok = analyze(ds, wb.preset("fx_prices", "salted"), events_per_s=20_000).capacity
+    assert not ok.hotspot_limited and ok.fix() == ""
+
+
+def test_gc_max_age_sizes_bucket_new_cells_on_90_days():
+    ds = wb.load_dataset("weather_balloons")
+    cap = analyze(ds, wb.preset("weather_balloons", "bucket_new_cells"), events_per_s=100_000)
+    cap = cap.capacity
+    (fam,) = cap.families
+    assert fam.rule == "maxage=90d" and fam.months == pytest.approx(MONTHS_90D)
+    written = cap.bytes_per_event * 100_000 * SECONDS_PER_MONTH  # one month, logical
+    assert cap.stored_bytes == pytest.approx(written * MONTHS_90D, rel=1e-9)
+    # 12 months would be ~797 TB; 90 days is a quarter of that: ~197 TB
+    assert 190e12 < cap.stored_bytes < 205e12
+    assert cap.storage_nodes == math.ceil(cap.stored_bytes / cap.compression_ratio / 3.5e12)
+
+
+def test_designs_are_compared_at_the_same_event_rate():
+    ds = wb.load_dataset("game_scores")
+    designs = [wb.preset("game_scores", p) for p in ("two_tables", "game_player_time")]
+    cmp = compare(ds, designs, events_per_s=20_000)
+    two, one = (cmp.analyses[n].capacity for n in ("two_tables", "game_player_time"))
+    # each event is written to two tables: twice the mutations, about twice the bytes kept
+    assert two.mutations_per_event == 2.0 and one.mutations_per_event == 1.0
+    assert two.writes_per_s == pytest.approx(40_000) and one.writes_per_s == pytest.approx(20_000)
+    assert two.events_per_s == pytest.approx(one.events_per_s) == pytest.approx(20_000)
+    assert two.stored_gib / one.stored_gib == pytest.approx(2.0, rel=0.1)
+    assert list(cmp.table["events_per_s"]) == pytest.approx([20_000, 20_000])
+    # the deprecated mutation rate is read as the event rate in a comparison, for the same reason
+    old = compare(ds, designs, target_writes_per_s=20_000)
+    assert old.table["nodes_needed"].tolist() == cmp.table["nodes_needed"].tolist()
+    with pytest.raises(WorkbenchError, match="events_per_s .* or target_writes_per_s"):
+        analyze(ds, designs[0], events_per_s=1, target_writes_per_s=1)
+
+
+def test_tiered_storage_splits_storage_and_cost_into_hot_and_cold():
+    ds = wb.load_dataset("weather_balloons")
+    s = wb.preset("weather_balloons", "single_timestamp")
+    flat = analyze(ds, s, events_per_s=100_000).capacity
+    cap = analyze(ds, s, events_per_s=100_000, tiered_after_days=90).capacity
+    # the sample spans 6 days, all younger than 90: on the 12-month projection a cell is hot
+    # for 90 days (2.96 months) and cold for the other 9.04 months
+    cold_share = (12 - MONTHS_90D) / 12
+    assert cap.stored_gib == pytest.approx(flat.stored_gib)
+    assert cap.cold_gib == pytest.approx(flat.stored_gib * cold_share, rel=1e-9)
+    assert cap.hot_gib == pytest.approx(flat.stored_gib * (1 - cold_share), rel=1e-9)
+    assert cap.storage_cost_month == pytest.approx(
+        cap.hot_gib * DEFAULT.ssd_gb_month_usd + cap.cold_gib * DEFAULT.cold_gb_month_usd
+    )
+    # hot: 186.7 TB × 0.2466 = 46.0 TB over 3.5 TB; all: 186.7 TB over 32 TB × 70 %
+    hot_tb = flat.stored_bytes / flat.compression_ratio * (1 - cold_share) / 1e12
+    all_tb = flat.stored_bytes / flat.compression_ratio / 1e12
+    assert cap.storage_nodes == max(math.ceil(hot_tb / 3.5), math.ceil(all_tb / 22.4)) == 14
+    assert flat.storage_nodes == 54
+    # every query reads rows of the last days: hot
+    assert set(cap.query_tiers.values()) == {0.0} and cap.cold_read_nodes == 0
+    assert any("silently drops tiered_storage_config" in a for a in cap.assumptions())
+    assert f"{cold_share:.0%} of the storage cold" in cap.verdict()
+    assert cap.table().loc["…cold tier, older than 90 days (GiB)", "value"] == cap.cold_gib
+
+
+def test_queries_of_old_rows_read_from_the_cold_tier_at_its_rate():
+    ds = wb.load_dataset("garden_temperature")
+    s = wb.preset("garden_temperature", wb.pattern_names("garden_temperature")[0])
+    a = analyze(ds, s, events_per_s=1000, tiered_after_days=90)
+    cap = a.capacity
+    assert cap.query_tiers["latest_reading"] == 0.0
+    cold = {q for q, share in cap.query_tiers.items() if share > 0}
+    assert cold, cap.query_tiers  # the dataset's history: months-old rows are cold
+    weights = {q.name: q.weight for q in ds.queries}
+    per_query = cap.queries_per_s / sum(weights[q] for q in cap.query_tiers)
+    expected = sum(
+        per_query * weights[q] * len(a.queries.seen_rows[q]) * cap.query_tiers[q] / 100
+        for q in cap.query_tiers
+    )
+    assert cap.cold_read_nodes == pytest.approx(expected)  # 100 rows/s per node in that tier
+    assert "hot (SSD)" in cap._repr_html_() and "cold (infrequent access)" in cap._repr_html_()
+
+
+def test_tiering_and_editions_refuse_what_bigtable_refuses():
+    with pytest.raises(WorkbenchError, match="at least 30 days"):
+        DEFAULT.replace(tiered_after_days=7)
+    with pytest.raises(WorkbenchError, match="SSD"):
+        DEFAULT.replace(tiered_after_days=90, storage="HDD")
+    with pytest.raises(WorkbenchError, match="enterprise-plus"):
+        DEFAULT.replace(in_memory_tier=True)
+    with pytest.raises(WorkbenchError, match="routing must be"):
+        DEFAULT.replace(routing="nearest")
+    # Enterprise Plus' in-memory tier: 40,000 reads/s per node, writes 10,000
+    plus = DEFAULT.replace(edition="enterprise-plus", in_memory_tier=True)
+    assert plus.node_rates()[:2] == (40_000, 10_000)
+
+
+def test_small_rates_read_as_numbers():
+    ds = wb.load_dataset("garden_temperature", freq="1h")
+    s = wb.preset("garden_temperature", wb.pattern_names("garden_temperature")[0])
+    cap = analyze(ds, s).capacity
+    assert cap.events_per_s < 0.01  # one reading an hour in each of a few gardens
+    text = cap.verdict() + re.sub(r"data:[^\"']*", "", cap._repr_html_())  # not the images
+    assert "e-0" not in text and "e+0" not in text
+    assert "0.00333 events/s" in cap.rate_text()
