@@ -367,9 +367,16 @@ def test_every_view_of_one_design_shows_the_same_figures(ws):
         assert cur[f"{q}: rows returned"] == row["rows_returned"]
         assert cur[f"{q}: waste"] == row["waste"]
     assert cur["projected_max_row_bytes"] == a.rowsizes.projected_max_bytes
+    # capacity: one node count in the analysis, the headline, the comparison and the advisor
+    nodes = f"{a.capacity.nodes_needed} SSD node(s)"
+    assert nb.capacity.nodes_needed == a.capacity.nodes_needed
+    assert nodes in _text(d.headline.value)
+    assert cur["nodes_needed"] == a.capacity.nodes_needed
+    assert cur["events_per_s"] == a.capacity.events_per_s
     # advisor: its hotspot evidence and each full-scan waste are the analysis' numbers
     _tab(d, "advisor")
     text = " ".join(" ".join(f.evidence) for f in d.findings)
+    assert nodes in text and a.capacity.rate_text() in text
     assert f"hotspot factor {a.keyspace.hotspot_factor:.1f}×" in text
     assert "vs a fair 17%" in text
     for f in d.findings:

@@ -70,6 +70,11 @@ def time_first(c: Context) -> Iterable[Finding]:
                     f"{br['window_share']:.0%} of the busiest window's load (reads + writes) lands on one tablet "
                     f"(keys {br['name']!r})"
                 )
+            cap = a.capacity  # the capacity view's own figures: one node count everywhere
+            ev.append(
+                f"capacity at {cap.rate_text()}: {cap.nodes_needed} {cap.storage} node(s) "
+                f"({cap.bound_by}-bound)" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
+            )
             data.update(
                 busiest_share=kd.mean_write_share,
                 fair_share=kd.fair_share,
