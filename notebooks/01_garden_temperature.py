@@ -192,7 +192,7 @@ versions_table.run(ds.query("garden_month"))
 # %%
 from workbench.exercises import ____, garden_month
 print(wb.pattern_names("garden_temperature"))
-choice = ____   # ← your design, e.g. "day_rows"
+choice = ____   # ← your design, e.g. "daily_rows"
 
 # %%
 garden_month.check(choice, ds)

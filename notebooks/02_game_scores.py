@@ -71,6 +71,22 @@ pd.concat(waste, names=["design"]).round(1)
 # in second place, Corrie's question scans every LoL game of March and filters by player. The table
 # above gives the factor for each.
 #
+# ### Exercise: serve both questions without filtering
+#
+# Neither key serves both questions. Pick a design from the gallery (the names are printed below) so
+# that **both** `corrie_lol_march` and `lol_march` scan at most 1.5 rows per row they return. Replace
+# `____` with a design name, run the check, and try the others to see which question each one fails.
+# `game_both.hint()` gives a hint and `game_both.solution()` the answer; section G05 below comes back to it.
+
+# %%
+from workbench.exercises import ____, game_both
+print(wb.pattern_names("game_scores"))
+choice = ____   # ← your design, e.g. "game_time_player"
+
+# %%
+game_both.check(choice, ds)
+
+# %% [markdown]
 # ## The answer, from the real emulator
 #
 # Write the paper's design to the emulator, verify it, and ask Corrie's question. The result shows
@@ -178,20 +194,7 @@ advice
 # %% [markdown]
 # The suggested fix is a hash of the address in the key, with the address itself in a cell (or better,
 # in another system): the one case where an unreadable key segment is the point (compare G22 above).
-#
-# ## Exercise: serve both questions without filtering
-#
-# Pick a design from the gallery so that **both** `corrie_lol_march` and `lol_march` scan at most
-# 1.5 rows per row they return. Replace `____` with a design name, run the check, and try the others to
-# see which question each one fails. `game_both.hint()` gives a hint and `game_both.solution()` the answer.
 
-# %%
-from workbench.exercises import ____, game_both
-print(wb.pattern_names("game_scores"))
-choice = ____   # ← your design
-
-# %%
-game_both.check(choice, ds)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -55,6 +55,23 @@ formats = wb.compare(ds, [single,
 formats.analyses["single_timestamp"].capacity
 
 # %% [markdown]
+# ### Exercise: a smaller reading, for queries nobody has written yet
+#
+# The analysts cannot say which measures they will query next, and a cell per measure repeats the key
+# for each of them. Pick a single-timestamp design from the gallery (the names are printed below) that
+# stores **at most 100 bytes per reading** and whose weekly pressure query scans **at most 400 kB**.
+# Replace `____` with a design name and run the check; try the others too. `balloon_format.hint()`
+# gives a hint and `balloon_format.solution()` the answer; the next two sections come back to it.
+
+# %%
+from workbench.exercises import ____, balloon_format
+print(wb.pattern_names("weather_balloons"))
+choice = ____   # ← your design, e.g. "single_timestamp"
+
+# %%
+balloon_format.check(choice, ds)
+
+# %% [markdown]
 # ## The same rows, serialized (G14)
 #
 # Serializing the reading into one cell (JSON or protobuf) writes the row key, family, qualifier and
@@ -220,22 +237,6 @@ tier_cost
 
 # %%
 pd.DataFrame({q.name: tiers_table.run(q).figures()["measured"] for q in (raw_week, stats_week)})
-
-# %% [markdown]
-# ## Exercise: a format for queries nobody has written yet
-#
-# The analysts cannot say which measures they will query next. Pick a single-timestamp design from the
-# gallery that stores **at most 100 bytes per reading** and whose weekly pressure query scans **at most
-# 400 kB**. Replace `____` with a design name and run the check; try the others too.
-# `balloon_format.hint()` gives a hint and `balloon_format.solution()` the answer.
-
-# %%
-from workbench.exercises import ____, balloon_format
-print(wb.pattern_names("weather_balloons"))
-choice = ____   # ← your design
-
-# %%
-balloon_format.check(choice, ds)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

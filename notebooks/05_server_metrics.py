@@ -122,9 +122,11 @@ pd.DataFrame(lengths).T.style.format({"key share of stored bytes": "{:.0%}", "by
 # and no more than 1.5 rows for every row it returns, without creating a hotspot (busiest node at most
 # 1.5× its fair share). The segments available are
 # `wb.Field(column)` for any of the dataset's columns and `wb.Timestamp("ms", "epoch_ms")`. Then look at
-# what your order does to `host_cpu_15min` (one host's panel). Replace `____` with a list of segments,
-# e.g. `[wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]`, run the check, and try other orders (time
-# first, host first…). `dashboard_key.hint()` gives a hint and `dashboard_key.solution()` the answer.
+# what your order does to `host_cpu_15min` (one host's panel). Every key needs `host`, `what` and the
+# time, or two readings share a row. Replace `____` with a list of segments, e.g.
+# `[wb.Timestamp("ms", "epoch_ms"), wb.Field("host"), wb.Field("what")]` (time first), run the check,
+# and try other orders (host first, `site` added…). `dashboard_key.hint()` gives a hint and
+# `dashboard_key.solution()` the answer.
 
 # %%
 from workbench.exercises import ____, dashboard_key

@@ -186,7 +186,7 @@ side.loc[["plan", "rows_seen", "rows_returned", "cells_returned", "bytes_seen"]]
 
 # %%
 from workbench.exercises import ____, daily_panel
-BUCKET = ____   # ← your answer: "hour", "day", …
+BUCKET = ____   # ← your answer: a bucket such as "hour" or "week"
 
 # %% tags=["finding"]
 result = daily_panel.check(BUCKET, ds, hourly)

@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "ProductionNotAllowed": "workbench.errors",
     "ConfirmationRequired": "workbench.errors",
     "WriteError": "workbench.errors",
+    "full_tracebacks": "workbench.errors",
     # data model
     "CellFrame": "workbench.cells",
     "Dataset": "workbench.datasets.model",

@@ -49,3 +49,83 @@ class WriteError(WorkbenchError, RuntimeError):
 
 class ReportError(WorkbenchError, RuntimeError):
     """A report could not be made, or a notebook failed while executing (the message names it and the cell)."""
+
+
+# -- showing an error to a person -------------------------------------------------------------
+# The designer, the exercises and a notebook cell show a workbench error the same way: the first
+# line of its message (what went wrong) with its advice, the evidence (e.g. colliding events) as
+# detail underneath, and the Python traceback only on request.
+
+
+def error_parts(exc: BaseException) -> tuple[str, str]:
+    """An error's message split for reading: the first line (what went wrong) plus, when the
+    message ends with one, its last line (what to do); everything between is the detail."""
+    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+    if not lines:
+        return type(exc).__name__, ""
+    head, rest = lines[0], lines[1:]
+    if len(head) > 300:  # one very long line: its first sentence leads, the rest is detail
+        cut = head.find(". ", 0, 300)
+        if cut > 0:
+            head, rest = head[: cut + 1], [head[cut + 2 :], *rest]
+    if len(rest) >= 2:  # "what went wrong … [evidence] … what to do": the advice stays visible
+        head, rest = f"{head} {rest[-1].strip()}", rest[:-1]
+    return head, "\n".join(rest)
+
+
+def error_line(exc: BaseException) -> str:
+    """The one line a person reads first: ``error_parts(exc)[0]``."""
+    return error_parts(exc)[0]
+
+
+TRACEBACKS_ENV = "WORKBENCH_TRACEBACKS"
+_FULL_TRACEBACKS = [False]
+
+
+def full_tracebacks(on: bool = True) -> None:
+    """Show workbench errors in notebooks with Python's whole traceback again (``on=False``:
+    back to the one-line message). ``%tb`` shows the last one's traceback either way."""
+    _FULL_TRACEBACKS[0] = bool(on)
+
+
+def _wants_tracebacks() -> bool:
+    import os
+
+    env = os.environ.get(TRACEBACKS_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+    return _FULL_TRACEBACKS[0] or env
+
+
+def _show_briefly(shell, etype, evalue, tb, tb_offset=None):
+    """IPython's handler for the workbench's own errors: the message, not the internals."""
+    import sys
+
+    # %tb and %debug read these: the full traceback stays one command away
+    sys.last_type, sys.last_value, sys.last_traceback = etype, evalue, tb
+    if _wants_tracebacks():
+        shell.showtraceback((etype, evalue, tb), tb_offset=tb_offset)
+        return None
+    head, detail = error_parts(evalue)
+    red, dim, bold, off = "\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
+    lines = [f"{red}{bold}{etype.__name__}:{off}{red} {head}{off}"]
+    lines += [f"{dim}{ln}{off}" for ln in detail.splitlines()]
+    lines.append(
+        f"{dim}(the full traceback: run %tb, or wb.full_tracebacks() to see it every time){off}"
+    )
+    # an "error" output like any other: the cell is marked failed and Run All stops here
+    shell._showtraceback(etype, evalue, lines)
+    return None
+
+
+def install_notebook_display(shell=None) -> bool:
+    """Register the brief display for :class:`WorkbenchError` in the running IPython (no-op
+    outside IPython). Returns True when registered."""
+    if shell is None:
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return False
+        shell = get_ipython()
+    if shell is None:
+        return False
+    shell.set_custom_exc((WorkbenchError,), _show_briefly)
+    return True

@@ -9,16 +9,22 @@ person to fill the blanks. With the environment variable ``WORKBENCH_SOLUTIONS=1
 ``workbench.report.execute_notebook`` unless the caller sets it) a blank answer is replaced by the
 problem's solution, the check says so, and a solution that no longer passes raises
 :class:`ExerciseNotSolved` so the run fails. Without the switch a blank answer gives a friendly
-"not answered yet" line and a wrong one a "not yet" line with the hint; neither raises.
+"not answered yet" line and a wrong one a one-line "✘ Not yet — <why>"; neither raises. A wrong
+answer the workbench itself refuses (an unknown design name, a key whose events collide, a
+misspelled column) is a wrong answer too: its error's first line becomes the reason, with the
+closest name where there is one. ``hint()`` says what the "not yet" line does not.
 """
 
 from __future__ import annotations
 
+import difflib
 import html
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .errors import CollisionError, WorkbenchError, error_line
 
 SOLUTIONS_ENV = "WORKBENCH_SOLUTIONS"
 
@@ -53,7 +59,7 @@ class CheckResult:
     def __repr__(self) -> str:
         if not self.answered:
             return "NOT ANSWERED: " + self.message
-        return ("PASS: " if self.passed else "NOT YET: ") + self.message
+        return ("PASS: " if self.passed else "NOT YET — ") + self.message
 
     def _repr_html_(self) -> str:
         if not self.answered:
@@ -61,7 +67,10 @@ class CheckResult:
         elif self.passed:
             colour, mark = "#009E73", "✔ Well done"
         else:
-            colour, mark = "#D55E00", "✘ Not yet"
+            return (
+                "<p style='color:#D55E00' data-not-yet><b>✘ Not yet</b> — "
+                f"{html.escape(self.message)}</p>"
+            )
         return f"<p style='color:{colour}'><b>{mark}:</b> {html.escape(self.message)}</p>"
 
 
@@ -109,13 +118,20 @@ class Problem:
                 f"Stuck? {self.name}.hint() or {self.name}.solution().",
                 answered=False,
             )
-        passed, message, found = self.judge(value, *context)
+        try:
+            passed, message, found = self.judge(value, *context)
+        except WorkbenchError as exc:
+            if filled:
+                raise
+            # the workbench's refusal is the reason: its first line, advice and closest name
+            passed, message, found = False, error_line(exc), {}
         if filled:
             message = f"{message} (solution filled in: {SOLUTIONS_ENV}=1)"
         if not passed and solutions_on():
             raise ExerciseNotSolved(f"{self.name}: the solution {value!r} fails: {message}")
         if not passed:
-            message = f"{message} Hint: {self.hint_text}"
+            message = " ".join(message.split())  # one line, whatever the reason's source
+            message = f"{message} Stuck? {self.name}.hint()"
         return CheckResult(passed, message, found=found)
 
     def reference(self, *context: Any) -> dict[str, Any]:
@@ -149,10 +165,29 @@ def check(condition: bool, message: str, *, hint: str = "", strict: bool = True)
 # analysis stack is only needed once an answer is checked.
 
 
+def _not_a_name(value: Any, known: list[str], what: str) -> str | None:
+    """Why ``value`` is not one of ``known`` (closest name first), or None when it is."""
+    if isinstance(value, str) and value in known:
+        return None
+    if not isinstance(value, str):
+        return f"the answer is {what} in quotes, e.g. {known[0]!r}; got {value!r}."
+    close = difflib.get_close_matches(value, known, n=1, cutoff=0.5)
+    near = f"did you mean {close[0]!r}? " if close else ""
+    return f"{value!r} is not {what}: {near}The choices are {', '.join(known)}."
+
+
+def _design_name(choice: Any, dataset: str) -> str | None:
+    from workbench.schema import pattern_names
+
+    return _not_a_name(choice, pattern_names(dataset), f"a {dataset} design")
+
+
 def _garden_month(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import preset
 
+    if (why := _design_name(choice, "garden_temperature")) is not None:
+        return False, why, {}
     mine = analyze(ds, preset("garden_temperature", choice))
     rows = int(mine.queries["garden_month"]["rows_seen"])
     worst = int(mine.rowsizes.projected_max_bytes)
@@ -168,6 +203,8 @@ def _game_both(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import preset
 
+    if (why := _design_name(choice, "game_scores")) is not None:
+        return False, why, {}
     q = analyze(ds, preset("game_scores", choice)).queries
     a, b = q["corrie_lol_march"]["waste"], q["lol_march"]["waste"]
     return (
@@ -182,6 +219,8 @@ def _balloon_format(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import preset
 
+    if (why := _design_name(choice, "weather_balloons")) is not None:
+        return False, why, {}
     mine = analyze(ds, preset("weather_balloons", choice))
     per_event = mine.capacity.bytes_per_event
     scan = int(mine.queries["location_pressure_week"]["bytes_seen"])
@@ -200,6 +239,8 @@ def _fx_salt(buckets: int, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import preset
 
+    if isinstance(buckets, str) and buckets.strip().isdigit():
+        return False, f"{buckets!r} is text: did you mean {int(buckets)}, without the quotes?", {}
     if not isinstance(buckets, int) or isinstance(buckets, bool) or buckets < 1:
         return False, f"the salt count must be a whole number ≥ 1, got {buckets!r}.", {}
     mine = analyze(ds, preset("fx_prices", "salted", n=buckets), nodes=FX_NODES)
@@ -215,9 +256,30 @@ def _fx_salt(buckets: int, ds) -> tuple[bool, str, dict[str, Any]]:
 def _dashboard_key(key: list, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import Family, RowKey, Schema, Tall
+    from workbench.schema.segments import Segment
 
+    if (
+        not isinstance(key, (list, tuple))
+        or not key
+        or not all(isinstance(s, Segment) for s in key)
+    ):
+        return (
+            False,
+            "the answer is a list of key segments, e.g. "
+            f'[wb.Field("site"), wb.Timestamp("ms", "epoch_ms")]; got {key!r}.',
+            {},
+        )
     mine = Schema("my_key", RowKey(tuple(key)), Tall(Family("m")))
-    a = analyze(ds, mine)
+    try:
+        a = analyze(ds, mine)
+    except CollisionError as exc:
+        lost = error_line(exc).split(":")[0]  # "29,884 events collide"
+        return (
+            False,
+            f"with this key {lost}: readings of one host at one time share a row, so Bigtable "
+            "would keep only one. Keep every segment that tells two readings apart.",
+            {},
+        )
     dash = a.queries["site_cpu_dashboard"]
     hot = a.keyspace.hotspot_factor
     scans = int(dash["scans"])
@@ -231,11 +293,25 @@ def _dashboard_key(key: list, ds) -> tuple[bool, str, dict[str, Any]]:
     )
 
 
+_SUMMARY_NAMES = {"minute": "per_minute", "hour": "hourly", "day": "daily", "week": "weekly"}
+
+
 def _summary_name(bucket: str) -> str:
     """The summary rows' name: ``agg#daily#…`` for days, as the notebook's text shows."""
-    return {"minute": "per_minute", "hour": "hourly", "day": "daily", "week": "weekly"}.get(
-        bucket, f"per_{bucket}"
-    )
+    return _SUMMARY_NAMES.get(bucket, f"per_{bucket}")
+
+
+def summary_bucket(answer: Any) -> str | None:
+    """The bucket an answer names: "day", or "daily" as the rows are called (``agg#daily#…``);
+    None when it names none."""
+    from workbench.schema.time_text import PRECISIONS
+
+    by_name = {name: bucket for bucket, name in _SUMMARY_NAMES.items()}
+    if not isinstance(answer, str):
+        return None
+    word = answer.strip().lower()
+    word = by_name.get(word, word)
+    return word if word in PRECISIONS else None
 
 
 def daily_panel_design(bucket: str, base):
@@ -276,9 +352,13 @@ def daily_panel_dataset(ds, bucket: str):
     )
 
 
-def _daily_panel(bucket: str, ds, base) -> tuple[bool, str, dict[str, Any]]:
+def _daily_panel(answer: str, ds, base) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
 
+    bucket = summary_bucket(answer)
+    if bucket is None:
+        words = ["minute", "hour", "day", "week", "month", "hourly", "daily", "weekly"]
+        return False, _not_a_name(answer, words, "a summary bucket") or "", {}
     design = daily_panel_design(bucket, base)
     billing = daily_panel_dataset(ds, bucket)
     cost = analyze(billing, design).queries["meter_daily_usage"]
@@ -292,19 +372,15 @@ def _daily_panel(bucket: str, ds, base) -> tuple[bool, str, dict[str, Any]]:
 
 
 def _lab_pattern(pattern: str, lab) -> tuple[bool, str, dict[str, Any]]:
-    options = list(lab.controls.pattern.options)
-    if pattern not in options:
-        return (
-            False,
-            f"{pattern!r} is not one of the designer's patterns: {', '.join(options)}.",
-            {},
-        )
+    options = [str(o) for o in lab.controls.pattern.options]
+    if (why := _not_a_name(pattern, options, "one of the designer's patterns")) is not None:
+        return False, why, {}
     lab.controls.pattern.value = pattern
     share = lab.analysis.keyspace.mean_write_share
     fair = 1 / lab.analysis.keyspace.nodes
     return (
         share <= 0.5,
-        f"{pattern}: the busiest node takes {share:.0%} of the writes (goal ≤ 50%; a fair share "
+        f"{pattern}: the busiest node takes {share:.1%} of the writes (goal ≤ 50%; a fair share "
         f"is {fair:.0%}).",
         {},
     )
@@ -318,7 +394,7 @@ def _dashboard_solution() -> list:
 
 garden_month = Problem(
     "garden_month",
-    'a gallery design name, e.g. "day_rows"',
+    'a gallery design name, e.g. "daily_rows"',
     _garden_month,
     "one row per garden per month keeps a month together and stops growing when the month ends.",
     "month_rows",

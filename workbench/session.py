@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .bigtable.emulator import ENV_HOST, Emulator, port_is_open
-from .errors import EmulatorError
+from .errors import EmulatorError, install_notebook_display
 
 _VERSIONED = (
     "workbench",
@@ -189,6 +189,8 @@ def setup(*, emulator: bool = True) -> SetupInfo:
     pd.set_option("display.max_columns", 30)
     pd.set_option("display.width", 160)
     _style_plots()
+    # a workbench error shows its message in one line, not 30 lines of the workbench's internals
+    install_notebook_display()
     emu: Emulator | None = None
     problem = None
     tables: list[str] = []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import matplotlib
 
 from ..analysis import Analysis
+from ..errors import error_parts
 from ..formatting import ratio
 from ..plots.style import BAD, GOOD, style
 from ..units import human_bytes
@@ -185,22 +186,6 @@ def design_html(ds: Dataset, schema: Schema) -> str:
     desc = f"<i>{html.escape(schema.description)}</i>" if schema.description else ""
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return _box(f"{desc}<table>{body}</table>")
-
-
-def error_parts(exc: BaseException) -> tuple[str, str]:
-    """An error's message split for reading: the first line (what went wrong) plus, when the
-    message ends with one, its last line (what to do); everything between is the detail."""
-    lines = [ln for ln in str(exc).splitlines() if ln.strip()]
-    if not lines:
-        return type(exc).__name__, ""
-    head, rest = lines[0], lines[1:]
-    if len(head) > 300:  # one very long line: its first sentence leads, the rest is detail
-        cut = head.find(". ", 0, 300)
-        if cut > 0:
-            head, rest = head[: cut + 1], [head[cut + 2 :], *rest]
-    if len(rest) >= 2:  # "what went wrong … [evidence] … what to do": the advice stays visible
-        head, rest = f"{head} {rest[-1].strip()}", rest[:-1]
-    return head, "\n".join(rest)
 
 
 def error_html(exc: BaseException) -> str:

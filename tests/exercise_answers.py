@@ -1,0 +1,50 @@
+"""Three typical wrong answers per workshop exercise, as an attendee would type them after ``=``:
+a near-miss name, an input the notebook's prose suggests, and a typo. Shared by the unit test
+(tests/test_exercises.py) and the browser test (tests/test_browser_exercises.py)."""
+
+from __future__ import annotations
+
+# problem name → [(kind, the answer as Python source)]
+WRONG: dict[str, list[tuple[str, str]]] = {
+    "garden_month": [
+        ("near-miss", '"month_row"'),
+        ("prose", '"daily_rows"'),  # the answer cell's "e.g."
+        ("typo", '"day_rows"'),  # what the cell used to suggest
+    ],
+    "game_both": [
+        ("near-miss", '"two_table"'),
+        ("prose", '"game_time_player"'),
+        ("typo", '"game_player_tme"'),
+    ],
+    "balloon_format": [
+        ("near-miss", '"serialized_protobufs"'),
+        ("prose", '"single_timestamp"'),
+        ("typo", '"serialised_json"'),
+    ],
+    "fx_salt": [
+        ("near-miss", "2"),
+        ("prose", "4"),  # "then try other values (4, 10, 12, 16…)"
+        ("typo", '"8"'),  # a number in quotes
+    ],
+    "dashboard_key": [
+        ("near-miss", '[wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]'),  # collides
+        ("prose", '[wb.Timestamp("ms", "epoch_ms"), wb.Field("host"), wb.Field("what")]'),
+        (
+            "typo",
+            '[wb.Field("site"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"), wb.Field("hots")]',
+        ),
+    ],
+    "daily_panel": [
+        ("near-miss", '"hourly"'),
+        ("prose", '"hour"'),  # "try "hour" to see it fail"
+        ("typo", '"dya"'),
+    ],
+    "lab_pattern": [
+        ("near-miss", '"entity_firs"'),
+        ("prose", '"timestamp_first"'),  # "try "timestamp_first" to see the check fail"
+        ("typo", '"salted_"'),
+    ],
+}
+
+# answers the prose names as natural that must be accepted as the right one
+RIGHT_ALIASES: dict[str, list[str]] = {"daily_panel": ['"daily"', '"day"']}
