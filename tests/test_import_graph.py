@@ -195,7 +195,7 @@ def test_cycle_finder_on_small_graphs(graph, expected):
 
 
 def test_an_upward_or_sideways_import_is_reported():
-    # schema (layer 2) importing analysis (4) goes up; bigtable importing analysis (both 4)
+    # schema (layer 2) importing analysis (3) goes up; bigtable importing analysis (both 3)
     # couples two peers; analysis importing schema goes down and is fine
     edges = {
         "workbench.schema.keys": {"workbench.analysis.keyspace": 7},
@@ -206,3 +206,18 @@ def test_an_upward_or_sideways_import_is_reported():
         "workbench.schema.keys:7 imports workbench.analysis.keyspace",
         "workbench.bigtable.io:9 imports its peer workbench.analysis",
     ]
+
+
+def test_results_do_not_draw_themselves():
+    """Statistics know nothing of drawing: no module of ``analysis`` imports ``plots`` (not even
+    inside a function), and the display layer that puts results and figures together sits
+    above both."""
+    assert LAYERS["workbench.analysis"] < LAYERS["workbench.plots"] < LAYERS["workbench.display"]
+    drawing = sorted(
+        f"{src}:{line} imports {dst}"
+        for src, targets in EDGES.items()
+        if entry_of(src, LAYERS) == "workbench.analysis"
+        for dst, line in targets.items()
+        if entry_of(dst, LAYERS) == "workbench.plots"
+    )
+    assert not drawing, drawing

@@ -245,3 +245,23 @@ def test_both_forms_say_the_same_thing(parts):
         for ax, page in pairs:
             assert title(ax) in html.unescape(page), (design, title(ax))
     plt.close("all")
+
+
+def test_every_result_shows_itself_with_its_figures_through_the_display_layer(parts):
+    """A notebook shows each analysis result with its figure(s): ``_repr_html_`` goes through the
+    registry (workbench/reprs.py) to the display layer, which names real classes."""
+    import importlib
+
+    from workbench.reprs import registered
+
+    for name in registered():
+        module, _, cls = name.rpartition(".")
+        assert isinstance(getattr(importlib.import_module(module), cls), type), name
+    p = parts["timestamp_first"]
+    figures = {"kd": 4, "rs": 1, "qc": 1, "cap": 2}  # heat map, node load, hotspot, node sweep; …
+    for part, n in figures.items():
+        page = p[part]._repr_html_()
+        assert page.count("data:image/png;base64,") == n, part
+        if part != "qc":  # query costs have a table and a figure, no one-line verdict
+            assert p[part].verdict() in html.unescape(page), part
+    plt.close("all")

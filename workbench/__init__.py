@@ -18,6 +18,10 @@ from typing import Any
 
 __version__ = "0.1.0"
 
+# how each result shows itself in a notebook (its figures): registered once, here, so the
+# analyses never import the figures (workbench/reprs.py); light, it imports no figure module
+from . import display as display  # noqa: E402
+
 _EXPORTS: dict[str, str] = {
     # errors
     "WorkbenchError": "workbench.errors",

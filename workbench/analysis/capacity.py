@@ -37,7 +37,6 @@ nodes and storage by the number of clusters. Prices are dated settings.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..notes import EMULATOR_NOTES
+from ..reprs import html_of
 from ..schema.families import Family
 from ._index import CellIndex
 from .compression import compression_ratio
@@ -311,39 +310,7 @@ class Capacity:
         return out
 
     def _repr_html_(self) -> str:
-        from ..formatting import number
-        from ..plots import figure_html
-        from ..plots.capacity import plot_bytes_breakdown, plot_node_need
-
-        tiers = ""
-        if self.tiered and self.query_tiers:
-            tiers = (
-                "<p>Rows each query reads, by tier: "
-                + ", ".join(
-                    html.escape(f"{q}: {tier_text(s)}") for q, s in self.query_tiers.items()
-                )
-                + "</p>"
-            )
-        return (
-            f"<div><b>Storage and capacity</b> {html.escape(self.schema_name)}: "
-            f"{html.escape(self.verdict())}"
-            + self.table().to_html(formatters={"value": number})
-            + "<ul>"
-            + "".join(f"<li><small>{html.escape(a)}</small></li>" for a in self.assumptions())
-            + "</ul>"
-            + tiers
-            + self.retention_table().to_html(
-                index=False,
-                formatters={
-                    "months kept": number,
-                    "share of cells kept (versions)": number,
-                    "kept (TB, logical)": number,
-                },
-            )
-            + figure_html(plot_bytes_breakdown, self)
-            + figure_html(plot_node_need, self)
-            + f"<p><small>{html.escape(EMULATOR_NOTES['capacity'])}</small></p></div>"
-        )
+        return html_of(self)
 
 
 def capacity(

@@ -7,7 +7,6 @@ modelled node cost (G04, G05, G11).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
@@ -17,7 +16,7 @@ import pandas as pd
 
 from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
-from ..notes import EMULATOR_NOTES
+from ..reprs import html_of
 from ..schema.schema import Schema
 from .overview import Analysis, analyze, schema_name
 from .rowsizes import _fmt
@@ -63,27 +62,7 @@ class Comparison:
         return styled(t)
 
     def _repr_html_(self) -> str:
-        from ..plots import figure_html
-        from ..plots.compare import plot_comparison
-
-        def num(x: Any) -> str:
-            return "—" if pd.isna(x) else (f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}")
-
-        # a row per criterion and a column per design: narrow enough for a notebook or a printed report
-        rows = {"verdict": self.table["verdict"]}
-        rows.update({label: self.table[c].map(num) for c, label in self.criteria})
-        t = pd.DataFrame(rows).T
-        t.columns.name = None
-        return (
-            f"<div><h3>{len(self.analyses)} designs for {html.escape(self.dataset)}</h3>"
-            + "<p><small>Ranking: best first; <b>&lt;</b> the next design is worse, <b>≈</b> within 5 %. "
-            "Lower is better on every criterion.</small></p>"
-            + self.rankings[["ranking", "reason"]].to_html(escape=True)
-            + t.to_html(escape=True)
-            + figure_html(plot_comparison, self)
-            + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])} {html.escape(EMULATOR_NOTES['querycost'])}</small></p>"
-            + "</div>"
-        )
+        return html_of(self)
 
 
 def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:

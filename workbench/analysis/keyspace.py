@@ -27,14 +27,13 @@ integer arrays; the only Python loops are over balancer steps and tablet splits.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..notes import EMULATOR_NOTES
+from ..reprs import html_of
 from ._index import CellIndex
 from .keylabels import bucket_labels, prefix_labels, range_label
 from .load_metrics import hot_table, pressure, window_shares
@@ -349,34 +348,7 @@ class KeyDistribution:
         }
 
     def _repr_html_(self) -> str:
-        from ..formatting import styled
-        from ..plots import figure_html
-        from ..plots.heatmap import plot_key_heatmap
-        from ..plots.keyspace import plot_hotspot, plot_node_load, plot_node_sweep
-
-        s = self.summary()
-        diag = "".join(
-            f"<li><b>{html.escape(d['message'])}</b> ({d['severity']}): {html.escape(d['detail'])}</li>"
-            for d in self.diagnostics()
-        )
-        hot = self.hot_tablets.head(5)
-        return (
-            f"<div><b>Key distribution</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}. "
-            f"{s['tablets']} tablets on {self.nodes} nodes; busiest key range "
-            f"<code>{html.escape(str(s['busiest_range']))}</code>"
-            + (f"<ul>{diag}</ul>" if diag else "")
-            + figure_html(plot_key_heatmap, self, emulator_note=False)
-            + figure_html(plot_node_load, self)
-            + figure_html(plot_hotspot, self)
-            + figure_html(plot_node_sweep, self)
-            + (
-                "<p><b>Hot tablets</b> (as ListHotTablets reports them)</p>"
-                + styled(hot).hide(axis="index").to_html()
-                if len(hot)
-                else ""
-            )
-            + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])}</small></p></div>"
-        )
+        return html_of(self)
 
 
 def key_distribution(

@@ -7,7 +7,6 @@ analysis in turn, timed; the result shows itself in a notebook.
 from __future__ import annotations
 
 import dataclasses
-import html
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ import numpy as np
 from ..cells import CellFrame
 from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
+from ..reprs import html_of
 from ..schema.schema import Schema
 from ..schema.segments import Salt
 from ._index import CellIndex, _release_freed_memory
@@ -144,16 +144,7 @@ class Analysis:
         return out
 
     def _repr_html_(self) -> str:
-        total = sum(self.timings_ms.values())
-        return (
-            f"<div><h3>{html.escape(self.schema)} on {html.escape(self.dataset)}</h3>"
-            f"<p>{self.index.n_cells:,} cells in {self.index.n_rows:,} rows · analysed in {total:,.0f} ms</p>"
-            + self.keyspace._repr_html_()
-            + self.rowsizes._repr_html_()
-            + self.queries._repr_html_()
-            + self.capacity._repr_html_()
-            + "</div>"
-        )
+        return html_of(self)
 
     def __repr__(self) -> str:
         return (

@@ -14,7 +14,6 @@ node (:meth:`Settings.read_costs`).
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import WorkbenchError
-from ..notes import EMULATOR_NOTES
+from ..reprs import html_of
 from ..schema.plan import PlanResult, ReadPlan
 from ._index import CellIndex
 from .settings import DEFAULT, Settings
@@ -214,34 +213,7 @@ class QueryCosts:
         return self.table.loc[query]
 
     def _repr_html_(self) -> str:
-        cols = [
-            "kind",
-            "ranges",
-            "rows_seen",
-            "rows_returned",
-            "bytes_seen",
-            "waste",
-            "emulator_rows_seen",
-            "node_ms",
-        ]  # what fits a 1280-px page; the full figures are in .table
-        cols = [c for c in cols if c in self.table.columns]
-        cols += [c for c in self.table.columns if c.startswith("measured_")]
-        from ..formatting import styled
-
-        # spaced headers wrap (the raw names ran past a 1280-px page); each column formatted as
-        # its name says: rows with separators, bytes in kB/MB, waste as ×, node time in ms
-        shown = self.table[cols].rename(columns=lambda c: c.replace("_", " "))
-        from ..plots import figure_html
-        from ..plots.queries import plot_query_costs
-
-        return (
-            f"<div><b>Query costs</b> {html.escape(self.schema_name)}"
-            + "<div style='overflow-x:auto;max-width:100%'>"
-            + styled(shown).to_html()
-            + "</div>"
-            + figure_html(plot_query_costs, self, emulator_note=False)
-            + f"<p><small>{html.escape(EMULATOR_NOTES['querycost'])}</small></p></div>"
-        )
+        return html_of(self)
 
 
 def query_costs(

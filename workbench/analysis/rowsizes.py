@@ -16,7 +16,6 @@ row size against bucket width by building the design at several widths.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..notes import EMULATOR_NOTES
+from ..reprs import html_of
 from ._index import CellIndex
 from .settings import DEFAULT, Settings
 
@@ -162,39 +161,7 @@ class RowSizes:
         return f"Rows stay small: largest {_fmt(self.max_bytes)}, far under the 100 MB guideline"
 
     def _repr_html_(self) -> str:
-        from ..plots import figure_html
-        from ..plots.sizes import plot_row_sizes
-
-        return (
-            f"<div><b>Row sizes</b> {html.escape(self.schema_name)}: {html.escape(self.verdict())}"
-            + _limits_html(self.limits())
-            + figure_html(plot_row_sizes, self, emulator_note=False)
-            + f"<p><small>{html.escape(EMULATOR_NOTES['rowsizes'])}</small></p></div>"
-        )
-
-
-def _limit_text(n: float) -> str:
-    """A limit as Bigtable documents it: 4 KiB and 100 MiB are binary, 100 MB and 256 MB decimal."""
-    n = int(n)
-    for unit, f in (("MiB", 1024**2), ("MB", 10**6), ("KiB", 1024), ("kB", 10**3)):
-        if n >= f and n % f == 0:
-            return f"{n // f:,} {unit}"
-    return _fmt(n)
-
-
-def _limits_html(df: pd.DataFrame) -> str:
-    shown = pd.DataFrame(
-        {
-            "largest": df["largest_bytes"].map(_fmt),
-            "advice": df["advisory_bytes"].map(_limit_text),
-            "hard limit": df["hard_bytes"].map(_limit_text),
-            "within advice": df["ok"].map({True: "yes", False: "no"}),
-            "rows over advice": df["rows_over_advisory"].map("{:,}".format),
-        },
-        index=df.index,
-    )
-    shown.index.name = None
-    return shown.to_html()
+        return html_of(self)
 
 
 def _fmt(n: float) -> str:

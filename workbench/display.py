@@ -1,0 +1,224 @@
+"""Every analysis result as a notebook shows it: its numbers, its figures, what the emulator cannot show.
+
+The display layer sits above the analyses and the figures: the results know nothing of drawing
+(their ``_repr_html_`` is ``return html_of(self)``, :mod:`workbench.reprs`), the figures take a
+result and draw it, and this module puts the two together, one function per result class.
+``import workbench`` imports it, which registers every function below.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+from .notes import EMULATOR_NOTES
+from .reprs import shows
+from .units import human_bytes
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .analysis.capacity import Capacity
+    from .analysis.comparison import Comparison
+    from .analysis.keyspace import KeyDistribution
+    from .analysis.overview import Analysis
+    from .analysis.querycost import QueryCosts
+    from .analysis.rowsizes import RowSizes
+
+
+def _note(view: str) -> str:
+    return f"<p><small>{html.escape(EMULATOR_NOTES[view])}</small></p>"
+
+
+@shows("workbench.analysis.keyspace.KeyDistribution")
+def key_distribution_html(kd: KeyDistribution) -> str:
+    """The verdict, the diagnostics, the heat map, node load, hotspot, the node sweep, hot tablets."""
+    from .formatting import styled
+    from .plots import figure_html
+    from .plots.heatmap import plot_key_heatmap
+    from .plots.keyspace import plot_hotspot, plot_node_load, plot_node_sweep
+
+    s = kd.summary()
+    diag = "".join(
+        f"<li><b>{html.escape(d['message'])}</b> ({d['severity']}): {html.escape(d['detail'])}</li>"
+        for d in kd.diagnostics()
+    )
+    hot = kd.hot_tablets.head(5)
+    return (
+        f"<div><b>Key distribution</b> {html.escape(kd.schema_name)}: {html.escape(kd.verdict())}. "
+        f"{s['tablets']} tablets on {kd.nodes} nodes; busiest key range "
+        f"<code>{html.escape(str(s['busiest_range']))}</code>"
+        + (f"<ul>{diag}</ul>" if diag else "")
+        + figure_html(plot_key_heatmap, kd, emulator_note=False)
+        + figure_html(plot_node_load, kd)
+        + figure_html(plot_hotspot, kd)
+        + figure_html(plot_node_sweep, kd)
+        + (
+            "<p><b>Hot tablets</b> (as ListHotTablets reports them)</p>"
+            + styled(hot).hide(axis="index").to_html()
+            if len(hot)
+            else ""
+        )
+        + _note("keyspace")
+        + "</div>"
+    )
+
+
+def limit_text(n: float) -> str:
+    """A limit as Bigtable documents it: 4 KiB and 100 MiB are binary, 100 MB and 256 MB decimal."""
+    n = int(n)
+    for unit, f in (("MiB", 1024**2), ("MB", 10**6), ("KiB", 1024), ("kB", 10**3)):
+        if n >= f and n % f == 0:
+            return f"{n // f:,} {unit}"
+    return human_bytes(n)
+
+
+def limits_html(df: pd.DataFrame) -> str:
+    """``RowSizes.limits()`` as a table: the largest of each, the advice and the hard limit."""
+    import pandas as pd
+
+    shown = pd.DataFrame(
+        {
+            "largest": df["largest_bytes"].map(human_bytes),
+            "advice": df["advisory_bytes"].map(limit_text),
+            "hard limit": df["hard_bytes"].map(limit_text),
+            "within advice": df["ok"].map({True: "yes", False: "no"}),
+            "rows over advice": df["rows_over_advisory"].map("{:,}".format),
+        },
+        index=df.index,
+    )
+    shown.index.name = None
+    return shown.to_html()
+
+
+@shows("workbench.analysis.rowsizes.RowSizes")
+def row_sizes_result_html(rs: RowSizes) -> str:
+    """The verdict, each limit against the largest, and the row-size histogram."""
+    from .plots import figure_html
+    from .plots.sizes import plot_row_sizes
+
+    return (
+        f"<div><b>Row sizes</b> {html.escape(rs.schema_name)}: {html.escape(rs.verdict())}"
+        + limits_html(rs.limits())
+        + figure_html(plot_row_sizes, rs, emulator_note=False)
+        + _note("rowsizes")
+        + "</div>"
+    )
+
+
+# what fits a 1280-px page; the full figures are in QueryCosts.table
+QUERY_COLUMNS = (
+    "kind",
+    "ranges",
+    "rows_seen",
+    "rows_returned",
+    "bytes_seen",
+    "waste",
+    "emulator_rows_seen",
+    "node_ms",
+)
+
+
+@shows("workbench.analysis.querycost.QueryCosts")
+def query_costs_result_html(qc: QueryCosts) -> str:
+    """The query table (formatted, in a scroll box) and the query-cost figure."""
+    from .formatting import styled
+    from .plots import figure_html
+    from .plots.queries import plot_query_costs
+
+    cols = [c for c in QUERY_COLUMNS if c in qc.table.columns]
+    cols += [c for c in qc.table.columns if c.startswith("measured_")]
+    # spaced headers wrap (the raw names ran past a 1280-px page); each column formatted as
+    # its name says: rows with separators, bytes in kB/MB, waste as ×, node time in ms
+    shown = qc.table[cols].rename(columns=lambda c: c.replace("_", " "))
+    return (
+        f"<div><b>Query costs</b> {html.escape(qc.schema_name)}"
+        + "<div style='overflow-x:auto;max-width:100%'>"
+        + styled(shown).to_html()
+        + "</div>"
+        + figure_html(plot_query_costs, qc, emulator_note=False)
+        + _note("querycost")
+        + "</div>"
+    )
+
+
+@shows("workbench.analysis.capacity.Capacity")
+def capacity_result_html(cap: Capacity) -> str:
+    """The verdict, the capacity table and its assumptions, rows read per tier, retention per
+    family, bytes per event and the nodes needed."""
+    from .analysis.tiers import tier_text
+    from .formatting import number
+    from .plots import figure_html
+    from .plots.capacity import plot_bytes_breakdown, plot_node_need
+
+    tiers = ""
+    if cap.tiered and cap.query_tiers:
+        tiers = (
+            "<p>Rows each query reads, by tier: "
+            + ", ".join(html.escape(f"{q}: {tier_text(s)}") for q, s in cap.query_tiers.items())
+            + "</p>"
+        )
+    return (
+        f"<div><b>Storage and capacity</b> {html.escape(cap.schema_name)}: "
+        f"{html.escape(cap.verdict())}"
+        + cap.table().to_html(formatters={"value": number})
+        + "<ul>"
+        + "".join(f"<li><small>{html.escape(a)}</small></li>" for a in cap.assumptions())
+        + "</ul>"
+        + tiers
+        + cap.retention_table().to_html(
+            index=False,
+            formatters={
+                "months kept": number,
+                "share of cells kept (versions)": number,
+                "kept (TB, logical)": number,
+            },
+        )
+        + figure_html(plot_bytes_breakdown, cap)
+        + figure_html(plot_node_need, cap)
+        + _note("capacity")
+        + "</div>"
+    )
+
+
+@shows("workbench.analysis.comparison.Comparison")
+def comparison_result_html(cmp: Comparison) -> str:
+    """The ranking with its reasons, a row per criterion and a column per design, the small multiples."""
+    import pandas as pd
+
+    from .plots import figure_html
+    from .plots.compare import plot_comparison
+
+    def num(x: Any) -> str:
+        return "—" if pd.isna(x) else (f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}")
+
+    # a row per criterion and a column per design: narrow enough for a notebook or a printed report
+    rows = {"verdict": cmp.table["verdict"]}
+    rows.update({label: cmp.table[c].map(num) for c, label in cmp.criteria})
+    t = pd.DataFrame(rows).T
+    t.columns.name = None
+    return (
+        f"<div><h3>{len(cmp.analyses)} designs for {html.escape(cmp.dataset)}</h3>"
+        + "<p><small>Ranking: best first; <b>&lt;</b> the next design is worse, <b>≈</b> within 5 %. "
+        "Lower is better on every criterion.</small></p>"
+        + cmp.rankings[["ranking", "reason"]].to_html(escape=True)
+        + t.to_html(escape=True)
+        + figure_html(plot_comparison, cmp)
+        + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])} "
+        f"{html.escape(EMULATOR_NOTES['querycost'])}</small></p>" + "</div>"
+    )
+
+
+@shows("workbench.analysis.overview.Analysis")
+def analysis_html(a: Analysis) -> str:
+    """One design's whole analysis: key distribution, row sizes, query costs, capacity."""
+    total = sum(a.timings_ms.values())
+    return (
+        f"<div><h3>{html.escape(a.schema)} on {html.escape(a.dataset)}</h3>"
+        f"<p>{a.index.n_cells:,} cells in {a.index.n_rows:,} rows · analysed in {total:,.0f} ms</p>"
+        + key_distribution_html(a.keyspace)
+        + row_sizes_result_html(a.rowsizes)
+        + query_costs_result_html(a.queries)
+        + capacity_result_html(a.capacity)
+        + "</div>"
+    )
