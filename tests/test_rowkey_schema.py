@@ -15,7 +15,7 @@ from workbench.bigtable import admin
 from workbench.errors import SchemaError
 from workbench.schema import Field, RowKey, Salt, Timestamp
 from workbench.schema.key_conformance import check_keys, conformance, design_keys
-from workbench.schema.rowkey_schema import row_key_schema, schema_row_key_schemas
+from workbench.schema.rowkey_schema import row_key_schema, row_key_schemas
 from workbench.schema.segments import Segment
 
 # The preset tables whose keys do not all conform, and why (everything else must conform):
@@ -55,7 +55,7 @@ def test_every_preset_builds_as_the_clients_struct_and_conforms(datasets):
 
 
 def test_struct_round_trips_through_the_json_and_yaml_files():
-    rks = schema_row_key_schemas(wb.preset("fx_prices", "pair_microseconds"))["main"]
+    rks = row_key_schemas(wb.preset("fx_prices", "pair_microseconds"))["main"]
     as_json = json.loads(rks.to_json())
     assert as_json == yaml.safe_load(rks.to_yaml())
     assert as_json == {
@@ -77,7 +77,7 @@ def test_struct_round_trips_through_the_json_and_yaml_files():
 
 def test_fx_prices_sql_by_hand():
     rks = replace(
-        schema_row_key_schemas(wb.preset("fx_prices", "pair_microseconds"))["main"], table="prices"
+        row_key_schemas(wb.preset("fx_prices", "pair_microseconds"))["main"], table="prices"
     )
     # one hour of EUR/USD: key text of 09:00:00.000000 up to that of 09:59:59.999999
     assert rks.sql({"pair": "EUR/USD"}, "2015-03-02 09:00", "2015-03-02 10:00") == (
@@ -87,7 +87,7 @@ def test_fx_prices_sql_by_hand():
         "  AND ts >= '20150302090000000000'\n"
         "  AND ts <= '20150302095959999999'"
     )
-    rev = schema_row_key_schemas(wb.preset("fx_prices", "reversed_timestamp"))["main"]
+    rev = row_key_schemas(wb.preset("fx_prices", "reversed_timestamp"))["main"]
     # 9_999_999_999_999_999 − µs: 10:00 − 1 µs is the low bound, 09:00 the high one
     t9 = 1425286800 * 10**6  # 2015-03-02 09:00 UTC in µs
     assert rev.where({"pair": "EUR/USD"}, "2015-03-02 09:00", "2015-03-02 10:00") == [
@@ -95,13 +95,13 @@ def test_fx_prices_sql_by_hand():
         f"ts_reversed >= '{9_999_999_999_999_999 - (t9 + 3600 * 10**6 - 1)}'",
         f"ts_reversed <= '{9_999_999_999_999_999 - t9}'",
     ]
-    salted = schema_row_key_schemas(wb.preset("fx_prices", "salted"))["main"]
+    salted = row_key_schemas(wb.preset("fx_prices", "salted"))["main"]
     assert salted.where({"pair": "EUR/USD"})[0] == "salt IN ('0', '1', '2', '3')"
 
 
 def test_server_metrics_sql_by_hand():
     rks = replace(
-        schema_row_key_schemas(wb.preset("server_metrics", "host_metric_time"))["main"],
+        row_key_schemas(wb.preset("server_metrics", "host_metric_time"))["main"],
         table="metrics",
     )
     # epoch-ms text: 2011-03-13 07:00 UTC = 1300000000000 ms − 1,600,000 ms … by hand below
@@ -118,7 +118,7 @@ def test_server_metrics_sql_by_hand():
         f"  AND ts >= '{start_ms}'\n"
         f"  AND ts <= '{start_ms + 3_600_000 - 1}'"
     )
-    heroic = schema_row_key_schemas(wb.preset("server_metrics", "heroic"))["main"]
+    heroic = row_key_schemas(wb.preset("server_metrics", "heroic"))["main"]
     assert heroic.names == (
         "key", "cpu_type", "site", "system_component", "unit", "what", "base_ms", "host", "podname"
     )  # fmt: skip
@@ -133,11 +133,11 @@ def test_sql_literals_are_escaped():
 
 
 def test_what_the_schema_cannot_express_is_explained():
-    hashed = schema_row_key_schemas(wb.preset("game_scores", "hashed_player"))["main"]
+    hashed = row_key_schemas(wb.preset("game_scores", "hashed_player"))["main"]
     assert "the key holds a hash, not 'player'" in hashed.explain()
-    salted = schema_row_key_schemas(wb.preset("fx_prices", "salted"))["main"]
+    salted = row_key_schemas(wb.preset("fx_prices", "salted"))["main"]
     assert "costs 4 scans (G08)" in salted.explain()
-    rev = schema_row_key_schemas(wb.preset("fx_prices", "reversed_timestamp"))["main"]
+    rev = row_key_schemas(wb.preset("fx_prices", "reversed_timestamp"))["main"]
     assert "a reversed time stored as text is a STRING to SQL, not a TIMESTAMP" in rev.explain()
     assert "emulator accepts a table's row_key_schema but drops it" in rev.explain()
 
@@ -195,7 +195,7 @@ def test_salted_keys_against_the_unsalted_schema(datasets):
 
 def test_emulator_drops_row_key_schema(conn):
     """Measured: CreateTable with row_key_schema succeeds; GetTable returns no schema."""
-    rks = schema_row_key_schemas(wb.preset("fx_prices", "pair_microseconds"))["main"]
+    rks = row_key_schemas(wb.preset("fx_prices", "pair_microseconds"))["main"]
     table_id = admin.unique_table_id("wbrks")
     conn.admin.create_table(
         parent=conn.instance_path,

@@ -72,6 +72,16 @@ _EXPORTS: dict[str, str] = {
     "max_age": "workbench.schema",
     "max_versions": "workbench.schema",
     "loss_report": "workbench.schema",
+    # Bigtable today: row-key schemas, continuous materialized views, counters (G29, G05)
+    "row_key_schemas": "workbench.schema.rowkey_schema",
+    "key_conformance": "workbench.schema.key_conformance",
+    "ViewDesign": "workbench.schema.views",
+    "Rollup": "workbench.schema.views",
+    "AsyncIndex": "workbench.schema.views",
+    "view_designs": "workbench.schema.views",
+    "view_queries": "workbench.schema.views",
+    "view_cost": "workbench.analysis.views",
+    "Counters": "workbench.schema.counters",
     # Bigtable
     "Emulator": "workbench.bigtable.emulator",
     "Connection": "workbench.bigtable.connection",

@@ -195,6 +195,11 @@ def comparison_result_html(cmp: Comparison) -> str:
     # a row per criterion and a column per design: narrow enough for a notebook or a printed report
     rows = {"verdict": cmp.table["verdict"]}
     rows.update({label: cmp.table[c].map(num) for c, label in cmp.criteria})
+    for col in ("maintained_by", "client_writes_per_event", "write_node_s", "staleness"):
+        if col in cmp.table:  # a comparison with continuous materialized views
+            rows[col.replace("_", " ")] = cmp.table[col].map(
+                lambda v: v if isinstance(v, str) else num(v)
+            )
     t = pd.DataFrame(rows).T
     t.columns.name = None
     return (
@@ -222,3 +227,25 @@ def analysis_html(a: Analysis) -> str:
         + capacity_result_html(a.capacity)
         + "</div>"
     )
+
+
+@shows("workbench.schema.rowkey_schema.RowKeySchema")
+def row_key_schema_html(rks: Any) -> str:
+    """A row-key schema: its fields, what it cannot express, the emulator's note."""
+    return f"<pre>{html.escape(rks.explain())}</pre>"
+
+
+@shows("workbench.schema.key_conformance.Conformance")
+def conformance_html(result: Any) -> str:
+    """Whether a table's keys conform, and the first that does not."""
+    return f"<pre>{html.escape(str(result))}</pre>"
+
+
+@shows("workbench.analysis.views.ViewCost")
+def view_cost_html(cost: Any) -> str:
+    """Who keeps a design's derived rows and what it costs, with the emulator's note."""
+    rows = "".join(
+        f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>"
+        for k, v in cost.as_row().items()
+    )
+    return f"<table>{rows}</table><p><small>{html.escape(cost.note)}</small></p>"

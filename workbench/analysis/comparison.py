@@ -18,6 +18,7 @@ from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
 from ..reprs import html_of
 from ..schema.schema import Schema
+from ..schema.views import ViewDesign
 from .overview import Analysis, analyze, schema_name
 from .rowsizes import _fmt
 
@@ -119,10 +120,11 @@ def compare(
     if isinstance(schemas, (str, bytes, dict)) or not hasattr(schemas, "__iter__"):
         raise WorkbenchError(f"compare takes a list of schemas, got {type(schemas).__name__}.")
     schemas = list(schemas)
-    bad = [s for s in schemas if not isinstance(s, Schema)]
+    bad = [s for s in schemas if not isinstance(s, (Schema, ViewDesign))]
     if bad:
         raise WorkbenchError(
-            f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)); got {bad[0]!r}."
+            f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)) or ViewDesigns "
+            f"(wb.view_designs(ds)); got {bad[0]!r}."
         )
     if not schemas:
         raise WorkbenchError("compare needs at least one schema.")
@@ -130,7 +132,11 @@ def compare(
         raise WorkbenchError(
             f"names must be a list with one name per schema, got the string {names!r}."
         )
-    labels = list(names) if names is not None else [schema_name(s) for s in schemas]
+    labels = (
+        list(names)
+        if names is not None
+        else [s.name if isinstance(s, ViewDesign) else schema_name(s) for s in schemas]
+    )
     if len(labels) != len(schemas):
         raise WorkbenchError(f"compare got {len(schemas)} schemas but {len(labels)} names.")
     seen: dict[str, int] = {}
@@ -145,8 +151,10 @@ def compare(
         # one design that cannot be built for this dataset (a collision, a layout that cannot
         # hold a column) is a row with its reason; the others are still compared
         try:
-            used, note = carried_or_left_out(ds, s)
-            analyses[lab] = analyze(used, s, **kwargs)
+            # a CMV's rows are the rows its client-maintained equivalent stores (analysis/views.py)
+            schema = s.equivalent if isinstance(s, ViewDesign) else s
+            used, note = carried_or_left_out(ds, schema)
+            analyses[lab] = analyze(used, schema, **kwargs)
         except WorkbenchError as e:
             not_built[lab] = str(e)
             continue
@@ -158,7 +166,27 @@ def compare(
             + "; ".join(f"{lab}: {why}" for lab, why in not_built.items())
         )
     c = compare_analyses(ds, analyses)
+    if any(
+        isinstance(s, ViewDesign) for s in schemas
+    ):  # who keeps the derived rows, and at what cost
+        c = with_view_costs(c, ds, dict(zip(labels, schemas, strict=True)), kwargs.get("settings"))
     return c.with_rows_not_built(not_built, notes)
+
+
+def with_view_costs(
+    c: Comparison, ds: Dataset, designs: Mapping[str, Schema | ViewDesign], settings: Any = None
+) -> Comparison:
+    """``c`` with the derived rows' columns (maintained by, client writes per event, Bigtable's
+    maintenance writes, write node-s, staleness) for every design it compares."""
+    from .views import view_cost
+
+    extra = {
+        lab: view_cost(ds, designs[lab], **({"settings": settings} if settings else {})).as_row()
+        for lab in c.table.index
+        if lab in designs
+    }
+    t = c.table.join(pd.DataFrame.from_dict(extra, orient="index"))
+    return replace(c, table=t)
 
 
 def carried_or_left_out(ds: Dataset, schema: Schema) -> tuple[Dataset, str]:

@@ -47,6 +47,9 @@ class Settings:
     reads_per_s_per_node: float = 17_000.0
     writes_per_s_per_node: float = 14_000.0
     scan_bytes_per_s_per_node: float = 220 * MB
+    # continuous materialized views: view-row updates per source row written (an assumption:
+    # Google documents no CPU figure; see docs/architecture.md)
+    view_updates_per_source_write: float = 1.0
     # prices (USD, us-central1 on-demand list prices; dated: change them for your region)
     prices_date: str = "2025-06"
     node_hour_usd: float = 0.65

@@ -11,7 +11,6 @@ and why. The emulator cannot: it drops the schema and has no SQL.
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -21,7 +20,7 @@ import pandas as pd
 
 from ..errors import SchemaError
 from .keys import RowKey
-from .rowkey_schema import RowKeySchema, row_key_schema, schema_row_key_schemas
+from .rowkey_schema import RowKeySchema, row_key_schema, row_key_schemas
 from .segments import RenderContext, Salt, Tags
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,7 +53,9 @@ class Conformance:
         return f"{head}, {self.bad:,} do not conform. First: {self.first_bad!r}: {self.reason}"
 
     def _repr_html_(self) -> str:
-        return f"<pre>{html.escape(str(self))}</pre>"
+        from ..reprs import html_of
+
+        return html_of(self)
 
 
 def check_keys(keys: pd.Series | list[str], rks: RowKeySchema, hint: str = "") -> Conformance:
@@ -139,9 +140,9 @@ def _raw_keys(key: RowKey, ds: Dataset) -> pd.Series:
     return pd.Series(pd.unique(pd.concat(out, ignore_index=True)), dtype=object)
 
 
-def conformance(schema: Schema, ds: Dataset) -> dict[str, Conformance]:
+def key_conformance(schema: Schema, ds: Dataset) -> dict[str, Conformance]:
     """Table → whether every key the design writes for ``ds`` conforms to its schema."""
-    schemas = schema_row_key_schemas(schema)
+    schemas = row_key_schemas(schema)
     keys = design_keys(schema, ds)
     out = {}
     for name, rks in schemas.items():
@@ -165,4 +166,13 @@ def conformance(schema: Schema, ds: Dataset) -> dict[str, Conformance]:
     return out
 
 
-__all__ = ["Conformance", "check_keys", "conformance", "design_keys", "row_key_schema"]
+conformance = key_conformance
+
+__all__ = [
+    "Conformance",
+    "check_keys",
+    "conformance",
+    "key_conformance",
+    "design_keys",
+    "row_key_schema",
+]

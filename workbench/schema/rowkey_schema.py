@@ -220,9 +220,9 @@ class RowKeySchema:
         return self.explain()
 
     def _repr_html_(self) -> str:
-        import html
+        from ..reprs import html_of
 
-        return f"<pre>{html.escape(self.explain())}</pre>"
+        return html_of(self)
 
 
 def _us(when: Any) -> int:
@@ -356,7 +356,7 @@ def row_key_schema(
     return RowKeySchema(table, key, tuple(fields), tuple(families), tuple(notes))
 
 
-def schema_row_key_schemas(schema: Any) -> dict[str, RowKeySchema]:
+def row_key_schemas(schema: Any) -> dict[str, RowKeySchema]:
     """Every table of a design → its row-key schema (the main key for the main table).
 
     Aggregate rows (``agg#hourly#…``) share the main table under another key shape: they are

@@ -1,0 +1,190 @@
+"""What derived rows cost: hand-written aggregate rows and a second table (kept by the client)
+against continuous materialized views (kept by Bigtable).
+
+Both store the same derived rows — the hourly summaries, the rows in the other key order — and
+their queries read the same rows (``wb.compare`` costs a view from its client-maintained
+equivalent, ``ViewDesign.equivalent``). They differ in who writes them and when:
+
+* **row mutations the client sends** (``client_writes``): raw rows, plus the aggregate rows or
+  the second table's rows when the client keeps them (G05, G29);
+* **maintenance writes Bigtable performs** (``maintenance_writes``): a CMV is updated
+  incrementally as the source changes. Google documents no figure for its CPU; the stated
+  assumption is ``Settings.view_updates_per_source_write`` (1.0) view-row update per source
+  row written, each costing what a row write costs (``writes_per_s_per_node``), on the source
+  table's cluster ("Continuous materialized views": computed in the background; little impact
+  on a well-provisioned or autoscaled cluster);
+* **write node-seconds** (``write_node_s``): both kinds of writes ÷ ``writes_per_s_per_node``;
+* **the derived rows' own key distribution** (``derived_hotspot_factor``): one update per
+  event into the derived row it changes, replayed over the tablet/node model;
+* **staleness**: a view is eventually consistent (no lag bound documented); hand-written
+  aggregate rows are as fresh as the job that writes them; a dual write is as fresh as the
+  client's second write.
+
+The emulator has no SQL and no CMVs (``ExecuteQuery`` answers 501): every view figure is a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from ..cells import CellFrame
+from ..schema.schema import Schema
+from ..schema.segments import RenderContext
+from ..schema.time_text import time_us
+from ..schema.views import EMULATOR_NOTE, AsyncIndex, Rollup, ViewDesign
+from .settings import DEFAULT, Settings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
+
+STALENESS = {
+    "view": "eventually consistent: updates lag the source (no bound documented)",
+    "aggregates": "as fresh as the client's aggregation job (a bucket is written after it closes)",
+    "tables": "as fresh as the client's second write (no atomicity across tables)",
+    "none": "—",
+}
+
+
+@dataclass(frozen=True)
+class ViewCost:
+    """Who keeps a design's derived rows and what that costs (one row of ``wb.compare``)."""
+
+    design: str
+    maintained_by: str  # "client", "Bigtable (CMV)" or "—" (no derived rows)
+    events: int
+    client_writes: int  # row mutations the client sends
+    maintenance_writes: float  # view-row updates Bigtable performs
+    derived_rows: int  # aggregate rows, second-table rows or view rows
+    derived_bytes: int
+    write_node_s: float
+    derived_hotspot_factor: float
+    staleness: str
+    note: str = ""
+
+    @property
+    def client_writes_per_event(self) -> float:
+        return self.client_writes / self.events if self.events else 0.0
+
+    def as_row(self) -> dict[str, object]:
+        return {
+            "maintained_by": self.maintained_by,
+            "client_writes_per_event": self.client_writes_per_event,
+            "maintenance_writes": self.maintenance_writes,
+            "derived_rows": self.derived_rows,
+            "derived_bytes": self.derived_bytes,
+            "write_node_s": self.write_node_s,
+            "derived_hotspot_factor": self.derived_hotspot_factor,
+            "staleness": self.staleness,
+        }
+
+    def _repr_html_(self) -> str:
+        from ..reprs import html_of
+
+        return html_of(self)
+
+
+def _derived_mask(schema: Schema, cells: pd.DataFrame) -> np.ndarray:
+    """Cells of derived rows: aggregate rows in the main table, every other table's cells."""
+    mask = (cells["table"] != schema.table).to_numpy().copy()
+    if schema.aggregates is not None:
+        lead = schema.aggregates.lead(schema.key.delimiter) + schema.key.delimiter
+        mask |= (
+            (cells["table"] == schema.table) & cells["row_key"].str.startswith(lead)
+        ).to_numpy()
+    return mask
+
+
+def _mutations(cells: pd.DataFrame) -> int:
+    """Row mutations: one per (table, row, timestamp) — an event's cells in a row, or a row of
+    aggregates stamped with its bucket."""
+    return int(cells.drop_duplicates(["table", "row_key", "timestamp_us"]).shape[0])
+
+
+def _update_keys(schema: Schema, ds: Dataset) -> dict[str, np.ndarray]:
+    """Per derived table: the row each event updates (aggregate row of its bucket, or its row in
+    the second table), in event order."""
+    frame = ds.frame.reset_index(drop=True)
+    ctx = RenderContext({c: frame[c] for c in frame.columns}, time_us(frame[ds.time]))
+    out = {}
+    if schema.aggregates is not None:
+        out[schema.table] = schema.aggregates.key(schema.key).render(ctx)
+    for t in schema.tables:
+        out[t.name] = t.key.render(ctx)
+    return out
+
+
+def _hotspot(schema: Schema, ds: Dataset, settings: Settings) -> float:
+    """Hotspot factor of the updates to the derived rows, one per event at its time."""
+    from ._index import CellIndex
+    from .keyspace import key_distribution
+
+    keys = _update_keys(schema, ds)
+    if not keys:
+        return float("nan")
+    t = time_us(ds.frame[ds.time].reset_index(drop=True))
+    t = t - np.mod(t, 1000)
+    parts = [
+        pd.DataFrame(
+            {
+                "table": pd.Series([name] * len(k), dtype=object),
+                "row_key": pd.Series(k, dtype=object),
+                "family": pd.Series(["v"] * len(k), dtype=object),
+                "qualifier": pd.Series(["u"] * len(k), dtype=object),
+                "timestamp_us": t,
+                "value": pd.Series([b""] * len(k), dtype=object),
+            }
+        )
+        for name, k in keys.items()
+    ]
+    index = CellIndex.build(CellFrame(pd.concat(parts, ignore_index=True)))
+    return float(key_distribution(index, settings=settings).hotspot_factor)
+
+
+def view_cost(
+    ds: Dataset, design: Schema | ViewDesign, *, settings: Settings = DEFAULT
+) -> ViewCost:
+    """The derived rows of ``design`` on ``ds``: who writes them, how many, their cost."""
+    is_view = isinstance(design, ViewDesign)
+    schema = design.equivalent if isinstance(design, ViewDesign) else design
+    cells = schema.to_cells(ds, accept_loss=True).frame
+    derived = _derived_mask(schema, cells)
+    mutations = _mutations(cells)
+    derived_mutations = _mutations(cells[derived])
+    source_mutations = mutations - derived_mutations
+    derived_rows = int(cells[derived].drop_duplicates(["table", "row_key"]).shape[0])
+    derived_bytes = int(CellFrame(cells[derived]).total_bytes) if derived.any() else 0
+    _, writes_per_node, _ = settings.node_rates()
+    if is_view:
+        assert isinstance(design, ViewDesign)
+        client = source_mutations
+        maintenance = source_mutations * settings.view_updates_per_source_write * len(design.views)
+        who, stale = "Bigtable (CMV)", STALENESS["view"]
+        kinds = ", ".join(f"{v.kind} {v.name!r}" for v in design.views)
+        note = f"{kinds}: {EMULATOR_NOTE}"
+    else:
+        client, maintenance = mutations, 0.0
+        who = "client" if derived.any() else "—"
+        stale = STALENESS[
+            "aggregates" if schema.aggregates is not None else "tables" if schema.tables else "none"
+        ]
+        note = ""
+    return ViewCost(
+        design=schema.name,
+        maintained_by=who,
+        events=len(ds.frame),
+        client_writes=client,
+        maintenance_writes=float(maintenance),
+        derived_rows=derived_rows,
+        derived_bytes=derived_bytes,
+        write_node_s=(client + maintenance) / writes_per_node,
+        derived_hotspot_factor=_hotspot(schema, ds, settings) if derived.any() else float("nan"),
+        staleness=stale,
+        note=note,
+    )
+
+
+__all__ = ["ViewCost", "view_cost", "STALENESS", "Rollup", "AsyncIndex", "ViewDesign"]
