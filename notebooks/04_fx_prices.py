@@ -133,6 +133,19 @@ sweep.style.format({"busiest node share": "{:.0%}", "node-ms per USD/JPY day": "
 wb.analyze(ds, wb.preset("fx_prices", "salted", n=4)).keyspace
 
 # %% [markdown]
+# ### What no node count fixes
+#
+# Adding nodes spreads tablets, but a single salt bucket is one write frontier: it lives on one node
+# whatever the cluster size. So a salted design has a **ceiling**: about N × one node's write rate × the
+# 70 % CPU target (4 × 14,000 × 70 % ≈ 39,000 writes/s for 1 KB rows). The same holds for pair-first
+# keys, where the busiest pair is the unit. Sized for 100,000 quotes a second, both designs are
+# *hotspot-limited*: the capacity result names the unit, the ceiling, and what would serve the rate.
+
+# %% tags=["G08", "finding"]
+for design in (wb.preset("fx_prices", "salted", n=4), promoted):
+    print(wb.analyze(ds, design, events_per_s=100_000).capacity.verdict(), end="\n\n")
+
+# %% [markdown]
 # ### Exercise: make no node take more than 20% of the writes
 #
 # Your FX feed has grown and the cluster now has **8 nodes** (a fair share is 12.5%). With the pair-first

@@ -87,15 +87,20 @@ wb.analyze(rollout, sequential, nodes=6).keyspace
 # ### What a production cluster needs
 #
 # At 50,000 readings a second the same design needs nodes for two things: CPU for the reads and writes
-# (the busiest node under the 70 % target, its hotspot included) and room for a year of readings (5 TB
-# per SSD node). Storage is billed compressed: the ratio comes from compressing this design's own cells.
+# (the busiest node under the 70 % CPU target, its hotspot included) and room for the readings its
+# family's GC rule keeps. Bigtable counts *compressed* bytes against a node (the ratio comes from
+# compressing this design's own cells), and a node is best kept at most 70 % full (5 TB per SSD node).
+# The rate is in **events** per second: a design that wrote every reading twice would need twice the
+# writes. The ceiling is the highest rate the design's busiest unsplittable unit (a write frontier, a
+# salt bucket, one hot row) takes, whatever the node count; here no unit limits it.
 
 # %% tags=["finding"]
-cap = wb.analyze(ds, sequential, target_writes_per_s=50_000).capacity
+cap = wb.analyze(ds, sequential, events_per_s=50_000).capacity
 print(cap.verdict())
-cap.table().loc[["CPU in a busy window (nodes, 95th pct)", "nodes for CPU (busiest ≤ 70%)",
-                 "nodes for storage (5 TB per SSD node)",
-                 "compression (snappy, measured on the cells)", "total per month (USD)"]]
+cap.view(["CPU in a busy window (nodes, 95th pct)", "nodes for CPU (busiest ≤ 70%)",
+          "ceiling (events/s, busiest unit at 70% CPU)",
+          "kept, compressed (TB, one cluster)", "nodes for storage (5 TB per SSD node at 70%)",
+          "compression (snappy, measured on the cells)", "total per month (USD)"])
 
 # %% [markdown]
 # ## 2 · One row per meter, updated with every reading (G24, G10, G03)

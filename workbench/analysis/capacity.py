@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -231,6 +232,14 @@ class Capacity:
             }
         )
         return pd.DataFrame({"value": pd.Series(rows, dtype=float)})
+
+    def view(self, rows: Sequence[str] | None = None) -> Any:
+        """``table()`` (or some of its rows) formatted for reading: separators, three
+        significant figures, small rates as decimals (0.00333, never 3.33e-03)."""
+        from ..formatting import number
+
+        t = self.table() if rows is None else self.table().loc[list(rows)]
+        return t.style.format(number)
 
     def retention_table(self) -> pd.DataFrame:
         """Per family: its GC rule, the months it keeps, the share of cells it keeps, TB kept."""
