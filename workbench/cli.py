@@ -33,6 +33,14 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+        if cmd.source == _emu.GCLOUD_UNVERIFIED:
+            print(
+                f"Found gcloud ({cmd.argv[0]}) but not its Bigtable emulator component (the SDK "
+                "root is unknown). Install it with `gcloud components install bigtable`, or set "
+                f"{_emu.ENV_BINARY}=/path/to/cbtemulator.",
+                file=sys.stderr,
+            )
+            return 1
         print(f"Emulator binary: {cmd.argv[0]} ({cmd.source})")
         return 0
     if args.action == "stop":

@@ -197,9 +197,11 @@ class Connection:
         a frozen or overloaded process keeps its listening socket, a dead one does not."""
         if self.is_production:
             return ""
-        from .net import port_is_open
+        from .net import not_grpc_message, port_is_open, speaks_grpc
 
         if port_is_open(self.host, timeout=0.5):
+            if speaks_grpc(self.host, timeout=0.5) is False:
+                return not_grpc_message(self.host, "the connection's host")
             return (
                 f"The emulator's port {self.host} still accepts connections, so the process is "
                 "alive but not answering: stopped (Ctrl-Z, SIGSTOP) or overloaded. Resume it "
@@ -239,6 +241,26 @@ class Connection:
             request=ListTablesRequest(parent=self.instance_path),
         )
         return sorted(t.name.rsplit("/", 1)[-1] for t in pager)
+
+    def why_missing(self, table_id: str) -> str:
+        """A sentence on why ``table_id`` is not there: an emulator holding no tables at all was
+        restarted (it starts empty); otherwise the table was dropped or never created."""
+        from ..errors import WorkbenchError
+
+        try:
+            tables = self.list_tables()
+        except WorkbenchError:
+            return ""
+        if tables or self.is_production:
+            return (
+                f" The instance holds {len(tables)} other table(s): {table_id!r} was dropped "
+                "(table.drop(), wb.cleanup(), cbt deletetable) or never created here."
+            )
+        return (
+            " The emulator holds no tables at all: it was most likely restarted (a restarted "
+            "emulator starts empty, so every table loaded before is gone), unless its last table "
+            "was dropped. Load the data again: emu.load(ds, schema)."
+        )
 
     def check_delete_allowed(self, table_id: str, confirm: str | None) -> None:
         """Deleting on a real instance needs ``confirm=<table_id>``: a second, explicit yes."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmulatorError, EmulatorNotFound
-from .net import port_is_open, speaks_grpc
+from .net import not_grpc_message, port_is_open, speaks_grpc
 
 __all__ = ["Emulator", "port_is_open", "speaks_grpc", "not_grpc_message", "free_port"]
 
@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 ENV_HOST = "BIGTABLE_EMULATOR_HOST"
 ENV_BINARY = "WORKBENCH_CBTEMULATOR"
+# the last resort: gcloud without a known SDK root, so whether its component is there is unknown
+GCLOUD_UNVERIFIED = "gcloud beta emulators bigtable start (emulator component not verified)"
 _SDK_GUESSES = (
     "/usr/lib/google-cloud-sdk",
     "/usr/share/google-cloud-sdk",
@@ -129,9 +131,15 @@ def find_emulator_command(search_gcloud: bool = True) -> EmulatorCommand:
                     (str(binary), "-host", "{host}", "-port", "{port}"),
                     f"Google Cloud SDK at {root}",
                 )
+            # gcloud would only fail later with "component not installed"
+            raise EmulatorNotFound(
+                f"gcloud ({gcloud}, SDK at {root}) has no Bigtable emulator component: "
+                f"{binary} is missing. Install it with `gcloud components install bigtable`.\n\n"
+                + _INSTALL_HELP
+            )
         return EmulatorCommand(
             (gcloud, "beta", "emulators", "bigtable", "start", "--host-port={host}:{port}"),
-            "gcloud beta emulators bigtable start",
+            GCLOUD_UNVERIFIED,
         )
     raise EmulatorNotFound(_INSTALL_HELP)
 
@@ -140,15 +148,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def not_grpc_message(host: str, source: str) -> str:
-    return (
-        f"The server at {host} ({source}) is not a Bigtable emulator: it does not speak gRPC "
-        "(HTTP/2) — probably another program listens on that port.\n"
-        f"Point {ENV_HOST} at the emulator's host:port, or unset it so the workbench starts "
-        "its own (`workbench emulator start` or wb.setup())."
-    )
 
 
 def _parse_host(host: str) -> str:
@@ -223,8 +222,15 @@ class Emulator:
                 f"Start one with `workbench emulator start`, or unset {ENV_HOST} so the "
                 "workbench starts its own (wb.setup() does this by itself)."
             )
-        if speaks_grpc(host) is False:
+        grpc_ok = speaks_grpc(host, timeout=5.0)
+        if grpc_ok is False:
             raise EmulatorError(not_grpc_message(host, source))
+        if grpc_ok is None:  # accepts connections, answers nothing: do not wait 30 s to say so
+            raise EmulatorError(
+                f"Something listens at {host} ({source}) but answered nothing within 5 s: a "
+                "stopped (Ctrl-Z, SIGSTOP) or hung process, or not an emulator. Resume it "
+                f"(kill -CONT <pid>), or unset {ENV_HOST} so the workbench starts its own."
+            )
         self.host, self.source = host, f"reused: {source}"
         self._wait_ready(deadline=time.monotonic() + self.start_timeout)
 
@@ -278,9 +284,10 @@ class Emulator:
                 finally:
                     probe.close()
             time.sleep(0.05)
+        why = f" (last error: {last_error})" if last_error else " (its port never opened)"
         raise EmulatorError(
             f"The emulator at {self.host} did not answer within {self.start_timeout:.0f} s"
-            f" ({last_error}).\n{self.log_tail()}"
+            f"{why}.\n{self.log_tail()}"
         )
 
     def log_tail(self, lines: int = 20) -> str:

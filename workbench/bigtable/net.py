@@ -15,6 +15,15 @@ def port_is_open(host: str, timeout: float = 0.5) -> bool:
         return False
 
 
+def not_grpc_message(host: str, source: str) -> str:
+    return (
+        f"The server at {host} ({source}) is not a Bigtable emulator: it does not speak gRPC "
+        "(HTTP/2) — probably another program listens on that port.\n"
+        "Point BIGTABLE_EMULATOR_HOST at the emulator's host:port, or unset it so the workbench "
+        "starts its own (`workbench emulator start` or wb.setup())."
+    )
+
+
 _HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 

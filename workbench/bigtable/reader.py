@@ -571,7 +571,8 @@ def read_plan(
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:
                 raise WorkbenchError(
-                    f"Table {table_id!r} does not exist on the {conn.target}: {exc.details()}"
+                    f"Table {table_id!r} does not exist on the {conn.target}: {exc.details()}."
+                    + conn.why_missing(table_id)
                 ) from None
             if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise EmulatorUnavailable(

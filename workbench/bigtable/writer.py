@@ -15,7 +15,11 @@ Why it is built this way (each point measured against the emulator and the clien
   anything is sent, naming the row (the emulator does not enforce it, G01/G16).
 * MutateRows answers per entry: transient per-entry errors (and broken streams) are
   retried with backoff within the connection's deadline; anything else stops the write
-  with a :class:`WriteError` saying how many rows were written and how to resume.
+  with a :class:`WriteError` saying how many rows were written and how to resume. A refused
+  connection to the emulator stops it at once (its process is gone). Resuming is offered only
+  while the table and its rows survive: after a stopped or restarted emulator, or a table
+  dropped mid-write, the message says so and asks for the full reload. Ctrl-C cancels the
+  requests in flight and raises KeyboardInterrupt with the count written and the rerun.
 * grpc releases the GIL while waiting, so ``threads=2`` overlaps building one request
   with sending another (bench/bench_write.py measures it).
 
@@ -40,9 +44,10 @@ from google.cloud.bigtable_v2.types import bigtable as _bt
 from google.cloud.bigtable_v2.types import data as _data
 
 from ..cells import CellFrame
-from ..errors import LimitError, WriteError
+from ..errors import LimitError, WorkbenchError, WriteError
 from .checks import EMULATOR_CELL_DEPTH_S
 from .connection import Connection
+from .net import port_is_open
 
 MutateRowsRequest = _bt.MutateRowsRequest.pb()
 MutateRowsResponse = _bt.MutateRowsResponse.pb()
@@ -427,9 +432,12 @@ def _refuse_emulator_hll(
 
 
 class _Permanent(Exception):
-    def __init__(self, message: str, entry: int | None = None):
+    """``kind``: "gone" (nothing listens), "not_found" (the table vanished), "" (anything else)."""
+
+    def __init__(self, message: str, entry: int | None = None, kind: str = ""):
         super().__init__(message)
         self.entry = entry
+        self.kind = kind
 
 
 def _send(
@@ -502,8 +510,18 @@ def _send(
                 raise _Permanent("stopped") from None
             if code == grpc.StatusCode.NOT_FOUND:
                 raise _Permanent(
-                    f"table {table_id!r} does not exist on the {conn.target} (was it deleted while "
-                    f"writing?): {exc.details()}"
+                    f"table {table_id!r} does not exist on the {conn.target}: {exc.details()}",
+                    kind="not_found",
+                ) from None
+            # A refused connection is not transient on the emulator: its process is gone, and
+            # retrying for the whole deadline only delays saying so.
+            if (
+                code == grpc.StatusCode.UNAVAILABLE
+                and not conn.is_production
+                and not port_is_open(conn.host, timeout=0.3)
+            ):
+                raise _Permanent(
+                    f"the {conn.target} refused the connection ({exc.details()})", kind="gone"
                 ) from None
             if code not in _TRANSIENT_RPC:
                 raise _Permanent(
@@ -576,6 +594,8 @@ def write_cells(
     kinds: dict[str, dict[str, str]] = {k: dict(v) for k, v in (reducers or {}).items()}
     for k, fams in (sum_families or {}).items():
         kinds.setdefault(k, {}).update({fam: "sum" for fam in fams})
+    # the tables there at the start: all of them gone later means a restart, not a drop
+    before = set() if conn.is_production else set(conn.list_tables())
     if check_families:
         present = {t: set(g) for t, g in cells.frame.groupby("table", sort=False)["family"]}
         for logical, physical in tables.items():
@@ -687,6 +707,7 @@ def write_cells(
         return retried
 
     errors: dict[int, _Permanent] = {}
+    interrupted = False
     try:
         with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="wb-write") as pool:
             it: Iterator[int] = iter(range(len(p.batches)))
@@ -721,37 +742,100 @@ def write_cells(
                             running[pool.submit(job, i)] = i
                             if len(running) >= max(1, threads) * 2:
                                 break
+            except KeyboardInterrupt:
+                halt()  # the pool then waits only for cancelled requests
+                interrupted = True
             except BaseException:
                 halt()
                 raise
     finally:
         bar.close()
     elapsed = time.perf_counter() - t0
-    if errors:
-        first_open = int(np.flatnonzero(~done)[0])
-        lo = p.batches[first_open][0]
-        rows_done = int(sum(r for r, d in zip(rows_in, done, strict=True) if d))
-        cells_done = int(sum(c for c, d in zip(cells_in, done, strict=True) if d))
-        first_error = errors[min(errors)]
-        resume = (p.logical[lo], p.key_text[lo])
-        err = WriteError(
-            f"Writing stopped: {first_error}\n"
-            f"Written so far: {rows_done:,} of {p.n_rows:,} rows ({cells_done:,} of {p.n_cells:,} cells); "
-            f"every row before {resume[1]!r} (logical table {resume[0]!r}) is written.\n"
-            "To resume: fix the cause and run the same write again: it is idempotent (explicit cell "
-            "timestamps rewrite the same cells), or pass resume_from="
-            f"{resume!r} to skip what is already written."
+    if not (errors or interrupted):
+        return WriteReport(
+            rows=p.n_rows,
+            cells=p.n_cells,
+            requests=len(p.batches),
+            bytes=int(p.piece_bytes.sum()),
+            elapsed_s=elapsed,
+            retries=retries,
+            tables=tables,
         )
-        err.rows_written = rows_done  # type: ignore[attr-defined]
-        err.cells_written = cells_done  # type: ignore[attr-defined]
-        err.resume_from = resume  # type: ignore[attr-defined]
-        raise err from None
-    return WriteReport(
-        rows=p.n_rows,
-        cells=p.n_cells,
-        requests=len(p.batches),
-        bytes=int(p.piece_bytes.sum()),
-        elapsed_s=elapsed,
-        retries=retries,
-        tables=tables,
+    open_batches = np.flatnonzero(~done)
+    lo = p.batches[int(open_batches[0])][0] if len(open_batches) else 0
+    rows_done = int(sum(r for r, d in zip(rows_in, done, strict=True) if d))
+    cells_done = int(sum(c for c, d in zip(cells_in, done, strict=True) if d))
+    resume = (p.logical[lo], p.key_text[lo])  # a write that stopped had batches
+    counted = (
+        f"{rows_done:,} of {p.n_rows:,} rows ({cells_done:,} of {p.n_cells:,} cells) acknowledged"
+    )
+    rerun = (
+        "run the same write again: it is idempotent (explicit cell timestamps rewrite the same "
+        f"cells), or pass resume_from={resume!r} to skip the rows before {resume[1]!r} "
+        f"(logical table {resume[0]!r}), which are written"
+    )
+    if interrupted:
+        stopped = KeyboardInterrupt(
+            f"Write interrupted (Ctrl-C) after {counted}; the requests in flight were cancelled "
+            f"and may have written part of their rows. To finish: {rerun}."
+        )
+        stopped.rows_written = rows_done  # type: ignore[attr-defined]
+        stopped.resume_from = resume  # type: ignore[attr-defined]
+        raise stopped from None
+    first_error = errors[min(errors)]
+    lost = _lost(conn, list(tables.values()), {e.kind for e in errors.values()}, before)
+    if lost:
+        err = WriteError(
+            f"Writing stopped: {first_error}\n{lost} The {counted} before the failure are not "
+            "there any more: resume_from would skip rows that are missing, so do not use it.\n"
+            "Reload everything: run the whole load again (in a notebook: wb.setup(), which starts "
+            "a new emulator if the old one stopped, then emu.load(ds, schema))."
+        )
+    else:
+        err = WriteError(
+            f"Writing stopped: {first_error}\nWritten so far: {counted}; every row before "
+            f"{resume[1]!r} (logical table {resume[0]!r}) is written.\nTo resume: fix the cause "
+            f"and {rerun}."
+        )
+    err.rows_written = rows_done  # type: ignore[attr-defined]
+    err.cells_written = cells_done  # type: ignore[attr-defined]
+    err.resume_from = None if lost else resume  # type: ignore[attr-defined]
+    raise err from None
+
+
+def _lost(conn: Connection, table_ids: list[str], kinds: set[str], before: set[str]) -> str | None:
+    """Why the rows a failed write had written are gone (None: its tables and rows are there).
+
+    Asked only after a refused connection or a vanished table: a silent emulator (frozen,
+    overloaded) still holds what it was given, and asking it would wait out another deadline."""
+    if not kinds & {"gone", "not_found"}:
+        return None
+    if not conn.is_production and not port_is_open(conn.host, timeout=0.5):
+        return (
+            f"Nothing listens at {conn.host} any more: the emulator has stopped, and an emulator "
+            "keeps its tables in memory, so they went with it (a new emulator starts empty)."
+        )
+    try:
+        present = set(conn.list_tables())
+    except WorkbenchError:
+        return None
+    gone = [t for t in table_ids if t not in present]
+    if not gone:
+        return None
+    if not present and before - set(table_ids):
+        return (
+            f"The emulator at {conn.host} holds no tables at all, not even the "
+            f"{len(before - set(table_ids))} other(s) it held when the write began: it was "
+            "restarted while writing (a restarted emulator starts empty), so the table and its "
+            "rows are gone."
+        )
+    if not present and not conn.is_production:
+        return (
+            f"Table(s) {gone} no longer exist and the emulator at {conn.host} holds no tables at "
+            "all: the table was deleted while writing, or the emulator was restarted (it then "
+            "starts empty). Either way the rows written into it are gone."
+        )
+    return (
+        f"Table(s) {gone} no longer exist on the {conn.target}: deleted while writing, with the "
+        "rows written into them."
     )
