@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +28,54 @@ from .export import export_html, offline_problems
 from .provenance import REPO_ROOT, _now, emulator_description
 
 META_DIR = ".report-meta"
+# Room a report needs on disk, checked before anything runs: a page with its figures and widget
+# state inlined is a few MB (the workshop notebooks' pages: 0.5-4 MB), so 10 MB each is generous.
+REPORT_BYTES = 10 * 1024 * 1024
+
+
+def _os_error(exc: OSError, path: Path) -> str:
+    """An OSError as one line: the path, the reason, and what to do."""
+    reason = exc.strerror or str(exc)
+    code = errno.errorcode.get(exc.errno or 0, "")
+    return (
+        f"Cannot write to {path}: {reason}{f' ({code})' if code else ''}. Free space, fix the "
+        "folder's permissions or choose another --out folder."
+    )
+
+
+def check_out_dir(out: Path, reports: int = 1) -> None:
+    """Before any notebook runs: the output folder exists (or is created), takes a file and has
+    room for ``reports`` reports; otherwise a one-line :class:`ReportError`."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".wb-probe-") as probe:
+            probe.write(b"\0" * 65536)
+            probe.flush()
+            os.fsync(probe.fileno())
+        free = shutil.disk_usage(out).free
+    except OSError as exc:
+        raise ReportError(_os_error(exc, out)) from None
+    need = reports * REPORT_BYTES
+    if free < need:
+        raise ReportError(
+            f"{out} has {free / 2**20:,.1f} MB free; {reports} report(s) need about "
+            f"{need / 2**20:,.0f} MB. Free space or choose another --out folder. Nothing was run."
+        )
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write through a temporary file in the same folder and rename it over ``path``: a full
+    disk or a crash leaves the previous file (or none), never a truncated one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise ReportError(_os_error(exc, path)) from None
 
 
 @dataclass
@@ -66,7 +118,7 @@ def build_report(
     notebook = Path(notebook)
     if not notebook.is_file():
         raise ReportError(f"No notebook at {notebook}: give the path of an .ipynb file.")
-    out.mkdir(parents=True, exist_ok=True)
+    check_out_dir(out)
     stopped = False
     seconds = 0.0
     if execute:
@@ -103,13 +155,17 @@ def build_report(
         header=header,
     )
     path = out / f"{notebook.stem}.html"
-    path.write_text(body, encoding="utf-8")
+    write_atomic(path, body)
     report = Report(
         path=path, facts=facts, made=made, seconds=seconds, executed=execute, stopped=stopped
     )
     meta = out / META_DIR
-    meta.mkdir(exist_ok=True)
-    (meta / f"{notebook.stem}.json").write_text(
+    try:
+        meta.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise ReportError(_os_error(exc, meta)) from None
+    write_atomic(
+        meta / f"{notebook.stem}.json",
         json.dumps(
             {
                 **facts.to_dict(),
@@ -119,7 +175,7 @@ def build_report(
                 "href": path.name,
             },
             indent=1,
-        )
+        ),
     )
     return report
 
@@ -150,7 +206,7 @@ def build_index(
             f"The index would load resources from the network: {', '.join(remote[:5])}"
         )
     path = out / "index.html"
-    path.write_text(page, encoding="utf-8")
+    write_atomic(path, page)
     return path
 
 
@@ -199,6 +255,7 @@ def build_reports(
                 f"{str(exc).splitlines()[0][:200]}). Give .ipynb files."
             ) from None
     out = Path(out)
+    check_out_dir(out, len(notebooks))  # before any notebook runs
     say = progress or (lambda _line: None)
     started = None
     host = None
@@ -286,6 +343,9 @@ def main_report(argv: list[str] | None = None) -> int:
         )
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # anything not written through write_atomic: still one line
+        print(f"error: {_os_error(exc, Path(exc.filename or args.out))}", file=sys.stderr)
         return 1
     print(f"index: {paths[-1]}")
     return 0
