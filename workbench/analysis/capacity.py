@@ -281,7 +281,8 @@ class Capacity:
         if self.tiered:
             tier = (
                 f", {self.cold_gib / max(self.stored_gib, 1e-12):.0%} of the storage cold "
-                f"(after {self.settings.tiered_after_days:g} days)"
+                f"(after {self.settings.tiered_after_days:g} days; modelled: the emulator "
+                "cannot run tiers)"
             )
         return (
             f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed} {self.storage} node(s) "

@@ -53,7 +53,8 @@ def plot_node_need(cap: Capacity, ax: Axes | None = None) -> Axes:
         ("CPU if the load were even", cap.nodes_fair, "#BBBBBB"),
         (f"CPU, busiest node ≤ {cap.cpu_target:.0%}", cap.cpu.nodes, OKABE_ITO[5]),
         (
-            f"storage ({cap.settings.tb_per_node:g} TB per {cap.storage} node)",
+            f"storage, compressed ({cap.settings.tb_per_node:g} TB per {cap.storage} node "
+            f"at ≤ {cap.settings.storage_utilization_target:.0%})",
             cap.storage_nodes,
             OKABE_ITO[1],
         ),
@@ -66,7 +67,11 @@ def plot_node_need(cap: Capacity, ax: Axes | None = None) -> Axes:
     ax.invert_yaxis()
     ax.set_xlim(0, max(b[1] for b in bars) * 1.2 + 1)
     ax.set_xlabel("nodes per cluster")
-    bound = {"hotspot": "a hotspot no node count relieves", "cpu": "CPU", "storage": "storage"}
+    bound = {
+        "hotspot": f"a hotspot: over the ceiling of {cap.ceiling_events_per_s:,.0f} events/s",
+        "cpu": "CPU",
+        "storage": "storage",
+    }
     ax.set_title(
         f"{cap.nodes_per_cluster:,} node(s) per cluster × {cap.clusters} cluster(s): "
         f"set by {bound[cap.bound_by]}"
