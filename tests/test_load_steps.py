@@ -17,6 +17,7 @@ from workbench.analysis.load_metrics import (
     loaded_extent,
     pressure,
     tablet_load,
+    tablet_shares,
     window_shares,
 )
 from workbench.analysis.load_windows import (
@@ -279,6 +280,35 @@ def test_shares_are_of_one_windows_total_and_pressure_is_against_the_cpu_target(
     assert shares[0] == 0.75 and np.isnan(shares[1])
     p = pressure(np.array([[0.35, 0.7]]), 0.7, np.array([[1, 0]]), np.array([[0, 0]]))
     assert p.tolist() == [[50.0, 0.0]]  # no operations in the second bucket
+
+
+def test_a_tablets_share_is_never_above_its_nodes():
+    # window 0: the busiest tablet carried 3 in each of two steps but moved between the two
+    # nodes in between (each node 3 of the window's 6): capped at the busiest node's 3
+    assert tablet_shares(
+        np.array([6.0, 1.0]), np.array([3.0, 2.0]), np.array([6.0, 4.0])
+    ).tolist() == [
+        0.5,
+        0.25,
+    ]
+
+
+def test_shares_hold_on_the_composed_model():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_analysis_keyspace import battery
+
+    from workbench.analysis import key_distribution
+
+    for design in ("timestamp_first", "field_promotion", "salted3"):
+        for nodes in (1, 3, 10):
+            kd = key_distribution(CellIndex.build(battery(design, n=4000)), nodes=nodes)
+            ok = ~np.isnan(kd.busiest_share)
+            assert (kd.busiest_share[ok] <= 1 + 1e-9).all()
+            assert (kd.tablet_share[ok] <= kd.busiest_share[ok] + 1e-9).all(), (design, nodes)
+            assert 0 < kd.busiest_range["window_share"] <= 1 + 1e-9
 
 
 def test_hot_tablets_read_like_list_hot_tablets():

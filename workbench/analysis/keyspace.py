@@ -35,8 +35,9 @@ import pandas as pd
 
 from ..reprs import html_of
 from ._index import CellIndex
+from .ceiling import Ceiling, query_ceiling, write_ceiling
 from .keylabels import bucket_labels, prefix_labels, range_label
-from .load_metrics import hot_table, pressure, window_shares
+from .load_metrics import hot_table, pressure, tablet_shares, window_shares
 from .load_windows import (
     KeyMatrices,
     Writes,
@@ -108,6 +109,8 @@ class KeyDistribution:
     read_note: str = ""
     schema_name: str = ""
     settings: Settings = field(default=DEFAULT, repr=False)
+    ceiling: Ceiling | None = None  # the highest sustained rate at any node count
+    events: int = 0  # events the sample holds (0: unknown; a write then counts as an event)
     inputs: dict = field(default_factory=dict, repr=False, compare=False)  # to re-run the model
     _runs: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -364,6 +367,7 @@ def key_distribution(
     pre_splits: int | None = None,
     writes: Writes | None = None,
     schema_name: str = "",
+    events: int | None = None,
 ) -> KeyDistribution:
     """Replay the sample's writes and the query workload over the tablet/node model.
 
@@ -371,7 +375,7 @@ def key_distribution(
     reads, ``query_node_s`` each query's modelled node-seconds per run (the query-cost table);
     ``write_rate_per_s``/``queries_per_s`` the production rates (default: settings, then the
     data's own write rate and ``queries_per_write``); ``pre_splits`` the table's split points at
-    creation (evenly over the final keys)."""
+    creation (evenly over the final keys); ``events`` the events the sample holds."""
     inputs = dict(locals())
     st = settings
     nodes = _checked_nodes(st.nodes if nodes is None else int(nodes))
@@ -405,7 +409,46 @@ def key_distribution(
     inputs.update(nodes=nodes, write_rate_per_s=rates["rate"], pre_splits=ps)
     inputs["writes"] = w if n <= _KEEP_WRITES else None
     rates["read_cpu"] = float(rcpu.sum(dtype=np.float64))
+    inputs["ceiling"] = design_ceiling(index, w, first, rcpu, rates["qps"], st)
     return _assemble(index, w, grid, km, reads, rp, rates, inputs)
+
+
+def design_ceiling(
+    index: CellIndex,
+    w: Writes,
+    first: np.ndarray,
+    row_read_cpu: np.ndarray,
+    queries_per_s: float,
+    st: Settings,
+    *,
+    units_grow: bool = False,
+    cpu_target: float | None = None,
+) -> Ceiling:
+    """The design's ceiling (see ceiling.py) with its busiest unit named by its keys, at
+    ``cpu_target`` (default: the settings') and one node's write rate."""
+    target = st.cpu_target if cpu_target is None else float(cpu_target)
+    wpn = st.node_rates()[1]
+    rate, lo, hi, share, units, kind = write_ceiling(
+        w,
+        first,
+        planning_row_bytes=float(st.planning_row_bytes),
+        node_writes_per_s=wpn,
+        cpu_target=target,
+        units_grow=units_grow,
+    )
+    qrate, qrow = query_ceiling(row_read_cpu, queries_per_s, target)
+    return Ceiling(
+        writes_per_s=rate,
+        queries_per_s=qrate,
+        unit=kind,
+        unit_name=range_label(index, lo, hi) if kind else "",
+        unit_share=share,
+        units=units,
+        cpu_target=target,
+        node_writes_per_s=wpn,
+        units_grow=units_grow,
+        read_row=index.key(qrow) if qrow >= 0 else "",
+    )
 
 
 def _checked_nodes(nodes: int) -> int:
@@ -435,13 +478,13 @@ def _assemble(
     pick = rp.best if rp.best[1] >= 0 else rp.best_any
     busiest: dict = {}
     if pick[1] >= 0:
-        cpu, k, lo_r, hi_r = pick
+        cpu, k, lo_r, hi_r, share = pick
         busiest = {
             "name": range_label(index, lo_r, hi_r),
             "first_key": index.key(lo_r),
             "last_key": index.key(hi_r),
             "cpu": cpu,
-            "window_share": cpu / max(float(totals[k]), 1e-300),
+            "window_share": share,  # of the cluster's load at that time (one step)
             "window_start": pd.Timestamp(int(t0 + k * win_us), unit="us", tz="UTC"),
         }
     first_rows = (np.arange(B, dtype=np.int64) * R + B - 1) // B
@@ -465,8 +508,8 @@ def _assemble(
         node_cpu=rp.node_cpu,
         node_writes=rp.node_writes,
         busiest_share=window_shares(rp.node_cpu.max(axis=1), totals),
-        tablet_share=window_shares(rp.top_cpu, totals),
-        tablet_write_share=window_shares(rp.top_writes, wtot),
+        tablet_share=tablet_shares(rp.top_cpu, rp.node_cpu.max(axis=1), totals),
+        tablet_write_share=tablet_shares(rp.top_writes, rp.node_writes.max(axis=1), wtot),
         write_share=window_shares(rp.node_writes.max(axis=1), wtot),
         nodes=inputs["nodes"],
         n_writes=n,
@@ -491,6 +534,8 @@ def _assemble(
         ),
         schema_name=inputs["schema_name"],
         settings=st,
+        ceiling=inputs.pop("ceiling"),
+        events=int(inputs["events"] or 0),
         inputs=inputs,
     )
 

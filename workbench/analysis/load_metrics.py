@@ -42,6 +42,13 @@ def window_shares(busiest: np.ndarray, totals: np.ndarray) -> np.ndarray:
         return np.where(totals > 0, busiest / totals, np.nan)
 
 
+def tablet_shares(top: np.ndarray, node_top: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Per window, the busiest tablet's share of that window's total, never above the busiest
+    node's: ``top`` adds the busiest tablet of each step, and when that tablet moved between
+    nodes within the window the sum can pass any one node's window total (``node_top``)."""
+    return window_shares(np.minimum(top, node_top), totals)
+
+
 def pressure(
     bucket_cpu: np.ndarray, cpu_target: float, writes: np.ndarray, reads: np.ndarray
 ) -> np.ndarray:

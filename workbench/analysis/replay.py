@@ -96,8 +96,9 @@ class Replay:
     lag: int
     hot: list[tuple[int, float, int, int]] = field(default_factory=list)
     found: dict = field(default_factory=dict)  # hot rows and frontiers no split relieves
-    best: tuple[float, int, int, int] = (0.0, -1, 0, 0)  # busiest tablet after warm-up
-    best_any: tuple[float, int, int, int] = (0.0, -1, 0, 0)  # ... at any time
+    # busiest tablet after warm-up: (CPU, window, first row, last row, share of its step's load)
+    best: tuple[float, int, int, int, float] = (0.0, -1, 0, 0, 0.0)
+    best_any: tuple[float, int, int, int, float] = (0.0, -1, 0, 0, 0.0)  # ... at any time
 
     @property
     def warmup_windows(self) -> int:
@@ -311,6 +312,6 @@ def _record(
     if cpu_top > out.best_any[0] or (settled and cpu_top > out.best[0]):
         ext = loaded_extent(rr, live, int(starts[top]), int(ends[top]))
         if ext is not None:
-            entry = (cpu_top, k, ext[0], ext[1])
+            entry = (cpu_top, k, ext[0], ext[1], float(t_cpu[top] / t_cpu.sum()))
             out.best_any = entry if cpu_top > out.best_any[0] else out.best_any
             out.best = entry if settled and cpu_top > out.best[0] else out.best

@@ -83,7 +83,10 @@ class Settings:
     # tablets: splits and rebalancing
     tablet_split_bytes: float = 200 * MB  # "100-200 MB" per tablet (Bigtable paper, OSDI 2006)
     load_split_share: float = 0.5  # a tablet splits by load above half a node's fair share
-    rebalance_minutes: float = 20.0  # "up to 20 minutes under load" to rebalance (Scaling)
+    # settle time after a change in load: "run a heavy pre-test for several minutes" so Bigtable
+    # can "balance data across your nodes" (Understand performance); Scaling's "up to 20
+    # minutes" is for nodes just added, which this model never does mid-run
+    rebalance_minutes: float = 5.0
     rebalance_tolerance: float = 0.10  # moves start when a node is 10 % over the best it could be
     pre_splits: int = 0  # split points given at table creation (cbt createtable splits=...)
     # capacity

@@ -1,0 +1,161 @@
+"""A design's ceiling: the highest sustained rate it can take whatever the node count.
+
+More nodes spread tablets, and tablets split by load, but three things never split: a single
+row, a *write frontier* (a run of rows created one after the other in key order, e.g. a
+timestamp first in the key: every new write lands past the last key, in one tablet), and so a
+fixed set of them (salt buckets, the dataset's own entities each writing one frontier). The
+busiest such unit must fit on one node at the CPU target, so with a share ``p`` of the write
+CPU the design stops scaling at ``cpu_target × writes_per_s_per_node ÷ (p × cost per write)``:
+timestamp-first (one frontier, p = 1) at 70 % × 14,000 = 9,800 1 KB writes/s; K equally busy
+frontiers at K×; N salt buckets at N×; the busiest entity with share p at 1/p×.
+
+The units here are found in the data, not in the schema: adjacent rows (in key order) belong
+to one frontier when the later one is first written no earlier than the earlier one's last
+write (or, for a reversed timestamp, the other way round). Whether the units are fixed or grow
+with volume is an assumption the result states: by default they are fixed (the sample's
+frontiers and entities are all production has); ``units_grow=True`` assumes production adds
+keys (entities) as it grows, which lifts every ceiling but a single frontier's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .load_windows import Writes
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The highest sustained write rate (and query rate) a design takes at any node count.
+
+    ``writes_per_s`` is in mutations/s (``inf``: nothing limits it); ``unit`` says what sets
+    it (``"write frontier"``, ``"row"`` or ``""``), ``unit_name`` its keys, ``unit_share`` its
+    share of the write CPU and ``units`` how many units carry writes."""
+
+    writes_per_s: float
+    queries_per_s: float
+    unit: str
+    unit_name: str
+    unit_share: float
+    units: int
+    cpu_target: float
+    node_writes_per_s: float
+    units_grow: bool = False
+    read_row: str = ""
+
+    @property
+    def assumption(self) -> str:
+        """The stated assumption about whether the units grow with volume."""
+        if self.units_grow:
+            return (
+                "assumes production adds keys (entities) as it grows: only a single frontier "
+                "or row keeps its ceiling"
+            )
+        return (
+            "assumes the sample's frontiers, rows and entities are all production has (fixed "
+            "units: salt buckets, the dataset's entity set)"
+        )
+
+    def shape(self) -> str:
+        """What the busiest unit is, without any rate."""
+        if not self.unit:
+            return "no single unit carries the writes"
+        if self.unit == "row":
+            return f"one row, {self.unit_name!r}, takes {self.unit_share:.0%} of the writes"
+        if self.units == 1 or self.unit_share >= 0.999:
+            return f"writes arrive at one frontier ({self.unit_name})"
+        return (
+            f"writes arrive at {self.units:,} frontiers; the busiest ({self.unit_name}) "
+            f"takes {self.unit_share:.0%}"
+        )
+
+    def text(self) -> str:
+        """One line: where the design stops scaling and why."""
+        if not math.isfinite(self.writes_per_s):
+            return "no ceiling: no single unit carries the writes"
+        return (
+            f"stops scaling at {self.writes_per_s:,.0f} writes/s: {self.shape()} "
+            f"(one node at {self.cpu_target:.0%} CPU, {self.node_writes_per_s:,.0f} 1 KB "
+            "writes/s per node)"
+        )
+
+    def shortfall(self, writes_per_s: float) -> float:
+        """How many times the ceiling a rate is (over 1: no node count serves it)."""
+        if not math.isfinite(self.writes_per_s) or self.writes_per_s <= 0:
+            return 0.0 if math.isfinite(self.writes_per_s) or writes_per_s <= 0 else math.inf
+        return writes_per_s / self.writes_per_s
+
+
+def frontier_units(first_ts: np.ndarray, last_ts: np.ndarray) -> tuple[np.ndarray, str]:
+    """(unit id per row, ``"forward"`` or ``"backward"``) for rows in key order.
+
+    Row i+1 continues row i's frontier when it is first written no earlier than row i's last
+    write (forward: a timestamp) — or row i no earlier than row i+1's last (backward: a reversed
+    timestamp), whichever direction links more rows. A row written over the same time as its
+    neighbour (one row per series, both open) starts a unit of its own."""
+    if len(first_ts) < 2:
+        return np.zeros(len(first_ts), dtype=np.int64), "forward"
+    fwd = first_ts[1:] >= last_ts[:-1]
+    bwd = first_ts[:-1] >= last_ts[1:]
+    link, way = (fwd, "forward") if fwd.sum() >= bwd.sum() else (bwd, "backward")
+    return np.concatenate(([0], np.cumsum(~link))), way
+
+
+def unit_loads(unit: np.ndarray, row_cpu: np.ndarray) -> np.ndarray:
+    """Write CPU per unit from each row's write CPU."""
+    return np.bincount(unit, weights=row_cpu, minlength=int(unit[-1]) + 1 if len(unit) else 0)
+
+
+def write_ceiling(
+    w: Writes,
+    first: np.ndarray,
+    *,
+    planning_row_bytes: float,
+    node_writes_per_s: float,
+    cpu_target: float,
+    units_grow: bool = False,
+) -> tuple[float, int, int, float, int, str]:
+    """(ceiling writes/s, first row, last row, share, units, kind) of the busiest unit.
+
+    ``w`` are the writes in time order, ``first`` each row's first write. A write costs one
+    planning row (1 KB) or its bytes' worth, as in the load model; the ceiling is the total
+    write rate at which the busiest unit alone needs ``cpu_target`` of a node. With
+    ``units_grow`` only a unit carrying (nearly) all the writes keeps its ceiling."""
+    n, n_rows = len(w.row), len(first)
+    if n == 0 or n_rows == 0:
+        return math.inf, 0, 0, 0.0, 0, ""
+    cost = np.maximum(1.0, w.nbytes / planning_row_bytes)
+    row_cpu = np.bincount(w.row, weights=cost, minlength=n_rows)
+    last = np.zeros(n_rows, dtype=first.dtype)
+    last[w.row] = np.arange(n, dtype=first.dtype)  # repeated rows: the last (latest) wins
+    rows = np.flatnonzero(row_cpu > 0)
+    unit, _ = frontier_units(w.ts[first[rows]], w.ts[last[rows]])
+    load = unit_loads(unit, row_cpu[rows])
+    total = float(load.sum())
+    busiest = int(load.argmax())
+    share = float(load[busiest]) / total
+    members = rows[unit == busiest]
+    lo, hi = int(members[0]), int(members[-1])
+    kind = "row" if lo == hi else "write frontier"
+    units = int((load > 0).sum())
+    if units_grow and share < 0.999:  # more entities: more units, each no busier than now
+        return math.inf, lo, hi, share, units, kind
+    ceiling = cpu_target * node_writes_per_s / (share * total / n)
+    return ceiling, lo, hi, share, units, kind
+
+
+def query_ceiling(
+    row_read_cpu: np.ndarray, queries_per_s: float, cpu_target: float
+) -> tuple[float, int]:
+    """(ceiling queries/s, busiest row): the query rate at which the row the workload reads
+    most needs ``cpu_target`` of a node (a row cannot split; ``inf`` without reads)."""
+    if not len(row_read_cpu) or queries_per_s <= 0:
+        return math.inf, -1
+    r = int(row_read_cpu.argmax())
+    top = float(row_read_cpu[r])
+    if top <= 0:
+        return math.inf, -1
+    return queries_per_s * cpu_target / top, r
