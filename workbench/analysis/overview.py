@@ -248,6 +248,7 @@ def analyze(
             queries_per_s=queries_per_s,
             writes=writes,
             schema_name=name,
+            events=len(ds),
         )
     with _timed(tm, "rowsizes"):
         bound = row_time_bound_s(schema.key)
