@@ -32,3 +32,54 @@ def release_freed_memory() -> None:
     pa = sys.modules.get("pyarrow")
     if pa is not None:
         pa.default_memory_pool().release_unused()
+
+
+ENV_MEMORY_LIMIT = "WORKBENCH_MEMORY_LIMIT"
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _cgroup_headroom() -> int | None:
+    """Bytes this container may still take under its cgroup (v2) limit; None: no limit."""
+    try:
+        limit = open("/sys/fs/cgroup/memory.max").read().strip()
+        used = int(open("/sys/fs/cgroup/memory.current").read().strip())
+    except (OSError, ValueError):
+        return None
+    return None if limit == "max" else max(0, int(limit) - used)
+
+
+def parse_bytes(text: str) -> int:
+    """``"1.5G"``, ``"800M"``, ``"123456"`` → bytes (binary units)."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = t[-1:] if t[-1:] in _UNITS else ""
+    try:
+        return int(float(t[: len(t) - len(unit)]) * _UNITS[unit])
+    except ValueError:
+        raise ValueError(
+            f"{ENV_MEMORY_LIMIT}={text!r} is not a size: write bytes or a number with K, M or G "
+            "(e.g. 8G)."
+        ) from None
+
+
+def available_memory() -> tuple[int | None, str]:
+    """Bytes the machine can still give (MemAvailable, the cgroup's headroom and the
+    ``WORKBENCH_MEMORY_LIMIT`` cap an instructor may set, whichever is least) and where that
+    figure comes from; (None, why) where it cannot be known."""
+    import os
+
+    found: list[tuple[int, str]] = []
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemAvailable:"):
+                found.append((int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"))
+    except (OSError, ValueError, IndexError):
+        pass
+    cg = _cgroup_headroom()
+    if cg is not None:
+        found.append((cg, "the container's cgroup memory limit"))
+    cap = os.environ.get(ENV_MEMORY_LIMIT)
+    if cap:
+        found.append((parse_bytes(cap), f"{ENV_MEMORY_LIMIT}={cap}"))
+    if not found:
+        return None, "no /proc/meminfo on this system"
+    return min(found)

@@ -139,3 +139,68 @@ def check_row_depth(cells: CellFrame, dataset: Dataset, schema: Schema, max_row_
         f"Use a design with time in the row key (wb.pattern_names({name!r})), or fewer events; "
         "to write it anyway, pass max_row_cells=None."
     )
+
+
+# Memory a load needs, measured (docs/architecture.md): the emulator holds ≈ 460 bytes per cell
+# (1M energy-meter events = 4.1M cells: 1.88 GB resident); the kernel ≈ 200 bytes per cell for
+# the CellFrame and ≈ 250 for the writer's encoded requests (energy_meters workshop, 134k cells).
+EMULATOR_BYTES_PER_CELL = 460
+CELLFRAME_BYTES_PER_CELL = 200
+WRITER_BYTES_PER_CELL = 250
+MEMORY_WARN_SHARE = 0.5  # a load taking over half of what is free gets a warning
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.2f} GB" if n >= 2**30 else f"{n / 2**20:.1f} MB"
+
+
+def memory_need(n_cells: int, *, emulator_here: bool, cells_built: bool) -> tuple[int, int]:
+    """(emulator bytes, kernel bytes) a load of ``n_cells`` still needs on this machine."""
+    emulator = n_cells * EMULATOR_BYTES_PER_CELL if emulator_here else 0
+    kernel = n_cells * (WRITER_BYTES_PER_CELL + (0 if cells_built else CELLFRAME_BYTES_PER_CELL))
+    return emulator, kernel
+
+
+def check_memory(
+    n_cells: int,
+    dataset: Dataset,
+    *,
+    emulator_here: bool,
+    cells_built: bool,
+    available: tuple[int | None, str] | None = None,
+) -> str | None:
+    """Refuse, before the first request, a load whose estimated need exceeds the memory
+    available; a warning text when it takes over ``MEMORY_WARN_SHARE`` of it (else None)."""
+    from ..memory import available_memory
+
+    free, source = available or available_memory()
+    emu, kernel = memory_need(n_cells, emulator_here=emulator_here, cells_built=cells_built)
+    if free is None or not n_cells:
+        return None
+    at_least = "" if cells_built else "at least "
+    figures = (
+        f"{at_least}{n_cells:,} cells need about {_size(emu + kernel)}: "
+        + (
+            f"{_size(emu)} in the emulator ({EMULATOR_BYTES_PER_CELL} bytes per cell, "
+            "measured) and "
+            if emulator_here
+            else ""
+        )
+        + f"{_size(kernel)} in this kernel; {_size(free)} is available ({source})"
+    )
+    if emu + kernel <= free:
+        if emu + kernel > MEMORY_WARN_SHARE * free:
+            return (
+                f"Memory: loading {figures}. Over half of it: other notebooks on this machine may "
+                "run short."
+            )
+        return None
+    raise WriteError(
+        f"Loading {dataset.name!r} would not fit in memory: {figures}. Nothing was written.\n"
+        "Ways out: load a sample (wb.from_csv(..., sample=0.1) or wb.from_parquet(..., "
+        "sample=0.1) keep a share of the series whole), fewer days (a smaller size= of a sample "
+        "dataset, or the events of a shorter span through wb.from_dataframe), or no emulator at "
+        "all: wb.analyze, wb.compare and wb.advise work on the events as they are, and "
+        "wb.from_parquet reads large files in bounded memory. To load anyway, pass "
+        "check_memory=False."
+    )

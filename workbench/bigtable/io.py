@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,11 @@ from .checks import (
     check_row_depth,
     check_run_intent,
 )
+from .checks import (
+    check_memory as check_memory_need,
+)
 from .connection import Connection
+from .net import is_loopback
 from .reader import ReadResult, read_plan, read_table
 from .writer import WriteReport, write_cells
 
@@ -375,12 +380,14 @@ def load(
     resume_from: tuple[str, str] | None = None,
     confirm: str | None = None,
     max_row_cells: int | None = EMULATOR_MAX_ROW_CELLS,
+    check_memory: bool = True,
 ) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
 
     Re-running is safe: tables are updated in place and cells rewritten with the same
     timestamps. A verification that finds differences raises :class:`WriteError` with the
-    report attached (``err.report``, ``err.table``)."""
+    report attached (``err.report``, ``err.table``). A load whose estimated memory (emulator
+    and kernel) exceeds what is available is refused before any request (``check_memory``)."""
     from ..datasets.model import require_dataset
 
     require_dataset(dataset, "load")
@@ -402,7 +409,17 @@ def load(
         if table_id is not None
         else ownership.session_table_id(dataset.name, schema.name or "schema")
     )
+    here = not conn.is_production and is_loopback(conn.host)
+    if check_memory and cells is None:  # at least one cell per event: before building them
+        check_memory_need(len(dataset.frame), dataset, emulator_here=here, cells_built=False)
     cells = schema.to_cells(dataset) if cells is None else cells
+    memory_note = (
+        check_memory_need(len(cells), dataset, emulator_here=here, cells_built=True)
+        if check_memory
+        else None
+    )
+    if memory_note:
+        warnings.warn(memory_note, ResourceWarning, stacklevel=2)
     if max_row_cells is not None and not conn.is_production:
         check_row_depth(cells, dataset, schema, max_row_cells)
     fams = admin.table_families(schema)
@@ -457,7 +474,7 @@ def load(
         families=fams,
         gc_now_us=_gc_now(cells, gc_now),
         write_report=report,
-        notes=notes,
+        notes=[*notes, *([memory_note] if memory_note else [])],
         created=created,
     )
     if verify:

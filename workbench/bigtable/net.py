@@ -6,6 +6,19 @@ from __future__ import annotations
 import socket
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (host:port) names this machine: 127.0.0.0/8, ::1 or localhost."""
+    import ipaddress
+
+    name = host.rpartition(":")[0].strip("[]") or host
+    if name.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 def port_is_open(host: str, timeout: float = 0.5) -> bool:
     hostname, _, port = host.rpartition(":")
     try:
