@@ -72,6 +72,7 @@ print("tables:", emu.connection().list_tables())
 # | `05_server_metrics` | Heroic's base + offset design, tags in the key; tenants by prefix, reversed domains | G16, G17, G20, G25, G27 |
 # | `06_energy_meters` | sequential IDs, frequently updated rows, pre-aggregation | G03, G10, G23, G24, G29 |
 # | `07_design_lab` | any dataset or your own CSV, any design, side by side | all |
+# | `08_bigtable_today` | structured row keys, continuous materialized views instead of aggregate rows and second tables, counters | G05, G07, G08, G12, G20, G29 |
 
 # %% [markdown]
 # ## Summary

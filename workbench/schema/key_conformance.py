@@ -52,6 +52,9 @@ class Conformance:
             return f"{head}, all conform to ({', '.join(self.schema.names)})."
         return f"{head}, {self.bad:,} do not conform. First: {self.first_bad!r}: {self.reason}"
 
+    def __repr__(self) -> str:
+        return f"<Conformance {self}>"
+
     def _repr_html_(self) -> str:
         from ..reprs import html_of
 
