@@ -161,6 +161,9 @@ def test_designs_are_compared_at_the_same_event_rate():
     assert old.table["nodes_needed"].tolist() == cmp.table["nodes_needed"].tolist()
     with pytest.raises(WorkbenchError, match="events_per_s .* or target_writes_per_s"):
         analyze(ds, designs[0], events_per_s=1, target_writes_per_s=1)
+    for bad in ("fast", -1, float("nan")):
+        with pytest.raises(WorkbenchError, match="events_per_s must be a number"):
+            analyze(ds, designs[0], events_per_s=bad)
 
 
 def test_tiered_storage_splits_storage_and_cost_into_hot_and_cold():
@@ -227,5 +230,6 @@ def test_small_rates_read_as_numbers():
     cap = analyze(ds, s).capacity
     assert cap.events_per_s < 0.01  # one reading an hour in each of a few gardens
     text = cap.verdict() + re.sub(r"data:[^\"']*", "", cap._repr_html_())  # not the images
+    text += cap.view().to_html()
     assert "e-0" not in text and "e+0" not in text
     assert "0.00333 events/s" in cap.rate_text()

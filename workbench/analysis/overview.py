@@ -7,6 +7,8 @@ analysis in turn, timed; the result shows itself in a notebook.
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -202,10 +204,13 @@ def analyze(
         )
     if events_per_s is not None and (
         isinstance(events_per_s, bool)
-        or not isinstance(events_per_s, (int, float))
-        or not events_per_s >= 0
+        or not isinstance(events_per_s, numbers.Real)
+        or not math.isfinite(events_per_s)
+        or events_per_s < 0
     ):
-        raise WorkbenchError(f"events_per_s must be a number ≥ 0, got {events_per_s!r}.")
+        raise WorkbenchError(
+            f"events_per_s must be a number of events per second ≥ 0, got {events_per_s!r}."
+        )
     name = schema_name(schema)
     tm: dict[str, float] = {}
     with _timed(tm, "index"):
