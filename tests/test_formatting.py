@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 
 import workbench as wb
@@ -81,3 +83,21 @@ def test_hot_tablets_read_as_percentages_and_times():
     assert not re.search(r"\d\.\d{4,}", hot) and "+00:00" not in hot
     first = kd.hot_tablets.iloc[0]
     assert percent_points(first["node_cpu_usage_percent"]) in hot
+
+
+def test_rankings_read_in_full_after_setup():
+    """``c.rankings`` (the README's advice) shows each ranking and reason whole, not cut to "…"."""
+    import pandas as pd
+
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    cmp = wb.compare(
+        ds, [wb.preset("fx_prices", "pair_microseconds"), wb.preset("fx_prices", "salted")]
+    )
+    long = [
+        t for t in cmp.rankings["reason"].tolist() + cmp.rankings["ranking"].tolist() if len(t) > 50
+    ]
+    assert long, "no text long enough to be cut: the test would prove nothing"
+    with pd.option_context("display.max_colwidth", 50):
+        wb.setup(emulator=False)
+        page = cmp.rankings._repr_html_()
+        assert all(html.escape(t) in page for t in long), long

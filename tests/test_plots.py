@@ -191,9 +191,13 @@ def test_each_figure_has_its_matplotlib_and_html_form_in_one_module():
             continue
         module = importlib.import_module(f"workbench.plots.{path.stem}")
         mpl, web = _forms(module)
-        assert web <= mpl, f"{path.name}: HTML forms without their plot_ function beside them: {web - mpl}"
+        assert web <= mpl, (
+            f"{path.name}: HTML forms without their plot_ function beside them: {web - mpl}"
+        )
         missing = mpl - web - set(workbench.plots.NOTEBOOK_ONLY)
-        assert not missing, f"{path.name}: figures with no HTML form (or list them in NOTEBOOK_ONLY): {missing}"
+        assert not missing, (
+            f"{path.name}: figures with no HTML form (or list them in NOTEBOOK_ONLY): {missing}"
+        )
         both |= mpl & web
     # the designer's six pictures, each with both forms
     assert both == {"key_heatmap", "node_load", "hotspot", "row_sizes", "query_costs", "comparison"}
@@ -265,3 +269,35 @@ def test_every_result_shows_itself_with_its_figures_through_the_display_layer(pa
         if part != "qc":  # query costs have a table and a figure, no one-line verdict
             assert p[part].verdict() in html.unescape(page), part
     plt.close("all")
+
+
+def test_no_legend_covers_a_bar_or_a_line(parts):
+    """Every legend sits outside its plotting area (measured on the drawn figure), so it can cover
+    no bar, line or histogram whatever the data: the 1/3/10/30-node bars, node 1's line."""
+    from workbench.plots.keyspace import plot_node_sweep
+
+    drawn = []
+    for design in ("timestamp_first", "field_promotion"):
+        p = parts[design]
+        for fn, part in (
+            (plot_node_load, "kd"),
+            (plot_hotspot, "kd"),
+            (plot_node_sweep, "kd"),
+            (plot_row_sizes, "rs"),
+            (plot_query_costs, "qc"),
+            (plot_bytes_breakdown, "cap"),
+        ):
+            ax = fn(p[part])
+            ax.figure.canvas.draw()
+            legend = ax.get_legend()
+            assert legend is not None, fn.__name__
+            leg, area = legend.get_window_extent(), ax.get_window_extent()
+            overlap_w = min(leg.x1, area.x1) - max(leg.x0, area.x0)
+            overlap_h = min(leg.y1, area.y1) - max(leg.y0, area.y0)
+            if overlap_w > 1 and overlap_h > 1:
+                drawn.append(f"{design} {fn.__name__}: legend {leg} over the plot {area}")
+            # and the legend is on the figure, not cut off at its edge
+            fig = ax.figure.bbox
+            assert leg.x1 <= fig.x1 + 1 and leg.y0 >= fig.y0 - 1, (fn.__name__, leg, fig)
+            plt.close(ax.figure)
+    assert not drawn, "\n".join(drawn)

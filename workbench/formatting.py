@@ -166,6 +166,14 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
         ]
         notes.append(MEASURED_LEGEND if measured else ABSENT_LEGEND)
     st = frame.style.format(fmts, na_rep=ABSENT)
+    # wide tables fit the page: headers are spaced so they wrap ("bytes_per_event" ran past a
+    # 1280-px page), and what still does not fit scrolls inside the table's own box
+    st = st.format_index(lambda c: str(c).replace("_", " "), axis=1)
+    st = st.set_table_styles(
+        [{"selector": "th", "props": "white-space: normal; vertical-align: bottom"}],
+        overwrite=False,
+    )
+    st = st.set_table_attributes('style="display: block; max-width: 100%; overflow-x: auto"')
     if notes:
         st = st.set_caption(" · ".join(notes))
     return st

@@ -188,6 +188,8 @@ def setup(*, emulator: bool = True) -> SetupInfo:
 
     pd.set_option("display.max_columns", 30)
     pd.set_option("display.width", 160)
+    # whole texts in tables (a ranking's reason ran to "…" at 50 characters): the page wraps them
+    pd.set_option("display.max_colwidth", None)
     _style_plots()
     # a workbench error shows its message in one line, not 30 lines of the workbench's internals
     install_notebook_display()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .style import OKABE_ITO, new_axes, styled
+from .style import OKABE_ITO, legend_outside, new_axes, styled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -37,7 +37,7 @@ def plot_bytes_breakdown(cap: Capacity, ax: Axes | None = None) -> Axes:
     ax.invert_yaxis()
     ax.set_xlim(0, left * 1.18)
     ax.set_xlabel("bytes stored per event")
-    ax.legend(ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.35))
+    legend_outside(ax, fontsize=9)
     ax.set_title(
         f"Names are {cap.name_overhead_share:.0%} of the bytes: {cap.bytes_per_event:,.0f} B per event"
     )

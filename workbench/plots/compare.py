@@ -131,9 +131,9 @@ def comparison_html(cmp: Comparison) -> str:
             )
             width = 100 * x / top if np.isfinite(x) and top > 0 else 0.0
             bars.append(
-                f"<tr><td>{html.escape(nm)}</td><td style='width:45%'><div style='height:14px;"
+                f"<tr><td class='wb-b-name'>{html.escape(nm)}</td><td style='width:45%'><div style='height:14px;"
                 f"width:{max(width, 0.5):.1f}%;background:{colour}'></div></td>"
-                f"<td style='white-space:nowrap'>{_fmt(col, x)}</td></tr>"
+                f"<td class='wb-b-num'>{_fmt(col, x)}</td></tr>"
             )
         reason = f"<br><small>{html.escape(str(r['reason']))}</small>" if r is not None else ""
         panels.append(

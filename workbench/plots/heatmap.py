@@ -205,7 +205,9 @@ def _num(v: float) -> str:
     return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.3g}"
 
 
-def key_heatmap_html(kd: KeyDistribution, what: str = "writes") -> str:
+def key_heatmap_html(
+    kd: KeyDistribution, what: str = "writes", *, emulator_note: bool = True
+) -> str:
     """:func:`plot_key_heatmap` as self-contained HTML: the matrix coloured in NumPy with the same
     colormap and norm, a PNG by Pillow, and the title, key-prefix labels, dates and colour scale as
     HTML around it (milliseconds, where the matplotlib draw costs a few hundred)."""
@@ -241,19 +243,22 @@ def key_heatmap_html(kd: KeyDistribution, what: str = "writes") -> str:
     scale = METRICS[what][0]
     busiest = kd.busiest_range.get("name") if what == "writes" else None
     caption = f"busiest key range: <code>{html.escape(str(busiest))}</code> · " if busiest else ""
+    # The picture stretches to the column (narrower at 1280 px) but keeps its height, with a
+    # selector strong enough to beat the notebook's own "img {height: auto}"; the key labels, the
+    # colour bar and its scale have no height of their own: they stretch to the picture's grid
+    # row, so their % positions follow the picture whatever size it ends up.
     css = (
-        "<style>.wb-hm{font:12px sans-serif;line-height:1.3}.wb-hm-title{font-weight:bold;font-size:14px;"
-        "margin:2px 0 6px 0}.wb-hm-grid{display:grid;grid-template-columns:max-content "
-        + f"minmax(240px,{WIDTH_PX}px)"
-        " 14px max-content;column-gap:6px}.wb-hm-y{position:relative;height:" + f"{HEIGHT_PX}px"
-        ";font:11px monospace;text-align:right}.wb-hm-y span{position:absolute;right:0;transform:translateY(-50%);"
-        "white-space:nowrap}.wb-hm-x{position:relative;height:18px;font-size:11px}.wb-hm-x span{position:absolute;"
-        "transform:translateX(-50%);white-space:nowrap}.wb-hm-bar{height:" + f"{HEIGHT_PX}px"
-        ";border:1px solid #999}.wb-hm-scale{position:relative;min-width:3em;height:"
-        + f"{HEIGHT_PX}px"
-        + ";font-size:11px}.wb-hm-scale span{position:absolute;left:0;transform:translateY(50%);"
-        "white-space:nowrap}.wb-hm-img{border:1px solid #999;display:block;width:100%;"
-        "height:" + f"{HEIGHT_PX}px" + ";box-sizing:border-box;image-rendering:pixelated}"
+        "<style>.wb-hm{font:12px sans-serif;line-height:1.3}.wb-hm-title{font-weight:bold;"
+        "font-size:14px;margin:2px 0 6px 0}.wb-hm-grid{display:grid;grid-template-columns:"
+        f"max-content minmax(240px,{WIDTH_PX}px) 14px max-content;column-gap:6px;"
+        "align-items:stretch}.wb-hm-y{position:relative;font:11px monospace;text-align:right}"
+        ".wb-hm-y span{position:absolute;right:0;transform:translateY(-50%);white-space:nowrap}"
+        ".wb-hm-x{position:relative;height:18px;font-size:11px}.wb-hm-x span{position:absolute;"
+        "transform:translateX(-50%);white-space:nowrap}.wb-hm-bar{border:1px solid #999;"
+        "box-sizing:border-box}.wb-hm-scale{position:relative;min-width:3em;font-size:11px}"
+        ".wb-hm-scale span{position:absolute;left:0;transform:translateY(50%);white-space:nowrap}"
+        f".wb-hm .wb-hm-grid img.wb-hm-img{{border:1px solid #999;display:block;width:100%;"
+        f"max-width:100%;height:{HEIGHT_PX}px;box-sizing:border-box;image-rendering:pixelated}}"
         ".wb-hm-note{color:#555;font-size:11px;margin-top:4px;max-width:900px}</style>"
     )
     longest = max((len(t) for _, t in kd.labels), default=4)
@@ -277,5 +282,5 @@ def key_heatmap_html(kd: KeyDistribution, what: str = "writes") -> str:
         + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
         f"; colour: {html.escape(scale)}{' (log scale)' if METRICS[what][1] else ''}, white: none. "
         f"{caption}"
-        f"{html.escape(EMULATOR_NOTES['keyspace'])}</div></div>"
+        f"{html.escape(EMULATOR_NOTES['keyspace']) if emulator_note else ''}</div></div>"
     )

@@ -28,6 +28,10 @@ CSS = (
     ".wb-b-key span{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}"
     ".wb-b table{border-collapse:collapse}.wb-b td,.wb-b th{padding:3px 8px;text-align:left;"
     "vertical-align:middle;border-bottom:1px solid #eee}"
+    # long names (query and design names have no spaces) wrap in their own cell instead of
+    # running under the bar beside them; figures stay on one line
+    ".wb-b td.wb-b-name{overflow-wrap:anywhere;text-align:left;min-width:8em}"
+    ".wb-b td.wb-b-num{white-space:nowrap;text-align:left}"
     ".wb-b .bad{color:" + BAD + "}.wb-b .good{color:" + GOOD + "}</style>"
 )
 
@@ -50,7 +54,9 @@ def date_ticks(edges_us: np.ndarray, n: int = 7) -> list[tuple[float, str]]:
         return [(0.0, f"{pd.Timestamp(t0, unit='us', tz='UTC'):%Y-%m-%d %H:%M}")]
     span = pd.Timestamp(t1, unit="us") - pd.Timestamp(t0, unit="us")
     fmt = (
-        "%b %d"
+        "%b %Y"  # years of data (your own CSV): the year, not the day, tells the ticks apart
+        if span >= pd.Timedelta(days=300)
+        else "%b %d"
         if span >= pd.Timedelta(days=2)
         else ("%b %d %H:%M" if span >= pd.Timedelta(hours=6) else "%H:%M:%S")
     )

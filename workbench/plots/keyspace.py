@@ -16,7 +16,7 @@ import numpy as np
 
 from .heatmap import key_axis, window_times
 from .html_parts import PLOT_H, PLOT_W, date_ticks, figure_box
-from .style import BAD, GOOD, MUTED, OKABE_ITO, new_axes, styled
+from .style import BAD, GOOD, MUTED, OKABE_ITO, legend_outside, new_axes, styled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -81,7 +81,7 @@ def plot_node_load(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_xlabel("event time")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
-    ax.legend(ncol=min(len(show) + 1, 6), loc="upper left", bbox_to_anchor=(0, 1.0), fontsize=8)
+    legend_outside(ax)
     ax.set_ylim(0, 1.05)
     text, colour = node_load_title(kd)
     ax.set_title(text, color=colour)
@@ -132,7 +132,7 @@ def plot_hotspot(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     ax.set_ylabel("share of the load")
     ax.set_xlabel("event time")
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(ax.xaxis.get_major_locator()))
-    ax.legend(loc="lower right", fontsize=8)
+    legend_outside(ax)
     ax.set_title(hotspot_title(kd))
     return ax
 
@@ -294,7 +294,7 @@ def plot_node_sweep(kd: KeyDistribution, ax: Axes | None = None, *, nodes=(1, 3,
     ax.set_ylim(0, 1.1)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_ylabel("share of the load")
-    ax.legend(loc="upper right", fontsize=8)
+    legend_outside(ax)
     ax.set_title("The same load on 1, 3, 10 and 30 nodes: does adding nodes help?")
     return ax
 

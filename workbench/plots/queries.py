@@ -100,7 +100,7 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
         name = html.escape(str(q))
         if r["kind"] == "cannot plan":
             rows.append(
-                f"<tr><td><b>{name}</b></td><td colspan=3 class='bad'>cannot plan: "
+                f"<tr><td class='wb-b-name'><b>{name}</b></td><td colspan=3 class='bad'>cannot plan: "
                 f"{html.escape(str(r.get('error', '')))}</td></tr>"
             )
             continue
@@ -109,16 +109,16 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
         plan = html.escape(str(r["kind"])) + (f", {scans:,} scans" if scans > 1 else "")
         ws, wr = (100 * log_pos(max(v, 0.8), 0.7, hi) for v in (seen, ret))
         bar = (
-            f"<div style='position:relative;width:300px;height:22px;background:#f6f6f6'>"
+            f"<div style='position:relative;width:100%;min-width:120px;height:22px;background:#f6f6f6'>"
             f"<div title='{seen:,.0f} rows seen' style='position:absolute;left:0;top:0;height:22px;"
             f"width:{ws:.2f}%;background:{MUTED};opacity:.55'></div>"
             f"<div title='{ret:,.0f} rows returned' style='position:absolute;left:0;top:6px;"
             f"height:10px;width:{wr:.2f}%;background:{NEUTRAL}'></div></div>"
         )
         rows.append(
-            f"<tr data-query='{name}'><td><b>{name}</b><br><small>{plan}</small></td>"
-            f"<td>{bar}</td><td>{seen:,.0f} seen<br>{ret:,.0f} returned</td>"
-            f"<td class='{_waste_class(w)}'><b>{ratio(w)} waste</b><br>"
+            f"<tr data-query='{name}'><td class='wb-b-name'><b>{name}</b><br><small>{plan}</small></td>"
+            f"<td style='width:35%'>{bar}</td><td class='wb-b-num'>{seen:,.0f} seen<br>{ret:,.0f} returned</td>"
+            f"<td class='wb-b-num {_waste_class(w)}'><b>{ratio(w)} waste</b><br>"
             f"{float(r['node_ms']):,.3f} node-ms per run</td></tr>"
         )
     key = (
@@ -129,6 +129,6 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
     return figure_box(
         f"<div class='wb-b-title' style='color:"
         f"{BAD if most > 10 else 'black'}'>{html.escape(title)}</div>"
-        f"<div class='wb-b-key'>{key}</div><table>{''.join(rows)}</table>"
+        f"<div class='wb-b-key'>{key}</div><table style='width:100%'>{''.join(rows)}</table>"
         + (f"<div class='wb-b-note'>{html.escape(note)}</div>" if note else "")
     )

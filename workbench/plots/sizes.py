@@ -12,7 +12,7 @@ import numpy as np
 from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
 from .html_parts import PLOT_H, PLOT_W, figure_box, log_pos
-from .style import BAD, NEUTRAL, OKABE_ITO, new_axes, note, styled
+from .style import BAD, NEUTRAL, OKABE_ITO, legend_outside, new_axes, note, styled
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -52,7 +52,7 @@ def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool 
     ax.xaxis.set_major_formatter(lambda v, _: human_bytes(v))
     ax.set_xlabel("bytes per row (key + family + qualifier + timestamp + value, per cell)")
     ax.set_ylabel("rows")
-    ax.legend(loc="upper left")
+    legend_outside(ax, fontsize=9)
     ax.set_title(
         rs.verdict(), color=BAD if rs.projected_max_bytes > s.row_advisory_bytes else "black"
     )

@@ -98,6 +98,19 @@ def new_axes(ax=None, *, width: float = WIDTH_IN, height: float = HEIGHT_IN):
     return ax
 
 
+def legend_outside(ax, **kwargs):
+    """The legend right of the plotting area, never over a bar or a line (inside, a corner that is
+    empty for one design holds data for the next: the 30-node bar, node 1's line)."""
+    import textwrap
+
+    kwargs.setdefault("fontsize", 8)
+    handles, labels = ax.get_legend_handles_labels()
+    labels = [textwrap.fill(lab, 24, break_on_hyphens=False) for lab in labels]
+    return ax.legend(
+        handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kwargs
+    )
+
+
 def note(ax, text: str) -> None:
     """A small caption under the axes (emulator-vs-production notes, model assumptions)."""
     import textwrap
