@@ -233,3 +233,24 @@ def test_small_rates_read_as_numbers():
     text += cap.view().to_html()
     assert "e-0" not in text and "e+0" not in text
     assert "0.00333 events/s" in cap.rate_text()
+
+
+def test_a_row_every_query_reads_caps_the_query_rate():
+    import numpy as np
+
+    idx = CellIndex.build(_families_cells())
+    # one query reads row r00 only and costs 10 ms of a node per run: that row alone needs
+    # 0.01 × q node-seconds per second, so at 70 % CPU it serves 70 queries/s, at any node count
+    kd = key_distribution(
+        idx,
+        seen_rows={"one": np.array([0])},
+        query_node_s={"one": 0.01},
+        queries_per_s=100,
+        write_rate_per_s=1,
+    )
+    cap = capacity(idx, 100, kd)
+    assert cap.query_ceiling_per_s == pytest.approx(70.0)
+    assert cap.hotspot_limited and not cap.write_limited and cap.read_row == "r00"
+    assert "stop scaling at 70.0 queries/s" in cap.verdict() and "(G05)" in cap.verdict()
+    calm = capacity(idx, 100, kd.rerun(queries_per_s=50))
+    assert not calm.hotspot_limited

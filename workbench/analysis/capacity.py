@@ -99,6 +99,9 @@ class Capacity:
     cold_read_nodes: float = 0.0  # CPU (nodes) of reads served from the cold tier
     query_tiers: dict[str, float] = field(default_factory=dict)  # query: share of rows cold
     replication_gib_month: float = 0.0  # written bytes copied between clusters
+    write_limited: bool = False  # the write rate exceeds the write ceiling
+    query_ceiling_per_s: float = math.inf  # queries/s at which the most-read row fills a node
+    read_row: str = ""  # that row
     settings: Settings = field(default=DEFAULT, repr=False)
     schema_name: str = ""
     target_given: bool = False
@@ -168,6 +171,11 @@ class Capacity:
         c = self.ceiling
         if not self.hotspot_limited:
             return ""
+        if not self.write_limited:
+            return (
+                "serve that row's reads from a cache or a copy per reader, or split what it "
+                "holds over rows (G05)"
+            )
         need = max(c.units + 1, math.ceil(c.units * self.writes_per_s / c.writes_per_s - 1e-9))
         if c.kind == "salt bucket":
             return f"{need} salt buckets (Salt(n={need})) would serve it (G08)"
@@ -201,6 +209,7 @@ class Capacity:
             "CPU of reads (nodes)": self.read_cpu,
             "CPU in a busy window (nodes, 95th pct)": self.peak_cpu,
             f"ceiling (events/s, busiest unit at {self.cpu_target:.0%} CPU)": self.ceiling_events_per_s,
+            "ceiling (queries/s, most-read row)": self.query_ceiling_per_s,
             f"busiest node CPU at {self.cpu.nodes} nodes": self.cpu.busiest_cpu,
             "hotspot factor (busiest node ÷ fair)": self.hotspot_factor,
             f"nodes for CPU (busiest ≤ {self.cpu_target:.0%})": self.cpu.nodes,
@@ -269,6 +278,13 @@ class Capacity:
     def verdict(self) -> str:
         from ..formatting import number
 
+        if self.hotspot_limited and not self.write_limited:
+            return (
+                f"Hotspot-limited at {number(self.queries_per_s)} queries/s: row "
+                f"{self.read_row!r} is the most read and cannot split, so reads stop scaling at "
+                f"{number(self.query_ceiling_per_s)} queries/s ({self.cpu_target:.0%} CPU), "
+                f"whatever the node count; fix: {self.fix()}"
+            )
         if self.hotspot_limited:
             c = self.ceiling
             return (
@@ -419,7 +435,11 @@ def capacity(
     peak = float(np.percentile(settled, 95)) if len(settled) else 0.0
     peak += cold_read_nodes
     ceiling = unit_limit(kd, target, salt_buckets=salt_buckets, entities_grow=st.entities_grow)
-    limited = ceiling.limited and writes > ceiling.writes_per_s * (1 + 1e-9)
+    write_limited = ceiling.limited and writes > ceiling.writes_per_s * (1 + 1e-9)
+    kc = kd.ceiling  # the busiest row the queries read cannot split either
+    q_ceiling = kc.queries_per_s * target / kc.cpu_target if kc is not None else math.inf
+    read_limited = kd.queries_per_s > q_ceiling * (1 + 1e-9)
+    limited = write_limited or read_limited
     need = cpu_nodes(peak, load_at or kd.at_nodes, target, min_nodes=st.min_nodes, limited=limited)
     usable = st.storage_utilization_target * 1e12
     hot_c, cold_c = (stored - cold) / ratio, cold / ratio
@@ -470,6 +490,9 @@ def capacity(
         nodes_per_cluster=per_cluster,
         nodes_needed=nodes_total,
         hotspot_limited=limited,
+        write_limited=write_limited,
+        query_ceiling_per_s=float(q_ceiling),
+        read_row=kc.read_row if kc is not None else "",
         bytes_per_month=float(per_month),
         stored_bytes=stored,
         compression_ratio=ratio,

@@ -45,31 +45,25 @@ def unit_limit(
     salt_buckets: int | None = None,
     entities_grow: bool = False,
 ) -> UnitLimit:
-    """The busiest unsplittable unit of the load model and the write rate it caps the design at.
+    """The design's ceiling (``kd.ceiling``, the load model's busiest unsplittable unit) at the
+    capacity's CPU target, with the unit named as a capacity plan names it.
 
-    A unit is unsplittable when the model found a write frontier (new keys in write order: a
-    split does not move the next write) or a single hot row. Its cost per write is the model's
-    own (node-seconds per mutation), so the ceiling is ``target ÷ (share × cost)``: one
-    frontier at 1 KB writes ≈ 14,000 × 70 % = 9,800 writes/s; K equally busy ones K×."""
-    none = UnitLimit(math.inf, "", "", 0.0, 0, True)
-    if kd.write_rate_per_s <= 0 or kd.write_cpu <= 0:
-        return none
-    cost = kd.write_cpu / kd.write_rate_per_s
-    share = kd.mean_tablet_write_share
-    if not (kd.frontier or kd.hot_rows) or not share or share != share:
-        return none
-    name = next(iter(kd.hot_rows), "") or str(kd.busiest_range.get("name", ""))
+    The ceiling scales with the target (a replicated cluster at 35 % takes half of what one at
+    70 % does). A salt bucket, a single frontier and a single row are fixed units; an entity of
+    the dataset's set is fixed unless ``entities_grow`` (production adds entities like it)."""
+    c = kd.ceiling
+    if c is None or not c.unit or not math.isfinite(c.writes_per_s) or c.writes_per_s <= 0:
+        return UnitLimit(math.inf, "", "", 0.0, 0, True)
+    single = c.unit == "row" or c.units == 1 or c.unit_share >= 0.999
     if salt_buckets:
-        kind, units, fixed = "salt bucket", int(salt_buckets), True
-    elif kd.hot_rows:
-        kind, units, fixed = "hot row", 1, True
+        kind, units = "salt bucket", int(salt_buckets)
+    elif c.unit == "row":
+        kind, units = "hot row", 1
     else:
-        units = max(1, round(1 / share))
-        kind = "write frontier" if units == 1 else "entity"
-        fixed = units == 1 or not entities_grow
-    if not fixed:  # production adds entities like these: each keeps its rate, none caps the design
-        return UnitLimit(math.inf, kind, name, float(share), units, False)
-    return UnitLimit(target / (share * cost), kind, name, float(share), units, True)
+        kind, units = ("write frontier" if single else "entity"), int(c.units)
+    fixed = single or bool(salt_buckets) or not entities_grow
+    rate = c.writes_per_s * target / c.cpu_target if fixed else math.inf
+    return UnitLimit(rate, kind, c.unit_name, float(c.unit_share), units, fixed)
 
 
 @dataclass
