@@ -14,7 +14,7 @@ import workbench as wb
 from workbench.bigtable import admin
 from workbench.errors import SchemaError
 from workbench.schema import Field, RowKey, Salt, Timestamp
-from workbench.schema.key_conformance import check_keys, conformance, design_keys
+from workbench.schema.key_conformance import check_keys, conformance, design_keys, key_conformance
 from workbench.schema.rowkey_schema import row_key_schema, row_key_schemas
 from workbench.schema.segments import Segment
 
@@ -210,3 +210,20 @@ def test_emulator_drops_row_key_schema(conn):
         assert len(got.row_key_schema.fields) == 0  # dropped silently
     finally:
         conn.admin.delete_table(name=conn.table_path(table_id))
+
+
+def test_own_data_a_delimiter_in_an_entity_value():
+    """Your own data: a sensor named with the delimiter is named as the first bad key."""
+    import pandas as pd
+
+    t = pd.date_range("2024-01-01", periods=4, freq="1min", tz="UTC")
+    frame = pd.DataFrame(
+        {"sensor": ["hall", "lab#2", "hall", "lab#2"], "time": t, "temp": [20.5, 21.0, 20.7, 21.2]}
+    )
+    ds = wb.from_dataframe(frame, name="rooms", entity=["sensor"], time="time", measures=["temp"])
+    design = wb.Schema("rooms", RowKey((Field("sensor"), Timestamp("second"))))
+    result = key_conformance(design, ds)["main"]
+    assert (result.keys, result.bad) == (4, 2)
+    assert result.first_bad == "lab#2#20240101000100"
+    assert "contains the delimiter '#'" in result.reason
+    assert "row_key_schema but drops it (GetTable returns none)" in result._repr_html_()

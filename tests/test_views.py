@@ -163,7 +163,8 @@ def test_compare_server_metrics_cmv_rollup(data):
     assert cmv["write_node_s"] == pytest.approx(2 * n / WRITES_PER_NODE_S)
     hours = ds.frame["time"].dt.floor("h").nunique()  # the hourly query reads one row per hour
     assert cmv["host_cpu_hourly: rows seen"] == pre["host_cpu_hourly: rows seen"] == hours
-    assert "maintained by" in c._repr_html_()
+    page = c._repr_html_()
+    assert "maintained by" in page and "ExecuteQuery and PrepareQuery answer 501" in page
 
 
 def test_compare_game_scores_async_index_next_to_two_tables(data):

@@ -212,7 +212,9 @@ def comparison_result_html(cmp: Comparison) -> str:
         + t.to_html(escape=True)
         + figure_html(plot_comparison, cmp)
         + f"<p><small>{html.escape(EMULATOR_NOTES['keyspace'])} "
-        f"{html.escape(EMULATOR_NOTES['querycost'])}</small></p>" + "</div>"
+        f"{html.escape(EMULATOR_NOTES['querycost'])}"
+        + (f" {html.escape(EMULATOR_NOTES['views'])}" if "maintained_by" in cmp.table else "")
+        + "</small></p></div>"
     )
 
 
@@ -240,7 +242,10 @@ def row_key_schema_html(rks: Any) -> str:
 @shows("workbench.schema.key_conformance.Conformance")
 def conformance_html(result: Any) -> str:
     """Whether a table's keys conform, and the first that does not."""
-    return f"<pre>{html.escape(str(result))}</pre>"
+    return (
+        f"<pre>{html.escape(str(result))}</pre>"
+        f"<p><small>{html.escape(EMULATOR_NOTES['rowkey_schema'])}</small></p>"
+    )
 
 
 @shows("workbench.analysis.views.ViewCost")

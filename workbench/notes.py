@@ -20,5 +20,14 @@ EMULATOR_NOTES = {
         "Modelled node cost uses Cloud Bigtable planning figures; emulator latency is "
         "one in-memory process on this machine, useful for relative comparison only. No SQL in the emulator."
     ),
+    "rowkey_schema": (
+        "Modelled: the emulator accepts a table's row_key_schema but drops it (GetTable returns "
+        "none) and runs no SQL, so this schema and its SQL are checked here, not by the emulator."
+    ),
+    "views": (
+        "Modelled: the emulator has no SQL (ExecuteQuery and PrepareQuery answer 501), so it "
+        "cannot create or maintain a continuous materialized view; the view's rows are costed "
+        "from the client-maintained design that stores the same rows."
+    ),
     "capacity": "Prices and per-node figures are settings (list prices at time of writing); adjust for your region.",
 }

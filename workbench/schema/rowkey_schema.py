@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
+from ..notes import EMULATOR_NOTES
 from .keys import RowKey
 from .segments import (
     Field,
@@ -42,10 +43,7 @@ from .segments import (
 from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
 
 MAX_DELIMITER = 50  # DelimitedBytes: "at least 1 character and at most 50" (admin API reference)
-EMULATOR_NOTE = (
-    "Modelled: the emulator accepts a table's row_key_schema but drops it (GetTable returns "
-    "none) and runs no SQL, so this schema and its SQL are checked here, not by the emulator."
-)
+EMULATOR_NOTE = EMULATOR_NOTES["rowkey_schema"]
 
 
 @dataclass(frozen=True)

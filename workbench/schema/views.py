@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import SchemaError
+from ..notes import EMULATOR_NOTES
 from .families import Family, max_versions
 from .keys import RowKey
 from .layouts import Tall
@@ -37,11 +38,7 @@ from .time_segments import ReversedTimestamp, Timestamp
 from .time_text import DEFAULT_FORMATS
 
 MAX_VIEWS_PER_TABLE = 5  # release notes, December 2025: up to 5 CMVs per source table
-EMULATOR_NOTE = (
-    "Modelled: the emulator has no SQL (ExecuteQuery and PrepareQuery answer 501), so it "
-    "cannot create or maintain a continuous materialized view; the view's rows are costed "
-    "from the client-maintained design that stores the same rows."
-)
+EMULATOR_NOTE = EMULATOR_NOTES["views"]
 
 # The documented restrictions of a CMV query ("Continuous materialized view queries").
 SUPPORTED_AGGREGATES = (
