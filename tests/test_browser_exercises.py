@@ -55,7 +55,8 @@ def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(tmp_pa
             _open_and_run_all(page, lab, notebook)
             source = nbformat.read(REPO / notebook, as_version=4).cells[at].source
             blank = next(ln for ln in source.splitlines() if "= ____" in ln)
-            cells = page.locator(".jp-Notebook .jp-Cell")
+            # the notebook in front (those opened before stay open in hidden tabs)
+            cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
             answer, check = cells.nth(at), cells.nth(at + 1)
             for kind, typed in WRONG[name]:
                 line = blank.split("=")[0] + "= " + typed

@@ -54,16 +54,14 @@ def write(d: Designer) -> Any:
     with d.emulator_out:
         table, verification = write_to_emulator(d.ds, d.schema, emulator=d.emulator, progress=True)
     d.table, d.verification = table, verification
-    ok = bool(getattr(verification, "ok", verification))
-    body = (
-        verification._repr_html_()
-        if hasattr(verification, "_repr_html_")
-        else f"<pre>{html.escape(repr(verification))}</pre>"
-    )
+    ok = verification.equal
+    # what the notebooks show for a load (counts, time, rate, the cbt command), under the verdict
+    # with its own counts; what differs, when something does
     head = (
         f"<p class='{'good' if ok else 'bad'}' data-verified='{str(ok).lower()}'><b>"
-        f"{'Verified' if ok else 'Verification FAILED'}</b>: table "
-        f"<code>{html.escape(str(getattr(table, 'table_id', getattr(table, 'name', table))))}</code></p>"
+        f"{'Verified' if ok else 'Verification FAILED'}</b>: "
+        f"{html.escape(verification.summary())}</p>"
     )
+    body = table._repr_html_() + ("" if ok else verification._repr_html_())
     d.emulator_panel.value = R._box(head + body)
     return verification

@@ -1,0 +1,34 @@
+"""Details an attendee reads: the designer's cbt commands point where the notebooks' do, its
+Emulator tab says what was written and read back, and in how long."""
+
+from __future__ import annotations
+
+import re
+
+import workbench as wb
+from workbench.ui.app import TABS
+
+
+def test_the_schema_tab_names_the_emulators_project_and_instance(emulator):
+    # the notebooks' cbt lines name the emulator connection's project and instance; so does the tab
+    conn = emulator.connection()
+    d = wb.designer(wb.load_dataset("fx_prices", size="tiny"), emulator=emulator)
+    d.tabs.selected_index = TABS.index("schema")
+    cbt = d.cbt_panel.value
+    assert f"-project {conn.project} -instance {conn.instance} createtable" in cbt, cbt[:400]
+    assert "my-project" not in cbt and "my-instance" not in cbt
+
+
+def test_the_emulator_tab_says_what_was_verified_with_counts_and_time(emulator):
+    ds = wb.load_dataset("garden_temperature", size="tiny")
+    d = wb.designer(ds, emulator=emulator)
+    d.tabs.selected_index = TABS.index("emulator")
+    d.controls.write.click()
+    panel = re.sub(r"<[^>]+>", " ", d.emulator_panel.value)
+    cells = d.verification.cells_read
+    assert cells > 0 and d.verification.equal
+    assert re.search(rf"Verified\s*:\s*Read back {cells:,} cells: identical", panel), panel[:500]
+    rep = d.table.write_report
+    assert f"{rep.cells:,} cells written in {rep.elapsed_s:.2f} s" in panel, panel[:500]
+    assert "cbt" in panel and "count" in panel
+    wb.cleanup()
