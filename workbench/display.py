@@ -149,7 +149,7 @@ def capacity_result_html(cap: Capacity) -> str:
     """The verdict, the capacity table and its assumptions, rows read per tier, retention per
     family, bytes per event and the nodes needed."""
     from .analysis.tiers import tier_text
-    from .formatting import number
+    from .formatting import nbytes, number
     from .plots import figure_html
     from .plots.capacity import plot_bytes_breakdown, plot_node_need
 
@@ -163,7 +163,7 @@ def capacity_result_html(cap: Capacity) -> str:
     return (
         f"<div><b>Storage and capacity</b> {html.escape(cap.schema_name)}: "
         f"{html.escape(cap.verdict())}"
-        + cap.table().to_html(formatters={"value": number})
+        + cap.shown_table().to_html()
         + "<ul>"
         + "".join(f"<li><small>{html.escape(a)}</small></li>" for a in cap.assumptions())
         + "</ul>"
@@ -173,7 +173,7 @@ def capacity_result_html(cap: Capacity) -> str:
             formatters={
                 "months kept": number,
                 "share of cells kept (versions)": number,
-                "kept (TB, logical)": number,
+                "kept (TB, logical)": lambda v: nbytes(v * 1e12),
             },
         )
         + figure_html(plot_bytes_breakdown, cap)

@@ -32,8 +32,12 @@ def count(x: Any) -> str:
     return ABSENT if _missing(x) else f"{round(float(x)):,}"
 
 
+SMALLEST = 0.001  # below this a measurement reads "<0.001": never e-06 nor six decimals
+
+
 def number(x: Any) -> str:
-    """A measurement: three significant figures below 1,000, whole numbers with separators above."""
+    """A measurement: three significant figures below 1,000 but at most three decimals (below
+    0.001: "<0.001"), whole numbers with separators above."""
     if _missing(x):
         return ABSENT
     v = float(x)
@@ -43,8 +47,28 @@ def number(x: Any) -> str:
         return "∞" if v > 0 else "-∞"
     if abs(v) >= 1000:
         return f"{v:,.0f}"
-    digits = max(0, 2 - int(math.floor(math.log10(abs(v)))))
+    if abs(v) < SMALLEST:
+        return "<0.001" if v > 0 else ">-0.001"
+    digits = min(3, max(0, 2 - int(math.floor(math.log10(abs(v))))))
     return f"{v:,.{digits}f}"
+
+
+_PER = (("s", 1.0), ("min", 60.0), ("h", 3600.0), ("day", 86_400.0))
+
+
+def rate(per_second: Any, noun: str = "") -> str:
+    """A rate in the first unit of time it reaches 1 in: 2,500 → 2,500/s, 0.00116 → 4.18/h,
+    8.3e-06 → 0.717/day (a workshop sample's own rate reads as a rate, not as 8.3e-06)."""
+    if _missing(per_second):
+        return ABSENT
+    v = float(per_second)
+    what = f" {noun}" if noun else ""
+    if v == 0 or math.isinf(v):
+        return f"{number(v)}{what}/s"
+    for unit, f in _PER:
+        if abs(v * f) >= 1:
+            return f"{number(v * f)}{what}/{unit}"
+    return f"{number(v * 86_400)}{what}/day"
 
 
 def nbytes(x: Any) -> str:
@@ -59,10 +83,12 @@ def nbytes(x: Any) -> str:
 
 
 def percent(x: Any) -> str:
-    """A share 0…1 as a percentage: 0.501523 → 50.2%."""
+    """A share 0…1 as a percentage: 0.501523 → 50.2%, 0.0000024 → <0.1%."""
     if _missing(x):
         return ABSENT
     v = float(x) * 100
+    if 0 < v < 0.1:
+        return "<0.1%"
     return f"{v:.0f}%" if v >= 10 or v == 0 else f"{v:.1f}%"
 
 
@@ -137,7 +163,9 @@ def formatter_for(column: str) -> Callable[[Any], str] | None:
         return money
     if c.endswith("node ms") or c.endswith("_ms") or c.endswith(" ms"):
         return milliseconds
-    if "per_s" in c or "/s" in c or "per second" in c or "per_event" in c:  # rates, not durations
+    if "per_s" in c or "/s" in c or "per second" in c:  # rates, not durations
+        return rate
+    if "per_event" in c:
         return number
     if c.endswith("_s") or c.endswith("seconds"):
         return duration
@@ -182,6 +210,7 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
 __all__ = [
     "count",
     "number",
+    "rate",
     "nbytes",
     "percent",
     "percent_points",

@@ -194,17 +194,23 @@ class Capacity:
             "set entities_grow=True"
         )
 
+    @property
+    def rate_label(self) -> str:
+        """Whose rate the figures are at: a stated production rate, or the sample's own."""
+        return "production" if self.target_given else "the sample's own rate"
+
     def table(self) -> pd.DataFrame:
         st = self.settings
         per_node_tb = st.tb_per_node
+        said = self.rate_label
         rows: dict[str, float] = {
             "bytes per event": self.bytes_per_event,
             "…with 1-byte family/qualifier names (G01)": self.short_names_bytes_per_event,
             "names share of bytes": self.name_overhead_share,
-            "events per second (production)": self.events_per_s,
+            f"events per second ({said})": self.events_per_s,
             "mutations per event (this design)": self.mutations_per_event,
-            "writes per second (production)": self.writes_per_s,
-            "queries per second (production)": self.queries_per_s,
+            f"writes per second ({said})": self.writes_per_s,
+            f"queries per second ({said})": self.queries_per_s,
             "CPU of writes (nodes)": self.write_cpu,
             "CPU of reads (nodes)": self.read_cpu,
             "CPU in a busy window (nodes, 95th pct)": self.peak_cpu,
@@ -243,12 +249,31 @@ class Capacity:
         return pd.DataFrame({"value": pd.Series(rows, dtype=float)})
 
     def view(self, rows: Sequence[str] | None = None) -> Any:
-        """``table()`` (or some of its rows) formatted for reading: separators, three
-        significant figures, small rates as decimals (0.00333, never 3.33e-03)."""
-        from ..formatting import number
+        """``table()`` (or some of its rows) formatted for reading: :meth:`shown_table`."""
+        return self.shown_table(rows)
+
+    def shown_table(self, rows: Sequence[str] | None = None) -> pd.DataFrame:
+        """:meth:`table` (or some of its rows) as read: rates per s/min/h/day, shares in %,
+        dollars, sizes in B/kB/MB, at most three decimals (the workshop samples' rates are tiny;
+        they must not read as 8.3e-06 nor 0.00000827)."""
+        from ..formatting import money, nbytes, number, percent, rate
+
+        def fmt(label: str):
+            if "per second" in label or "events/s" in label:
+                return rate
+            for unit, f in (("(TB", 1e12), ("(GB", 1e9), ("(GiB", 2**30)):
+                if unit in label:  # a sample's few kB read as kB, not as 0.00000581 TB
+                    return lambda v, f=f: nbytes(v * f)
+            if "USD" in label:
+                return money
+            if "share" in label:
+                return percent
+            return number
 
         t = self.table() if rows is None else self.table().loc[list(rows)]
-        return t.style.format(number)
+        return pd.DataFrame(
+            {"value": [fmt(str(k))(v) for k, v in t["value"].items()]}, index=t.index
+        )
 
     def retention_table(self) -> pd.DataFrame:
         """Per family: its GC rule, the months it keeps, the share of cells it keeps, TB kept."""
@@ -268,15 +293,15 @@ class Capacity:
         )
 
     def rate_text(self) -> str:
-        from ..formatting import number
+        from ..formatting import number, rate
 
         return (
-            f"{number(self.events_per_s)} events/s ({number(self.writes_per_s)} mutations/s, "
-            f"{number(self.mutations_per_event)} per event)"
+            f"{rate(self.events_per_s, 'events')} ({self.rate_label}; "
+            f"{rate(self.writes_per_s, 'mutations')}, {number(self.mutations_per_event)} per event)"
         )
 
     def verdict(self) -> str:
-        from ..formatting import number
+        from ..formatting import rate
 
         if self.hotspot_limited and not self.write_limited:
             return (
@@ -290,7 +315,7 @@ class Capacity:
             return (
                 f"Hotspot-limited at {self.rate_text()}: {c.kind} {c.name or '(unnamed)'} takes "
                 f"{c.share:.0%} of the writes, so this design stops scaling at "
-                f"{number(self.ceiling_events_per_s)} events/s ({self.cpu_target:.0%} CPU), "
+                f"{rate(self.ceiling_events_per_s, 'events')} ({self.cpu_target:.0%} CPU), "
                 f"whatever the node count; fix: {self.fix()}"
             )
         tier = ""
