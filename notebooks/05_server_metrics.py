@@ -168,8 +168,9 @@ pd.DataFrame(ranges).T
 # Suppose the fleet belongs to two customers: the European sites to *altostrat*, the others to
 # *examplepetstore*. Rather than a table per customer (or per dataset), the best-practices page stores similar
 # data in one table and gives each tenant its own key prefix: `altostrat#…`, `examplepetstore#…`. Each
-# tenant's rows are then one contiguous range — the read plans below need one prefix scan per tenant and
-# read nothing of the other tenant.
+# tenant's rows are then one contiguous range, and every range a tenant's read lists lies inside it: the
+# planner lists one range per host and metric the tenant has (the `scans` column), all in one request,
+# and reads nothing of the other tenant (rows seen equal rows returned).
 
 # %% tags=["G17"]
 owner = {"gew": "altostrat", "lon": "altostrat", "sto": "altostrat",
@@ -217,7 +218,7 @@ pd.DataFrame({"rows of examplepetstore before the drop": [before],
 #   key needed a range per host of the site; Heroic's long key is most of every stored byte, still far
 #   under 4 KiB.
 # * **G27** — reversing domain names turned many scattered ranges per site into one.
-# * **G17 / G25** — two tenants shared one table under their own prefixes, each read with one prefix scan; a
+# * **G17 / G25** — two tenants shared one table under their own prefixes, each read inside its prefix; a
 #   single prefix drop removed exactly one tenant's rows on the emulator.
 #
 # ## Cleanup

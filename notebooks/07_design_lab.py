@@ -68,7 +68,9 @@ print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the wri
 # The advisor reads the same measurements. For a key that starts with the time it reports the
 # hotspot with its guideline ID and offers a better design. The designer below starts on the
 # timestamp-first design with its *Advisor* tab open; `fix.apply_suggestion(0)` is a click on the first
-# **Apply suggestion** button, and the designer ends on the fixed design.
+# **Apply suggestion** button, and the designer ends on the fixed design. A designer always shows its
+# latest state, so after *Run All* it shows where it ended — `pair_microseconds`, whose *Advisor* tab
+# has no findings left; run the cells one at a time to watch it start on the timestamp-first design.
 
 # %%
 fix = wb.designer(ds, wb.preset("fx_prices", "timestamp_first"))

@@ -101,3 +101,17 @@ def test_rankings_read_in_full_after_setup():
         wb.setup(emulator=False)
         page = cmp.rankings._repr_html_()
         assert all(html.escape(t) in page for t in long), long
+
+
+def test_workshop_scale_numbers_read_without_exponents_or_long_decimals():
+    from workbench.formatting import rate
+
+    # at most three decimals; below 0.001 "<0.001", never 8.27e-08 or 0.0000000827
+    assert number(0.0961) == "0.096" and number(0.00116) == "0.001"
+    assert number(8.27e-08) == "<0.001" and number(16809.501267) == "16,810"
+    assert number(6.0) == "6.00"
+    # a rate in the first unit it reaches 1 in: 0.00116/s × 3600 = 4.18 an hour,
+    # 8.29e-06/s × 86,400 = 0.716 a day
+    assert rate(2500, "events") == "2,500 events/s" and rate(0.5) == "30.0/min"
+    assert rate(0.00116, "events") == "4.18 events/h" and rate(8.29e-06) == "0.716/day"
+    assert percent(0.0000024) == "<0.1%" and percent(0.5) == "50%"

@@ -266,6 +266,8 @@ class Capacity:
                     return lambda v, f=f: nbytes(v * f)
             if "USD" in label:
                 return money
+            if "node CPU at" in label:  # the busiest node's CPU, a fraction of one node
+                return percent
             if "share" in label:
                 return percent
             return number
