@@ -307,9 +307,9 @@ class Capacity:
 
         if self.hotspot_limited and not self.write_limited:
             return (
-                f"Hotspot-limited at {number(self.queries_per_s)} queries/s: row "
+                f"Hotspot-limited at {rate(self.queries_per_s, 'queries')}: row "
                 f"{self.read_row!r} is the most read and cannot split, so reads stop scaling at "
-                f"{number(self.query_ceiling_per_s)} queries/s ({self.cpu_target:.0%} CPU), "
+                f"{rate(self.query_ceiling_per_s, 'queries')} ({self.cpu_target:.0%} CPU), "
                 f"whatever the node count; fix: {self.fix()}"
             )
         if self.hotspot_limited:
