@@ -57,9 +57,10 @@ ds.frame["pair"].value_counts(normalize=True).rename("share of quotes").to_frame
 # Bigtable keeps rows sorted by key in tablets, so the newest quote always lands after every older one —
 # at the end of the key space, in one tablet, on one node. The workbench replays the writes in time order
 # over a model of tablets and nodes (a simulated Key Visualizer, 3 nodes by default): reads and writes count
-# as node CPU, a busy tablet splits by load, and tablets move between nodes about 20 minutes after the
-# load shows, as Cloud Bigtable documents. No split helps a write frontier — the next write lands past any
-# cut — so the heat map draws one diagonal line that never leaves one node.
+# as node CPU, a busy tablet splits by load, and tablets move between nodes a few minutes after the load
+# shows (the settle time Google's performance page asks a load test to allow). No split helps a write
+# frontier — the next write lands past any cut — so the heat map draws one diagonal line that never
+# leaves one node.
 
 # %% [markdown]
 # Under the figures: Key Visualizer's own diagnostics, the hottest tablets as `ListHotTablets` reports

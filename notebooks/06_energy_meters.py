@@ -71,8 +71,8 @@ for data in (ds, rollout):
 pd.DataFrame(spread).T.rename_axis(["data", "design", "nodes"]).style.format({"busiest node ÷ fair share": "{:.2f}×"})
 
 # %% [markdown]
-# The model splits a busy tablet by load and moves tablets between nodes about 20 minutes after the load
-# shows (Cloud Bigtable's documented rebalancing delay). New meters with neighbouring sequential IDs do
+# The model splits a busy tablet by load and moves tablets between nodes a few minutes after the load
+# shows (the settle time Google's performance page asks a load test to allow). New meters with neighbouring sequential IDs do
 # start in one tablet, at the end of the key space — but each meter is its own write frontier, so the
 # first load split separates them and the next rebalance spreads them. Here that leaves the two designs
 # close, in the roll-out as with every meter reporting from the start: sequential IDs cost a burst on one
@@ -229,7 +229,7 @@ pd.DataFrame({"row key read back": read["row_key"].to_numpy(), "kWh (summary row
 # ## Summary
 #
 # * **G23** — with meters installed one after another, the newest sequential IDs start in one tablet at the
-#   end of the key space; load splits and rebalancing (about 20 minutes) spread them, so sequential and
+#   end of the key space; load splits and rebalancing (a few minutes) spread them, so sequential and
 #   reversed IDs ended close. The cost of sequential IDs is the burst before the split lands.
 # * **G24** — one row per meter took every one of its readings as a new version and never stopped growing;
 #   a row per reading kept every row to one write.
