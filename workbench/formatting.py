@@ -172,6 +172,22 @@ def formatter_for(column: str) -> Callable[[Any], str] | None:
     return None
 
 
+def labelled(label: str, value: Any) -> str:
+    """A figure formatted by what its label says it is: a rate ("per second"), a size stated in
+    TB/GB/GiB (shown in the unit that reads: a sample's few kB as kB, not 0.00000581 TB),
+    dollars ("USD"), a node's CPU or a share (%), else a number with at most three decimals."""
+    if "per second" in label or "events/s" in label:
+        return rate(value)
+    for unit, f in (("(TB", 1e12), ("(GB", 1e9), ("(GiB", 2**30)):
+        if unit in label:
+            return nbytes(float(value) * f) if not _missing(value) else ABSENT
+    if "USD" in label:
+        return money(value)
+    if "node CPU at" in label or "share" in label:
+        return percent(value)
+    return number(value)
+
+
 def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
     """``frame`` as a pandas Styler: each column formatted for reading, absent values as "—" with
     a legend saying why (not measured, or not applicable)."""
@@ -220,6 +236,7 @@ __all__ = [
     "duration",
     "money",
     "formatter_for",
+    "labelled",
     "styled",
     "MEASURED_LEGEND",
 ]

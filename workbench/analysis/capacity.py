@@ -256,25 +256,11 @@ class Capacity:
         """:meth:`table` (or some of its rows) as read: rates per s/min/h/day, shares in %,
         dollars, sizes in B/kB/MB, at most three decimals (the workshop samples' rates are tiny;
         they must not read as 8.3e-06 nor 0.00000827)."""
-        from ..formatting import money, nbytes, number, percent, rate
-
-        def fmt(label: str):
-            if "per second" in label or "events/s" in label:
-                return rate
-            for unit, f in (("(TB", 1e12), ("(GB", 1e9), ("(GiB", 2**30)):
-                if unit in label:  # a sample's few kB read as kB, not as 0.00000581 TB
-                    return lambda v, f=f: nbytes(v * f)
-            if "USD" in label:
-                return money
-            if "node CPU at" in label:  # the busiest node's CPU, a fraction of one node
-                return percent
-            if "share" in label:
-                return percent
-            return number
+        from ..formatting import labelled
 
         t = self.table() if rows is None else self.table().loc[list(rows)]
         return pd.DataFrame(
-            {"value": [fmt(str(k))(v) for k, v in t["value"].items()]}, index=t.index
+            {"value": [labelled(str(k), v) for k, v in t["value"].items()]}, index=t.index
         )
 
     def retention_table(self) -> pd.DataFrame:
