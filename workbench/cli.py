@@ -56,6 +56,9 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     found = False
     bad = False
     if env:
+        from .bigtable.connection import check_emulator_host
+
+        check_emulator_host(env)  # refused (exit 2, one line) before any socket
         ok = _emu.port_is_open(env)
         if ok and _emu.speaks_grpc(env) is False:
             print(f"{_emu.ENV_HOST}={env}: answering, but this is not a Bigtable emulator")
@@ -156,5 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except WorkbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        from .report import Scrubber  # what the CLI prints is scrubbed as a report is
+
+        print(f"error: {Scrubber.for_environment().text(str(exc))}", file=sys.stderr)
         return 2

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .bigtable.emulator import ENV_HOST, Emulator, port_is_open
-from .errors import EmulatorError, install_notebook_display
+from .errors import EmulatorError, ProductionNotAllowed, install_notebook_display
 
 _VERSIONED = (
     "workbench",
@@ -124,6 +124,10 @@ class Session:
             emu.stop()
             self.tables.clear()
         env = os.environ.get(ENV_HOST)
+        if env:
+            from .bigtable.connection import check_emulator_host
+
+            check_emulator_host(env)  # a remote emulator needs the opt-in before any socket
         if env and emu is not None and env == emu.host:
             os.environ.pop(ENV_HOST, None)  # it named our dead emulator (noted above)
         elif env and not port_is_open(env, timeout=1.0):
@@ -200,7 +204,7 @@ def setup(*, emulator: bool = True) -> SetupInfo:
         try:
             emu = SESSION.ensure_emulator()
             tables = emu.connection().list_tables()
-        except EmulatorError as exc:
+        except (EmulatorError, ProductionNotAllowed) as exc:
             problem = str(exc)
             emu = None
     # Returned, not displayed: as the cell's last expression it renders once.

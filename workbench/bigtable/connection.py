@@ -58,6 +58,22 @@ def _production_opt_in(allow_production: bool | None) -> bool:
     return os.environ.get(ENV_ALLOW_PRODUCTION, "").strip().lower() in {"1", "true", "yes"}
 
 
+def check_emulator_host(host: str, allow_production: bool | None = None) -> None:
+    """An emulator speaks plaintext gRPC: one on another machine is reached only with the same
+    explicit opt-in as production. Checked before any socket is opened."""
+    from .net import is_loopback
+
+    if is_loopback(host) or _production_opt_in(allow_production):
+        return
+    raise ProductionNotAllowed(
+        f"Refusing to dial the emulator at {host}: it is not on this machine (not a loopback "
+        "address), and an emulator is reached over plaintext gRPC, unauthenticated. If you mean "
+        f"it, opt in as for production: set {ENV_ALLOW_PRODUCTION}=1 (or pass "
+        "allow_production=True); otherwise point BIGTABLE_EMULATOR_HOST at 127.0.0.1:PORT or "
+        "unset it. No connection was made."
+    )
+
+
 @dataclass
 class Connection:
     """A data client, a table-admin client and the channel under them, for one instance."""
@@ -84,7 +100,9 @@ class Connection:
         project: str = "workbench",
         instance: str = "workbench",
         timeout: float = DEFAULT_TIMEOUT,
+        allow_production: bool | None = None,
     ) -> Connection:
+        check_emulator_host(host, allow_production)
         channel = grpc.insecure_channel(host, options=list(CHANNEL_OPTIONS))
         return cls(
             project=project,

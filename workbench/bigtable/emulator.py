@@ -216,6 +216,9 @@ class Emulator:
         return self
 
     def _adopt(self, host: str, source: str) -> None:
+        from .connection import check_emulator_host
+
+        check_emulator_host(host)  # before the first socket
         if not port_is_open(host, timeout=2.0):
             raise EmulatorError(
                 f"No Bigtable emulator answers at {host} ({source}).\n"

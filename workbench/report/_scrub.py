@@ -22,14 +22,17 @@ from typing import Any
 REDACTED = "[redacted]"
 
 # Environment variables whose values are secrets, by name.
+# *_PASS and *_PWD (DB_PASS, MYSQL_PWD) as whole name parts: PASSENGER_COUNT is no secret.
+_PASS_PART = r"(?:^|_)(?:PASS|PWD|PASSPHRASE)(?:_|$)"
 _SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|SESSION|COOKIE|SIGNATURE",
+    r"TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|ACCESS_?KEY|PRIVATE|AUTH|SESSION|COOKIE|SIGNATURE|"
+    + _PASS_PART,
     re.I,
 )
 # Names that leave no doubt: their values are redacted however short or numeric (a 4-digit
 # PIN, a 5-letter password), matched as whole words so other text is not cut up.
 _STRONG_SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL", re.I
+    r"TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|" + _PASS_PART, re.I
 )
 _MIN_SHORT_SECRET = 3  # one or two characters protect nothing and would match everywhere
 # Secrets set inside the notebook itself: `%env NAME=value`, `%env NAME value`,
@@ -69,10 +72,22 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         r"\1" + REDACTED,
     ),
-    (
+    (  # name = value; the name may end a longer one (aws_secret_access_key, DB_PASSWORD)
         re.compile(
-            r"(?i)\b((?:password|passwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret|"
-            r"private[_-]?key(?:_id)?)[\"']?\s*[:=]\s*[\"']?)(?!\[redacted\])[^\s\"'&<>,;)]{6,}"
+            r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+_)*(?:password|passwd|secret|token|api[_-]?key|"
+            r"access[_-]?key|client[_-]?secret|private[_-]?key(?:_id)?|pass|pwd)[\"']?\s*[:=]\s*"
+            r"[\"']?)(?!\[redacted\])[^\s\"'&<>,;)]{6,}"
+        ),
+        r"\1" + REDACTED,
+    ),
+    (  # Azure storage / service bus connection strings
+        re.compile(r"(?i)((?:AccountKey|SharedAccessKey|SharedAccessSignature)=)[^;\s\"'<>]{8,}"),
+        r"\1" + REDACTED,
+    ),
+    (  # an AWS secret access key near its name or its access key id (40 base64 characters)
+        re.compile(
+            r"(?i)((?:aws|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16})[^\n]{0,40}?[\s:=\"',]+)"
+            r"(?!\[redacted\])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
         ),
         r"\1" + REDACTED,
     ),
@@ -97,6 +112,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),  # AWS access key ids
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), REDACTED),  # GitHub tokens
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),  # "sk-..." API keys
+    (re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}"), REDACTED),  # Stripe secret keys
+    (re.compile(r"\bglpat-[0-9A-Za-z_\-]{20,}"), REDACTED),  # GitLab personal access tokens
+    (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), REDACTED),  # Hugging Face tokens
     (
         re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40,}(?![0-9A-Za-z_])"),
         REDACTED,

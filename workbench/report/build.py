@@ -341,8 +341,8 @@ def main_report(argv: list[str] | None = None) -> int:
             allow_errors=args.allow_errors,
             progress=lambda line: print(line, flush=True),
         )
-    except WorkbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except WorkbenchError as exc:  # a failed cell's text may carry a secret: scrubbed here too
+        print(f"error: {Scrubber.for_environment().text(str(exc))}", file=sys.stderr)
         return 1
     except OSError as exc:  # anything not written through write_atomic: still one line
         print(f"error: {_os_error(exc, Path(exc.filename or args.out))}", file=sys.stderr)
