@@ -594,8 +594,9 @@ def write_cells(
     kinds: dict[str, dict[str, str]] = {k: dict(v) for k, v in (reducers or {}).items()}
     for k, fams in (sum_families or {}).items():
         kinds.setdefault(k, {}).update({fam: "sum" for fam in fams})
-    # the tables there at the start: all of them gone later means a restart, not a drop
-    before = set() if conn.is_production else set(conn.list_tables())
+    # the tables there at the start (asked only along with the families, so that a write told
+    # not to check sends nothing first): all of them gone later means a restart, not a drop
+    before = set(conn.list_tables()) if check_families and not conn.is_production else set()
     if check_families:
         present = {t: set(g) for t, g in cells.frame.groupby("table", sort=False)["family"]}
         for logical, physical in tables.items():

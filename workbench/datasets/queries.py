@@ -22,6 +22,7 @@ data lacks is a DatasetError that names it and suggests the nearest.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -67,15 +68,48 @@ def _duration(text: str, line: str) -> pd.Timedelta:
     return d
 
 
-def _time(text: str, line: str) -> pd.Timestamp:
+_TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?", re.I)
+# what pandas can hold (ns since 1970): a time beyond is refused as a range, not a crash
+_TIME_RANGE = f"{pd.Timestamp.min:%Y-%m-%d} to {pd.Timestamp.max:%Y-%m-%d}"
+
+
+def _span(ds: Dataset) -> str:
+    lo, hi = ds.time_span
+    return f"{lo} to {hi}"
+
+
+def _time(text: str, line: str, ds: Dataset | None = None) -> pd.Timestamp:
+    if _TIME_OF_DAY.fullmatch(text.strip()):  # pandas would put it on today's date
+        span = f" The data spans {_span(ds)}." if ds is not None and len(ds.frame) else ""
+        raise QuerySyntaxError(
+            f"Query {line!r}: {text.strip()!r} is a time of day without a date, which would be "
+            f"read as today.{span} Write the date too, e.g. '2024-01-01T{text.strip()}'."
+        )
     try:
         ts = pd.Timestamp(text.strip())
+    except (OverflowError, pd.errors.OutOfBoundsDatetime):
+        raise QuerySyntaxError(
+            f"Query {line!r}: {text.strip()!r} is outside the times the workbench can hold "
+            f"({_TIME_RANGE}). Give a time within the data."
+        ) from None
     except (ValueError, TypeError):
         raise QuerySyntaxError(
             f"Query {line!r}: {text!r} is not a time; write ISO 8601, e.g. '2024-01-01' or "
             "'2024-01-01T12:00Z' (a time without a zone is read as UTC)."
         ) from None
-    return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    ts = ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
+    _check_holdable(ts, text.strip(), line)
+    return ts
+
+
+def _check_holdable(ts: pd.Timestamp, what: str, line: str) -> None:
+    """pandas parses years up to 9999, but the data's nanosecond times end in 2262: a time
+    beyond would overflow later, in a plan or a comparison."""
+    if not pd.Timestamp.min.tz_localize("UTC") <= ts <= pd.Timestamp.max.tz_localize("UTC"):
+        raise QuerySyntaxError(
+            f"Query {line!r}: {what!r} is outside the times the workbench can hold "
+            f"({_TIME_RANGE}). Give a time within the data."
+        )
 
 
 def _value(ds: Dataset, col: str, raw: str, line: str) -> Any:
@@ -113,7 +147,14 @@ def _filters(ds: Dataset, text: str, line: str) -> dict[str, Any]:
                 f"{ds.entity[0] if ds.entity else 'sensor'}=S1)."
             )
         col, val = (s.strip() for s in part.split("=", 1))
-        out[col] = _value(ds, col, val, line)
+        value = _value(ds, col, val, line)
+        if col in out and out[col] != value:
+            raise QuerySyntaxError(
+                f"Query {line!r} gives {col} twice ({out[col]!r} and {value!r}): a query reads one "
+                f"value of each column, and the last would silently win. Write one query per "
+                f"value ('{col}={out[col]}' and '{col}={value}'), or 'latest N per {col}'."
+            )
+        out[col] = value
     return out
 
 
@@ -141,20 +182,48 @@ def _window(
     m = re.fullmatch(r"over\s+(?:the\s+last\s+)?(.+)", rest)
     if m:
         end = ds.time_span[1] + pd.Timedelta(1, "us")  # end exclusive: the last event is in
-        return "range", end - _duration(m.group(1), line), end
+        span = _duration(m.group(1), line)
+        try:
+            start = end - span
+            if start < pd.Timestamp.min.tz_localize("UTC"):
+                raise OverflowError
+            return "range", start, end
+        except (OverflowError, pd.errors.OutOfBoundsDatetime):
+            raise QuerySyntaxError(
+                f"Query {line!r}: {m.group(1)!r} reaches before {pd.Timestamp.min:%Y-%m-%d}, the "
+                f"earliest time the workbench can hold. The data spans {_span(ds)}: a shorter "
+                "duration covers it."
+            ) from None
     m = re.fullmatch(r"from\s+(.+?)\s+to\s+(.+)", rest)
     if m:
-        start, end = _time(m.group(1), line), _time(m.group(2), line)
+        start, end = _time(m.group(1), line, ds), _time(m.group(2), line, ds)
         if end <= start:
             raise QuerySyntaxError(f"Query {line!r}: 'to' {end} is not after 'from' {start}.")
+        _warn_outside(ds, line, start, end)
         return "range", start, end
     m = re.fullmatch(r"at\s+(.+)", rest)
     if m:
-        return "point", _time(m.group(1), line), None
+        at = _time(m.group(1), line, ds)
+        _warn_outside(ds, line, at, at + pd.Timedelta(1, "us"))
+        return "point", at, None
     raise QuerySyntaxError(
         f"Query {line!r}: cannot read {rest!r}; after the entity write 'over 1 day', "
         "'from 2024-01-01 to 2024-02-01' or 'at 2024-01-01T12:00'."
     )
+
+
+def _warn_outside(ds: Dataset, line: str, start: pd.Timestamp, end: pd.Timestamp) -> None:
+    """A window that misses every event reads 0 rows: say so, with the data's span."""
+    if not len(ds.frame):
+        return
+    lo, hi = ds.time_span
+    if end <= lo or start > hi:
+        warnings.warn(
+            f"Query {line!r}: {start} to {end} lies outside the data, which spans {_span(ds)}; "
+            "it will return 0 events.",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
@@ -185,6 +254,13 @@ def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
             ex = ", ".join(f"{k}={v}" for k, v in ent.items())
             desc = f"The newest {n} event(s) of one {'/'.join(cols)} (costed on {ex}, the busiest)."
         else:
+            window = re.search(r"\s+(?:over|from|at)\s", what)
+            if window:
+                raise QuerySyntaxError(
+                    f"Query {line!r}: 'latest N' takes no time window ({what[window.start() :].strip()!r}): "
+                    f"write 'latest {n} for {what[: window.start()].strip()}' for the newest "
+                    f"events, or '{what.strip()}' for every event in that window."
+                )
             ent = _filters(ds, what, line)
             desc = f"The newest {n} event(s) of " + ", ".join(f"{k}={v}" for k, v in ent.items())
         kw = {"kind": "latest", "entity": ent, "limit": n, "description": desc + "."}

@@ -1,0 +1,78 @@
+"""Query lines that used to be read wrong without a word: a column given twice, a window after
+'latest N for', a time of day without a date, a window outside the data, a time beyond what
+pandas holds. Each is refused or warned naming the query and what to write instead."""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+
+import workbench as wb
+from workbench.datasets.queries import QuerySyntaxError, parse_query
+
+
+@pytest.fixture(scope="module")
+def ds():
+    # two sensors, one reading an hour for two days (2024-01-01 00:00 … 2024-01-02 23:00)
+    times = pd.date_range("2024-01-01", periods=48, freq="1h", tz="UTC")
+    df = pd.DataFrame(
+        {
+            "sensor": ["S1"] * 48 + ["S2"] * 48,
+            "time": list(times) * 2,
+            "v": [float(i) for i in range(96)],
+        }
+    )
+    return wb.from_dataframe(df, entity="sensor", time="time", measures="v", name="two")
+
+
+@pytest.mark.parametrize("sep", [", ", " and "])
+def test_a_column_given_twice_is_refused_not_overwritten(ds, sep):
+    line = f"sensor=S1{sep}sensor=S2 over 1 day"
+    with pytest.raises(QuerySyntaxError) as ei:
+        parse_query(line, ds)
+    msg = str(ei.value)
+    assert f"Query {line!r} gives sensor twice ('S1' and 'S2')" in msg
+    assert "'sensor=S1' and 'sensor=S2'" in msg and "latest N per sensor" in msg
+    # the same value twice is one filter, not a conflict
+    assert parse_query("sensor=S1, sensor=S1", ds).entity == {"sensor": "S1"}
+
+
+def test_a_window_after_latest_for_is_named_not_taken_as_the_value(ds):
+    with pytest.raises(QuerySyntaxError) as ei:
+        parse_query("latest 1 for sensor=S1 over 1 day", ds)
+    msg = str(ei.value)
+    assert "'latest N' takes no time window ('over 1 day')" in msg
+    assert "'latest 1 for sensor=S1'" in msg and "'sensor=S1 over 1 day'" in msg
+    assert "not in the data" not in msg
+
+
+def test_a_time_of_day_without_a_date_is_refused_with_the_datas_span(ds):
+    with pytest.raises(QuerySyntaxError) as ei:
+        parse_query("sensor=S1 at 10:00", ds)
+    msg = str(ei.value)
+    assert "'10:00' is a time of day without a date, which would be read as today" in msg
+    assert "The data spans 2024-01-01 00:00:00+00:00 to 2024-01-02 23:00:00+00:00" in msg
+    assert "'2024-01-01T10:00'" in msg
+
+
+def test_a_window_outside_the_data_warns_with_its_span(ds):
+    with pytest.warns(UserWarning) as rec:
+        q = parse_query("sensor=S1 from 2023-01-01 to 2023-02-01", ds)
+    msg = str(rec[0].message)
+    assert "lies outside the data, which spans 2024-01-01 00:00:00+00:00 to 2024-01-02" in msg
+    assert "0 events" in msg
+    assert q.start == pd.Timestamp("2023-01-01", tz="UTC")
+    with pytest.warns(UserWarning, match="outside the data"):
+        parse_query("sensor=S1 at 2030-01-01T10:00", ds)
+    with warnings.catch_warnings():  # inside the data: no word
+        warnings.simplefilter("error")
+        parse_query("sensor=S1 from 2024-01-01 to 2024-01-02", ds)
+
+
+def test_times_beyond_what_pandas_holds_are_a_range_message(ds):
+    with pytest.raises(QuerySyntaxError, match=r"'9999-01-01' is outside the times .*1677-09-2"):
+        parse_query("sensor=S1 from 2024-01-01 to 9999-01-01", ds)
+    with pytest.raises(QuerySyntaxError, match=r"'1000 years' reaches before 1677-09-2"):
+        parse_query("sensor=S1 over 1000 years", ds)
