@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pandas as pd
+
 from ..errors import SchemaError
 from ..notes import EMULATOR_NOTES
 from .families import Family, max_versions
@@ -377,7 +379,7 @@ def view_queries(ds: Any) -> list[Any]:
                 "Hourly kWh of meter 100001 on 1 March 2015 (a dashboard: 24 sums)",
                 {"meter_id": 100001},
                 ds.time_span[0].floor("D"),
-                ds.time_span[0].floor("D") + _one_day(),
+                ds.time_span[0].floor("D") + pd.Timedelta(days=1),
                 measures=("kwh",),
                 aggregate="hourly:sum",
                 weight=2.0,
@@ -392,21 +394,9 @@ def view_queries(ds: Any) -> list[Any]:
                 "Hourly mean CPU idle % of database.example.com over the data (a dashboard)",
                 dict(first.entity),
                 ds.time_span[0].floor("h"),
-                ds.time_span[1].floor("h") + _one_hour(),
+                ds.time_span[1].floor("h") + pd.Timedelta(hours=1),
                 aggregate="hourly:mean",
                 weight=2.0,
             )
         )
     return qs
-
-
-def _one_day() -> Any:
-    import pandas as pd
-
-    return pd.Timedelta(days=1)
-
-
-def _one_hour() -> Any:
-    import pandas as pd
-
-    return pd.Timedelta(hours=1)
