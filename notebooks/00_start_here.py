@@ -74,7 +74,7 @@ print("tables:", emu.connection().list_tables())
 # | `07_design_lab` | any dataset or your own CSV, any design, side by side | all |
 # | `08_bigtable_today` | structured row keys, continuous materialized views instead of aggregate rows and second tables, counters | G05, G07, G08, G12, G20, G29 |
 
-# %% [markdown]
+# %% [markdown] tags=["summary"]
 # ## Summary
 #
 # * The workbench turns a dataset and a schema into the exact cells Bigtable would store,

@@ -26,6 +26,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises import ____, garden_month
 wb.setup()
 
 # %% [markdown]
@@ -190,7 +191,6 @@ versions_table.run(ds.query("garden_month"))
 # to see which condition each one breaks. `garden_month.hint()` gives a hint and `garden_month.solution()` the answer.
 
 # %%
-from workbench.exercises import ____, garden_month
 print(wb.pattern_names("garden_temperature"))
 choice = ____   # ← your design, e.g. "daily_rows"
 

@@ -26,6 +26,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises import ____, game_both
 wb.setup()
 
 # %% [markdown]
@@ -79,7 +80,6 @@ pd.concat(waste, names=["design"]).round(1)
 # `game_both.hint()` gives a hint and `game_both.solution()` the answer; section G05 below comes back to it.
 
 # %%
-from workbench.exercises import ____, game_both
 print(wb.pattern_names("game_scores"))
 choice = ____   # ← your design, e.g. "game_time_player"
 

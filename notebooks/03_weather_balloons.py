@@ -27,6 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises import ____, balloon_format
 wb.setup()
 
 # %% [markdown]
@@ -64,7 +65,6 @@ formats.analyses["single_timestamp"].capacity
 # gives a hint and `balloon_format.solution()` the answer; the next two sections come back to it.
 
 # %%
-from workbench.exercises import ____, balloon_format
 print(wb.pattern_names("weather_balloons"))
 choice = ____   # ← your design, e.g. "single_timestamp"
 

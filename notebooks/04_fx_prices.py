@@ -30,6 +30,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises import ____, fx_salt
 wb.setup()
 
 # %% [markdown]
@@ -157,7 +158,6 @@ for design in (wb.preset("fx_prices", "salted", n=4), promoted):
 # the scans a USD/JPY range read needs. `fx_salt.hint()` gives a hint and `fx_salt.solution()` the answer.
 
 # %%
-from workbench.exercises import ____, fx_salt
 SALT_BUCKETS = ____   # ← your answer: a whole number of salt buckets
 
 # %% tags=["finding"]
@@ -287,7 +287,7 @@ averages.dropna().tail(3)
 measured = {q.name: table.run(q).result for q in ds.queries}
 wb.analyze(ds, promoted, measured=measured).queries
 
-# %% [markdown]
+# %% [markdown] tags=["summary"]
 # ## Summary
 #
 # * **G06** — a timestamp-first key put every write on one node in the key-distribution model (see the

@@ -27,6 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises import ____, dashboard_key
 wb.setup()
 
 # %% [markdown]
@@ -129,7 +130,6 @@ pd.DataFrame(lengths).T.style.format({"key share of stored bytes": "{:.0%}", "by
 # `dashboard_key.solution()` the answer.
 
 # %%
-from workbench.exercises import ____, dashboard_key
 KEY = ____   # ← your answer: a list of key segments
 
 # %% tags=["finding"]
@@ -209,7 +209,7 @@ pd.DataFrame({"rows of examplepetstore before the drop": [before],
               "rows of altostrat still readable": [table.run(fleet.query("altostrat_everything")).result.rows_returned]},
              index=["count"]).T
 
-# %% [markdown]
+# %% [markdown] tags=["summary"]
 # ## Summary
 #
 # * **G16** — the workbench built Heroic's documented row key, offsets and values exactly; one row holds up

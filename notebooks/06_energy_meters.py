@@ -28,6 +28,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises import ____, daily_panel
 wb.setup()
 
 # %% [markdown]
@@ -190,7 +191,6 @@ side.loc[["plan", "rows_seen", "rows_returned", "cells_returned", "bytes_seen"]]
 # check; try `"hour"` to see it fail. `daily_panel.hint()` gives a hint and `daily_panel.solution()` the answer.
 
 # %%
-from workbench.exercises import ____, daily_panel
 BUCKET = ____   # ← your answer: a bucket such as "hour" or "week"
 
 # %% tags=["finding"]
@@ -225,7 +225,7 @@ truth = ds.frame[ds.frame["meter_id"] == day.entity["meter_id"]].set_index("time
 pd.DataFrame({"row key read back": read["row_key"].to_numpy(), "kWh (summary row)": read["kwh_sum"].to_numpy(),
               "kWh (sum of raw readings)": truth.round(3).to_numpy()})
 
-# %% [markdown]
+# %% [markdown] tags=["summary"]
 # ## Summary
 #
 # * **G23** — with meters installed one after another, the newest sequential IDs start in one tablet at the

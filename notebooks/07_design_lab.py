@@ -26,6 +26,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises import ____, lab_pattern
 wb.setup()
 
 # %% [markdown]
@@ -156,7 +157,6 @@ lab
 # `lab_pattern.hint()` gives a hint and `lab_pattern.solution()` the answer.
 
 # %%
-from workbench.exercises import ____, lab_pattern
 print(lab.controls.pattern.options)
 PATTERN = ____   # ← your answer; try "timestamp_first" to see the check fail
 

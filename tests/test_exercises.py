@@ -131,7 +131,8 @@ def test_the_answer_is_not_stated_just_above_an_exercise():
             continue
         path = next(p for p in src.glob("0*.py") if f"{name}.check(" in p.read_text())
         cells = jupytext.read(path).cells
-        at = next(i for i, c in enumerate(cells) if f"import ____, {name}" in c.source)
+        # the answer cell: the one just before the check
+        at = next(i for i, c in enumerate(cells) if f"{name}.check(" in c.source) - 1
         before = [c.source for c in cells[:at] if c.cell_type == "markdown"]
         said = [f"`{problem.solution_value}`", f'"{problem.solution_value}"']
         assert not [t for t in before for w in said if w in t], (name, path.name)

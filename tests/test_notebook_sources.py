@@ -55,3 +55,37 @@ def test_committed_notebooks_carry_no_outputs():
         nb = nbformat.read(path, as_version=4)
         ran = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.get("outputs")]
         assert not ran, f"{path.name}: cells {ran} have outputs; clear them before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_follows_the_workshop_conventions(path: Path):
+    """Learning objectives first; one setup cell, the first code cell, with every import an
+    exercise needs (so a later cell never fails on a missing name); a summary tagged ``summary``
+    (the report index shows it) after the last lesson; the cleanup cell last."""
+    cells = jupytext.read(path.with_suffix(".py")).cells
+    name = path.name
+    assert cells[0].cell_type == "markdown" and "Learning objectives" in cells[0].source, name
+    code = [i for i, c in enumerate(cells) if c.cell_type == "code"]
+    tagged = [i for i, c in enumerate(cells) if "setup" in c.metadata.get("tags", [])]
+    assert tagged == [code[0]], f"{name}: one setup cell, the first code cell (tagged: {tagged})"
+    setup = cells[code[0]].source
+    assert "import workbench as wb" in setup and "wb.setup()" in setup, name
+    exercise_imports = [i for i in code[1:] if "from workbench.exercises import" in cells[i].source]
+    assert not exercise_imports, (
+        f"{name}: exercise imports outside the setup cell: {exercise_imports}"
+    )
+    if any(".check(" in cells[i].source for i in code):
+        assert "from workbench.exercises import" in setup, f"{name}: the exercise's import"
+    last = cells[-1]
+    assert last.cell_type == "code" and "cleanup" in last.metadata.get("tags", []), name
+    assert "wb.cleanup()" in last.source, name
+    summaries = [i for i, c in enumerate(cells) if "summary" in c.metadata.get("tags", [])]
+    headed = [
+        i for i, c in enumerate(cells) if c.cell_type == "markdown" and "## Summary" in c.source
+    ]
+    assert summaries == headed and len(headed) == 1, (
+        f"{name}: summary tagged {summaries}, headed {headed}"
+    )
+    assert all(i > summaries[0] for i in code[-1:]) and summaries[0] > code[-2], (
+        f"{name}: the summary comes after the last lesson, before the cleanup"
+    )
