@@ -157,6 +157,7 @@ def test_designs_are_compared_at_the_same_event_rate():
     assert two.events_per_s == pytest.approx(one.events_per_s) == pytest.approx(20_000)
     assert two.stored_gib / one.stored_gib == pytest.approx(2.0, rel=0.1)
     assert list(cmp.table["events_per_s"]) == pytest.approx([20_000, 20_000])
+    assert "20,000 events/s (production;" in two.verdict()  # a stated rate, not the sample's
     # the deprecated mutation rate is read as the event rate in a comparison, for the same reason
     old = compare(ds, designs, target_writes_per_s=20_000)
     assert old.table["nodes_needed"].tolist() == cmp.table["nodes_needed"].tolist()

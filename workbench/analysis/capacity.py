@@ -389,7 +389,7 @@ def capacity(
             "second, deprecated), not both."
         )
     rate = events_per_s * mutations_per_event if events_per_s is not None else target_writes_per_s
-    if rate is not None and abs(rate - kd.write_rate_per_s) > 1e-9:
+    if rate is not None and abs(rate - kd.write_rate_per_s) > 1e-9 * max(1.0, rate):
         kd = kd.rerun(write_rate_per_s=rate)
     n = index.n_cells
     key_b = int(index.key_bytes[index.row].sum()) if n else 0
@@ -521,7 +521,11 @@ def capacity(
         replication_gib_month=float(per_month / 2**30 * (clusters - 1)),
         settings=st,
         schema_name=schema_name,
-        target_given=events_per_s is not None or target_writes_per_s is not None,
+        target_given=(
+            events_per_s is not None
+            or target_writes_per_s is not None
+            or st.write_rate_per_s is not None
+        ),
     )
 
 

@@ -240,8 +240,9 @@ def analyze(
         )
     with _timed(tm, "keyspace"):
         writes = writes_from_index(index)
+        write_rate = target_writes_per_s
         if events_per_s is not None:  # this design's mutations for that many events
-            target_writes_per_s = events_per_s * len(writes.row) / max(len(ds), 1)
+            write_rate = events_per_s * len(writes.row) / max(len(ds), 1)
         kd = key_distribution(
             index,
             seen_rows=qc.seen_rows,
@@ -249,7 +250,7 @@ def analyze(
             query_node_s=query_node_seconds(qc),
             nodes=nodes,
             settings=st,
-            write_rate_per_s=target_writes_per_s,
+            write_rate_per_s=write_rate,
             queries_per_s=queries_per_s,
             writes=writes,
             schema_name=name,
@@ -271,6 +272,8 @@ def analyze(
             seen_rows=qc.seen_rows,
             weights=weights,
             salt_buckets=salt,
+            events_per_s=events_per_s,  # the model already ran at it: said, not re-run
+            target_writes_per_s=target_writes_per_s,
         )
     return Analysis(
         dataset=ds.name,
