@@ -185,6 +185,8 @@ def labelled(label: str, value: Any) -> str:
         return money(value)
     if "node CPU at" in label or "share" in label:
         return percent(value)
+    if label.startswith(("nodes ", "clusters")):  # a node count is whole: 3, not 3.00
+        return count(value)
     return number(value)
 
 

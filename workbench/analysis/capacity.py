@@ -263,6 +263,10 @@ class Capacity:
             {"value": [labelled(str(k), v) for k, v in t["value"].items()]}, index=t.index
         )
 
+    def query_tier_texts(self) -> dict[str, str]:
+        """Which tier each query's rows come from (tiered storage only; modelled)."""
+        return {q: tier_text(share) for q, share in self.query_tiers.items()}
+
     def retention_table(self) -> pd.DataFrame:
         """Per family: its GC rule, the months it keeps, the share of cells it keeps, TB kept."""
         return pd.DataFrame.from_records(
