@@ -69,7 +69,11 @@ def test_timestamp_first_puts_each_windows_writes_on_one_node(dists):
     # split never cuts a write frontier: the table stays one tablet
     assert kd.n_tablets == 1
     assert kd.busiest_range["name"].startswith("BATTERY#201503")
-    assert "Hotspot" in kd.verdict()
+    # at the data's own rate (12,000 writes over March, 0.0045/s) a frontier costs a few
+    # millionths of a node: the shape is named, not a hotspot; at 100,000 writes/s it is one,
+    # past the design's 9,800 writes/s ceiling
+    assert kd.verdict().startswith("Write frontier:") and "Hotspot" not in kd.verdict()
+    assert kd.verdict(100_000).startswith("Hotspot:") and "9,800 writes/s" in kd.verdict(100_000)
 
 
 def test_timestamp_first_draws_a_diagonal_write_frontier(dists):

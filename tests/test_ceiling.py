@@ -47,7 +47,7 @@ def test_timestamp_first_is_one_nodes_write_rate_at_the_cpu_target():
     assert c.writes_per_s == pytest.approx(ONE_NODE, rel=0.01)
     assert (c.unit, c.units, c.unit_share) == ("write frontier", 1, 1.0)
     assert c.unit_name.startswith("T#")
-    assert "one frontier" in c.text() and "9,800 writes/s" in c.text()
+    assert "one write frontier" in c.text() and "9,800 writes/s" in c.text()
 
 
 @pytest.mark.parametrize("k", [2, 5])
@@ -108,7 +108,8 @@ def test_whether_units_grow_is_a_stated_assumption():
     t = stamps(3000)
     idx = CellIndex.build(frame([f"E{s % 3}#{s:08d}" for s in t], t))
     kd = key_distribution(idx)
-    from workbench.analysis.keyspace import design_ceiling, writes_from_index
+    from workbench.analysis.ceiling import design_ceiling
+    from workbench.analysis.keyspace import writes_from_index
     from workbench.analysis.load_windows import first_writes
 
     w = writes_from_index(idx)

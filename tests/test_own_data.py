@@ -128,11 +128,11 @@ def test_whole_gallery_is_ranked_on_default_and_stated_queries():
     for ds in _real():
         c = wb.compare(ds, wb.presets(ds))
         assert list(c.analyses) == wb.pattern_names(ds)
-        # 3 design criteria (hotspot, bytes/event, largest row) + one per default query
-        assert len(c.criteria) == 3 + len(ds.queries), (ds.name, c.criteria)
+        # 4 design criteria (hotspot, ceiling, bytes/event, largest row) + one per default query
+        assert len(c.criteria) == 4 + len(ds.queries), (ds.name, c.criteria)
     stocks = _real()[0]
     c = wb.compare(stocks, wb.presets(stocks), queries=["latest 1 per symbol"])
-    assert len(c.criteria) == 4
+    assert len(c.criteria) == 5
     # latest-1 of one symbol is a one-row read when the symbol leads the key: newest first
     # (G09), or a reverse scan with a rows limit on Cloud Bigtable; time-first keys (G06) and
     # salted ones (G08) must scan every symbol's rows, so they rank last

@@ -48,6 +48,12 @@ def key_distribution_html(kd: KeyDistribution) -> str:
         f"<div><b>Key distribution</b> {html.escape(kd.schema_name)}: {html.escape(kd.verdict())}. "
         f"{s['tablets']} tablets on {kd.nodes} nodes; busiest key range "
         f"<code>{html.escape(str(s['busiest_range']))}</code>"
+        + (
+            f"<p><b>Ceiling</b>: {html.escape(kd.ceiling.text())}; "
+            f"<small>{html.escape(kd.ceiling.assumption)}</small></p>"
+            if kd.ceiling is not None
+            else ""
+        )
         + (f"<ul>{diag}</ul>" if diag else "")
         # the heat map as the designer draws it: its labels and scale follow the picture at any
         # page width (a PNG's 9-pt key labels shrank to ~6 px on a 1280-px notebook page)

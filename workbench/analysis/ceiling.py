@@ -24,7 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._index import CellIndex
+from .keylabels import range_label
 from .load_windows import Writes
+from .settings import Settings
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,9 @@ class Ceiling:
         if self.unit == "row":
             return f"one row, {self.unit_name!r}, takes {self.unit_share:.0%} of the writes"
         if self.units == 1 or self.unit_share >= 0.999:
-            return f"writes arrive at one frontier ({self.unit_name})"
+            return f"writes arrive at one write frontier ({self.unit_name})"
         return (
-            f"writes arrive at {self.units:,} frontiers; the busiest ({self.unit_name}) "
+            f"writes arrive at {self.units:,} write frontiers; the busiest ({self.unit_name}) "
             f"takes {self.unit_share:.0%}"
         )
 
@@ -159,3 +162,41 @@ def query_ceiling(
     if top <= 0:
         return math.inf, -1
     return queries_per_s * cpu_target / top, r
+
+
+def design_ceiling(
+    index: CellIndex,
+    w: Writes,
+    first: np.ndarray,
+    row_read_cpu: np.ndarray,
+    queries_per_s: float,
+    st: Settings,
+    *,
+    units_grow: bool = False,
+    cpu_target: float | None = None,
+) -> Ceiling:
+    """The design's ceiling (see ceiling.py) with its busiest unit named by its keys, at
+    ``cpu_target`` (default: the settings') and one node's write rate."""
+    target = st.cpu_target if cpu_target is None else float(cpu_target)
+    wpn = st.node_rates()[1]
+    rate, lo, hi, share, units, kind = write_ceiling(
+        w,
+        first,
+        planning_row_bytes=float(st.planning_row_bytes),
+        node_writes_per_s=wpn,
+        cpu_target=target,
+        units_grow=units_grow,
+    )
+    qrate, qrow = query_ceiling(row_read_cpu, queries_per_s, target)
+    return Ceiling(
+        writes_per_s=rate,
+        queries_per_s=qrate,
+        unit=kind,
+        unit_name=range_label(index, lo, hi) if kind else "",
+        unit_share=share,
+        units=units,
+        cpu_target=target,
+        node_writes_per_s=wpn,
+        units_grow=units_grow,
+        read_row=index.key(qrow) if qrow >= 0 else "",
+    )

@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
+from ..formatting import number
 from ..reprs import html_of
 from ..schema.schema import Schema
 from ..schema.views import ViewDesign
@@ -221,6 +222,52 @@ def carried_or_left_out(ds: Dataset, schema: Schema) -> tuple[Dataset, str]:
     )
 
 
+def _rank_ceiling(s: pd.Series, label: str) -> dict[str, str]:
+    """The designs by ceiling, highest first ("a > b": a takes more; "≈" within 5 %)."""
+    order = s.sort_values(ascending=False, kind="stable").index.tolist()
+    best, worst = order[0], order[-1]
+    if len(order) == 1:
+        reason = f"{best}: {number(s[best])} events/s"
+    elif s[best] <= s[worst] * 1.05:
+        reason = f"all about equal ({number(s[best])} events/s)"
+        best = worst = ""
+    else:
+        reason = (
+            f"{best} takes up to {number(s[best])} events/s at any node count; {worst} stops at "
+            f"{number(s[worst])} events/s"
+        )
+    ranking = order[0]
+    for prev, nxt in pairwise(order):
+        ranking += (" ≈ " if s[prev] <= s[nxt] * 1.05 else " > ") + nxt
+    return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
+
+
+def _ties_under_the_ceilings(
+    rec: dict[str, str], table: pd.DataFrame, analyses: Mapping[str, Analysis]
+) -> dict[str, str]:
+    """The hotspot ranking as a tie when every design's ceiling is far above the rate judged
+    (``Settings.ceiling_headroom`` ×) and no busiest node is over the CPU target: the shapes
+    differ, but at this rate none of them costs anything, and the ranking says so."""
+    rate = float(table["events_per_s"].max())
+    ceilings = table["ceiling_events_per_s"].astype(float)
+    headroom = min(a.keyspace.settings.ceiling_headroom for a in analyses.values())
+    busy = any(a.keyspace.hotspot for a in analyses.values())
+    if busy or not (ceilings >= headroom * rate).all():
+        return rec
+    order = table["hotspot_factor"].astype(float).sort_values(kind="stable").index.tolist()
+    return {
+        **rec,
+        "ranking": " ≈ ".join(order),
+        "best": "",
+        "worst": "",
+        "reason": (
+            f"a tie at {number(rate)} events/s: every design's ceiling is over {headroom:,.0f}× "
+            f"that (lowest {number(ceilings.min())} events/s) and no node is near its CPU target, "
+            f"so the shapes ({rec['reason']}) cost nothing at this rate"
+        ),
+    }
+
+
 def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
     """Rank analyses already made (one per label) without recomputing them.
 
@@ -241,6 +288,7 @@ def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
     table = pd.DataFrame.from_records(recs).set_index("design")
     criteria = [
         ("hotspot_factor", "hotspot (busiest node ÷ fair share)"),
+        ("ceiling_events_per_s", "ceiling (events/s no node count lifts)"),
         ("bytes_per_event", "storage (bytes per event)"),
         ("projected_max_row_bytes", "largest row (after retention)"),
     ]
@@ -273,7 +321,12 @@ def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
                 }
             )
             continue
-        rec = _rank(table, col, lab, fmts[col])
+        if col == "ceiling_events_per_s":  # higher is better
+            rec = _rank_ceiling(table[col].astype(float), lab)
+        else:
+            rec = _rank(table, col, lab, fmts[col])
+        if col == "hotspot_factor":
+            rec = _ties_under_the_ceilings(rec, table, analyses)
         query = col.split(": node ms")[0] if col.endswith(": node ms") else None
         if query is not None:  # say why: rows seen and scans of best and worst
             b, w = rec["best"], rec["worst"]

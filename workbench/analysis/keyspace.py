@@ -35,9 +35,9 @@ import pandas as pd
 
 from ..reprs import html_of
 from ._index import CellIndex
-from .ceiling import Ceiling, query_ceiling, write_ceiling
+from .ceiling import Ceiling, design_ceiling
 from .keylabels import bucket_labels, prefix_labels, range_label
-from .load_metrics import hot_table, pressure, tablet_shares, window_shares
+from .load_metrics import diagnostics, hot_table, pressure, tablet_shares, window_shares
 from .load_windows import (
     KeyMatrices,
     Writes,
@@ -49,6 +49,7 @@ from .load_windows import (
     write_matrices,
     writes_from_index,
 )
+from .rate_verdict import RateVerdict, is_hotspot, judge
 from .replay import Replay, replay
 from .settings import DEFAULT, Settings
 from .tablets import initial_tablets, sample_split_bytes
@@ -112,7 +113,7 @@ class KeyDistribution:
     ceiling: Ceiling | None = None  # the highest sustained rate at any node count
     events: int = 0  # events the sample holds (0: unknown; a write then counts as an event)
     inputs: dict = field(default_factory=dict, repr=False, compare=False)  # to re-run the model
-    _runs: dict = field(default_factory=dict, repr=False, compare=False)
+    _runs: dict = field(default_factory=dict, repr=False, compare=False)  # by nodes or rate
 
     # -- the same workload on another cluster ----------------------------------------------
     def rerun(self, **changes: object) -> KeyDistribution:
@@ -257,15 +258,14 @@ class KeyDistribution:
             return "new keys arrive in key order (a write frontier): no split or node spreads it"
         return self._row_why()
 
-    def verdict(self) -> str:
-        """The takeaway in one line (used as the figures' titles)."""
-        if self.n_writes == 0 and not self.reads.any():
-            return "No load"
+    def shape(self) -> str:
+        """What the keys do to the load, whatever the rate (the verdict's first half)."""
         if self.spread == "hotspot":
             what = "tablet" if self.nodes == 1 else "node"
             share = self.mean_tablet_share if self.nodes == 1 else self.mean_share
-            why = self._why()
-            return f"Hotspot: one {what} takes {share:.0%} of each window's load" + (
+            c = self.ceiling
+            why = c.shape() if c is not None and c.unit and self.frontier else self._why()
+            return f"one {what} takes {share:.0%} of each window's load" + (
                 f"; {why}" if why else f" (fair share {self.fair_share:.0%})"
             )
         row = f" ({self._row_why()})" if self.hot_rows else ""
@@ -287,46 +287,49 @@ class KeyDistribution:
             row or floor
         )
 
+    @property
+    def rate_source(self) -> str:
+        """Whose write rate the model ran at: the dataset's own or a target."""
+        own = abs(self.write_rate_per_s - self.data_writes_per_s) <= 1e-9 * max(
+            self.data_writes_per_s, 1e-300
+        )
+        return "the dataset's own rate" if own else "the target rate"
+
+    @property
+    def hotspot(self) -> bool:
+        """Whether the load is a hotspot at the model's rate: over the design's ceiling, or the
+        busiest node over the CPU target with the load concentrated."""
+        return is_hotspot(self)
+
+    @property
+    def mutations_per_event(self) -> float:
+        """Mutations the design writes per event (1 when the event count is unknown)."""
+        return self.n_writes / self.events if self.events else 1.0
+
+    def at_rate(self, events_per_s: float) -> KeyDistribution:
+        """The same workload at ``events_per_s`` events per second, in this design's mutations
+        (cached)."""
+        writes = float(events_per_s) * self.mutations_per_event
+        if abs(writes - self.write_rate_per_s) <= 1e-12 * max(writes, 1.0):
+            return self
+        key = ("rate", writes)
+        if key not in self._runs:
+            self._runs[key] = self.rerun(write_rate_per_s=writes)
+        return self._runs[key]
+
+    def verdict(self, events_per_s: float | None = None) -> RateVerdict:
+        """The takeaway in one line (the figures' titles), judged at the model's own rate or at
+        ``events_per_s``: the shape, then what it costs at that rate; "Hotspot" only when the
+        busiest node is over the CPU target with the load concentrated, or the rate over the
+        ceiling (rate_verdict.py)."""
+        if events_per_s is not None:
+            kd = self.at_rate(events_per_s)
+            return judge(kd, kd.shape(), "the target rate", float(events_per_s))
+        return judge(self, self.shape(), self.rate_source)
+
     def diagnostics(self) -> list[dict[str, str]]:
         """Key Visualizer's diagnostic messages, in its words, where this model shows them."""
-        st, out = self.settings, []
-        if self.n_writes == 0 and not self.reads.any():
-            return [{"message": "No data scanned", "severity": "info", "detail": "no load at all"}]
-        poor = self.pressure >= st.pressure_poor
-        single = bool(self.hot_rows)
-        for kind, m in (("write", self.writes), ("read", self.reads)):
-            hit = poor & (m > 0)
-            if hit.any():
-                out.append(
-                    {
-                        "message": f"High {kind} pressure",
-                        "severity": "danger" if single else "warning",
-                        "detail": f"{int(hit.any(axis=0).sum())} key bucket(s) on a node over "
-                        f"{st.cpu_target:.0%} CPU" + (" (caused by single rows)" if single else ""),
-                    }
-                )
-        last_rows = self.rows[-1] if self.rows.size else np.zeros(0)
-        last_data = self.data_bytes[-1] if self.data_bytes.size else np.zeros(0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            avg = np.where(last_rows > 0, last_data / np.maximum(last_rows, 1), 0)
-        if self.large_rows.any() or (avg > st.large_row_range_avg_bytes).any():
-            out.append(
-                {
-                    "message": "Large rows",
-                    "severity": "warning",
-                    "detail": f"rows over {st.large_row_bytes / 2**20:,.0f} MiB or key ranges "
-                    f"averaging over {st.large_row_range_avg_bytes / 1e6:,.0f} MB per row",
-                }
-            )
-        if self.n_rows < st.key_buckets:
-            out.append(
-                {
-                    "message": "Key space not to scale",
-                    "severity": "info",
-                    "detail": f"{self.n_rows:,} rows cannot fill {st.key_buckets:,} key buckets",
-                }
-            )
-        return out
+        return diagnostics(self)
 
     def summary(self) -> dict[str, object]:
         return {
@@ -348,10 +351,18 @@ class KeyDistribution:
             "busiest_node_cpu": self.busiest_node_cpu,
             "window_minutes": self.window_minutes,
             "warmup_windows": self.warmup_windows,
+            "ceiling_writes_per_s": self.ceiling.writes_per_s if self.ceiling else float("inf"),
+            "ceiling_unit": self.ceiling.unit_name if self.ceiling else "",
+            "hotspot_at_rate": self.hotspot,
         }
 
     def _repr_html_(self) -> str:
         return html_of(self)
+
+    def __str__(self) -> str:
+        """The verdict and the ceiling in two lines (what ``print(kd)`` shows)."""
+        out = f"Key distribution {self.schema_name}: {self.verdict()}"
+        return out + (f"\nCeiling: {self.ceiling.text()}" if self.ceiling is not None else "")
 
 
 def key_distribution(
@@ -411,44 +422,6 @@ def key_distribution(
     rates["read_cpu"] = float(rcpu.sum(dtype=np.float64))
     inputs["ceiling"] = design_ceiling(index, w, first, rcpu, rates["qps"], st)
     return _assemble(index, w, grid, km, reads, rp, rates, inputs)
-
-
-def design_ceiling(
-    index: CellIndex,
-    w: Writes,
-    first: np.ndarray,
-    row_read_cpu: np.ndarray,
-    queries_per_s: float,
-    st: Settings,
-    *,
-    units_grow: bool = False,
-    cpu_target: float | None = None,
-) -> Ceiling:
-    """The design's ceiling (see ceiling.py) with its busiest unit named by its keys, at
-    ``cpu_target`` (default: the settings') and one node's write rate."""
-    target = st.cpu_target if cpu_target is None else float(cpu_target)
-    wpn = st.node_rates()[1]
-    rate, lo, hi, share, units, kind = write_ceiling(
-        w,
-        first,
-        planning_row_bytes=float(st.planning_row_bytes),
-        node_writes_per_s=wpn,
-        cpu_target=target,
-        units_grow=units_grow,
-    )
-    qrate, qrow = query_ceiling(row_read_cpu, queries_per_s, target)
-    return Ceiling(
-        writes_per_s=rate,
-        queries_per_s=qrate,
-        unit=kind,
-        unit_name=range_label(index, lo, hi) if kind else "",
-        unit_share=share,
-        units=units,
-        cpu_target=target,
-        node_writes_per_s=wpn,
-        units_grow=units_grow,
-        read_row=index.key(qrow) if qrow >= 0 else "",
-    )
 
 
 def _checked_nodes(nodes: int) -> int:

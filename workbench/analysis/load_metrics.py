@@ -6,10 +6,15 @@ most 100 %), and a tablet's share is never above its node's (the node serves the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ._index import CellIndex
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .keyspace import KeyDistribution
 
 
 def tablet_load(
@@ -97,3 +102,47 @@ def loaded_extent(rows: np.ndarray, live: np.ndarray, s: int, e: int) -> tuple[i
     lo = int(min(loaded.min() if len(loaded) else big, rd.min() if len(rd) else big))
     hi = int(max(loaded.max() if len(loaded) else -1, rd.max() if len(rd) else -1))
     return lo, hi
+
+
+def diagnostics(kd: KeyDistribution) -> list[dict[str, str]]:
+    """Key Visualizer's diagnostic messages, in its words, where the model shows them: High
+    read/write pressure (danger when single rows cause it), Large rows, Key space not to scale,
+    No data scanned."""
+    st, out = kd.settings, []
+    if kd.n_writes == 0 and not kd.reads.any():
+        return [{"message": "No data scanned", "severity": "info", "detail": "no load at all"}]
+    poor = kd.pressure >= st.pressure_poor
+    single = bool(kd.hot_rows)
+    for kind, m in (("write", kd.writes), ("read", kd.reads)):
+        hit = poor & (m > 0)
+        if hit.any():
+            out.append(
+                {
+                    "message": f"High {kind} pressure",
+                    "severity": "danger" if single else "warning",
+                    "detail": f"{int(hit.any(axis=0).sum())} key bucket(s) on a node over "
+                    f"{st.cpu_target:.0%} CPU" + (" (caused by single rows)" if single else ""),
+                }
+            )
+    last_rows = kd.rows[-1] if kd.rows.size else np.zeros(0)
+    last_data = kd.data_bytes[-1] if kd.data_bytes.size else np.zeros(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        avg = np.where(last_rows > 0, last_data / np.maximum(last_rows, 1), 0)
+    if kd.large_rows.any() or (avg > st.large_row_range_avg_bytes).any():
+        out.append(
+            {
+                "message": "Large rows",
+                "severity": "warning",
+                "detail": f"rows over {st.large_row_bytes / 2**20:,.0f} MiB or key ranges "
+                f"averaging over {st.large_row_range_avg_bytes / 1e6:,.0f} MB per row",
+            }
+        )
+    if kd.n_rows < st.key_buckets:
+        out.append(
+            {
+                "message": "Key space not to scale",
+                "severity": "info",
+                "detail": f"{kd.n_rows:,} rows cannot fill {st.key_buckets:,} key buckets",
+            }
+        )
+    return out

@@ -94,6 +94,7 @@ class Settings:
     # of clusters), or multi-cluster routing with autoscaling (Monitoring)
     cpu_target_multi_cluster: float = 0.35  # two or more clusters, multi-cluster routing, no
     # autoscaling (Monitoring)
+    ceiling_headroom: float = 10.0  # compare: ceilings all this far above the rate rank as a tie
     hotspot_share: float = 0.5  # a tablet with half the load is a hotspot more keys do not spread
     clusters: int = 1  # replication: every cluster stores and applies every write
     routing: str = "single-cluster"  # app profile routing: "single-cluster" or "multi-cluster"
