@@ -73,6 +73,14 @@ def share_of_node(cpu: float) -> str:
     return f"{np.format_float_positional(pct, precision=2, fractional=False, trim='-')} %"
 
 
+def rate_text(rate: float) -> str:
+    """A rate with three significant figures however small (an hourly series: 0.000278), whole
+    numbers with separators from 1,000."""
+    if not math.isfinite(rate) or rate >= 1000:
+        return number(rate)
+    return np.format_float_positional(rate, precision=3, fractional=False, trim="-")
+
+
 def over_ceiling(kd: KeyDistribution) -> bool:
     """Whether the model's write rate is over the design's ceiling."""
     c = kd.ceiling
@@ -102,7 +110,7 @@ def consequence(kd: KeyDistribution, source: str) -> str:
     rate = kd.write_rate_per_s
     cpu = kd.busiest_node_cpu
     uses = f"needs {cpu:,.1f} nodes of CPU" if cpu >= 1 else f"uses {share_of_node(cpu)} of a node"
-    out = f"at {number(rate)} writes/s ({source}) the busiest node {uses}"
+    out = f"at {rate_text(rate)} writes/s ({source}) the busiest node {uses}"
     c = kd.ceiling
     if c is not None and math.isfinite(c.writes_per_s):
         out += f"; stops scaling at {number(c.writes_per_s)} writes/s"
