@@ -63,3 +63,50 @@ def test_long_modules_state_why():
         f"modules over {LONG_MODULE_LINES} lines whose docstring has no '{LONG_MODULE_REASON}' "
         f"paragraph; split them by job or say why they are one: {unexplained}"
     )
+
+
+# a function past this many lines says in its docstring why it is one function (or is split)
+LONG_FUNCTION_LINES = 120
+LONG_FUNCTION_REASON = "Why one function:"
+
+
+def test_long_functions_state_why():
+    import ast
+
+    unexplained = []
+    for path in sorted((REPO / "workbench").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                doc = ast.get_docstring(node) or ""
+                if n > LONG_FUNCTION_LINES and LONG_FUNCTION_REASON not in doc:
+                    unexplained.append(
+                        f"{path.relative_to(REPO)}:{node.lineno} {node.name} ({n} lines)"
+                    )
+    assert not unexplained, (
+        f"functions over {LONG_FUNCTION_LINES} lines whose docstring has no "
+        f"'{LONG_FUNCTION_REASON}' sentence; split them into named steps or say why: {unexplained}"
+    )
+
+
+def test_no_dead_private_definitions():
+    """A module's private function or class that nothing uses is dead code: delete it. (Public
+    names are the package's API; decorated functions are registered by their decorator.)"""
+    import ast
+    import re
+
+    texts = {p: p.read_text(encoding="utf-8") for p in (REPO / "workbench").rglob("*.py")}
+    everything = "\n".join(texts.values())
+    dead = []
+    for path, text in sorted(texts.items()):
+        for node in ast.parse(text).body:
+            if (
+                isinstance(node, (ast.FunctionDef, ast.ClassDef))
+                and node.name.startswith("_")
+                and not node.name.startswith("__")
+                and not node.decorator_list
+                and len(re.findall(rf"\b{re.escape(node.name)}\b", everything)) < 2
+            ):
+                dead.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
+    assert not dead, f"private definitions nothing uses: {dead}"

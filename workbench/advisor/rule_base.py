@@ -28,7 +28,6 @@ from .context import Context
 from .findings import Finding
 from .suggest import (
     first_lossless,
-    key_of,
     replace_segment,
     tall_layout,
 )
@@ -122,10 +121,6 @@ def _render(
     ctx = RenderContext({c: f[c] for c in f.columns}, time_us(f[ds.time]))
     ctx.metric = ds.measures[0] if key.metric is not None else None
     return key.render(ctx)
-
-
-def _ds_key(c: Context, table: str) -> RowKey:
-    return key_of(c.schema, table)
 
 
 def _carried(c: Context, key: RowKey) -> list[str]:

@@ -83,6 +83,10 @@ class CellIndex:
 
         Each chunk is reduced at once to integer codes (row keys to UTF-8
         ``bytes``), so at most one chunk's Python objects are alive at a time.
+
+        Why one function: the steps share a dozen large arrays that are freed one by one as soon
+        as they are used (the 10-million-event path's peak, tests/test_parquet_memory.py);
+        helper calls would keep each handed-on array alive in their caller's frame.
         """
         _large_arrays_from_mmap()
         tab_u: dict[str, int] = {}

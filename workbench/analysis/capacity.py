@@ -382,7 +382,12 @@ def capacity(
     ``load_at(n)``: the load model at ``n`` nodes (default ``kd.at_nodes``); ``families``: the
     design's families per table (``Schema.table_families()``: their GC rules set retention);
     ``seen_rows`` and ``weights``: the rows each query reads and its share of the queries
-    (which tier they come from); ``salt_buckets``: the key's salt, if any (the fix names it)."""
+    (which tier they come from); ``salt_buckets``: the key's salt, if any (the fix names it).
+
+    Why one function: it is the capacity model's one pass from the load to a cost (storage, CPU
+    nodes, tiers, retention, price), each figure feeding the next; the separable steps are the
+    functions it calls (cpu_nodes, retention, compression_ratio, cold_shares).
+    """
     st = settings
     mutations_per_event = kd.n_writes / max(events, 1) if kd.n_writes else 1.0
     if events_per_s is not None and target_writes_per_s is not None:

@@ -232,10 +232,6 @@ class TableSpec:
     updated: tuple[str, ...] = ()
 
 
-def _is_not_found(exc: Exception) -> bool:
-    return isinstance(exc, api_exceptions.NotFound)
-
-
 def get_families(conn: Connection, table_id: str) -> dict[str, admin_types.ColumnFamily] | None:
     """The table's families as stored (None when the table does not exist)."""
     req = admin_types.GetTableRequest(

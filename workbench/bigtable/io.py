@@ -387,7 +387,12 @@ def load(
     Re-running is safe: tables are updated in place and cells rewritten with the same
     timestamps. A verification that finds differences raises :class:`WriteError` with the
     report attached (``err.report``, ``err.table``). A load whose estimated memory (emulator
-    and kernel) exceeds what is available is refused before any request (``check_memory``)."""
+    and kernel) exceeds what is available is refused before any request (``check_memory``).
+
+    Why one function: it is the order of a load (checks, tables, write, verify, register) with
+    each step's failure handling in one place; the steps themselves are functions of their own
+    (ensure_tables, write_cells, verify).
+    """
     from ..datasets.model import require_dataset
 
     require_dataset(dataset, "load")

@@ -486,7 +486,11 @@ def read_plan(
 
     ``families`` (with GC rules) enable GC-on-read; ``gc_now_us`` is the clock the rules use
     (default: now). ``model_cells`` are the cells written (all tables): the model runs
-    ``plan.evaluate`` on their GC-live part."""
+    ``plan.evaluate`` on their GC-live part.
+
+    Why one function: one ReadRows stream is consumed, decoded, timed and watched by the idle
+    watchdog in one loop; split, the watchdog would no longer see the whole stream.
+    """
     now = int(time.time() * 1_000_000) if gc_now_us is None else int(gc_now_us)
     if plan.requests > 1:
         return _read_parts(

@@ -207,7 +207,12 @@ def prepare(
     ``cell_depth_s``: what a cell costs the server per cell already in its row (the emulator's
     quadratic slowdown); a long row is then cut into pieces that shrink as the row deepens.
     ``reducers``: logical table → {family: "sum"|"min"|"max"|"hll"} (aggregate families);
-    ``sum_families`` names sum families the same way."""
+    ``sum_families`` names sum families the same way.
+
+    Why one function: it is one vectorised pass over the sorted cells (factorise keys, cut
+    pieces, split long rows, estimate each request) whose arrays feed each other; each cut is a
+    few NumPy lines with its reason in a comment.
+    """
     f = cells.frame
     unknown = sorted(set(f["table"].unique()) - set(tables))
     if unknown:
@@ -579,7 +584,11 @@ def write_cells(
     explicit timestamps rewrite the same cells. ``resume_from=(logical_table, row_key)``
     skips rows before that key (what a WriteError suggests). ``reducers``: logical table →
     {family: "sum"|"min"|"max"|"hll"} for aggregate families (read from the stored tables
-    too): each cell's inputs are combined here and sent as one ``AddToCell``."""
+    too): each cell's inputs are combined here and sent as one ``AddToCell``.
+
+    Why one function: the thread pool, the progress bar, Ctrl-C and every error path share the
+    same requests in flight and the same counts, and a failure's message must see all of them.
+    """
     from . import admin
 
     t0 = time.perf_counter()

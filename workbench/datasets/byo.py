@@ -412,6 +412,9 @@ def from_csv(
     header is refused naming the line. The file is read ``chunksize`` lines at a time with a
     progress bar (``progress=False`` hides it). Rows in other error messages are 0-based
     data rows (the header is not counted). ``read_csv_kwargs`` go to ``pandas.read_csv``.
+
+    Why one function: every refusal names the file's line and column, which only the reading
+    loop knows; the checks after reading are from_dataframe's.
     """
     p = Path(path)
     if not p.is_file():

@@ -86,6 +86,12 @@ def hosts(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, list[QueryIntent]]:
+    """Heroic-shaped server metrics: ``n_events`` events and their queries, from ``rng``.
+
+    Why one function: the draws from its one seeded generator must stay in this order (every
+    value of the dataset, and the tests' hand-derived figures, depend on it), so it reads top to
+    bottom as the data's story.
+    """
     n_metrics = len(METRICS)
     # at least 20 minutes (Heroic's second point is 16m40s in), at most 30 days
     n_hosts, n_points = split(

@@ -452,6 +452,9 @@ def build_dataset(
     keeps only those and records the columns left out in ``notes``. ``empty_ok`` names
     entity columns where ``""`` is a value meaning "absent" (Heroic tags); missing
     values are still refused there.
+
+    Why one function: the rules run in the order the module docstring lists, each on the frame
+    the previous one left, so every message can name the row as the user's file numbers it.
     """
     if not isinstance(frame, pd.DataFrame):
         raise DatasetError(f"Expected a pandas DataFrame of events, got {type(frame).__name__}.")

@@ -94,6 +94,12 @@ def _pressure(alt: np.ndarray, t0: np.ndarray, z0: np.ndarray, p0: np.ndarray) -
 
 
 def generate(n_events: int, rng: np.random.Generator) -> tuple[pd.DataFrame, list[QueryIntent]]:
+    """Balloon flights: ``n_events`` readings and their queries, from ``rng``.
+
+    Why one function: the draws from its one seeded generator must stay in this order (every
+    value of the dataset, and the tests' hand-derived figures, depend on it), so it reads top to
+    bottom as the data's story.
+    """
     per_flight = int(
         29_000 / ASCENT / 60 + 40
     )  # readings of an average flight, to size the launch plan

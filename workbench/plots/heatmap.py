@@ -201,10 +201,6 @@ def _gradient() -> str:
     return f"linear-gradient({stops})"
 
 
-def _num(v: float) -> str:
-    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.3g}"
-
-
 def key_heatmap_html(
     kd: KeyDistribution, what: str = "writes", *, emulator_note: bool = True
 ) -> str:

@@ -69,7 +69,11 @@ _WIDTH = {"s": 11, "ms": 14, "us": 17}  # one digit more than now: times before 
 
 
 def _generic(ds: Dataset) -> dict[str, Callable[..., Schema]]:
-    """Every design for ``ds``'s shape, recommended (entity columns first) first."""
+    """Every design for ``ds``'s shape, recommended (entity columns first) first.
+
+    Why one function: it is a catalogue, one entry per design family for your own data's shape,
+    read top to bottom like presets.py.
+    """
     prec = time_precision(ds)
     ents = list(ds.entity)
     fam = Family("m")

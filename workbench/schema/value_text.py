@@ -49,14 +49,6 @@ def factorize(values: np.ndarray, use_na_sentinel: bool = True) -> tuple[np.ndar
     return codes, np.asarray(uniq)
 
 
-def to_object(a: np.ndarray | pd.Series) -> np.ndarray:
-    """A numpy object array of Python str (what CellFrame columns hold)."""
-    a = a.to_numpy() if isinstance(a, pd.Series) else np.asarray(a)
-    if a.dtype == object:
-        return a
-    return a.astype(object)
-
-
 def encode_text(values: pd.Series) -> np.ndarray:
     """Column → object array of text: floats as shortest repr, bools as true/false."""
     kind = values.dtype.kind
@@ -269,13 +261,6 @@ def _zero_padded(values: np.ndarray, width: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- fast value bytes
-
-
-def _repr_join(values: list) -> list:
-    """``repr`` of each value as bytes through C-level map/join/split (no bytecode per value)."""
-    if not values:
-        return []
-    return "\n".join(map(repr, values)).encode().split(b"\n")
 
 
 def _float_bytes(x: np.ndarray) -> np.ndarray:

@@ -310,12 +310,6 @@ class Designer(W.VBox):
             compare_tab.render(self)
         self.stale.discard(which)
 
-    def render_all(self) -> None:
-        """Draw every tab for the current design (what a saved notebook or report will show)."""
-        for k in TABS:
-            if k != "emulator":
-                self.render_tab(k)
-
     def show_tab(self, name: str) -> None:
         """Open tab ``name`` (one of ``TABS``: "heatmap", "advisor", "compare"…) and draw it."""
         if name not in TABS:
