@@ -258,3 +258,26 @@ def test_a_row_every_query_reads_caps_the_query_rate():
     assert "stop scaling at 70.0 queries/s" in cap.verdict() and "(G05)" in cap.verdict()
     calm = capacity(idx, 100, kd.rerun(queries_per_s=50))
     assert not calm.hotspot_limited
+
+
+def test_a_busiest_node_more_nodes_do_not_relieve_is_not_extrapolated():
+    from workbench.analysis.cpu_need import cpu_nodes
+
+    class Stuck:  # the sample's warm-up: one node at 3.74 nodes of CPU whatever the count
+        def __init__(self, n):
+            self.busiest_node_cpu, self.busiest_tablet_cpu, self.hotspot_factor = 3.74, 0.1, 1.0
+
+    # 7.28 nodes of CPU at 70 %: 11 nodes if even; the busiest over the target asks for
+    # ceil(11 × 3.74 / 0.7) = 59, capped at twice the even count, 22; at 22 the busiest node is
+    # still 3.74 (an even spread would have taken 1.87 off): the 11 stands, with the reason
+    need = cpu_nodes(7.28, Stuck, 0.7)
+    assert [n for n, _ in need.rounds] == [11, 22] and need.nodes == 11
+    assert "not extrapolated" in need.note and not need.hotspot_limited
+
+    class Relieved:  # a busiest node at twice its fair share, which more nodes do relieve
+        def __init__(self, n):
+            self.busiest_node_cpu, self.busiest_tablet_cpu = 2 * 7.28 / n, 0.1
+            self.hotspot_factor = 2.0
+
+    # at 11: 1.32 → ceil(11 × 1.32 / 0.7) = 21; at 21: 0.69 fits
+    assert cpu_nodes(7.28, Relieved, 0.7).nodes == 21
