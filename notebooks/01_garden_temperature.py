@@ -1,6 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
+#     formats: ipynb,py:percent
 #     notebook_metadata_filter: title,-jupytext.text_representation.jupytext_version
 #     text_representation:
 #       extension: .py

@@ -89,3 +89,28 @@ def test_notebook_follows_the_workshop_conventions(path: Path):
     assert all(i > summaries[0] for i in code[-1:]) and summaries[0] > code[-2], (
         f"{name}: the summary comes after the last lesson, before the cleanup"
     )
+
+
+def test_a_new_notebook_gets_no_py_twin_and_the_workshop_ones_stay_paired(tmp_path):
+    # JupyterLab saves through jupytext's contents manager: with the pairing in jupytext.toml every
+    # new Untitled.ipynb got an Untitled.py; the pairing now lives in each workshop notebook
+    import shutil
+
+    from jupytext import TextFileContentsManager
+
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    shutil.copy(REPO / "notebooks" / "jupytext.toml", folder)
+    shutil.copy(NOTEBOOKS[1], folder)
+    cm = TextFileContentsManager(root_dir=str(tmp_path))
+    made = cm.new_untitled(path="notebooks", type="notebook")
+    cm.save(cm.get(made["path"]), made["path"])
+    assert sorted(p.name for p in folder.glob("Untitled*")) == ["Untitled.ipynb"]
+    # a workshop notebook saved from the lab still writes its .py
+    name = f"notebooks/{NOTEBOOKS[1].name}"
+    cm.save(cm.get(name), name)
+    assert (folder / NOTEBOOKS[1].with_suffix(".py").name).is_file()
+    for path in NOTEBOOKS:
+        assert jupytext.read(path.with_suffix(".py")).metadata["jupytext"]["formats"] == (
+            "ipynb,py:percent"
+        ), path.name

@@ -32,3 +32,19 @@ def test_the_emulator_tab_says_what_was_verified_with_counts_and_time(emulator):
     assert f"{rep.cells:,} cells written in {rep.elapsed_s:.2f} s" in panel, panel[:500]
     assert "cbt" in panel and "count" in panel
     wb.cleanup()
+
+
+def test_make_report_includes_the_attendees_own_notebooks(tmp_path):
+    import inspect
+
+    import nbformat
+
+    from workbench.report import build_reports, report_notebooks
+
+    folder = tmp_path / "notebooks"
+    (folder / ".ipynb_checkpoints").mkdir(parents=True)
+    for name in ("01_b.ipynb", "00_a.ipynb", "my_design.ipynb", ".ipynb_checkpoints/x.ipynb"):
+        nbformat.write(nbformat.v4.new_notebook(), folder / name)
+    assert [p.name for p in report_notebooks(tmp_path)] == ["00_a.ipynb", "01_b.ipynb", "my_design.ipynb"]
+    # `make report` (workbench report, no arguments) reports what report_notebooks() lists
+    assert "else report_notebooks()" in inspect.getsource(build_reports)

@@ -24,7 +24,7 @@ from ._findings import finding
 from ._scrub import Scrubber
 from ._widgets import StaticWidgets
 from .build import Report, build_report, build_reports, main_report
-from .execute import execute_notebook, workshop_notebooks
+from .execute import execute_notebook, report_notebooks, workshop_notebooks
 from .export import export_html, offline_problems
 
 __all__ = [
@@ -39,5 +39,6 @@ __all__ = [
     "ReportError",
     "Report",
     "workshop_notebooks",
+    "report_notebooks",
     "offline_problems",
 ]

@@ -23,7 +23,7 @@ from ..guidelines import GUIDELINES
 from . import _templates
 from ._findings import CellError, Finding, NotebookFacts
 from ._scrub import Scrubber
-from .execute import execute_notebook, workshop_notebooks
+from .execute import execute_notebook, report_notebooks
 from .export import export_html, offline_problems
 from .provenance import REPO_ROOT, _now, emulator_description
 
@@ -228,7 +228,8 @@ def build_reports(
 ) -> list[Path]:
     """Execute notebooks and write one offline HTML report each plus ``out/index.html``; returns the paths.
 
-    ``notebooks`` defaults to every workshop notebook. The kernels find the
+    ``notebooks`` defaults to every workshop notebook, then the attendee's own notebooks in
+    ``notebooks/`` (:func:`report_notebooks`). The kernels find the
     emulator through ``BIGTABLE_EMULATOR_HOST``: ``emulator`` (an ``Emulator``
     or a ``host:port``) when given, otherwise one reused or started here (and
     stopped at the end only if started here). A failing cell does not stop the
@@ -236,7 +237,7 @@ def build_reports(
     :class:`ReportError` names the notebooks and cells that failed (unless
     ``allow_errors``). ``progress`` receives a line as each notebook starts and ends.
     """
-    notebooks = [Path(p) for p in notebooks] if notebooks else workshop_notebooks()
+    notebooks = [Path(p) for p in notebooks] if notebooks else report_notebooks()
     if not notebooks:
         raise ReportError(
             f"No notebooks to report on: none given and none in {REPO_ROOT / 'notebooks'}."
@@ -315,7 +316,11 @@ def main_report(argv: list[str] | None = None) -> int:
         prog="workbench report",
         description="Execute notebooks and write self-contained HTML reports that open offline.",
     )
-    p.add_argument("notebooks", nargs="*", help="notebooks (default: every workshop notebook)")
+    p.add_argument(
+        "notebooks",
+        nargs="*",
+        help="notebooks (default: the workshop's, then your own in notebooks/)",
+    )
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
     p.add_argument(
         "--live", action="store_true", help="inline the widget renderer (live widgets offline)"

@@ -20,6 +20,14 @@ def workshop_notebooks(root: Path = REPO_ROOT) -> list[Path]:
     return sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
+def report_notebooks(root: Path = REPO_ROOT) -> list[Path]:
+    """What ``make report`` reports on: the workshop notebooks, then every other notebook an
+    attendee saved in ``notebooks/`` (their own design work is what they take home)."""
+    ours = workshop_notebooks(root)
+    theirs = sorted(p for p in (root / "notebooks").glob("*.ipynb") if p not in ours)
+    return ours + theirs
+
+
 def execute_notebook(
     path: Path,
     *,
