@@ -48,3 +48,17 @@ def test_make_report_includes_the_attendees_own_notebooks(tmp_path):
     assert [p.name for p in report_notebooks(tmp_path)] == ["00_a.ipynb", "01_b.ipynb", "my_design.ipynb"]
     # `make report` (workbench report, no arguments) reports what report_notebooks() lists
     assert "else report_notebooks()" in inspect.getsource(build_reports)
+
+
+def test_a_query_time_must_be_iso_8601_as_its_message_says():
+    import pytest
+
+    from workbench.errors import DatasetError
+
+    ds = wb.load_dataset("energy_meters", size="tiny")
+    kw = dict(entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+    # 31/12/2005 was read (day first, by guessing) although the error for bad times says ISO 8601
+    with pytest.raises(DatasetError, match=r"'31/12/2005' is not a time; write ISO 8601"):
+        wb.from_dataframe(ds.frame, **kw, queries=["all at 31/12/2005"])
+    ok = wb.from_dataframe(ds.frame, **kw, queries=["all at 2005-12-31", "a: all from 2005 to 2006"])
+    assert str(ok.queries[0].start).startswith("2005-12-31")

@@ -68,6 +68,10 @@ def _duration(text: str, line: str) -> pd.Timedelta:
     return d
 
 
+_ISO_8601 = re.compile(
+    r"-?\d{4,}(-\d{2}(-\d{2}([T ]\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?",
+    re.I,
+)
 _TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:?\d{2})?", re.I)
 # what pandas can hold (ns since 1970): a time beyond is refused as a range, not a crash
 _TIME_RANGE = f"{pd.Timestamp.min:%Y-%m-%d} to {pd.Timestamp.max:%Y-%m-%d}"
@@ -86,6 +90,10 @@ def _time(text: str, line: str, ds: Dataset | None = None) -> pd.Timestamp:
             f"read as today.{span} Write the date too, e.g. '2024-01-01T{text.strip()}'."
         )
     try:
+        # only ISO 8601, as the message says: pandas would read 31/12/2005 (or 01/02/2005,
+        # day or month first?) by guessing
+        if not _ISO_8601.fullmatch(text.strip()):
+            raise ValueError(text)
         ts = pd.Timestamp(text.strip())
     except (OverflowError, pd.errors.OutOfBoundsDatetime):
         raise QuerySyntaxError(
