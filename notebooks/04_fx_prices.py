@@ -278,7 +278,7 @@ averages = pd.concat([close] + [close.rolling(w).mean().rename(f"{w} moving aver
                      axis=1)
 averages.plot(title="USD/JPY mid price: daily close and moving averages (read back from the emulator)",
               ylabel="JPY per USD", figsize=(10, 4))
-averages.dropna().tail(3)
+averages.dropna().tail(3).round(3)
 
 # %% [markdown]
 # Every query of the dataset, measured on the emulator beside the model: rows and bytes returned must

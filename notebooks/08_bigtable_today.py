@@ -93,7 +93,7 @@ print(designs["cmv_rollup"].create_sql("meters")["hourly"])
 # %% tags=["G29"]
 cmp = wb.compare(energy, list(designs.values()), queries=wb.view_queries(energy))
 cmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-           "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]]
+           "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]].round(3)
 
 # %% [markdown]
 # The client sends fewer row writes (no summary rows), but Bigtable updates the view once per
@@ -122,7 +122,7 @@ print(gdesigns["async_index"].create_sql("scores")["by_game"])
 # %% tags=["G05"]
 gcmp = wb.compare(games, list(gdesigns.values()))
 gcmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-            "lol_march: rows seen", "staleness"]]
+            "lol_march: rows seen", "staleness"]].round(3)
 
 # %% [markdown]
 # The total writes are the same — the client's second write becomes Bigtable's index update — and so are

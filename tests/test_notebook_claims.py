@@ -92,3 +92,26 @@ def test_07_the_advisor_designer_ends_where_the_text_says(fx):
     assert f"shows where it ended — `{fix.schema.name}`" in text
     if not fix.findings:
         assert "has no findings left" in text
+
+
+def test_07_csv_query_over_the_last_hour_returns_the_rows_it_reports(emulator):
+    # 07's own CSV: 5 meters read every 15 minutes, the last at 14:45. "all over 1 hour" is the last
+    # hour with both ends in: 13:45, 14:00, 14:15, 14:30, 14:45 for each meter = 25 events. The
+    # window used to start at 13:45:00.000001: 20 events "✔ matches" beside 25 rows returned (a
+    # key of second precision still covers 13:45), and the text showed the microsecond.
+    mine = wb.from_csv(
+        REPO / "datasets" / "energy_meters.csv",
+        entity=["meter_id"],
+        time="time",
+        measures=["kwh", "voltage"],
+        name="my_meters",
+        queries=["all over 1 hour"],
+    )
+    q = mine.queries[0]
+    assert q.description == "Every series from 2015-03-01 13:45 UTC through 2015-03-01 14:45 UTC."
+    table = emulator.load(mine, wb.preset(mine, "entity_first"), verify=False)
+    run = table.run(q)
+    assert run.correct and len(run.answer) == 25 == run.result.rows_returned
+    page = run._repr_html_()
+    assert "25 events; ✔ matches the source events" in page and ".000001" not in page
+    table.drop()

@@ -37,6 +37,67 @@ def test_every_guideline_is_demonstrated_in_a_tagged_code_cell():
     assert not missing, f"guidelines with no tagged code cell in any notebook: {missing}"
 
 
+# what an attendee must never read in a table: 8.27e-08, 2.407907e+10, 0.0000000827, 16809.501267
+SCIENTIFIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d+\b", re.I)
+LONG_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{4,}\b")
+PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?%")
+# a time of day with its fraction is data (04's microsecond keys), not a figure
+TIME_OF_DAY = re.compile(r"\d{2}:\d{2}:\d{2}\.\d+")
+
+
+def _shown_texts(nb) -> list[tuple[int, str, str]]:
+    """(cell, "table" | "text", text) for what each output shows: every table cell of its HTML,
+    or its plain text when it has no HTML; printed text too."""
+    import html as H
+
+    out = []
+    for i, cell in enumerate(nb.cells):
+        for o in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = o.get("data", {})
+            page = data.get("text/html", "")
+            for table in re.findall(r"<table.*?</table>", page, re.S):
+                for td in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", table, re.S):
+                    out.append((i, "table", H.unescape(re.sub(r"<[^>]+>", "", td)).strip()))
+            if not page and "text/plain" in data:
+                out.append((i, "table", data["text/plain"]))
+            text = H.unescape(re.sub(r"<[^>]+>", " ", page)) + o.get("text", "")
+            out.append((i, "text", text))
+    return out
+
+
+def unreadable_numbers(nb) -> list[str]:
+    """Numbers in scientific notation or with more than three decimals in a table, and shares
+    above 100 % anywhere in the output."""
+    bad = []
+    for i, kind, text in _shown_texts(nb):
+        text = TIME_OF_DAY.sub("", text)
+        if kind == "table":
+            bad += [f"cell {i}: {n!r} in {text[:80]!r}" for n in SCIENTIFIC.findall(text)]
+            bad += [f"cell {i}: {n!r} in {text[:80]!r}" for n in LONG_DECIMALS.findall(text)]
+        else:
+            over = [m for m in PERCENT.finditer(text) if float(m.group(1)) > 100]
+            bad += [f"cell {i}: {text[max(0, m.start() - 60) : m.end()]!r}" for m in over]
+    return bad
+
+
+def test_the_number_check_sees_what_it_must():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            {
+                "text/html": "<table><tr><td>8.27e-08</td><td>16809.501267</td><td>0.096</td>"
+                "<td>2015-03-02 04:55:07.958019</td></tr></table><p>a node takes 188 % of it</p>"
+            },
+        )
+    ]
+    nb.cells = [cell]
+    found = unreadable_numbers(nb)
+    assert len(found) == 3 and "8.27e-08" in found[0] and "16809.501267" in found[1]
+    assert "188 %" in found[2]
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
@@ -67,6 +128,9 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
         if c.cell_type == "code" and _guideline_tags(c) and not c.get("outputs")
     ]
     assert not silent, f"{path.name}: guideline cells without output: {silent}"
+    # numbers read at workshop scale: formatted, never 8.27e-08, 0.0000000827 or 16809.501267
+    unreadable = unreadable_numbers(nb)
+    assert not unreadable, f"{path.name}: " + "; ".join(unreadable[:8])
 
     # its report: one self-contained page that opens offline with every figure and widget output
     body, facts = export_html(nb, stem=path.stem, notebook=f"notebooks/{path.name}")

@@ -194,11 +194,9 @@ def comparison_result_html(cmp: Comparison) -> str:
     """The ranking with its reasons, a row per criterion and a column per design, the small multiples."""
     import pandas as pd
 
+    from .formatting import number as num
     from .plots import figure_html
     from .plots.compare import plot_comparison
-
-    def num(x: Any) -> str:
-        return "—" if pd.isna(x) else (f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}")
 
     # a row per criterion and a column per design: narrow enough for a notebook or a printed report
     rows = {"verdict": cmp.table["verdict"]}

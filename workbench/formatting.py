@@ -128,7 +128,7 @@ def milliseconds(x: Any) -> str:
     v = float(x)
     if v >= 60_000:
         return duration(v / 1000)
-    return f"{v:,.0f} ms" if v >= 100 else f"{v:,.3g} ms"
+    return f"{v:,.0f} ms" if v >= 100 else f"{number(v)} ms"
 
 
 def duration(seconds: Any) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
+from ..formatting import number
 
 QueryKind = Literal["range", "latest", "slice", "point", "scan"]
 """
@@ -284,7 +285,7 @@ class Dataset:
                 if rows
                 else ""
             )
-            + self.frame.head(5).to_html(index=False)
+            + self.frame.head(5).to_html(index=False, float_format=number)
             + "</div>"
         )
 

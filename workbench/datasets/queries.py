@@ -77,6 +77,21 @@ _TIME_OF_DAY = re.compile(r"\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:Z|[+-]\d{2}:
 _TIME_RANGE = f"{pd.Timestamp.min:%Y-%m-%d} to {pd.Timestamp.max:%Y-%m-%d}"
 
 
+def _when(ts: pd.Timestamp | None) -> str:
+    """A time as a person writes it: 2015-03-01 14:45 UTC (seconds only when there are)."""
+    from ..formatting import timestamp
+
+    return timestamp(ts)
+
+
+def _between(start: pd.Timestamp | None, end: pd.Timestamp | None) -> str:
+    """ "from … to …" in words; an end one microsecond past an event (an 'over' window, which
+    keeps its last event) reads as "through" that event, not as 14:45:00.000001."""
+    if end is not None and end.microsecond == 1 and end.nanosecond == 0:
+        return f"from {_when(start)} through {_when(end - pd.Timedelta(1, 'us'))}"
+    return f"from {_when(start)} to {_when(end)}"
+
+
 def _span(ds: Dataset) -> str:
     lo, hi = ds.time_span
     return f"{lo} to {hi}"
@@ -189,10 +204,14 @@ def _window(
         return "range", None, None
     m = re.fullmatch(r"over\s+(?:the\s+last\s+)?(.+)", rest)
     if m:
-        end = ds.time_span[1] + pd.Timedelta(1, "us")  # end exclusive: the last event is in
+        # the last D of the data, both ends in: [last − D, last]. A start one microsecond after
+        # last − D read as 13:45:00.000001 and left out the readings at 13:45 that a key of
+        # second or minute precision still returns (rows returned 25 beside 20 events)
+        last = ds.time_span[1]
+        end = last + pd.Timedelta(1, "us")
         span = _duration(m.group(1), line)
         try:
-            start = end - span
+            start = last - span
             if start < pd.Timestamp.min.tz_localize("UTC"):
                 raise OverflowError
             return "range", start, end
@@ -281,9 +300,9 @@ def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
         kind, start, end = _window(ds, m.group(1), line)
         if kind == "point":  # one instant: a slice one microsecond wide
             end = start + pd.Timedelta(1, "us")
-            desc = f"Every series at {start}."
+            desc = f"Every series at {_when(start)}."
         else:
-            desc = f"Every series from {start} to {end}."
+            desc = f"Every series {_between(start, end)}."
         kw = {"kind": "slice", "start": start, "end": end, "description": desc}
     elif m := re.fullmatch(
         rf"({'|'.join(AGGREGATES)})\s+(\S+)\s+for\s+(.+?)(\s+(?:over|from|at)\s.+)?",
@@ -313,16 +332,16 @@ def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
             "aggregate": f"{agg}:{measure}",
             "description": f"The {agg} of {measure} for "
             + ", ".join(f"{k}={v}" for k, v in ent.items())
-            + (f" from {start} to {end}." if start is not None else "."),
+            + (f" {_between(start, end)}." if start is not None else "."),
         }
     elif m := re.fullmatch(r"(.+?=.+?)(\s+(?:over|from|at)\s.+)?", body, flags=re.I):
         ent = _filters(ds, m.group(1), line)
         kind, start, end = _window(ds, m.group(2) or "", line)
         who = ", ".join(f"{k}={v}" for k, v in ent.items())
         desc = (
-            f"{who} at {start}."
+            f"{who} at {_when(start)}."
             if kind == "point"
-            else f"{who} from {start} to {end}."
+            else f"{who} {_between(start, end)}."
             if start is not None
             else f"Every event of {who}."
         )
