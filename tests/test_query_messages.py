@@ -76,3 +76,22 @@ def test_times_beyond_what_pandas_holds_are_a_range_message(ds):
         parse_query("sensor=S1 from 2024-01-01 to 9999-01-01", ds)
     with pytest.raises(QuerySyntaxError, match=r"'1000 years' reaches before 1677-09-2"):
         parse_query("sensor=S1 over 1000 years", ds)
+
+
+def test_default_queries_name_only_series_a_line_can_carry():
+    # the busiest sensor's name has a comma; its measure name has spaces and a symbol
+    times = pd.date_range("2024-01-01", periods=24, freq="1h", tz="UTC")
+    df = pd.DataFrame(
+        {
+            "sensor": ["Hall, north"] * 24 + ["S2"] * 12 + ["line\nbreak"] * 12,
+            "time": list(times) + list(times[:12]) + list(times[12:]),
+            "temp (°C)": [1.0] * 48,
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning either: every default is inside the data
+        ds = wb.from_dataframe(df, entity="sensor", time="time", measures="temp (°C)")
+    lines = [q.text for q in ds.queries]
+    assert any(ln.startswith("sensor=S2 over ") for ln in lines), lines  # busiest one a line names
+    assert not any("Hall" in ln or "break" in ln or "mean" in ln for ln in lines), lines
+    assert lines[0] == "latest 1 per sensor"

@@ -129,7 +129,16 @@ def _day_month(col: pd.Series, name: str, dayfirst: bool | None, word: str) -> p
         dayfirst = bool(day_a.any())
     day, month = (a, b) if dayfirst else (b, a)
     year = parts[3][hit]
-    year = year.where(year.str.len() == 4, "20" + year)
+    short = (year.str.len() != 4).to_numpy()
+    if short.any():  # 99: 1999 or 2099? no rule guesses that right for every file
+        i = np.flatnonzero(short)[0]
+        raise DatasetError(
+            f"Time column {name!r} has dates with a two-digit year ({int(short.sum()):,} "
+            f"{word}s, e.g. {word} {col.index[hit][i]}: {text[hit].iloc[i]!r}): the century is "
+            "not written, and 19xx or 20xx would be a guess. Write four-digit years "
+            "(31/12/1999), or convert the column first: pd.to_datetime(df[col], format="
+            "'%d/%m/%y') reads 69-99 as 19xx and 00-68 as 20xx."
+        )
     iso = year + "-" + month.map("{:02d}".format) + "-" + day.map("{:02d}".format)
     iso = iso + parts[4][hit].str.replace(r"^[ T]", "T", regex=True)
     out = text.copy()

@@ -408,7 +408,7 @@ def default_query_lines(ds: Dataset) -> list[str]:
     if not len(ds.frame):
         return []
     lines = []
-    ent = busiest(ds, ds.entity)
+    ent = _writable_busiest(ds)
     who = ", ".join(f"{k}={v}" for k, v in ent.items())
     if ds.entity:
         lines.append(f"latest 1 per {', '.join(ds.entity)}")
@@ -416,8 +416,14 @@ def default_query_lines(ds: Dataset) -> list[str]:
     span = end - start
     rng = _nice(span / 10) if span > pd.Timedelta(0) else "1 day"
     if ds.entity:
-        lines.append(f"{who} over {rng}")
-        lines.append(f"mean {ds.measures[0]} for {who} over {rng}")
+        # a series whose values a line cannot carry (commas, newlines, "over") is not named;
+        # nor a measure whose name has spaces ("temp (°C)"): no default query the user never
+        # wrote may fail to parse
+        if ent:
+            lines.append(f"{who} over {rng}")
+            measure = next((m for m in ds.measures if re.fullmatch(r"\S+", m)), None)
+            if measure is not None:
+                lines.append(f"mean {measure} for {who} over {rng}")
     else:
         lines.append(f"everything over {rng}")
     if ds.entity and ds.n_entities() > 1:
@@ -425,6 +431,31 @@ def default_query_lines(ds: Dataset) -> list[str]:
         step = pd.Timedelta(np.median(np.diff(t))) if len(t) > 1 else pd.Timedelta("1h")
         lines.append(f"all over {_nice(max(step, pd.Timedelta('1min')))}")
     return lines
+
+
+_AWKWARD = re.compile(r"[,=\n\r'\"]|^\s|\s$|\s(?:and|over|from|to|at|per|for)(?:\s|$)", re.I)
+
+
+def _writable_busiest(ds: Dataset) -> dict[str, Any]:
+    """The busiest series whose entity values a query line carries as they are (text without
+    separators or keywords); {} when there is none."""
+    if not ds.entity:
+        return {}
+    frame = ds.frame[list(ds.entity)]
+    ok = np.ones(len(frame), dtype=bool)
+    for col in ds.entity:
+        ok &= (
+            frame[col]
+            .map(lambda v: bool(str(v)) and not _AWKWARD.search(str(v)))
+            .to_numpy(dtype=bool)
+        )
+    if not ok.any():
+        return {}
+    if ok.all():
+        return busiest(ds, ds.entity)
+    counts = frame[ok].groupby(list(ds.entity), sort=True, observed=True).size()
+    top = counts.idxmax()
+    return dict(zip(ds.entity, top if isinstance(top, tuple) else (top,), strict=True))
 
 
 def default_queries(ds: Dataset) -> list[QueryIntent]:

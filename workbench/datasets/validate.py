@@ -343,9 +343,25 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
                     f"{_fmt_rows(col.index[bad], word)}: {bad_vals}). Measures must be numbers or booleans; "
                     "put text in an attribute (attributes=[...]) or convert it first."
                 )
+            _check_exact(col, converted, name, word)
             out = converted
             notes.append(
                 f"measure {name!r} was {dtype} (not numeric); converted to numbers ({out.dtype})."
+            )
+    if ptypes.is_float_dtype(out.dtype):
+        arr = (  # a view for NumPy floats: no copy of a 10-million-event column
+            out.to_numpy()
+            if isinstance(out.dtype, np.dtype)
+            else out.to_numpy(dtype=float, na_value=np.nan)
+        )
+        inf = np.isinf(arr)
+        if inf.any():
+            shown = [str(v) for v in col.to_numpy(dtype=object)[inf][:_EXAMPLES]]
+            raise DatasetError(
+                f"Measure column {name!r} holds {inf.sum():,} infinite value(s) "
+                f"({_fmt_rows(col.index[inf], word)}: {shown}): a number beyond float64's "
+                "±1.8e308, or inf itself, cannot be stored and compared. Fix or drop those rows "
+                "(an unknown value can stay empty)."
             )
     missing = int(out.isna().sum())
     if missing:
@@ -353,6 +369,33 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
             f"measure {name!r} is missing in {missing:,} events (no value to store for those)."
         )
     return out, notes
+
+
+_INTEGER_TEXT = r"^\s*[+-]?\d{16,}\s*$"  # 16+ digits: where float64 may round an integer
+
+
+def _check_exact(col: pd.Series, converted: pd.Series, name: str, word: str) -> None:
+    """Integers written as text that float64 cannot hold exactly (over 2^53) are refused, not
+    rounded without a word."""
+    text = col.astype(object).map(lambda v: v if isinstance(v, str) else "")
+    long_int = text.str.match(_INTEGER_TEXT).to_numpy(dtype=bool)
+    if not long_int.any():
+        return
+    idx = np.flatnonzero(long_int)
+    lost = [
+        i
+        for i in idx
+        if np.isfinite(converted.iloc[i]) and int(text.iloc[i]) != int(converted.iloc[i])
+    ]
+    if lost:
+        i = lost[0]
+        raise DatasetError(
+            f"Measure column {name!r} holds integers float64 cannot store exactly ({len(lost):,} "
+            f"rows, {_fmt_rows(col.index[lost], word)}: {text.iloc[i].strip()!r} would become "
+            f"{int(converted.iloc[i]):,}); measures are float64 or int64, exact only to "
+            "2^53 = 9,007,199,254,740,992. Store such identifiers as an attribute "
+            f"(attributes=[{name!r}]) or as text in the entity, or scale them first."
+        )
 
 
 def _nullable_to_numpy(col: pd.Series, name: str) -> tuple[pd.Series, str | None]:

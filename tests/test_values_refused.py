@@ -1,0 +1,66 @@
+"""Values that used to be read wrong without a word: a two-digit year (31/12/99 became 2099),
+an infinite measure (1e400), an integer given as text that float64 would round (22 digits).
+Each is refused naming the column, the row and what to do."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import workbench as wb
+from workbench.errors import DatasetError
+
+
+def _csv(tmp_path, body: str):
+    p = tmp_path / "d.csv"
+    p.write_text("sensor,time,v\n" + body)
+    return p
+
+
+def test_a_two_digit_year_is_refused_not_read_as_20xx(tmp_path):
+    p = _csv(tmp_path, "S1,30/12/1999,1\nS1,31/12/99,2\n")
+    with pytest.raises(DatasetError) as ei:
+        wb.from_csv(p, entity="sensor", time="time", measures="v", naive_tz="UTC")
+    msg = str(ei.value)
+    assert (
+        "Time column 'time' has dates with a two-digit year (1 data rows, e.g. data row 1: " in msg
+    )
+    assert "'31/12/99'" in msg and "19xx or 20xx would be a guess" in msg
+    assert "four-digit years" in msg and "format='%d/%m/%y'" in msg
+
+
+def test_an_infinite_measure_is_refused_with_its_row(tmp_path):
+    p = _csv(tmp_path, "S1,2024-01-01T00:00:00Z,1\nS1,2024-01-01T00:01:00Z,1e400\n")
+    with pytest.raises(DatasetError) as ei:
+        wb.from_csv(p, entity="sensor", time="time", measures="v")
+    msg = str(ei.value)
+    # pandas reads 1e400 as inf: the row is named
+    assert "Measure column 'v' holds 1 infinite value(s) (data row 1: ['inf'])" in msg
+    assert "Fix or drop those rows" in msg
+    df = pd.DataFrame(
+        {"sensor": ["S1"], "time": pd.to_datetime(["2024-01-01"], utc=True), "v": [float("-inf")]}
+    )
+    with pytest.raises(DatasetError, match=r"holds 1 infinite value\(s\) \(row 0: \['-inf'\]\)"):
+        wb.from_dataframe(df, entity="sensor", time="time", measures="v")
+
+
+def test_an_integer_float64_would_round_is_refused():
+    # numbers given as text (a frame read with dtype=str, a JSON export): converted here
+    df = pd.DataFrame(
+        {
+            "sensor": ["S1", "S1"],
+            "time": pd.to_datetime(["2024-01-01", "2024-01-02"], utc=True),
+            "v": ["12", "1234567890123456789012"],
+        }
+    )
+    with pytest.raises(DatasetError) as ei:
+        wb.from_dataframe(df, entity="sensor", time="time", measures="v")
+    msg = str(ei.value)
+    assert "holds integers float64 cannot store exactly (1 rows, row 1: " in msg
+    assert "'1234567890123456789012' would become 1,234,567,890,123,456,774,144" in msg
+    assert "2^53 = 9,007,199,254,740,992" in msg and "attributes=['v']" in msg
+    # 2^53 itself is exact: read
+    df["v"] = ["12", "9007199254740992"]
+    assert (
+        wb.from_dataframe(df, entity="sensor", time="time", measures="v").frame["v"].max() == 2**53
+    )
