@@ -64,3 +64,15 @@ def test_an_integer_float64_would_round_is_refused():
     assert (
         wb.from_dataframe(df, entity="sensor", time="time", measures="v").frame["v"].max() == 2**53
     )
+
+
+def test_an_entity_given_as_a_number_is_named_not_a_type_error():
+    df = pd.DataFrame(
+        {"sensor": ["S1"], "time": pd.to_datetime(["2024-01-01"], utc=True), "v": [1.0]}
+    )
+    with pytest.raises(
+        DatasetError,
+        match=r"entity must be a column name or a list of column names, not 0: name the column "
+        r"\(columns: \['sensor', 'time', 'v'\]\)",
+    ):
+        wb.from_dataframe(df, entity=0, time="time", measures="v")

@@ -200,6 +200,11 @@ def _prepare(
             f"one series: no entity column named, every event has {SERIES_COLUMN}={name!r}."
         )
     else:
+        if not isinstance(entity, (str, list, tuple)):  # entity=0: a column's position?
+            raise DatasetError(
+                f"entity must be a column name or a list of column names, not {entity!r}: "
+                f"name the column (columns: {list(map(str, df.columns))[:10]})."
+            )
         entity_l = [entity] if isinstance(entity, str) else list(entity)
         _check_key_collisions(df, [c for c in entity_l if c in df.columns])
     if isinstance(time, str) and time in df.columns:
