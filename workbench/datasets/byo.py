@@ -16,6 +16,7 @@ from pandas._libs.parsers import STR_NA_VALUES as _DEFAULT_NA
 from pandas.api import types as ptypes
 from tqdm.auto import tqdm
 
+from workbench.datasets.csv_file import bom_encoding, check_unchanged, decode_error, file_state
 from workbench.datasets.model import Dataset, QueryIntent, QueryList
 from workbench.datasets.validate import Duplicates, build_dataset
 from workbench.errors import DatasetError
@@ -339,63 +340,6 @@ def _check_first_line(p: Path, sep: str, encoding: str) -> None:
         )
 
 
-def _file_state(p: Path) -> tuple[int, int, int]:
-    st = p.stat()
-    return st.st_size, st.st_mtime_ns, st.st_ino
-
-
-def _check_unchanged(p: Path, before: tuple[int, int, int]) -> None:
-    """Refuse a file that was rewritten, grown or truncated while it was being read: the rows
-    read would be a mix of two files, or a part of one."""
-    try:
-        after = _file_state(p)
-    except OSError:
-        after = (-1, -1, -1)
-    if after != before:
-        what = []
-        if after[2] != before[2]:
-            what.append("replaced by another file" if after[2] != -1 else "deleted")
-        if after[0] != before[0] and after[0] != -1:
-            what.append(f"size {before[0]:,} → {after[0]:,} bytes")
-        if after[1] != before[1] and after[0] != -1:
-            what.append("modified")
-        raise DatasetError(
-            f"{p.name!r} changed while it was being read ({', '.join(what)}): the rows read "
-            "would mix two versions of it. Nothing was loaded. Wait until whatever writes it "
-            "has finished (or read a copy), then load it again."
-        )
-
-
-def _bom_encoding(p: Path) -> str | None:
-    """The encoding a byte-order mark announces (UTF-16/32 files from Excel or PowerShell)."""
-    with open(p, "rb") as f:
-        head = f.read(4)
-    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
-        return "utf-32"
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "utf-16"
-    return None
-
-
-def _decode_error(p: Path, encoding: str, exc: UnicodeDecodeError) -> DatasetError:
-    """The line (of the file, 1 = the header) where ``encoding`` fails, with the way out."""
-    codec = "utf-8" if encoding.lower().replace("_", "-") == "utf-8-sig" else encoding
-    where = f"byte {exc.start} of a block ({exc.reason})"
-    with open(p, "rb") as f:
-        for line, raw in enumerate(f, start=1):
-            try:
-                raw.decode(codec)
-            except UnicodeDecodeError as bad:
-                text = raw.decode(codec, "replace").rstrip("\r\n")[:80]
-                where = f"line {line}, byte 0x{raw[bad.start]:02x} in {text!r}"
-                break
-    return DatasetError(
-        f"Cannot read {p.name!r} as {codec}: {where} is not {codec}. The file has another "
-        "encoding: pass it, e.g. encoding='latin-1' (Western European; Excel on Windows saves "
-        "cp1252, which latin-1 reads), or encoding='utf-16'. Nothing was loaded."
-    )
-
-
 def from_csv(
     path: str | os.PathLike[str],
     *,
@@ -435,8 +379,8 @@ def from_csv(
         raise DatasetError(
             f"No CSV file at {str(p)!r}" + (" (it is a directory)." if p.is_dir() else ".")
         )
-    before = _file_state(p)
-    encoding = read_csv_kwargs.pop("encoding", None) or _bom_encoding(p) or "utf-8-sig"
+    before = file_state(p)
+    encoding = read_csv_kwargs.pop("encoding", None) or bom_encoding(p) or "utf-8-sig"
     sep = read_csv_kwargs.pop("sep", read_csv_kwargs.pop("delimiter", None)) or _sniff_sep(
         p, encoding
     )
@@ -495,10 +439,10 @@ def from_csv(
             f"that needs quotes), or pass sep= if {sep!r} is not the separator."
         ) from None
     except UnicodeDecodeError as exc:
-        raise _decode_error(p, encoding, exc) from None
+        raise decode_error(p, encoding, exc) from None
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
-    _check_unchanged(p, before)
+    check_unchanged(p, before)
     for col in empty_ok:
         if col in df.columns:
             df[col] = df[col].fillna("")

@@ -1,0 +1,65 @@
+"""A CSV file as it is on disk: whether it changed while it was read (size, mtime, inode), the
+encoding its byte-order mark announces, and the file line where a decoding fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import DatasetError
+
+
+def file_state(p: Path) -> tuple[int, int, int]:
+    st = p.stat()
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+def check_unchanged(p: Path, before: tuple[int, int, int]) -> None:
+    """Refuse a file that was rewritten, grown or truncated while it was being read: the rows
+    read would be a mix of two files, or a part of one."""
+    try:
+        after = file_state(p)
+    except OSError:
+        after = (-1, -1, -1)
+    if after != before:
+        what = []
+        if after[2] != before[2]:
+            what.append("replaced by another file" if after[2] != -1 else "deleted")
+        if after[0] != before[0] and after[0] != -1:
+            what.append(f"size {before[0]:,} → {after[0]:,} bytes")
+        if after[1] != before[1] and after[0] != -1:
+            what.append("modified")
+        raise DatasetError(
+            f"{p.name!r} changed while it was being read ({', '.join(what)}): the rows read "
+            "would mix two versions of it. Nothing was loaded. Wait until whatever writes it "
+            "has finished (or read a copy), then load it again."
+        )
+
+
+def bom_encoding(p: Path) -> str | None:
+    """The encoding a byte-order mark announces (UTF-16/32 files from Excel or PowerShell)."""
+    with open(p, "rb") as f:
+        head = f.read(4)
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    return None
+
+
+def decode_error(p: Path, encoding: str, exc: UnicodeDecodeError) -> DatasetError:
+    """The line (of the file, 1 = the header) where ``encoding`` fails, with the way out."""
+    codec = "utf-8" if encoding.lower().replace("_", "-") == "utf-8-sig" else encoding
+    where = f"byte {exc.start} of a block ({exc.reason})"
+    with open(p, "rb") as f:
+        for line, raw in enumerate(f, start=1):
+            try:
+                raw.decode(codec)
+            except UnicodeDecodeError as bad:
+                text = raw.decode(codec, "replace").rstrip("\r\n")[:80]
+                where = f"line {line}, byte 0x{raw[bad.start]:02x} in {text!r}"
+                break
+    return DatasetError(
+        f"Cannot read {p.name!r} as {codec}: {where} is not {codec}. The file has another "
+        "encoding: pass it, e.g. encoding='latin-1' (Western European; Excel on Windows saves "
+        "cp1252, which latin-1 reads), or encoding='utf-16'. Nothing was loaded."
+    )
