@@ -62,3 +62,27 @@ def test_a_query_time_must_be_iso_8601_as_its_message_says():
         wb.from_dataframe(ds.frame, **kw, queries=["all at 31/12/2005"])
     ok = wb.from_dataframe(ds.frame, **kw, queries=["all at 2005-12-31", "a: all from 2005 to 2006"])
     assert str(ok.queries[0].start).startswith("2005-12-31")
+
+
+def test_query_texts_end_with_one_full_stop():
+    ds = wb.load_dataset("energy_meters", size="tiny")
+    kw = dict(entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+    mine = wb.from_dataframe(
+        ds.frame, **kw, queries=["latest 1 per meter_id", "latest 2 for meter_id=100001"]
+    )
+    for q in mine.queries:
+        assert q.description.endswith(")." if "busiest" in q.description else ".")
+        assert ".." not in q.description, q.description
+
+
+def test_the_personal_data_finding_spells_its_plural():
+    ds = wb.load_dataset("game_scores", size="tiny")
+    emails = ds.frame.assign(player=ds.frame["player"].str.lower() + "@example.com")
+    email_ds = wb.from_dataframe(
+        emails, entity=["game", "player"], time="time", measures=["win", "kda"], name="by_email"
+    )
+    advice = wb.advise(email_ds, wb.preset("game_scores", "game_player_time"))
+    found = [f for f in advice if f.rule == "personal_data"]
+    assert found, [f.rule for f in advice]
+    text = " ".join(found[0].evidence)
+    assert "look like e-mail addresses," in text and "addresss" not in text

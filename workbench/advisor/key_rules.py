@@ -221,6 +221,11 @@ def _pii_columns(c: Context, key: RowKey) -> dict[str, tuple[str, int, int, str]
     return out
 
 
+def _plural(kind: str) -> str:
+    """ "e-mail addresses", "phone numbers" (not "e-mail addresss")."""
+    return kind + ("es" if kind.endswith(("s", "sh", "ch", "x")) else "s")
+
+
 @rule("personal_data", "G26")
 def personal_data(c: Context) -> Iterable[Finding]:
     for tname, key in c.tables:
@@ -249,7 +254,8 @@ def personal_data(c: Context) -> Iterable[Finding]:
                 ("G26",),
                 f"Personal data in the row key ({col})",
                 [
-                    f"{hits:,} of {n:,} distinct {col} values look like {kind}s, e.g. {_mask(ex)!r}",
+                    f"{hits:,} of {n:,} distinct {col} values look like {_plural(kind)}, "
+                    f"e.g. {_mask(ex)!r}",
                     f"row keys carry them in clear text: {keyex.replace(ex, _mask(ex))!r} — keys appear in "
                     "logs, Key Visualizer and split points, and cannot be deleted selectively",
                 ],

@@ -279,7 +279,7 @@ def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
                 _value_col_check(ds, c, line)
             ent = busiest(ds, cols)
             ex = ", ".join(f"{k}={v}" for k, v in ent.items())
-            desc = f"The newest {n} event(s) of one {'/'.join(cols)} (costed on {ex}, the busiest)."
+            desc = f"The newest {n} event(s) of one {'/'.join(cols)} (costed on {ex}, the busiest)"
         else:
             window = re.search(r"\s+(?:over|from|at)\s", what)
             if window:
