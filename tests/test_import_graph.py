@@ -221,3 +221,54 @@ def test_results_do_not_draw_themselves():
         if entry_of(dst, LAYERS) == "workbench.plots"
     )
     assert not drawing, drawing
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_uses(modules: dict[str, Path]) -> list[str]:
+    """Private names (``_x``) one module takes from another: ``from m import _x``, ``m._x`` on an
+    imported module, or a private module (``_render.py``) imported from outside its package."""
+    found = []
+    for name, path in sorted(modules.items()):
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    src = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    src = node.module or ""
+                if not src.startswith("workbench"):
+                    continue
+                for a in node.names:
+                    full = f"{src}.{a.name}"
+                    if full in modules:
+                        aliases[a.asname or a.name] = full
+                        if _private(a.name) and src != package:
+                            found.append(f"{name}:{node.lineno} imports the private module {full}")
+                    elif _private(a.name):
+                        found.append(f"{name}:{node.lineno} from {src} import {a.name}")
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in modules and a.asname:
+                        aliases[a.asname] = a.name
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and _private(node.attr)
+            ):
+                found.append(f"{name}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_private_name_is_used_across_modules():
+    """What another module needs is public (a name without ``_``), so a private name can change
+    without looking elsewhere."""
+    found = private_uses(MODULES)
+    assert not found, "private names used across modules:\n  " + "\n  ".join(found)

@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from test_analysis_keyspace import battery  # noqa: E402
 
-from workbench.analysis import CellIndex, capacity, key_distribution, query_costs, row_sizes  # noqa: E402
 import workbench.plots  # noqa: E402
+from workbench.analysis import CellIndex, capacity, key_distribution, query_costs, row_sizes  # noqa: E402
 from workbench.plots import figure_html, png_bytes  # noqa: E402
 from workbench.plots.capacity import plot_bytes_breakdown  # noqa: E402
 from workbench.plots.heatmap import plot_key_heatmap  # noqa: E402

@@ -24,7 +24,7 @@ from ..schema import (
 from ..units import human_bytes
 from .context import Context
 from .findings import Finding
-from .rule_base import _dur, _finding, _render, rule
+from .rule_base import duration_text, make_finding, rendered_keys, rule
 from .suggest import (
     is_time,
     key_of,
@@ -61,7 +61,7 @@ def time_first(c: Context) -> Iterable[Finding]:
                 else 0
             )
             ev.append(
-                f"the busiest of {kd.nodes} nodes takes {kd.mean_write_share:.0%} of the writes in each {_dur(win)} "
+                f"the busiest of {kd.nodes} nodes takes {kd.mean_write_share:.0%} of the writes in each {duration_text(win)} "
                 f"window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.hotspot_factor:.1f}×)"
             )
             br = kd.busiest_range
@@ -84,7 +84,7 @@ def time_first(c: Context) -> Iterable[Finding]:
         new_key = key_of(sugg, tname)
         sugg = renamed(sugg, "entity first", f"Field promotion: {new_key.template()} (G07, G06).")
         ids = ("G09", "G06") if rev else ("G06", "G07")
-        yield _finding(
+        yield make_finding(
             "time_first",
             "error",
             ids,
@@ -159,7 +159,7 @@ def sequential_id(c: Context) -> Iterable[Finding]:
                 "reversed IDs",
                 f"Reversed sequential IDs: {nk.template()} (G23).",
             )
-        yield _finding(
+        yield make_finding(
             "sequential_id",
             "warning",
             ("G23", "G06"),
@@ -247,8 +247,8 @@ def personal_data(c: Context) -> Iterable[Finding]:
                     f"{col} pseudonymised",
                     f"{col} replaced by a 16-hex-digit hash in the key (G26); the value rides in a cell.",
                 )
-            keyex = _render(key, c.ds, {col: [ex]})[0]
-            yield _finding(
+            keyex = rendered_keys(key, c.ds, {col: [ex]})[0]
+            yield make_finding(
                 "personal_data",
                 "warning",
                 ("G26",),
@@ -269,7 +269,7 @@ def personal_data(c: Context) -> Iterable[Finding]:
     names = {f.name for fams in c.table_families.values() for f in fams}
     for name in sorted(names):
         if pii_kind(name):
-            yield _finding(
+            yield make_finding(
                 "personal_data",
                 "warning",
                 ("G26",),
@@ -304,8 +304,10 @@ def hashed_key(c: Context) -> Iterable[Finding]:
         )
         for i, seg in enumerate(key.segments):
             if isinstance(seg, Hashed):
-                ex = _render(key, c.ds, rows=1)[0]
-                readable = _render(replace_segment(key, i, Field(seg.column)), c.ds, rows=1)[0]
+                ex = rendered_keys(key, c.ds, rows=1)[0]
+                readable = rendered_keys(replace_segment(key, i, Field(seg.column)), c.ds, rows=1)[
+                    0
+                ]
                 ev = [
                     f"key {ex!r} instead of the readable {readable!r}: the {seg.column} cannot be read from the key "
                     f"and related {seg.column} values no longer sort together"
@@ -322,7 +324,7 @@ def hashed_key(c: Context) -> Iterable[Finding]:
                             f"{human_bytes(int(c.cell_bytes[m].sum()))}"
                         )
                 if seg.column in pii:
-                    yield _finding(
+                    yield make_finding(
                         "hashed_key",
                         "info",
                         ("G22", "G26"),
@@ -337,7 +339,7 @@ def hashed_key(c: Context) -> Iterable[Finding]:
                     f"readable {seg.column}",
                     f"Readable key segments: {nk.template()} (G22).",
                 )
-                yield _finding(
+                yield make_finding(
                     "hashed_key",
                     "warning",
                     ("G22",),
@@ -359,7 +361,7 @@ def hashed_key(c: Context) -> Iterable[Finding]:
                     what = (
                         "raw bytes (non-printable characters)" if raw else "hash-like hex strings"
                     )
-                    yield _finding(
+                    yield make_finding(
                         "hashed_key",
                         "warning",
                         ("G22",),
@@ -443,7 +445,7 @@ def unpadded_number(c: Context) -> Iterable[Finding]:
             else:
                 continue
             a, b = pair
-            ka, kb = _render(key, c.ds, {col: [a, b]})
+            ka, kb = rendered_keys(key, c.ds, {col: [a, b]})
             ev = [
                 f"row key {ka!r} sorts before {kb!r} although {col} {a} > {b}: range scans over {col} return "
                 "the wrong rows"
@@ -454,7 +456,7 @@ def unpadded_number(c: Context) -> Iterable[Finding]:
                     f"the first with {len(str(a))} digits breaks the order)"
                 )
             ]
-            yield _finding(
+            yield make_finding(
                 "unpadded_number",
                 "warning",
                 ("G21",),

@@ -27,16 +27,16 @@ from ..units import human_bytes
 from .context import Context
 from .findings import Finding
 from .rule_base import (
-    _BUCKET_S,
-    _NAME_LIKE,
+    BUCKET_S,
+    NAME_LIKE,
     NEAR,
-    _carried,
-    _dur,
-    _finding,
-    _lossless_tall,
-    _render,
-    _tall_at,
+    carried_columns,
+    duration_text,
+    lossless_tall,
+    make_finding,
+    rendered_keys,
     rule,
+    tall_at,
 )
 from .suggest import (
     first_lossless,
@@ -62,7 +62,7 @@ def long_names(c: Context) -> Iterable[Finding]:
     raw = f[c.raw_mask]
     for _fam, g in raw.groupby("family", sort=False):
         qc = g["qualifier"].value_counts(sort=False)
-        if len(qc) <= _NAME_LIKE:
+        if len(qc) <= NAME_LIKE:
             costs += [("qualifier", q, len(q.encode()), int(n)) for q, n in qc.items()]
     saving = sum((ln - 1) * n for _, _, ln, n in costs)
     names = sum(ln * n for _, _, ln, n in costs)
@@ -82,13 +82,13 @@ def long_names(c: Context) -> Iterable[Finding]:
         f"names are {names / max(total, 1):.0%} of the {human_bytes(total)} stored; one-byte names would save "
         f"{human_bytes(saving)} ({share:.0%}) — stored and sent again with every cell"
     )
-    shorter = short_names(c.schema, c.ds.measures, _carried(c, c.schema.key))
+    shorter = short_names(c.schema, c.ds.measures, carried_columns(c, c.schema.key))
     sugg = (
         renamed(shorter, "short names", "Short family and qualifier names (G01).")
         if shorter != c.schema
         else None
     )
-    yield _finding(
+    yield make_finding(
         "long_names",
         sev,
         ("G01",),
@@ -115,7 +115,7 @@ def limits(c: Context) -> Iterable[Finding]:
             if g in ("G10", "G19", "G20")
             else "Limit"
         )
-        yield _finding(
+        yield make_finding(
             "limits",
             "error",
             (g,),
@@ -130,7 +130,7 @@ def limits(c: Context) -> Iterable[Finding]:
     rs, st = a.rowsizes, c.settings
     if rs.max_key_bytes >= NEAR * ROW_KEY_MAX:
         longest = max((k for k in c.example_keys(c.schema.table, 10**9)), key=len)
-        yield _finding(
+        yield make_finding(
             "limits",
             "warning",
             ("G20",),
@@ -145,7 +145,7 @@ def limits(c: Context) -> Iterable[Finding]:
             max_key_bytes=rs.max_key_bytes,
         )
     if rs.max_qualifier_bytes >= NEAR * QUALIFIER_MAX:
-        yield _finding(
+        yield make_finding(
             "limits",
             "warning",
             ("G19",),
@@ -158,7 +158,7 @@ def limits(c: Context) -> Iterable[Finding]:
             max_qualifier_bytes=rs.max_qualifier_bytes,
         )
     if rs.max_cell_bytes > st.cell_advisory_bytes:
-        yield _finding(
+        yield make_finding(
             "limits",
             "warning",
             ("G10",),
@@ -173,7 +173,7 @@ def limits(c: Context) -> Iterable[Finding]:
         )
     if rs.max_bytes > st.row_advisory_bytes:
         over = int((rs.bytes > st.row_advisory_bytes).sum())
-        yield _finding(
+        yield make_finding(
             "limits",
             "warning",
             ("G10", "G02"),
@@ -197,7 +197,7 @@ def _bucket_seconds(key: RowKey) -> float | None:
         if isinstance(s, BaseTimestamp):
             widths.append(2**s.bits / 1000)
         else:
-            widths.append(_BUCKET_S.get(precision_of(s) or "", 1.0))
+            widths.append(BUCKET_S.get(precision_of(s) or "", 1.0))
     return max(widths) if widths else None
 
 
@@ -215,7 +215,7 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
         sev = "error" if rs.projected_max_bytes > st.row_hard_bytes else "warning"
         rate = rs.max_bytes / max(rs.data_span_s, 1e-6)  # bytes per second into the busiest row
         bucket = next(
-            (b for b in ("month", "week", "day", "hour") if rate * _BUCKET_S[b] <= 10e6), "hour"
+            (b for b in ("month", "week", "day", "hour") if rate * BUCKET_S[b] <= 10e6), "hour"
         )
         sugg = None
         if lay.multi_event or lay.versioned:
@@ -228,11 +228,11 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
         ev = [
             f"the row key {key.template()!r} has no time: {rs.n_rows:,} rows take every event and never close",
             f"the largest row holds {human_bytes(rs.max_bytes)} ({int(rs.cells.max()):,} cells) after "
-            f"{_dur(rs.data_span_s)} of data and would reach {human_bytes(rs.projected_max_bytes)} after "
+            f"{duration_text(rs.data_span_s)} of data and would reach {human_bytes(rs.projected_max_bytes)} after "
             f"{st.retention_months:g} months (advice {human_bytes(st.row_advisory_bytes)}, hard limit "
             f"{human_bytes(st.row_hard_bytes)})",
         ]
-        yield _finding(
+        yield make_finding(
             "unbounded_rows",
             sev,
             ("G02", "G12", "G10"),
@@ -269,13 +269,13 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
             sugg = renamed(
                 replace(c.schema, key=nk), f"{finer} buckets", f"Narrower {finer} buckets (G02)."
             )
-    yield _finding(
+    yield make_finding(
         "unbounded_rows",
         "warning",
         ("G02", "G10"),
         "Time buckets too wide for the data rate",
         [
-            f"rows fill at {human_bytes(rs.max_bytes / max(rs.data_span_s, 1e-6))}/s; a full {_dur(bucket_s)} bucket "
+            f"rows fill at {human_bytes(rs.max_bytes / max(rs.data_span_s, 1e-6))}/s; a full {duration_text(bucket_s)} bucket "
             f"would hold about {human_bytes(est)} (advice {human_bytes(st.row_advisory_bytes)})"
         ],
         fix="Use a narrower bucket",
@@ -306,7 +306,7 @@ def versions_without_gc(c: Context) -> Iterable[Finding]:
         f"maxage={days}d",
         f"Family {fam} keeps {days} days of versions (G13).",
     )
-    yield _finding(
+    yield make_finding(
         "versions_without_gc",
         "warning",
         ("G13", "G03"),
@@ -336,7 +336,7 @@ def families(c: Context) -> Iterable[Finding]:
                 segs = tuple(s for s in key.segments if not is_time(s))
                 sugg = first_lossless(
                     [
-                        partial(_tall_at, c.schema, segs, key.delimiter, p)
+                        partial(tall_at, c.schema, segs, key.delimiter, p)
                         for p in ("minute", "second", "ms", "us")
                     ],
                     c.ds,
@@ -347,7 +347,7 @@ def families(c: Context) -> Iterable[Finding]:
                         "one family",
                         "Related columns grouped in one family, a row per reading (G18).",
                     )
-            yield _finding(
+            yield make_finding(
                 "families",
                 "warning",
                 ("G18",),
@@ -381,7 +381,7 @@ def families(c: Context) -> Iterable[Finding]:
             f"aggregates in family {name}",
             f"Aggregates in their own family {name} (G30).",
         )
-        yield _finding(
+        yield make_finding(
             "families",
             "error",
             ("G30", "G18"),
@@ -404,9 +404,9 @@ def row_per_device(c: Context) -> Iterable[Finding]:
     key = c.schema.key
     if key.time_segments or len(c.ds) <= c.ds.n_entities():
         return
-    keys = pd.Series(_render(key, c.ds), dtype=object)
+    keys = pd.Series(rendered_keys(key, c.ds), dtype=object)
     per_row = keys.value_counts()
-    nk_sugg = _lossless_tall(c, key)
+    nk_sugg = lossless_tall(c, key)
     sugg = (
         renamed(
             nk_sugg, "row per reading", f"A new row per reading: {nk_sugg.key.template()} (G24)."
@@ -414,7 +414,7 @@ def row_per_device(c: Context) -> Iterable[Finding]:
         if nk_sugg
         else None
     )
-    yield _finding(
+    yield make_finding(
         "row_per_device",
         "warning",
         ("G24", "G03"),

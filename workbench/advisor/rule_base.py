@@ -33,8 +33,8 @@ from .suggest import (
 )
 
 NEAR = 0.5  # "near a hard limit": half of it (G19, G20)
-_NAME_LIKE = 64  # more distinct qualifiers than this carry data (G12, G19), not names (G01)
-_BUCKET_S = {
+NAME_LIKE = 64  # more distinct qualifiers than this carry data (G12, G19), not names (G01)
+BUCKET_S = {
     "month": 31 * 86400,
     "week": 7 * 86400,
     "day": 86400,
@@ -67,7 +67,7 @@ def rule(name: str, *guidelines: str):
     return deco
 
 
-def _finding(
+def make_finding(
     rule_name: str,
     severity: str,
     ids: tuple[str, ...],
@@ -99,14 +99,14 @@ def _finding(
 # ----------------------------------------------------------------------------- helpers
 
 
-def _dur(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
     for unit, f in (("days", 86400), ("h", 3600), ("min", 60)):
         if seconds >= f:
             return f"{seconds / f:,.1f} {unit}"
     return f"{seconds:,.1f} s"
 
 
-def _render(
+def rendered_keys(
     key: RowKey, ds: Dataset, overrides: dict[str, list] | None = None, rows: int | None = None
 ) -> np.ndarray:
     """Row keys of the dataset's events (or of its first event with columns overridden), rendered by the key."""
@@ -123,16 +123,16 @@ def _render(
     return key.render(ctx)
 
 
-def _carried(c: Context, key: RowKey) -> list[str]:
+def carried_columns(c: Context, key: RowKey) -> list[str]:
     rec = set(key.recovers())
     return [x for x in (*c.ds.entity, *c.ds.attributes) if x not in rec]
 
 
-def _precision_name(seg: Segment) -> str:
+def precision_name(seg: Segment) -> str:
     return precision_of(seg) or "?"
 
 
-def _lossless_tall(c: Context, key: RowKey) -> Schema | None:
+def lossless_tall(c: Context, key: RowKey) -> Schema | None:
     """A new row per reading: the key plus a time segment at the coarsest precision that loses nothing."""
     lay = tall_layout(c.schema.layout)
     cands = [
@@ -144,26 +144,26 @@ def _lossless_tall(c: Context, key: RowKey) -> Schema | None:
     return first_lossless(cands, c.ds)
 
 
-def _tall_at(schema: Schema, segs: tuple, delimiter: str, precision: str) -> Schema:
+def tall_at(schema: Schema, segs: tuple, delimiter: str, precision: str) -> Schema:
     """``schema`` as tall rows keyed by ``segs`` then the time at ``precision``."""
     return replace(
         schema, key=RowKey((*segs, Timestamp(precision)), delimiter), layout=Tall(Family("m"))
     )
 
 
-def _with_segment(schema: Schema, key: RowKey, i: int, seg: Segment) -> Schema:
+def with_segment(schema: Schema, key: RowKey, i: int, seg: Segment) -> Schema:
     return replace(schema, key=replace_segment(key, i, seg))
 
 
 # a wide row one step finer: the bucket in the key, and the qualifier that splits it
-_FINER_WIDE: tuple[tuple[str, WideQualifier], ...] = (
+FINER_WIDE: tuple[tuple[str, WideQualifier], ...] = (
     ("day", "hour"),
     ("hour", "minute"),
     ("minute", "second"),
 )
 
 
-def _finer_wide(
+def finer_wide(
     schema: Schema, key: RowKey, i: int, bucket: str, qualifier: WideQualifier
 ) -> Schema:
     """A wide design one step finer: ``bucket`` rows with ``qualifier`` columns."""

@@ -41,16 +41,16 @@ from .context import Context
 from .findings import Finding
 from .key_rules import pii_kind
 from .rule_base import (
-    _FINER_WIDE,
+    FINER_WIDE,
     RULES,
     Rule,
-    _finding,
-    _finer_wide,
-    _lossless_tall,
-    _precision_name,
-    _render,
-    _with_segment,
+    finer_wide,
+    lossless_tall,
+    make_finding,
+    precision_name,
+    rendered_keys,
     rule,
+    with_segment,
 )
 from .suggest import (
     at_precision,
@@ -105,7 +105,7 @@ def salting(c: Context) -> Iterable[Finding]:
             "no salt, entity first",
             f"Field promotion instead of salting: {nk.template()} (G07, G08).",
         )
-        yield _finding(
+        yield make_finding(
             "salting",
             sev,
             ("G08",),
@@ -131,10 +131,10 @@ def collisions(c: Context) -> Iterable[Finding]:
     ev = []
     row = None
     if loss.n_lost:
-        keys = pd.Series(_render(key, c.ds), dtype=object).value_counts()
+        keys = pd.Series(rendered_keys(key, c.ds), dtype=object).value_counts()
         row = str(keys.index[0])
         ts = [s for s in key.time_segments]
-        prec = _precision_name(ts[0]) if ts else "no time"
+        prec = precision_name(ts[0]) if ts else "no time"
         ev.append(
             f"{loss.n_lost:,} of {len(c.ds):,} events are overwritten by another event in the same cell "
             f"(key time precision: {prec}); Bigtable keeps one per cell"
@@ -149,23 +149,23 @@ def collisions(c: Context) -> Iterable[Finding]:
     for i, seg in enumerate(key.segments):
         if is_time(seg) and not isinstance(seg, (TimeBucket, BaseTimestamp)):
             cands += [
-                partial(_with_segment, c.schema, key, i, at_precision(seg, p))
+                partial(with_segment, c.schema, key, i, at_precision(seg, p))
                 for p in finer_precisions(seg)
             ]
     if isinstance(c.schema.layout, Wide):
         idx = next((j for j, s in enumerate(key.segments) if isinstance(s, TimeBucket)), None)
         if idx is not None:
-            cands += [partial(_finer_wide, c.schema, key, idx, b, q) for b, q in _FINER_WIDE]
+            cands += [partial(finer_wide, c.schema, key, idx, b, q) for b, q in FINER_WIDE]
     sugg = first_lossless(cands, c.ds)
     if sugg is None and not key.time_segments:
-        sugg = _lossless_tall(c, key)
+        sugg = lossless_tall(c, key)
     if sugg is not None:
         sugg = renamed(
             sugg,
             "no collisions",
             f"Key precision that keeps every event: {sugg.key.template()} (G31).",
         )
-    yield _finding(
+    yield make_finding(
         "collisions",
         "error",
         ("G31",),
@@ -232,7 +232,7 @@ def query_filter(c: Context) -> Iterable[Finding]:
         if plan.full_scan or waste < QUERY_FILTER_WASTE:
             continue
         seen, ret = int(t.loc[q.name, "rows_seen"]), int(t.loc[q.name, "rows_returned"])
-        yield _finding(
+        yield make_finding(
             "query_filter",
             "warning",
             ("G04", "G05"),
@@ -282,7 +282,7 @@ def full_scan(c: Context) -> Iterable[Finding]:
                 f"{seen:,} rows to return {ret:,} ({float(t.loc[q.name, 'waste']):,.0f}× waste)"
             ]
         if not q.entity:
-            yield _finding(
+            yield make_finding(
                 "full_scan",
                 "info",
                 ("G05", "G04"),
@@ -296,7 +296,7 @@ def full_scan(c: Context) -> Iterable[Finding]:
             )
             continue
         sugg = _keyed_for(c, q)
-        yield _finding(
+        yield make_finding(
             "full_scan",
             "warning",
             ("G04", "G05"),
@@ -313,7 +313,7 @@ def full_scan(c: Context) -> Iterable[Finding]:
     errors = a.queries.table["error"] if "error" in a.queries.table else pd.Series(dtype=object)
     for name, err in errors.items():
         if isinstance(err, str) and err:
-            yield _finding(
+            yield make_finding(
                 "full_scan",
                 "info",
                 ("G04",),
@@ -336,7 +336,7 @@ def reversed_time_use(c: Context) -> Iterable[Finding]:
     ranges = sum(q.weight for q in c.ds.queries if q.kind in ("range", "slice"))
     if latest >= ranges:
         return
-    yield _finding(
+    yield make_finding(
         "reversed_time_use",
         "info",
         ("G09",),

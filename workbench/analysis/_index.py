@@ -23,7 +23,7 @@ import pandas as pd
 from ..cells import TIMESTAMP_OVERHEAD, CellFrame
 from ..errors import WorkbenchError
 from ..memory import large_arrays_from_mmap as _large_arrays_from_mmap
-from ..memory import release_freed_memory as _release_freed_memory
+from ..memory import release_freed_memory
 
 
 def _str_lengths(values: np.ndarray) -> np.ndarray:
@@ -156,7 +156,7 @@ class CellIndex:
             del f, rk, vals, kuniq
         if not codes:
             return cls._empty()
-        _release_freed_memory()
+        release_freed_memory()
         tables = sorted(tab_u)
         table_rank = np.empty(len(tab_u), dtype=np.int32)
         for name, i in tab_u.items():
@@ -229,7 +229,7 @@ class CellIndex:
         nbytes += qualifier_bytes[qualifier].astype(np.int32)
         nbytes += TIMESTAMP_OVERHEAD
         del vlen
-        _release_freed_memory()
+        release_freed_memory()
         return cls(
             tables=tables,
             row_keys=row_keys,

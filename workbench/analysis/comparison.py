@@ -20,9 +20,9 @@ from ..formatting import number
 from ..reprs import html_of
 from ..schema.schema import Schema
 from ..schema.views import ViewDesign
+from ..units import human_bytes
 from .overview import Analysis, analyze, schema_name
 from .rate_verdict import rate_text
-from .rowsizes import _fmt
 
 
 @dataclass
@@ -296,7 +296,7 @@ def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
     fmts = {
         "hotspot_factor": lambda v: f"{v:.1f}× fair",
         "bytes_per_event": lambda v: f"{v:,.0f} B/event",
-        "projected_max_row_bytes": lambda v: _fmt(v),
+        "projected_max_row_bytes": lambda v: human_bytes(v),
     }
     for q in ds.queries:
         col = f"{q.name}: node ms"

@@ -20,10 +20,11 @@ import numpy as np
 from ..cells import CellFrame
 from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
+from ..memory import release_freed_memory
 from ..reprs import html_of
 from ..schema.schema import Schema
 from ..schema.segments import Salt
-from ._index import CellIndex, _release_freed_memory
+from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .querycost import QueryCosts, plans_for, query_costs
@@ -225,7 +226,7 @@ def analyze(
             sample, st, bytes_per_cell=float(index.nbytes.sum()) / max(index.n_cells, 1)
         )
         del sample
-        _release_freed_memory()  # the sample's cells and their serialization: back to the OS
+        release_freed_memory()  # the sample's cells and their serialization: back to the OS
     with _timed(tm, "queries"):
         plans, errors = plans_for(schema.bind(ds), ds.queries)
         weights = {q.name: q.weight for q in ds.queries}

@@ -239,9 +239,9 @@ def _finish(ds: Dataset, queries: Sequence[str | QueryIntent] | None, notes: lis
     else:
         qs = parse_queries(queries, ds)
         check = [q for q in qs]
-        from .validate import _check_queries
+        from .validate import check_queries
 
-        ds.queries = QueryList(_check_queries(check, ds.entity, ds.measures))
+        ds.queries = QueryList(check_queries(check, ds.entity, ds.measures))
     return ds
 
 
@@ -403,7 +403,7 @@ def from_csv(
             read_csv_kwargs["keep_default_na"] = False
         usecols = read_csv_kwargs.pop("usecols", None)
         if usecols is None and attributes is not None:
-            wanted = {*entity_l, time, *_names(measures), *_names(attributes)}
+            wanted = {*entity_l, time, *as_names(measures), *as_names(attributes)}
             usecols = [c for c in header.columns if c in wanted] or None
         reader = pd.read_csv(
             p,
@@ -418,7 +418,7 @@ def from_csv(
         size = p.stat().st_size
         chunks = []
         seen = 0
-        _check_sample(sample)
+        check_sample(sample)
         with tqdm(
             total=size,
             unit="B",
@@ -449,7 +449,7 @@ def from_csv(
     nm = name or p.stem
     df, entity_l, notes = _prepare(df, entity, time, nm, time_unit, dayfirst, "data row")
     if sample is not None:
-        notes.append(_sample_note(sample, entity_l, len(df), seen))
+        notes.append(sample_note(sample, entity_l, len(df), seen))
     ds = build_dataset(
         df,
         entity=entity_l,
@@ -467,14 +467,14 @@ def from_csv(
     return _finish(ds, queries, notes)
 
 
-def _check_sample(sample: float | None) -> None:
+def check_sample(sample: float | None) -> None:
     if sample is not None and not (isinstance(sample, float | int) and 0 < sample <= 1):
         raise DatasetError(
             f"sample={sample!r} must be the share of series to keep, 0 < sample <= 1 (e.g. 0.1)."
         )
 
 
-def _sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.ndarray:
+def sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.ndarray:
     """True for the events of the series whose CRC-32 of their entity text falls under
     ``sample`` (every event when there is one series: nothing to choose between)."""
     if not entity or not len(frame):
@@ -491,15 +491,15 @@ def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFr
     """The events of the series whose CRC-32 of their entity text falls under ``sample``."""
     if not entity:
         return frame
-    return frame[_sample_mask(frame, entity, sample)]
+    return frame[sample_mask(frame, entity, sample)]
 
 
-def _sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
+def sample_note(sample: float, entity: list[str], kept: int, seen: int) -> str:
     return (
         f"sampled: the series whose CRC-32 of {'/'.join(entity)} falls in the lowest {sample:.0%} "
         f"were kept whole ({kept:,} of {seen:,} events read); every figure describes this sample."
     )
 
 
-def _names(v: str | Sequence[str] | None) -> list[str]:
+def as_names(v: str | Sequence[str] | None) -> list[str]:
     return [] if v is None else [v] if isinstance(v, str) else list(v)

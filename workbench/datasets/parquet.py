@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.datasets.byo import _check_sample, _names, _sample_mask, _sample_note, from_dataframe
+from workbench.datasets.byo import as_names, check_sample, from_dataframe, sample_mask, sample_note
 from workbench.datasets.model import Dataset
 from workbench.errors import DatasetError
 from workbench.memory import large_arrays_from_mmap, release_freed_memory
@@ -76,13 +76,13 @@ def from_parquet(
         f = pq.ParquetFile(p)
     except (pa.ArrowInvalid, OSError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as Parquet: {exc}") from None
-    _check_sample(sample)
+    check_sample(sample)
     large_arrays_from_mmap()  # a column's temporaries go back to the OS when freed
-    entity_l = _names(entity)
+    entity_l = as_names(entity)
     # a pandas index written without a name (__index_level_0__) is no column of the events
     cols = [c for c in f.schema_arrow.names if not _PANDAS_INDEX.fullmatch(c)]
     if attributes is not None:
-        wanted = {*entity_l, time, *_names(measures), *_names(attributes)}
+        wanted = {*entity_l, time, *as_names(measures), *as_names(attributes)}
         cols = [c for c in cols if c in wanted]
     total = f.metadata.num_rows
     batches = []
@@ -94,7 +94,7 @@ def from_parquet(
             if sample is not None and all(c in batch.schema.names for c in entity_l):
                 # choose on the entity columns alone, before the batch's other columns are kept
                 keys = batch.select(entity_l).to_pandas()
-                batch = batch.filter(pa.array(_sample_mask(keys, entity_l, sample)))
+                batch = batch.filter(pa.array(sample_mask(keys, entity_l, sample)))
             batches.append(batch)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = _to_frame(batches, batches[0].schema if batches else schema)
@@ -109,6 +109,6 @@ def from_parquet(
         **kwargs,
     )
     if sample is not None:
-        ds.notes.insert(0, _sample_note(sample, ds.entity, len(ds), total))
+        ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
     release_freed_memory()  # validation's temporaries: the analysis starts from the events alone
     return ds

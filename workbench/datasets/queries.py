@@ -149,9 +149,9 @@ def _value(ds: Dataset, col: str, raw: str, line: str) -> Any:
     by_text = {str(v): v for v in uniques}
     if raw in by_text:
         return by_text[raw]
-    from .validate import _closest
+    from .validate import closest_name
 
-    close = _closest(raw, list(by_text))
+    close = closest_name(raw, list(by_text))
     examples = ", ".join(repr(str(v)) for v in uniques[:5])
     raise DatasetError(
         f"Query {line!r}: {col}={raw!r} is not in the data (it has {len(uniques):,} values, e.g. "
@@ -472,9 +472,9 @@ def with_queries(ds: Dataset, queries: Any) -> Dataset:
     QueryIntents) instead of its own; the events are shared, not copied."""
     from dataclasses import replace
 
-    from .validate import _check_queries
+    from .validate import check_queries
 
-    qs = _check_queries(parse_queries(queries, ds), list(ds.entity), list(ds.measures))
+    qs = check_queries(parse_queries(queries, ds), list(ds.entity), list(ds.measures))
     return replace(ds, queries=QueryList(qs))
 
 

@@ -48,7 +48,7 @@ def _fmt_rows(labels: Sequence[Any], word: str = "row") -> str:
     return f"{word}{'s' if len(labels) != 1 else ''} {shown}{more}"
 
 
-def _closest(name: str, candidates: Iterable[str]) -> str | None:
+def closest_name(name: str, candidates: Iterable[str]) -> str | None:
     candidates = [str(c) for c in candidates]
     lowered = {c.lower(): c for c in candidates}
     if name.lower() in lowered:
@@ -71,7 +71,7 @@ def _closest(name: str, candidates: Iterable[str]) -> str | None:
 
 def suggestion(name: str, candidates: Iterable[str]) -> str:
     """' Did you mean 'x'?' or '' — shared by column, dataset and size errors."""
-    best = _closest(name, candidates)
+    best = closest_name(name, candidates)
     return f" Did you mean {best!r}?" if best is not None else ""
 
 
@@ -440,10 +440,10 @@ def _order_and_duplicates(codes: list[np.ndarray]) -> tuple[np.ndarray | None, n
 def check_intent(q: QueryIntent, ds: Dataset) -> None:
     """One query against a dataset's columns (e.g. an ad-hoc intent given to ``table.run``): a misspelled
     column would otherwise plan a silent full-table scan."""
-    _check_queries([q], list(ds.entity), list(ds.measures))
+    check_queries([q], list(ds.entity), list(ds.measures))
 
 
-def _check_queries(
+def check_queries(
     queries: Sequence[QueryIntent], entity: list[str], measures: list[str]
 ) -> list[QueryIntent]:
     out = []
@@ -614,7 +614,7 @@ def build_dataset(
         measures=measures_l,
         attributes=attrs,
         units=units,
-        queries=_check_queries(list(queries or []), entity_l, measures_l),
+        queries=check_queries(list(queries or []), entity_l, measures_l),
         description=description,
         size=size,
         seed=seed,

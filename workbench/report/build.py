@@ -25,7 +25,7 @@ from ._findings import CellError, Finding, NotebookFacts
 from ._scrub import Scrubber
 from .execute import execute_notebook, report_notebooks
 from .export import export_html, offline_problems
-from .provenance import REPO_ROOT, _now, emulator_description
+from .provenance import REPO_ROOT, emulator_description, now_utc
 
 META_DIR = ".report-meta"
 # Room a report needs on disk, checked before anything runs: a page with its figures and widget
@@ -136,7 +136,7 @@ def build_report(
         ],
         hosts=hosts,
     )
-    made = _now()
+    made = now_utc()
     header = {
         "executed": execute,
         "seconds": seconds,
@@ -196,7 +196,7 @@ def build_index(
     page = env.from_string(_templates.INDEX_TEMPLATE).render(
         title=title,
         reports=entries,
-        made=_now(),
+        made=now_utc(),
         css=_templates.WIDGET_CSS,
         guideline_titles=_guideline_titles(),
     )

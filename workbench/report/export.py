@@ -21,7 +21,7 @@ from . import _templates
 from ._findings import FindingsPreprocessor, NotebookFacts, collect
 from ._scrub import Scrubber
 from ._widgets import StaticWidgetsPreprocessor
-from .provenance import REPO_ROOT, _git_commit, _now, emulator_description, report_versions
+from .provenance import REPO_ROOT, emulator_description, git_commit, now_utc, report_versions
 
 
 # -- export ---------------------------------------------------------------------------------
@@ -120,11 +120,11 @@ def export_html(
     wb: dict[str, Any] = {
         "css": _templates.WIDGET_CSS,
         "versions": report_versions(),
-        "made": _now(),
+        "made": now_utc(),
         "executed": False,
         "seconds": 0.0,
         "emulator": emulator_description(None),
-        "commit": _git_commit(),
+        "commit": git_commit(),
         "title": stem,
         "stem": stem,
         "notebook": notebook,

@@ -58,7 +58,7 @@ def emulator_description(emulator: Any | None, started_here: bool = False) -> st
     return f"{binary}, {how}"
 
 
-def _git_commit(root: Path = REPO_ROOT) -> str:
+def git_commit(root: Path = REPO_ROOT) -> str:
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
@@ -78,5 +78,5 @@ def _git_commit(root: Path = REPO_ROOT) -> str:
     return f"{commit}+changes" if commit and dirty else commit
 
 
-def _now() -> str:
+def now_utc() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -23,8 +23,8 @@ from .segments import (
     Salt,
     Segment,
     Tags,
-    _contains,
-    _join_sized,
+    any_contains,
+    join_sized,
 )
 from .time_segments import BaseTimestamp, ReversedTimestamp, Timestamp
 from .value_text import factorize
@@ -145,7 +145,7 @@ class RowKey:
         sizes = []
         for s, (_codes, texts) in zip(self.segments, parts, strict=True):  # type: ignore[misc]
             alphabet = s._alphabet()
-            if len(texts) > 1 and (alphabet is None or d in alphabet) and _contains(texts, d):
+            if len(texts) > 1 and (alphabet is None or d in alphabet) and any_contains(texts, d):
                 return None
             if s._fixed_width and alphabet is not None and alphabet.isascii() and len(texts):
                 sizes.append(np.full(len(texts), len(texts[0]), dtype=np.int64))
@@ -158,7 +158,7 @@ class RowKey:
         )
         for nxt, nsize in zip(parts[1:], sizes[1:], strict=True):
             n_left, n_right = len(texts), len(nxt[1])  # type: ignore[index]
-            codes, texts, size = _join_sized((codes, texts), size, nxt, nsize, d)  # type: ignore[arg-type]
+            codes, texts, size = join_sized((codes, texts), size, nxt, nsize, d)  # type: ignore[arg-type]
             if n_right != 1:
                 dense = n_left != 1
         if not dense:

@@ -27,13 +27,13 @@ import pandas as pd
 from ..errors import SchemaError
 from .families import Family
 from .keys import RowKey
-from .payloads import _protobuf_payloads, _protobuf_records, _py_to_text
+from .payloads import protobuf_payloads, protobuf_records, py_to_text
 from .segments import RenderContext
 from .time_text import US_PER_MS
-from .value_text import _float_bytes_coded, encode_bytes_len, encode_text, json_fragment
+from .value_text import encode_bytes_len, encode_text, float_bytes_coded, json_fragment
 
 
-def _pairs(m: Any) -> tuple:
+def as_pairs(m: Any) -> tuple:
     if m is None:
         return ()
     if isinstance(m, Mapping):
@@ -252,7 +252,7 @@ class Tall(Layout):
     guideline = "G15"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "qualifiers", _pairs(self.qualifiers))
+        object.__setattr__(self, "qualifiers", as_pairs(self.qualifiers))
         if isinstance(self.family, str):
             object.__setattr__(self, "family", Family(self.family))
 
@@ -277,7 +277,7 @@ class Tall(Layout):
         ts, ev, fam = b.ts_ms, b.events, self.family.name
         if b.key.metric is not None:
             for m in b.measures:
-                values, size = _values(b, m)
+                values, size = column_values(b, m)
                 parts.add(b.keys_for(m), fam, self.value_qualifier, ts, values, ev, size)
             return parts
         keys = b.keys_for(None)
@@ -288,7 +288,7 @@ class Tall(Layout):
                 f"Two columns map to the same qualifier: {dict(zip(cols, qn, strict=True))}."
             )
         for c, q in zip(cols, qn, strict=True):
-            values, size = _values(b, c)
+            values, size = column_values(b, c)
             parts.add(keys, fam, q, ts, values, ev, size)
         return parts
 
@@ -298,7 +298,7 @@ class Tall(Layout):
         else:
             back = {v: k for k, v in dict(self.qualifiers).items()}
             col = f["qualifier"].map(lambda q: back.get(q, q)).to_numpy()
-        return _decoded(f, col, _text(f["value"]))
+        return decoded_frame(f, col, utf8_texts(f["value"]))
 
     def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
         return {"qualifier_regex": "|".join(re.escape(self.qname(c)) for c in needed)}
@@ -371,7 +371,7 @@ class NewColumns(Layout):
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
         col = parsed["_metric"].to_numpy()[f["_rk"].to_numpy()]
-        return _decoded(f, col, f["qualifier"].to_numpy())
+        return decoded_frame(f, col, f["qualifier"].to_numpy())
 
     def describe(self) -> str:
         return f"{self.label} (family {self.family.name})"
@@ -416,7 +416,7 @@ class Serialized(Layout):
             )
             values = to_bytes(payload)
         else:
-            values = _protobuf_payloads({c: b.ctx.column(c) for c in cols})
+            values = protobuf_payloads({c: b.ctx.column(c) for c in cols})
         parts = CellParts()
         parts.add(keys, self.family.name, self.qualifier, b.ts_ms, values, b.events)
         return parts
@@ -426,9 +426,9 @@ class Serialized(Layout):
         if self.format == "json":
             recs = [json.loads(v) for v in vals]
         else:
-            recs = _protobuf_records(vals, payload)
+            recs = protobuf_records(vals, payload)
         wide = pd.DataFrame.from_records(recs) if recs else pd.DataFrame()
-        wide = wide.apply(_py_to_text) if len(wide.columns) else wide
+        wide = wide.apply(py_to_text) if len(wide.columns) else wide
         wide["_er"] = f["_er"].to_numpy()
         wide["_t"] = f["_t"].to_numpy()
         long = wide.melt(id_vars=["_er", "_t"], var_name="column", value_name="text")
@@ -440,20 +440,20 @@ class Serialized(Layout):
         )
 
 
-def _values(b: BuildInput, col: str) -> tuple[np.ndarray | Taken, np.ndarray]:
+def column_values(b: BuildInput, col: str) -> tuple[np.ndarray | Taken, np.ndarray]:
     """A column's cell values and their byte lengths (floats: as codes into distinct values)."""
     values = b.ctx.column(col)
     if values.dtype.kind == "f":
-        codes, texts, lens = _float_bytes_coded(values.to_numpy())
+        codes, texts, lens = float_bytes_coded(values.to_numpy())
         return Taken(texts, codes), lens[codes]
     return encode_bytes_len(values)
 
 
-def _text(values: pd.Series) -> np.ndarray:
+def utf8_texts(values: pd.Series) -> np.ndarray:
     return np.asarray([v.decode("utf-8") for v in values], dtype=object)
 
 
-def _decoded(f: pd.DataFrame, column: np.ndarray, text: np.ndarray) -> pd.DataFrame:
+def decoded_frame(f: pd.DataFrame, column: np.ndarray, text: np.ndarray) -> pd.DataFrame:
     """What every layout's ``decode`` returns: per cell, its event row, time, column and text."""
     return pd.DataFrame(
         {"_er": f["_er"].to_numpy(), "_t": f["_t"].to_numpy(), "column": column, "text": text}

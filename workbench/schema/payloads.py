@@ -12,7 +12,7 @@ from ..errors import SchemaError
 from .value_text import encode_text
 
 
-def _py_to_text(col: pd.Series) -> pd.Series:
+def py_to_text(col: pd.Series) -> pd.Series:
     def one(v: Any) -> str:
         if isinstance(v, bool):
             return "true" if v else "false"
@@ -69,7 +69,7 @@ def dtype_kind(dtype: str | None) -> str:
     return "s"
 
 
-def _protobuf_payloads(cols: dict[str, pd.Series]) -> np.ndarray:
+def protobuf_payloads(cols: dict[str, pd.Series]) -> np.ndarray:
     """One serialized message per event. Protobuf has no columnar encoder in Python, so this is the
     one per-event loop in ``to_cells`` (the serialized-protobuf layout only)."""
     spec = tuple((c, dtype_kind(str(s.dtype))) for c, s in cols.items())
@@ -86,7 +86,7 @@ def _protobuf_payloads(cols: dict[str, pd.Series]) -> np.ndarray:
     return np.asarray(out, dtype=object)
 
 
-def _protobuf_records(values: np.ndarray, payload: tuple) -> list[dict]:
+def protobuf_records(values: np.ndarray, payload: tuple) -> list[dict]:
     """Parse payloads with the message class rebuilt from the payload's (column, dtype) list."""
     if len(values) == 0:
         return []

@@ -31,7 +31,7 @@ from .layouts import BuildInput, Layout, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
 from .plan import ReadPlan
 from .planner import plan_query
-from .segments import Literal, Metric, RenderContext, Segment, _unknown
+from .segments import Literal, Metric, RenderContext, Segment, unknown_name_message
 from .shape import Shape
 from .time_segments import Timestamp
 from .time_text import US_PER_MS, floor_us, time_us
@@ -183,7 +183,7 @@ class Schema:
             for c in key.columns():
                 if c not in cols:
                     raise SchemaError(
-                        _unknown(c, cols).replace(
+                        unknown_name_message(c, cols).replace(
                             "a key segment", f"a key segment of table {tname!r}"
                         )
                     )

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..errors import SchemaError
 from .hashing import crc32
-from .value_text import _distinct, digits, encode_coded, factorize
+from .value_text import digits, encode_coded, factorize, merge_equal_texts
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
 
@@ -51,7 +51,7 @@ class RenderContext:
 
     def column(self, name: str) -> pd.Series:
         if name not in self.columns:
-            raise SchemaError(_unknown(name, list(self.columns)))
+            raise SchemaError(unknown_name_message(name, list(self.columns)))
         return self.columns[name]
 
     def text(self, name: str) -> np.ndarray:
@@ -71,7 +71,7 @@ class RenderContext:
         return self._cache[key]
 
 
-def _unknown(name: str, known: list[str]) -> str:
+def unknown_name_message(name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return f"Unknown column {name!r} in a key segment; the dataset has {known}.{hint}"
@@ -79,7 +79,7 @@ def _unknown(name: str, known: list[str]) -> str:
 
 def _no_delimiter(texts: np.ndarray, what: str, delimiter: str) -> np.ndarray:
     """``texts`` are distinct values (in first-seen order)."""
-    if delimiter and len(texts) and _contains(texts, delimiter):
+    if delimiter and len(texts) and any_contains(texts, delimiter):
         bad = [u for u in texts if delimiter in u]
         if bad:
             raise SchemaError(
@@ -89,7 +89,7 @@ def _no_delimiter(texts: np.ndarray, what: str, delimiter: str) -> np.ndarray:
     return texts
 
 
-def _contains(texts: np.ndarray, delimiter: str) -> bool:
+def any_contains(texts: np.ndarray, delimiter: str) -> bool:
     """Whether any of the texts contains ``delimiter`` (one C-level scan of the joined texts)."""
     if "\x00" in delimiter:
         return any(delimiter in t for t in texts)
@@ -99,10 +99,10 @@ def _contains(texts: np.ndarray, delimiter: str) -> bool:
 def _map_coded(coded: Coded, fn) -> Coded:
     """Apply a scalar function once per distinct text (entities are few; events are many)."""
     codes, texts = coded
-    return _distinct(codes, np.asarray([fn(u) for u in texts], dtype=object))
+    return merge_equal_texts(codes, np.asarray([fn(u) for u in texts], dtype=object))
 
 
-def _factorized(values: np.ndarray) -> Coded:
+def factorized(values: np.ndarray) -> Coded:
     codes, uniq = factorize(np.asarray(values), use_na_sentinel=False)
     return codes, np.asarray(uniq)
 
@@ -218,7 +218,7 @@ class PaddedInt(Field):
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu":
             raise SchemaError(f"PaddedInt needs an integer column; {self.column!r} is {col.dtype}.")
-        codes, uniq = _factorized(col.to_numpy())
+        codes, uniq = factorized(col.to_numpy())
         return codes, digits(uniq, self.width, f"{self.column}")
 
     def _alphabet(self) -> str | None:
@@ -420,7 +420,7 @@ class Tags(Segment):
             t = ctx.text(c)
             pair = np.where(t == "", "", (c + "=") + t + ctx.delimiter).astype(object)
             out = out + pair
-        return _factorized(out)
+        return factorized(out)
 
     def parse(self, text: pd.Series, delimiter: str = ",") -> dict[str, pd.Series]:
         d = re.escape(delimiter)
@@ -454,13 +454,13 @@ class Tags(Segment):
 def _join_coded(a: Coded, b: Coded, sep: str) -> Coded:
     """Texts ``a + sep + b`` per event, as codes into the distinct combinations (first-seen order).
     Distinct pairs give distinct texts when ``sep`` splits them back (the caller's check)."""
-    codes, texts, _ = _join_sized(
+    codes, texts, _ = join_sized(
         a, np.zeros(len(a[1]), np.int64), b, np.zeros(len(b[1]), np.int64), sep
     )
     return codes, texts
 
 
-def _join_sized(
+def join_sized(
     a: Coded, la: np.ndarray, b: Coded, lb: np.ndarray, sep: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_join_coded` that also carries the texts' UTF-8 lengths (``la``, ``lb`` → result)."""

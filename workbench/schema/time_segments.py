@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .segments import TIME, Coded, RenderContext, Segment, _factorized
+from .segments import TIME, Coded, RenderContext, Segment, factorized
 from .time_text import (
-    _TOKEN_RX,
     DEFAULT_FORMATS,
     PRECISIONS,
+    TOKEN_RX,
     US_PER_MS,
     US_PER_S,
     check_format,
@@ -52,7 +52,7 @@ class Timestamp(Segment):
         if fmt.startswith("epoch_"):
             return "0123456789"
         return "0123456789" + "".join(
-            "%" if tok == "%" else lit for tok, lit in _TOKEN_RX.findall(fmt)
+            "%" if tok == "%" else lit for tok, lit in TOKEN_RX.findall(fmt)
         )
 
     _fixed_width = True
@@ -121,7 +121,7 @@ class ReversedTimestamp(Segment):
         return (TIME,)
 
     def coded(self, ctx: RenderContext) -> Coded:
-        codes, uniq = _factorized(np.floor_divide(ctx.t_us, self._per))
+        codes, uniq = factorized(np.floor_divide(ctx.t_us, self._per))
         return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
 
     def _alphabet(self) -> str | None:
@@ -152,7 +152,7 @@ class BaseTimestamp(Segment):
 
     def coded(self, ctx: RenderContext) -> Coded:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
-        codes, uniq = _factorized(ms - np.mod(ms, 2**self.bits))
+        codes, uniq = factorized(ms - np.mod(ms, 2**self.bits))
         return codes, uniq.astype(str).astype(object)
 
     def _alphabet(self) -> str | None:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .value_text import _BLOCK, _distinct, _put_digits, digits, factorize
+from .value_text import BLOCK_ROWS, digits, factorize, merge_equal_texts, put_digits
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -46,7 +46,7 @@ DEFAULT_FORMATS = {
     "us": "%Y%m%d%H%M%S",
 }
 _TOKEN_WIDTH = {"Y": 4, "m": 2, "d": 2, "H": 2, "M": 2, "S": 2}
-_TOKEN_RX = re.compile(r"%([YmdHMS%])|([^%]+)")
+TOKEN_RX = re.compile(r"%([YmdHMS%])|([^%]+)")
 
 
 def time_us(series: pd.Series) -> np.ndarray:
@@ -94,7 +94,7 @@ def floor_us(t: np.ndarray, precision: str) -> np.ndarray:
     raise SchemaError(f"Unknown precision {precision!r}; use one of {', '.join(PRECISIONS)}.")
 
 
-def _fields(t: np.ndarray) -> dict[str, np.ndarray]:
+def time_fields(t: np.ndarray) -> dict[str, np.ndarray]:
     days = np.floor_divide(t, US_PER_DAY)
     tod = t - days * US_PER_DAY
     if len(days) > 64:  # calendar fields once per day of the span (events are many, days few)
@@ -161,7 +161,7 @@ def format_time_coded(
         exact = _epoch_unit(fmt)[0] <= _FIXED_US.get(precision, US_PER_DAY)
     else:
         exact = all(f"%{c}" in fmt for c in _NEEDS[precision])
-    return (codes, texts) if exact else _distinct(codes, texts)
+    return (codes, texts) if exact else merge_equal_texts(codes, texts)
 
 
 def _step_codes(v: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -188,11 +188,11 @@ def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
         unit, width = _epoch_unit(fmt)
         return digits(ft // unit, width, "epoch time")
     pieces: list[str] = []  # field names (Y m d H M S ms us) or literal text as "=…"
-    for tok, lit in _TOKEN_RX.findall(fmt):
+    for tok, lit in TOKEN_RX.findall(fmt):
         pieces.append("=" + ("%" if tok == "%" else lit) if (lit or tok == "%") else tok)
     if precision in ("ms", "us"):
         pieces.append(precision)
-    f = _fields(ft)
+    f = time_fields(ft)
     if (
         not pieces
         or any("\x00" in p for p in pieces)
@@ -202,8 +202,8 @@ def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
     # A fixed-width unicode matrix per block of rows: literals as code points, fields as digits.
     width = sum(len(p) - 1 if p[0] == "=" else _FIELD_WIDTH[p] for p in pieces)
     out = np.empty(len(ft), dtype=object)
-    for a in range(0, len(ft), _BLOCK):
-        b = min(a + _BLOCK, len(ft))
+    for a in range(0, len(ft), BLOCK_ROWS):
+        b = min(a + BLOCK_ROWS, len(ft))
         m = np.empty((b - a, width), dtype=np.uint32)
         pos = 0
         for p in pieces:
@@ -212,7 +212,7 @@ def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
                     m[:, pos] = ord(c)
                     pos += 1
             else:
-                _put_digits(m, pos, f[p][a:b], _FIELD_WIDTH[p])
+                put_digits(m, pos, f[p][a:b], _FIELD_WIDTH[p])
                 pos += _FIELD_WIDTH[p]
         out[a:b] = m.view(f"<U{width}").ravel().astype(object)
     return out
@@ -223,7 +223,7 @@ def _format_joined(
 ) -> np.ndarray:
     """The general path: numeric runs as zero-padded ints, literals joined as numpy str scalars."""
     t = ft
-    tokens = _TOKEN_RX.findall(fmt)
+    tokens = TOKEN_RX.findall(fmt)
     out: np.ndarray | None = None
     pending: list[tuple[np.ndarray, int]] = []  # consecutive numeric tokens composed as one int
 

@@ -161,10 +161,10 @@ def _float_reprs(u: np.ndarray, kind: type, lengths: bool = False):
         m = np.empty((len(sel), w), dtype=dtype)
         if sg:
             m[:, 0] = 45  # "-"
-        _put_digits(m, sg, ip[sel], ni)
+        put_digits(m, sg, ip[sel], ni)
         m[:, sg + ni] = 46  # "."
         if dd:
-            _put_digits(m, sg + ni + 1, fp[sel], dd)
+            put_digits(m, sg + ni + 1, fp[sel], dd)
         else:
             m[:, sg + ni + 1] = 48
         view = m.view(f"<U{w}" if kind is str else f"S{w}").ravel()
@@ -210,12 +210,12 @@ _PAIRS64 = (
     np.ascontiguousarray(_QUADS[np.uint32][:100, 2:]).view(np.uint64).ravel()
 )  # "00" … "99" (UCS-4)
 _QUAD32 = np.ascontiguousarray(_QUADS[np.uint8]).view(np.uint32).ravel()  # "0000" … "9999" (bytes)
-_BLOCK = (
+BLOCK_ROWS = (
     1 << 16
 )  # rows per block when building text matrices (small buffers stay in cache and get reused)
 
 
-def _put_digits(m: np.ndarray, pos: int, v: np.ndarray, w: int) -> None:
+def put_digits(m: np.ndarray, pos: int, v: np.ndarray, w: int) -> None:
     """Write ``v`` (non-negative ints < 10**w) zero-padded into columns ``pos:pos+w`` of the
     character matrix ``m`` (uint8 bytes or uint32 UCS-4): several characters per store, as one
     machine word looked up in a table (unaligned strided views; numpy handles the alignment)."""
@@ -241,7 +241,7 @@ def _put_digits(m: np.ndarray, pos: int, v: np.ndarray, w: int) -> None:
 def _digit_matrix(v: np.ndarray, width: int, dtype: type = np.uint32) -> np.ndarray:
     """Non-negative ints → an (n, width) matrix of ASCII digit codes, zero-padded on the left."""
     out: np.ndarray = np.empty((len(v), width), dtype=dtype)
-    _put_digits(out, 0, v, width)
+    put_digits(out, 0, v, width)
     return out
 
 
@@ -254,8 +254,8 @@ def _zero_padded(values: np.ndarray, width: int) -> np.ndarray:
     if width < 1 or width > 19:  # 10**19 does not fit an int64 divisor; zfill(…, 0) keeps one digit
         return np.char.zfill(values.astype(str), width).astype(object)
     out = np.empty(len(values), dtype=object)
-    for a in range(0, len(values), _BLOCK):
-        b = min(a + _BLOCK, len(values))
+    for a in range(0, len(values), BLOCK_ROWS):
+        b = min(a + BLOCK_ROWS, len(values))
         out[a:b] = _digit_matrix(values[a:b], width).view(f"<U{width}").ravel().astype(object)
     return out
 
@@ -270,11 +270,11 @@ def _float_bytes(x: np.ndarray) -> np.ndarray:
 
 
 def _float_bytes_len(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    codes, texts, lens = _float_bytes_coded(x)
+    codes, texts, lens = float_bytes_coded(x)
     return texts[codes], lens[codes]
 
 
-def _float_bytes_coded(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def float_bytes_coded(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Floats as (codes, distinct value bytes, their lengths)."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     codes, uniq_bits = factorize(x.view(np.int64))
@@ -309,17 +309,17 @@ def encode_coded(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if kind == "f":
         codes, uniq = factorize(np.ascontiguousarray(arr, dtype=np.float64).view(np.int64))
         texts = _float_reprs(np.asarray(uniq, dtype=np.int64).view(np.float64), str)
-        return _distinct(codes, texts)  # NaNs with different payloads share the text "nan"
+        return merge_equal_texts(codes, texts)  # NaNs with different payloads share the text "nan"
     if kind in "biuM":
         codes, uniq = pd.factorize(arr, use_na_sentinel=False)
         return codes, encode_text(pd.Series(uniq, dtype=values.dtype))
     codes, uniq = factorize(np.asarray(arr, dtype=object))
     if len(codes) and codes.min() < 0:  # missing values
         encode_text(values)  # raises the error naming the rows
-    return _distinct(codes, np.asarray([str(u) for u in uniq], dtype=object))
+    return merge_equal_texts(codes, np.asarray([str(u) for u in uniq], dtype=object))
 
 
-def _distinct(codes: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def merge_equal_texts(codes: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Merge codes whose texts are equal (``str(1) == str("1")``), keeping first-seen order."""
     if len(texts) < 2:
         return codes, texts

@@ -14,8 +14,16 @@ import pandas as pd
 from ..errors import SchemaError
 from .families import Family
 from .keys import RowKey
-from .layouts import BuildInput, CellParts, Layout, _decoded, _pairs, _text, _values
-from .time_text import US_PER_MS, _fields
+from .layouts import (
+    BuildInput,
+    CellParts,
+    Layout,
+    as_pairs,
+    column_values,
+    decoded_frame,
+    utf8_texts,
+)
+from .time_text import US_PER_MS, time_fields
 
 _QUALIFIER_KINDS = ("day", "hour", "minute", "second", "offset_ms")
 
@@ -49,7 +57,7 @@ class Wide(Layout):
         object.__setattr__(
             self,
             "families_",
-            tuple((m, Family(f) if isinstance(f, str) else f) for m, f in _pairs(self.families_)),
+            tuple((m, Family(f) if isinstance(f, str) else f) for m, f in as_pairs(self.families_)),
         )
 
     @property
@@ -78,7 +86,7 @@ class Wide(Layout):
         if self.qualifier == "offset_ms":
             ms = np.floor_divide(t_us, US_PER_MS)
             return np.mod(ms, 2**self.bits).astype(str).astype(object)
-        f = _fields(t_us)
+        f = time_fields(t_us)
         q = f[{"day": "d", "hour": "H", "minute": "M", "second": "S"}[self.qualifier]].astype(str)
         return (np.char.zfill(q, self.pad) if self.pad else q).astype(object)
 
@@ -92,14 +100,14 @@ class Wide(Layout):
             )
         parts = CellParts()
         for m, fam in zip(b.measures, fams, strict=True):
-            values, size = _values(b, m)
+            values, size = column_values(b, m)
             parts.add(keys, fam, q, b.ts_ms, values, b.events, size)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
         back = {fam.name: m for m, fam in self.family_pairs}
         col = f["family"].map(lambda x: back.get(x, x)).to_numpy()
-        return _decoded(f, col, _text(f["value"]))
+        return decoded_frame(f, col, utf8_texts(f["value"]))
 
     def column_filter(self, needed: tuple[str, ...]) -> dict[str, Any] | None:
         return {"families": tuple(self.family_of(m).name for m in needed)}

@@ -103,7 +103,7 @@ _CSS = (
 )
 
 
-def _box(body: str) -> str:
+def panel_box(body: str) -> str:
     return f"{_CSS}<div class='wb-d'>{body}</div>"
 
 
@@ -152,7 +152,7 @@ def headline_html(a: Analysis) -> str:
                 f"<td class='{cls}'>{ratio(waste)}</td></tr>"
             )
         parts.append("</table>")
-    return _box("".join(parts))
+    return panel_box("".join(parts))
 
 
 def _emulator_seen(r: Any) -> str:
@@ -185,7 +185,7 @@ def design_html(ds: Dataset, schema: Schema) -> str:
         rows.append(("guidelines", html.escape(", ".join(schema.guidelines))))
     desc = f"<i>{html.escape(schema.description)}</i>" if schema.description else ""
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
-    return _box(f"{desc}<table>{body}</table>")
+    return panel_box(f"{desc}<table>{body}</table>")
 
 
 def error_html(exc: BaseException) -> str:
@@ -198,14 +198,14 @@ def error_html(exc: BaseException) -> str:
         if detail
         else ""
     )
-    return _box(
+    return panel_box(
         f"<p class='bad' data-error><b>{html.escape(type(exc).__name__)}:</b> "
         f"{html.escape(head)}</p>{more}"
     )
 
 
 def note_html(text: str, cls: str = "") -> str:
-    return _box(f"<p class='{cls}'>{html.escape(text)}</p>")
+    return panel_box(f"<p class='{cls}'>{html.escape(text)}</p>")
 
 
 def png_bundle(png: bytes, alt: str) -> dict[str, Any]:

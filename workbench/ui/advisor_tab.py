@@ -46,7 +46,7 @@ def render(d: Designer) -> None:
         text = (
             f._repr_html_()
             if hasattr(f, "_repr_html_")
-            else R._box(
+            else R.panel_box(
                 f"<b>{html.escape(ff['guideline'])}</b> {html.escape(ff['severity'])} {html.escape(ff['message'])}"
             )
         )

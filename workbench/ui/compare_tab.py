@@ -57,6 +57,6 @@ def render(d: Designer) -> None:
     for lab, a in analyses.items():
         maps.append(f"<h4>{html.escape(lab)}</h4>" + d.ws.heatmap(a, "writes"))
     d.compare_out.outputs = (
-        R.html_bundle(R._box("".join(maps)), "pinned vs current heat maps"),
+        R.html_bundle(R.panel_box("".join(maps)), "pinned vs current heat maps"),
         R.html_bundle(comparison_html(cmp), repr(cmp.table)),
     )

@@ -63,5 +63,5 @@ def write(d: Designer) -> Any:
         f"{html.escape(verification.summary())}</p>"
     )
     body = table._repr_html_() + ("" if ok else verification._repr_html_())
-    d.emulator_panel.value = R._box(head + body)
+    d.emulator_panel.value = R.panel_box(head + body)
     return verification

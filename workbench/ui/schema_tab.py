@@ -30,7 +30,7 @@ def cbt_commands(
 
 def render(d: Designer) -> None:
     d.design_panel.value = R.design_html(d.ds, d.schema)
-    d.cbt_panel.value = R._box(
+    d.cbt_panel.value = R.panel_box(
         "<h4>cbt commands</h4><pre data-cbt>"
         + html.escape(cbt_commands(d.schema, d.ds, d.emulator))
         + "</pre>"
