@@ -40,7 +40,7 @@ def test_an_hourly_series_at_its_own_rate_is_a_frontier_not_a_hotspot(hourly):
     assert v.startswith("Write frontier:")
     assert v.writes_per_s == pytest.approx(1 / 3600, rel=0.01)
     assert v.source == "the dataset's own rate" and "the dataset's own rate" in v
-    assert "0.000278 writes/s" in v  # the rate judged, named
+    assert "1.00 writes/h" in v  # the rate judged, named: one write an hour
     assert v.busiest_node_cpu < 1e-6
     assert "stops scaling at 9,800 writes/s" in v
     # the shape says what the keys do without a rate; the consequence carries the rate

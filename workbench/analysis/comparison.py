@@ -262,7 +262,7 @@ def _ties_under_the_ceilings(
         "best": "",
         "worst": "",
         "reason": (
-            f"a tie at {rate_text(rate)} events/s: every design's ceiling is over {headroom:,.0f}× "
+            f"a tie at {rate_text(rate, 'events')}: every design's ceiling is over {headroom:,.0f}× "
             f"that (lowest {number(ceilings.min())} events/s) and no node is near its CPU target, "
             f"so the shapes ({rec['reason']}) cost nothing at this rate"
         ),

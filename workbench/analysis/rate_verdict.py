@@ -14,8 +14,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..formatting import number
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,20 +63,19 @@ class RateVerdict(str):
 
 
 def share_of_node(cpu: float) -> str:
-    """A node's CPU as a percentage with two significant figures, however small: 2e-8 →
-    0.000002 %."""
+    """A node's CPU as a percentage, at most three decimals: 0.37 → 37 %, 2e-8 → <0.001 %."""
     pct = 100.0 * cpu
     if pct >= 10:
         return f"{pct:,.0f} %"
-    return f"{np.format_float_positional(pct, precision=2, fractional=False, trim='-')} %"
+    return "<0.001 %" if 0 < pct < 0.001 else f"{number(pct)} %"
 
 
-def rate_text(rate: float) -> str:
-    """A rate with three significant figures however small (an hourly series: 0.000278), whole
-    numbers with separators from 1,000."""
-    if not math.isfinite(rate) or rate >= 1000:
-        return number(rate)
-    return np.format_float_positional(rate, precision=3, fractional=False, trim="-")
+def rate_text(rate: float, noun: str) -> str:
+    """A rate in the first unit of time it reaches 1 in: an hourly series writes "1.00 writes/h"
+    (not 0.000278 writes/s), a busy one "100,000 writes/s"."""
+    from ..formatting import rate as per_unit
+
+    return per_unit(rate, noun)
 
 
 def over_ceiling(kd: KeyDistribution) -> bool:
@@ -110,7 +107,7 @@ def consequence(kd: KeyDistribution, source: str) -> str:
     rate = kd.write_rate_per_s
     cpu = kd.busiest_node_cpu
     uses = f"needs {cpu:,.1f} nodes of CPU" if cpu >= 1 else f"uses {share_of_node(cpu)} of a node"
-    out = f"at {rate_text(rate)} writes/s ({source}) the busiest node {uses}"
+    out = f"at {rate_text(rate, 'writes')} ({source}) the busiest node {uses}"
     c = kd.ceiling
     if c is not None and math.isfinite(c.writes_per_s):
         out += f"; stops scaling at {number(c.writes_per_s)} writes/s"
