@@ -39,7 +39,7 @@ from ..schema.views import EMULATOR_NOTE, AsyncIndex, Rollup, ViewDesign
 from .settings import DEFAULT, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..datasets.model import Dataset
+    from ..datasets.model import Dataset, QueryIntent
 
 STALENESS = {
     "view": "eventually consistent: updates lag the source (no bound documented)",
@@ -144,30 +144,46 @@ def _hotspot(schema: Schema, ds: Dataset, settings: Settings) -> float:
     return float(key_distribution(index, settings=settings).hotspot_factor)
 
 
-def view_cost(
-    ds: Dataset, design: Schema | ViewDesign, *, settings: Settings = DEFAULT
-) -> ViewCost:
-    """The derived rows of ``design`` on ``ds``: who writes them, how many, their cost."""
-    is_view = isinstance(design, ViewDesign)
-    schema = design.equivalent if isinstance(design, ViewDesign) else design
-    cells = schema.to_cells(ds, accept_loss=True).frame
-    derived = _derived_mask(schema, cells)
-    mutations = _mutations(cells)
-    derived_mutations = _mutations(cells[derived])
-    source_mutations = mutations - derived_mutations
-    derived_rows = int(cells[derived].drop_duplicates(["table", "row_key"]).shape[0])
-    derived_bytes = int(CellFrame(cells[derived]).total_bytes) if derived.any() else 0
+@dataclass(frozen=True)
+class _Derived:
+    """What the cells of a client-maintained design say about its derived rows (shared by the
+    view and its client-maintained equivalent: both store the same rows)."""
+
+    events: int
+    mutations: int
+    source_mutations: int
+    derived_rows: int
+    derived_bytes: int
+    hotspot: float
+    has_derived: bool
+
+
+def _derived(ds: Dataset, schema: Schema, cells: CellFrame, settings: Settings) -> _Derived:
+    frame = cells.frame
+    derived = _derived_mask(schema, frame)
+    mutations = _mutations(frame)
+    return _Derived(
+        events=len(ds.frame),
+        mutations=mutations,
+        source_mutations=mutations - _mutations(frame[derived]),
+        derived_rows=int(frame[derived].drop_duplicates(["table", "row_key"]).shape[0]),
+        derived_bytes=int(CellFrame(frame[derived]).total_bytes) if derived.any() else 0,
+        hotspot=_hotspot(schema, ds, settings) if derived.any() else float("nan"),
+        has_derived=bool(derived.any()),
+    )
+
+
+def _cost(design: Schema | ViewDesign, schema: Schema, d: _Derived, settings: Settings) -> ViewCost:
     _, writes_per_node, _ = settings.node_rates()
-    if is_view:
-        assert isinstance(design, ViewDesign)
-        client = source_mutations
-        maintenance = source_mutations * settings.view_updates_per_source_write * len(design.views)
+    if isinstance(design, ViewDesign):
+        client = d.source_mutations
+        maintenance = client * settings.view_updates_per_source_write * len(design.views)
         who, stale = "Bigtable (CMV)", STALENESS["view"]
         kinds = ", ".join(f"{v.kind} {v.name!r}" for v in design.views)
         note = f"{kinds}: {EMULATOR_NOTE}"
     else:
-        client, maintenance = mutations, 0.0
-        who = "client" if derived.any() else "—"
+        client, maintenance = d.mutations, 0.0
+        who = "client" if d.has_derived else "—"
         stale = STALENESS[
             "aggregates" if schema.aggregates is not None else "tables" if schema.tables else "none"
         ]
@@ -175,16 +191,130 @@ def view_cost(
     return ViewCost(
         design=schema.name,
         maintained_by=who,
-        events=len(ds.frame),
+        events=d.events,
         client_writes=client,
         maintenance_writes=float(maintenance),
-        derived_rows=derived_rows,
-        derived_bytes=derived_bytes,
+        derived_rows=d.derived_rows,
+        derived_bytes=d.derived_bytes,
         write_node_s=(client + maintenance) / writes_per_node,
-        derived_hotspot_factor=_hotspot(schema, ds, settings) if derived.any() else float("nan"),
+        derived_hotspot_factor=d.hotspot,
         staleness=stale,
         note=note,
     )
 
 
-__all__ = ["ViewCost", "view_cost", "STALENESS", "Rollup", "AsyncIndex", "ViewDesign"]
+def view_cost(
+    ds: Dataset,
+    design: Schema | ViewDesign,
+    *,
+    settings: Settings = DEFAULT,
+    cells: CellFrame | None = None,
+) -> ViewCost:
+    """The derived rows of ``design`` on ``ds``: who writes them, how many, their cost
+    (``cells``: the client-maintained design's cells, when already built)."""
+    schema = design.equivalent if isinstance(design, ViewDesign) else design
+    if cells is None:
+        cells = schema.to_cells(ds, accept_loss=True)
+    return _cost(design, schema, _derived(ds, schema, cells, settings), settings)
+
+
+ROLLUP_NAMES = {"minute": "per_minute", "hour": "hourly", "day": "daily", "week": "weekly",
+                "month": "monthly"}  # fmt: skip
+
+
+def rollup(
+    bucket: str = "hour", stats: tuple[str, ...] = ("count", "min", "max", "sum", "mean")
+) -> Rollup:
+    """A rollup view named for its bucket (``hourly``, ``daily``…): its queries say
+    ``aggregate="hourly:mean"``."""
+    return Rollup(ROLLUP_NAMES.get(bucket, bucket), bucket, tuple(stats))
+
+
+def view_query(ds: Dataset, view: Rollup | AsyncIndex) -> QueryIntent | None:
+    """The query a rollup serves: one series' ``bucket`` statistic over the whole data (the
+    first event's entity, the first numeric measure); an index serves the dataset's own queries
+    (None)."""
+    from ..datasets.model import QueryIntent
+
+    if not isinstance(view, Rollup):
+        return None
+    nums = [m for m in ds.measures if ds.frame[m].dtype.kind in "fiu"]
+    if not nums:
+        return None
+    stat = next((s for s in ("mean", "sum", "max", "min") if s in view.stats), view.stats[0])
+    first = ds.frame.iloc[0]
+    entity = {c: first[c] for c in ds.entity}
+    start, end = ds.time_span
+    return QueryIntent(
+        f"{view.name}_{nums[0]}_{stat}",
+        "range",
+        f"{view.name.replace('_', ' ')} {stat} of {nums[0]} for "
+        + ", ".join(f"{k}={v}" for k, v in entity.items())
+        + " over the data (what the view answers)",
+        entity,
+        start.floor("D"),
+        end.floor("D") + pd.Timedelta(days=1),
+        measures=(nums[0],),
+        aggregate=f"{view.name}:{stat}",
+    )
+
+
+@dataclass(frozen=True)
+class ViewEffect:
+    """What adding ``view`` to a design does: the CMV design, its SQL, what Bigtable spends
+    keeping it against the client writing the same rows, and the rows each query reads."""
+
+    design: ViewDesign
+    sql: dict[str, str]
+    by_view: ViewCost
+    by_client: ViewCost
+    queries: pd.DataFrame  # query → rows_seen, kind, table (of the client-maintained equivalent)
+    query: str | None  # the view's own query (a rollup's), if any
+    note: str = EMULATOR_NOTE
+
+
+def view_effect(
+    ds: Dataset, schema: Schema, view: Rollup | AsyncIndex, *, settings: Settings = DEFAULT
+) -> ViewEffect:
+    """Add ``view`` to ``schema`` on ``ds``. The view replaces what the design kept by hand: a
+    rollup drops the design's own aggregate rows (G29), an index its second tables (G05)."""
+    from dataclasses import replace
+
+    from ..datasets.queries import with_queries
+    from .overview import analyze
+
+    source = (
+        replace(schema, aggregates=None) if isinstance(view, Rollup) else replace(schema, tables=())
+    )
+    vd = ViewDesign(f"{source.name} + {view.kind} {view.name}", source, (view,))
+    sql = vd.create_sql()
+    q = view_query(ds, view)
+    used = with_queries(ds, [*ds.queries, q]) if q is not None else ds
+    eq = vd.equivalent
+    cells = eq.to_cells(used, accept_loss=True)
+    a = analyze(used, eq, cells=cells, settings=settings)
+    d = _derived(used, eq, cells, settings)
+    client_eq = replace(eq, name=f"{source.name} + client-written {view.name}")
+    return ViewEffect(
+        design=vd,
+        sql=sql,
+        by_view=_cost(vd, eq, d, settings),
+        by_client=_cost(client_eq, client_eq, d, settings),
+        queries=a.queries.table,
+        query=q.name if q is not None else None,
+    )
+
+
+__all__ = [
+    "ViewCost",
+    "view_cost",
+    "ViewEffect",
+    "view_effect",
+    "view_query",
+    "rollup",
+    "ROLLUP_NAMES",
+    "STALENESS",
+    "Rollup",
+    "AsyncIndex",
+    "ViewDesign",
+]

@@ -27,7 +27,8 @@ class Timestamp(Segment):
     """The event time at a precision (month … us) and format (G06, G21, G31).
 
     Formats: strftime-like with %Y %m %d %H %M %S (3 or 6 fractional digits are appended
-    for ``ms``/``us``), or ``epoch_s``/``epoch_ms``/``epoch_us`` zero-padded numbers."""
+    for ``ms``/``us``, with no separator: the template says ``mmm``/``uuuuuu`` where they go),
+    or ``epoch_s``/``epoch_ms``/``epoch_us`` zero-padded numbers."""
 
     precision: str = "second"
     fmt: str | None = None
@@ -67,8 +68,9 @@ class Timestamp(Segment):
 
     def template(self) -> str:
         f = self.fmt or DEFAULT_FORMATS[self.precision]
+        # the digits follow the seconds directly, as in the key text (20150302085455730)
         frac = (
-            {"ms": ".mmm", "us": ".uuuuuu"}.get(self.precision, "")
+            {"ms": "mmm", "us": "uuuuuu"}.get(self.precision, "")
             if not f.startswith("epoch_")
             else ""
         )
