@@ -87,10 +87,13 @@ class ViewCost:
         return html_of(self)
 
 
-def _derived_mask(schema: Schema, cells: pd.DataFrame) -> np.ndarray:
-    """Cells of derived rows: aggregate rows in the main table, every other table's cells."""
-    mask = (cells["table"] != schema.table).to_numpy().copy()
-    if schema.aggregates is not None:
+def _derived_mask(schema: Schema, cells: pd.DataFrame, views: tuple = ()) -> np.ndarray:
+    """Cells of derived rows: aggregate rows in the main table, every other table's cells; with
+    ``views``, only the rows those views hold (a rollup's aggregate rows, an index's table)."""
+    tables = {v.name for v in views if isinstance(v, AsyncIndex)} if views else None
+    other = cells["table"] != schema.table
+    mask = (other if tables is None else cells["table"].isin(tables)).to_numpy().copy()
+    if schema.aggregates is not None and (not views or any(isinstance(v, Rollup) for v in views)):
         lead = schema.aggregates.lead(schema.key.delimiter) + schema.key.delimiter
         mask |= (
             (cells["table"] == schema.table) & cells["row_key"].str.startswith(lead)
@@ -104,25 +107,28 @@ def _mutations(cells: pd.DataFrame) -> int:
     return int(cells.drop_duplicates(["table", "row_key", "timestamp_us"]).shape[0])
 
 
-def _update_keys(schema: Schema, ds: Dataset) -> dict[str, np.ndarray]:
+def _update_keys(schema: Schema, ds: Dataset, views: tuple = ()) -> dict[str, np.ndarray]:
     """Per derived table: the row each event updates (aggregate row of its bucket, or its row in
-    the second table), in event order."""
+    the second table), in event order; with ``views``, only the rows those views hold."""
     frame = ds.frame.reset_index(drop=True)
     ctx = RenderContext({c: frame[c] for c in frame.columns}, time_us(frame[ds.time]))
     out = {}
-    if schema.aggregates is not None:
+    rollups = not views or any(isinstance(v, Rollup) for v in views)
+    if schema.aggregates is not None and rollups:
         out[schema.table] = schema.aggregates.key(schema.key).render(ctx)
+    names = {v.name for v in views if isinstance(v, AsyncIndex)}
     for t in schema.tables:
-        out[t.name] = t.key.render(ctx)
+        if not views or t.name in names:
+            out[t.name] = t.key.render(ctx)
     return out
 
 
-def _hotspot(schema: Schema, ds: Dataset, settings: Settings) -> float:
+def _hotspot(schema: Schema, ds: Dataset, settings: Settings, views: tuple = ()) -> float:
     """Hotspot factor of the updates to the derived rows, one per event at its time."""
     from ._index import CellIndex
     from .keyspace import key_distribution
 
-    keys = _update_keys(schema, ds)
+    keys = _update_keys(schema, ds, views)
     if not keys:
         return float("nan")
     t = time_us(ds.frame[ds.time].reset_index(drop=True))
@@ -158,9 +164,11 @@ class _Derived:
     has_derived: bool
 
 
-def _derived(ds: Dataset, schema: Schema, cells: CellFrame, settings: Settings) -> _Derived:
+def _derived(
+    ds: Dataset, schema: Schema, cells: CellFrame, settings: Settings, views: tuple = ()
+) -> _Derived:
     frame = cells.frame
-    derived = _derived_mask(schema, frame)
+    derived = _derived_mask(schema, frame, views)
     mutations = _mutations(frame)
     return _Derived(
         events=len(ds.frame),
@@ -168,12 +176,20 @@ def _derived(ds: Dataset, schema: Schema, cells: CellFrame, settings: Settings) 
         source_mutations=mutations - _mutations(frame[derived]),
         derived_rows=int(frame[derived].drop_duplicates(["table", "row_key"]).shape[0]),
         derived_bytes=int(CellFrame(frame[derived]).total_bytes) if derived.any() else 0,
-        hotspot=_hotspot(schema, ds, settings) if derived.any() else float("nan"),
+        hotspot=_hotspot(schema, ds, settings, views) if derived.any() else float("nan"),
         has_derived=bool(derived.any()),
     )
 
 
-def _cost(design: Schema | ViewDesign, schema: Schema, d: _Derived, settings: Settings) -> ViewCost:
+def _cost(
+    design: Schema | ViewDesign,
+    schema: Schema,
+    d: _Derived,
+    settings: Settings,
+    kind: str | None = None,
+) -> ViewCost:
+    """``kind``: "aggregates" or "tables", what the client keeps by hand (default: what the
+    design has)."""
     _, writes_per_node, _ = settings.node_rates()
     if isinstance(design, ViewDesign):
         client = d.source_mutations
@@ -184,9 +200,10 @@ def _cost(design: Schema | ViewDesign, schema: Schema, d: _Derived, settings: Se
     else:
         client, maintenance = d.mutations, 0.0
         who = "client" if d.has_derived else "—"
-        stale = STALENESS[
+        kind = kind or (
             "aggregates" if schema.aggregates is not None else "tables" if schema.tables else "none"
-        ]
+        )
+        stale = STALENESS[kind]
         note = ""
     return ViewCost(
         design=schema.name,
@@ -215,7 +232,8 @@ def view_cost(
     schema = design.equivalent if isinstance(design, ViewDesign) else design
     if cells is None:
         cells = schema.to_cells(ds, accept_loss=True)
-    return _cost(design, schema, _derived(ds, schema, cells, settings), settings)
+    views = design.views if isinstance(design, ViewDesign) else ()
+    return _cost(design, schema, _derived(ds, schema, cells, settings, views), settings)
 
 
 ROLLUP_NAMES = {"minute": "per_minute", "hour": "hourly", "day": "daily", "week": "weekly",
@@ -273,34 +291,63 @@ class ViewEffect:
     note: str = EMULATOR_NOTE
 
 
+def view_design(schema: Schema, view: Rollup | AsyncIndex) -> ViewDesign:
+    """``schema`` with ``view`` kept by Bigtable. The view replaces what the design kept by hand:
+    a rollup drops the design's own aggregate rows (G29), an index its second tables (G05)."""
+    from dataclasses import replace
+
+    source = (
+        replace(schema, aggregates=None) if isinstance(view, Rollup) else replace(schema, tables=())
+    )
+    return ViewDesign(f"{source.name} + {view.kind} {view.name}", source, (view,))
+
+
 def view_effect(
-    ds: Dataset, schema: Schema, view: Rollup | AsyncIndex, *, settings: Settings = DEFAULT
+    ds: Dataset,
+    schema: Schema,
+    view: Rollup | AsyncIndex,
+    *,
+    table_id: str | None = None,
+    settings: Settings = DEFAULT,
 ) -> ViewEffect:
-    """Add ``view`` to ``schema`` on ``ds``. The view replaces what the design kept by hand: a
-    rollup drops the design's own aggregate rows (G29), an index its second tables (G05)."""
+    """Add ``view`` to ``schema`` on ``ds`` (:func:`view_design`): its SQL (on ``table_id``),
+    its cost against the client writing the same rows, and the rows each query reads."""
     from dataclasses import replace
 
     from ..datasets.queries import with_queries
     from .overview import analyze
 
-    source = (
-        replace(schema, aggregates=None) if isinstance(view, Rollup) else replace(schema, tables=())
-    )
-    vd = ViewDesign(f"{source.name} + {view.kind} {view.name}", source, (view,))
-    sql = vd.create_sql()
+    vd = view_design(schema, view)
+    sql = vd.create_sql(table_id)
     q = view_query(ds, view)
     used = with_queries(ds, [*ds.queries, q]) if q is not None else ds
     eq = vd.equivalent
     cells = eq.to_cells(used, accept_loss=True)
     a = analyze(used, eq, cells=cells, settings=settings)
-    d = _derived(used, eq, cells, settings)
-    client_eq = replace(eq, name=f"{source.name} + client-written {view.name}")
+    d = _derived(used, eq, cells, settings, vd.views)
+    client_eq = replace(eq, name=f"{vd.source.name} + client-written {view.name}")
+    intents = {i.name: i for i in used.queries}
+    reads = {}
+    for name, plan in a.queries.plans.items():
+        on_view = plan.table == view.name or (
+            eq.aggregates is not None
+            and name in intents
+            and eq.aggregates.applies_to(intents[name])
+        )
+        reads[name] = "the view" if on_view else "the table"
+    queries = a.queries.table.assign(reads=pd.Series(reads, dtype=object))
     return ViewEffect(
         design=vd,
         sql=sql,
         by_view=_cost(vd, eq, d, settings),
-        by_client=_cost(client_eq, client_eq, d, settings),
-        queries=a.queries.table,
+        by_client=_cost(
+            client_eq,
+            client_eq,
+            d,
+            settings,
+            "aggregates" if isinstance(view, Rollup) else "tables",
+        ),
+        queries=queries,
         query=q.name if q is not None else None,
     )
 
@@ -311,6 +358,7 @@ __all__ = [
     "ViewEffect",
     "view_effect",
     "view_query",
+    "view_design",
     "rollup",
     "ROLLUP_NAMES",
     "STALENESS",

@@ -44,6 +44,7 @@ from . import (
     layout,
     owndata,
     schema_tab,
+    views_tab,
 )
 from .emulator_tab import table_id_for, write_to_emulator
 from .layout import CSV, SIZES, STYLE, TAB_TITLES, TABS
@@ -94,6 +95,9 @@ class Designer(W.VBox):
     emulator_panel: W.HTML
     pinned_panel: W.HTML
     compare_out: W.Output
+    views_panel: W.HTML
+    view_rollup_box: W.HBox
+    view_index_box: W.VBox
 
     def __init__(
         self,
@@ -306,9 +310,23 @@ class Designer(W.VBox):
             advisor_tab.render(self)
         elif which == "schema":
             schema_tab.render(self)
+        elif which == "views":
+            views_tab.render(self)
         elif which == "compare":
             compare_tab.render(self)
         self.stale.discard(which)
+
+    def later(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` on the kernel's next turn (what was drawn so far reaches the page first);
+        at once outside a running event loop (plain Python, tests)."""
+        import asyncio
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            fn()
+            return
+        loop.call_soon(fn)
 
     def show_tab(self, name: str) -> None:
         """Open tab ``name`` (one of ``TABS``: "heatmap", "advisor", "compare"…) and draw it."""

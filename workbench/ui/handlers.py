@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def wire(d: Designer) -> None:
     """Connect every control to its handler; each runs inside the designer's log Output."""
-    from . import compare_tab, emulator_tab, owndata
+    from . import compare_tab, emulator_tab, owndata, views_tab
 
     c = d.controls
     log = d.with_log
@@ -58,6 +58,7 @@ def wire(d: Designer) -> None:
     c.pin.on_click(log(lambda _: compare_tab.pin(d)))
     c.unpin.on_click(log(lambda _: compare_tab.unpin(d)))
     c.write.on_click(log(lambda _: emulator_tab.write(d)))
+    views_tab.wire(d)
 
 
 def on_dataset(d: Designer, change: dict) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as W
 
 from . import _render as R
+from . import views_tab
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Designer
@@ -27,6 +28,7 @@ TABS = (
     "queries",
     "advisor",
     "schema",
+    "views",
     "emulator",
     "compare",
 )
@@ -34,6 +36,7 @@ TAB_TITLES = {
     **{k: v[0] for k, v in R.FIGURES.items()},
     "advisor": "Advisor",
     "schema": "Schema & cbt",
+    "views": "Views (CMV)",
     "emulator": "Emulator",
     "compare": "Compare",
 }
@@ -238,6 +241,7 @@ def tab_panels(d: Designer) -> None:
     panels["heatmap"] = W.VBox([c.heatmap_what, d.figures["heatmap"]])
     panels["advisor"] = d.advisor_panel
     panels["schema"] = W.VBox([d.design_panel, d.cbt_panel])
+    panels["views"] = views_tab.build(d)
     panels["emulator"] = W.VBox(
         [
             W.HTML(

@@ -55,6 +55,7 @@ class Workspace:
         self._analyses = _LRU(size)
         self._figures = _LRU(size * 6)
         self._advice = _LRU(size)
+        self._views = _LRU(size)  # a view added to a design: its SQL, costs and query rows
         self._contexts = _LRU(4)  # the advisor's cells per design (a cell frame each: kept few)
         self.hits = 0
         self.misses = 0
@@ -121,6 +122,21 @@ class Workspace:
             raise ValueError(f"No HTML picture {which!r}; choose one of {', '.join(draw)}.")
         return self._figures.get_or((id(a), "html", which), lambda: (a, draw[which]()))[1]
 
+    # -- views ----------------------------------------------------------------------------
+    def view_effect(self, ds: Dataset, schema: Schema, view: Any, table_id: str) -> Any:
+        """``view_effect(ds, schema, view)``: a view added to the design (cached per dataset,
+        design, view and table id)."""
+        from ..analysis.views import view_effect
+
+        return self._views.get_or(
+            (id(ds), schema, view, table_id),
+            lambda: (ds, view_effect(ds, schema, view, table_id=table_id)),
+        )[1]
+
+    def view_effect_cached(self, ds: Dataset, schema: Schema, view: Any, table_id: str) -> Any:
+        hit = self._views.get((id(ds), schema, view, table_id))
+        return hit[1] if hit is not None else None
+
     # -- advice -----------------------------------------------------------------------------
     def advice(self, ds: Dataset, schema: Schema, nodes: int | None = None) -> list[Any]:
         """``wb.advise(ds, schema)`` findings, worst first (cached per dataset, design and cluster size).
@@ -144,6 +160,7 @@ class Workspace:
         self._analyses.clear()
         self._figures.clear()
         self._advice.clear()
+        self._views.clear()
         self._contexts.clear()
 
 
