@@ -24,6 +24,8 @@ from .rowkey_schema import RowKeySchema, row_key_schema, row_key_schemas
 from .segments import RenderContext, Salt, Tags
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+
     from ..datasets.model import Dataset
     from .schema import Schema
 
@@ -143,10 +145,13 @@ def _raw_keys(key: RowKey, ds: Dataset) -> pd.Series:
     return pd.Series(pd.unique(pd.concat(out, ignore_index=True)), dtype=object)
 
 
-def key_conformance(schema: Schema, ds: Dataset) -> dict[str, Conformance]:
-    """Table → whether every key the design writes for ``ds`` conforms to its schema."""
+def key_conformance(
+    schema: Schema, ds: Dataset, keys: Mapping[str, pd.Series] | None = None
+) -> dict[str, Conformance]:
+    """Table → whether every key the design writes for ``ds`` conforms to its schema
+    (``keys``: the distinct keys per table when already known, e.g. from an analysis)."""
     schemas = row_key_schemas(schema)
-    keys = design_keys(schema, ds)
+    keys = design_keys(schema, ds) if keys is None else keys
     out = {}
     for name, rks in schemas.items():
         hint = ""

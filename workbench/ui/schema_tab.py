@@ -1,15 +1,22 @@
-"""The Schema & cbt tab: the design as text and the ``cbt`` commands that create its tables."""
+"""The Schema & cbt tab: the design as text, the ``cbt`` commands that create its tables, and
+each table's row-key schema (the ``gcloud`` file, GoogleSQL by field, the conformance check)."""
 
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import pandas as pd
+
+from ..errors import WorkbenchError
 from . import _render as R
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis import CellIndex
     from ..bigtable.emulator import Emulator
     from ..datasets.model import Dataset
+    from ..schema.rowkey_schema import RowKeySchema
     from ..schema.schema import Schema
     from .app import Designer
 
@@ -28,10 +35,68 @@ def cbt_commands(
     return out.cbt_script(where.project, where.instance)
 
 
+def index_keys(index: CellIndex) -> dict[str, pd.Series]:
+    """The distinct row keys of each table in an analysis's cell index (no cells rebuilt)."""
+    keys = pd.Series(index.row_keys).str.decode("utf-8")
+    return {
+        t: keys[index.row_table == i].reset_index(drop=True) for i, t in enumerate(index.tables)
+    }
+
+
+def example_sql(rks: RowKeySchema, ds: Dataset) -> str:
+    """GoogleSQL over the key's fields for the dataset's first query the fields can express
+    (its entity values and time window), else every row."""
+    for q in ds.queries:
+        try:
+            return rks.sql(dict(q.entity), q.start, q.end)
+        except WorkbenchError:  # a query filtering a column this key does not hold
+            continue
+    return rks.sql()
+
+
+def rowkey_html(schema: Schema, ds: Dataset, index: CellIndex, table_id: str) -> str:
+    """Each table's row-key schema: the file ``gcloud`` takes, GoogleSQL by field name and
+    whether every key the design writes for ``ds`` conforms (from the analysis's keys)."""
+    from ..bigtable.admin import physical_table_id
+    from ..schema.key_conformance import key_conformance
+    from ..schema.rowkey_schema import EMULATOR_NOTE, row_key_schemas
+
+    try:
+        schemas = row_key_schemas(schema)
+        verdicts = key_conformance(schema, ds, index_keys(index))
+    except WorkbenchError as exc:
+        return R.error_html(exc)
+    parts = ["<h4>Row-key schema (structured row keys, Preview)</h4>"]
+    for name, rks in schemas.items():
+        tid = physical_table_id(table_id, name, schema.table)
+        rks = replace(rks, table=tid)  # the SQL and gcloud name the table the designer creates
+        v = verdicts.get(name)
+        verdict = (
+            f"<p class='{'good' if v.ok else 'bad'}' data-conformance='{name}'>"
+            f"{'✔' if v.ok else '✖'} {html.escape(str(v))}</p>"
+            if v is not None
+            else ""
+        )
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in rks.notes)
+        parts.append(
+            f"<p>table <code>{html.escape(name)}</code>: fields "
+            f"<code>{html.escape(', '.join(rks.names))}</code>, delimiter "
+            f"<code>{html.escape(rks.delimiter)}</code></p>{verdict}"
+            + (f"<ul>{notes}</ul>" if notes else "")
+            + f"<pre data-rowkey-yaml>{html.escape(rks.to_yaml())}</pre>"
+            + f"<pre data-rowkey-gcloud>{html.escape(rks.gcloud_command())}</pre>"
+            + f"<pre data-rowkey-sql>{html.escape(example_sql(rks, ds))}</pre>"
+        )
+    parts.append(f"<p><small>{html.escape(EMULATOR_NOTE)}</small></p>")
+    return R._box("".join(parts))
+
+
 def render(d: Designer) -> None:
+    from .emulator_tab import table_id_for
+
     d.design_panel.value = R.design_html(d.ds, d.schema)
     d.cbt_panel.value = R.panel_box(
         "<h4>cbt commands</h4><pre data-cbt>"
         + html.escape(cbt_commands(d.schema, d.ds, d.emulator))
         + "</pre>"
-    )
+    ) + rowkey_html(d.schema, d.ds, d.analysis.index, table_id_for(d.ds, d.schema))
