@@ -18,6 +18,7 @@ from ..analysis import Analysis, Settings
 from ..datasets.model import Dataset, require_dataset
 from ..errors import WorkbenchError
 from ..schema.schema import Schema
+from . import view_rules  # noqa: F401  (importing it registers the managed-alternative rules)
 from .context import Context
 from .findings import SEVERITIES, Advice, Finding
 from .rules import RULES, Rule, pii_kind

@@ -291,6 +291,28 @@ class ViewEffect:
     note: str = EMULATOR_NOTE
 
 
+def managed_vs_client(
+    ds: Dataset,
+    design: ViewDesign,
+    *,
+    cells: CellFrame | None = None,
+    client_name: str | None = None,
+    settings: Settings = DEFAULT,
+) -> tuple[ViewCost, ViewCost]:
+    """The same derived rows kept two ways: by Bigtable (``design``'s views) and by the client
+    (its ``equivalent``: aggregate rows written by hand, a dual-written table), from one set of
+    cells (``cells``: the equivalent's, when already built)."""
+    from dataclasses import replace
+
+    eq = design.equivalent
+    if cells is None:
+        cells = eq.to_cells(ds, accept_loss=True)
+    d = _derived(ds, eq, cells, settings, design.views)
+    client = replace(eq, name=client_name or f"{design.source.name} + client-written rows")
+    kind = "aggregates" if any(isinstance(v, Rollup) for v in design.views) else "tables"
+    return _cost(design, eq, d, settings), _cost(client, client, d, settings, kind)
+
+
 def view_design(schema: Schema, view: Rollup | AsyncIndex) -> ViewDesign:
     """``schema`` with ``view`` kept by Bigtable. The view replaces what the design kept by hand:
     a rollup drops the design's own aggregate rows (G29), an index its second tables (G05)."""
@@ -312,7 +334,6 @@ def view_effect(
 ) -> ViewEffect:
     """Add ``view`` to ``schema`` on ``ds`` (:func:`view_design`): its SQL (on ``table_id``),
     its cost against the client writing the same rows, and the rows each query reads."""
-    from dataclasses import replace
 
     from ..datasets.queries import with_queries
     from .overview import analyze
@@ -324,8 +345,13 @@ def view_effect(
     eq = vd.equivalent
     cells = eq.to_cells(used, accept_loss=True)
     a = analyze(used, eq, cells=cells, settings=settings)
-    d = _derived(used, eq, cells, settings, vd.views)
-    client_eq = replace(eq, name=f"{vd.source.name} + client-written {view.name}")
+    by_view, by_client = managed_vs_client(
+        used,
+        vd,
+        cells=cells,
+        client_name=f"{vd.source.name} + client-written {view.name}",
+        settings=settings,
+    )
     intents = {i.name: i for i in used.queries}
     reads = {}
     for name, plan in a.queries.plans.items():
@@ -339,14 +365,8 @@ def view_effect(
     return ViewEffect(
         design=vd,
         sql=sql,
-        by_view=_cost(vd, eq, d, settings),
-        by_client=_cost(
-            client_eq,
-            client_eq,
-            d,
-            settings,
-            "aggregates" if isinstance(view, Rollup) else "tables",
-        ),
+        by_view=by_view,
+        by_client=by_client,
         queries=queries,
         query=q.name if q is not None else None,
     )
@@ -359,6 +379,7 @@ __all__ = [
     "view_effect",
     "view_query",
     "view_design",
+    "managed_vs_client",
     "rollup",
     "ROLLUP_NAMES",
     "STALENESS",

@@ -129,6 +129,7 @@ class Designer(W.VBox):
         self.syncing = False  # controls being set from a schema: handlers do nothing
         self.stale: set[str] = set(TABS)  # tabs not drawn for the current design
         self.prefetch_round = 0
+        self.view_order_key: Any = None  # the key the Views tab's index order was made for
         layout.build(self, size, nodes)
         handlers.wire(self)
         if isinstance(ds, str):

@@ -22,7 +22,6 @@ import ipywidgets as W
 
 from ..analysis.views import ROLLUP_NAMES, ViewEffect, rollup
 from ..errors import WorkbenchError
-from ..formatting import ratio
 from ..schema import RowKey
 from ..schema.views import EMULATOR_NOTE, AsyncIndex, Rollup
 from ..units import human_bytes
@@ -134,13 +133,14 @@ def sync(d: Designer) -> None:
     kind = c.view_kind.value
     d.view_rollup_box.layout.display = "flex" if kind == ROLLUP else "none"
     d.view_index_box.layout.display = "flex" if kind == INDEX else "none"
-    labels = list(segment_labels(d.schema.key))
-    if kind == INDEX and (not c.view_order.value or set(c.view_order.value) - set(labels)):
+    # a new design's key starts from its own order; within one design the order is as typed
+    if kind == INDEX and (not c.view_order.value or d.view_order_key != d.schema.key):
         d.syncing = True
         try:
             c.view_order.value = default_order(d)
         finally:
             d.syncing = False
+        d.view_order_key = d.schema.key
 
 
 def render(d: Designer) -> None:
@@ -197,7 +197,7 @@ def view_sql_only(schema: Any, view: Rollup | AsyncIndex, table: str) -> str:
 def _sql_html(sql: dict[str, str]) -> str:
     body = "".join(f"<pre data-view-sql>{html.escape(s)}</pre>" for s in sql.values())
     return (
-        "<h4>CREATE MATERIALIZED VIEW</h4>" + body + "<p class='good' data-view-check>"
+        "<h4>The view's SQL</h4>" + body + "<p class='good' data-view-check>"
         "Checked against the documented restrictions: GROUP BY or ORDER BY, no DESC, no LIMIT, "
         "deterministic functions only.</p>"
     )
@@ -219,11 +219,11 @@ def effect_html(e: ViewEffect, now: Any = None) -> str:
     (``now``: the current design's query table, for the rows it reads without the view)."""
     v, c = e.by_view, e.by_client
     rows = [
-        ("maintained by", v.maintained_by, c.maintained_by, ""),
+        ("maintained by", v.maintained_by, c.maintained_by, "maintained_by"),
         (
             "client writes per event",
-            ratio(v.client_writes_per_event),
-            ratio(c.client_writes_per_event),
+            f"{v.client_writes_per_event:.2f}",
+            f"{c.client_writes_per_event:.2f}",
             "client_writes_per_event",
         ),
         ("client row mutations", _num(v.client_writes), _num(c.client_writes), "client_writes"),
@@ -266,7 +266,7 @@ def effect_html(e: ViewEffect, now: Any = None) -> str:
         if r["kind"] != "cannot plan"
     )
     return R._box(
-        f"<p><b>{html.escape(e.design.describe().split('. ')[0])}</b></p>"
+        f"<p><b>{html.escape(e.design.describe().split('. ')[0].split(': ', 1)[1])}</b></p>"
         + _sql_html(e.sql)
         + "<h4>What keeping it costs</h4><table><tr><th></th><th>Bigtable keeps the view</th>"
         f"<th>the client writes the {kind}</th></tr>{cost}</table>"
