@@ -24,7 +24,7 @@ from ..errors import WorkbenchError
 from ..schema.views import EMULATOR_NOTE, AsyncIndex, Rollup, ViewDesign
 from .context import Context
 from .findings import Finding
-from .rule_base import _finding, rule
+from .rule_base import make_finding, rule
 from .suggest import renamed
 
 
@@ -69,7 +69,7 @@ def cmv_rollup(c: Context) -> Iterable[Finding]:
     except WorkbenchError:  # a rollup the documented restrictions refuse: nothing to offer
         return
     view = vd.views[0]
-    yield _finding(
+    yield make_finding(
         "cmv_rollup",
         "info",
         ("G29",),
@@ -102,7 +102,7 @@ def async_index(c: Context) -> Iterable[Finding]:
             order = ", ".join(index.view_key(rest))
         except WorkbenchError:
             continue
-        yield _finding(
+        yield make_finding(
             "async_index",
             "info",
             ("G05",),

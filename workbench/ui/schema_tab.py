@@ -88,7 +88,7 @@ def rowkey_html(schema: Schema, ds: Dataset, index: CellIndex, table_id: str) ->
             + f"<pre data-rowkey-sql>{html.escape(example_sql(rks, ds))}</pre>"
         )
     parts.append(f"<p><small>{html.escape(EMULATOR_NOTE)}</small></p>")
-    return R._box("".join(parts))
+    return R.panel_box("".join(parts))
 
 
 def render(d: Designer) -> None:

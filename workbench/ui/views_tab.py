@@ -154,7 +154,7 @@ def render(d: Designer) -> None:
         d.views_panel.value = R.error_html(exc)
         return
     if view is None:
-        d.views_panel.value = R._box(
+        d.views_panel.value = R.panel_box(
             "<p>Pick <b>rollup</b> to let Bigtable keep per-bucket statistics (instead of "
             "writing aggregate rows yourself, G29) or <b>async index</b> to let it keep the "
             "rows in another key order (instead of a second, dual-written table, G05).</p>"
@@ -182,7 +182,7 @@ def render(d: Designer) -> None:
     except WorkbenchError as exc:
         d.views_panel.value = R.error_html(exc)
         return
-    d.views_panel.value = R._box(sql + "<p data-view-pending><i>Costing the view's rows…</i></p>")
+    d.views_panel.value = R.panel_box(sql + "<p data-view-pending><i>Costing the view's rows…</i></p>")
     d.later(d.with_log(compute))
 
 
@@ -265,7 +265,7 @@ def effect_html(e: ViewEffect, now: Any = None) -> str:
         for name, r in q.iterrows()
         if r["kind"] != "cannot plan"
     )
-    return R._box(
+    return R.panel_box(
         f"<p><b>{html.escape(e.design.describe().split('. ')[0].split(': ', 1)[1])}</b></p>"
         + _sql_html(e.sql)
         + "<h4>What keeping it costs</h4><table><tr><th></th><th>Bigtable keeps the view</th>"
