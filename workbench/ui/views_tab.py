@@ -182,7 +182,9 @@ def render(d: Designer) -> None:
     except WorkbenchError as exc:
         d.views_panel.value = R.error_html(exc)
         return
-    d.views_panel.value = R.panel_box(sql + "<p data-view-pending><i>Costing the view's rows…</i></p>")
+    d.views_panel.value = R.panel_box(
+        sql + "<p data-view-pending><i>Costing the view's rows…</i></p>"
+    )
     d.later(d.with_log(compute))
 
 
