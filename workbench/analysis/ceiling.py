@@ -26,7 +26,7 @@ import numpy as np
 
 from ._index import CellIndex
 from .keylabels import range_label
-from .load_windows import Writes
+from .load_windows import CHUNK_ROWS, Writes
 from .settings import Settings
 
 
@@ -130,8 +130,11 @@ def write_ceiling(
     n, n_rows = len(w.row), len(first)
     if n == 0 or n_rows == 0:
         return math.inf, 0, 0, 0.0, 0, ""
-    cost = np.maximum(1.0, w.nbytes / planning_row_bytes)
-    row_cpu = np.bincount(w.row, weights=cost, minlength=n_rows)
+    row_cpu = np.zeros(n_rows)
+    for a in range(0, n, CHUNK_ROWS):  # in slices: no float64 temporary of every write
+        cost = np.maximum(1.0, w.nbytes[a : a + CHUNK_ROWS] / planning_row_bytes)
+        row_cpu += np.bincount(w.row[a : a + CHUNK_ROWS], weights=cost, minlength=n_rows)
+    del cost
     last = np.zeros(n_rows, dtype=first.dtype)
     last[w.row] = np.arange(n, dtype=first.dtype)  # repeated rows: the last (latest) wins
     rows = np.flatnonzero(row_cpu > 0)

@@ -79,7 +79,8 @@ def needs_rebalance(
         return False
     nl = np.bincount(node, weights=t_load, minlength=nodes)
     floor = max(total / nodes, float(t_load.max()))
-    return bool(nl.max() > (1 + tolerance) * floor and nl.max() > typical / nodes)
+    busiest = float(nl.max())
+    return busiest > (1 + tolerance) * floor and busiest > typical / nodes
 
 
 @dataclass
@@ -208,8 +209,11 @@ def replay(
         tab, t_cpu = tablet_load(starts, rr, wc, t_read)
         nc = np.bincount(node, weights=t_cpu, minlength=nodes)
         bvec = bucket_worst(starts, node, nc, first_rows, last_rows)
-        _record(out, j, k, sub, lag, starts, node, t_cpu, nc, bvec, tab, rr, live, nodes, R)
         total = float(t_cpu.sum())
+        ends = np.append(starts[1:], R)
+        _record(
+            out, (j, k, sub, lag), (starts, ends, node), (t_cpu, total, nc, bvec, tab), rr, live
+        )
         if a == b:
             idle = (nc, float(t_cpu.max()) if len(t_cpu) else 0.0, bvec)
         else:
@@ -218,7 +222,13 @@ def replay(
         # splits: by load (what this step carried) and by size
         thr = st.load_split_share * max(total, typical) / nodes
         cuts = _load_cuts(
-            (rr, wc, k), (win, first, w.ts), starts, (t_cpu, t_read), thr, live, out.found
+            (rr, wc, k),
+            (win, first, w.ts),
+            (starts, ends),
+            (t_cpu, t_read, total),
+            thr,
+            live,
+            out.found,
         )
         per_row = None
         if (size > split_bytes).any():
@@ -250,22 +260,24 @@ def write_cpu(nbytes: np.ndarray, wcost: float, row_bytes: float) -> np.ndarray:
 def _load_cuts(
     step: tuple[np.ndarray, np.ndarray, int],
     when: tuple[np.ndarray, np.ndarray, np.ndarray],
-    starts: np.ndarray,
-    loads: tuple[np.ndarray, np.ndarray],
+    tablets: tuple[np.ndarray, np.ndarray],
+    loads: tuple[np.ndarray, np.ndarray, float],
     thr: float,
     live: np.ndarray,
     found: dict,
 ) -> list[int]:
     """Load split points after a step (its writes' rows and CPU, its window): the step's rows
     and where a cut may fall are worked out only when a tablet of several rows is over ``thr``.
-    ``when`` is (each write's window, each row's first write, each write's time)."""
+    ``when`` is (each write's window, each row's first write, each write's time), ``tablets``
+    (starts, ends), ``loads`` (CPU per tablet, reads per tablet, the step's total)."""
     rr, wc, k = step
     win, first, ts = when
-    t_cpu, t_read = loads
+    starts, ends = tablets
+    t_cpu, t_read, total = loads
     R = len(live)
-    if float(t_cpu.sum()) <= 0:
+    if total <= 0:
         return []
-    if ((t_cpu > thr) & (np.append(starts[1:], R) - starts > 1)).any():
+    if ((t_cpu > thr) & (ends - starts > 1)).any():
         lrows, wcum = step_rows(rr, wc)
         allowed = frontier_allowed(lrows, win[first[lrows]] == k, ts[first[lrows]])
     else:
@@ -275,32 +287,27 @@ def _load_cuts(
 
 def _record(
     out: Replay,
-    j: int,
-    k: int,
-    sub: int,
-    lag: int,
-    starts: np.ndarray,
-    node: np.ndarray,
-    t_cpu: np.ndarray,
-    nc: np.ndarray,
-    bvec: np.ndarray,
-    tab: np.ndarray,
+    when: tuple[int, int, int, int],
+    tablets: tuple[np.ndarray, np.ndarray, np.ndarray],
+    loads: tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray],
     rr: np.ndarray,
     live: np.ndarray,
-    nodes: int,
-    R: int,
 ) -> None:
     """Add step ``j`` (window ``k``) to the window totals, the hot-tablet list and the busiest
-    tablet seen (after warm-up, ``lag`` steps, and at any time)."""
+    tablet seen (after warm-up, ``lag`` steps, and at any time). ``when`` is (j, k, steps per
+    window, lag), ``tablets`` (starts, ends, node), ``loads`` (CPU per tablet, its total, per
+    node, per key bucket, each write's tablet); ``rr`` the step's rows."""
+    j, k, sub, lag = when
+    starts, ends, node = tablets
+    t_cpu, total, nc, bvec, tab = loads
     out.node_cpu[k] += nc
     out.bucket_cpu[k] += bvec
     if len(rr):
         t_wr = np.bincount(tab, minlength=len(starts))
-        out.node_writes[k] += np.bincount(node, weights=t_wr, minlength=nodes)
+        out.node_writes[k] += np.bincount(node, weights=t_wr, minlength=len(nc))
         out.top_writes[k] += t_wr.max()
-    if float(t_cpu.sum()) <= 0:
+    if total <= 0:
         return
-    ends = np.append(starts[1:], R)
     order = np.argsort(-t_cpu)[:3]
     out.top_cpu[k] += t_cpu[order[0]]
     out.hot.extend(
@@ -312,6 +319,6 @@ def _record(
     if cpu_top > out.best_any[0] or (settled and cpu_top > out.best[0]):
         ext = loaded_extent(rr, live, int(starts[top]), int(ends[top]))
         if ext is not None:
-            entry = (cpu_top, k, ext[0], ext[1], float(t_cpu[top] / t_cpu.sum()))
+            entry = (cpu_top, k, ext[0], ext[1], float(t_cpu[top]) / total)
             out.best_any = entry if cpu_top > out.best_any[0] else out.best_any
             out.best = entry if settled and cpu_top > out.best[0] else out.best
