@@ -7,14 +7,18 @@ read back from the planner.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
+from workbench.analysis.settings import DEFAULT
 from workbench.datasets.model import Dataset, QueryIntent
 from workbench.schema import (
     Aggregates,
     Family,
     Field,
+    NewCells,
     ReversedTimestamp,
     RowKey,
     Salt,
@@ -23,7 +27,7 @@ from workbench.schema import (
     Tall,
     Timestamp,
 )
-from workbench.schema.plan import KeyRange, prefix_end
+from workbench.schema.plan import KeyRange, ReadCosts, prefix_end
 from workbench.schema.planner import (
     PlanRank,
     Query,
@@ -205,3 +209,49 @@ def test_schema_exposes_measures_and_carried_columns(shape_bound):
     assert s.measure_names() == ("temp", "hum")
     # the key holds the sensor but not the site: the site travels in a cell
     assert s.carried_columns(s.key) == ("site",)
+
+
+# ----------------------------------------------------------------------------- costed choices
+
+# Nine events over two minutes (00:00, 00:01, 00:02 for each of three sensors); the planner
+# estimates each candidate's node time from the dataset's events, span and series.
+COSTS = DEFAULT.read_costs()
+FREE_SEEKS = ReadCosts(request_s=0.0, seek_s=0.0, row_s=1.0, cell_s=0.0, byte_s=0.0)
+
+
+def test_one_range_with_a_regex_beats_sixty_second_buckets_when_seeks_cost_more():
+    s = design(Timestamp("second"), Field("site"), Field("sensor"))
+    q = QueryIntent("m", "range", "", {"site": "a"}, start=at(0), end=at(1))
+    per_row = COSTS.row_s + 2 * COSTS.cell_s  # a row of two measures
+    # both read half the span (60 one-second buckets of 120 s): 4.5 of the 9 events; the buckets
+    # only site a's two series of three (3 events) but with 60 seeks
+    one = COSTS.request_s + COSTS.seek_s + 4.5 * per_row
+    each = COSTS.request_s + 60 * COSTS.seek_s + 3 * per_row
+    plan = replace(s, costs=COSTS).plan(q)
+    assert plan.ranges == (KeyRange("20240101000000", prefix_end("20240101000059")),)
+    assert plan.filter.row_key_regex is not None
+    assert f"(est. {one * 1e3:.3g} node-ms); runner-up: 60 time bucket(s)" in plan.note
+    assert f"(est. {each * 1e3:.3g} node-ms)" in plan.note
+    # with free seeks the 60 buckets read fewer rows and win
+    cheap = replace(s, costs=FREE_SEEKS).plan(q)
+    assert cheap.n_ranges == 120 and "runner-up: one range over the time range" in cheap.note
+    # without costs the key alone decides (the buckets, as before costs were compared)
+    assert s.plan(q).n_ranges == 120
+
+
+def test_latest_in_time_buckets_reads_the_current_bucket_or_scans_by_cost():
+    s = Schema(
+        "cells",
+        RowKey((Timestamp("minute"), Field("site"), Field("sensor"))),
+        NewCells(Family("m"), ()),
+    ).bind(sensors())
+    q = QueryIntent("l", "latest", "", {"site": "a", "sensor": "s1"}, limit=1)
+    # "now" is the last event, 00:02: that minute's row of a/s1 and the minute before
+    keyed = replace(s, costs=FREE_SEEKS).plan(q)
+    assert keyed.keys == ("202401010001#a#s1", "202401010002#a#s1")
+    assert keyed.reversed and keyed.rows_limit == 1 and keyed.filter.latest_versions == 1
+    # a reverse scan from the table's end passes half of the newest minute's 3 rows on average
+    # (1.5 rows, one seek) against two seeks and one row: at real costs the seek decides
+    scan = replace(s, costs=COSTS).plan(q)
+    assert scan.full_scan and scan.reversed and scan.rows_limit == 1
+    assert "runner-up: the current bucket's row and the one before" in scan.note

@@ -165,7 +165,11 @@ class Export:
                 f"export() needs a workbench Schema, got {type(self.schema).__name__}."
             )
         if self.ds is not None:
-            object.__setattr__(self, "schema", self.schema.bind(self.ds))
+            # the plans the analysis costs, the same ones (compared at the default read costs)
+            from ..analysis.settings import DEFAULT
+
+            bound = self.schema.bind(self.ds, costs=self.schema.costs or DEFAULT.read_costs())
+            object.__setattr__(self, "schema", bound)
 
     # -- names -------------------------------------------------------------------------------
     def default_table_id(self) -> str:

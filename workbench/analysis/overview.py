@@ -228,7 +228,7 @@ def analyze(
         del sample
         release_freed_memory()  # the sample's cells and their serialization: back to the OS
     with _timed(tm, "queries"):
-        plans, errors = plans_for(schema.bind(ds), ds.queries)
+        plans, errors = plans_for(schema.bind(ds, costs=st.read_costs()), ds.queries)
         weights = {q.name: q.weight for q in ds.queries}
         qc = query_costs(
             index,

@@ -12,31 +12,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+# the read cost model is the planner's too: its type lives with the plans
+from ..schema.plan import ReadCosts
+
 MB = 1_000_000
 MiB = 1 << 20
 GB = 1_000_000_000
-
-
-@dataclass(frozen=True)
-class ReadCosts:
-    """Node-seconds one read spends per unit of work (see :meth:`Settings.read_costs`)."""
-
-    request_s: float  # one ReadRows request
-    seek_s: float  # one row range or row key located in the tablet's files
-    row_s: float  # one row visited
-    cell_s: float  # one cell visited
-    byte_s: float  # one byte visited (key, family, qualifier, timestamp and value)
-
-    def node_seconds(
-        self, *, requests: int, seeks: int, rows: int, cells: int, nbytes: int
-    ) -> float:
-        return (
-            requests * self.request_s
-            + seeks * self.seek_s
-            + rows * self.row_s
-            + cells * self.cell_s
-            + nbytes * self.byte_s
-        )
 
 
 @dataclass(frozen=True)

@@ -408,7 +408,10 @@ def load(
             f"(names: wb.pattern_names({dataset.name!r})) or build a "
             "wb.Schema. Nothing was written."
         )
-    schema = schema.bind(dataset)
+    # TableHandle.run reads the plans the analysis costs: compared at the same read costs
+    from ..analysis.settings import DEFAULT
+
+    schema = schema.bind(dataset, costs=schema.costs or DEFAULT.read_costs())
     table_id = admin.check_table_id(
         table_id
         if table_id is not None

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .keys import RowKey
-from .segments import TIME, RenderContext, Salt
+from .segments import TIME, RenderContext, Salt, Segment
 from .time_segments import BaseTimestamp
 from .time_text import US_PER_MS
 
@@ -53,16 +53,20 @@ _STEP_US = {
 }
 
 
+def bucket_us(seg: Segment) -> int:
+    """The shortest bucket of a time segment in µs (0: unknown)."""
+    if isinstance(seg, BaseTimestamp):
+        return (1 << seg.bits) * US_PER_MS
+    return _STEP_US.get(str(getattr(seg, "precision", "")), 0)
+
+
 def time_texts(
     key: RowKey, i: int, known: Mapping[str, Any], lo: int, hi: int, limit: int
 ) -> list[str] | None:
     """The distinct texts time segment ``i`` takes over [lo, hi] µs, or None when there are
     more than ``limit`` or the segment's bucket length is unknown."""
     seg = key.segments[i]
-    if isinstance(seg, BaseTimestamp):
-        step = (1 << seg.bits) * US_PER_MS
-    else:
-        step = _STEP_US.get(str(getattr(seg, "precision", "")), 0)
+    step = bucket_us(seg)
     if step <= 0 or hi < lo or (hi - lo) // step + 2 > limit:
         return None
     t = np.unique(np.r_[np.arange(lo, hi + 1, step, dtype=np.int64), np.int64(hi)])

@@ -37,6 +37,28 @@ RANGES_MAX = 1000
 PlanKind = Literal["point", "prefix", "range", "multi-range", "full-table scan"]
 
 
+@dataclass(frozen=True)
+class ReadCosts:
+    """Node-seconds one read spends per unit of work (calibrated by ``analysis.settings.Settings.read_costs``)."""
+
+    request_s: float  # one ReadRows request
+    seek_s: float  # one row range or row key located in the tablet's files
+    row_s: float  # one row visited
+    cell_s: float  # one cell visited
+    byte_s: float  # one byte visited (key, family, qualifier, timestamp and value)
+
+    def node_seconds(
+        self, *, requests: int, seeks: int, rows: int, cells: int, nbytes: int
+    ) -> float:
+        return (
+            requests * self.request_s
+            + seeks * self.seek_s
+            + rows * self.row_s
+            + cells * self.cell_s
+            + nbytes * self.byte_s
+        )
+
+
 def family_regex(names: Sequence[str]) -> str:
     """A family-name regex matching exactly these families (RE2, full match on the server)."""
     return "|".join(re.escape(n) for n in names)

@@ -38,11 +38,19 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .key_text import later_fixed, narrowed, render_one, render_values, time_texts
+from .key_text import bucket_us, later_fixed, narrowed, render_one, render_values, time_texts
 from .keys import RowKey
 from .latest_plan import Latest, latest_n
 from .layouts import Layout
-from .plan import ENUMERATE_VALUES_MAX, RANGES_MAX, CellFilter, KeyRange, ReadPlan, prefix_end
+from .plan import (
+    ENUMERATE_VALUES_MAX,
+    RANGES_MAX,
+    CellFilter,
+    KeyRange,
+    ReadCosts,
+    ReadPlan,
+    prefix_end,
+)
 from .segments import TIME, Literal, Metric, Salt, Tags
 from .time_text import US_PER_MS
 
@@ -71,6 +79,7 @@ class Query:
     lo_t: int | None = None  # µs, inclusive: a range's first time
     hi_t: int | None = None  # µs, inclusive: a range's last time
     has_range: bool = False
+    costs: ReadCosts | None = None  # what candidate plans are compared with
 
     @classmethod
     def of(cls, intent: QueryIntent, schema: Schema) -> Query:
@@ -87,6 +96,7 @@ class Query:
             lo_t=_us(intent.start) if has_range and intent.start is not None else None,
             hi_t=_us(intent.end) - 1 if has_range and intent.end is not None else None,
             has_range=has_range,
+            costs=schema.costs,
         )
 
     @property
@@ -215,9 +225,63 @@ def time_buckets(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
     texts = time_texts(key, i, q.known, q.lo_t, q.hi_t, RANGES_MAX // len(w.branches))
     if texts is None:
         return False
+    est = bucket_or_range(w, key, i, q, len(texts))
+    what = f"{len(texts)} time bucket(s) of the range, each read with the rest of the key"
+    one = "one range over the time range with a row-key regex"
+    if est is not None and est[1] < est[0]:
+        w.notes.append(
+            f"{one} (est. {est[1] * 1e3:.3g} node-ms); runner-up: {what} "
+            f"(est. {est[0] * 1e3:.3g} node-ms)"
+        )
+        return False
     w.fan(texts, _sep(key, i))
-    w.notes.append(f"{len(texts)} time bucket(s) of the range, each read with the rest of the key")
+    w.notes.append(
+        what
+        + (
+            ""
+            if est is None
+            else f" (est. {est[0] * 1e3:.3g} node-ms); runner-up: {one} "
+            f"(est. {est[1] * 1e3:.3g} node-ms)"
+        )
+    )
     return True
+
+
+def bucket_or_range(
+    w: KeyWalk, key: RowKey, i: int, q: Query, n_texts: int
+) -> tuple[float, float] | None:
+    """Estimated node-seconds of (reading each time bucket with the rest of the key, one range
+    over the time with a row-key regex), or None when the design has no costs or the dataset's
+    series and span are unknown.
+
+    Both read whole buckets of the time range, a share ``buckets × bucket length ÷ span`` of
+    the events; the buckets read with the rest of the key see only the series with every
+    field the query fixes, the one range every series with the fields fixed before the time.
+    The buckets cost a seek each, the range one."""
+    shape, costs = q.shape, q.costs
+    step = bucket_us(key.segments[i])
+    if shape is None or costs is None or shape.span_us is None or step <= 0:
+        return None
+    span = max(shape.span_us[1] - shape.span_us[0] + 1, step)
+    share_t = min(1.0, n_texts * step / span)
+    before = {c for s in key.segments[:i] for c in s.sources()}
+    kb = {c: v for c, v in q.known.items() if c in before}
+    shares = [shape.series_share({**kb, **bk}) for bk in w.bknown]
+    mine = shape.series_share(q.known)
+    if mine is None or any(x is None for x in shares):
+        return None
+    per_row = costs.row_s + len(q.measures) * costs.cell_s
+    rows_b = shape.events * share_t * mine
+    rows_r = shape.events * share_t * sum(x or 0.0 for x in shares)
+    branches = len(w.branches)
+    each = (
+        costs.node_seconds(requests=1, seeks=branches * n_texts, rows=0, cells=0, nbytes=0)
+        + rows_b * per_row
+    )
+    one = costs.node_seconds(requests=1, seeks=branches, rows=0, cells=0, nbytes=0) + (
+        rows_r * per_row
+    )
+    return each, one
 
 
 def known_value_ranges(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
@@ -444,6 +508,8 @@ def compile_ranked(
     fam, qual = column_filter(key, q, layout, schema, aggregate, w)
     latest = latest_n(key, w, q, layout, regex) if intent.kind == "latest" else Latest()
     tf = time_filter(q)
+    if latest.keys is not None:  # the newest bucket rows, named
+        ranges, keys, regex = [], latest.keys, None
     if intent.kind == "scan":
         tf, regex, ranges, keys = None, None, [], ()
     plan = ReadPlan(

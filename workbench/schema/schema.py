@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,7 +29,7 @@ from .families import Family, MaxVersions
 from .keys import RowKey
 from .layouts import BuildInput, Layout, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
-from .plan import ReadPlan
+from .plan import ReadCosts, ReadPlan
 from .planner import plan_query
 from .segments import Literal, Metric, RenderContext, Segment, unknown_name_message
 from .shape import Shape
@@ -122,6 +122,9 @@ class Schema:
     dataset: str | None = None
     description: str = ""
     guidelines: tuple[str, ...] = ()
+    # the node costs the planner compares candidate plans with (None: it ranks them by the
+    # key alone); ``analyze`` and ``load`` bind the settings' costs
+    costs: ReadCosts | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", _as_key(self.key))
@@ -132,9 +135,11 @@ class Schema:
             raise SchemaError(f"Table names must differ; got {names}.")
 
     # ------------------------------------------------------------------ helpers
-    def bind(self, ds: Dataset) -> Schema:
-        """The same schema knowing the dataset's columns (for decoding cells read back from Bigtable)."""
-        return replace(self, shape=Shape.of(ds))
+    def bind(self, ds: Dataset, costs: ReadCosts | None = None) -> Schema:
+        """The same schema knowing the dataset's columns (for decoding cells read back from
+        Bigtable, and for the planner's estimates), and optionally the read costs its plans are
+        compared with."""
+        return replace(self, shape=Shape.of(ds), costs=costs or self.costs)
 
     def all_tables(self) -> list[tuple[str, RowKey]]:
         return [(self.table, self.key), *((t.name, t.key) for t in self.tables)]

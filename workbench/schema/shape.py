@@ -32,6 +32,10 @@ class Shape:
     # values go together (the hosts of one site), so a query's fixed fields narrow the values
     # the planner lists and tell when the key's fields determine the rest
     series: tuple[tuple[object, ...], ...] | None = field(default=None, compare=False)
+    # events and their time span (µs, first and last): the planner's cost estimates, and "now"
+    # for a latest read (the newest time bucket is the one holding the dataset's last event)
+    events: int = field(default=0, compare=False)
+    span_us: tuple[int, int] | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
@@ -52,6 +56,10 @@ class Shape:
             u = pd.unique(f[c].to_numpy())
             if 0 < len(u) <= ENUMERATE_VALUES_MAX:
                 values.append((c, tuple(u.tolist())))
+        span = None
+        if len(f) and ds.time in f.columns:
+            t = f[ds.time]
+            span = (int(t.min().value // 1000), int(t.max().value // 1000))
         return cls(
             tuple(ds.entity),
             ds.time,
@@ -60,6 +68,8 @@ class Shape:
             tuple((c, str(f[c].dtype)) for c in cols if c in f.columns),
             tuple(values),
             series,
+            len(f),
+            span,
         )
 
     @property
@@ -84,6 +94,16 @@ class Shape:
         """The series whose entity values include ``fixed`` (columns of ``entity``)."""
         idx = [(self.entity.index(c), v) for c, v in fixed.items()]
         return [s for s in self.series or () if all(s[j] == v for j, v in idx)]
+
+    def series_share(self, fixed: Mapping[str, object]) -> float | None:
+        """The share of the series whose entity values include ``fixed`` (1.0 with nothing
+        fixed), or None when the series are not known."""
+        fixed = {c: v for c, v in fixed.items() if c in self.entity}
+        if not fixed:
+            return 1.0
+        if not self.series:
+            return None
+        return len(self._series_with(fixed)) / len(self.series)
 
     def determines(self, known: Mapping[str, object], others: Mapping[str, object]) -> bool:
         """Do the series with the ``known`` entity values all carry the ``others`` values (so a
