@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from itertools import pairwise
@@ -15,6 +16,7 @@ from ..schema import (
     Field,
     Hashed,
     Int,
+    Literal,
     PaddedInt,
     ReversedId,
     RowKey,
@@ -39,63 +41,166 @@ from .suggest import (
 # ----------------------------------------------------------------------------- G06 / G09: time first
 
 
+# the measured hotspot factor under which a key-shape rule stands down: the load model's own
+# line between "even" and "uneven" (``KeyDistribution.spread``)
+EVEN_FACTOR = 1.5
+
+
+def measured_even(c: Context) -> str | None:
+    """Why the usual key-shape rule does not apply here, when the load model measures the
+    design's writes spread evenly at the judged rate (None: no analysis, or it does not).
+
+    The shape of a key says where writes *may* pile up; the replay of this dataset's writes at
+    the production rate says where they do. When they disagree the measurement wins (G06)."""
+    a = c.analysis
+    if a is None or not a.keyspace.n_writes:
+        return None
+    kd, cap = a.keyspace, a.capacity
+    if kd.spread == "hotspot" or (kd.nodes > 1 and kd.hotspot_factor >= EVEN_FACTOR):
+        return None
+    if cap.hotspot_limited:  # even now, but the judged rate is over the busiest unit's ceiling
+        return None
+    ceiling = (
+        ""
+        if math.isinf(cap.ceiling_events_per_s)
+        else f", under the design's ceiling of {cap.ceiling_events_per_s:,.3g} events/s"
+    )
+    return (
+        f"the load model replays these writes at {kd.write_rate_per_s:,.3g} writes/s on "
+        f"{kd.nodes} node{'s' if kd.nodes != 1 else ''}: the busiest node carries "
+        f"{kd.hotspot_factor:.2f}× its fair share (under {EVEN_FACTOR}×, spread evenly)" + ceiling
+    )
+
+
+def _load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
+    """The measured write spread and the busiest tablet's share of each window's load."""
+    a = c.analysis
+    if a is None or not a.keyspace.n_writes:
+        return [], {}
+    kd = a.keyspace
+    win = (
+        (kd.window_edges_us[1] - kd.window_edges_us[0]) / 1e6 if len(kd.window_edges_us) > 1 else 0
+    )
+    ev = [
+        f"the busiest of {kd.nodes} nodes takes {kd.mean_write_share:.0%} of the writes in each "
+        f"{duration_text(win)} window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.hotspot_factor:.1f}×)"
+    ]
+    br = kd.busiest_range
+    if br:  # a share of one step's total load (never above 100 %)
+        ev.append(
+            f"{br['window_share']:.0%} of the busiest window's load (reads + writes) lands on one "
+            f"tablet (keys {br['name']!r})"
+        )
+    cap = a.capacity  # the capacity view's own figures: one node count everywhere
+    ev.append(
+        f"capacity at {cap.rate_text()}: {cap.nodes_needed} {cap.storage} node(s) "
+        f"({cap.bound_by}-bound)" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
+    )
+    data = {
+        "busiest_share": kd.mean_write_share,
+        "fair_share": kd.fair_share,
+        "hotspot_factor": kd.hotspot_factor,
+    }
+    return ev, data
+
+
+def _one_valued(c: Context, seg: Any) -> bool:
+    """Does this segment render one value over the whole dataset (a single series' name)?"""
+    srcs = [x for x in seg.sources() if x != "time"]
+    if isinstance(seg, Literal) or not srcs or len(srcs) != len(seg.sources()):
+        return isinstance(seg, Literal)
+    f = c.ds.frame
+    return all(col in f and f[col].nunique(dropna=False) <= 1 for col in srcs)
+
+
+def effective_lead(c: Context, key: RowKey) -> int | None:
+    """Index of the first segment that varies over the dataset: what decides where writes land.
+    One series' name in front of the time is a constant prefix: the key is time-first in effect."""
+    return next(
+        (i for i, s in enumerate(key.segments) if not _one_valued(c, s)),
+        None,
+    )
+
+
 @rule("time_first", "G06", "G09")
 def time_first(c: Context) -> Iterable[Finding]:
     for tname, key in c.tables:
         i = lead_index(key)
-        if i is None or not is_time(key.segments[i]):
+        if i is None:
             continue
-        seg = key.segments[i]
+        j = effective_lead(c, key)
+        in_effect = not is_time(key.segments[i]) and j is not None and is_time(key.segments[j])
+        if not is_time(key.segments[i]) and not in_effect:
+            continue
+        seg = key.segments[j if in_effect and j is not None else i]
         rev = seg.time_order < 0
-        ev = [
-            f"the row key {('of table ' + repr(tname) + ' ') if tname != c.schema.table else ''}starts with "
-            f"{'a reversed timestamp' if rev else 'the time'}: e.g. {', '.join(repr(k) for k in c.example_keys(tname))}"
-        ]
-        data: dict[str, Any] = {}
-        a = c.analysis
-        if a is not None and a.keyspace.n_writes:
-            kd = a.keyspace
-            win = (
-                (kd.window_edges_us[1] - kd.window_edges_us[0]) / 1e6
-                if len(kd.window_edges_us) > 1
-                else 0
-            )
+        where = f"{('of table ' + repr(tname) + ' ') if tname != c.schema.table else ''}"
+        examples = ", ".join(repr(k) for k in c.example_keys(tname))
+        if in_effect:
+            const = [s.column for s in key.segments[:j] if hasattr(s, "column")]
+            ev = [
+                f"the row key {where}starts with {', '.join(const) or 'fixed text'}, which has one "
+                f"value in this dataset, then the time: e.g. {examples}; every write goes to the "
+                "end of one series, so the key is time-first in effect"
+            ]
+        else:
+            ev = [
+                f"the row key {where}starts with "
+                f"{'a reversed timestamp' if rev else 'the time'}: e.g. {examples}"
+            ]
+        load, data = _load_evidence(c)
+        ev += load
+        why_not = measured_even(c)
+        sev = "error"
+        if why_not is not None:
+            # the shape says hotspot, the measurement says even: the measurement wins
+            sev = "info"
             ev.append(
-                f"the busiest of {kd.nodes} nodes takes {kd.mean_write_share:.0%} of the writes in each {duration_text(win)} "
-                f"window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.hotspot_factor:.1f}×)"
-            )
-            br = kd.busiest_range
-            if br:
-                ev.append(
-                    f"{br['window_share']:.0%} of the busiest window's load (reads + writes) lands on one tablet "
-                    f"(keys {br['name']!r})"
+                why_not
+                + "; the usual rule does not apply here: "
+                + (
+                    f"a {getattr(seg, 'precision', 'coarse')} bucket leads the key, so the rows of "
+                    "every entity in the current bucket share the writes"
+                    if getattr(seg, "precision", "") in ("week", "day", "month", "hour")
+                    else "the writes of one time spread over the rows that follow it"
                 )
-            cap = a.capacity  # the capacity view's own figures: one node count everywhere
-            ev.append(
-                f"capacity at {cap.rate_text()}: {cap.nodes_needed} {cap.storage} node(s) "
-                f"({cap.bound_by}-bound)" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
             )
-            data.update(
-                busiest_share=kd.mean_write_share,
-                fair_share=kd.fair_share,
-                hotspot_factor=kd.hotspot_factor,
+        sugg = None
+        if not in_effect:
+            sugg = with_key(c.schema, tname, promote(key, c.ds))
+            new_key = key_of(sugg, tname)
+            sugg = renamed(
+                sugg, "entity first", f"Field promotion: {new_key.template()} (G07, G06)."
             )
-        sugg = with_key(c.schema, tname, promote(key, c.ds))
-        new_key = key_of(sugg, tname)
-        sugg = renamed(sugg, "entity first", f"Field promotion: {new_key.template()} (G07, G06).")
+            fix = f"Put the entity first and the time after it: {new_key.template()} (field promotion, G07)"
+        else:
+            fix = (
+                "One series writes at one place whatever the key: spread it with a salt of the "
+                "time (G08) or a coarse time bucket ahead of finer fields, or accept the single "
+                "frontier if the rate is far below one node's"
+            )
         ids = ("G09", "G06") if rev else ("G06", "G07")
+        title = (
+            "One series: the row key is time-first in effect"
+            if in_effect
+            else "Reversed timestamp first in the row key"
+            if rev
+            else "Timestamp first in the row key: write hotspot"
+        )
+        if sev == "info":
+            title = (
+                "One series (time-first in effect)" if in_effect else title.split(":")[0]
+            ) + ", but the measured load is even"
         yield make_finding(
             "time_first",
-            "error",
+            sev,
             ids,
-            "Reversed timestamp first in the row key"
-            if rev
-            else "Timestamp first in the row key: write hotspot",
+            title,
             ev,
-            fix=f"Put the entity first and the time after it: {new_key.template()} (field promotion, G07)"
+            fix=fix
             + (
                 "; reversed timestamps belong after the entity, for latest-N reads (G09)"
-                if rev
+                if rev and not in_effect
                 else ""
             ),
             suggestion=sugg,
@@ -159,9 +264,15 @@ def sequential_id(c: Context) -> Iterable[Finding]:
                 "reversed IDs",
                 f"Reversed sequential IDs: {nk.template()} (G23).",
             )
+        why_not = measured_even(c)
+        if why_not is not None:
+            ev.append(
+                why_not + "; the usual reason to reverse IDs does not apply here: every ID keeps "
+                "writing at a similar rate, so the newest IDs take no more than their share"
+            )
         yield make_finding(
             "sequential_id",
-            "warning",
+            "warning" if why_not is None else "info",
             ("G23", "G06"),
             "Sequential numeric IDs lead the row key",
             ev,

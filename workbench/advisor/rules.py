@@ -36,6 +36,7 @@ from ..schema import (
     Wide,
 )
 from ..schema.time_segments import BaseTimestamp
+from ..units import human_bytes
 from . import key_rules, row_rules  # noqa: F401  (importing them registers their rules, in order)
 from .context import Context
 from .findings import Finding
@@ -215,40 +216,110 @@ def _keyed_for(c: Context, q: QueryIntent) -> Schema | None:
 QUERY_FILTER_WASTE = 3.0
 
 
+# a read that sees at least this share of its table's rows covers (nearly) the whole table
+WHOLE_TABLE = 0.9
+# a query carrying at least this share of the workload's weight makes cell/byte waste a warning
+HEAVY_QUERY = 0.2
+
+
+def _waste_line(t: pd.DataFrame, name: str) -> str:
+    """Rows, cells and bytes read against returned, each with its waste."""
+    r = t.loc[name]
+
+    def one(what: str, seen: float, ret: float, fmt) -> str:
+        return f"{fmt(seen)} {what} read for {fmt(ret)} returned ({seen / max(ret, 1):,.1f}×)"
+
+    return (
+        "; ".join(
+            [
+                one("rows", r["rows_seen"], r["rows_returned"], lambda v: f"{int(v):,}"),
+                one("cells", r["cells_seen"], r["cells_returned"], lambda v: f"{int(v):,}"),
+                one("bytes", r["bytes_seen"], r["bytes_returned"], human_bytes),
+            ]
+        )
+        + f"; {float(r['node_ms']):,.3g} node-ms per run"
+    )
+
+
 @rule("query_filter", "G04", "G05")
 def query_filter(c: Context) -> Iterable[Finding]:
     """A query that reads a key range and filters most of it away (not a full scan: that is
     ``full_scan``): the key does not fit the query (G04); a second table keyed for it reads only
-    what it returns (G05)."""
+    what it returns (G05). A slice across every entity is expected to read widely, so it is
+    noted only when its ranges add up to (nearly) the whole table; reads that return every row
+    they see but few of its cells (wide rows) are noted by their cell and byte waste (G10)."""
     a = c.analysis
     if a is None:
         return
     t = a.queries.table
+    total_w = sum(q.weight for q in c.ds.queries) or 1.0
     for q in c.ds.queries:
-        if q.kind == "scan" or q.name not in a.queries.plans or not q.entity:
+        if q.kind == "scan" or q.name not in a.queries.plans:
             continue
         plan = a.queries.plans[q.name]
+        if plan.full_scan:
+            continue  # full_scan's
         waste = float(t.loc[q.name, "waste"])
-        if plan.full_scan or waste < QUERY_FILTER_WASTE:
-            continue
         seen, ret = int(t.loc[q.name, "rows_seen"]), int(t.loc[q.name, "rows_returned"])
-        yield make_finding(
-            "query_filter",
-            "warning",
-            ("G04", "G05"),
-            f"{q.name} reads {waste:,.1f}× the rows it returns (query and filter)",
-            [
-                f"query {q.name!r} ({q.kind}, weight {q.weight:g}): {plan.describe()}",
-                f"it reads {seen:,} rows on Cloud Bigtable to return {ret:,} ({waste:,.1f}× waste)",
-            ],
-            fix="Put the fields this query fixes first in the key (G04), or add a second table keyed "
-            "for it instead of query-and-filter (G05)",
-            suggestion=_keyed_for(c, q),
-            table=plan.table,
-            rows_seen=seen,
-            rows_returned=ret,
-            waste=waste,
+        lo, hi = a.index.table_rows(plan.table)
+        rows = max(hi - lo, 1)
+        line = _waste_line(t, q.name)
+        if waste >= QUERY_FILTER_WASTE and (q.entity or seen >= WHOLE_TABLE * rows):
+            whole = seen >= WHOLE_TABLE * rows
+            ev = [f"query {q.name!r} ({q.kind}, weight {q.weight:g}): {plan.describe()}", line]
+            if whole:
+                ev.append(
+                    f"its {plan.n_ranges:,} ranges add up to {seen:,} of the table's {rows:,} rows: "
+                    "a full-table scan in all but name"
+                )
+            yield make_finding(
+                "query_filter",
+                "warning" if q.entity else "info",
+                ("G04", "G05"),
+                f"{q.name} reads {waste:,.1f}× the rows it returns"
+                + (" (the whole table through many ranges)" if whole else " (query and filter)"),
+                ev
+                + (
+                    []
+                    if q.entity
+                    else [
+                        "a slice across every entity: if it matters, serve it from a second "
+                        "table keyed by time or from pre-aggregated rows (G05, G29)"
+                    ]
+                ),
+                fix="Put the fields this query fixes first in the key (G04), or add a second table keyed "
+                "for it instead of query-and-filter (G05)",
+                suggestion=_keyed_for(c, q) if q.entity else None,
+                table=plan.table,
+                rows_seen=seen,
+                rows_returned=ret,
+                waste=waste,
+            )
+            continue
+        cells_w = float(t.loc[q.name, "cells_seen"]) / max(
+            float(t.loc[q.name, "cells_returned"]), 1
         )
+        bytes_w = float(t.loc[q.name, "byte_waste"])
+        if waste < QUERY_FILTER_WASTE and max(cells_w, bytes_w) >= 10 * QUERY_FILTER_WASTE:
+            heavy = q.weight / total_w >= HEAVY_QUERY
+            yield make_finding(
+                "query_filter",
+                "warning" if heavy else "info",
+                ("G10", "G14"),
+                f"{q.name} reads {bytes_w:,.0f}× the bytes it returns inside wide rows",
+                [
+                    f"query {q.name!r} ({q.kind}, weight {q.weight:g}): {plan.describe()}",
+                    line,
+                    "the rows are the right ones, but each holds far more cells than the query "
+                    "needs; Bigtable reads every cell of a row it visits before the filter drops "
+                    "them",
+                ],
+                fix="Narrow the rows (a shorter time bucket, G10) or split the cells this query "
+                "needs into their own rows or family (G14)",
+                table=plan.table,
+                cell_waste=cells_w,
+                byte_waste=bytes_w,
+            )
 
 
 @rule("full_scan", "G04", "G05")
