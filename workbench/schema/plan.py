@@ -229,6 +229,10 @@ class ReadPlan:
     # request, so the client sends one ReadRows per range (the newest rows of each series or salt
     # bucket) and merges them
     limit_per_range: bool = False
+    # entity columns read as one range per known value, with the value count the plan relies on
+    # (the application must list every one; a production count given to the planner, else the
+    # sample's)
+    assumes: tuple[tuple[str, int], ...] = ()
 
     def parts(self) -> tuple[ReadPlan, ...]:
         """The requests the client sends: the plan itself, or one plan per range/key when the

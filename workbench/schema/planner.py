@@ -127,6 +127,7 @@ class KeyWalk:
     partial_tags: bool = False
     merged: bool = False  # several ranges of one series set: the client merges the newest
     enumerated: set[str] = field(default_factory=set)  # columns read as one range per value
+    assumed: dict[str, int] = field(default_factory=dict)  # their value counts the plan relies on
     notes: list[str] = field(default_factory=list)
 
     def add(self, text: str) -> None:
@@ -297,6 +298,16 @@ def known_value_ranges(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
         if (col is not None and shape is not None)
         else [None]
     )
+    every = shape.known_values(col) if col is not None and shape is not None else None
+    prod = shape.production_count(col) if col is not None and shape is not None else None
+    if col is not None and prod is not None and every and prod > ENUMERATE_VALUES_MAX:
+        # the sample lists few values, production many more: plan for production
+        w.notes.append(
+            f"at {prod:,} {col} values in production (the count given; {len(every)} in the "
+            f"sample), one range each is over the {ENUMERATE_VALUES_MAX}-value limit: the rows "
+            "of every value are scanned"
+        )
+        return w.halt(i, "unknown " + ",".join(sorted(open_cols)))
     if (
         col is None
         or any(v is None for v in per_branch)
@@ -322,7 +333,14 @@ def known_value_ranges(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
             nb.append(b + txt + sep)
             nk.append({**bk, col: val})
     w.branches, w.bknown = nb, nk
-    w.notes.append(f"{len(nb)} ranges over the known {col} values: one row range each, one request")
+    n_every = len(every or nb)
+    w.notes.append(
+        f"{len(nb)} ranges over the known {col} values: one row range each, one request; this "
+        f"relies on the application listing every {col} ({n_every} in the sample"
+        + (f", {prod:,} in production" if prod is not None else "")
+        + f"): a {col} added later is missed until the list is updated"
+    )
+    w.assumed[col] = prod if prod is not None else n_every
     w.enumerated.add(col)
     w.merged = True
     return True
@@ -529,6 +547,7 @@ def compile_ranked(
         note="; ".join(dict.fromkeys(w.notes)),
         client_keeps=latest.client_keeps,
         limit_per_range=latest.limit_per_range,
+        assumes=tuple(w.assumed.items()),
     )
     return RankedPlan(plan, PlanRank(plan.full_scan, -w.pinned, plan.scans, regex is not None))
 

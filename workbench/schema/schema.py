@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -135,11 +136,28 @@ class Schema:
             raise SchemaError(f"Table names must differ; got {names}.")
 
     # ------------------------------------------------------------------ helpers
-    def bind(self, ds: Dataset, costs: ReadCosts | None = None) -> Schema:
+    def bind(
+        self,
+        ds: Dataset,
+        costs: ReadCosts | None = None,
+        entities: Mapping[str, int] | None = None,
+    ) -> Schema:
         """The same schema knowing the dataset's columns (for decoding cells read back from
         Bigtable, and for the planner's estimates), and optionally the read costs its plans are
-        compared with."""
-        return replace(self, shape=Shape.of(ds), costs=costs or self.costs)
+        compared with and the entity counts expected in production (``{"meter_id": 10_000}``:
+        a read of every meter plans for that many)."""
+        shape = Shape.of(ds)
+        if entities:
+            unknown = sorted(set(entities) - set(ds.entity))
+            if unknown:
+                raise SchemaError(
+                    f"entities names {unknown}, which are not entity columns of {ds.name!r}; "
+                    f"entity columns: {list(ds.entity)}."
+                )
+            shape = replace(shape, production=tuple((c, int(n)) for c, n in entities.items()))
+        elif self.shape is not None and self.shape.production:
+            shape = replace(shape, production=self.shape.production)
+        return replace(self, shape=shape, costs=costs or self.costs)
 
     def all_tables(self) -> list[tuple[str, RowKey]]:
         return [(self.table, self.key), *((t.name, t.key) for t in self.tables)]

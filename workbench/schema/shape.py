@@ -36,6 +36,9 @@ class Shape:
     # for a latest read (the newest time bucket is the one holding the dataset's last event)
     events: int = field(default=0, compare=False)
     span_us: tuple[int, int] | None = field(default=None, compare=False)
+    # entity counts expected in production (``analyze(..., entities={"meter_id": 10_000})``):
+    # a known-value read lists that many ranges, or scans when they are too many
+    production: tuple[tuple[str, int], ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
@@ -113,6 +116,10 @@ class Shape:
         oi = [(self.entity.index(c), v) for c, v in others.items()]
         match = self._series_with(known)
         return bool(match) and all(s[j] == v for s in match for j, v in oi)
+
+    def production_count(self, col: str) -> int | None:
+        """The column's distinct values expected in production, when given."""
+        return dict(self.production).get(col)
 
     def dtype(self, col: str) -> str | None:
         return dict(self.dtypes).get(col)

@@ -1,0 +1,75 @@
+"""Known values as a visible assumption: a plan that lists one range per known value says it
+relies on the application listing every one, with the count used; a production entity count
+re-plans and re-costs the read, and ``wb.compare`` ranks at that count."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+import workbench as wb
+from workbench.errors import SchemaError
+
+TEN_THOUSAND = {"meter_id": 10_000}
+
+
+@cache
+def _ds():
+    # 31 meters, a reading every 15 minutes for 12.5 days: 1,200 readings each, 37,200 rows
+    return wb.load_dataset("energy_meters", size="workshop")
+
+
+def _costs(pattern, entities=None):
+    a = wb.analyze(_ds(), wb.preset("energy_meters", pattern), entities=entities)
+    return a.queries.plans["all_meters_hour"], a.queries.table.loc["all_meters_hour"]
+
+
+def test_the_sample_plan_states_the_registry_assumption():
+    plan, row = _costs("reversed_id_hourly")
+    assert plan.n_ranges == 31 and plan.assumes == (("meter_id", 31),)
+    assert "relies on the application listing every meter_id (31 in the sample)" in plan.note
+    assert "missed until the list is updated" in plan.note
+    assert "production_node_ms" not in row.index  # no count given: the sample's figures only
+
+
+def test_ten_thousand_meters_are_planned_and_costed_at_that_cardinality():
+    plan, row = _costs("reversed_id_hourly", TEN_THOUSAND)
+    # 10,000 ranges is over the 64-value limit: the plan scans, and says why with the count
+    assert plan.full_scan
+    assert "at 10,000 meter_id values in production (the count given; 31 in the sample)" in (
+        plan.note
+    )
+    # the sample's scan reads every row (31 x 1,200); production: 10,000 meters x 1,200
+    assert row["rows_seen"] == 37_200
+    assert row["production_rows_seen"] == pytest.approx(10_000 * 1_200)
+    # time first reads the hour's rows of every meter: 4 readings each
+    _, ts = _costs("timestamp_first", TEN_THOUSAND)
+    assert ts["rows_seen"] == 124 and ts["production_rows_seen"] == pytest.approx(40_000)
+    assert ts["production_node_ms"] * 100 < row["production_node_ms"]
+
+
+def test_a_production_count_under_the_limit_keeps_the_ranges_and_counts_them():
+    plan, row = _costs("reversed_id_hourly", {"meter_id": 50})
+    assert plan.n_ranges == 31 and plan.assumes == (("meter_id", 50),)
+    assert "31 in the sample, 50 in production" in plan.note
+    assert row["production_ranges"] == pytest.approx(50)
+    assert row["production_rows_seen"] == pytest.approx(124 * 50 / 31)
+
+
+def test_compare_ranks_at_the_production_cardinality():
+    designs = [wb.preset("energy_meters", p) for p in ("reversed_id_hourly", "timestamp_first")]
+    crit = "query all_meters_hour (node-ms per run)"
+    sample = wb.compare(_ds(), designs)
+    assert sample.rankings.loc[crit, "best"] == "timestamp_first"  # 0.24 vs 1.55 node-ms
+    prod = wb.compare(_ds(), designs, entities=TEN_THOUSAND)
+    assert prod.rankings.loc[crit, "ranking"] == "timestamp_first < reversed_id_hourly"
+    ratio = prod.table.loc["reversed_id_hourly", "all_meters_hour: node ms"] / prod.table.loc[
+        "timestamp_first", "all_meters_hour: node ms"
+    ]
+    assert ratio > 100  # a scan of 12 million rows against a range of 40,000
+
+
+def test_an_unknown_entity_column_is_named():
+    with pytest.raises(SchemaError, match=r"\['meter'\].*entity columns: \['meter_id'\]"):
+        wb.preset("energy_meters", "reversed_id_hourly").bind(_ds(), entities={"meter": 5})
