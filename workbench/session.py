@@ -137,6 +137,10 @@ class Session:
             )
             os.environ.pop(ENV_HOST, None)
         emu = Emulator().start()
+        # the plans a loaded table runs are the ones the analysis costs (same read costs)
+        from .analysis.settings import DEFAULT
+
+        emu.read_costs = DEFAULT.read_costs()
         self.emulator = emu
         if emu.owned:
             atexit.register(emu.stop)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from itertools import pairwise
@@ -16,7 +15,6 @@ from ..schema import (
     Field,
     Hashed,
     Int,
-    Literal,
     PaddedInt,
     ReversedId,
     RowKey,
@@ -26,6 +24,7 @@ from ..schema import (
 from ..units import human_bytes
 from .context import Context
 from .findings import Finding
+from .measured import effective_lead, measured_even
 from .rule_base import duration_text, make_finding, rendered_keys, rule
 from .suggest import (
     is_time,
@@ -41,38 +40,7 @@ from .suggest import (
 # ----------------------------------------------------------------------------- G06 / G09: time first
 
 
-# the measured hotspot factor under which a key-shape rule stands down: the load model's own
-# line between "even" and "uneven" (``KeyDistribution.spread``)
-EVEN_FACTOR = 1.5
-
-
-def measured_even(c: Context) -> str | None:
-    """Why the usual key-shape rule does not apply here, when the load model measures the
-    design's writes spread evenly at the judged rate (None: no analysis, or it does not).
-
-    The shape of a key says where writes *may* pile up; the replay of this dataset's writes at
-    the production rate says where they do. When they disagree the measurement wins (G06)."""
-    a = c.analysis
-    if a is None or not a.keyspace.n_writes:
-        return None
-    kd, cap = a.keyspace, a.capacity
-    if kd.spread == "hotspot" or (kd.nodes > 1 and kd.hotspot_factor >= EVEN_FACTOR):
-        return None
-    if cap.hotspot_limited:  # even now, but the judged rate is over the busiest unit's ceiling
-        return None
-    ceiling = (
-        ""
-        if math.isinf(cap.ceiling_events_per_s)
-        else f", under the design's ceiling of {cap.ceiling_events_per_s:,.3g} events/s"
-    )
-    return (
-        f"the load model replays these writes at {kd.write_rate_per_s:,.3g} writes/s on "
-        f"{kd.nodes} node{'s' if kd.nodes != 1 else ''}: the busiest node carries "
-        f"{kd.hotspot_factor:.2f}× its fair share (under {EVEN_FACTOR}×, spread evenly)" + ceiling
-    )
-
-
-def _load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
+def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
     """The measured write spread and the busiest tablet's share of each window's load."""
     a = c.analysis
     if a is None or not a.keyspace.n_writes:
@@ -104,24 +72,6 @@ def _load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
     return ev, data
 
 
-def _one_valued(c: Context, seg: Any) -> bool:
-    """Does this segment render one value over the whole dataset (a single series' name)?"""
-    srcs = [x for x in seg.sources() if x != "time"]
-    if isinstance(seg, Literal) or not srcs or len(srcs) != len(seg.sources()):
-        return isinstance(seg, Literal)
-    f = c.ds.frame
-    return all(col in f and f[col].nunique(dropna=False) <= 1 for col in srcs)
-
-
-def effective_lead(c: Context, key: RowKey) -> int | None:
-    """Index of the first segment that varies over the dataset: what decides where writes land.
-    One series' name in front of the time is a constant prefix: the key is time-first in effect."""
-    return next(
-        (i for i, s in enumerate(key.segments) if not _one_valued(c, s)),
-        None,
-    )
-
-
 @rule("time_first", "G06", "G09")
 def time_first(c: Context) -> Iterable[Finding]:
     for tname, key in c.tables:
@@ -148,7 +98,7 @@ def time_first(c: Context) -> Iterable[Finding]:
                 f"the row key {where}starts with "
                 f"{'a reversed timestamp' if rev else 'the time'}: e.g. {examples}"
             ]
-        load, data = _load_evidence(c)
+        load, data = load_evidence(c)
         ev += load
         why_not = measured_even(c)
         sev = "error"

@@ -26,6 +26,7 @@ __all__ = ["Emulator", "port_is_open", "speaks_grpc", "not_grpc_message", "free_
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset
+    from ..schema.plan import ReadCosts
     from ..schema.schema import Schema
     from .connection import Connection
     from .io import TableHandle
@@ -162,11 +163,16 @@ def _parse_host(host: str) -> str:
 class Emulator:
     """The real Bigtable emulator, started on a free port or reused.
 
+    ``read_costs``: the read costs a design loaded here plans its reads with (the notebook
+    session sets the settings' own, so ``TableHandle.run`` reads the plans ``analyze`` costs).
+
     ``Emulator()`` reuses the one named by ``BIGTABLE_EMULATOR_HOST`` (or left
     running by ``workbench emulator start``) and otherwise starts its own;
     ``Emulator(reuse=False)`` always starts a fresh, private one. Only a process
     this object started is ever stopped by it.
     """
+
+    read_costs: ReadCosts | None = None
 
     def __init__(
         self,
@@ -364,6 +370,7 @@ class Emulator:
         """
         from .io import load
 
+        kwargs.setdefault("costs", self.read_costs)
         try:
             handle = load(self.connection(), dataset, schema, **kwargs)
         except BaseException as exc:  # a failed write leaves the tables it created behind

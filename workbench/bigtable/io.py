@@ -45,7 +45,7 @@ from .writer import WriteReport, write_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset, QueryIntent
-    from ..schema.plan import ReadPlan
+    from ..schema.plan import ReadCosts, ReadPlan
     from ..schema.schema import Schema
 
 
@@ -381,6 +381,7 @@ def load(
     confirm: str | None = None,
     max_row_cells: int | None = EMULATOR_MAX_ROW_CELLS,
     check_memory: bool = True,
+    costs: ReadCosts | None = None,
 ) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
 
@@ -408,10 +409,9 @@ def load(
             f"(names: wb.pattern_names({dataset.name!r})) or build a "
             "wb.Schema. Nothing was written."
         )
-    # TableHandle.run reads the plans the analysis costs: compared at the same read costs
-    from ..analysis.settings import DEFAULT
-
-    schema = schema.bind(dataset, costs=schema.costs or DEFAULT.read_costs())
+    # TableHandle.run plans at the read costs the analysis compares candidates with (``costs``:
+    # the notebook session's emulator passes the settings' own), so it reads the same plans
+    schema = schema.bind(dataset, costs=costs or schema.costs)
     table_id = admin.check_table_id(
         table_id
         if table_id is not None

@@ -18,7 +18,7 @@ from .plan import RANGES_MAX
 from .segments import TIME
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .planner import KeyWalk, Query
+    from .key_walk import KeyWalk, Query
 
 
 @dataclass

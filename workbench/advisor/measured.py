@@ -1,0 +1,59 @@
+"""What the load model measured, as the key-shape rules read it: whether the writes spread
+evenly at the judged rate (then a key's shape alone is no reason for an error), and where
+writes really land (the first segment that varies over the dataset)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..schema import Literal, RowKey
+from .context import Context
+
+# the measured hotspot factor under which a key-shape rule stands down: the load model's own
+# line between "even" and "uneven" (``KeyDistribution.spread``)
+EVEN_FACTOR = 1.5
+
+
+def measured_even(c: Context) -> str | None:
+    """Why the usual key-shape rule does not apply here, when the load model measures the
+    design's writes spread evenly at the judged rate (None: no analysis, or it does not).
+
+    The shape of a key says where writes *may* pile up; the replay of this dataset's writes at
+    the production rate says where they do. When they disagree the measurement wins (G06)."""
+    a = c.analysis
+    if a is None or not a.keyspace.n_writes:
+        return None
+    kd, cap = a.keyspace, a.capacity
+    if kd.spread == "hotspot" or (kd.nodes > 1 and kd.hotspot_factor >= EVEN_FACTOR):
+        return None
+    if cap.hotspot_limited:  # even now, but the judged rate is over the busiest unit's ceiling
+        return None
+    ceiling = (
+        ""
+        if math.isinf(cap.ceiling_events_per_s)
+        else f", under the design's ceiling of {cap.ceiling_events_per_s:,.3g} events/s"
+    )
+    return (
+        f"the load model replays these writes at {kd.write_rate_per_s:,.3g} writes/s on "
+        f"{kd.nodes} node{'s' if kd.nodes != 1 else ''}: the busiest node carries "
+        f"{kd.hotspot_factor:.2f}× its fair share (under {EVEN_FACTOR}×, spread evenly)" + ceiling
+    )
+
+
+def one_valued(c: Context, seg: Any) -> bool:
+    """Does this segment render one value over the whole dataset (a single series' name)?"""
+    srcs = [x for x in seg.sources() if x != "time"]
+    if isinstance(seg, Literal) or not srcs or len(srcs) != len(seg.sources()):
+        return isinstance(seg, Literal)
+    f = c.ds.frame
+    return all(col in f and f[col].nunique(dropna=False) <= 1 for col in srcs)
+
+
+def effective_lead(c: Context, key: RowKey) -> int | None:
+    """Index of the first segment that varies over the dataset: what decides where writes land.
+    One series' name in front of the time is a constant prefix: the key is time-first in effect."""
+    return next(
+        (i for i, s in enumerate(key.segments) if not one_valued(c, s)),
+        None,
+    )
