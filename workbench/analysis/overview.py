@@ -168,6 +168,34 @@ def _timed(timings_ms: dict[str, float], step: str) -> Iterator[None]:
         timings_ms[step] = (time.perf_counter() - t0) * 1e3
 
 
+def costed_queries(
+    ds: Dataset,
+    schema: Schema,
+    index: CellIndex,
+    st: Settings,
+    measured: Mapping[str, Any] | None,
+    name: str,
+    entities: Mapping[str, int] | None,
+) -> QueryCosts:
+    """The dataset's queries planned (compared at the settings' read costs) and costed.
+
+    ``entities``: entity counts expected in production (``{"meter_id": 10_000}``): plans that
+    list one range per known value plan for that many, and every query is also costed at that
+    cardinality (``production_*`` columns; comparisons rank by them)."""
+    planned = schema.bind(ds, costs=st.read_costs(), entities=entities)
+    plans, errors = plans_for(planned, ds.queries)
+    qc = query_costs(
+        index,
+        plans,
+        weights={q.name: q.weight for q in ds.queries},
+        measured=measured,
+        settings=st,
+        errors=errors,
+        schema_name=name,
+    )
+    return at_production(qc, ds, entities, settings=st) if entities else qc
+
+
 def analyze(
     ds: Dataset,
     schema: Schema,
@@ -185,9 +213,7 @@ def analyze(
 ) -> Analysis:
     """Run every analysis of ``schema`` on ``ds``.
 
-    ``entities``: entity counts expected in production (``{"meter_id": 10_000}``): plans that
-    list one range per known value plan for that many, and every query is also costed at that
-    cardinality (``production_*`` columns of the query costs; comparisons rank by them);
+    ``entities``: entity counts expected in production (see :func:`costed_queries`);
 
     ``nodes``: cluster size of the key-distribution model (default 3);
     ``measured``: emulator results per query name (``TableHandle.run`` results) shown beside the model;
@@ -235,20 +261,8 @@ def analyze(
         del sample
         release_freed_memory()  # the sample's cells and their serialization: back to the OS
     with _timed(tm, "queries"):
-        planned = schema.bind(ds, costs=st.read_costs(), entities=entities)
-        plans, errors = plans_for(planned, ds.queries)
+        qc = costed_queries(ds, schema, index, st, measured, name, entities)
         weights = {q.name: q.weight for q in ds.queries}
-        qc = query_costs(
-            index,
-            plans,
-            weights=weights,
-            measured=measured,
-            settings=st,
-            errors=errors,
-            schema_name=name,
-        )
-        if entities:
-            qc = at_production(qc, ds, entities, settings=st)
     with _timed(tm, "keyspace"):
         writes = writes_from_index(index)
         write_rate = target_writes_per_s
