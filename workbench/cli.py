@@ -161,5 +161,5 @@ def main(argv: list[str] | None = None) -> int:
     except WorkbenchError as exc:
         from .report import Scrubber  # what the CLI prints is scrubbed as a report is
 
-        print(f"error: {Scrubber.for_environment().text(str(exc))}", file=sys.stderr)
+        print(f"error: {Scrubber.for_environment().secrets(str(exc))}", file=sys.stderr)
         return 2

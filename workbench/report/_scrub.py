@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 REDACTED = "[redacted]"
+_HOST_PLACEHOLDER = "[emulator-host]"
 
 # Environment variables whose values are secrets, by name.
 # *_PASS and *_PWD (DB_PASS, MYSQL_PWD) as whole name parts: PASSENGER_COUNT is no secret.
@@ -225,18 +226,26 @@ class Scrubber:
                     paths.setdefault(text, placeholder)
         return cls(exact, paths, secrets.words)
 
-    def text(self, s: str) -> str:
-        """``s`` with every secret and local path replaced by a placeholder."""
+    def secrets(self, s: str, *, hosts: bool = False) -> str:
+        """``s`` with every secret replaced; local paths (and emulator hosts unless ``hosts``)
+        kept: for the command line's own messages, which name the user's files to the user."""
         if not s:
             return s
         for value in sorted(self.exact, key=len, reverse=True):
-            if value in s:
+            if value in s and (hosts or self.exact[value] != _HOST_PLACEHOLDER):
                 s = s.replace(value, self.exact[value])
         for value in sorted(self.words, key=len, reverse=True):
             if value in s:
                 s = re.sub(_word(value), self.words[value], s)
         for pattern, repl in _PATTERNS:
             s = pattern.sub(repl, s)
+        return s
+
+    def text(self, s: str) -> str:
+        """``s`` with every secret and local path replaced by a placeholder."""
+        if not s:
+            return s
+        s = self.secrets(s, hosts=True)
         for path in sorted(self.paths, key=len, reverse=True):
             if path in s:
                 s = re.sub(

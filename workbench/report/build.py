@@ -347,7 +347,7 @@ def main_report(argv: list[str] | None = None) -> int:
             progress=lambda line: print(line, flush=True),
         )
     except WorkbenchError as exc:  # a failed cell's text may carry a secret: scrubbed here too
-        print(f"error: {Scrubber.for_environment().text(str(exc))}", file=sys.stderr)
+        print(f"error: {Scrubber.for_environment().secrets(str(exc))}", file=sys.stderr)
         return 1
     except OSError as exc:  # anything not written through write_atomic: still one line
         print(f"error: {_os_error(exc, Path(exc.filename or args.out))}", file=sys.stderr)
