@@ -31,7 +31,7 @@ def test_the_emulator_tab_says_what_was_verified_with_counts_and_time(emulator):
     rep = d.table.write_report
     assert f"{rep.cells:,} cells written in {rep.elapsed_s:.2f} s" in panel, panel[:500]
     assert "cbt" in panel and "count" in panel
-    wb.cleanup()
+    d.table.drop()  # this designer's emulator is the fixture's, not the session's: drop it here
 
 
 def test_make_report_includes_the_attendees_own_notebooks(tmp_path):
@@ -86,3 +86,18 @@ def test_the_personal_data_finding_spells_its_plural():
     assert found, [f.rule for f in advice]
     text = " ".join(found[0].evidence)
     assert "look like e-mail addresses," in text and "addresss" not in text
+
+
+def test_the_design_picker_says_when_the_key_was_edited():
+    d = wb.designer(wb.load_dataset("fx_prices", size="tiny"))
+    assert d.controls.pattern.value == "pair_microseconds"
+    d.controls.segments.value = ["time", "pair"]  # the pair behind the time: not that preset now
+    assert d.schema.key.template().startswith("{time")
+    assert d.controls.pattern.value == "✎ pair_microseconds (edited)"
+    d.controls.segments.value = ["pair", "time"]  # undone: the preset's own name again
+    assert d.controls.pattern.value == "pair_microseconds" and d.schema == d.base
+    assert not [o for o in d.controls.pattern.options if o.startswith("✎")]
+    d.controls.segments.value = ["time", "pair"]
+    d.controls.pattern.value = "salted"
+    d.controls.pattern.value = "✎ pair_microseconds (edited)"  # the edit can be picked again
+    assert d.schema.key.template().startswith("{time")

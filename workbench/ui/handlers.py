@@ -109,7 +109,34 @@ def on_control(d: Designer, change: dict) -> None:
     schema = designer_state_to_schema(d.base, read_state(d))
     # keep dependent controls truthful (e.g. salt added to the segment list, reversible precisions)
     sync_controls_light(d, schema)
+    name_edited(d, schema)
     d.show_design(schema)
+
+
+EDITED = "✎ "
+
+
+def name_edited(d: Designer, schema: Any) -> None:
+    """The design picker names what is shown: "✎ <base> (edited)" once a control changes the
+    design it picked (it kept saying "pair_microseconds" over a time-first key), and the base's
+    own name again when the edits are undone. Picking the edited entry later brings it back."""
+    c = d.controls.pattern
+    others = [o for o in c.options if not str(o).startswith(EDITED)]
+    if schema == d.base:
+        base = next((o for o in others if d.extra_bases.get(o) is d.base), d.base.name)
+        want, options = base, others
+    else:
+        want = f"{EDITED}{d.base.name} (edited)"
+        d.extra_bases[want] = schema
+        options = [*others, want]
+    if want not in options or (want == c.value and list(c.options) == options):
+        return
+    d.syncing = True
+    try:
+        c.options = options
+        c.value = want
+    finally:
+        d.syncing = False
 
 
 def on_nodes(d: Designer, change: dict) -> None:
