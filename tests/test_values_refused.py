@@ -76,3 +76,23 @@ def test_an_entity_given_as_a_number_is_named_not_a_type_error():
         r"\(columns: \['sensor', 'time', 'v'\]\)",
     ):
         wb.from_dataframe(df, entity=0, time="time", measures="v")
+
+
+def test_a_22_digit_integer_in_a_csv_is_refused_not_rounded(tmp_path):
+    p = _csv(
+        tmp_path, "S1,2024-01-01T00:00:00Z,12\nS1,2024-01-01T00:01:00Z,1234567890123456789012\n"
+    )
+    with pytest.raises(DatasetError) as ei:
+        wb.from_csv(p, entity="sensor", time="time", measures="v")
+    msg = str(ei.value)
+    assert "holds integers float64 cannot store exactly (1 rows, data row 1: " in msg
+    assert "'1234567890123456789012' would become 1,234,567,890,123,456,774,144" in msg
+    # next to a decimal, pandas reads the column as float64 (already rounded): read again
+    mixed = _csv(
+        tmp_path, "S1,2024-01-01T00:00:00Z,1.5\nS1,2024-01-01T00:01:00Z,1234567890123456789012\n"
+    )
+    with pytest.raises(DatasetError, match=r"data row 1: '1234567890123456789012' would become"):
+        wb.from_csv(mixed, entity="sensor", time="time", measures="v")
+    # a large number written as a float is what it says: read
+    ok = _csv(tmp_path, "S1,2024-01-01T00:00:00Z,1e21\n")
+    assert wb.from_csv(ok, entity="sensor", time="time", measures="v").frame["v"].iloc[0] == 1e21

@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from workbench.datasets.csv_file import bom_encoding, check_unchanged, decode_error, file_state
 from workbench.datasets.model import Dataset, QueryIntent, QueryList
-from workbench.datasets.validate import Duplicates, build_dataset
+from workbench.datasets.validate import Duplicates, build_dataset, check_exact_integers
 from workbench.errors import DatasetError
 
 SERIES_COLUMN = "series"
@@ -340,6 +340,25 @@ def _check_first_line(p: Path, sep: str, encoding: str) -> None:
         )
 
 
+def _check_big_integers(
+    p: Path, df: pd.DataFrame, measures: list[str], sep: str, encoding: str
+) -> None:
+    """pandas reads a 22-digit integer as the nearest float64: where a measure holds whole
+    numbers past 2^53, its text is read again and compared, so rounding is refused, not kept."""
+    for m in measures:
+        if m not in df.columns or not ptypes.is_float_dtype(df[m].dtype):
+            continue
+        v = df[m].to_numpy(dtype=float, na_value=np.nan)
+        big = np.isfinite(v) & (np.abs(v) >= 2.0**53)
+        if not (big & (v == np.floor(np.where(big, v, 0)))).any():
+            continue
+        raw = pd.read_csv(
+            p, sep=sep, encoding=encoding, usecols=[m], dtype=str, keep_default_na=False
+        )
+        if len(raw) == len(df):  # same rows (no skiprows= or comment= in between)
+            check_exact_integers(raw[m], df[m], m, "data row")
+
+
 def from_csv(
     path: str | os.PathLike[str],
     *,
@@ -443,6 +462,8 @@ def from_csv(
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
     check_unchanged(p, before)
+    if sample is None:
+        _check_big_integers(p, df, as_names(measures), sep, encoding)
     for col in empty_ok:
         if col in df.columns:
             df[col] = df[col].fillna("")

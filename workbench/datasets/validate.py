@@ -343,7 +343,7 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
                     f"{_fmt_rows(col.index[bad], word)}: {bad_vals}). Measures must be numbers or booleans; "
                     "put text in an attribute (attributes=[...]) or convert it first."
                 )
-            _check_exact(col, converted, name, word)
+            check_exact_integers(col, converted, name, word)
             out = converted
             notes.append(
                 f"measure {name!r} was {dtype} (not numeric); converted to numbers ({out.dtype})."
@@ -374,10 +374,18 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
 _INTEGER_TEXT = r"^\s*[+-]?\d{16,}\s*$"  # 16+ digits: where float64 may round an integer
 
 
-def _check_exact(col: pd.Series, converted: pd.Series, name: str, word: str) -> None:
-    """Integers written as text that float64 cannot hold exactly (over 2^53) are refused, not
-    rounded without a word."""
-    text = col.astype(object).map(lambda v: v if isinstance(v, str) else "")
+def check_exact_integers(col: pd.Series, converted: pd.Series, name: str, word: str) -> None:
+    """Integers (as text, or Python ints past int64 as pandas reads 22 digits) that float64
+    cannot hold exactly (over 2^53) are refused, not rounded without a word."""
+    text = col.astype(object).map(
+        lambda v: (
+            v
+            if isinstance(v, str)
+            else str(v)
+            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+            else ""
+        )
+    )
     long_int = text.str.match(_INTEGER_TEXT).to_numpy(dtype=bool)
     if not long_int.any():
         return
