@@ -110,3 +110,19 @@ def test_compare_ties_hotspot_rankings_when_every_ceiling_is_far_above_the_rate(
     fast = wb.compare(ds, schemas, events_per_s=100_000)
     hot = fast.rankings.loc["hotspot (busiest node ÷ fair share)"]
     assert hot["best"] == "tall" and hot["worst"] == "timestamp_first"
+
+
+def test_the_ceiling_reads_the_same_in_the_summary_the_headline_and_print():
+    import html
+
+    from workbench.ui._render import headline_html
+
+    ds = wb.load_dataset("garden_temperature", size="workshop")
+    a = analyze(ds, wb.preset("garden_temperature", "timestamp_first"))
+    line = a.keyspace.ceiling.text()
+    assert "stops scaling at 9,800 writes/s" in line
+    assert html.escape(line) in a.keyspace._repr_html_()
+    assert html.escape(line) in headline_html(a)
+    assert line in str(a.keyspace)
+    # capacity reads the same ceiling (one writes per event here, one cluster at 70 %)
+    assert a.capacity.ceiling_events_per_s == pytest.approx(a.keyspace.ceiling.writes_per_s)

@@ -124,6 +124,12 @@ def headline_html(a: Analysis) -> str:
             else f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>one "
             f"node; its busiest tablet takes <b>{kd.mean_tablet_share:.0%}</b> of the load</td></tr>"
         ),
+        (
+            f"<tr><th>ceiling</th><td class='{'bad' if kd.hotspot else ''}' "
+            f"data-metric='ceiling'>{html.escape(kd.ceiling.text())}</td></tr>"
+            if kd.ceiling is not None
+            else ""
+        ),
         f"<tr><th>storage</th><td data-metric='bytes_per_event'>{html.escape(cap.verdict())}</td></tr>",
         f"<tr><th>rows</th><td class='{row}' data-metric='max_row_bytes'>{html.escape(rs.verdict())}</td></tr>",
         "</table>",
