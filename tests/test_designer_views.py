@@ -67,7 +67,7 @@ def test_rollup_replaces_hand_written_aggregate_rows(ws):
     assert "rollup" in _text(d.views_panel.value) and d.controls.view_kind.value == NONE
     d.controls.view_kind.value = ROLLUP
     p = d.views_panel.value
-    sql = re.search(r"<pre data-view-sql>(.*?)</pre>", p, re.S).group(1)
+    sql = re.search(r"<pre data-view-sql[^>]*>(.*?)</pre>", p, re.S).group(1)
     sql = sql.replace("&#x27;", "'").replace("&gt;", ">").replace("&lt;", "<")
     assert sql.startswith("CREATE MATERIALIZED VIEW `hourly` AS\nSELECT\n  meter_id,\n")
     assert "TIMESTAMP_TRUNC(PARSE_TIMESTAMP('%Y%m%d%H%M', ts), HOUR) AS hour" in sql

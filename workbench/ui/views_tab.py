@@ -197,7 +197,12 @@ def view_sql_only(schema: Any, view: Rollup | AsyncIndex, table: str) -> str:
 
 
 def _sql_html(sql: dict[str, str]) -> str:
-    body = "".join(f"<pre data-view-sql>{html.escape(s)}</pre>" for s in sql.values())
+    # the statement scrolls in its own box: a rollup of many measures is 20+ lines
+    body = "".join(
+        "<pre data-view-sql style='max-height:190px;overflow:auto;background:#f7f7f7;"
+        f"padding:4px'>{html.escape(s)}</pre>"
+        for s in sql.values()
+    )
     return (
         "<h4>The view's SQL</h4>" + body + "<p class='good' data-view-check>"
         "Checked against the documented restrictions: GROUP BY or ORDER BY, no DESC, no LIMIT, "
@@ -269,12 +274,12 @@ def effect_html(e: ViewEffect, now: Any = None) -> str:
     )
     return R.panel_box(
         f"<p><b>{html.escape(e.design.describe().split('. ')[0].split(': ', 1)[1])}</b></p>"
-        + _sql_html(e.sql)
         + "<h4>What keeping it costs</h4><table><tr><th></th><th>Bigtable keeps the view</th>"
         f"<th>the client writes the {kind}</th></tr>{cost}</table>"
         + "<h4>Rows each query reads</h4><table><tr><th>query</th><th>this design now</th>"
         f"<th>with the view</th><th>reads</th></tr>{qrows}</table>"
-        f"<p><small data-view-note>{html.escape(e.note)} Maintenance writes: an assumed "
+        + _sql_html(e.sql)
+        + f"<p><small data-view-note>{html.escape(e.note)} Maintenance writes: an assumed "
         "view-row update per source row written (Settings.view_updates_per_source_write); "
         "Google documents no figure.</small></p>"
     )
