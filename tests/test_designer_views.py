@@ -165,7 +165,7 @@ def test_schema_tab_shows_the_row_key_schema_and_conformance(ws):
     p = d.cbt_panel.value
     assert "fieldName: &quot;meter_id&quot;" in p and "fieldName: &quot;ts&quot;" in p
     assert "--row-key-schema-definition-file=row_key_schema.yaml" in p
-    assert re.search(r"<pre data-rowkey-sql>SELECT meter_id, ts, r\nFROM `energy_meters-", p)
+    assert re.search(r"<pre data-rowkey-sql [^>]*>SELECT meter_id, ts, r\nFROM `energy_meters-", p)
     assert f"{EVENTS:,} distinct keys, all conform to (meter_id, ts)" in _text(p)
     # hand-written aggregate rows share the table under another key shape: 7,440 do not conform
     d.controls.pattern.value = "hourly_aggregates"

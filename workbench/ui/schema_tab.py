@@ -35,6 +35,10 @@ def cbt_commands(
     return out.cbt_script(where.project, where.instance)
 
 
+# a long file scrolls in its own box, so the SQL and the verdict stay near the top
+BOX = "style='max-height:150px;overflow:auto;background:#f7f7f7;padding:4px;white-space:pre-wrap'"
+
+
 def index_keys(index: CellIndex) -> dict[str, pd.Series]:
     """The distinct row keys of each table in an analysis's cell index (no cells rebuilt)."""
     keys = pd.Series(index.row_keys).str.decode("utf-8")
@@ -83,9 +87,12 @@ def rowkey_html(schema: Schema, ds: Dataset, index: CellIndex, table_id: str) ->
             f"<code>{html.escape(', '.join(rks.names))}</code>, delimiter "
             f"<code>{html.escape(rks.delimiter)}</code></p>{verdict}"
             + (f"<ul>{notes}</ul>" if notes else "")
-            + f"<pre data-rowkey-yaml>{html.escape(rks.to_yaml())}</pre>"
-            + f"<pre data-rowkey-gcloud>{html.escape(rks.gcloud_command())}</pre>"
-            + f"<pre data-rowkey-sql>{html.escape(example_sql(rks, ds))}</pre>"
+            + f"<p><small>row_key_schema.yaml</small></p><pre data-rowkey-yaml {BOX}>"
+            f"{html.escape(rks.to_yaml())}</pre>"
+            + f"<p><small>set it on the table</small></p><pre data-rowkey-gcloud {BOX}>"
+            f"{html.escape(rks.gcloud_command())}</pre>"
+            + f"<p><small>GoogleSQL by field</small></p><pre data-rowkey-sql {BOX}>"
+            f"{html.escape(example_sql(rks, ds))}</pre>"
         )
     parts.append(f"<p><small>{html.escape(EMULATOR_NOTE)}</small></p>")
     return R.panel_box("".join(parts))
