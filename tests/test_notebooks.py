@@ -10,6 +10,7 @@ import nbformat
 import pytest
 from browser import open_offline
 
+from workbench.formatting import EVENTS_CLASS
 from workbench.report import execute_notebook, export_html, workshop_notebooks
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,8 +57,10 @@ def _shown_texts(nb) -> list[tuple[int, str, str]]:
             data = o.get("data", {})
             page = data.get("text/html", "")
             for table in re.findall(r"<table.*?</table>", page, re.S):
+                # source events (a preview, lost events) show their values as written
+                kind = "events" if EVENTS_CLASS in table[: table.find(">")] else "table"
                 for td in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", table, re.S):
-                    out.append((i, "table", H.unescape(re.sub(r"<[^>]+>", "", td)).strip()))
+                    out.append((i, kind, H.unescape(re.sub(r"<[^>]+>", "", td)).strip()))
             if not page and "text/plain" in data:
                 out.append((i, "table", data["text/plain"]))
             text = H.unescape(re.sub(r"<[^>]+>", " ", page)) + o.get("text", "")
@@ -71,8 +74,9 @@ def unreadable_numbers(nb) -> list[str]:
     bad = []
     for i, kind, text in _shown_texts(nb):
         text = TIME_OF_DAY.sub("", text)
-        if kind == "table":
+        if kind in ("table", "events"):
             bad += [f"cell {i}: {n!r} in {text[:80]!r}" for n in SCIENTIFIC.findall(text)]
+        if kind == "table":
             bad += [f"cell {i}: {n!r} in {text[:80]!r}" for n in LONG_DECIMALS.findall(text)]
         else:
             over = [m for m in PERCENT.finditer(text) if float(m.group(1)) > 100]
@@ -89,13 +93,16 @@ def test_the_number_check_sees_what_it_must():
             {
                 "text/html": "<table><tr><td>8.27e-08</td><td>16809.501267</td><td>0.096</td>"
                 "<td>2015-03-02 04:55:07.958019</td></tr></table><p>a node takes 188 % of it</p>"
+                # source events keep their own digits (an FX quote), never an exponent
+                f"<table class='dataframe {EVENTS_CLASS}'><tr><td>0.78094</td>"
+                "<td>2.407907e+10</td></tr></table>"
             },
         )
     ]
     nb.cells = [cell]
     found = unreadable_numbers(nb)
-    assert len(found) == 3 and "8.27e-08" in found[0] and "16809.501267" in found[1]
-    assert "188 %" in found[2]
+    assert len(found) == 4 and "8.27e-08" in found[0] and "16809.501267" in found[1]
+    assert "2.407907e+10" in found[2] and "188 %" in found[3]
 
 
 @pytest.mark.notebook

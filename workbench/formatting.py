@@ -82,6 +82,23 @@ def nbytes(x: Any) -> str:
     return f"{v:,.0f} B"
 
 
+def value(x: Any) -> str:
+    """A source event's value as written, never in scientific notation: 24079071815.0 →
+    24,079,071,815, 0.78094 → 0.78094 (an FX quote keeps its five decimals: it is data, not a
+    figure, and rounding would make two events look the same)."""
+    if _missing(x):
+        return ABSENT
+    v = float(x)
+    if v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}"
+    import numpy as np
+
+    return np.format_float_positional(v, trim="-")
+
+
+EVENTS_CLASS = "wb-events"  # tables of source events (previews, lost events): values as written
+
+
 def percent(x: Any) -> str:
     """A share 0…1 as a percentage: 0.501523 → 50.2%, 0.0000024 → <0.1%."""
     if _missing(x):
@@ -229,6 +246,8 @@ __all__ = [
     "count",
     "number",
     "rate",
+    "value",
+    "EVENTS_CLASS",
     "nbytes",
     "percent",
     "percent_points",

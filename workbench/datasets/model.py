@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
-from ..formatting import number
+from ..formatting import EVENTS_CLASS, value
 
 QueryKind = Literal["range", "latest", "slice", "point", "scan"]
 """
@@ -285,7 +285,7 @@ class Dataset:
                 if rows
                 else ""
             )
-            + self.frame.head(5).to_html(index=False, float_format=number)
+            + self.frame.head(5).to_html(index=False, float_format=value, classes=EVENTS_CLASS)
             + "</div>"
         )
 

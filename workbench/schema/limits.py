@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..cells import CellFrame, bytes_len, utf8_len
 from ..errors import CollisionError, LimitError
+from ..formatting import EVENTS_CLASS, value
 
 KiB = 1024
 MiB = 1024 * 1024
@@ -157,7 +158,9 @@ class LossReport:
 
     def _repr_html_(self) -> str:
         return f"<p><b>Loss</b>: {self}</p>" + (
-            self.lost.head(5).to_html(index=False) if self.n_lost else ""
+            self.lost.head(5).to_html(index=False, float_format=value, classes=EVENTS_CLASS)
+            if self.n_lost
+            else ""
         )
 
 
