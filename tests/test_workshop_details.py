@@ -101,3 +101,13 @@ def test_the_design_picker_says_when_the_key_was_edited():
     d.controls.pattern.value = "salted"
     d.controls.pattern.value = "✎ pair_microseconds (edited)"  # the edit can be picked again
     assert d.schema.key.template().startswith("{time")
+
+
+def test_a_sample_rate_pays_the_one_node_minimum_not_a_cpu_bound():
+    # game_scores' workshop sample writes about 4 events an hour: one node's 70 % of CPU is
+    # millions of times that, and its few MB are far under a node's storage, so the node count is
+    # the smallest cluster's, not set by CPU
+    ds = wb.load_dataset("game_scores", size="workshop")
+    cap = wb.analyze(ds, wb.preset("game_scores", "game_player_time")).capacity
+    assert cap.nodes_needed == cap.settings.min_nodes == 1 and cap.bound_by == "minimum"
+    assert "(the 1-node minimum)" in cap.verdict() and "cpu-bound" not in cap.verdict()

@@ -62,7 +62,7 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
     cap = a.capacity  # the capacity view's own figures: one node count everywhere
     ev.append(
         f"capacity at {cap.rate_text()}: {cap.nodes_needed} {cap.storage} node(s) "
-        f"({cap.bound_by}-bound)" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
+        f"({cap.bound_text})" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
     )
     data = {
         "busiest_share": kd.mean_write_share,

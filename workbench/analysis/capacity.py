@@ -33,6 +33,11 @@ Storage is billed on compressed data in binary GB (GiB): the ratio is measured b
 a sample of the design's own cells, serialized in key order and cut into 64 KB blocks like an
 SSTable, with Snappy (the codec the Bigtable paper names, as Zippy). Replication multiplies
 nodes and storage by the number of clusters. Prices are dated settings.
+
+Why one module: the node count, what bounds it (hotspot, CPU, storage or the one-node
+minimum), the ceiling, the bill and their verdict are one calculation read together; split,
+each part would re-derive the others' figures (the retention and tier parts already live in
+``retention.py`` and ``tiers.py``).
 """
 
 from __future__ import annotations
@@ -142,10 +147,19 @@ class Capacity:
 
     @property
     def bound_by(self) -> str:
-        """What sets the node count: ``"hotspot"``, ``"cpu"`` or ``"storage"``."""
+        """What sets the node count: hotspot, cpu, storage or minimum (the smallest cluster)."""
+        st, nodes = self.settings, max(self.cpu.nodes, self.storage_nodes)
         if self.hotspot_limited:
             return "hotspot"
+        if nodes <= st.min_nodes and self.peak_cpu < st.min_nodes * self.cpu_target:
+            return "minimum"
         return "storage" if self.storage_nodes > self.cpu.nodes else "cpu"
+
+    @property
+    def bound_text(self) -> str:
+        """ "cpu-bound", or "the 1-node minimum" (a sample's rate is not cpu-bound at $475)."""
+        n = self.settings.min_nodes
+        return f"the {n}-node minimum" if self.bound_by == "minimum" else f"{self.bound_by}-bound"
 
     @property
     def units_assumption(self) -> str:
@@ -319,7 +333,7 @@ class Capacity:
             )
         return (
             f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed} {self.storage} node(s) "
-            f"({self.bound_by}-bound) at {self.rate_text()}{tier}, ≈ ${self.monthly_cost:,.0f} "
+            f"({self.bound_text}) at {self.rate_text()}{tier}, ≈ ${self.monthly_cost:,.0f} "
             f"per month (prices of {self.settings.prices_date})"
         )
 

@@ -71,6 +71,7 @@ def plot_node_need(cap: Capacity, ax: Axes | None = None) -> Axes:
         "hotspot": f"a hotspot: over the ceiling of {cap.ceiling_events_per_s:,.0f} events/s",
         "cpu": "CPU",
         "storage": "storage",
+        "minimum": f"the {cap.settings.min_nodes}-node minimum (neither CPU nor storage needs more)",
     }
     ax.set_title(
         f"{cap.nodes_per_cluster:,} node(s) per cluster × {cap.clusters} cluster(s): "
