@@ -284,6 +284,10 @@ class Designer(W.VBox):
         def step() -> None:
             if self.prefetch_round != round_:
                 return  # a newer change started its own round
+            # the table IDs the Schema, Views and Emulator tabs name need the client library:
+            # a second or more to import, paid here while idle rather than on the first click
+            from ..bigtable import admin  # noqa: F401
+
             while todo:
                 try:
                     schema = schema_for(ds, todo.pop(0))
