@@ -92,24 +92,24 @@ class Ceiling:
         return writes_per_s / self.writes_per_s
 
 
+def frontier_links(first_ts: np.ndarray, last_ts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(forward, backward) link of each row to the next, for rows in key order: forward when the
+    next row is first written no earlier than this one's last write (a timestamp), backward when
+    this row is first written no earlier than the next one's last (a reversed timestamp)."""
+    return first_ts[1:] >= last_ts[:-1], first_ts[:-1] >= last_ts[1:]
+
+
 def frontier_units(first_ts: np.ndarray, last_ts: np.ndarray) -> tuple[np.ndarray, str]:
     """(unit id per row, ``"forward"`` or ``"backward"``) for rows in key order.
 
-    Row i+1 continues row i's frontier when it is first written no earlier than row i's last
-    write (forward: a timestamp) — or row i no earlier than row i+1's last (backward: a reversed
-    timestamp), whichever direction links more rows. A row written over the same time as its
-    neighbour (one row per series, both open) starts a unit of its own."""
+    Row i+1 continues row i's frontier when linked (:func:`frontier_links`) in the direction
+    that links more rows. A row written over the same time as its neighbour (one row per series,
+    both open) starts a unit of its own."""
     if len(first_ts) < 2:
         return np.zeros(len(first_ts), dtype=np.int64), "forward"
-    fwd = first_ts[1:] >= last_ts[:-1]
-    bwd = first_ts[:-1] >= last_ts[1:]
+    fwd, bwd = frontier_links(first_ts, last_ts)
     link, way = (fwd, "forward") if fwd.sum() >= bwd.sum() else (bwd, "backward")
     return np.concatenate(([0], np.cumsum(~link))), way
-
-
-def unit_loads(unit: np.ndarray, row_cpu: np.ndarray) -> np.ndarray:
-    """Write CPU per unit from each row's write CPU."""
-    return np.bincount(unit, weights=row_cpu, minlength=int(unit[-1]) + 1 if len(unit) else 0)
 
 
 def write_ceiling(
@@ -126,25 +126,37 @@ def write_ceiling(
     ``w`` are the writes in time order, ``first`` each row's first write. A write costs one
     planning row (1 KB) or its bytes' worth, as in the load model; the ceiling is the total
     write rate at which the busiest unit alone needs ``cpu_target`` of a node. With
-    ``units_grow`` only a unit carrying (nearly) all the writes keeps its ceiling."""
+    ``units_grow`` only a unit carrying (nearly) all the writes keeps its ceiling. Per-row
+    arrays are float32/int32 and built in slices (the 10M-event path stays under 2 GB)."""
     n, n_rows = len(w.row), len(first)
     if n == 0 or n_rows == 0:
         return math.inf, 0, 0, 0.0, 0, ""
-    row_cpu = np.zeros(n_rows)
-    for a in range(0, n, CHUNK_ROWS):  # in slices: no float64 temporary of every write
-        cost = np.maximum(1.0, w.nbytes[a : a + CHUNK_ROWS] / planning_row_bytes)
-        row_cpu += np.bincount(w.row[a : a + CHUNK_ROWS], weights=cost, minlength=n_rows)
-    del cost
+    row_cpu = np.zeros(n_rows, dtype=np.float32)
+    for a in range(0, n, CHUNK_ROWS):  # in slices, no per-row temporary
+        cost = w.nbytes[a : a + CHUNK_ROWS].astype(np.float32)
+        cost /= np.float32(planning_row_bytes)
+        np.maximum(cost, np.float32(1.0), out=cost)
+        np.add.at(row_cpu, w.row[a : a + CHUNK_ROWS], cost)
     last = np.zeros(n_rows, dtype=first.dtype)
     last[w.row] = np.arange(n, dtype=first.dtype)  # repeated rows: the last (latest) wins
-    rows = np.flatnonzero(row_cpu > 0)
-    unit, _ = frontier_units(w.ts[first[rows]], w.ts[last[rows]])
-    load = unit_loads(unit, row_cpu[rows])
+    fwd = np.empty(max(n_rows - 1, 0), dtype=bool)
+    bwd = np.empty_like(fwd)
+    for a in range(0, n_rows - 1, CHUNK_ROWS):
+        b = min(a + CHUNK_ROWS, n_rows - 1)
+        fwd[a:b], bwd[a:b] = frontier_links(w.ts[first[a : b + 1]], w.ts[last[a : b + 1]])
+    del last
+    link = fwd if fwd.sum() >= bwd.sum() else bwd
+    del fwd, bwd
+    starts = np.flatnonzero(~link)
+    starts += 1
+    del link
+    starts = np.r_[0, starts]  # each unit's first row
+    load = np.add.reduceat(row_cpu, starts, dtype=np.float64)
     total = float(load.sum())
     busiest = int(load.argmax())
     share = float(load[busiest]) / total
-    members = rows[unit == busiest]
-    lo, hi = int(members[0]), int(members[-1])
+    lo = int(starts[busiest])
+    hi = int(starts[busiest + 1]) - 1 if busiest + 1 < len(starts) else n_rows - 1
     kind = "row" if lo == hi else "write frontier"
     units = int((load > 0).sum())
     if units_grow and share < 0.999:  # more entities: more units, each no busier than now
