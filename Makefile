@@ -14,7 +14,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-bigtable-workbench
 CHECK := PYTHON=$(PYTHON) sh tools/check-system --venv $(VENV)
 
-.PHONY: install lab test bench report emulator-status clean
+.PHONY: install lab test test-fast bench report emulator-status clean
 # the system check must finish before the install starts
 .NOTPARALLEL:
 
@@ -36,6 +36,11 @@ test:
 	@$(MAKE) --no-print-directory $(STAMP)
 	@$(PY) -m workbench emulator find
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# the development loop: everything but the browser, notebook and slow tests (under 3 minutes)
+test-fast: install
+	@$(PY) -m workbench emulator find
+	$(PY) -m pytest -m "not slow and not browser and not notebook" $(PYTEST_ARGS)
 
 bench: install
 	$(PY) -m workbench bench
