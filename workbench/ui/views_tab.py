@@ -155,6 +155,7 @@ def render(d: Designer) -> None:
         return
     if view is None:
         d.views_panel.value = R.panel_box(
+            f"<p>{no_view_text(d.schema)}</p>"
             "<p>Pick <b>rollup</b> to let Bigtable keep per-bucket statistics (instead of "
             "writing aggregate rows yourself, G29) or <b>async index</b> to let it keep the "
             "rows in another key order (instead of a second, dual-written table, G05).</p>"
@@ -186,6 +187,24 @@ def render(d: Designer) -> None:
         sql + "<p data-view-pending><i>Costing the view's rows…</i></p>"
     )
     d.later(d.with_log(compute))
+
+
+def no_view_text(schema: Any) -> str:
+    """What the current design keeps by hand that a view could keep instead (HTML)."""
+    name = f"<b>{html.escape(schema.name)}</b>"
+    kept = []
+    if schema.aggregates is not None:
+        kept.append(
+            f"writes its own {html.escape(schema.aggregates.name)} aggregate rows "
+            "(a rollup could replace them, G29)"
+        )
+    for t in schema.tables:
+        kept.append(
+            f"dual-writes table {html.escape(t.name)!s} (an async index could replace it, G05)"
+        )
+    if not kept:
+        return f"{name} keeps no derived rows by hand: a view would add rows, not replace any."
+    return f"{name} " + "; ".join(kept) + "."
 
 
 def view_sql_only(schema: Any, view: Rollup | AsyncIndex, table: str) -> str:
