@@ -380,6 +380,13 @@ def test_every_view_of_one_design_shows_the_same_figures(ws):
     assert nodes in text and a.capacity.rate_text() in text
     assert f"hotspot factor {a.keyspace.hotspot_factor:.1f}×" in text
     assert "vs a fair 17%" in text
+    # ceiling: the keyspace summary's line in the headline and the advisor's evidence, and
+    # the same figure (per event: one mutation each here) in the capacity and compare rows
+    line = a.keyspace.ceiling.text()
+    assert line in _text(d.headline.value) and f"ceiling: {line}" in text
+    assert line in str(a.keyspace)
+    assert a.capacity.ceiling_events_per_s == a.keyspace.ceiling.writes_per_s
+    assert cur["ceiling_events_per_s"] == a.keyspace.ceiling.writes_per_s
     for f in d.findings:
         if f.rule == "full_scan":
             q = f.title.split(" ")[0].rstrip(":")

@@ -59,6 +59,8 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
             f"{br['window_share']:.0%} of the busiest window's load (reads + writes) lands on one "
             f"tablet (keys {br['name']!r})"
         )
+    if kd.ceiling is not None:  # the keyspace summary's own line: one ceiling everywhere
+        ev.append(f"ceiling: {kd.ceiling.text()}")
     cap = a.capacity  # the capacity view's own figures: one node count everywhere
     ev.append(
         f"capacity at {cap.rate_text()}: {cap.nodes_needed} {cap.storage} node(s) "
@@ -68,6 +70,7 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
         "busiest_share": kd.mean_write_share,
         "fair_share": kd.fair_share,
         "hotspot_factor": kd.hotspot_factor,
+        "ceiling_writes_per_s": kd.ceiling.writes_per_s if kd.ceiling else float("inf"),
     }
     return ev, data
 
