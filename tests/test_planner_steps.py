@@ -184,6 +184,9 @@ def test_aggregate_rows_read_the_summary_family():
     plan = s.plan(q)
     assert plan.filter.families == ("s",)
     assert plan.note.startswith("reads the pre-aggregated hourly rows (G29)")
+    # hourly:mean of every measure: one of the five statistics of temp and of hum
+    assert plan.filter.qualifier_regex == "temp_mean|hum_mean"
+    assert "only the cells temp_mean, hum_mean" in plan.note
     lead = s.aggregates.lead("#")
     assert all(r.start.startswith(lead + "#a#s1#") for r in plan.ranges)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -355,5 +357,18 @@ def test_agg_hourly_rows_g29():
     )
     plan = bound.plan(q)
     res = plan.evaluate(cells)
-    assert plan.filter.families == ("s",) and res.rows_returned == 2
-    pd.testing.assert_frame_equal(bound.aggregates_from_cells(res.cells), bound.summarize(ds.frame))
+    # hourly:sum needs one of the 3 statistic cells of each of the 2 hour rows: the server
+    # still visits the 6 cells of the rows, and returns 2
+    assert plan.filter.families == ("s",) and plan.filter.qualifier_regex == "kwh_sum"
+    assert (res.rows_returned, res.cells_seen, res.cells_returned) == (2, 6, 2)
+    assert set(res.cells.frame["qualifier"]) == {"kwh_sum"}
+    pd.testing.assert_frame_equal(
+        bound.aggregates_from_cells(res.cells),
+        bound.summarize(ds.frame)[["meter_id", "time", "kwh_sum"]],
+    )
+    # no statistic named: the whole summary row is read
+    whole = bound.plan(dataclasses.replace(q, aggregate="hourly"))
+    assert whole.filter.qualifier_regex is None and whole.evaluate(cells).cells_seen == 6
+    pd.testing.assert_frame_equal(
+        bound.aggregates_from_cells(whole.evaluate(cells).cells), bound.summarize(ds.frame)
+    )

@@ -497,8 +497,12 @@ def aggregate_rows(schema: Schema, intent: QueryIntent) -> ReadPlan:
     agg = schema.aggregates
     assert agg is not None
     p = compile_plan(agg.key(schema.key), schema.table, intent, None, schema, aggregate=True)
+    # each summary row holds every statistic of every measure; a dashboard needs one or two
+    quals = agg.qualifiers(intent, schema.measure_names())
+    qual = None if quals is None else "|".join(re.escape(c) for c in quals)
+    what = "" if quals is None else f", only the cells {', '.join(quals)}"
     return dataclasses.replace(
         p,
-        filter=dataclasses.replace(p.filter, families=(agg.family.name,)),
-        note=("reads the pre-aggregated " + agg.name + " rows (G29). " + p.note).strip(),
+        filter=dataclasses.replace(p.filter, families=(agg.family.name,), qualifier_regex=qual),
+        note=(f"reads the pre-aggregated {agg.name} rows (G29){what}. " + p.note).strip(),
     )

@@ -100,6 +100,18 @@ class Aggregates:
     def applies_to(self, intent: QueryIntent) -> bool:
         return (intent.aggregate or "").split(":")[0] == self.name
 
+    def qualifiers(self, intent: QueryIntent, measures: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The ``<measure>_<stat>`` cells a summary query needs: the statistics after the colon
+        (``"hourly:sum"``, ``"hourly:sum,count"``) of the measures it names (``measures``: the
+        design's, for a query that names none). None when it names no statistic this design keeps:
+        every cell of the row is read."""
+        _, _, tail = (intent.aggregate or "").partition(":")
+        stats = [s.strip() for s in tail.split(",") if s.strip()]
+        if not stats or any(s not in self.stats for s in stats):
+            return None
+        ms = [m for m in measures if intent.measures is None or m in intent.measures]
+        return tuple(f"{m}_{s}" for m in ms for s in stats) or None
+
 
 def _as_key(key: Any) -> RowKey:
     if isinstance(key, RowKey):
