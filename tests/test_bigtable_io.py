@@ -383,11 +383,12 @@ def test_summary_row_queries_are_checked_against_the_same_stats_of_the_source(em
             .nunique()
         )
         assert len(run.answer) == hours and "kwh_sum" in run.answer.columns
-        # hourly:sum of kwh needs 1 of the 10 statistic cells of each hour's row (2 measures x
-        # 5 stats): the emulator returns one cell per row, as the plan's model says
-        assert run.result.plan.filter.qualifier_regex == "kwh_sum"
-        assert run.result.rows_returned == hours and run.result.cells_returned == hours
-        assert set(run.result.cells.frame["qualifier"]) == {"kwh_sum"}
+        # hourly:sum of every measure needs 2 of the 10 statistic cells of each hour's row
+        # (kwh and voltage x count, min, max, sum, mean): the emulator returns those two, as
+        # the plan's model says
+        assert run.result.plan.filter.qualifier_regex == "kwh_sum|voltage_sum"
+        assert run.result.rows_returned == hours and run.result.cells_returned == 2 * hours
+        assert set(run.result.cells.frame["qualifier"]) == {"kwh_sum", "voltage_sum"}
         model = run.result.plan.evaluate(schema.to_cells(ds))
         assert (model.rows_returned, model.cells_returned, model.bytes_returned) == (
             run.result.rows_returned,
@@ -395,7 +396,7 @@ def test_summary_row_queries_are_checked_against_the_same_stats_of_the_source(em
             run.result.bytes_returned,
         )
         assert model.cells_seen == 10 * hours  # the server still visits the whole row
-        assert list(run.answer.columns) == ["meter_id", "time", "kwh_sum"]
+        assert list(run.answer.columns) == ["meter_id", "time", "kwh_sum", "voltage_sum"]
         assert (
             "summary rows; ✔ matches the same statistics of the source events" in run._repr_html_()
         )
