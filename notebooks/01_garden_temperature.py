@@ -146,11 +146,13 @@ print(f"a qualifier range '1'…'7' (meant: the first week) matches {len(first_w
 
 # %% [markdown]
 # A column range meant to return the first week returns most of the month. Padding the day to two
-# digits (`01` … `31`) makes byte order and number order agree. Same data, same design, one parameter:
+# digits (`01` … `31`) makes byte order and number order agree. Same data, same design, one parameter
+# (written to a table of its own, named after the first with `-padded`: the first keeps the unpadded
+# design, and each notebook kernel's table IDs carry its own tag, so two kernels never share one):
 
 # %% tags=["G21", "finding"]
 padded = wb.preset("garden_temperature", "month_rows", pad=2)
-padded_table = wb.emulator().load(ds, padded, table_id="garden_temperature-month_rows_padded")
+padded_table = wb.emulator().load(ds, padded, table_id=f"{table.table_id}-padded")
 padded_march = padded_table.run(ds.query("garden_month"))
 padded_order = padded_march.result.cells.frame["qualifier"].tolist()
 print("order returned by the emulator:", padded_order[:14], "…")
