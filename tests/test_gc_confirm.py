@@ -12,7 +12,7 @@ import pytest
 
 from workbench.bigtable import admin
 from workbench.bigtable.connection import Connection
-from workbench.errors import ConfirmationRequired
+from workbench.errors import ConfirmationRequired, WriteError
 from workbench.schema.families import Family, max_age
 
 
@@ -101,9 +101,15 @@ def test_production_load_that_would_change_retention_asks_first_and_writes_nothi
     prod = _as_production(emulator.connection())
     later = ds.frame.assign(time=ds.frame["time"] + pd.Timedelta("1D"))  # 20 more rows
     ds2 = wb.from_dataframe(later, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+    # the next day's readings into one's own table: without append=True the load is refused
+    # (the table holds rows it does not write), and the refusal says how to add to it
+    with pytest.raises(WriteError, match=r"pass append=True") as refused:
+        load(prod, ds2, keep_all, table_id="gc-prod", progress=False, verify=False)
+    assert "Nothing was written" in str(refused.value)
+    assert _cbt_count(emulator.host, "gc-prod") == "20"
     t = time.monotonic()
     with pytest.raises(ConfirmationRequired) as ei:
-        load(prod, ds2, one_day, table_id="gc-prod", progress=False, verify=False)
+        load(prod, ds2, one_day, table_id="gc-prod", progress=False, verify=False, append=True)
     assert time.monotonic() - t < 3  # to_cells of 20 events and one GetTable
     msg = str(ei.value)
     assert (

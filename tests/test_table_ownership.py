@@ -136,6 +136,13 @@ def test_a_second_design_into_an_occupied_table_id_is_refused_before_any_mutatio
         emu.load(part, first, table_id="occupied", progress=False)
     assert cbt_count(emu.host, "occupied") == "994"
 
+    # append=True (adding one's own new data) still refuses another design's families
+    with pytest.raises(wb.WriteError, match=r"with column families \['t'\].*holds another design"):
+        emu.load(
+            ds, wb.preset("garden_temperature", "month_rows"), table_id="occupied", append=True
+        )
+    assert cbt_count(emu.host, "occupied") == "994"
+
     # the same design and data again: a rerun writes in place
     again = emu.load(ds, first, table_id="occupied", progress=False)
     assert again.verification.equal and again.created == ()

@@ -392,8 +392,12 @@ def load(
     max_row_cells: int | None = EMULATOR_MAX_ROW_CELLS,
     check_memory: bool = True,
     costs: ReadCosts | None = None,
+    append: bool = False,
 ) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
+
+    A table that exists already must hold this design and dataset (a rerun); ``append=True``
+    also lets it hold other rows this design reads (new data added to one's own table).
 
     Re-running is safe: tables are updated in place and cells rewritten with the same
     timestamps. A verification that finds differences raises :class:`WriteError` with the
@@ -455,7 +459,7 @@ def load(
             notes += n
     # A table that exists already must hold this design and dataset (a rerun), nothing else.
     ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
-    existing = ownership.check_existing(conn, ids, fams, cells, schema, table_id)
+    existing = ownership.check_existing(conn, ids, fams, cells, schema, table_id, append)
     # On a real instance, a changed GC rule of an existing table needs confirm=table_id.
     specs: list[admin.TableSpec] = []
     tables = admin.ensure_tables(

@@ -79,14 +79,22 @@ def foreign_row(
     return None
 
 
-def _decoded(schema: Any, row: pd.DataFrame) -> str:
-    """The foreign row's first event as this design would read it, or why it cannot be read."""
+def _events(schema: Any, row: pd.DataFrame) -> pd.DataFrame | str:
+    """The foreign row's events as this design reads them, or why it cannot read them."""
     try:
         events = schema.from_cells(CellFrame(row.reset_index(drop=True)))
     except Exception as exc:  # another design's cells need not decode with this one
         return f"this design cannot decode it ({type(exc).__name__})"
     if not len(events):
         return "this design decodes no event from it"
+    return events
+
+
+def _decoded(schema: Any, row: pd.DataFrame) -> str:
+    """The foreign row's first event as this design would read it, or why it cannot be read."""
+    events = _events(schema, row)
+    if isinstance(events, str):
+        return events
     first = {k: (v.item() if hasattr(v, "item") else v) for k, v in events.iloc[0].items()}
     return f"decoded with this design it reads as {first}"
 
@@ -109,9 +117,16 @@ def check_existing(
     cells: CellFrame,
     schema: Any,
     table_id: str,
+    append: bool = False,
 ) -> set[str]:
     """Refuse, before anything is created or written, to load into a table that holds another
-    design or dataset; returns the physical IDs that exist already (a rerun writes into them)."""
+    design or dataset; returns the physical IDs that exist already (a rerun writes into them).
+
+    With ``append=True`` the table may also hold rows this load does not write, as long as this
+    design reads them back as events (new data added to one's own table, e.g. the next day's
+    readings): rows this design cannot read still refuse the load. Rows of another design with
+    the same families whose keys this design happens to parse cannot be told apart from one's
+    own: ``append`` is the caller's word that the table is theirs."""
     existing: set[str] = set()
     name = getattr(schema, "name", "") or "this design"
     for logical, physical in tables.items():
@@ -128,6 +143,8 @@ def check_existing(
                 "holds another design. " + _way_out(conn, physical, table_id)
             )
         row = foreign_row(conn, physical, logical, cells)
+        if row is not None and append and not isinstance(_events(schema, row), str):
+            continue  # the same design's earlier data: appending to it was asked for
         if row is not None:
             key = row["row_key"].iloc[0]
             cell = row.iloc[0]
@@ -135,7 +152,13 @@ def check_existing(
                 f"Table {physical!r} already exists on the {conn.target} and holds row {key!r} "
                 f"({len(row)} cell(s), e.g. {cell['family']}:{cell['qualifier']} at "
                 f"{int(cell['timestamp_us'])} µs), which this load of design {name!r} does not "
-                f"write; {_decoded(schema, row)}. The table holds another design or dataset. "
+                f"write; {_decoded(schema, row)}. The table holds another design or dataset"
+                + (
+                    ""
+                    if append or isinstance(_events(schema, row), str)
+                    else " (or earlier data of this one: to add to it, pass append=True)"
+                )
+                + ". "
                 + _way_out(conn, physical, table_id)
             )
     return existing
