@@ -342,3 +342,31 @@ def test_key_labels():
     assert keys.tolist() == ["BATTERY#Jo#1", "X#1"] and delim == "#"
     # the deepest depth whose groups fit the labels: here the whole keys
     assert labels == [(0, "BATTERY#Jo#1"), (1, "X#1")]
+
+
+def test_no_tablet_share_above_its_nodes_on_any_workshop_design():
+    """What the notebooks draw (the Hotspot chart's busiest node and, below it, the busiest
+    tablet as the floor): on every preset of every workshop dataset, at the node counts the
+    notebooks show, a tablet never carries more of a window than the node serving it."""
+    import workbench as wb
+
+    seen = 0
+    for name in wb.dataset_names():
+        ds = wb.load_dataset(name, size="tiny")
+        for schema in wb.presets(ds).values():
+            try:
+                a = wb.analyze(ds, schema, nodes=3)
+            except wb.CollisionError:  # fx second_precision: refused, nothing drawn
+                continue
+            seen += 1
+            for nodes in (1, 3, 6):
+                kd = a.keyspace.at_nodes(nodes)
+                ok = ~np.isnan(kd.busiest_share)
+                assert (kd.busiest_share[ok] <= 1 + 1e-9).all(), (name, schema.name, nodes)
+                assert (kd.tablet_share[ok] <= kd.busiest_share[ok] + 1e-9).all(), (
+                    name,
+                    schema.name,
+                    nodes,
+                )
+                assert kd.mean_tablet_share <= kd.mean_share + 1e-9, (name, schema.name, nodes)
+    assert seen >= 35  # every preset but the ones whose keys collide
