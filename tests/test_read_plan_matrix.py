@@ -251,12 +251,26 @@ SEEN = {
     ("game_scores", "game_time_player", "corrie_lol_march"): lambda: where_in_time(
         "game_scores", "corrie_lol_march", game="LoL"
     ),
+    # every location's balloons in one minute: 9 locations list 234 balloons between them, over
+    # the 64-value known-value cap (ENUMERATE_VALUES_MAX), so each location's prefix is read
+    # whole: every row of the table (the 9 prefixes cover it)
+    **{
+        ("weather_balloons", p, "all_locations_minute"): (
+            lambda p=p: len(_all_keys("weather_balloons", p))
+        )
+        for p in (
+            "single_timestamp",
+            "long_names",
+            "serialized_json",
+            "serialized_protobuf",
+            "reversed_timestamp",
+            "tall_per_metric",
+            "bucket_new_columns",
+        )
+    },
     # week buckets: a row holds the whole week, so rows with events that week but not in the minute are read
     ("weather_balloons", "bucket_new_columns", "location_minute"): lambda: bucket_rows(
         "weather_balloons", "location_minute", "per_measure", location="us-west2"
-    ),
-    ("weather_balloons", "bucket_new_columns", "all_locations_minute"): lambda: bucket_rows(
-        "weather_balloons", "all_locations_minute", "per_measure"
     ),
     ("weather_balloons", "bucket_new_cells", "location_minute"): lambda: bucket_rows(
         "weather_balloons", "location_minute", "per_row", location="us-west2"
@@ -365,6 +379,20 @@ def test_latest_in_week_buckets_reads_the_newest_bucket_row_only():
     assert plan.rows_limit == 1 and plan.keys[0] < plan.keys[1]
     assert plan.keys[0].split("#")[1:] == plan.keys[1].split("#")[1:]
     assert row["rows_seen"] == 1 and row["rows_returned"] == 1
+
+
+@pytest.mark.parametrize("pattern", ["single_timestamp", "tall_per_metric"])
+def test_per_location_narrowing_stops_at_the_known_value_cap(pattern):
+    """9 locations list 26 balloons each for one location (under the 64-value cap: one range per
+    balloon), but 234 between them for every location: over the cap, so the plan falls back to
+    the 9 location prefixes, says so, and does not claim to rely on a balloon registry."""
+    plans = _analysis("weather_balloons", pattern)[1].queries.plans
+    every = plans["all_locations_minute"]
+    assert every.n_ranges == 9 and dict(every.assumes) == {"location": 9}
+    assert "234 balloon_id values" in every.note and "64-value limit" in every.note
+    one = plans["location_minute"]
+    per = 4 if pattern == "tall_per_metric" else 1  # pressure, temperature, humidity, altitude
+    assert one.n_ranges == 26 * per and dict(one.assumes) == {"balloon_id": 26}
 
 
 def test_recorded_figures_for_every_combination():

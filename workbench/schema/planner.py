@@ -219,6 +219,15 @@ def known_value_ranges(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
             "of every value are scanned"
         )
         return w.halt(i, "unknown " + ",".join(sorted(open_cols)))
+    listed = {v for some in per_branch for v in (some or ())}
+    if col is not None and every is None and len(listed) > ENUMERATE_VALUES_MAX:
+        # each branch (a location) lists few values, all of them together more than the cap:
+        # the application would hold the same open-ended registry the cap is there to avoid
+        w.notes.append(
+            f"{len(listed)} {col} values over the branches before it (each few, together over "
+            f"the {ENUMERATE_VALUES_MAX}-value limit): the rows of every value are scanned"
+        )
+        return w.halt(i, "unknown " + ",".join(sorted(open_cols)))
     if (
         col is None
         or any(v is None for v in per_branch)
