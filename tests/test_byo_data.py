@@ -290,7 +290,7 @@ def test_empty_ok_lets_empty_strings_mean_absent_tags() -> None:
 
 
 # -- CSV files ---------------------------------------------------------------------------------
-def test_csv_problems_name_the_file_and_data_rows(tmp_path: Path) -> None:
+def test_csv_problems_name_the_file_and_its_lines(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="No CSV file"):
         wb.from_csv(tmp_path / "nope.csv", entity="sensor", time="ts", measures="temp")
     p = tmp_path / "readings.csv"
@@ -299,7 +299,7 @@ def test_csv_problems_name_the_file_and_data_rows(tmp_path: Path) -> None:
     )
     with pytest.raises(DatasetError) as err:
         wb.from_csv(p, entity="sensor", time="ts", measures="temp")
-    assert "data row 1" in str(err.value) and "'not a time'" in str(err.value)
+    assert "line 3:" in str(err.value) and "'not a time'" in str(err.value)
     p.write_text("sensor,ts,temp\n007,2015-03-01T07:00Z,1.5\n008,2015-03-01T07:00Z,3\n")
     ds = wb.from_csv(p, entity="sensor", time="ts", measures="temp")
     assert list(ds.frame["sensor"]) == ["007", "008"], "identifiers keep their leading zeros"

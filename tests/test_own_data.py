@@ -270,21 +270,21 @@ def test_numeric_and_day_month_times_refused_naming_column_value_and_fix(tmp_pat
     # ... and the stated unit reads them: 5000 s after the epoch = 1970-01-01T01:23:20Z
     ds = wb.from_csv(p, entity="id", time="t", measures="v", time_unit="s")
     assert ds.frame["t"].iloc[0] == pd.Timestamp("1970-01-01T01:23:20", tz="UTC")
-    # 20240231: an 8-digit date that does not exist (31 February), in data row 1
+    # 20240231: an 8-digit date that does not exist (31 February), on the file's line 3
     p.write_text("id,t,v\nA,20240101,1\nA,20240231,2\n")
-    with pytest.raises(DatasetError, match=r"'t': data row 1 holds 20240231, not a YYYYMMDD"):
+    with pytest.raises(DatasetError, match=r"'t': line 3 holds 20240231, not a YYYYMMDD"):
         wb.from_csv(p, entity="id", time="t", measures="v", time_unit="date")
-    # fractional numbers cannot be dates or years: the message names the first one (data row
-    # 0: 1.5) and the units that fit
+    # fractional numbers cannot be dates or years: the message names the first one (line
+    # 2: 1.5) and the units that fit
     p.write_text("id,t,v\nA,1.5,1\nA,2.5,2\n")
     with pytest.raises(
-        DatasetError, match=r"'t' holds fractional numbers \(data row 0: 1.5\).*time_unit='s'"
+        DatasetError, match=r"'t' holds fractional numbers \(line 2: 1.5\).*time_unit='s'"
     ):
         wb.from_csv(p, entity="id", time="t", measures="v")
-    # a stated unit with a text time names the data row and the value, and the way out
+    # a stated unit with a text time names the file line and the value, and the way out
     p.write_text("id,t,v\nA,1704067200,1\nA,2024-01-02,2\n")
     with pytest.raises(
-        DatasetError, match=r"time_unit='s' needs numbers in column 't'.*data row 1.*'2024-01-02'"
+        DatasetError, match=r"time_unit='s' needs numbers in column 't'.*line 3.*'2024-01-02'"
     ):
         wb.from_csv(p, entity="id", time="t", measures="v", time_unit="s")
     # 13/01/2024 is day first, 01/13/2024 month first: one column cannot be both

@@ -22,9 +22,7 @@ def test_a_two_digit_year_is_refused_not_read_as_20xx(tmp_path):
     with pytest.raises(DatasetError) as ei:
         wb.from_csv(p, entity="sensor", time="time", measures="v", naive_tz="UTC")
     msg = str(ei.value)
-    assert (
-        "Time column 'time' has dates with a two-digit year (1 data rows, e.g. data row 1: " in msg
-    )
+    assert "Time column 'time' has dates with a two-digit year (1 lines, e.g. line 3: " in msg
     assert "'31/12/99'" in msg and "19xx or 20xx would be a guess" in msg
     assert "four-digit years" in msg and "format='%d/%m/%y'" in msg
 
@@ -35,7 +33,7 @@ def test_an_infinite_measure_is_refused_with_its_row(tmp_path):
         wb.from_csv(p, entity="sensor", time="time", measures="v")
     msg = str(ei.value)
     # pandas reads 1e400 as inf: the row is named
-    assert "Measure column 'v' holds 1 infinite value(s) (data row 1: ['inf'])" in msg
+    assert "Measure column 'v' holds 1 infinite value(s) (line 3: ['inf'])" in msg
     assert "Fix or drop those rows" in msg
     df = pd.DataFrame(
         {"sensor": ["S1"], "time": pd.to_datetime(["2024-01-01"], utc=True), "v": [float("-inf")]}
@@ -85,13 +83,13 @@ def test_a_22_digit_integer_in_a_csv_is_refused_not_rounded(tmp_path):
     with pytest.raises(DatasetError) as ei:
         wb.from_csv(p, entity="sensor", time="time", measures="v")
     msg = str(ei.value)
-    assert "holds integers float64 cannot store exactly (1 rows, data row 1: " in msg
+    assert "holds integers float64 cannot store exactly (1 rows, line 3: " in msg
     assert "'1234567890123456789012' would become 1,234,567,890,123,456,774,144" in msg
     # next to a decimal, pandas reads the column as float64 (already rounded): read again
     mixed = _csv(
         tmp_path, "S1,2024-01-01T00:00:00Z,1.5\nS1,2024-01-01T00:01:00Z,1234567890123456789012\n"
     )
-    with pytest.raises(DatasetError, match=r"data row 1: '1234567890123456789012' would become"):
+    with pytest.raises(DatasetError, match=r"line 3: '1234567890123456789012' would become"):
         wb.from_csv(mixed, entity="sensor", time="time", measures="v")
     # a large number written as a float is what it says: read
     ok = _csv(tmp_path, "S1,2024-01-01T00:00:00Z,1e21\n")

@@ -16,7 +16,13 @@ from pandas._libs.parsers import STR_NA_VALUES as _DEFAULT_NA
 from pandas.api import types as ptypes
 from tqdm.auto import tqdm
 
-from workbench.datasets.csv_file import bom_encoding, check_unchanged, decode_error, file_state
+from workbench.datasets.csv_file import (
+    bom_encoding,
+    check_unchanged,
+    decode_error,
+    file_lines,
+    file_state,
+)
 from workbench.datasets.model import Dataset, QueryIntent, QueryList
 from workbench.datasets.validate import Duplicates, build_dataset, check_exact_integers
 from workbench.errors import DatasetError
@@ -147,7 +153,7 @@ def _day_month(col: pd.Series, name: str, dayfirst: bool | None, word: str) -> p
     return out
 
 
-def _check_key_collisions(frame: pd.DataFrame, entity: list[str]) -> None:
+def _check_key_collisions(frame: pd.DataFrame, entity: list[str], word: str) -> None:
     """Distinct values that would render to the same row-key text (``1`` and ``'1'``) are refused,
     and so are values UTF-8 cannot encode (a lone surrogate): row keys are UTF-8 bytes."""
     for col in entity:
@@ -159,9 +165,9 @@ def _check_key_collisions(frame: pd.DataFrame, entity: list[str]) -> None:
             try:
                 str(v).encode("utf-8")
             except UnicodeEncodeError as exc:
-                row = int(np.flatnonzero((s == v).to_numpy())[0])
+                row = s.index[int(np.flatnonzero((s == v).to_numpy())[0])]
                 raise DatasetError(
-                    f"Entity column {col!r} holds {v!r} (row {row}): character {exc.start} is a "
+                    f"Entity column {col!r} holds {v!r} ({word} {row}): character {exc.start} is a "
                     "lone surrogate, which UTF-8 cannot encode (row keys are UTF-8 bytes). Fix or "
                     "drop that value. Nothing was written."
                 ) from None
@@ -207,7 +213,7 @@ def _prepare(
                 f"name the column (columns: {list(map(str, df.columns))[:10]})."
             )
         entity_l = [entity] if isinstance(entity, str) else list(entity)
-        _check_key_collisions(df, [c for c in entity_l if c in df.columns])
+        _check_key_collisions(df, [c for c in entity_l if c in df.columns], word)
     if isinstance(time, str) and time in df.columns:
         col = df[time]
         num = _numeric_times(col, time, time_unit, word)
@@ -341,7 +347,7 @@ def _check_first_line(p: Path, sep: str, encoding: str) -> None:
 
 
 def _check_big_integers(
-    p: Path, df: pd.DataFrame, measures: list[str], sep: str, encoding: str
+    p: Path, df: pd.DataFrame, measures: list[str], sep: str, encoding: str, word: str
 ) -> None:
     """pandas reads a 22-digit integer as the nearest float64: where a measure holds whole
     numbers past 2^53, its text is read again and compared, so rounding is refused, not kept."""
@@ -356,7 +362,8 @@ def _check_big_integers(
             p, sep=sep, encoding=encoding, usecols=[m], dtype=str, keep_default_na=False
         )
         if len(raw) == len(df):  # same rows (no skiprows= or comment= in between)
-            check_exact_integers(raw[m], df[m], m, "data row")
+            raw.index = df.index
+            check_exact_integers(raw[m], df[m], m, word)
 
 
 def from_csv(
@@ -387,8 +394,9 @@ def from_csv(
     columns are read as text (``00123`` keeps its zeros, ``NA``/``None``/``null`` are names,
     not missing); the time column as text, then parsed. A line with more fields than the
     header is refused naming the line. The file is read ``chunksize`` lines at a time with a
-    progress bar (``progress=False`` hides it). Rows in other error messages are 0-based
-    data rows (the header is not counted). ``read_csv_kwargs`` go to ``pandas.read_csv``.
+    progress bar (``progress=False`` hides it). Rows in other error messages are the file's
+    lines (the header is line 1; blank lines and quoted line breaks counted); with
+    ``comment=``, ``header=`` or a list of ``skiprows=`` they are 0-based data rows. ``read_csv_kwargs`` go to ``pandas.read_csv``.
 
     Why one function: every refusal names the file's line and column, which only the reading
     loop knows; the checks after reading are from_dataframe's.
@@ -451,7 +459,8 @@ def from_csv(
                     chunks.append(chunk if sample is None else _sampled(chunk, entity_l, sample))
                     pos = reader.handles.handle.tell() if hasattr(reader, "handles") else size
                     bar.update(max(0, min(pos, size) - bar.n))
-        df = pd.concat(chunks, ignore_index=True) if len(chunks) != 1 else chunks[0]
+        # the reader numbers rows 0, 1, 2 … across chunks; sampling keeps those labels
+        df = pd.concat(chunks) if len(chunks) != 1 else chunks[0]
     except pd.errors.ParserError as exc:
         raise DatasetError(
             f"Cannot read {p.name!r} as CSV: {str(exc).strip()}. Fix that line (a stray {sep!r} or a field "
@@ -462,13 +471,18 @@ def from_csv(
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
     check_unchanged(p, before)
+    lines = file_lines(p, encoding, sep, read_csv_kwargs, seen)
+    word = "data row"
+    if lines is not None and ptypes.is_integer_dtype(df.index.dtype):
+        df.index = pd.Index(lines[df.index.to_numpy()], name="line")
+        word = "line"
     if sample is None:
-        _check_big_integers(p, df, as_names(measures), sep, encoding)
+        _check_big_integers(p, df, as_names(measures), sep, encoding, word)
     for col in empty_ok:
         if col in df.columns:
             df[col] = df[col].fillna("")
     nm = name or p.stem
-    df, entity_l, notes = _prepare(df, entity, time, nm, time_unit, dayfirst, "data row")
+    df, entity_l, notes = _prepare(df, entity, time, nm, time_unit, dayfirst, word)
     if sample is not None:
         notes.append(sample_note(sample, entity_l, len(df), seen))
     ds = build_dataset(
@@ -483,7 +497,7 @@ def from_csv(
         duplicates=duplicates,
         naive_tz=naive_tz,
         description=description or f"Loaded from {p.name}.",
-        row_word="data row",
+        row_word=word,
     )
     return _finish(ds, queries, notes)
 

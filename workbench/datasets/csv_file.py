@@ -1,9 +1,15 @@
 """A CSV file as it is on disk: whether it changed while it was read (size, mtime, inode), the
-encoding its byte-order mark announces, and the file line where a decoding fails."""
+encoding its byte-order mark announces, the file line of each record and the file line where a
+decoding fails."""
 
 from __future__ import annotations
 
+import csv
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from ..errors import DatasetError
 
@@ -63,3 +69,58 @@ def decode_error(p: Path, encoding: str, exc: UnicodeDecodeError) -> DatasetErro
         "encoding: pass it, e.g. encoding='latin-1' (Western European; Excel on Windows saves "
         "cp1252, which latin-1 reads), or encoding='utf-16'. Nothing was loaded."
     )
+
+
+# read_csv options that move the header or skip lines in ways the line count below does not follow
+_UNFOLLOWED = ("comment", "header", "names", "index_col", "skipfooter")
+
+
+def file_lines(
+    p: Path, encoding: str, sep: str, options: Mapping[str, Any], n: int
+) -> np.ndarray | None:
+    """The file line (the header is line 1) where each of the ``n`` data records pandas read
+    starts, counting the blank lines pandas skips and the line breaks inside quoted fields;
+    None where read_csv's ``options`` skip lines this does not follow (then rows stay 0-based)."""
+    skip = options.get("skiprows")
+    if (
+        any(options.get(k) not in (None, 0, "infer") for k in _UNFOLLOWED)
+        or options.get("skip_blank_lines") is False
+        or (skip is not None and not isinstance(skip, int))
+    ):
+        return None
+    offset = skip or 0
+    quote = None if options.get("quoting") == csv.QUOTE_NONE else options.get("quotechar", '"')
+    with open(p, encoding=encoding, errors="replace", newline="") as f:
+        plain, tail = True, "\n"  # a blank first line counts as a blank line
+        while block := f.read(1 << 20):
+            both = tail + block
+            if (quote and quote in block) or "\n\n" in both or "\n\r\n" in both or "\r\r" in both:
+                plain = False
+                break
+            tail = block[-2:]
+    if plain:  # one record per line, none skipped: the header, then data from line 2
+        return np.arange(n, dtype=np.int64) + 2 + offset
+    if len(sep) != 1:
+        return None
+    starts: list[int] = []
+    try:
+        with open(p, encoding=encoding, errors="replace", newline="") as f:
+            for _ in range(offset):
+                f.readline()
+            rows = csv.reader(
+                f,
+                delimiter=sep,
+                quotechar=quote or '"',
+                quoting=csv.QUOTE_NONE if quote is None else csv.QUOTE_MINIMAL,
+            )
+            last, header = 0, False
+            for rec in rows:
+                start, last = last + 1, rows.line_num
+                if not rec or (len(rec) == 1 and not rec[0].strip()):
+                    continue  # a blank line: pandas skips it
+                if header:
+                    starts.append(start + offset)
+                header = True
+    except csv.Error:
+        return None
+    return np.asarray(starts, dtype=np.int64) if len(starts) == n else None
