@@ -12,10 +12,13 @@ import pytest
 from workbench.analysis import CellIndex
 from workbench.analysis.keylabels import bucket_labels, common_prefix, key_delimiter, range_label
 from workbench.analysis.load_metrics import (
+    bucket_node,
     bucket_worst,
+    diagnostics,
     hot_table,
     loaded_extent,
     pressure,
+    pressure_kinds,
     tablet_load,
     tablet_shares,
     window_shares,
@@ -280,6 +283,114 @@ def test_shares_are_of_one_windows_total_and_pressure_is_against_the_cpu_target(
     assert shares[0] == 0.75 and np.isnan(shares[1])
     p = pressure(np.array([[0.35, 0.7]]), 0.7, np.array([[1, 0]]), np.array([[0, 0]]))
     assert p.tolist() == [[50.0, 0.0]]  # no operations in the second bucket
+
+
+def test_the_serving_node_of_a_bucket_is_its_busiest():
+    # tablets [0,2) on node 1, [2,3) on node 0, [3,4) on node 2; node loads 1, 5, 3:
+    # bucket rows 0-1 is served only by node 1; bucket rows 2-3 by nodes 0 and 2 → node 2 (3 > 1)
+    starts, node = np.array([0, 2, 3]), np.array([1, 0, 2])
+    bn = bucket_node(starts, node, np.array([1.0, 5.0, 3.0]), np.array([0, 2]), np.array([1, 3]))
+    assert bn.tolist() == [1, 2]
+
+
+def test_pressure_is_the_kind_of_operation_that_loads_the_serving_node():
+    # indexes 150 (node over the target) or 50; read share of the node's CPU per cell
+    idx = np.array([[150.0, 150.0, 150.0, 50.0, 250.0]])
+    share = np.array([[0.05, 0.9, 0.5, 1.0, 0.45]])
+    k = pressure_kinds(idx, share, 100.0)
+    # 0.05: writes are the larger part (reads' own index 7.5) → write only
+    # 0.9: reads 135 ≥ 100 → read only; 0.5: a tie goes to writes (neither is the larger part,
+    # neither alone at 100: reads 75, writes 75); 50: no pressure at all;
+    # 0.45 of 250: reads 112.5 and writes 137.5 each over → both
+    assert k["read"].tolist() == [[False, True, False, False, True]]
+    assert k["write"].tolist() == [[True, False, True, False, True]]
+
+
+def _one_node_replay(write_cpu: float, read_cpu: float):
+    """Four rows in two buckets (rows 0-1, rows 2-3) on ONE node, 10 minutes: row 0 written once
+    at the start and then read at ``read_cpu`` (in nodes); row 3 written every 0.6 s, a write
+    frontier, at ``write_cpu`` nodes (scale picked so the windows' writes cost that)."""
+    n = 1000
+    ts = np.arange(n, dtype=np.int64) * 600_000
+    row = np.full(n, 3)
+    row[0] = 0
+    w = Writes(row=row, ts=ts, nbytes=np.full(n, 100), cells=np.ones(n, np.int32))
+    st = DEFAULT.replace(min_writes_per_step=1)
+    grid = window_grid(ts, n, st)
+    win_s = grid[1] / 1e6
+    scale = write_cpu * st.node_rates()[1] * win_s * grid[2] / n
+    rcpu = np.array([read_cpu, 0.0, 0.0, 0.0], dtype=np.float32)
+    rp = replay(
+        w,
+        grid=grid,
+        first=first_writes(w.row, 4),
+        rcpu=rcpu,
+        tablets=(np.array([0]), np.array([0])),
+        nodes=1,
+        buckets=2,
+        scale=scale,
+        split_bytes=float("inf"),
+        st=st,
+    )
+    ops = np.ones_like(rp.bucket_cpu)  # both buckets had operations in every window
+    idx = pressure(rp.bucket_cpu, st.cpu_target, ops, ops)
+    share = window_shares(rp.bucket_read, rp.bucket_cpu)
+    return rp, idx, share, pressure_kinds(idx, share, st.pressure_poor)
+
+
+def test_a_write_frontier_on_a_node_with_light_reads_is_write_pressure_only():
+    # per window the node carries writes ≈ 1.0 node and row 0's reads 0.05: index
+    # 100 × 1.05 / 0.70 = 150 in BOTH buckets (one node serves them); the reads' part is
+    # 0.05 / 1.05 ≈ 4.8 % (index 7): bucket 0 is read, not written, and still not read pressure
+    rp, idx, share, k = _one_node_replay(write_cpu=1.0, read_cpu=0.05)
+    assert idx[1:] == pytest.approx(150.0, rel=0.02)
+    assert share[1:] == pytest.approx(0.05 / 1.05, rel=0.02)
+    assert rp.bucket_read[1:] == pytest.approx(0.05, rel=1e-4)
+    assert k["write"][1:].all()
+    assert not k["read"].any()
+
+
+def test_a_read_heavy_workload_is_read_pressure_only():
+    # reads of row 0 at 1.0 node, writes 0.05: index 150, reads' part 1.0 / 1.05 (index 143)
+    rp, idx, share, k = _one_node_replay(write_cpu=0.05, read_cpu=1.0)
+    assert idx[1:] == pytest.approx(150.0, rel=0.02)
+    assert share[1:] == pytest.approx(1.0 / 1.05, rel=0.02)
+    assert k["read"][1:].all()
+    assert not k["write"].any()
+
+
+def test_diagnostics_name_the_kind_that_loads_the_node():
+    from types import SimpleNamespace
+
+    # the write-frontier case above, as Key Visualizer's messages: bucket 0 only read (lightly),
+    # bucket 1 written; both on the one node at index 150. Before the read/write split, bucket 0's
+    # reads on the saturated node raised "High read pressure" too
+    rp, idx, share, _ = _one_node_replay(write_cpu=1.0, read_cpu=0.05)
+    W = len(idx)
+    reads = np.zeros((W, 2))
+    reads[:, 0] = 10.0
+    writes = np.zeros((W, 2))
+    writes[:, 1] = 100
+    kd = SimpleNamespace(
+        settings=DEFAULT,
+        n_writes=1000,
+        n_rows=DEFAULT.key_buckets,
+        reads=reads,
+        writes=writes,
+        pressure=idx,
+        read_share=np.nan_to_num(share),
+        hot_rows={},
+        rows=np.zeros((W, 2)),
+        data_bytes=np.zeros((W, 2)),
+        large_rows=np.zeros((W, 2)),
+    )
+    names = {d["message"] for d in diagnostics(kd)}  # type: ignore[arg-type]
+    assert "High write pressure" in names and "High read pressure" not in names
+    # the read-heavy case: read pressure only
+    rp, idx, share, _ = _one_node_replay(write_cpu=0.05, read_cpu=1.0)
+    kd.pressure, kd.read_share = idx, np.nan_to_num(share)
+    names = {d["message"] for d in diagnostics(kd)}  # type: ignore[arg-type]
+    assert "High read pressure" in names and "High write pressure" not in names
 
 
 def test_a_tablets_share_is_never_above_its_nodes():

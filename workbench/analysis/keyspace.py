@@ -81,6 +81,7 @@ class KeyDistribution:
     data_bytes: np.ndarray  # bytes stored at the window's end (sample)
     large_rows: np.ndarray  # rows over the large-row size at the window's end
     pressure: np.ndarray  # 100 × CPU of the serving node ÷ CPU target, where the bucket had ops
+    read_share: np.ndarray  # the reads' part (0..1) of that serving node's CPU
     window_edges_us: np.ndarray  # (windows + 1,)
     bucket_first_key: np.ndarray
     labels: list[tuple[int, str]]
@@ -475,6 +476,7 @@ def _assemble(
         data_bytes=km.data_bytes,
         large_rows=km.large_rows,
         pressure=pressure(rp.bucket_cpu, st.cpu_target, km.writes, reads[0]),
+        read_share=np.nan_to_num(window_shares(rp.bucket_read, rp.bucket_cpu)),
         window_edges_us=t0 + np.arange(W + 1, dtype=np.int64) * win_us,
         bucket_first_key=first_keys,
         labels=labels,

@@ -25,6 +25,27 @@ def tablet_load(
     return tab, np.bincount(tab, weights=wcpu, minlength=len(starts)) + t_read
 
 
+def bucket_node(
+    starts: np.ndarray,
+    node: np.ndarray,
+    node_load: np.ndarray,
+    first_rows: np.ndarray,
+    last_rows: np.ndarray,
+) -> np.ndarray:
+    """Per key bucket (rows ``first_rows[i]``..``last_rows[i]``), the busiest node serving one
+    of its tablets (by ``node_load``): the node whose load Key Visualizer reports for the
+    bucket, and whose read and write parts say which kind of pressure it is."""
+    pair = np.empty(2 * len(first_rows), dtype=np.int64)
+    pair[0::2] = np.searchsorted(starts, first_rows, "right") - 1
+    pair[1::2] = np.searchsorted(starts, last_rows, "right")
+    # the busiest node by its rank (a maximum of ranks names the node, a maximum of loads not)
+    order = np.argsort(node_load, kind="stable")
+    rank = np.empty(len(node_load), dtype=np.int64)
+    rank[order] = np.arange(len(node_load))
+    top = np.maximum.reduceat(np.append(rank[node], 0), pair)[0::2]
+    return order[top]
+
+
 def bucket_worst(
     starts: np.ndarray,
     node: np.ndarray,
@@ -34,10 +55,7 @@ def bucket_worst(
 ) -> np.ndarray:
     """Per key bucket (rows ``first_rows[i]``..``last_rows[i]``), the load of the busiest node
     serving one of its tablets: Key Visualizer reports the worst within a bucket."""
-    pair = np.empty(2 * len(first_rows), dtype=np.int64)
-    pair[0::2] = np.searchsorted(starts, first_rows, "right") - 1
-    pair[1::2] = np.searchsorted(starts, last_rows, "right")
-    return np.maximum.reduceat(np.append(node_load[node], 0.0), pair)[0::2]
+    return node_load[bucket_node(starts, node, node_load, first_rows, last_rows)]
 
 
 def window_shares(busiest: np.ndarray, totals: np.ndarray) -> np.ndarray:
@@ -60,6 +78,28 @@ def pressure(
     """Key Visualizer's read/write pressure index: 100 × the serving node's CPU ÷ the CPU
     target, in the (window, bucket) cells that had operations (0 elsewhere)."""
     return 100.0 * bucket_cpu / max(cpu_target, 1e-9) * ((writes > 0) | (reads > 0))
+
+
+def pressure_kinds(
+    pressure_index: np.ndarray, read_share: np.ndarray, poor: float
+) -> dict[str, np.ndarray]:
+    """Where the pressure is the reads' and where the writes' ((window, bucket) masks).
+
+    Key Visualizer's Warnings metrics ("Key Visualizer metrics": Read pressure index, Write
+    pressure index) and its "High read pressure" / "High write pressure" diagnostics
+    (https://cloud.google.com/bigtable/docs/keyvis-diagnostics) name the kind of operation
+    that loads the serving node. The model's rule: a cell whose serving node is at or over
+    ``poor`` (index of its whole CPU) is read pressure when the reads' CPU on that node is
+    itself at or over ``poor``, or is the larger part of the node's CPU; likewise write
+    pressure. So a bucket read a little on a node saturated by a write frontier is write
+    pressure only; a node over the target with both reads and writes each over it has both.
+    ``read_share`` is the reads' part of the serving node's CPU (0..1, per cell)."""
+    hot = pressure_index >= poor
+    r = np.clip(read_share, 0.0, 1.0)
+    return {
+        "read": hot & ((pressure_index * r >= poor) | (r > 0.5)),
+        "write": hot & ((pressure_index * (1 - r) >= poor) | (r <= 0.5)),
+    }
 
 
 def hot_table(
@@ -106,15 +146,16 @@ def loaded_extent(rows: np.ndarray, live: np.ndarray, s: int, e: int) -> tuple[i
 
 def diagnostics(kd: KeyDistribution) -> list[dict[str, str]]:
     """Key Visualizer's diagnostic messages, in its words, where the model shows them: High
-    read/write pressure (danger when single rows cause it), Large rows, Key space not to scale,
-    No data scanned."""
+    read/write pressure (danger when single rows cause it; read vs write by the serving node's
+    read and write CPU, see ``pressure_kinds``), Large rows, Key space not to scale, No data
+    scanned."""
     st, out = kd.settings, []
     if kd.n_writes == 0 and not kd.reads.any():
         return [{"message": "No data scanned", "severity": "info", "detail": "no load at all"}]
-    poor = kd.pressure >= st.pressure_poor
+    kinds = pressure_kinds(kd.pressure, kd.read_share, st.pressure_poor)
     single = bool(kd.hot_rows)
-    for kind, m in (("write", kd.writes), ("read", kd.reads)):
-        hit = poor & (m > 0)
+    for kind in ("write", "read"):
+        hit = kinds[kind]
         if hit.any():
             out.append(
                 {

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .load_metrics import bucket_worst, loaded_extent, tablet_load
+from .load_metrics import bucket_node, loaded_extent, tablet_load
 from .load_windows import Writes, time_ids
 from .settings import Settings
 from .tablets import (
@@ -92,6 +92,7 @@ class Replay:
     top_cpu: np.ndarray  # (windows,): busiest tablet's CPU
     top_writes: np.ndarray  # (windows,): busiest tablet's sample writes
     bucket_cpu: np.ndarray  # (windows, buckets): busiest node serving part of each bucket
+    bucket_read: np.ndarray  # (windows, buckets): the reads' part of that node's CPU
     starts: np.ndarray  # final tablets
     steps_per_window: int
     lag: int
@@ -177,12 +178,13 @@ def replay(
         top_cpu=np.zeros(W),
         top_writes=np.zeros(W),
         bucket_cpu=np.zeros((W, B)),
+        bucket_read=np.zeros((W, B)),
         starts=starts,
         steps_per_window=sub,
         lag=lag,
     )
     plan: tuple[int, np.ndarray, np.ndarray] | None = None
-    idle: tuple[np.ndarray, float, np.ndarray] | None = None  # a step without writes repeats
+    idle: tuple[np.ndarray, float, np.ndarray, np.ndarray] | None = None  # a step without writes repeats
     for j in range(S):
         k = j // sub
         if plan is not None and plan[0] <= j:  # a rebalance decided `lag` steps ago lands
@@ -203,19 +205,24 @@ def replay(
             out.node_cpu[k] += idle[0]
             out.top_cpu[k] += idle[1]
             out.bucket_cpu[k] += idle[2]
+            out.bucket_read[k] += idle[3]
             continue
         rr, bb = w.row[a:b], w.nbytes[a:b]
         wc = write_cpu(bb, wcost, prb)
         tab, t_cpu = tablet_load(starts, rr, wc, t_read)
         nc = np.bincount(node, weights=t_cpu, minlength=nodes)
-        bvec = bucket_worst(starts, node, nc, first_rows, last_rows)
+        bn = bucket_node(starts, node, nc, first_rows, last_rows)
+        bvec = nc[bn]
+        # the reads' part of the serving node's CPU: which kind of pressure it is
+        bread = np.bincount(node, weights=t_read, minlength=nodes)[bn]
+        out.bucket_read[k] += bread
         total = float(t_cpu.sum())
         ends = np.append(starts[1:], R)
         _record(
             out, (j, k, sub, lag), (starts, ends, node), (t_cpu, total, nc, bvec, tab), rr, live
         )
         if a == b:
-            idle = (nc, float(t_cpu.max()) if len(t_cpu) else 0.0, bvec)
+            idle = (nc, float(t_cpu.max()) if len(t_cpu) else 0.0, bvec, bread)
         else:
             idle = None
             size += np.bincount(tab, weights=bb, minlength=len(starts))
