@@ -184,7 +184,9 @@ def replay(
         lag=lag,
     )
     plan: tuple[int, np.ndarray, np.ndarray] | None = None
-    idle: tuple[np.ndarray, float, np.ndarray, np.ndarray] | None = None  # a step without writes repeats
+    idle: tuple[np.ndarray, float, np.ndarray, np.ndarray] | None = (
+        None  # a step without writes repeats
+    )
     for j in range(S):
         k = j // sub
         if plan is not None and plan[0] <= j:  # a rebalance decided `lag` steps ago lands
