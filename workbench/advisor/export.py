@@ -549,6 +549,7 @@ class Export:
         parts = ["# cbt", self.cbt_script_safe(), "# Python", self.python_snippet()]
         if self.ds is not None:
             parts += ["# cbt reads", *self.cbt_reads().values()]
+            parts += ["# Python reads", *self.python_reads().values()]
             parts += ["# GoogleSQL", *self.sql().values()]
         return "\n".join(parts)
 

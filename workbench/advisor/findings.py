@@ -139,16 +139,9 @@ class Advice(list):
         return self.of("warning")
 
     @property
-    def infos(self) -> list[Finding]:
-        return self.of("info")
-
-    @property
     def problems(self) -> list[Finding]:
         """Errors and warnings (what a good design has none of)."""
         return [f for f in self if f.severity != "info"]
-
-    def by_guideline(self, guideline: str) -> list[Finding]:
-        return [f for f in self if guideline in f.guidelines]
 
     def by_rule(self, rule: str) -> list[Finding]:
         return [f for f in self if f.rule == rule]

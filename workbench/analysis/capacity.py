@@ -129,10 +129,6 @@ class Capacity:
         return self.node_cost_month + self.storage_cost_month
 
     @property
-    def nodes_cpu(self) -> int:
-        return self.cpu.nodes
-
-    @property
     def hot_gib(self) -> float:
         return self.stored_gib - self.cold_gib
 

@@ -206,11 +206,6 @@ class KeyDistribution:
         return self.n_writes / self.span_s
 
     @property
-    def peak_writes_per_s(self) -> float:
-        w = self.window_minutes * 60.0
-        return float(self.node_writes.sum(axis=1).max() / w) if self.node_writes.size else 0.0
-
-    @property
     def scale(self) -> float:
         """Production writes each sample write stands for."""
         return self.write_rate_per_s / self.data_writes_per_s if self.data_writes_per_s else 1.0
