@@ -458,7 +458,7 @@ def test_loading_another_design_under_the_same_table_id_says_what_to_do(emulator
         )
         with pytest.raises(
             wb.WriteError,
-            match=r"already exists .* holds another design or dataset. Nothing was written.*"
+            match=r"already exists .* holds another design or dataset.*Nothing was written.*"
             r"table.drop\(\)",
         ):
             emulator.load(ds, edited, table_id="t-same-id", progress=False)

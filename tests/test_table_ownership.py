@@ -147,3 +147,104 @@ def test_a_second_design_into_an_occupied_table_id_is_refused_before_any_mutatio
     again = emu.load(ds, first, table_id="occupied", progress=False)
     assert again.verification.equal and again.created == ()
     assert cbt_count(emu.host, "occupied") == "994"
+
+
+RACER = """
+import dataclasses, sys, time
+import workbench as wb
+ds = wb.load_dataset("garden_temperature", size="tiny")
+design = wb.preset("garden_temperature", "tall")
+if sys.argv[1] == "reversed":  # the same families, another row key
+    design = dataclasses.replace(
+        design, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s")))
+    )
+emu = wb.Emulator()  # the one BIGTABLE_EMULATOR_HOST names
+conn = emu.connection()
+conn.list_tables()  # connected and imported before the start line
+while time.time() < float(sys.argv[2]):
+    time.sleep(0.001)
+try:
+    table = emu.load(ds, design, table_id="contested", progress=False)
+except wb.WriteError as exc:
+    print("REFUSED", exc)
+    sys.exit(3)
+print("LOADED", table.verification.equal)
+"""
+
+
+def test_two_designs_racing_into_one_table_id_exactly_one_writes(private_emulator):
+    """Two loaders of designs with the same families, started together on one explicit table
+    ID: the atomic claim lets exactly one write; the other is refused and writes nothing."""
+    import time
+
+    host = private_emulator.host
+    start = f"{time.time() + 8:.3f}"  # both processes wait for the same instant
+    env = {**os.environ, emu_mod.ENV_HOST: host}
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", RACER, name, start],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("tall", "reversed")
+    }
+    out = {name: p.communicate(timeout=240) for name, p in procs.items()}
+    codes = {name: p.returncode for name, p in procs.items()}
+    assert sorted(codes.values()) == [0, 3], out
+    winner = next(n for n, c in codes.items() if c == 0)
+    loser = next(n for n, c in codes.items() if c == 3)
+    assert "LOADED True" in out[winner][0], out[winner]
+    refusal = out[loser][0]
+    assert "Nothing was written" in refusal, refusal
+    # the winner's verification read every row back and found exactly its own cells;
+    # the independent count agrees: one design's 994 rows, not two designs' mixed
+    assert cbt_count(host, "contested") == "994"
+    # the registry table is the workbench's own: not among the user's tables
+    assert "workbench-owners" not in private_emulator.connection().list_tables()
+
+
+def test_a_created_but_unwritten_table_claimed_by_another_design_is_refused(private_emulator):
+    """The gap the families-and-rows check cannot see: another loader created the table and
+    claimed it but has not written yet (the table is empty). The load is refused, 0 rows."""
+    from workbench.bigtable import admin, claims
+
+    emu = private_emulator
+    conn = emu.connection()
+    ds = wb.load_dataset("garden_temperature", size="tiny")
+    first = wb.preset("garden_temperature", "tall")
+    other = dataclasses.replace(
+        first, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s")))
+    )
+    bound = other.bind(ds)
+    admin.ensure_tables(conn, bound, "pending")
+    claims.claim(
+        conn,
+        "pending",
+        dataset=ds.name,
+        design=claims.fingerprint(bound, admin.table_families(bound)),
+        session="elsewhere",
+        design_name="reversed",
+    )
+    assert cbt_count(emu.host, "pending") == "0"
+    with pytest.raises(wb.WriteError, match=r"'pending' .* is claimed by another load") as err:
+        emu.load(ds, first, table_id="pending", progress=False)
+    msg = str(err.value)
+    assert "kernel elsewhere" in msg and "Nothing was written" in msg
+    assert "deleterow workbench-owners pending" in msg
+    assert cbt_count(emu.host, "pending") == "0"
+    # the design that holds the claim loads (from this kernel too: a rerun elsewhere is allowed)
+    table = emu.load(ds, other, table_id="pending", progress=False)
+    assert table.verification.equal and cbt_count(emu.host, "pending") == "994"
+    # dropping the table releases its claim: the ID is free for another design
+    table.drop()
+    assert claims.read_claim(conn, "pending") is None
+    wb.setup()  # this kernel's session, on the same emulator
+    again = wb.emulator().load(ds, first, table_id="pending", progress=False)
+    assert again.verification.equal and cbt_count(emu.host, "pending") == "994"
+    assert claims.read_claim(conn, "pending")["session"] == ownership.SESSION_TAG
+    # cleanup drops this kernel's tables and releases its claims with them
+    assert list(wb.cleanup()) == ["pending"]
+    assert claims.read_claim(conn, "pending") is None
+    assert conn.list_tables() == [] and "workbench-owners" in conn.list_tables(hidden=True)

@@ -174,6 +174,9 @@ class Session:
                         request=DeleteTableRequest(name=conn.table_path(table_id)),
                     )
                     dropped.append(table_id)
+            from .bigtable import claims, ownership
+
+            claims.release(conn, self.tables, ownership.SESSION_TAG)
         self.tables.clear()
         if emu is not None:
             emu.created_tables.clear()

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..cells import CellFrame
 from ..errors import WorkbenchError, WriteError
-from . import admin, ownership
+from . import admin, claims, ownership
 from .checks import (
     EMULATOR_MAX_ROW_CELLS,
     check_loadable,
@@ -353,6 +353,7 @@ class TableHandle:
         self.conn.check_delete_allowed(self.table_id, confirm)
         for physical in self.tables.values():
             admin.drop_table(self.conn, physical, confirm=physical)
+        claims.release(self.conn, self.tables.values())  # a dropped table is nobody's
 
     def _repr_html_(self) -> str:
         rep = self.write_report
@@ -462,6 +463,7 @@ def load(
     existing = ownership.check_existing(conn, ids, fams, cells, schema, table_id, append)
     # On a real instance, a changed GC rule of an existing table needs confirm=table_id.
     specs: list[admin.TableSpec] = []
+    before_create_us = int(time.time() * 1_000_000)
     tables = admin.ensure_tables(
         conn, schema, table_id, families=stored, confirm=confirm, specs=specs
     )
@@ -471,6 +473,19 @@ def load(
             f"Table(s) {raced} were created by another loader while this load was creating them: "
             "two loads into one table ID at once would mix their cells. Nothing was written; "
             "load under another table_id (or leave it unset: each kernel gets its own)."
+        )
+    # The check above cannot see a loader of another design that created the table a moment
+    # ago and has not written yet: an atomic claim per table decides which of two loads writes.
+    design = claims.fingerprint(schema, fams)
+    for s in specs:
+        claims.claim(
+            conn,
+            s.table_id,
+            dataset=dataset.name,
+            design=design,
+            session=ownership.SESSION_TAG,
+            design_name=schema.name or "schema",
+            created_after_us=before_create_us if s.created else None,
         )
     created = tuple(s.table_id for s in specs if s.created)
     try:
