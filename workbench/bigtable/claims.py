@@ -9,6 +9,8 @@ applied atomically by the server), so of two loaders exactly one writes the row.
 the dataset, a fingerprint of the design (its key template and families) and the kernel's tag;
 a load of the same design and dataset re-claims the table (a rerun, from any kernel), any other
 is refused before it writes. ``wb.cleanup()`` releases this kernel's claims with its tables.
+Claims are made on the emulator only (the one a lab shares): a load into a real instance
+creates no registry table there.
 """
 
 from __future__ import annotations
