@@ -253,19 +253,12 @@ def test_a_created_but_unwritten_table_claimed_by_another_design_is_refused(priv
 def test_a_load_into_a_real_instance_creates_no_registry_table(private_emulator):
     """Claims guard the emulator a lab shares; on a real instance the workbench creates no
     table the user did not ask for (the connection below is flagged as production)."""
-    from workbench.bigtable.connection import OWNERS_TABLE, Connection
+    from workbench.bigtable.connection import OWNERS_TABLE
     from workbench.bigtable.io import load
 
     conn = private_emulator.connection()
-    prod = Connection(
-        project=conn.project,
-        instance=conn.instance,
-        host=conn.host,
-        is_production=True,
-        timeout=conn.timeout,
-        channel=conn.channel,
-        admin_channel=conn.admin_channel,
-    )
+    # the same channels, flagged as a real instance, with clients of its own
+    prod = dataclasses.replace(conn, is_production=True, _data=None, _admin=None)
     ds = wb.load_dataset("garden_temperature", size="tiny")
     load(prod, ds, wb.preset("garden_temperature", "tall"), table_id="prod-t", progress=False)
     assert cbt_count(private_emulator.host, "prod-t") == "994"
