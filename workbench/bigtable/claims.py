@@ -23,10 +23,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from google.api_core import exceptions as api_exceptions
-from google.cloud.bigtable_admin_v2 import types as admin_types
 from google.cloud.bigtable_v2 import types as data_types
 
 from ..errors import WriteError
+from ..schema.families import Family, max_versions
+from . import admin
 from .connection import OWNERS_TABLE, Connection
 
 FAMILY = "o"
@@ -40,24 +41,8 @@ def fingerprint(schema: Any, families: Mapping[str, Sequence[Any]]) -> str:
 
 
 def _ensure_registry(conn: Connection) -> None:
-    try:
-        conn.call(
-            f"Creating the table-owners registry {OWNERS_TABLE!r}",
-            conn.admin.create_table,
-            request=admin_types.CreateTableRequest(
-                parent=conn.instance_path,
-                table_id=OWNERS_TABLE,
-                table=admin_types.Table(
-                    column_families={
-                        FAMILY: admin_types.ColumnFamily(
-                            gc_rule=admin_types.GcRule(max_num_versions=1)
-                        )
-                    }
-                ),
-            ),
-        )
-    except api_exceptions.AlreadyExists:
-        pass
+    # one GC rule: a claim row keeps its newest cells only
+    admin.ensure_table(conn, OWNERS_TABLE, [Family(FAMILY, gc=max_versions(1))])
 
 
 def read_claim(conn: Connection, table_id: str) -> dict[str, str] | None:
