@@ -21,7 +21,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import workbench as wb  # noqa: E402
-from workbench.bigtable import admin, writer  # noqa: E402
+from workbench.bigtable import admin, batches, writer  # noqa: E402
 
 
 def main() -> None:
@@ -43,14 +43,14 @@ def main() -> None:
     try:
         conn = emu.connection()
         tables = admin.ensure_tables(conn, schema, "probe")
-        p = writer.prepare(cells, tables, batch_mutations=3000)
+        p = batches.prepare(cells, tables, batch_mutations=3000)
         depth: dict[str, int] = {}
         for lo, hi in p.batches:
             col = p.qual[p.starts[lo]].decode()
             b = p.ends[hi - 1] - p.starts[lo]
-            req = writer._build(p, conn.table_path(p.tables[lo]), lo, hi)
+            req = batches.build_request(p, conn.table_path(p.tables[lo]), lo, hi)
             t = time.perf_counter()
-            writer._send(conn, req, "probe", p.key_text[lo:hi], 120, threading.Event(), 30.0)
+            writer.send_request(conn, req, "probe", p.key_text[lo:hi], 120, threading.Event(), 30.0)
             s = time.perf_counter() - t
             d = depth.get(col, 0)
             k = s / (b * (d + b / 2)) if d else float("nan")

@@ -1,10 +1,12 @@
 """Input checks run before the first request of a load or a query, so bad input is refused
 with a clear message and nothing is half-written: event times Bigtable cannot store, text
 UTF-8 cannot encode, rows the emulator cannot take in reasonable time (G24), query names,
-ranges and entity values the dataset does not have."""
+ranges and entity values the dataset does not have; and, for a write, target tables that lack
+a family the cells use, or an HLL family the emulator cannot store."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,6 +18,7 @@ from ..errors import DatasetError, WriteError
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset, QueryIntent
     from ..schema.schema import Schema
+    from .connection import Connection
 
 
 def check_run_intent(intent: QueryIntent | str, dataset: Dataset) -> QueryIntent:
@@ -204,3 +207,63 @@ def check_memory(
         "wb.from_parquet reads large files in bounded memory. To load anyway, pass "
         "check_memory=False."
     )
+
+
+def check_target_tables(
+    conn: Connection,
+    cells: CellFrame,
+    tables: Mapping[str, str],
+    kinds: dict[str, dict[str, str]],
+) -> None:
+    """Each target table exists and has every family the cells use (WriteError naming the one
+    missing, nothing written); the stored aggregate families are added to ``kinds``."""
+    from . import admin
+
+    present = {t: set(g) for t, g in cells.frame.groupby("table", sort=False)["family"]}
+    for logical, physical in tables.items():
+        stored = admin.get_families(conn, physical)
+        if stored is None:
+            restarted = ""
+            if not conn.is_production and not conn.list_tables():
+                restarted = (
+                    " The emulator holds no tables at all: it was most likely restarted, "
+                    "and a restarted emulator holds nothing. Load the data again "
+                    "(emu.load(dataset, schema))."
+                )
+            raise WriteError(
+                f"Table {physical!r} does not exist on the {conn.target}.{restarted} Create it "
+                "first (admin.ensure_tables or emu.load). Nothing was written."
+            )
+        missing = sorted(present.get(logical, set()) - set(stored))
+        if missing:
+            raise WriteError(
+                f"Table {physical!r} has no column family {', '.join(map(repr, missing))} "
+                f"(it has {sorted(stored)}). Add it with admin.ensure_tables(conn, schema, "
+                "table_id). Nothing was written."
+            )
+        for name, cf in stored.items():
+            kind = admin.aggregate_kind(cf)
+            if kind is not None:
+                kinds.setdefault(logical, {})[name] = kind
+
+
+def refuse_emulator_hll(
+    conn: Connection, cells: CellFrame, kinds: Mapping[str, Mapping[str, str]]
+) -> None:
+    """HLL families on the emulator: refused before the first request (measured, SDK 528: the
+    emulator keeps the last AddToCell input as a plain int64, not a sketch, so what it returns
+    would not be what Cloud Bigtable stores)."""
+    if conn.is_production:
+        return
+    f = cells.frame
+    for logical, kind_of in kinds.items():
+        hll = [fam for fam, kind in kind_of.items() if kind == "hll"]
+        hit = f[(f["table"] == logical) & f["family"].isin(hll)] if hll else f.iloc[:0]
+        if len(hit):
+            raise WriteError(
+                f"Family {hit['family'].iloc[0]!r} of table {logical!r} is an HLL aggregate "
+                "(HyperLogLogPlusPlusUniqueCount): the emulator accepts AddToCell on it but "
+                "keeps only the last input as a plain int64, not a sketch of distinct values "
+                "(measured), so the cells read back would be wrong. Nothing was written. Write "
+                "it to Cloud Bigtable, or model distinct counts without the emulator."
+            )

@@ -1,18 +1,12 @@
 """CellFrame → MutateRows, fast, idempotent and honest about failures.
 
-Why it is built this way (each point measured against the emulator and the client):
+``batches.prepare`` cuts the cells into requests (sorted, limits checked, encoded once); this
+module checks the target tables, sends the requests and says what happened. Why it is built
+this way (each point measured against the emulator and the client):
 
-* The client's per-mutation Python objects cost ~5 s per 100k rows. Here each request
-  is the package's own raw protobuf message (``MutateRowsRequest.pb()``, filled in
-  place) sent on the connection's gRPC channel, so the same code reaches a real Cloud
-  Bigtable instance with its credentials and channel options.
-* Every cell carries its explicit ``timestamp_us``: a rerun rewrites the same cells
-  instead of adding versions (no duplicates). Sum-aggregate families (``AddToCell``)
-  would add twice, so each aggregate cell is first deleted at its timestamp and then
-  added once, in the same atomic row entry.
-* Requests hold ≤ ``batch_mutations`` mutations and ≤ ``batch_bytes`` (far below the
-  100,000-mutation and 256 MiB server limits); a row over 256 MiB is refused before
-  anything is sent, naming the row (the emulator does not enforce it, G01/G16).
+* Each request is the package's own raw protobuf message sent on the connection's gRPC
+  channel, so the same code reaches a real Cloud Bigtable instance with its credentials and
+  channel options.
 * MutateRows answers per entry: transient per-entry errors (and broken streams) are
   retried with backoff within the connection's deadline; anything else stops the write
   with a :class:`WriteError` saying how many rows were written and how to resume. A refused
@@ -22,9 +16,6 @@ Why it is built this way (each point measured against the emulator and the clien
   requests in flight and raises KeyboardInterrupt with the count written and the rerun.
 * grpc releases the GIL while waiting, so ``threads=2`` overlaps building one request
   with sending another (bench/bench_write.py measures it).
-
-Why one module: ``prepare`` (the batches), ``_send`` (retries) and ``write_cells`` (the resume
-point a WriteError names) share one ``_Prepared`` plan of row pieces; each reads its indices.
 """
 
 from __future__ import annotations
@@ -39,34 +30,29 @@ from urllib.parse import quote
 
 import grpc
 import numpy as np
-import pandas as pd
 from google.cloud.bigtable_v2.types import bigtable as _bt
-from google.cloud.bigtable_v2.types import data as _data
 
 from ..cells import CellFrame
-from ..errors import LimitError, WorkbenchError, WriteError
-from .checks import EMULATOR_CELL_DEPTH_S
+from ..errors import WorkbenchError, WriteError
+from .batches import (
+    MAX_REQUEST_BYTES,
+    MutateRowsRequest,
+    Prepared,
+    build_request,
+    prepare,
+    schedule,
+)
+from .checks import EMULATOR_CELL_DEPTH_S, check_target_tables, refuse_emulator_hll
 from .connection import Connection
 from .net import port_is_open
 
-MutateRowsRequest = _bt.MutateRowsRequest.pb()
 MutateRowsResponse = _bt.MutateRowsResponse.pb()
-Mutation = _data.Mutation.pb()
-Value = _data.Value.pb()
-TimestampRange = _data.TimestampRange.pb()
 
 MUTATE_ROWS = "/google.bigtable.v2.Bigtable/MutateRows"
-MAX_REQUEST_BYTES = 256 * 1024 * 1024  # Cloud Bigtable's request limit
-MAX_MUTATIONS = 100_000  # per MutateRows request
 MIN_CALL_TIMEOUT = 10.0  # s per request: a busy 2-core machine must not time out healthy writes
-# A deep row (one row with very many cells, written over several requests) on the emulator: each
-# request is cut so its estimated time stays near this, its deadline is this factor over the
-# estimate, and the row's requests go one after another (never two into one row at once)
-DEEP_REQUEST_S = 2.0
+# a deep row's request (batches.DEEP_REQUEST_S of estimated emulator time) gets this factor
+# over its estimate as its deadline
 DEEP_DEADLINE_FACTOR = 4.0
-MIN_DEEP_PIECE = 500
-_ENTRY_OVERHEAD = 16  # bytes of framing per entry (generous)
-_CELL_OVERHEAD = 24  # bytes of framing per SetCell (tags, lengths, timestamp)
 TRANSIENT = frozenset(
     {
         grpc.StatusCode.UNAVAILABLE.value[0],
@@ -122,317 +108,6 @@ def routing_metadata(table_path: str) -> tuple[tuple[str, str], ...]:
     return (("x-goog-request-params", f"table_name={quote(table_path, safe='')}"),)
 
 
-# ----------------------------------------------------------------------------- preparation
-
-
-@dataclass
-class _Prepared:
-    """The sorted cells as plain Python lists plus the pieces (row slices) and batches."""
-
-    tables: list[str]  # physical table per piece
-    logical: list[str]  # logical table per piece
-    keys: list[bytes]  # row key per piece
-    key_text: list[str]
-    starts: list[int]  # first cell of each piece
-    ends: list[int]
-    is_sum: list[bool]  # piece holds sum-aggregate cells
-    ends_row: np.ndarray  # piece is the last of its row
-    fam: list[str]
-    qual: list[bytes]
-    ts: list[int]
-    val: list[Any]  # bytes, or int for sum cells
-    batches: list[tuple[int, int]]  # piece ranges
-    piece_bytes: np.ndarray
-    n_rows: int
-    n_cells: int
-    # cells of the same row written by earlier pieces (0 for a row's first piece)
-    depth: list[int] = field(default_factory=list)
-    # estimated server seconds per piece (a deep row on the emulator; 0 when not paced)
-    piece_s: list[float] = field(default_factory=list)
-    # per cell: an aggregate input added without deleting the cell first (hll); [] when none
-    add_only: list[bool] = field(default_factory=list)
-
-
-CELL_KEYS = ["table", "row_key", "family", "qualifier", "timestamp_us"]
-
-
-def _aggregate_cells(f: pd.DataFrame, kinds: np.ndarray) -> pd.DataFrame:
-    """Aggregate-family cells combined per cell by the family's aggregate, as Bigtable would.
-
-    ``sum``/``min``/``max``: one value per (table, row, family, qualifier, timestamp), sent as
-    one ``AddToCell`` after deleting the cell, so a rerun does not add twice — and so the
-    emulator, which combines only sums (measured: for min/max it keeps the last input), stores
-    the right value. ``hll``: each distinct input stays (a sketch of distinct values: adding one
-    twice changes nothing, so no delete); ``_add_only`` marks them."""
-    bad = f["value"].map(lambda v: not isinstance(v, (bytes, bytearray)) or len(v) != 8)
-    if bad.any():
-        row = f[bad].iloc[0]
-        raise WriteError(
-            f"Family {row['family']!r} is an aggregate ({kinds[bad.to_numpy()][0]}): its cell "
-            f"values must be 8-byte big-endian int64, but row {row['row_key']!r} qualifier "
-            f"{row['qualifier']!r} has "
-            f"{len(row['value']) if isinstance(row['value'], (bytes, bytearray)) else type(row['value']).__name__}"
-            " bytes. Nothing was written."
-        )
-    ints = np.frombuffer(b"".join(f["value"].tolist()), dtype=">i8").astype(np.int64)
-    f = f.assign(_v=ints, _kind=kinds)
-    parts = []
-    for kind, g in f.groupby("_kind", sort=False):
-        if kind == "hll":
-            out = g.drop_duplicates(CELL_KEYS + ["_v"]).assign(_add_only=True)
-        else:
-            out = (g.groupby(CELL_KEYS, sort=False)["_v"].agg(str(kind)).reset_index()).assign(
-                _add_only=False
-            )
-        parts.append(out[CELL_KEYS + ["_v", "_add_only"]])
-    out = pd.concat(parts, ignore_index=True)
-    out["value"] = out.pop("_v").astype(object).map(int)
-    return out
-
-
-def prepare(
-    cells: CellFrame,
-    tables: Mapping[str, str],
-    *,
-    sum_families: Mapping[str, set[str]] | None = None,
-    reducers: Mapping[str, Mapping[str, str]] | None = None,
-    batch_mutations: int = 20_000,
-    batch_bytes: int = 32 * 1024 * 1024,
-    max_row_bytes: int = MAX_REQUEST_BYTES,
-    resume_from: tuple[str, str] | None = None,
-    cell_depth_s: float | None = None,
-) -> _Prepared:
-    """Sort, check limits, encode and cut the cells into requests (nothing is sent here).
-
-    ``cell_depth_s``: what a cell costs the server per cell already in its row (the emulator's
-    quadratic slowdown); a long row is then cut into pieces that shrink as the row deepens.
-    ``reducers``: logical table → {family: "sum"|"min"|"max"|"hll"} (aggregate families);
-    ``sum_families`` names sum families the same way.
-
-    Why one function: it is one vectorised pass over the sorted cells (factorise keys, cut
-    pieces, split long rows, estimate each request) whose arrays feed each other; each cut is a
-    few NumPy lines with its reason in a comment.
-    """
-    f = cells.frame
-    unknown = sorted(set(f["table"].unique()) - set(tables))
-    if unknown:
-        raise WriteError(
-            f"Cells for logical table(s) {unknown} have no target table; known: {sorted(tables)}. "
-            "Nothing was written."
-        )
-    if resume_from is not None:
-        t0, k0 = resume_from
-        f = f[(f["table"] > t0) | ((f["table"] == t0) & (f["row_key"] >= k0))]
-    kinds = np.full(len(f), None, dtype=object)
-    by_table: dict[str, dict[str, str]] = {}
-    for logical, fams in (sum_families or {}).items():
-        by_table.setdefault(logical, {}).update({fam: "sum" for fam in fams})
-    for logical, kind_of in (reducers or {}).items():
-        by_table.setdefault(logical, {}).update(kind_of)
-    for logical, kind_of in by_table.items():
-        for fam, kind in kind_of.items():
-            kinds[((f["table"] == logical) & (f["family"] == fam)).to_numpy()] = kind
-    is_sum = kinds != None  # noqa: E711 - elementwise on an object array
-    if is_sum.any():
-        f = pd.concat(
-            [
-                f[~is_sum].assign(_sum=False, _add_only=False),
-                _aggregate_cells(f[is_sum], kinds[is_sum]).assign(_sum=True),
-            ],
-            ignore_index=True,
-        )
-    else:
-        f = f.assign(_sum=False, _add_only=False)
-    n = len(f)
-    # one sorted factorization gives the key order *and* each distinct key encoded once
-    kcodes, kuniq = pd.factorize(f["row_key"].to_numpy(dtype=object), sort=True)
-    tcodes, tuniq = pd.factorize(f["table"].to_numpy(dtype=object), sort=True)
-    sum_arr = f["_sum"].to_numpy(dtype=bool)
-    if n and not (
-        len(tuniq) == 1 and not sum_arr.any() and bool(np.all(kcodes[1:] >= kcodes[:-1]))
-    ):
-        order = np.lexsort((sum_arr, kcodes, tcodes))
-        f = f.iloc[order].reset_index(drop=True)
-        kcodes, tcodes, sum_arr = kcodes[order], tcodes[order], sum_arr[order]
-    kenc = [u.encode("utf-8", "surrogateescape") for u in kuniq]
-    klen = np.fromiter(map(len, kenc), dtype=np.int64, count=len(kenc))
-    qcodes, quniq = pd.factorize(f["qualifier"].to_numpy(dtype=object))
-    qenc = [u.encode("utf-8", "surrogateescape") for u in quniq]
-    qlen = (
-        np.fromiter(map(len, qenc), dtype=np.int64, count=len(qenc))[qcodes]
-        if n
-        else np.zeros(0, np.int64)
-    )
-    qual = [qenc[c] for c in qcodes.tolist()]
-    fcodes, funiq = pd.factorize(f["family"].to_numpy(dtype=object))
-    flen = np.array([len(x) for x in funiq], dtype=np.int64)[fcodes] if n else np.zeros(0, np.int64)
-    val = f["value"].tolist()
-    vlen = (
-        np.fromiter(map(len, val), dtype=np.int64, count=n)
-        if not sum_arr.any()
-        else np.fromiter(
-            (8 if isinstance(v, int) else len(v) for v in val), dtype=np.int64, count=n
-        )
-    )
-    cell_bytes = qlen + vlen + flen + _CELL_OVERHEAD
-
-    # pieces: a new piece where the table, key or kind changes, or a row exceeds the batch size
-    change = np.ones(n, dtype=bool)
-    row_change = np.ones(n, dtype=bool)
-    if n:
-        row_change[1:] = (kcodes[1:] != kcodes[:-1]) | (tcodes[1:] != tcodes[:-1])
-        change[1:] = row_change[1:] | (sum_arr[1:] != sum_arr[:-1])
-    row_starts = np.flatnonzero(row_change)
-    row_ends = np.append(row_starts[1:], n)
-    cum = np.concatenate([[0], np.cumsum(cell_bytes)])
-    row_sizes = cum[row_ends] - cum[row_starts] + klen[kcodes[row_starts]]
-    over = np.flatnonzero(row_sizes > max_row_bytes)
-    if len(over):
-        i = row_starts[over[0]]
-        raise LimitError(
-            f"Row {kuniq[kcodes[i]]!r} of table {tuniq[tcodes[i]]!r} needs {row_sizes[over[0]]:,} bytes in one "
-            f"write, over the {max_row_bytes:,}-byte MutateRows request limit of Cloud Bigtable ({len(over)} such "
-            "row(s)). Nothing was written: split the row with a time bucket in the key (G10/G16)."
-        )
-    starts = np.flatnonzero(change)
-    # split pieces longer than batch_mutations (a row with very many cells: several entries)
-    lengths = np.diff(np.append(starts, n))
-    if len(lengths) and lengths.max() > batch_mutations:
-        extra = [
-            _row_cuts(int(s), int(ln), batch_mutations, cell_depth_s)
-            for s, ln in zip(starts, lengths, strict=True)
-            if ln > batch_mutations
-        ]
-        starts = np.union1d(starts, np.concatenate(extra))
-    ends = np.append(starts[1:], n).astype(np.int64)
-    ends_row = np.isin(ends, np.append(row_starts[1:], n)) if n else np.zeros(0, dtype=bool)
-    pk = kcodes[starts]
-    piece_bytes = cum[ends] - cum[starts] + _ENTRY_OVERHEAD + klen[pk]
-    piece_muts = (ends - starts) * np.where(sum_arr[starts], 2, 1)
-
-    # the row each piece belongs to starts at the last row start at or before it
-    first_of_row = (
-        row_starts[np.searchsorted(row_starts, starts, side="right") - 1] if n else starts
-    )
-    depth = (starts - first_of_row).astype(np.int64)
-    piece_s = (
-        cell_depth_s * piece_muts * (depth + piece_muts / 2)
-        if cell_depth_s
-        else np.zeros(len(starts))
-    )
-
-    batches: list[tuple[int, int]] = []
-    b0, m, b, est = 0, 0, 0, 0.0
-    ptab = np.asarray(tuniq, dtype=object)[tcodes[starts]] if n else np.zeros(0, dtype=object)
-    ptc = tcodes[starts].tolist()
-    for i, (pm, pb, ps) in enumerate(
-        zip(piece_muts.tolist(), piece_bytes.tolist(), piece_s.tolist(), strict=True)
-    ):
-        if i > b0 and (
-            m + pm > batch_mutations
-            or b + pb > batch_bytes
-            or ptc[i] != ptc[i - 1]
-            or (ps > 0 and est + ps > DEEP_REQUEST_S)  # a deep row: one paced piece per request
-        ):
-            batches.append((b0, i))
-            b0, m, b, est = i, 0, 0, 0.0
-        m += pm
-        b += pb
-        est += ps
-    if len(starts):
-        batches.append((b0, len(starts)))
-    fam = f["family"].tolist()
-    ts = f["timestamp_us"].to_numpy(dtype=np.int64).tolist()
-    add_only = f["_add_only"].to_numpy(dtype=bool)
-    return _Prepared(
-        add_only=add_only.tolist() if add_only.any() else [],
-        tables=[tables[t] for t in ptab],
-        logical=list(ptab),
-        keys=[kenc[c] for c in pk.tolist()],
-        key_text=[kuniq[c] for c in pk.tolist()],
-        starts=starts.tolist(),
-        ends=ends.tolist(),
-        is_sum=sum_arr[starts].tolist(),
-        ends_row=ends_row,
-        fam=fam,
-        qual=qual,
-        ts=ts,
-        val=val,
-        batches=batches,
-        piece_bytes=piece_bytes,
-        n_rows=len(row_starts),
-        n_cells=int(len(cells.frame)),
-        depth=depth.tolist(),
-        piece_s=piece_s.tolist(),
-    )
-
-
-def _row_cuts(start: int, length: int, most: int, cell_depth_s: float | None) -> np.ndarray:
-    """Where one long row is cut into pieces: every ``most`` cells, or (``cell_depth_s``) in
-    pieces whose estimated time at the row's depth stays near ``DEEP_REQUEST_S``."""
-    if not cell_depth_s:
-        return np.arange(start, start + length, most)
-    cuts, d = [], 0
-    while d < length:
-        cuts.append(start + d)
-        d += int(min(most, max(MIN_DEEP_PIECE, DEEP_REQUEST_S / (cell_depth_s * max(d, 1)))))
-    return np.asarray(cuts, dtype=np.int64)
-
-
-def _build(p: _Prepared, table_path: str, lo: int, hi: int) -> Any:
-    """One MutateRowsRequest for pieces [lo, hi): raw protobuf, filled in place (the fast path)."""
-    req = MutateRowsRequest(table_name=table_path)
-    add = req.entries.add
-    fam, qual, ts, val = p.fam, p.qual, p.ts, p.val
-    for i in range(lo, hi):
-        s, e = p.starts[i], p.ends[i]
-        madd = add(row_key=p.keys[i]).mutations.add
-        if not p.is_sum[i]:
-            for fa, q, t, v in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], strict=True):
-                sc = madd().set_cell
-                sc.family_name = fa
-                sc.column_qualifier = q
-                sc.timestamp_micros = t
-                sc.value = v
-        else:  # delete the aggregate cell at its timestamp, then add once: reruns do not double
-            keep = p.add_only[s:e] if p.add_only else [False] * (e - s)
-            for fa, q, t, v, k in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], keep, strict=True):
-                if not k:
-                    d = madd().delete_from_column
-                    d.family_name = fa
-                    d.column_qualifier = q
-                    d.time_range.start_timestamp_micros = t
-                    d.time_range.end_timestamp_micros = t + 1000
-                a = madd().add_to_cell
-                a.family_name = fa
-                a.column_qualifier.raw_value = q
-                a.timestamp.raw_timestamp_micros = t
-                a.input.int_value = v
-    return req
-
-
-def _refuse_emulator_hll(
-    conn: Connection, cells: CellFrame, kinds: Mapping[str, Mapping[str, str]]
-) -> None:
-    """HLL families on the emulator: refused before the first request (measured, SDK 528: the
-    emulator keeps the last AddToCell input as a plain int64, not a sketch, so what it returns
-    would not be what Cloud Bigtable stores)."""
-    if conn.is_production:
-        return
-    f = cells.frame
-    for logical, kind_of in kinds.items():
-        hll = [fam for fam, kind in kind_of.items() if kind == "hll"]
-        hit = f[(f["table"] == logical) & f["family"].isin(hll)] if hll else f.iloc[:0]
-        if len(hit):
-            raise WriteError(
-                f"Family {hit['family'].iloc[0]!r} of table {logical!r} is an HLL aggregate "
-                "(HyperLogLogPlusPlusUniqueCount): the emulator accepts AddToCell on it but "
-                "keeps only the last input as a plain int64, not a sketch of distinct values "
-                "(measured), so the cells read back would be wrong. Nothing was written. Write "
-                "it to Cloud Bigtable, or model distinct counts without the emulator."
-            )
-
-
 # ----------------------------------------------------------------------------- sending
 
 
@@ -445,7 +120,7 @@ class _Permanent(Exception):
         self.kind = kind
 
 
-def _send(
+def send_request(
     conn: Connection,
     req: Any,
     table_id: str,
@@ -607,33 +282,8 @@ def write_cells(
     # not to check sends nothing first): all of them gone later means a restart, not a drop
     before = set(conn.list_tables()) if check_families and not conn.is_production else set()
     if check_families:
-        present = {t: set(g) for t, g in cells.frame.groupby("table", sort=False)["family"]}
-        for logical, physical in tables.items():
-            stored = admin.get_families(conn, physical)
-            if stored is None:
-                restarted = ""
-                if not conn.is_production and not conn.list_tables():
-                    restarted = (
-                        " The emulator holds no tables at all: it was most likely restarted, "
-                        "and a restarted emulator holds nothing. Load the data again "
-                        "(emu.load(dataset, schema))."
-                    )
-                raise WriteError(
-                    f"Table {physical!r} does not exist on the {conn.target}.{restarted} Create it "
-                    "first (admin.ensure_tables or emu.load). Nothing was written."
-                )
-            missing = sorted(present.get(logical, set()) - set(stored))
-            if missing:
-                raise WriteError(
-                    f"Table {physical!r} has no column family {', '.join(map(repr, missing))} "
-                    f"(it has {sorted(stored)}). Add it with admin.ensure_tables(conn, schema, "
-                    "table_id). Nothing was written."
-                )
-            for name, cf in stored.items():
-                kind = admin.aggregate_kind(cf)
-                if kind is not None:
-                    kinds.setdefault(logical, {})[name] = kind
-    _refuse_emulator_hll(conn, cells, kinds)
+        check_target_tables(conn, cells, tables, kinds)
+    refuse_emulator_hll(conn, cells, kinds)
     p = prepare(
         cells,
         tables,
@@ -645,27 +295,11 @@ def write_cells(
         cell_depth_s=None if conn.is_production else EMULATOR_CELL_DEPTH_S,
     )
     budget = conn.timeout if retry_budget_s is None else retry_budget_s
-    # deep rows: each batch's estimated emulator time (a cell costs its row's depth so far) and
-    # the batch before it in the same row, which must finish first (one writer per row)
-    expected = [0.0] * len(p.batches)
-    after: list[int | None] = [None] * len(p.batches)
-    if not conn.is_production:
-        for i, (lo, hi) in enumerate(p.batches):
-            expected[i] = float(sum(p.piece_s[lo:hi]))
-            if p.depth[lo] > 0 and i > 0:
-                after[i] = i - 1  # the row's earlier cells are in the batch just before
+    plan = schedule(p, paced=not conn.is_production)
+    expected, after, row_total = plan.expected_s, plan.after, plan.row_cells
+    rows_in, cells_in = plan.rows, plan.cells
     finished_ev = [threading.Event() for _ in p.batches]
-    # cells in each piece's whole row (a deep row spans several pieces)
-    row_total = [0] * len(p.starts)
-    first = 0
-    for j in range(len(p.starts)):
-        if p.ends_row[j]:
-            total = p.depth[j] + p.ends[j] - p.starts[j]
-            row_total[first : j + 1] = [total] * (j + 1 - first)
-            first = j + 1
     done = np.zeros(len(p.batches), dtype=bool)
-    rows_in = [int(p.ends_row[lo:hi].sum()) for lo, hi in p.batches]
-    cells_in = [p.ends[hi - 1] - p.starts[lo] for lo, hi in p.batches]
     stop = threading.Event()
     retries = 0
     from tqdm.auto import tqdm
@@ -702,7 +336,7 @@ def write_cells(
             raise _Permanent("stopped")
         lo, hi = p.batches[i]
         table_id = p.tables[lo]
-        req = _build(p, conn.table_path(table_id), lo, hi)
+        req = build_request(p, conn.table_path(table_id), lo, hi)
         what = ""
         if row_total[lo] > p.ends[lo] - p.starts[lo]:  # a row written over several requests
             d, m = p.depth[lo], p.ends[hi - 1] - p.starts[lo]
@@ -710,7 +344,7 @@ def write_cells(
                 f"{m:,} cells into row {p.key_text[lo]!r} (its cells {d:,}–{d + m:,} of "
                 f"{row_total[lo]:,}; the emulator slows down on rows with very many versions, G24)"
             )
-        retried = _send(
+        retried = send_request(
             conn, req, table_id, p.key_text[lo:hi], budget, stop, expected[i], what, inflight
         )
         finished_ev[i].set()  # only on success: after a failure the row's next batch stops
@@ -771,6 +405,22 @@ def write_cells(
             retries=retries,
             tables=tables,
         )
+    raise _stopped(conn, p, tables, done, rows_in, cells_in, errors, interrupted, before) from None
+
+
+def _stopped(
+    conn: Connection,
+    p: Prepared,
+    tables: Mapping[str, str],
+    done: np.ndarray,
+    rows_in: list[int],
+    cells_in: list[int],
+    errors: dict[int, _Permanent],
+    interrupted: bool,
+    before: set[str],
+) -> BaseException:
+    """What a write that stopped says: the rows acknowledged, where to resume (only while its
+    rows survive), or why they are gone. KeyboardInterrupt after Ctrl-C, else WriteError."""
     open_batches = np.flatnonzero(~done)
     lo = p.batches[int(open_batches[0])][0] if len(open_batches) else 0
     rows_done = int(sum(r for r, d in zip(rows_in, done, strict=True) if d))
@@ -791,7 +441,7 @@ def write_cells(
         )
         stopped.rows_written = rows_done  # type: ignore[attr-defined]
         stopped.resume_from = resume  # type: ignore[attr-defined]
-        raise stopped from None
+        return stopped
     first_error = errors[min(errors)]
     lost = _lost(conn, list(tables.values()), {e.kind for e in errors.values()}, before)
     if lost:
@@ -810,7 +460,7 @@ def write_cells(
     err.rows_written = rows_done  # type: ignore[attr-defined]
     err.cells_written = cells_done  # type: ignore[attr-defined]
     err.resume_from = None if lost else resume  # type: ignore[attr-defined]
-    raise err from None
+    return err
 
 
 def _lost(conn: Connection, table_ids: list[str], kinds: set[str], before: set[str]) -> str | None:
