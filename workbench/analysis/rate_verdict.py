@@ -112,7 +112,7 @@ def consequence(kd: KeyDistribution, source: str) -> str:
     if c is not None and math.isfinite(c.writes_per_s):
         out += f"; stops scaling at {number(c.writes_per_s)} writes/s"
         if over_ceiling(kd):
-            out += f" ({rate / c.writes_per_s:,.1f}× short: no node count serves this rate)"
+            out += f" ({c.shortfall(rate):,.1f}× short: no node count serves this rate)"
     return out
 
 

@@ -279,11 +279,6 @@ class ViewDesign:
             out = v.equivalent(out)
         return replace(out, name=self.name, description=self.description or out.description)
 
-    def view_rows_table(self, view: View) -> str:
-        """Where the equivalent design keeps ``view``'s rows: a logical table, or the
-        aggregate prefix inside the main table."""
-        return view.name if isinstance(view, AsyncIndex) else self.source.table
-
     def create_sql(self, table_id: str | None = None) -> dict[str, str]:
         """View name → ``CREATE MATERIALIZED VIEW`` statement (each checked)."""
         table = table_id or self.source.table
