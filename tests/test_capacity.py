@@ -285,3 +285,34 @@ def test_a_busiest_node_more_nodes_do_not_relieve_is_not_extrapolated():
 
     # at 11: 1.32 → ceil(11 × 1.32 / 0.7) = 21; at 21: 0.69 fits
     assert cpu_nodes(7.28, Relieved, 0.7).nodes == 21
+
+
+def test_capacity_steps_on_hand_made_figures():
+    """Each step of the capacity model on its own (hand-derived)."""
+    from dataclasses import replace
+
+    from workbench.analysis.capacity import bytes_by_part, short_names_total, storage_nodes_needed
+
+    # SSD: 5 TB per node filled to 70 % → 3.5e12 bytes each; 7e12 hot bytes need exactly 2
+    assert storage_nodes_needed(7e12, 0.0, DEFAULT) == 2
+    assert storage_nodes_needed(7e12 + 1e9, 0.0, DEFAULT) == 3
+    assert storage_nodes_needed(0.0, 0.0, DEFAULT) == DEFAULT.min_nodes
+    # tiered (Enterprise): hot at 3.5e12 per node, hot + cold at 32 TB · 0.7 = 22.4e12 per node
+    tiered = replace(DEFAULT, tiered_after_days=90)
+    assert storage_nodes_needed(1e12, 60e12, tiered) == math.ceil(61e12 / 22.4e12)  # 3
+    plus = replace(tiered, edition="enterprise-plus")  # 64 TB: 44.8e12 per node
+    assert storage_nodes_needed(1e12, 60e12, plus) == 2
+    # two cells: key "ab" (2 B) each, family "cf" (2 B), qualifiers "x" and "yy", values 3 and 1 B
+    cells = CellFrame.from_columns(
+        table=["main", "main"],
+        row_key=["ab", "ab"],
+        family=["cf", "cf"],
+        qualifier=["x", "yy"],
+        timestamp_us=[T0, T0],
+        value=[b"abc", b"d"],
+    )
+    idx = CellIndex.build(cells)
+    parts = bytes_by_part(idx)
+    assert parts == {"row key": 4, "family": 4, "qualifier": 3, "timestamp": 16, "value": 4}
+    # one-byte names: family 2 B, qualifiers 2 B (two distinct: name-like) → 31 - 7 + 4 = 28
+    assert short_names_total(idx, parts, 1) == 28

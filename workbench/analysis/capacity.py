@@ -58,7 +58,7 @@ from .cpu_need import NodeNeed, UnitLimit, cpu_nodes, unit_limit
 from .keyspace import KeyDistribution
 from .retention import FamilyRetention, retention
 from .settings import DEFAULT, Settings
-from .tiers import cold_shares, tier_text
+from .tiers import TierSplit, tier_split, tier_text
 
 _NAME_LIKE_QUALIFIERS = 64  # more distinct qualifiers than this means they carry data (G12, G19)
 
@@ -366,6 +366,58 @@ class Capacity:
         return html_of(self)
 
 
+def bytes_by_part(index: CellIndex) -> dict[str, int]:
+    """The sample's stored bytes by what they are: every cell repeats its row key, family and
+    qualifier, then an 8-byte timestamp and its value (G01)."""
+    n = index.n_cells
+    return {
+        "row key": int(index.key_bytes[index.row].sum()) if n else 0,
+        "family": int(index.family_bytes[index.family].sum()) if n else 0,
+        "qualifier": int(index.qualifier_bytes[index.qualifier].sum()) if n else 0,
+        "timestamp": 8 * n,
+        "value": int(index.value_bytes_total),
+    }
+
+
+def short_names_total(index: CellIndex, parts: Mapping[str, int], short_name_bytes: int) -> int:
+    """The sample's bytes had every family (and every name-like qualifier: a few distinct ones,
+    not data in the qualifier) been ``short_name_bytes`` long."""
+    n = index.n_cells
+    fam_b, qual_b = parts["family"], parts["qualifier"]
+    qual_short = short_name_bytes * n if len(index.qualifiers) <= _NAME_LIKE_QUALIFIERS else qual_b
+    return (
+        sum(parts.values())
+        - fam_b
+        - qual_b
+        + min(short_name_bytes * n, fam_b)
+        + min(qual_short, qual_b)
+    )
+
+
+def settled_peak_cpu(kd: KeyDistribution) -> float:
+    """The cluster's CPU (in nodes) in a busy window: the 95th percentile of the windows after
+    the load model's warm-up (the sample's first windows hold its cold start, not production
+    load), of those with any load."""
+    totals = kd.node_cpu.sum(axis=1)
+    settled = totals[kd.warmup_windows :]
+    settled = settled[settled > 0] if (settled > 0).any() else totals[totals > 0]
+    return float(np.percentile(settled, 95)) if len(settled) else 0.0
+
+
+def storage_nodes_needed(hot_bytes: float, cold_bytes: float, st: Settings) -> int:
+    """Nodes the compressed bytes need: hot bytes at ``tb_per_node`` each filled to the
+    utilisation target; with tiering, also hot and cold together at the tiered per-node
+    limit (higher with the Enterprise Plus edition). At least ``min_nodes``."""
+    usable = st.storage_utilization_target * 1e12
+    need = hot_bytes / (st.tb_per_node * usable)
+    if st.tiered_after_days is not None:
+        per_node = (
+            st.tiered_tb_per_node_plus if st.edition == "enterprise-plus" else st.tiered_tb_per_node
+        )
+        need = max(need, (hot_bytes + cold_bytes) / (per_node * usable))
+    return max(st.min_nodes, math.ceil(need - 1e-9))
+
+
 def capacity(
     index: CellIndex,
     events: int,
@@ -394,9 +446,15 @@ def capacity(
     ``seen_rows`` and ``weights``: the rows each query reads and its share of the queries
     (which tier they come from); ``salt_buckets``: the key's salt, if any (the fix names it).
 
-    Why one function: it is the capacity model's one pass from the load to a cost (storage, CPU
-    nodes, tiers, retention, price), each figure feeding the next; the separable steps are the
-    functions it calls (cpu_nodes, retention, compression_ratio, cold_shares).
+    The steps, each its own function: :func:`bytes_by_part` (what a cell stores), ``retention``
+    (what each family keeps), ``tier_split`` (what tiering moves cold), :func:`settled_peak_cpu`
+    (the busy window's CPU), ``unit_limit`` (the ceiling), ``cpu_nodes`` (nodes for the CPU),
+    :func:`storage_nodes_needed` (nodes for the bytes); the rest is their arithmetic into the
+    bill.
+
+    Why one function: what remains after those steps is the rate conversion, a few products
+    and the one ``Capacity`` of some forty named figures; split further, each part would pass
+    most of them along.
     """
     st = settings
     mutations_per_event = kd.n_writes / max(events, 1) if kd.n_writes else 1.0
@@ -411,16 +469,9 @@ def capacity(
     if rate is not None and abs(rate - kd.write_rate_per_s) > 1e-9 * max(1.0, rate):
         kd = kd.rerun(write_rate_per_s=rate)
     n = index.n_cells
-    key_b = int(index.key_bytes[index.row].sum()) if n else 0
-    fam_b = int(index.family_bytes[index.family].sum()) if n else 0
-    qual_b = int(index.qualifier_bytes[index.qualifier].sum()) if n else 0
-    ts_b = 8 * n
-    val_b = int(index.value_bytes_total)
-    total = key_b + fam_b + qual_b + ts_b + val_b
-    short = st.short_name_bytes
-    fam_short = short * n
-    qual_short = short * n if len(index.qualifiers) <= _NAME_LIKE_QUALIFIERS else qual_b
-    short_total = total - fam_b - qual_b + min(fam_short, fam_b) + min(qual_short, qual_b)
+    parts = bytes_by_part(index)
+    total = sum(parts.values())
+    short_total = short_names_total(index, parts, st.short_name_bytes)
 
     writes = kd.write_rate_per_s
     ev_rate = writes / mutations_per_event if kd.n_writes else 0.0
@@ -432,40 +483,27 @@ def capacity(
     kept = {f"{f.table}/{f.family}": f.bytes * scale * f.months * f.versions_share for f in fams}
     stored = float(sum(kept.values()))
     ratio = float(compression) if compression else 1.0
-
-    # tiered storage: cells older than the threshold by cell timestamp are cold
-    cold = 0.0
-    query_tiers: dict[str, float] = {}
-    cold_read_nodes = 0.0
     after = st.tiered_after_days
-    if after is not None:
-        after_months = after / days_per_month
-        q_cold, cold_row = cold_shares(index, seen_rows or {}, after * 86_400)
-        old_cells = cold_row[index.row] if n else np.zeros(0, bool)
-        tab = index.row_table[index.row] if n else np.zeros(0, np.int32)
-        for f in fams:
-            key = f"{f.table}/{f.family}"
-            m = (tab == index.tables.index(f.table)) & (index.families[index.family] == f.family)
-            # cells the sample already dates past the threshold are cold from the start; the
-            # rest age through the kept months like the projection's uniform writes
-            old = float(index.nbytes[m & old_cells].sum()) / max(f.bytes, 1)
-            ageing = max(0.0, f.months - after_months) / f.months if f.months > 0 else 0.0
-            cold += kept[key] * (old + (1 - old) * ageing)
-        query_tiers = q_cold
-        w = dict(weights or {})
-        wsum = sum(w.get(q, 1.0) for q in q_cold) or 1.0
-        for q, share in q_cold.items():
-            rows = len(np.asarray((seen_rows or {})[q]))
-            per_s = kd.queries_per_s * w.get(q, 1.0) / wsum * rows * share
-            cold_read_nodes += per_s / st.cold_reads_per_s_per_node
+    tiers = (
+        TierSplit()
+        if after is None
+        else tier_split(
+            index,
+            fams,
+            kept,
+            after_days=after,
+            days_per_month=days_per_month,
+            seen_rows=seen_rows or {},
+            weights=dict(weights or {}),
+            queries_per_s=kd.queries_per_s,
+            cold_reads_per_s_per_node=st.cold_reads_per_s_per_node,
+        )
+    )
+    cold, cold_read_nodes = tiers.cold_bytes, tiers.cold_read_nodes
 
     clusters = int(st.clusters)
     target = st.replication_cpu_target
-    totals = kd.node_cpu.sum(axis=1)
-    settled = totals[kd.warmup_windows :]
-    settled = settled[settled > 0] if (settled > 0).any() else totals[totals > 0]
-    peak = float(np.percentile(settled, 95)) if len(settled) else 0.0
-    peak += cold_read_nodes
+    peak = settled_peak_cpu(kd) + cold_read_nodes
     ceiling = unit_limit(kd, target, salt_buckets=salt_buckets, entities_grow=st.entities_grow)
     write_limited = ceiling.limited and writes > ceiling.writes_per_s * (1 + 1e-9)
     kc = kd.ceiling  # the busiest row the queries read cannot split either
@@ -473,18 +511,7 @@ def capacity(
     read_limited = kd.queries_per_s > q_ceiling * (1 + 1e-9)
     limited = write_limited or read_limited
     need = cpu_nodes(peak, load_at or kd.at_nodes, target, min_nodes=st.min_nodes, limited=limited)
-    usable = st.storage_utilization_target * 1e12
-    hot_c, cold_c = (stored - cold) / ratio, cold / ratio
-    if after is None:
-        storage_need = hot_c / (st.tb_per_node * usable)
-    else:
-        per_node = (
-            st.tiered_tb_per_node_plus if st.edition == "enterprise-plus" else st.tiered_tb_per_node
-        )
-        storage_need = max(
-            hot_c / (st.tb_per_node * usable), (hot_c + cold_c) / (per_node * usable)
-        )
-    storage_nodes = max(st.min_nodes, math.ceil(storage_need - 1e-9))
+    storage_nodes = storage_nodes_needed((stored - cold) / ratio, cold / ratio, st)
     per_cluster = max(need.nodes, storage_nodes)
     nodes_total = per_cluster * clusters
     gib = stored / ratio / 2**30 * clusters
@@ -495,13 +522,7 @@ def capacity(
         events=events,
         cells=n,
         total_bytes=total,
-        breakdown={
-            "row key": key_b,
-            "family": fam_b,
-            "qualifier": qual_b,
-            "timestamp": ts_b,
-            "value": val_b,
-        },
+        breakdown=parts,
         short_names_bytes=int(short_total),
         events_per_s=ev_rate,
         mutations_per_event=float(mutations_per_event),
@@ -536,7 +557,7 @@ def capacity(
         cold_bytes=float(cold),
         cold_gib=float(cold_gib),
         cold_read_nodes=float(cold_read_nodes),
-        query_tiers=query_tiers,
+        query_tiers=dict(tiers.query_tiers or {}),
         replication_gib_month=float(per_month / 2**30 * (clusters - 1)),
         settings=st,
         schema_name=schema_name,
@@ -552,9 +573,12 @@ __all__ = [
     "Capacity",
     "NodeNeed",
     "UnitLimit",
+    "bytes_by_part",
     "capacity",
     "compression_ratio",
     "cpu_nodes",
+    "settled_peak_cpu",
+    "storage_nodes_needed",
     "tier_text",
     "unit_limit",
 ]

@@ -8,11 +8,13 @@ emulator cannot run tiers (it silently drops ``tiered_storage_config``): this is
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ._index import CellIndex
+from .retention import FamilyRetention
 
 
 def tier_text(cold_share: float) -> str:
@@ -43,4 +45,55 @@ def cold_shares(
     return out, cold_row
 
 
-__all__ = ["cold_shares", "tier_text"]
+@dataclass(frozen=True)
+class TierSplit:
+    """What tiering moves: ``cold_bytes`` of the kept bytes (uncompressed, per cluster), each
+    query's cold share (``query_tiers``) and the nodes its cold reads need (``cold_read_nodes``,
+    at the cold tier's per-node read rate)."""
+
+    cold_bytes: float = 0.0
+    query_tiers: Mapping[str, float] | None = None
+    cold_read_nodes: float = 0.0
+
+
+def tier_split(
+    index: CellIndex,
+    fams: Sequence[FamilyRetention],
+    kept: Mapping[str, float],
+    *,
+    after_days: float,
+    days_per_month: float,
+    seen_rows: Mapping[str, np.ndarray],
+    weights: Mapping[str, float],
+    queries_per_s: float,
+    cold_reads_per_s_per_node: float,
+) -> TierSplit:
+    """The cold part of each family's kept bytes and of each query's reads.
+
+    ``kept``: bytes each family keeps (``"table/family"`` → bytes over its retention months).
+    Cells the sample already dates past ``after_days`` are cold from the start; the rest age
+    through the family's kept months like the projection's uniform writes, so the cold share of
+    a family kept ``m`` months is ``old + (1 - old) · max(0, m - after) / m``. A query's cold
+    reads are its share of the query rate (``weights``) times the rows it sees times their cold
+    share, served at ``cold_reads_per_s_per_node``."""
+    n = index.n_cells
+    after_months = after_days / days_per_month
+    q_cold, cold_row = cold_shares(index, seen_rows, after_days * 86_400)
+    old_cells = cold_row[index.row] if n else np.zeros(0, bool)
+    tab = index.row_table[index.row] if n else np.zeros(0, np.int32)
+    cold = 0.0
+    for f in fams:
+        m = (tab == index.tables.index(f.table)) & (index.families[index.family] == f.family)
+        old = float(index.nbytes[m & old_cells].sum()) / max(f.bytes, 1)
+        ageing = max(0.0, f.months - after_months) / f.months if f.months > 0 else 0.0
+        cold += kept[f"{f.table}/{f.family}"] * (old + (1 - old) * ageing)
+    wsum = sum(weights.get(q, 1.0) for q in q_cold) or 1.0
+    read_nodes = 0.0
+    for q, share in q_cold.items():
+        rows = len(np.asarray(seen_rows[q]))
+        per_s = queries_per_s * weights.get(q, 1.0) / wsum * rows * share
+        read_nodes += per_s / cold_reads_per_s_per_node
+    return TierSplit(cold_bytes=cold, query_tiers=q_cold, cold_read_nodes=read_nodes)
+
+
+__all__ = ["TierSplit", "cold_shares", "tier_split", "tier_text"]
