@@ -46,6 +46,63 @@ def _check_strings(col: str, uniques: np.ndarray) -> None:
         )
 
 
+def _code_chunk(
+    f: pd.DataFrame, tab_u: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """One chunk of cells as integer codes: its distinct row keys as UTF-8 bytes with their
+    table ids (``tab_u`` gives each new table the next id), its distinct families and
+    qualifiers, and per cell (key, family, qualifier codes into those, timestamp, value length).
+    The chunk's Python objects die when this returns (the 10-million-event path's memory)."""
+    tcode_local, tuniq = pd.factorize(f["table"].to_numpy(dtype=object))
+    _check_strings("table", tuniq)
+    tmap = np.array([tab_u.setdefault(t, len(tab_u)) for t in tuniq], dtype=np.int32)
+    rk = f["row_key"].to_numpy(dtype=object)
+    if len(tuniq) > 1:  # a row is (table, key): keys of different tables are distinct rows
+        kcode = np.empty(len(rk), dtype=np.int64)
+        ku_parts, kt_parts, off = [], [], 0
+        for ti in range(len(tuniq)):
+            m = tcode_local == ti
+            kc, ku = pd.factorize(rk[m])
+            kcode[m] = kc + off
+            off += len(ku)
+            ku_parts.append(np.asarray(ku, dtype=object))
+            kt_parts.append(np.full(len(ku), tmap[ti], dtype=np.int32))
+        kuniq, kt = np.concatenate(ku_parts), np.concatenate(kt_parts)
+    else:
+        kcode, kuniq = pd.factorize(rk)
+        kt = np.full(len(kuniq), tmap[0], dtype=np.int32)
+    _check_strings("row_key", kuniq)
+    try:  # ASCII keys (the usual case) convert in C without a Python object per key
+        kbytes = kuniq.astype(bytes)
+    except UnicodeEncodeError:
+        kbytes = np.array([k.encode("utf-8", "surrogateescape") for k in kuniq], dtype=bytes)
+    fcode, funiq = pd.factorize(f["family"].to_numpy(dtype=object))
+    _check_strings("family", funiq)
+    qcode, quniq = pd.factorize(f["qualifier"].to_numpy(dtype=object))
+    _check_strings("qualifier", quniq)
+    ts = f["timestamp_us"].to_numpy()
+    if ts.dtype.kind not in "iu":
+        raise WorkbenchError(
+            f"CellFrame column 'timestamp_us' must be int64 microseconds, got dtype {ts.dtype}."
+        )
+    vals = f["value"].to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(vals, skipna=False) != "bytes":
+        i = int(np.flatnonzero([not isinstance(v, bytes) for v in vals])[0])
+        raise WorkbenchError(
+            f"CellFrame column 'value' must hold bytes; row {f['row_key'].iloc[i]!r} has "
+            f"{type(vals[i]).__name__} {vals[i]!r}."
+        )
+    vlen = _value_lengths(vals)
+    codes = (
+        kcode.astype(np.int32 if len(kuniq) < 2**31 else np.int64),
+        fcode.astype(np.int32),
+        qcode.astype(np.int32),
+        ts.astype(np.int64, copy=False),
+        vlen.astype(np.int32),
+    )
+    return kbytes, kt, funiq, quniq, codes
+
+
 @dataclass
 class CellIndex:
     """Cells as integer codes in Bigtable order, plus per-row totals.
@@ -84,8 +141,10 @@ class CellIndex:
         Each chunk is reduced at once to integer codes (row keys to UTF-8
         ``bytes``), so at most one chunk's Python objects are alive at a time.
 
-        Why one function: the steps share a dozen large arrays that are freed one by one as soon
-        as they are used (the 10-million-event path's peak, tests/test_parquet_memory.py);
+        Each chunk is coded by ``_code_chunk``; what follows here is the merge: global row ids
+        (distinct (table, key) pairs sorted), then the cells in Bigtable order. Those steps stay
+        in this function because they share a dozen large arrays that are freed one by one as
+        soon as they are used (the 10-million-event path's peak, tests/test_parquet_memory.py);
         helper calls would keep each handed-on array alive in their caller's frame.
         """
         _large_arrays_from_mmap()
@@ -96,64 +155,13 @@ class CellIndex:
         for part in parts:
             if not isinstance(part, CellFrame):
                 raise WorkbenchError(f"analysis needs CellFrames, got {type(part).__name__}.")
-            f = part.frame
-            if len(f) == 0:
+            if len(part.frame) == 0:
                 continue
-            tcode_local, tuniq = pd.factorize(f["table"].to_numpy(dtype=object))
-            _check_strings("table", tuniq)
-            tmap = np.array([tab_u.setdefault(t, len(tab_u)) for t in tuniq], dtype=np.int32)
-            rk = f["row_key"].to_numpy(dtype=object)
-            if len(tuniq) > 1:  # a row is (table, key): keys of different tables are distinct rows
-                kcode = np.empty(len(rk), dtype=np.int64)
-                ku_parts, kt_parts, off = [], [], 0
-                for ti in range(len(tuniq)):
-                    m = tcode_local == ti
-                    kc, ku = pd.factorize(rk[m])
-                    kcode[m] = kc + off
-                    off += len(ku)
-                    ku_parts.append(np.asarray(ku, dtype=object))
-                    kt_parts.append(np.full(len(ku), tmap[ti], dtype=np.int32))
-                kuniq, kt = np.concatenate(ku_parts), np.concatenate(kt_parts)
-            else:
-                kcode, kuniq = pd.factorize(rk)
-                kt = np.full(len(kuniq), tmap[0], dtype=np.int32)
-            _check_strings("row_key", kuniq)
-            try:  # ASCII keys (the usual case) convert in C without a Python object per key
-                kbytes = kuniq.astype(bytes)
-            except UnicodeEncodeError:
-                kbytes = np.array(
-                    [k.encode("utf-8", "surrogateescape") for k in kuniq], dtype=bytes
-                )
-            fcode, funiq = pd.factorize(f["family"].to_numpy(dtype=object))
-            _check_strings("family", funiq)
-            qcode, quniq = pd.factorize(f["qualifier"].to_numpy(dtype=object))
-            _check_strings("qualifier", quniq)
-            ts = f["timestamp_us"].to_numpy()
-            if ts.dtype.kind not in "iu":
-                raise WorkbenchError(
-                    f"CellFrame column 'timestamp_us' must be int64 microseconds, got dtype {ts.dtype}."
-                )
-            vals = f["value"].to_numpy(dtype=object)
-            if pd.api.types.infer_dtype(vals, skipna=False) != "bytes":
-                i = int(np.flatnonzero([not isinstance(v, bytes) for v in vals])[0])
-                raise WorkbenchError(
-                    f"CellFrame column 'value' must hold bytes; row {f['row_key'].iloc[i]!r} has "
-                    f"{type(vals[i]).__name__} {vals[i]!r}."
-                )
-            vlen = _value_lengths(vals)
+            kbytes, kt, funiq, quniq, chunk_codes = _code_chunk(part.frame, tab_u)
             key_chunks.append((kbytes, kt))
             fam_chunks.append(funiq)
             qual_chunks.append(quniq)
-            codes.append(
-                (
-                    kcode.astype(np.int32 if len(kuniq) < 2**31 else np.int64),
-                    fcode.astype(np.int32),
-                    qcode.astype(np.int32),
-                    ts.astype(np.int64, copy=False),
-                    vlen.astype(np.int32),
-                )
-            )
-            del f, rk, vals, kuniq
+            codes.append(chunk_codes)
         if not codes:
             return cls._empty()
         release_freed_memory()
