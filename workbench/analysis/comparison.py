@@ -68,13 +68,28 @@ class Comparison:
         return html_of(self)
 
 
+def _ordered(s: pd.Series, *, higher_is_better: bool) -> tuple[list[str], str, bool]:
+    """The designs best first, the ranking text ("≈" within 5 %, "<" or ">" where the next one
+    is really worse) and whether the best and the worst are within 5 % (a tie)."""
+    order = s.sort_values(ascending=not higher_is_better, kind="stable").index.tolist()
+
+    def near(a: str, b: str) -> bool:  # b, ranked after a, is within 5 % of it
+        return bool(s[a] <= s[b] * 1.05 if higher_is_better else s[b] <= s[a] * 1.05)
+
+    worse = " > " if higher_is_better else " < "
+    ranking = order[0] + "".join(
+        (" ≈ " if near(prev, nxt) else worse) + nxt for prev, nxt in pairwise(order)
+    )
+    return order, ranking, len(order) > 1 and near(order[0], order[-1])
+
+
 def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
     s = table[col].astype(float)
-    order = s.sort_values(kind="stable").index.tolist()
+    order, ranking, tie = _ordered(s, higher_is_better=False)
     best, worst = order[0], order[-1]
     if len(order) == 1:
         reason = f"{best}: {fmt(s[best])}"
-    elif s[worst] <= s[best] * 1.05:
+    elif tie:
         reason = f"all about equal ({fmt(s[best])})"
         best = worst = ""  # a tie has no winner to colour
     else:
@@ -82,10 +97,6 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
             f"{best} is best with {fmt(s[best])}; {worst} is worst with {fmt(s[worst])} "
             f"({s[worst] / max(s[best], 1e-12):,.1f}× more)"
         )
-    ranking = order[0]
-    # "≈" within 5 %, "<" where the next design is really worse
-    for prev, nxt in pairwise(order):
-        ranking += (" ≈ " if s[nxt] <= s[prev] * 1.05 else " < ") + nxt
     return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
 
 
@@ -225,11 +236,11 @@ def carried_or_left_out(ds: Dataset, schema: Schema) -> tuple[Dataset, str]:
 
 def _rank_ceiling(s: pd.Series, label: str) -> dict[str, str]:
     """The designs by ceiling, highest first ("a > b": a takes more; "≈" within 5 %)."""
-    order = s.sort_values(ascending=False, kind="stable").index.tolist()
+    order, ranking, tie = _ordered(s, higher_is_better=True)
     best, worst = order[0], order[-1]
     if len(order) == 1:
         reason = f"{best}: {number(s[best])} events/s"
-    elif s[best] <= s[worst] * 1.05:
+    elif tie:
         reason = f"all about equal ({number(s[best])} events/s)"
         best = worst = ""
     else:
@@ -237,9 +248,6 @@ def _rank_ceiling(s: pd.Series, label: str) -> dict[str, str]:
             f"{best} takes up to {number(s[best])} events/s at any node count; {worst} stops at "
             f"{number(s[worst])} events/s"
         )
-    ranking = order[0]
-    for prev, nxt in pairwise(order):
-        ranking += (" ≈ " if s[prev] <= s[nxt] * 1.05 else " > ") + nxt
     return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
 
 
