@@ -479,6 +479,89 @@ def check_queries(
 
 
 # -- the one entry point ------------------------------------------------------------------
+def _check_arguments(
+    frame: Any, entity: Any, time: Any, measures: Any, duplicates: Any
+) -> tuple[list[str], list[str]]:
+    """The call itself before any column is read: a DataFrame with events, one time column,
+    entity and measure names given, a known ``duplicates`` choice. Returns the name lists."""
+    if not isinstance(frame, pd.DataFrame):
+        raise DatasetError(f"Expected a pandas DataFrame of events, got {type(frame).__name__}.")
+    if not isinstance(time, str):
+        raise DatasetError(f"time must be the name of one column, got {time!r}.")
+    entity_l = _as_list(entity, "entity")
+    measures_l = _as_list(measures, "measures")
+    if not entity_l:
+        raise DatasetError(
+            "entity is empty: name the column(s) that identify a series. For one series, leave "
+            "entity out (entity=None): the workbench adds a constant column 'series'."
+        )
+    if not measures_l:
+        raise DatasetError("measures is empty: name at least one numeric column to store.")
+    if duplicates not in DUPLICATE_CHOICES:
+        raise DatasetError(
+            f"duplicates={duplicates!r} is not one of {list(DUPLICATE_CHOICES)} "
+            "(error: refuse; first/last: keep that event of each repeated entity and time)."
+        )
+    if frame.shape[1] == 0 or len(frame) == 0:
+        raise DatasetError(
+            f"The frame is empty ({len(frame)} rows, {frame.shape[1]} columns): there are no "
+            "events to design a schema for."
+        )
+    return entity_l, measures_l
+
+
+def _drop_repeats(
+    out: pd.DataFrame,
+    same: np.ndarray,
+    labels: pd.Index,
+    entity_l: list[str],
+    time: str,
+    duplicates: Duplicates,
+    row_word: str,
+    notes: list[str],
+) -> tuple[pd.DataFrame, int]:
+    """Events that repeat an (entity, time) — ``same[i]``: sorted event ``i + 1`` repeats
+    event ``i`` — refused with up to three examples named by the user's rows, or all but the
+    first or last of each kept (a note says how many were dropped). Returns the frame and the
+    count dropped."""
+    if not same.any():
+        return out, 0
+    n_extra = int(same.sum())
+    starts = np.flatnonzero(
+        same & ~np.concatenate([[False], same[:-1]])
+    )  # first repeat of each group
+    examples = []
+    for i in starts[:3]:
+        j = i + 1
+        while j < len(same) and same[j]:
+            j += 1
+        key = ", ".join(f"{c}={out.iloc[i][c]!r}" for c in entity_l)
+        examples.append(
+            f"({key}, {time}={out.iloc[i][time]}) at {_fmt_rows(labels[i : j + 1], row_word)}"
+        )
+    if duplicates == "error":
+        raise DatasetError(
+            f"{n_extra:,} events repeat an (entity, time) already present ({len(starts):,} repeated keys), "
+            f"e.g. "
+            + "; ".join(examples)
+            + ". One cell per entity and time cannot hold both. Pass "
+            "duplicates='first' or 'last' to keep one of each (the Dataset records how many were dropped), "
+            "or add the column that tells them apart to the entity."
+        )
+    keep = np.ones(len(out), dtype=bool)
+    if duplicates == "first":
+        keep[1:][same] = False
+    else:
+        keep[:-1][same] = False
+    out = out[keep]
+    dropped = n_extra
+    notes.append(
+        f"{dropped:,} duplicate events dropped (duplicates={duplicates!r}), "
+        f"e.g. " + "; ".join(examples) + "."
+    )
+    return out, dropped
+
+
 def build_dataset(
     frame: pd.DataFrame,
     *,
@@ -504,32 +587,12 @@ def build_dataset(
     entity columns where ``""`` is a value meaning "absent" (Heroic tags); missing
     values are still refused there.
 
-    Why one function: the rules run in the order the module docstring lists, each on the frame
-    the previous one left, so every message can name the row as the user's file numbers it.
+    The rules run in the order the module docstring lists, each on the frame the previous one
+    left, so every message can name the row as the user's file numbers it: the call's own
+    arguments (:func:`_check_arguments`), the columns, each column's values, then the repeated
+    (entity, time) events (:func:`_drop_repeats`).
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise DatasetError(f"Expected a pandas DataFrame of events, got {type(frame).__name__}.")
-    if not isinstance(time, str):
-        raise DatasetError(f"time must be the name of one column, got {time!r}.")
-    entity_l = _as_list(entity, "entity")
-    measures_l = _as_list(measures, "measures")
-    if not entity_l:
-        raise DatasetError(
-            "entity is empty: name the column(s) that identify a series. For one series, leave "
-            "entity out (entity=None): the workbench adds a constant column 'series'."
-        )
-    if not measures_l:
-        raise DatasetError("measures is empty: name at least one numeric column to store.")
-    if duplicates not in DUPLICATE_CHOICES:
-        raise DatasetError(
-            f"duplicates={duplicates!r} is not one of {list(DUPLICATE_CHOICES)} "
-            "(error: refuse; first/last: keep that event of each repeated entity and time)."
-        )
-    if frame.shape[1] == 0 or len(frame) == 0:
-        raise DatasetError(
-            f"The frame is empty ({len(frame)} rows, {frame.shape[1]} columns): there are no "
-            "events to design a schema for."
-        )
+    entity_l, measures_l = _check_arguments(frame, entity, time, measures, duplicates)
     roles = {"entity": entity_l, "time": [time], "measure": measures_l}
     if attributes is not None:
         roles["attribute"] = _as_list(attributes, "attributes")
@@ -578,41 +641,7 @@ def build_dataset(
     labels = frame.index if order is None else frame.index[order]
     if order is not None:
         out = out.take(order)
-    dropped = 0
-    if same.any():
-        n_extra = int(same.sum())
-        starts = np.flatnonzero(
-            same & ~np.concatenate([[False], same[:-1]])
-        )  # first repeat of each group
-        examples = []
-        for i in starts[:3]:
-            j = i + 1
-            while j < len(same) and same[j]:
-                j += 1
-            key = ", ".join(f"{c}={out.iloc[i][c]!r}" for c in entity_l)
-            examples.append(
-                f"({key}, {time}={out.iloc[i][time]}) at {_fmt_rows(labels[i : j + 1], row_word)}"
-            )
-        if duplicates == "error":
-            raise DatasetError(
-                f"{n_extra:,} events repeat an (entity, time) already present ({len(starts):,} repeated keys), "
-                f"e.g. "
-                + "; ".join(examples)
-                + ". One cell per entity and time cannot hold both. Pass "
-                "duplicates='first' or 'last' to keep one of each (the Dataset records how many were dropped), "
-                "or add the column that tells them apart to the entity."
-            )
-        keep = np.ones(len(out), dtype=bool)
-        if duplicates == "first":
-            keep[1:][same] = False
-        else:
-            keep[:-1][same] = False
-        out = out[keep]
-        dropped = n_extra
-        notes.append(
-            f"{dropped:,} duplicate events dropped (duplicates={duplicates!r}), "
-            f"e.g. " + "; ".join(examples) + "."
-        )
+    out, dropped = _drop_repeats(out, same, labels, entity_l, time, duplicates, row_word, notes)
     out = out.reset_index(drop=True)
     return Dataset(
         name=name,
