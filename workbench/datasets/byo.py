@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES as _DEFAULT_NA
 from pandas.api import types as ptypes
-from tqdm.auto import tqdm
 
 from workbench.datasets.csv_file import (
     bom_encoding,
@@ -22,6 +21,7 @@ from workbench.datasets.csv_file import (
     decode_error,
     file_lines,
     file_state,
+    read_chunks,
 )
 from workbench.datasets.model import Dataset, QueryIntent, QueryList
 from workbench.datasets.validate import Duplicates, build_dataset, check_exact_integers
@@ -366,6 +366,37 @@ def _check_big_integers(
             check_exact_integers(raw[m], df[m], m, word)
 
 
+def _read_options(
+    columns: pd.Index,
+    entity_l: list[str],
+    time: str,
+    measures: str | Sequence[str],
+    attributes: str | Sequence[str] | None,
+    empty_ok: Sequence[str],
+    dtype: Any,
+    read_csv_kwargs: dict[str, Any],
+) -> dict[str, Any]:
+    """``pandas.read_csv`` options from the header's ``columns``: entity and time columns read
+    as text (``00123`` keeps its zeros), ``NA``/``None``/``null`` names in entity columns but
+    missing elsewhere, and only the named columns when ``attributes`` is given. Takes the
+    options it sets out of ``read_csv_kwargs``."""
+    if dtype is None:
+        dtype = {c: str for c in [*entity_l, time]}
+    if isinstance(dtype, dict):  # only the columns the file has; validation names the missing
+        dtype = {c: t for c, t in dtype.items() if c in columns}
+    text_cols = [c for c in [*entity_l, *empty_ok] if c in columns]
+    na = read_csv_kwargs.pop("na_values", None)
+    if "keep_default_na" not in read_csv_kwargs and na is None:
+        # NA (Namibia), None, null are names in an entity column; missing elsewhere
+        na = {c: sorted(_DEFAULT_NA) for c in columns if c not in text_cols}
+        read_csv_kwargs["keep_default_na"] = False
+    usecols = read_csv_kwargs.pop("usecols", None)
+    if usecols is None and attributes is not None:
+        wanted = {*entity_l, time, *as_names(measures), *as_names(attributes)}
+        usecols = [c for c in columns if c in wanted] or None
+    return {"dtype": dtype, "na_values": na, "usecols": usecols}
+
+
 def from_csv(
     path: str | os.PathLike[str],
     *,
@@ -398,8 +429,9 @@ def from_csv(
     lines (the header is line 1; blank lines and quoted line breaks counted); with
     ``comment=``, ``header=`` or a list of ``skiprows=`` they are 0-based data rows. ``read_csv_kwargs`` go to ``pandas.read_csv``.
 
-    Why one function: every refusal names the file's line and column, which only the reading
-    loop knows; the checks after reading are from_dataframe's.
+    The steps: the file's encoding and separator, the read options (:func:`_read_options`), the
+    chunks (:func:`_read_chunks`), the file's line numbers for every later message, then
+    from_dataframe's checks.
     """
     p = Path(path)
     if not p.is_file():
@@ -416,51 +448,15 @@ def from_csv(
     try:
         header = pd.read_csv(p, nrows=0, sep=sep, encoding=encoding)
         _check_first_line(p, sep, encoding)
-        if dtype is None:
-            dtype = {c: str for c in [*entity_l, time]}
-        if isinstance(
-            dtype, dict
-        ):  # only the columns the file has; validation names the missing ones
-            dtype = {c: t for c, t in dtype.items() if c in header.columns}
-        text_cols = [c for c in [*entity_l, *empty_ok] if c in header.columns]
-        na = read_csv_kwargs.pop("na_values", None)
-        if "keep_default_na" not in read_csv_kwargs and na is None:
-            # NA (Namibia), None, null are names in an entity column; missing elsewhere
-            na = {c: sorted(_DEFAULT_NA) for c in header.columns if c not in text_cols}
-            read_csv_kwargs["keep_default_na"] = False
-        usecols = read_csv_kwargs.pop("usecols", None)
-        if usecols is None and attributes is not None:
-            wanted = {*entity_l, time, *as_names(measures), *as_names(attributes)}
-            usecols = [c for c in header.columns if c in wanted] or None
-        reader = pd.read_csv(
-            p,
-            sep=sep,
-            encoding=encoding,
-            dtype=dtype,
-            na_values=na,
-            usecols=usecols,
-            chunksize=chunksize,
-            **read_csv_kwargs,
+        options = _read_options(
+            header.columns, entity_l, time, measures, attributes, empty_ok, dtype, read_csv_kwargs
         )
-        size = p.stat().st_size
-        chunks = []
-        seen = 0
         check_sample(sample)
-        with tqdm(
-            total=size,
-            unit="B",
-            unit_scale=True,
-            desc=f"reading {p.name}",
-            disable=not progress or size < 50_000_000,
-        ) as bar:
-            with reader:
-                for chunk in reader:
-                    seen += len(chunk)
-                    chunks.append(chunk if sample is None else _sampled(chunk, entity_l, sample))
-                    pos = reader.handles.handle.tell() if hasattr(reader, "handles") else size
-                    bar.update(max(0, min(pos, size) - bar.n))
-        # the reader numbers rows 0, 1, 2 … across chunks; sampling keeps those labels
-        df = pd.concat(chunks) if len(chunks) != 1 else chunks[0]
+        reader = pd.read_csv(
+            p, sep=sep, encoding=encoding, chunksize=chunksize, **options, **read_csv_kwargs
+        )
+        keep = None if sample is None else (lambda c: _sampled(c, entity_l, sample))
+        df, seen = read_chunks(reader, p, keep=keep, progress=progress)
     except pd.errors.ParserError as exc:
         raise DatasetError(
             f"Cannot read {p.name!r} as CSV: {str(exc).strip()}. Fix that line (a stray {sep!r} or a field "

@@ -1,15 +1,17 @@
 """A CSV file as it is on disk: whether it changed while it was read (size, mtime, inode), the
 encoding its byte-order mark announces, the file line of each record and the file line where a
-decoding fails."""
+decoding fails; and the file read chunk by chunk with a progress bar (``read_chunks``)."""
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
 
 from ..errors import DatasetError
 
@@ -124,3 +126,34 @@ def file_lines(
     except csv.Error:
         return None
     return np.asarray(starts, dtype=np.int64) if len(starts) == n else None
+
+
+def read_chunks(
+    reader: Any,
+    p: Path,
+    *,
+    keep: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    progress: bool = True,
+) -> tuple[pd.DataFrame, int]:
+    """Every chunk of a ``pandas.read_csv`` chunk ``reader`` on ``p`` (each passed through
+    ``keep``, e.g. a share of the series), with a progress bar over the file's bytes for files
+    over 50 MB. Returns the rows kept, labelled by their row number in the file's data, and the
+    count of rows read."""
+    size = p.stat().st_size
+    chunks = []
+    seen = 0
+    with tqdm(
+        total=size,
+        unit="B",
+        unit_scale=True,
+        desc=f"reading {p.name}",
+        disable=not progress or size < 50_000_000,
+    ) as bar:
+        with reader:
+            for chunk in reader:
+                seen += len(chunk)
+                chunks.append(chunk if keep is None else keep(chunk))
+                pos = reader.handles.handle.tell() if hasattr(reader, "handles") else size
+                bar.update(max(0, min(pos, size) - bar.n))
+    # the reader numbers rows 0, 1, 2 … across chunks; a kept share keeps those labels
+    return (pd.concat(chunks) if len(chunks) != 1 else chunks[0]), seen
