@@ -32,6 +32,24 @@ def test_physical_names():
         admin.physical_table_id("bad name!", "main")
 
 
+def test_table_id_tags_never_read_as_a_number():
+    """A tag is read by people: 969e80 (a hex tag once drawn) reads as 969×10^80, and a
+    notebook's number check flagged it. Tags start with a letter and have no vowels."""
+    import re
+
+    from test_notebooks import SCIENTIFIC
+
+    tags = [admin.readable_tag(6) for _ in range(5_000)]
+    tags += [admin.unique_table_id().split("-")[-1] for _ in range(1_000)]
+    assert len(set(tags)) > 5_900  # random: 6 characters of 27 are ~3.9e8 tags
+    for t in tags:
+        assert re.fullmatch(r"[b-z][b-z2-9]+", t) and not re.search(r"[aeiou01]", t), t
+        assert not SCIENTIFIC.search(f"table-{t} "), t
+    # the same seed, the same tag (the designer's table per design)
+    assert admin.readable_tag(8, b"design") == admin.readable_tag(8, b"design")
+    assert len(admin.readable_tag(8, b"ab")) == 8
+
+
 def test_gc_rules_convert_to_admin_protobufs():
     assert admin.gc_rule_pb(MaxVersions(3)) == at.GcRule(max_num_versions=3)
     assert admin.gc_rule_pb(MaxAge(7200)).max_age.total_seconds() == 7200

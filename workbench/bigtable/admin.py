@@ -83,9 +83,27 @@ def default_table_id(dataset_name: str, schema_name: str) -> str:
     return raw[:40] or "workbench"
 
 
+# A tag in a table ID is read by people (in listings, notebooks, reports): no vowels (no 'e' to
+# read as an exponent, as in 969e80, and no accidental words), no 0/1 (O and l look-alikes),
+# and a letter first, so that no tag reads as a number.
+TAG_LETTERS = "bcdfghjkmnpqrstvwxz"
+TAG_CHARS = TAG_LETTERS + "23456789"
+
+
+def readable_tag(n: int, seed: bytes | None = None) -> str:
+    """``n`` characters for a table ID that never read as a number or a word: random, or drawn
+    from ``seed`` (the same seed, the same tag)."""
+    raw = seed if seed is not None else uuid.uuid4().bytes
+    while len(raw) < n:
+        raw += raw
+    return TAG_LETTERS[raw[0] % len(TAG_LETTERS)] + "".join(
+        TAG_CHARS[b % len(TAG_CHARS)] for b in raw[1:n]
+    )
+
+
 def unique_table_id(prefix: str = "wbtmp") -> str:
     """A fresh table ID nobody else uses (throwaway tables in tests and benchmarks)."""
-    return check_table_id(f"{prefix}-{uuid.uuid4().hex[:12]}")
+    return check_table_id(f"{prefix}-{readable_tag(12)}")
 
 
 # ----------------------------------------------------------------------------- protobufs

@@ -15,7 +15,6 @@ command to drop it or the argument to pick another ID, and nothing is written.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..schema.families import Family
 
 # Drawn once per process: two notebook kernels never draw the same default table ID.
-SESSION_TAG = uuid.uuid4().hex[:6]
+SESSION_TAG = admin.readable_tag(6)
 PROBES = 8  # rows sampled between the first and last key this load writes
 
 

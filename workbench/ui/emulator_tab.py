@@ -19,11 +19,11 @@ def table_id_for(ds: Dataset, schema: Schema) -> str:
     """A readable, valid table ID per design: ``<dataset>-<design>-<hash>`` (edited designs differ by hash)."""
     import hashlib
 
-    from ..bigtable.admin import default_table_id
+    from ..bigtable.admin import default_table_id, readable_tag
     from ..bigtable.ownership import SESSION_TAG
 
     # the kernel's tag in the digest: two notebooks showing one design write two tables
-    digest = hashlib.sha1(f"{SESSION_TAG}:{schema!r}".encode()).hexdigest()[:8]
+    digest = readable_tag(8, hashlib.sha1(f"{SESSION_TAG}:{schema!r}".encode()).digest())
     return f"{default_table_id(ds.name, schema.name or 'design')[:31]}-{digest}"
 
 
