@@ -9,10 +9,14 @@ come from ``key_text.py``; tested on a hand-made case in
    adds one branch per measure needed (:func:`metric_names`); a salt the query cannot compute
    adds one branch per bucket (:func:`salted_fanout`, G08); a time segment adds a point
    read's text, or the time buckets of a range when fixed parts of the key follow
-   (:func:`time_buckets`), or ends the prefix at the range's bounds (:func:`time_segment`);
+   (:func:`time_buckets`; only when the cost estimate of :func:`bucket_or_range` finds them
+   cheaper than one range with a row-key regex, and the plan's note names the runner-up and
+   both estimates), or ends the prefix at the range's bounds (:func:`time_segment`);
    an open field whose values form a small known set (the dataset's own values,
-   ``Shape.known_values``) adds one row range per value, all in one request
-   (:func:`known_value_ranges`, G11); anything else ends the prefix.
+   ``Shape.known_values``) adds one row range per value, all in one request, while the
+   values listed stay within ``ENUMERATE_VALUES_MAX`` (:func:`known_value_ranges`, G11; the
+   plan then says it assumes the application knows every value); anything else ends the
+   prefix.
 2. **Ranges or keys** (:func:`key_ranges`): every segment fixed gives row keys (point reads),
    otherwise one prefix (or prefix + time bounds) per branch; no prefix is a full scan.
 3. **Server-side filters** for what the key cannot narrow: a row-key regex for fields fixed
@@ -20,7 +24,10 @@ come from ``key_text.py``; tested on a hand-made case in
    the cells' timestamp range (:func:`time_filter`).
 4. **Latest-N** (``latest_plan.latest_n``): a reversed key's prefix + rows limit, the newest versions
    of a versioned layout, a reverse scan with a rows limit (per range when there are several,
-   G09), or the whole range read and the client keeping the newest.
+   G09), or the whole range read and the client keeping the newest; for the newest of one
+   entity in time buckets, a reverse scan or the row keys of the current and the previous
+   bucket, whichever the cost estimate finds cheaper (``latest_plan.newest_bucket``, the
+   runner-up in the note).
 5. **Across a design** (:func:`plan_query`): the pre-aggregated rows when they answer the
    query (:func:`aggregate_rows`, G29), else the table whose key ranks best (:class:`PlanRank`:
    no full scan, longest prefix, fewest scans, no regex; a second table, G05).
