@@ -13,7 +13,6 @@ from workbench.analysis import CellIndex
 from workbench.analysis.keylabels import bucket_labels, common_prefix, key_delimiter, range_label
 from workbench.analysis.load_metrics import (
     bucket_node,
-    bucket_worst,
     diagnostics,
     hot_table,
     loaded_extent,
@@ -272,10 +271,9 @@ def test_tablet_load_and_the_worst_node_per_bucket():
     )
     assert tab.tolist() == [0, 0, 1] and load.tolist() == [2.5, 5.0]
     # buckets of rows 0-1 and 2-3; tablets on nodes 1 and 0 with node loads 5 and 2.5
-    worst = bucket_worst(
-        starts, np.array([1, 0]), np.array([5.0, 2.5]), np.array([0, 2]), np.array([1, 3])
-    )
-    assert worst.tolist() == [2.5, 5.0]
+    node_load = np.array([5.0, 2.5])
+    serving = bucket_node(starts, np.array([1, 0]), node_load, np.array([0, 2]), np.array([1, 3]))
+    assert node_load[serving].tolist() == [2.5, 5.0]
 
 
 def test_shares_are_of_one_windows_total_and_pressure_is_against_the_cpu_target():

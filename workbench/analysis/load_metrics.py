@@ -46,18 +46,6 @@ def bucket_node(
     return order[top]
 
 
-def bucket_worst(
-    starts: np.ndarray,
-    node: np.ndarray,
-    node_load: np.ndarray,
-    first_rows: np.ndarray,
-    last_rows: np.ndarray,
-) -> np.ndarray:
-    """Per key bucket (rows ``first_rows[i]``..``last_rows[i]``), the load of the busiest node
-    serving one of its tablets: Key Visualizer reports the worst within a bucket."""
-    return node_load[bucket_node(starts, node, node_load, first_rows, last_rows)]
-
-
 def window_shares(busiest: np.ndarray, totals: np.ndarray) -> np.ndarray:
     """Per window, the busiest unit's share of that window's total (nan: no load); at most 1
     when ``busiest`` is one of the parts of ``totals``."""
