@@ -9,6 +9,10 @@
 * ``throwaway_table``: the same as a context manager, for use inside a test::
 
       with throwaway_table(conn, [Family("cf")]) as table_id: ...
+
+Slow tests (emulator processes, kernels, > ~5 s) are marked where they are written
+(``pytestmark = pytest.mark.slow`` at a file's top, ``@pytest.mark.slow`` on one test);
+``make test-fast`` leaves them out.
 """
 
 from __future__ import annotations
@@ -80,50 +84,3 @@ def no_process_left_behind() -> Iterator[None]:
             "processes left running by the test suite were stopped:\n" + "\n".join(left),
             stacklevel=1,
         )
-
-
-# ``make test-fast`` leaves out what is marked slow (and the browser and notebook tests): whole
-# modules that start processes, wait out deadlines or read 10 million events, and single tests
-# that take seconds. The full ``make test`` runs everything.
-SLOW_MODULES = {
-    "test_lab.py",  # starts and signals JupyterLab
-    "test_session_faults.py",  # frozen emulators: 10-15 s deadlines waited out
-    "test_bigtable_faults.py",  # emulators killed and restarted mid-write
-    "test_parquet_memory.py",  # 10 million events in a child process
-    "test_read_exports.py",  # a cbt process per range
-    "test_read_plans.py",  # every preset's plans on the emulator
-    "test_report.py",  # executes notebooks into reports
-    "test_report_secrets.py",
-    "test_code_quality.py",  # ruff and mypy over the package
-    "test_fresh_machine.py",  # make and the system check in stand-in machines
-    "test_export.py",  # cbt processes create and read every design's tables
-    "test_table_ownership.py",  # two kernels, loads refused and cleaned up
-    "test_write_failures.py",  # Ctrl-C and silent listeners mid-write
-    "test_error_display.py",  # IPython kernels
-    "test_report_output.py",  # reports into unusable folders and full disks
-    "test_capacity.py",  # 100,000-event samples
-    "test_views.py",
-    "test_own_data.py",  # real files through every design
-    "test_rowkey_schema.py",  # every preset's keys checked one by one
-    "test_read_plan_matrix.py",  # every dataset × preset × query derived from the events
-    "test_compare_own_data.py",  # every design of real files compared
-}
-SLOW_TESTS = {
-    "test_modelled_figures_agree_with_the_emulator_on_every_preset",
-    "test_fast_evaluator_equals_the_contract_model_on_random_plans",
-    "test_load_presets_verify_and_run_every_query",
-    "test_round_trip_identical_via_workbench_and_cbt",
-    "test_capacity_counts_storage_and_does_not_depend_on_the_model_node_count",
-    "test_three_typical_wrong_answers_each_get_one_not_yet_line",
-    "test_users_own_plots_still_show_after_a_workbench_figure",  # a kernel
-    "test_random_schemas_round_trip_random_frames",
-    "test_random_plans_answer_exactly",
-    "test_every_preset_round_trips_and_answers_every_query_exactly",
-    "test_analysis_pngs_for_review",  # pictures written for a person to look at
-}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.path.name in SLOW_MODULES or item.originalname in SLOW_TESTS:
-            item.add_marker(pytest.mark.slow)

@@ -218,6 +218,7 @@ def test_compression_is_measured_on_the_cells():
     assert compression_ratio(noise) == pytest.approx(1.0, abs=0.1)
 
 
+@pytest.mark.slow
 def test_capacity_counts_storage_and_does_not_depend_on_the_model_node_count():
     import workbench as wb
     from workbench.analysis import analyze

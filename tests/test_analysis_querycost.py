@@ -65,6 +65,7 @@ def _random_plan(rng, cf):
     )
 
 
+@pytest.mark.slow
 def test_fast_evaluator_equals_the_contract_model_on_random_plans():
     rng = np.random.default_rng(7)
     for _ in range(250):

@@ -131,6 +131,7 @@ def test_fast_model_equals_the_contract_model_on_every_preset(games):
             )
 
 
+@pytest.mark.slow
 def test_modelled_figures_agree_with_the_emulator_on_every_preset(emulator):
     from workbench.bigtable.io import load
 

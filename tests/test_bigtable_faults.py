@@ -19,6 +19,8 @@ from workbench.cells import CellFrame
 from workbench.errors import LimitError, WriteError
 from workbench.schema.families import Family
 
+pytestmark = pytest.mark.slow  # emulators killed and restarted mid-write
+
 
 def _many(n_rows: int) -> CellFrame:
     keys = np.repeat(np.array([f"k{i:07d}" for i in range(n_rows)], dtype=object), 4)

@@ -130,6 +130,7 @@ def _parse_cbt_read(text: str) -> CellFrame:
     )
 
 
+@pytest.mark.slow
 def test_round_trip_identical_via_workbench_and_cbt(emulator, conn, table_factory):
     cells = _cells()
     tid = table_factory([Family("m"), Family("x")])
@@ -285,6 +286,7 @@ def test_a_row_over_4_mib_is_readable(conn, table_factory):
     assert res.cells.frame["value"].tolist() == [big]
 
 
+@pytest.mark.slow
 def test_load_presets_verify_and_run_every_query(emulator):
     for name, pattern in [
         ("fx_prices", "salted"),

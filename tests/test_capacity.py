@@ -23,6 +23,8 @@ from workbench.errors import WorkbenchError
 from workbench.schema import Family, max_age, max_versions
 from workbench.schema.families import intersection, union
 
+pytestmark = pytest.mark.slow  # 100,000-event samples
+
 T0 = 1_425_168_000_000_000  # 2015-03-01 UTC in µs
 SECONDS_PER_MONTH = 730 * 3600
 MONTHS_90D = 90 * 24 / 730  # 90 days in 730-hour months: 2.9589

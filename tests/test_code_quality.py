@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # ruff and mypy over the package
+
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 

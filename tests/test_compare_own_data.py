@@ -12,6 +12,8 @@ from vega_datasets import local_data
 import workbench as wb
 from workbench.errors import WorkbenchError
 
+pytestmark = pytest.mark.slow  # every design of real files compared
+
 F = Path(__file__).parent / "fixtures" / "owndata"
 
 

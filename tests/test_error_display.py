@@ -8,10 +8,13 @@ import re
 
 import nbclient
 import nbformat
+import pytest
 
 import workbench as wb
 from workbench.errors import SchemaError, error_line
 from workbench.ui._render import error_html
+
+pytestmark = pytest.mark.slow  # IPython kernels
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

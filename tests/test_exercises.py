@@ -91,6 +91,7 @@ def _context(name: str) -> tuple:
     return (ds,)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_three_typical_wrong_answers_each_get_one_not_yet_line(name, monkeypatch):
     # a near-miss name, an input the prose suggests and a typo: never a traceback, always one line

@@ -31,6 +31,8 @@ from workbench.schema import (
     union,
 )
 
+pytestmark = pytest.mark.slow  # cbt processes create and read every design's tables
+
 NAMES = wb.dataset_names()
 
 

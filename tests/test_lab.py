@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 from jupyter_client import BlockingKernelClient
 from labproc import (
     REPO,
@@ -33,6 +34,8 @@ from labproc import (
 from workbench import _watchdog
 from workbench.bigtable import emulator as emu_mod
 from workbench.lab import KERNEL_SHUTDOWN_WAIT
+
+pytestmark = pytest.mark.slow  # starts and signals JupyterLab
 
 STOP_BUDGET = 10.0  # s from the signal until JupyterLab, its kernels and the emulator are gone
 

@@ -9,6 +9,8 @@ import workbench as wb
 from workbench.datasets.queries import with_queries
 from workbench.errors import CollisionError, DatasetError, SchemaError
 
+pytestmark = pytest.mark.slow  # real files through every design
+
 F = Path(__file__).parent / "fixtures" / "owndata"
 
 

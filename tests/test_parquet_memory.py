@@ -13,6 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # 10 million events in a child process
+
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_parquet.py"
 BUDGET_MB = 2048
 EVENTS = 10_000_000

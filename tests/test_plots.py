@@ -115,6 +115,7 @@ def test_figure_html_embeds_a_png_that_works_offline(parts):
     assert "stops scaling at 9,800 writes/s" in page  # the ceiling line
 
 
+@pytest.mark.slow
 def test_analysis_pngs_for_review(parts, tmp_path):
     # the figures are written so a person can look at them (tmp_path/…png)
     for design, p in parts.items():
@@ -126,6 +127,7 @@ def test_analysis_pngs_for_review(parts, tmp_path):
     assert np.isfinite(parts["field_promotion"]["kd"].hotspot_factor)
 
 
+@pytest.mark.slow
 def test_users_own_plots_still_show_after_a_workbench_figure():
     """In a kernel, a workbench figure first must not stop df.plot() from displaying (inline backend)."""
     import nbformat

@@ -24,6 +24,8 @@ import workbench as wb
 from workbench.advisor.read_export import cbt_read_argv, python_read
 from workbench.bigtable.reader import read_plan
 
+pytestmark = pytest.mark.slow  # a cbt process per range
+
 CBT = shutil.which("cbt")
 
 

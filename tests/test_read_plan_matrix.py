@@ -30,6 +30,8 @@ import pytest
 
 import workbench as wb
 
+pytestmark = pytest.mark.slow  # every dataset x preset x query derived from the events
+
 FIXTURE = Path(__file__).parent / "fixtures" / "read_plan_matrix.csv"
 FIGURES = [
     "ranges",

@@ -14,6 +14,8 @@ import pytest
 import workbench as wb
 from workbench.schema.plan import ENUMERATE_VALUES_MAX
 
+pytestmark = pytest.mark.slow  # every preset's plans on the emulator
+
 
 def _row(name: str, pattern: str, query: str):
     ds = wb.load_dataset(name, size="workshop")

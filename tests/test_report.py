@@ -27,6 +27,8 @@ from workbench.report import ReportError, Scrubber, StaticWidgets, build_reports
 from workbench.report._findings import collect
 from workbench.report._widgets import StaticWidgetsPreprocessor
 
+pytestmark = pytest.mark.slow  # executes notebooks into reports
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "notebooks"
 REPO = Path(__file__).resolve().parent.parent
 PLANTED_KEY = "sk-planted-" + "f00dcafe" * 3

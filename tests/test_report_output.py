@@ -8,8 +8,11 @@ import sys
 import textwrap
 
 import nbformat
+import pytest
 
 from workbench.report import main_report
+
+pytestmark = pytest.mark.slow  # reports into unusable folders and full disks
 
 
 def _notebook(path, marker=None, big=0):

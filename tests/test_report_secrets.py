@@ -9,6 +9,8 @@ import pytest
 
 from workbench.report import Scrubber, export_html
 
+pytestmark = pytest.mark.slow  # executes notebooks into reports
+
 # Each planted secret and how it reaches the notebook.
 ENV = {
     "DB_PASSWORD": "abc&def<ghi>",  # shows up HTML-escaped in a rendered output

@@ -18,6 +18,8 @@ from workbench.schema.key_conformance import check_keys, conformance, design_key
 from workbench.schema.rowkey_schema import row_key_schema, row_key_schemas
 from workbench.schema.segments import Segment
 
+pytestmark = pytest.mark.slow  # every preset's keys checked one by one
+
 # The preset tables whose keys do not all conform, and why (everything else must conform):
 # a table has one row-key schema, so aggregate rows sharing it break it (G29), and Heroic's key
 # leaves empty tags out (G16).

@@ -71,6 +71,7 @@ def test_dataset_names_covered():
     assert sorted(DATASETS) == sorted(wb.dataset_names())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_every_preset_round_trips_and_answers_every_query_exactly(tiny, dataset):
     ds = tiny[dataset]
@@ -271,6 +272,7 @@ def schemas(draw):
     return Schema("random", RowKey(tuple(segs), delim), layout)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ds=frames(), schema=schemas())
 def test_random_schemas_round_trip_random_frames(ds, schema):
@@ -278,6 +280,7 @@ def test_random_schemas_round_trip_random_frames(ds, schema):
     pd.testing.assert_frame_equal(schema.from_cells(cells), ds.canonical())
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ds=frames(), schema=schemas(), data=st.data())
 def test_random_plans_answer_exactly(ds, schema, data):

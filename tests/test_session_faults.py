@@ -21,6 +21,8 @@ from workbench.bigtable.connection import DEFAULT_TIMEOUT
 from workbench.bigtable.reader import READ_IDLE_TIMEOUT
 from workbench.errors import EmulatorError, SchemaError, WriteError
 
+pytestmark = pytest.mark.slow  # frozen emulators: 10-15 s deadlines waited out
+
 CBT = "cbt"
 
 

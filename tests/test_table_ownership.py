@@ -15,6 +15,8 @@ import workbench as wb
 from workbench.bigtable import emulator as emu_mod
 from workbench.bigtable import ownership
 
+pytestmark = pytest.mark.slow  # two kernels, loads refused and cleaned up
+
 CBT_ARGS = ["cbt", "-project", "workbench", "-instance", "workbench"]
 
 

@@ -21,6 +21,8 @@ from workbench.schema.views import (
     view_queries,
 )
 
+pytestmark = pytest.mark.slow  # every design's views rendered
+
 WRITES_PER_NODE_S = 14_000  # Settings.writes_per_s_per_node (SSD planning figure)
 
 

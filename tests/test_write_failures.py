@@ -26,6 +26,8 @@ from workbench.cells import CellFrame
 from workbench.errors import EmulatorError, WorkbenchError
 from workbench.schema.families import Family
 
+pytestmark = pytest.mark.slow  # Ctrl-C and silent listeners mid-write
+
 
 def cbt_count(host: str, table: str) -> str:
     out = subprocess.run(
