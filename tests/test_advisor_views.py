@@ -66,8 +66,8 @@ def test_a_dual_written_table_gets_an_async_index(data):
     assert f.data["maintenance_writes"] == GAMES
     assert f.data["write_node_s"] == pytest.approx((2 * GAMES / 14_000, 2 * GAMES / 14_000))
     assert "no atomicity across tables" in f.evidence[2]
-    assert "ORDER BY game, ts, player" in f.fix
-    assert f.data["sql"]["by_game"].endswith("ORDER BY game, ts, player")
+    assert "ORDER BY game, ts, player, source_key" in f.fix
+    assert f.data["sql"]["by_game"].endswith("ORDER BY game, ts, player, source_key")
     assert f.suggestion.tables == ()
     assert not advise(ds, f.suggestion).by_rule("async_index")
 

@@ -39,6 +39,7 @@ from .segments import Field, Segment
 from .time_segments import ReversedTimestamp, Timestamp
 from .time_text import DEFAULT_FORMATS
 
+SOURCE_KEY = "source_key"  # an index's alias of the source row key (_key), last in its ORDER BY
 MAX_VIEWS_PER_TABLE = 5  # release notes, December 2025: up to 5 CMVs per source table
 EMULATOR_NOTE = EMULATOR_NOTES["views"]
 
@@ -78,6 +79,8 @@ def check_view_sql(sql: str) -> list[str]:
             "it needs a GROUP BY clause (a rollup) or an ORDER BY clause (an asynchronous "
             "secondary index), not both and not neither"
         )
+    if order and not group:
+        problems += _index_problems(up)
     if re.search(r"\bDESC\b", up):
         problems.append("DESC ordering is not supported (key order is ascending)")
     if re.search(r"\b(LIMIT|OFFSET)\b", up):
@@ -100,6 +103,34 @@ def check_view_sql(sql: str) -> list[str]:
         problems.append("ARRAY is not supported")
     if re.search(r"\b(DATE|DATETIME)\s*\(", up) or re.search(r"\bAS\s+(DATE|DATETIME)\b", up):
         problems.append("DATE/DATETIME outputs are not supported: output a TIMESTAMP or a string")
+    return problems
+
+
+def _index_problems(up: str) -> list[str]:
+    """An asynchronous secondary index's rules ("Create an asynchronous secondary index"): the
+    ORDER BY holds the source table's unmodified row key (``_key`` or its plain alias), so each
+    source row is one index row, and every ORDER BY column is an output of the SELECT."""
+    head, _, order = up.rpartition(" ORDER BY ")
+    select = head[len("SELECT ") :].partition(" FROM ")[0]
+    outputs = {m.group(1) for m in re.finditer(r"\bAS\s+(\w+)\s*(?:,|$)", select)}
+    outputs |= {m.group(1) for m in re.finditer(r"(?:^|,)\s*(\w+)\s*(?=,|$)", select)}
+    key_names = {"_KEY"} & outputs | {
+        m.group(1) for m in re.finditer(r"(?:^|,)\s*_KEY\s+AS\s+(\w+)", select)
+    }
+    order = re.split(r"\s+(?:LIMIT|OFFSET)\b", order)[0]  # refused on their own
+    items = [re.sub(r"\s+(?:ASC|DESC)$", "", i.strip()) for i in order.split(",")]
+    problems = []
+    if not key_names & set(items):
+        problems.append(
+            "an asynchronous secondary index must ORDER BY the source table's unmodified row key "
+            "(select _key AS source_key and end the ORDER BY with source_key): each source row "
+            "maps to one index row"
+        )
+    missing = [i for i in items if i not in outputs]
+    if missing:
+        problems.append(
+            f"every ORDER BY column must be in the SELECT list: {', '.join(missing).lower()} is not"
+        )
     return problems
 
 
@@ -227,15 +258,17 @@ class AsyncIndex:
             order.append(fields[seg])
         fams = [f.name for f in source.layout.families(measures)]
         return (
-            f"SELECT\n  {', '.join(order)},\n  _key AS source_key,\n  "
+            f"SELECT\n  {', '.join(order)},\n  _key AS {SOURCE_KEY},\n  "
             + ",\n  ".join(fams)
-            + f"\nFROM `{table}`\nORDER BY {', '.join(order)}"
+            + f"\nFROM `{table}`\nORDER BY {', '.join([*order, SOURCE_KEY])}"
         )
 
     def view_key(self, source: Schema) -> tuple[str, ...]:
+        """The index's row key: the ordered fields, then the source row key (documented: the
+        ORDER BY must hold the unmodified source key, so source rows and index rows pair 1:1)."""
         src = row_key_schema(source.key, source.table)
         names = {f.segment: f.name for f in src.fields}
-        return tuple(names[s] for s in self.key.segments if s in names)
+        return (*(names[s] for s in self.key.segments if s in names), SOURCE_KEY)
 
     def equivalent(self, source: Schema) -> Schema:
         """The client-maintained design storing the same rows: a second table (G05)."""
