@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 
 import pytest
 
@@ -129,33 +128,40 @@ def test_a_layout_a_view_cannot_read_is_named(ws):
     assert "a cell per measure" in t and "Tall" in t
 
 
-def test_the_sql_shows_at_once_and_the_costs_follow_on_the_next_turn(ws):
-    """Inside a running event loop (a kernel) a new view draws its SQL at once and its costs on
-    the loop's next turn; a view seen before is drawn from the cache well inside 250 ms."""
+def test_the_sql_shows_at_once_and_the_costs_follow_on_the_next_turn(ws, monkeypatch):
+    """Inside a running event loop (a kernel) a new view draws its SQL within the change itself
+    and its costs on a later turn of the loop; a view seen before is drawn from the Workspace's
+    cache within the change, nothing deferred. (How fast: bench/bench_views.py.)"""
     d = _designer(ws, "energy_meters", "sequential_id")
+    deferred: list[object] = []
+    later_of = d.later
 
-    async def change() -> tuple[float, str, str]:
-        t0 = time.perf_counter()
+    def counting_later(fn):
+        deferred.append(fn)
+        return later_of(fn)
+
+    monkeypatch.setattr(d, "later", counting_later)
+
+    async def change() -> tuple[str, str]:
         d.controls.view_kind.value = ROLLUP
-        first_ms = (time.perf_counter() - t0) * 1e3
-        first = d.views_panel.value
-        for _ in range(100):
+        first = d.views_panel.value  # what the change itself drew, before the loop turns
+        # wait for the state: the costs arrive on a later turn (a minute is never needed)
+        deadline = asyncio.get_running_loop().time() + 120
+        while "data-view-row" not in d.views_panel.value:
+            assert asyncio.get_running_loop().time() < deadline, "the costs never arrived"
             await asyncio.sleep(0.05)
-            if "data-view-row" in d.views_panel.value:
-                break
-        return first_ms, first, d.views_panel.value
+        return first, d.views_panel.value
 
-    first_ms, first, later = asyncio.run(change())
+    first, later = asyncio.run(change())
     assert (
         "data-view-sql" in first and "data-view-pending" in first and "data-view-row" not in first
     )
-    assert first_ms < 250, f"SQL drawn in {first_ms:.0f} ms"
-    assert "data-view-row" in later
+    assert len(deferred) == 1  # the costs: one piece of work handed to the loop
+    assert "data-view-row" in later and "data-view-pending" not in later
     d.controls.view_kind.value = NONE
-    t0 = time.perf_counter()
-    d.controls.view_kind.value = ROLLUP  # cached
-    assert (time.perf_counter() - t0) * 1e3 < 250
+    d.controls.view_kind.value = ROLLUP  # cached: drawn whole within the change
     assert d.views_panel.value == later
+    assert len(deferred) == 1  # nothing handed to the loop this time
 
 
 def test_schema_tab_shows_the_row_key_schema_and_conformance(ws):

@@ -109,21 +109,30 @@ def test_no_emulator_anywhere_says_how_to_install(monkeypatch, tmp_path):
         assert hint in msg
 
 
-def test_emulator_killed_while_in_use_fails_within_seconds(monkeypatch):
+def test_emulator_killed_while_in_use_fails_with_the_connections_deadline(monkeypatch):
     monkeypatch.delenv(emu_mod.ENV_HOST, raising=False)
     emu = Emulator(reuse=False).start()
     conn = Connection.emulator(emu.host, timeout=3.0)
     assert conn.list_tables() == []
     os.killpg(emu.pid, signal.SIGKILL)
-    time.sleep(0.2)
-    t0 = time.monotonic()
+    _wait_until_closed(emu.host)  # the state the test is about: nothing listens any more
     with pytest.raises(EmulatorUnavailable) as err:
         conn.list_tables()
-    assert time.monotonic() - t0 < 10
+    # The call gave up under the connection's own 3 s deadline (not a default 60 s one); how
+    # long failing takes is measured in bench/bench_failures.py.
+    assert "(deadline 3 s)" in str(err.value)
     # Killed, nothing listens on its port: the message says it stopped (not that it is frozen).
     assert "the emulator has stopped" in str(err.value) and "wb.setup()" in str(err.value)
     emu.stop()
     conn.close()
+
+
+def _wait_until_closed(host: str, timeout: float = 60.0) -> None:
+    """Return once nothing listens at ``host``; fail only if it still listens after a minute."""
+    deadline = time.monotonic() + timeout
+    while emu_mod.port_is_open(host):
+        assert time.monotonic() < deadline, f"{host} still listens {timeout:.0f} s on"
+        time.sleep(0.05)
 
 
 def test_background_emulator_via_state_file(monkeypatch, tmp_path):
@@ -138,8 +147,5 @@ def test_background_emulator_via_state_file(monkeypatch, tmp_path):
         assert reused.host == info["host"] and not reused.owned
     finally:
         emu_mod.stop_background()
-    deadline = time.monotonic() + 5
-    while emu_mod.port_is_open(info["host"]) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not emu_mod.port_is_open(info["host"])
+    _wait_until_closed(info["host"])
     assert emu_mod.read_state() is None
