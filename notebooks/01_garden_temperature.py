@@ -88,7 +88,9 @@ cmp
 #
 # The workbench creates the table and its column families, writes every cell, reads the table
 # back and checks it against the dataset. Then it runs the month query against the emulator and
-# shows the measured answer beside the model's prediction.
+# shows the measured answer beside the model's prediction. The table's summary ends with the `cbt`
+# command that counts its rows: paste it into a terminal to check the table with another client
+# (the cleanup cell at the end drops the table, so run it before that).
 
 # %%
 table = wb.emulator().load(ds, month)
@@ -214,7 +216,9 @@ garden_month.check(choice, ds)
 # %% [markdown]
 # ## Cleanup
 #
-# Drops the tables this notebook created and closes the figures.
+# Drops the tables this notebook created and closes the figures. The `cbt` commands printed with each
+# table above (`cbt … count <table>`) name those tables: run them before this cell — after it (or after
+# *Run All*, which ends here) the tables are gone and `cbt` answers that the table is not found.
 
 # %% tags=["cleanup"]
 wb.cleanup()

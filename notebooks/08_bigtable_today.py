@@ -45,12 +45,13 @@ wb.setup()
 
 # %%
 fx = wb.load_dataset("fx_prices", size="workshop")
-rks = wb.row_key_schemas(wb.preset("fx_prices", "pair_microseconds"))["main"]
+rks = wb.row_key_schemas(wb.preset("fx_prices", "pair_microseconds"), table_id="prices")["main"]
 print(rks.to_yaml())
-print(rks.gcloud_command("prices", "my-instance"))
+print(rks.gcloud_command("my-instance"))
 
 # %% [markdown]
-# With the schema set, SQL filters the key's parts by name. The workbench writes each bound as the key's
+# With the schema set, SQL filters the key's parts by name (on the same table, `prices`, that the
+# `gcloud` line sets the schema on). The workbench writes each bound as the key's
 # own text, so the comparison is exact:
 
 # %% tags=["G07"]
@@ -168,7 +169,9 @@ pd.DataFrame({"cells written (one per reading)": [len(energy.frame)],
 #
 # ## Cleanup
 #
-# Drops the tables this notebook created and closes the figures.
+# Drops the tables this notebook created and closes the figures. The `cbt` commands printed with each
+# table above (`cbt … count <table>`) name those tables: run them before this cell — after it (or after
+# *Run All*, which ends here) the tables are gone and `cbt` answers that the table is not found.
 
 # %% tags=["cleanup"]
 wb.cleanup()

@@ -71,10 +71,15 @@ def test_struct_round_trips_through_the_json_and_yaml_files():
     pb_json = at.Type.Struct.to_json(rks.to_proto())
     assert json.loads(pb_json)["fields"][0]["fieldName"] == "pair"
     assert json.loads(pb_json)["encoding"]["delimitedBytes"]["delimiter"] == "Iw=="
-    assert rks.gcloud_command("prices", "my-instance") == (
+    # without a table ID the line names a placeholder, never the design's logical name "main"
+    assert rks.table == "TABLE_ID" and " update TABLE_ID " in rks.gcloud_command()
+    named = row_key_schemas(wb.preset("fx_prices", "pair_microseconds"), table_id="prices")
+    assert named["main"].gcloud_command("my-instance") == (
         "gcloud beta bigtable tables update prices --instance=my-instance "
         "--row-key-schema-definition-file=row_key_schema.yaml --row-key-schema-pre-encoded-bytes"
     )
+    # the gcloud line and the SQL name the same table
+    assert "FROM `prices`" in named["main"].sql({"pair": "EUR/USD"})
 
 
 def test_fx_prices_sql_by_hand():

@@ -150,7 +150,7 @@ def key_conformance(
 ) -> dict[str, Conformance]:
     """Table → whether every key the design writes for ``ds`` conforms to its schema
     (``keys``: the distinct keys per table when already known, e.g. from an analysis)."""
-    schemas = row_key_schemas(schema)
+    schemas = {n: r.for_table(n) for n, r in row_key_schemas(schema).items()}  # by design name
     keys = design_keys(schema, ds) if keys is None else keys
     out = {}
     for name, rks in schemas.items():

@@ -19,8 +19,9 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -112,16 +113,22 @@ class RowKeySchema:
         """The definition file ``gcloud beta bigtable tables update`` reads (YAML)."""
         return "\n".join(_yaml(self.to_dict(), 0)) + "\n"
 
+    def for_table(self, table_id: str) -> RowKeySchema:
+        """This schema naming the table ``table_id`` (its gcloud line and its SQL alike)."""
+        return replace(self, table=table_id)
+
     def gcloud_command(
-        self,
-        table_id: str | None = None,
-        instance: str = "INSTANCE_ID",
-        path: str = "row_key_schema.yaml",
+        self, instance: str = "INSTANCE_ID", path: str = "row_key_schema.yaml"
     ) -> str:
-        """The command that sets this schema on a table (``path`` holds :meth:`to_yaml`)."""
+        """The command that sets this schema on the table it names (``path`` holds
+        :meth:`to_yaml`). The table is :attr:`table`, the one :meth:`sql` reads: give the
+        table's ID with ``row_key_schemas(design, table_id=…)`` or :meth:`for_table`; without
+        one it is the placeholder ``TABLE_ID``, never a design's logical name such as ``main``."""
         return (
-            f"gcloud beta bigtable tables update {table_id or self.table} --instance={instance} "
-            f"--row-key-schema-definition-file={path} --row-key-schema-pre-encoded-bytes"
+            f"gcloud beta bigtable tables update {shlex.quote(self.table)} "
+            f"--instance={shlex.quote(instance)} "
+            f"--row-key-schema-definition-file={shlex.quote(path)} "
+            "--row-key-schema-pre-encoded-bytes"
         )
 
     # -- SQL -------------------------------------------------------------------------
@@ -207,7 +214,8 @@ class RowKeySchema:
     # -- display ---------------------------------------------------------------------
     def explain(self) -> str:
         """What each field holds and what the schema cannot express."""
-        lines = [f"Row-key schema of {self.table!r} (delimiter {self.delimiter!r}):"]
+        named = "" if self.table == TABLE_PLACEHOLDER else f" of {self.table!r}"
+        lines = [f"Row-key schema{named} (delimiter {self.delimiter!r}):"]
         for f in self.fields:
             lines.append(f"  {f.name}: {f.sql_type}" + (f" — {f.note}" if f.note else ""))
         lines += [f"  • {n}" for n in self.notes]
@@ -333,8 +341,18 @@ def _fields_of(seg: Segment, delimiter: str, taken: set[str]) -> tuple[list[KeyF
     )
 
 
+TABLE_PLACEHOLDER = "TABLE_ID"  # what a schema names until it is given its table's ID
+TABLE_ID_SEPARATOR = "--"  # bigtable.admin.physical_table_id: <id>--<name> for a second table
+
+
+def physical_name(table_id: str, logical: str, main: str) -> str:
+    """The table ID the workbench gives logical table ``logical`` of a design loaded as
+    ``table_id`` (as ``bigtable.admin.physical_table_id``: the main table is ``table_id``)."""
+    return table_id if logical == main else f"{table_id}{TABLE_ID_SEPARATOR}{logical}"
+
+
 def row_key_schema(
-    key: RowKey, table: str = "main", families: tuple[str, ...] = ()
+    key: RowKey, table: str = TABLE_PLACEHOLDER, families: tuple[str, ...] = ()
 ) -> RowKeySchema:
     """The row-key schema of ``key`` (one STRING field per delimited part)."""
     if not isinstance(key, RowKey):
@@ -354,13 +372,18 @@ def row_key_schema(
     return RowKeySchema(table, key, tuple(fields), tuple(families), tuple(notes))
 
 
-def row_key_schemas(schema: Any) -> dict[str, RowKeySchema]:
-    """Every table of a design → its row-key schema (the main key for the main table).
+def row_key_schemas(schema: Any, table_id: str | None = None) -> dict[str, RowKeySchema]:
+    """Every logical table of a design → its row-key schema (the main key for the main table),
+    each naming its table's ID: ``table_id`` for the main table, ``<table_id>--<name>`` for a
+    second one (the IDs ``load``/``export`` give them); ``TABLE_ID`` when no ID is given.
 
     Aggregate rows (``agg#hourly#…``) share the main table under another key shape: they are
     checked against the main table's schema by :mod:`.key_conformance` and do not conform."""
     fams = schema.table_families()
+    base = table_id or TABLE_PLACEHOLDER
     return {
-        name: row_key_schema(key, name, tuple(f.name for f in fams.get(name, ())))
+        name: row_key_schema(
+            key, physical_name(base, name, schema.table), tuple(f.name for f in fams.get(name, ()))
+        )
         for name, key in schema.all_tables()
     }

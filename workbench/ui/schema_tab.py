@@ -4,7 +4,6 @@ each table's row-key schema (the ``gcloud`` file, GoogleSQL by field, the confor
 from __future__ import annotations
 
 import html
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -61,19 +60,17 @@ def example_sql(rks: RowKeySchema, ds: Dataset) -> str:
 def rowkey_html(schema: Schema, ds: Dataset, index: CellIndex, table_id: str) -> str:
     """Each table's row-key schema: the file ``gcloud`` takes, GoogleSQL by field name and
     whether every key the design writes for ``ds`` conforms (from the analysis's keys)."""
-    from ..bigtable.admin import physical_table_id
     from ..schema.key_conformance import key_conformance
     from ..schema.rowkey_schema import EMULATOR_NOTE, row_key_schemas
 
     try:
-        schemas = row_key_schemas(schema)
+        # the SQL and gcloud name the tables the designer creates
+        schemas = row_key_schemas(schema, table_id)
         verdicts = key_conformance(schema, ds, index_keys(index))
     except WorkbenchError as exc:
         return R.error_html(exc)
     parts = ["<h4>Row-key schema (structured row keys, Preview)</h4>"]
     for name, rks in schemas.items():
-        tid = physical_table_id(table_id, name, schema.table)
-        rks = replace(rks, table=tid)  # the SQL and gcloud name the table the designer creates
         v = verdicts.get(name)
         verdict = (
             f"<p class='{'good' if v.ok else 'bad'}' data-conformance='{name}'>"
