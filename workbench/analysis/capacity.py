@@ -56,6 +56,7 @@ from ._index import CellIndex
 from .compression import compression_ratio
 from .cpu_need import NodeNeed, UnitLimit, cpu_nodes, unit_limit
 from .keyspace import KeyDistribution
+from .pricing import Bill, monthly_bill
 from .retention import FamilyRetention, retention
 from .settings import DEFAULT, Settings
 from .tiers import TierSplit, tier_split, tier_text
@@ -104,6 +105,7 @@ class Capacity:
     cold_read_nodes: float = 0.0  # CPU (nodes) of reads served from the cold tier
     query_tiers: dict[str, float] = field(default_factory=dict)  # query: share of rows cold
     replication_gib_month: float = 0.0  # written bytes copied between clusters
+    bill: Bill | None = None  # the month's line items (pricing.monthly_bill)
     write_limited: bool = False  # the write rate exceeds the write ceiling
     query_ceiling_per_s: float = math.inf  # queries/s at which the most-read row fills a node
     read_row: str = ""  # that row
@@ -126,6 +128,9 @@ class Capacity:
 
     @property
     def monthly_cost(self) -> float:
+        """The bill's total: nodes, storage, replication network and the optional lines."""
+        if self.bill is not None:
+            return self.bill.total
         return self.node_cost_month + self.storage_cost_month
 
     @property
@@ -253,6 +258,9 @@ class Capacity:
                 "replication traffic (GiB per month)": self.replication_gib_month,
                 f"node cost per month (USD, prices of {st.prices_date})": self.node_cost_month,
                 f"storage cost per month (USD, prices of {st.prices_date})": self.storage_cost_month,
+                "replication network, backups, Data Boost per month (USD)": (
+                    self.monthly_cost - self.node_cost_month - self.storage_cost_month
+                ),
                 "total per month (USD)": self.monthly_cost,
             }
         )
@@ -337,9 +345,8 @@ class Capacity:
         """What the figures assume, stated next to them."""
         st = self.settings
         out = [
-            f"CPU target {self.cpu_target:.0%}: {self.clusters} cluster(s), {st.routing} routing"
-            + (", autoscaling" if st.autoscaling else "")
-            + " (Monitoring: recommended maximum CPU)",
+            f"CPU target {st.cpu_target_source}; {self.clusters} cluster(s), {st.routing} "
+            "routing" + (", autoscaling" if st.autoscaling else ""),
             f"units: {self.units_assumption}",
             f"storage: compressed bytes at ≤ {st.storage_utilization_target:.0%} of "
             f"{st.tb_per_node:g} TB per {self.storage} node; each family kept as its GC rule says",
@@ -349,8 +356,8 @@ class Capacity:
         if self.clusters > 1:
             out.append(
                 f"replication: every cluster applies every write; "
-                f"{self.replication_gib_month:,.0f} GiB/month copied between clusters "
-                "(network between regions is billed: see the pricing page)"
+                f"{self.replication_gib_month:,.0f} GiB/month copied between clusters, "
+                f"billed as {st.replication_network} network (analysis/pricing.py)"
             )
         if self.tiered:
             out.append(
@@ -516,8 +523,15 @@ def capacity(
     nodes_total = per_cluster * clusters
     gib = stored / ratio / 2**30 * clusters
     cold_gib = cold / ratio / 2**30 * clusters
-    node_cost = nodes_total * st.node_hour_usd * st.hours_per_month
-    storage_cost = (gib - cold_gib) * st.storage_gb_month_usd + cold_gib * st.cold_gb_month_usd
+    replication_gib = per_month / 2**30 * (clusters - 1)
+    bill = monthly_bill(
+        nodes_total,
+        hot_gib=gib - cold_gib,
+        cold_gib=cold_gib,
+        replication_gib=replication_gib,
+        settings=st,
+    )
+    node_cost, storage_cost = bill.usd("nodes"), bill.usd("storage")
     return Capacity(
         events=events,
         cells=n,
@@ -558,7 +572,8 @@ def capacity(
         cold_gib=float(cold_gib),
         cold_read_nodes=float(cold_read_nodes),
         query_tiers=dict(tiers.query_tiers or {}),
-        replication_gib_month=float(per_month / 2**30 * (clusters - 1)),
+        replication_gib_month=float(replication_gib),
+        bill=bill,
         settings=st,
         schema_name=schema_name,
         target_given=(

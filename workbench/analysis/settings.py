@@ -10,10 +10,20 @@ list prices (us-central1, on-demand) at the time of writing: change them with
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
 from dataclasses import dataclass
+from typing import Literal, get_args
+
+from ..errors import WorkbenchError
 
 # the read cost model is the planner's too: its type lives with the plans
 from ..schema.plan import ReadCosts
+
+StorageType = Literal["SSD", "HDD"]
+Routing = Literal["single-cluster", "multi-cluster"]
+Edition = Literal["enterprise", "enterprise-plus"]
+ReplicationNetwork = Literal["intra-region", "inter-region"]
 
 MB = 1_000_000
 MiB = 1 << 20
@@ -31,12 +41,23 @@ class Settings:
     # continuous materialized views: view-row updates per source row written (an assumption:
     # Google documents no CPU figure; see docs/architecture.md)
     view_updates_per_source_write: float = 1.0
-    # prices (USD, us-central1 on-demand list prices; dated: change them for your region)
+    # prices (USD, us-central1 on-demand list prices; dated: change them for your region). The
+    # price book, each figure's source or why it is an assumption: analysis/pricing.py
     prices_date: str = "2025-06"
-    node_hour_usd: float = 0.65
+    node_hour_usd: float = 0.65  # an Enterprise node
+    enterprise_plus_node_hour_usd: float = 0.845  # assumption (pricing.py: PRICE_SOURCES)
     ssd_gb_month_usd: float = 0.17  # per GiB-month of compressed data
     hdd_gb_month_usd: float = 0.026
     hours_per_month: float = 730.0
+    # replication network: the bytes written, copied to every other cluster, per GiB
+    replication_network: ReplicationNetwork = "inter-region"  # where the clusters are
+    intra_region_replication_gib_usd: float = 0.01  # assumption (pricing.py)
+    inter_region_replication_gib_usd: float = 0.02  # assumption (pricing.py)
+    # optional lines of the bill (0: not on the bill)
+    backup_copies: int = 0  # full backups kept, each the size of the table (one copy)
+    backup_gb_month_usd: float = 0.026  # assumption (pricing.py)
+    data_boost_spu_hours_per_month: float = 0.0  # Data Boost serverless processing units
+    data_boost_spu_hour_usd: float = 0.000845  # assumption (pricing.py)
     # limits (G10, G19, G20); the emulator enforces none of them
     cell_advisory_bytes: int = 10 * MB
     cell_hard_bytes: int = 100 * MiB
@@ -78,13 +99,13 @@ class Settings:
     ceiling_headroom: float = 10.0  # compare: ceilings all this far above the rate rank as a tie
     hotspot_share: float = 0.5  # a tablet with half the load is a hotspot more keys do not spread
     clusters: int = 1  # replication: every cluster stores and applies every write
-    routing: str = "single-cluster"  # app profile routing: "single-cluster" or "multi-cluster"
+    routing: Routing = "single-cluster"  # app profile routing
     autoscaling: bool = False  # clusters scale themselves to the CPU target (Autoscaling)
     entities_grow: bool = False  # at a higher rate: False, the dataset's entities each write
     # faster (a fixed set: pairs, salt buckets); True, production adds entities like them
     storage_utilization_target: float = 0.70  # keep stored bytes ≤ 70 % of a node's storage
     # (Monitoring: "Disk usage"; Quotas and limits: storage per node)
-    storage: str = "SSD"  # "SSD" or "HDD" (one type per instance)
+    storage: StorageType = "SSD"  # one type per instance ("ssd"/"hdd" are read as upper case)
     ssd_tb_per_node: float = 5.0  # storage per node, current "Quotas and limits" (older docs: 2.5)
     hdd_tb_per_node: float = 16.0  # (older docs: 8)
     hdd_reads_per_s_per_node: float = 500.0
@@ -115,7 +136,7 @@ class Settings:
     cold_writes_per_s_per_node: float = 10_000.0
     cold_scan_bytes_per_s_per_node: float = 36 * MB
     cold_gb_month_usd: float = 0.026  # assumption: the HDD list price (check the pricing page)
-    edition: str = "enterprise"  # "enterprise" or "enterprise-plus" (tiering needs either)
+    edition: Edition = "enterprise"  # tiering needs either
     tiered_tb_per_node: float = 32.0  # hot + cold per node with tiering, Enterprise
     tiered_tb_per_node_plus: float = 64.0  # ... Enterprise Plus
     in_memory_tier: bool = False  # Enterprise Plus in-memory tier (Preview)
@@ -164,11 +185,30 @@ class Settings:
 
     @property
     def replication_cpu_target(self) -> float:
-        """The recommended CPU target for this replication: 35 % only with two or more clusters,
-        multi-cluster routing and no autoscaling; otherwise 70 % (Monitoring, "CPU usage")."""
+        """The recommended CPU target for this replication (Monitoring, "CPU usage"): 70 % for
+        single-cluster routing or autoscaling; 35 % for two clusters with multi-cluster routing
+        and no autoscaling. For three or more such clusters the page gives no figure ("depends
+        on your configuration"): the assumption here keeps the 2-cluster rule's reason, that
+        the other clusters absorb a failed one's traffic under ``cpu_target``, so
+        ``cpu_target × (N − 1) / N`` (N = 2 gives the documented 35 %; 3 gives 46.7 %)."""
         if self.clusters >= 2 and self.routing == "multi-cluster" and not self.autoscaling:
-            return self.cpu_target_multi_cluster
+            if self.clusters == 2:
+                return self.cpu_target_multi_cluster
+            return self.cpu_target * (self.clusters - 1) / self.clusters
         return self.cpu_target
+
+    @property
+    def cpu_target_source(self) -> str:
+        """Where :attr:`replication_cpu_target` comes from, in one line every view can print."""
+        t = self.replication_cpu_target
+        if self.clusters >= 3 and self.routing == "multi-cluster" and not self.autoscaling:
+            return (
+                f"{t:.1%}: assumption for {self.clusters} clusters, multi-cluster routing, no "
+                f"autoscaling (Monitoring gives no figure for 3+: the other clusters must absorb "
+                f"a failed one's traffic under {self.cpu_target:.0%}, "
+                f"{self.cpu_target:.0%} × {self.clusters - 1}/{self.clusters})"
+            )
+        return f"{t:.0%}: Monitoring, recommended maximum average CPU"
 
     @property
     def tb_per_node(self) -> float:
@@ -178,53 +218,80 @@ class Settings:
     def storage_gb_month_usd(self) -> float:
         return self.hdd_gb_month_usd if self.storage.upper() == "HDD" else self.ssd_gb_month_usd
 
+    def __post_init__(self) -> None:
+        """Refuse a bad value when the settings are made, naming it and what is accepted (as
+        xarray's ``set_options`` does): ``Settings(storage="tape")`` never builds."""
+        if isinstance(self.storage, str) and self.storage.upper() in get_args(StorageType):
+            object.__setattr__(self, "storage", self.storage.upper())
+        for name, kind in _CHOICES.items():
+            value, allowed = getattr(self, name), get_args(kind)
+            if value not in allowed:
+                raise WorkbenchError(
+                    f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}."
+                )
+        _check_counts(self)
+        _check_shares(self)
+        _check_choices(self)
+
     def replace(self, **changes: object) -> Settings:
+        """These settings with ``changes``; an unknown name is refused with the known ones (a
+        bad value is refused by ``__post_init__``, as at construction)."""
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
-            from ..errors import WorkbenchError
-
             known = ", ".join(f.name for f in dataclasses.fields(self))
             raise WorkbenchError(
                 f"Unknown analysis setting(s) {sorted(unknown)}; known settings: {known}."
             )
-        out = dataclasses.replace(self, **changes)  # type: ignore[arg-type]
-        if out.storage.upper() not in ("SSD", "HDD"):
-            from ..errors import WorkbenchError
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
-            raise WorkbenchError(f"storage must be 'SSD' or 'HDD', got {out.storage!r}.")
-        if not (0.0 <= out.scan_fixed_share < 1.0 and 0.0 <= out.request_share <= 1.0):
-            from ..errors import WorkbenchError
 
-            raise WorkbenchError(
-                "scan_fixed_share must be in [0, 1) and request_share in [0, 1], got "
-                f"{out.scan_fixed_share} and {out.request_share}."
-            )
-        if out.planning_row_cells < 1:
-            from ..errors import WorkbenchError
+_CHOICES = {
+    "storage": StorageType,
+    "routing": Routing,
+    "edition": Edition,
+    "replication_network": ReplicationNetwork,
+}
 
-            raise WorkbenchError(
-                f"planning_row_cells must be at least 1, got {out.planning_row_cells}."
-            )
-        if out.clusters < 1:
-            from ..errors import WorkbenchError
 
-            raise WorkbenchError(f"clusters must be at least 1, got {out.clusters}.")
-        _check_choices(out)
-        return out
+def _check_counts(st: Settings) -> None:
+    """Whole counts where Bigtable counts: clusters, nodes, backups."""
+    for name, least in (
+        ("clusters", 1),
+        ("nodes", 1),
+        ("min_nodes", 1),
+        ("planning_row_cells", 1),
+        ("backup_copies", 0),
+    ):
+        v = getattr(st, name)
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < least:
+            raise WorkbenchError(f"{name} must be a whole number ≥ {least}, got {v!r}.")
+
+
+def _check_shares(st: Settings) -> None:
+    """Targets are shares of a node; prices, hours and months are not negative."""
+    for name in ("cpu_target", "cpu_target_multi_cluster", "storage_utilization_target"):
+        v = getattr(st, name)
+        if not 0.0 < v <= 1.0:
+            raise WorkbenchError(f"{name} must be in (0, 1], got {v}.")
+    if not (0.0 <= st.scan_fixed_share < 1.0 and 0.0 <= st.request_share <= 1.0):
+        raise WorkbenchError(
+            "scan_fixed_share must be in [0, 1) and request_share in [0, 1], got "
+            f"{st.scan_fixed_share} and {st.request_share}."
+        )
+    prices = [f.name for f in dataclasses.fields(st) if f.name.endswith("_usd")]
+    for name in (*prices, "data_boost_spu_hours_per_month"):
+        v = getattr(st, name)
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+            raise WorkbenchError(f"{name} must be a finite number ≥ 0, got {v!r}.")
+    for name in ("hours_per_month", "retention_months"):
+        v = getattr(st, name)
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            raise WorkbenchError(f"{name} must be a finite number > 0, got {v!r}.")
 
 
 def _check_choices(st: Settings) -> None:
-    """Routing, edition, tiering and the utilisation target: refused with what is accepted."""
-    from ..errors import WorkbenchError
-
-    if st.routing not in ("single-cluster", "multi-cluster"):
-        raise WorkbenchError(
-            f"routing must be 'single-cluster' or 'multi-cluster', got {st.routing!r}."
-        )
-    if st.edition not in ("enterprise", "enterprise-plus"):
-        raise WorkbenchError(
-            f"edition must be 'enterprise' or 'enterprise-plus', got {st.edition!r}."
-        )
+    """What Bigtable refuses together: the in-memory tier without Enterprise Plus, tiering
+    below its shortest age or on HDD."""
     if st.in_memory_tier and st.edition != "enterprise-plus":
         raise WorkbenchError(
             "in_memory_tier needs edition='enterprise-plus' (the in-memory tier is part of "
@@ -236,12 +303,8 @@ def _check_choices(st: Settings) -> None:
                 f"tiered_after_days must be at least {st.tiered_min_days:g} days (the shortest "
                 f"age a tiering rule accepts), got {st.tiered_after_days:g}."
             )
-        if st.storage.upper() != "SSD":
+        if st.storage != "SSD":
             raise WorkbenchError("tiered storage needs SSD clusters; storage is HDD.")
-    if not 0.0 < st.storage_utilization_target <= 1.0:
-        raise WorkbenchError(
-            f"storage_utilization_target must be in (0, 1], got {st.storage_utilization_target}."
-        )
 
 
 DEFAULT = Settings()

@@ -1,0 +1,120 @@
+"""The bill as line items (analysis/pricing.py), each derived by hand from the unit prices in
+settings: nodes by edition (Enterprise Plus and its in-memory tier at the Enterprise Plus
+price), storage, replication network (intra- vs inter-region), backups and Data Boost; and
+the CPU target for three or more clusters, stated as an assumption."""
+
+from __future__ import annotations
+
+import pytest
+
+import workbench as wb
+from workbench.analysis import analyze
+from workbench.analysis.pricing import PRICE_SOURCES, monthly_bill
+from workbench.analysis.settings import DEFAULT, Settings
+
+H = 730.0  # hours in a billed month (settings.hours_per_month)
+
+
+def test_an_enterprise_bill_is_nodes_and_storage():
+    bill = monthly_bill(3, hot_gib=100.0)
+    # by hand: 3 nodes × 730 h × $0.65 = $1,423.50; 100 GiB × $0.17 = $17.00
+    assert [line.item for line in bill.lines] == ["nodes (Enterprise, SSD)", "storage (SSD)"]
+    assert bill.usd("nodes") == pytest.approx(1423.50)
+    assert bill.usd("storage") == pytest.approx(17.00)
+    assert bill.total == pytest.approx(1440.50)
+    assert bill.prices_date == DEFAULT.prices_date
+    assert "1,440" in bill.text() and DEFAULT.prices_date in bill.text()
+
+
+def test_enterprise_plus_nodes_and_the_in_memory_tier_are_priced_as_enterprise_plus():
+    # the issue's case: the in-memory tier's 36 nodes were billed at $0.65 (Enterprise)
+    plus = Settings(edition="enterprise-plus", in_memory_tier=True)
+    bill = monthly_bill(36, hot_gib=0.0, settings=plus)
+    # by hand: 36 × 730 h × $0.845 = $22,206.60 (not 36 × 730 × $0.65 = $17,082)
+    assert bill.usd("nodes") == pytest.approx(22_206.60)
+    assert bill.lines[0].item == "nodes (Enterprise Plus (in-memory tier), SSD)"
+    assert "assumption" in bill.lines[0].source  # the stored page has no figure for it
+    # a user's own price for their region replaces the assumption
+    own = plus.replace(enterprise_plus_node_hour_usd=1.0)
+    assert monthly_bill(36, hot_gib=0.0, settings=own).usd("nodes") == pytest.approx(36 * H)
+
+
+def test_replication_network_is_priced_by_where_the_clusters_are():
+    # the issue's case: 49,403 GiB/month copied between 2 clusters was not priced
+    two = Settings(clusters=2)
+    inter = monthly_bill(6, hot_gib=0.0, replication_gib=49_403.0, settings=two)
+    intra = monthly_bill(
+        6,
+        hot_gib=0.0,
+        replication_gib=49_403.0,
+        settings=two.replace(replication_network="intra-region"),
+    )
+    # by hand: 49,403 GiB × $0.02 = $988.06 between regions; × $0.01 = $494.03 within one
+    assert inter.usd("replication network") == pytest.approx(988.06)
+    assert intra.usd("replication network") == pytest.approx(494.03)
+    assert inter.total - intra.total == pytest.approx(494.03)
+    # one cluster copies nothing: no network line
+    assert not [x for x in monthly_bill(3, hot_gib=1.0).lines if "network" in x.item]
+
+
+def test_backups_cold_tier_and_data_boost_are_optional_lines():
+    st = Settings(clusters=2, backup_copies=2, data_boost_spu_hours_per_month=1000.0)
+    bill = monthly_bill(4, hot_gib=200.0, cold_gib=50.0, replication_gib=0.0, settings=st)
+    items = [line.item for line in bill.lines]
+    assert items == [
+        "nodes (Enterprise, SSD)",
+        "storage (SSD)",
+        "storage (infrequent-access tier)",
+        "backups (2 full)",
+        "Data Boost",
+    ]
+    # by hand: backups hold one copy of the table (250 GiB over 2 clusters = 125 GiB) twice:
+    # 250 GiB × $0.026 = $6.50; cold 50 GiB × $0.026 = $1.30; 1,000 SPU-h × $0.000845
+    assert bill.usd("backups") == pytest.approx(6.50)
+    assert bill.usd("storage (infrequent") == pytest.approx(1.30)
+    assert bill.usd("Data Boost") == pytest.approx(0.845)
+    # nodes 4 × 730 × 0.65 = 1,898; SSD 200 × 0.17 = 34
+    assert bill.total == pytest.approx(1898.0 + 34.0 + 1.30 + 6.50 + 0.845)
+    frame = bill.frame()
+    assert list(frame["USD per month"].round(3)) == [1898.0, 34.0, 1.3, 6.5, 0.845]
+
+
+def test_every_price_setting_has_a_source_and_hdd_uses_its_own_price():
+    prices = {f for f in Settings.__dataclass_fields__ if f.endswith("_usd")}
+    assert prices == set(PRICE_SOURCES)
+    hdd = monthly_bill(1, hot_gib=1000.0, settings=Settings(storage="HDD"))
+    assert hdd.usd("storage") == pytest.approx(26.0)  # 1,000 GiB × $0.026
+
+
+@pytest.mark.parametrize(
+    ("clusters", "routing", "autoscaling", "target"),
+    [
+        (1, "multi-cluster", False, 0.70),
+        (2, "single-cluster", False, 0.70),
+        (2, "multi-cluster", True, 0.70),
+        (2, "multi-cluster", False, 0.35),  # documented (Monitoring)
+        (3, "multi-cluster", False, 0.70 * 2 / 3),  # assumption: N−1 clusters absorb one
+        (4, "multi-cluster", False, 0.70 * 3 / 4),
+    ],
+)
+def test_three_or_more_clusters_get_their_own_stated_target(clusters, routing, autoscaling, target):
+    st = Settings(clusters=clusters, routing=routing, autoscaling=autoscaling)
+    assert st.replication_cpu_target == pytest.approx(target)
+    says_assumption = "assumption" in st.cpu_target_source
+    assert says_assumption == (clusters >= 3 and routing == "multi-cluster" and not autoscaling)
+
+
+def test_capacity_totals_the_bill_lines():
+    ds = wb.load_dataset("garden_temperature", size="small")
+    schema = wb.preset("garden_temperature", wb.pattern_names("garden_temperature")[0])
+    st = Settings(clusters=2, edition="enterprise-plus")
+    cap = analyze(ds, schema, settings=st, events_per_s=1000.0).capacity
+    # by hand from the capacity's own quantities and the unit prices
+    nodes = cap.nodes_needed * H * 0.845
+    storage = cap.stored_gib * 0.17
+    network = cap.replication_gib_month * 0.02
+    assert cap.replication_gib_month > 0
+    assert cap.node_cost_month == pytest.approx(nodes)
+    assert cap.storage_cost_month == pytest.approx(storage)
+    assert cap.monthly_cost == pytest.approx(nodes + storage + network)
+    assert "inter-region network" in " ".join(cap.assumptions())
