@@ -129,6 +129,39 @@ def _cast(expr: str, dtype: str | None) -> str:
     return f"CAST({expr} AS STRING)"
 
 
+# a column _cast made: (CAST(CAST() its map access (AS STRING) AS T)) AS `alias`
+_CAST_COLUMN = re.compile(
+    r"^(CAST\((?:CAST\()?)(.*?)( AS STRING\)(?: AS \w+\))?(?: = 'true')?) AS (`.*`)$"
+)
+
+
+def _unpacked(cols: list[str], src: str, tail: list[str]) -> list[str]:
+    """A history read whose values are cast: with ``with_history => TRUE`` a column is an
+    ARRAY<STRUCT<timestamp, value>>, which no scalar CAST takes. The inner query reads the raw
+    columns (the plan's WHERE, order and row limit apply to rows there), ``UNPACK`` turns each
+    cell version into a row with its ``_timestamp``, and the outer SELECT casts each value
+    (GoogleSQL for Bigtable: "Table functions (built in)", UNPACK)."""
+    inner, outer = [], []
+    for c in cols:
+        m = _CAST_COLUMN.match(c)
+        if m is None:  # not cast: passed through as UNPACK gives it
+            alias = c.rpartition(" AS ")[2]
+            inner.append(c)
+            outer.append(alias)
+            continue
+        pre, raw, post, alias = m.groups()
+        inner.append(f"{raw} AS {alias}")
+        outer.append(f"{pre}{alias}{post} AS {alias}")
+    return [
+        "SELECT _key, _timestamp, " + ",\n       ".join(outer),
+        "FROM UNPACK((",
+        "  SELECT _key, " + ",\n         ".join(inner),
+        f"  FROM {src}",
+        *(f"  {line}" for line in tail),
+        "))",
+    ]
+
+
 def _sql_tail(plan: ReadPlan) -> list[str]:
     """WHERE / ORDER BY / LIMIT for one request of a plan."""
     where = []
@@ -449,19 +482,9 @@ class Export:
                 and flt.row_key_regex is None
             )
             cells_in_time = flt.time_range_us is not None and not key_bounds_time
-            if (
-                cells_in_time and not history
-            ):  # the key does not pin the time: filter cell timestamps
-                history = True
-                cols = [
-                    re.sub(
-                        r"^CAST\(CAST\((.*) AS STRING\) AS \w+\)|^CAST\((.*) AS STRING\)( = 'true')?",
-                        lambda m: m.group(1) or m.group(2),
-                        c,
-                    )
-                    for c in cols
-                ]
-            if history or flt.latest_versions:
+            # the key does not pin the time: filter cell timestamps (each column's versions)
+            history = history or cells_in_time or bool(flt.latest_versions)
+            if history:
                 args.append("with_history => TRUE")
                 if flt.time_range_us is not None:
                     lo, hi = flt.time_range_us
@@ -480,7 +503,13 @@ class Export:
                 head.append(
                     "-- full-table scan: every row is read (G04); a second table keyed for it avoids that (G05)"
                 )
-            if history:
+            unpack = history and any(_CAST_COLUMN.match(c) for c in cols)
+            if unpack:
+                head.append(
+                    "-- with_history: UNPACK gives one row per cell version (its _timestamp), "
+                    "so each value is cast one by one"
+                )
+            elif history:
                 head.append(
                     "-- with_history: each column is the list of its (timestamp, value) cells in the time range"
                 )
@@ -488,14 +517,18 @@ class Export:
                 head.append(f"-- then {q.aggregate} on the rows returned")
             select = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
             parts = plan.parts()
+
+            def one(p: ReadPlan) -> list[str]:
+                return _unpacked(cols, src, _sql_tail(p)) if unpack else select + _sql_tail(p)
+
             if len(parts) == 1:
-                body = select + _sql_tail(plan)
+                body = one(plan)
             else:
                 # a rows limit per range: one sub-query per range, each with its own limit
                 head.append(f"-- {len(parts)} ranges, each with its own ORDER BY … LIMIT")
                 if plan.client_keeps:
                     head.append(f"-- then keep the newest {plan.client_keeps} of these rows")
-                subs = ["(" + "\n ".join(select + _sql_tail(p)) + ")" for p in parts]
+                subs = ["(" + "\n ".join(one(p)) + ")" for p in parts]
                 body = ["\nUNION ALL\n".join(subs)]
             out[q.name] = "\n".join(head + body)
         return out

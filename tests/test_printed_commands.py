@@ -1,0 +1,231 @@
+"""Every command and statement the workbench prints runs as printed against the table it names.
+
+* ``cbt`` lines (the table summary's ``cbt … count``, the designer's *Schema & cbt* script) are
+  run through a shell, exactly as printed, against the session's real emulator.
+* GoogleSQL (exports, row-key-schema SQL, continuous materialized views) cannot run on the
+  emulator (``ExecuteQuery`` answers 501), so every statement is parsed with sqlglot's BigQuery
+  dialect (GoogleSQL) and held to the documented rules, checked on the parse tree:
+  - "Table functions (built in)": with ``with_history => TRUE`` a column is
+    ``MAP<key, ARRAY<STRUCT<timestamp, value>>>``, so no scalar CAST may take ``family['q']``
+    there; ``UNPACK`` gives one row per version first.
+  - "Create an asynchronous secondary index": the ORDER BY holds the source table's unmodified
+    row key (``_key`` or a plain alias of it), every ORDER BY column is selected.
+* The row-key-schema ``gcloud`` line names the same table as its SQL: the table's ID.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import uuid
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+import workbench as wb
+from workbench.advisor.export import export
+from workbench.bigtable import admin
+from workbench.errors import SchemaError
+from workbench.schema.rowkey_schema import row_key_schemas
+from workbench.schema.views import view_designs
+
+pytestmark = pytest.mark.slow  # emulator tables, cbt processes, every preset's SQL
+
+NAMES = wb.dataset_names()
+
+
+@pytest.fixture(scope="module")
+def data() -> dict:
+    return {n: wb.load_dataset(n, size="tiny") for n in NAMES}
+
+
+def _shell(line: str, host: str) -> subprocess.CompletedProcess:
+    """A printed line run by a shell, with the emulator exported as the printout says."""
+    env = {**os.environ, "BIGTABLE_EMULATOR_HOST": host}
+    return subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, timeout=120)
+
+
+# ----------------------------------------------------------------------------- cbt
+
+
+def test_the_table_summary_cbt_count_runs_as_printed(emulator, data):
+    ds = data["garden_temperature"]
+    tid = f"printed-{uuid.uuid4().hex[:8]}"
+    table = emulator.load(ds, wb.preset("garden_temperature", "month_rows"), table_id=tid)
+    try:
+        line = table.cbt_command("count", table.table_id)
+        assert line in table._repr_html_()  # the line the notebook shows
+        r = _shell(line, emulator.host)
+        assert r.returncode == 0, r.stderr
+        # month_rows: one row per garden and calendar month, counted from the events by hand
+        months = ds.frame[ds.time].dt.strftime("%Y%m")
+        rows = len(set(zip(ds.frame["garden"], months, strict=True)))
+        assert int(r.stdout.strip()) == rows
+    finally:
+        table.drop()
+    # after the cleanup (what 01's last cell does) the same line finds no table
+    r = _shell(line, emulator.host)
+    assert r.returncode != 0 and "not found" in (r.stderr + r.stdout).lower()
+
+
+def test_the_designer_cbt_script_runs_as_printed(emulator, data):
+    from workbench.ui.emulator_tab import table_id_for
+    from workbench.ui.schema_tab import cbt_commands
+
+    ds = data["energy_meters"]
+    schema = wb.preset("energy_meters", "hourly_aggregates")  # an aggregate family too
+    script = cbt_commands(schema, ds, emulator)
+    tid = table_id_for(ds, schema)
+    assert "export BIGTABLE_EMULATOR_HOST=" in script  # the printout says how to point cbt
+    lines = [x for x in script.splitlines() if x.strip() and not x.startswith("#")]
+    assert lines and all(f" {tid}" in x for x in lines)
+    try:
+        for line in lines:
+            r = _shell(line, emulator.host)
+            assert r.returncode == 0, f"{line}: {r.stderr}"
+        fams = {f.name for fs in schema.bind(ds).table_families().values() for f in fs}
+        r = _shell(
+            f"cbt -project {emulator.project} -instance {emulator.instance} ls {tid}",
+            emulator.host,
+        )
+        assert r.returncode == 0, r.stderr
+        listed = {line.split()[0] for line in r.stdout.splitlines()[2:] if line.strip()}
+        assert listed == fams
+    finally:
+        conn = emulator.connection()
+        if tid in conn.list_tables():
+            admin.drop_table(conn, tid, confirm=tid)
+
+
+def test_the_designer_gcloud_line_and_sql_name_the_designers_table(data):
+    from workbench.ui.schema_tab import example_sql, rowkey_html
+
+    ds = data["game_scores"]
+    schema = wb.preset("game_scores", "two_tables")
+    analysis = wb.analyze(ds, schema)
+    page = rowkey_html(schema, ds, analysis.index, "scores-abc")
+    gcloud = re.findall(r"gcloud beta bigtable tables update (\S+) ", page)
+    # the main table and the second table, by the IDs load() gives them
+    assert gcloud == ["scores-abc", "scores-abc--by_game"]
+    for rks in row_key_schemas(schema, "scores-abc").values():
+        assert rks.table in gcloud
+        assert f"FROM `{rks.table}`" in example_sql(rks, ds)
+    assert " main " not in page and "`main`" not in page
+
+
+def test_row_key_schema_names_follow_the_loaders_table_ids():
+    from workbench.bigtable.admin import table_ids
+
+    schema = wb.preset("game_scores", "two_tables")
+    named = {n: r.table for n, r in row_key_schemas(schema, "g-1").items()}
+    assert named == table_ids("g-1", list(named), schema.table)
+    with pytest.raises(SchemaError, match="not a segment"):
+        row_key_schemas(schema, "g-1")["main"].sql({"nope": 1})
+
+
+# ----------------------------------------------------------------------------- SQL
+
+
+def _with_history(select: exp.Select) -> bool:
+    src = select.args.get("from_") or select.args.get("from")
+    if src is None or not isinstance(src.this, exp.Table):
+        return False
+    fn = src.this.this
+    return isinstance(fn, exp.Anonymous) and any(
+        isinstance(a, exp.Kwarg) and a.this.name.lower() == "with_history" and a.expression.this
+        for a in fn.expressions
+    )
+
+
+def _history_casts(tree: exp.Expression) -> list[str]:
+    """Scalar CASTs of a family's cell (``family['q']``) in a SELECT that reads history."""
+    bad = []
+    for select in tree.find_all(exp.Select):
+        if not _with_history(select):
+            continue
+        for e in select.expressions:
+            for cast in e.find_all(exp.Cast):
+                if cast.find(exp.Bracket) is not None:
+                    bad.append(cast.sql("bigquery"))
+    return bad
+
+
+def _parse(sql: str) -> exp.Expression:
+    body = "\n".join(x for x in sql.splitlines() if not x.startswith("--"))
+    return sqlglot.parse_one(body, read="bigquery")
+
+
+def test_every_exported_statement_parses_and_casts_no_history_array(data):
+    seen = unpacked = 0
+    for name in NAMES:
+        ds = data[name]
+        for pattern in wb.pattern_names(name):
+            for q, sql in export(wb.preset(name, pattern), ds, table_id="t").sql().items():
+                if sql.startswith("-- ") and "cannot serve" in sql.splitlines()[0]:
+                    continue
+                tree = _parse(sql)  # raises sqlglot.ParseError on a statement that is not SQL
+                assert _history_casts(tree) == [], f"{name}/{pattern}/{q}:\n{sql}"
+                seen += 1
+                unpacked += "UNPACK((" in sql
+    assert seen > 100 and unpacked > 0
+
+
+def test_a_history_read_unpacks_before_it_casts():
+    # at workshop size LoL has 510 players: the key stops at the game, the month is a cell
+    # timestamp filter, so the read needs the cells' history (see test_export.test_sql_details)
+    big = wb.load_dataset("game_scores", size="workshop")
+    sql = export(wb.preset("game_scores", "game_player_time"), big, table_id="t").sql()
+    text = sql["lol_march"]
+    tree = _parse(text)
+    outer = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    assert [c.alias_or_name for c in outer.expressions][:2] == ["_key", "_timestamp"]
+    fn = (outer.args.get("from_") or outer.args.get("from")).this.this
+    assert isinstance(fn, exp.Anonymous) and fn.name.upper() == "UNPACK"
+    inner = fn.find(exp.Select)
+    assert _with_history(inner) and not inner.find(exp.Cast)  # raw version arrays inside
+    # and the casts outside name the unpacked columns, not the family
+    casts = [c.sql("bigquery") for c in outer.find_all(exp.Cast)]
+    assert casts and all("GAME" not in c for c in casts)
+    # the pre-fix form, a scalar cast over the history column, is what the rule catches
+    before = "SELECT _key, CAST(CAST(`GAME`['KDA'] AS STRING) AS FLOAT64) AS kda FROM `t`(with_history => TRUE)"
+    assert _history_casts(sqlglot.parse_one(before, read="bigquery"))
+
+
+def test_row_key_schema_sql_parses_for_every_preset(data):
+    for name in NAMES:
+        for pattern in wb.pattern_names(name):
+            for rks in row_key_schemas(wb.preset(name, pattern), "t").values():
+                tree = _parse(rks.sql())
+                assert tree.find(exp.Table).name in ("t", f"t--{rks.table.partition('--')[2]}")
+
+
+def _index_order_ok(tree: exp.Expression) -> bool:
+    """The documented async-index rule on the parse tree: the ORDER BY holds ``_key`` itself
+    or a SELECT alias whose expression is the bare ``_key``, and every ORDER BY column is
+    selected."""
+    select = tree.find(exp.Select)
+    aliases = {e.alias: e.this for e in select.expressions if isinstance(e, exp.Alias)}
+    outputs = {e.alias_or_name for e in select.expressions}
+    order = [o.this.name for o in select.args["order"].expressions]
+    key_names = {a for a, e in aliases.items() if isinstance(e, exp.Column) and e.name == "_key"}
+    key_names |= {"_key"} & outputs
+    return bool(key_names & set(order)) and set(order) <= outputs
+
+
+def test_view_statements_parse_and_the_index_orders_by_the_source_key():
+    for ds_name in ("game_scores", "energy_meters", "server_metrics"):
+        for d in view_designs(ds_name).values():
+            if not hasattr(d, "create_sql"):
+                continue
+            for stmt in d.create_sql("src").values():
+                tree = sqlglot.parse_one(stmt, read="bigquery")
+                assert isinstance(tree, exp.Create)
+                if tree.find(exp.Order) is not None:
+                    assert _index_order_ok(tree), stmt
+    index = view_designs("game_scores")["async_index"].view_sql("scores")["by_game"]
+    assert index.endswith("ORDER BY game, ts, player, source_key")
+    # what the workbench generated before: no source key in the ORDER BY
+    old = index.removesuffix(", source_key")
+    assert not _index_order_ok(sqlglot.parse_one(old, read="bigquery"))
