@@ -517,18 +517,18 @@ class Export:
                 head.append(f"-- then {q.aggregate} on the rows returned")
             select = ["SELECT _key, " + ",\n       ".join(cols), f"FROM {src}"]
             parts = plan.parts()
-
-            def one(p: ReadPlan) -> list[str]:
-                return _unpacked(cols, src, _sql_tail(p)) if unpack else select + _sql_tail(p)
-
+            bodies = [
+                _unpacked(cols, src, _sql_tail(p)) if unpack else select + _sql_tail(p)
+                for p in (parts if len(parts) > 1 else [plan])
+            ]
             if len(parts) == 1:
-                body = one(plan)
+                body = bodies[0]
             else:
                 # a rows limit per range: one sub-query per range, each with its own limit
                 head.append(f"-- {len(parts)} ranges, each with its own ORDER BY … LIMIT")
                 if plan.client_keeps:
                     head.append(f"-- then keep the newest {plan.client_keeps} of these rows")
-                subs = ["(" + "\n ".join(one(p)) + ")" for p in parts]
+                subs = ["(" + "\n ".join(b) + ")" for b in bodies]
                 body = ["\nUNION ALL\n".join(subs)]
             out[q.name] = "\n".join(head + body)
         return out
