@@ -40,6 +40,10 @@ _EXPORTS: dict[str, str] = {
     "CellFrame": "workbench.cells",
     "Dataset": "workbench.datasets.model",
     "QueryIntent": "workbench.datasets.model",
+    # the production a team states: every figure is computed at it (the sample gives the shape)
+    "Workload": "workbench.datasets.workload",
+    "QueryLoad": "workbench.datasets.workload",
+    "Spread": "workbench.datasets.workload",
     "ReadPlan": "workbench.schema.plan",
     # datasets
     "dataset_names": "workbench.datasets",

@@ -57,6 +57,7 @@ from .compression import compression_ratio
 from .cpu_need import NodeNeed, UnitLimit, cpu_nodes, unit_limit
 from .keyspace import KeyDistribution
 from .pricing import Bill, monthly_bill
+from .production import Production
 from .retention import FamilyRetention, retention
 from .settings import DEFAULT, Settings
 from .tiers import TierSplit, tier_split, tier_text
@@ -112,6 +113,7 @@ class Capacity:
     settings: Settings = field(default=DEFAULT, repr=False)
     schema_name: str = ""
     target_given: bool = False
+    production: Production | None = field(default=None, repr=False)
 
     @property
     def bytes_per_event(self) -> float:
@@ -177,9 +179,10 @@ class Capacity:
         if c.fixed:
             return (
                 f"fixed: the dataset's entities each write faster at a higher rate "
-                f"(≈{c.units} busy units); set entities_grow=True if production adds entities"
+                f"(≈{c.units:,} busy units); state growth='grow' (wb.Workload) if production "
+                "adds series instead"
             )
-        return "growing: production adds entities like the dataset's (entities_grow=True)"
+        return "growing: production adds series like the dataset's (growth='grow')"
 
     def fix(self) -> str:
         """What would serve the target when it exceeds the ceiling ("" when it does not)."""
@@ -205,8 +208,8 @@ class Capacity:
             )
         return (
             f"the busiest entity takes {c.share:.0%} of the writes: split it with a field after "
-            "it or a salt (G08); if production adds entities rather than speeding these up, "
-            "set entities_grow=True"
+            "it or a salt (G08); if production adds series rather than speeding these up, "
+            "state growth='grow' or the series count (wb.Workload)"
         )
 
     @property
@@ -314,9 +317,14 @@ class Capacity:
         from ..formatting import rate
 
         if self.hotspot_limited and not self.write_limited:
+            what = (
+                f"the rows query {self.read_row!r} reads are"
+                if self.production is not None
+                else f"row {self.read_row!r} is"
+            )
             return (
-                f"Hotspot-limited at {rate(self.queries_per_s, 'queries')}: row "
-                f"{self.read_row!r} is the most read and cannot split, so reads stop scaling at "
+                f"Hotspot-limited at {rate(self.queries_per_s, 'queries')}: {what} "
+                f"the most read and cannot split, so reads stop scaling at "
                 f"{rate(self.query_ceiling_per_s, 'queries')} ({self.cpu_target:.0%} CPU), "
                 f"whatever the node count; fix: {self.fix()}"
             )
@@ -425,6 +433,40 @@ def storage_nodes_needed(hot_bytes: float, cold_bytes: float, st: Settings) -> i
     return max(st.min_nodes, math.ceil(need - 1e-9))
 
 
+def production_limit(p: Production) -> UnitLimit:
+    """The production model's ceiling as a capacity plan names it (in mutations/s)."""
+    w = p.writes
+    if not w.unit_kind:
+        return UnitLimit(math.inf, "", "", 0.0, 0, True)
+    kind = "entity" if w.unit_kind in ("per series", "shared range") else w.unit_kind
+    return UnitLimit(
+        p.ceiling_events_per_s * p.mutations_per_event,
+        kind,
+        w.unit_name,
+        float(p.unit_share),
+        max(1, round(p.units)),
+        p.unit_fixed,
+    )
+
+
+def production_need(p: Production, cold_read_nodes: float, min_nodes: int) -> NodeNeed:
+    """Nodes for the production CPU (``Production.nodes_for_cpu``), as a :class:`NodeNeed`."""
+    n = max(p.nodes_for_cpu(min_nodes), min_nodes)
+    extra = cold_read_nodes / p.cpu_target
+    if extra > 0:
+        n = max(n, math.ceil((p.peak_cpu + cold_read_nodes) / p.cpu_target - 1e-9))
+    busiest = p.busiest_node_cpu(n)
+    even = (p.peak_cpu + cold_read_nodes) / n
+    return NodeNeed(
+        nodes=n,
+        busiest_cpu=busiest,
+        busiest_tablet_cpu=max(p.busiest_unit_cpu, p.queries.busiest_row_cpu),
+        hotspot_factor=busiest / even if even > 0 else 1.0,
+        hotspot_limited=p.limited,
+        rounds=[(n, busiest)],
+    )
+
+
 def capacity(
     index: CellIndex,
     events: int,
@@ -440,6 +482,7 @@ def capacity(
     seen_rows: Mapping[str, np.ndarray] | None = None,
     weights: Mapping[str, float] | None = None,
     salt_buckets: int | None = None,
+    production: Production | None = None,
 ) -> Capacity:
     """Storage, nodes and cost of a design at a production event rate.
 
@@ -451,7 +494,11 @@ def capacity(
     ``load_at(n)``: the load model at ``n`` nodes (default ``kd.at_nodes``); ``families``: the
     design's families per table (``Schema.table_families()``: their GC rules set retention);
     ``seen_rows`` and ``weights``: the rows each query reads and its share of the queries
-    (which tier they come from); ``salt_buckets``: the key's salt, if any (the fix names it).
+    (which tier they come from); ``salt_buckets``: the key's salt, if any (the fix names it);
+    ``production``: the design at the stated workload (``analysis/production.py``): when given,
+    the rates, the CPU of writes and reads, the ceiling and the node count are its figures
+    (computed from the workload, not from the sample's busy windows) and storage grows at its
+    mean rate; ``kd`` then only supplies the picture.
 
     The steps, each its own function: :func:`bytes_by_part` (what a cell stores), ``retention``
     (what each family keeps), ``tier_split`` (what tiering moves cold), :func:`settled_peak_cpu`
@@ -473,7 +520,9 @@ def capacity(
             "second, deprecated), not both."
         )
     rate = events_per_s * mutations_per_event if events_per_s is not None else target_writes_per_s
-    if rate is not None and abs(rate - kd.write_rate_per_s) > 1e-9 * max(1.0, rate):
+    if production is not None:
+        mutations_per_event = production.mutations_per_event
+    elif rate is not None and abs(rate - kd.write_rate_per_s) > 1e-9 * max(1.0, rate):
         kd = kd.rerun(write_rate_per_s=rate)
     n = index.n_cells
     parts = bytes_by_part(index)
@@ -482,6 +531,8 @@ def capacity(
 
     writes = kd.write_rate_per_s
     ev_rate = writes / mutations_per_event if kd.n_writes else 0.0
+    if production is not None:
+        writes, ev_rate = production.writes_per_s, production.events_per_s
     seconds_per_month = st.hours_per_month * 3600
     days_per_month = st.hours_per_month / 24
     scale = ev_rate * seconds_per_month / max(events, 1)  # sample bytes → bytes per month
@@ -502,7 +553,7 @@ def capacity(
             days_per_month=days_per_month,
             seen_rows=seen_rows or {},
             weights=dict(weights or {}),
-            queries_per_s=kd.queries_per_s,
+            queries_per_s=kd.queries_per_s if production is None else production.queries_per_s,
             cold_reads_per_s_per_node=st.cold_reads_per_s_per_node,
         )
     )
@@ -510,14 +561,27 @@ def capacity(
 
     clusters = int(st.clusters)
     target = st.replication_cpu_target
-    peak = settled_peak_cpu(kd) + cold_read_nodes
-    ceiling = unit_limit(kd, target, salt_buckets=salt_buckets, entities_grow=st.entities_grow)
-    write_limited = ceiling.limited and writes > ceiling.writes_per_s * (1 + 1e-9)
-    kc = kd.ceiling  # the busiest row the queries read cannot split either
-    q_ceiling = kc.queries_per_s * target / kc.cpu_target if kc is not None else math.inf
-    read_limited = kd.queries_per_s > q_ceiling * (1 + 1e-9)
-    limited = write_limited or read_limited
-    need = cpu_nodes(peak, load_at or kd.at_nodes, target, min_nodes=st.min_nodes, limited=limited)
+    if production is not None:
+        peak = production.peak_cpu + cold_read_nodes
+        ceiling = production_limit(production)
+        write_limited, read_limited = production.write_limited, production.read_limited
+        q_ceiling, read_row = production.query_ceiling_per_s, production.queries.busiest_row_query
+        write_cpu, read_cpu, qps = production.write_cpu, production.read_cpu, production.queries_per_s
+        limited = write_limited or read_limited
+        need = production_need(production, cold_read_nodes, st.min_nodes)
+    else:
+        peak = settled_peak_cpu(kd) + cold_read_nodes
+        ceiling = unit_limit(kd, target, salt_buckets=salt_buckets, entities_grow=st.entities_grow)
+        write_limited = ceiling.limited and writes > ceiling.writes_per_s * (1 + 1e-9)
+        kc = kd.ceiling  # the busiest row the queries read cannot split either
+        q_ceiling = kc.queries_per_s * target / kc.cpu_target if kc is not None else math.inf
+        read_row = kc.read_row if kc is not None else ""
+        write_cpu, read_cpu, qps = kd.write_cpu, kd.read_cpu, kd.queries_per_s
+        read_limited = kd.queries_per_s > q_ceiling * (1 + 1e-9)
+        limited = write_limited or read_limited
+        need = cpu_nodes(
+            peak, load_at or kd.at_nodes, target, min_nodes=st.min_nodes, limited=limited
+        )
     storage_nodes = storage_nodes_needed((stored - cold) / ratio, cold / ratio, st)
     per_cluster = max(need.nodes, storage_nodes)
     nodes_total = per_cluster * clusters
@@ -541,9 +605,9 @@ def capacity(
         events_per_s=ev_rate,
         mutations_per_event=float(mutations_per_event),
         writes_per_s=float(writes),
-        queries_per_s=kd.queries_per_s,
-        write_cpu=kd.write_cpu,
-        read_cpu=kd.read_cpu,
+        queries_per_s=qps,
+        write_cpu=write_cpu,
+        read_cpu=read_cpu,
         peak_cpu=peak,
         cpu=need,
         cpu_target=target,
@@ -559,7 +623,7 @@ def capacity(
         hotspot_limited=limited,
         write_limited=write_limited,
         query_ceiling_per_s=float(q_ceiling),
-        read_row=kc.read_row if kc is not None else "",
+        read_row=read_row,
         bytes_per_month=float(per_month),
         stored_bytes=stored,
         compression_ratio=ratio,
@@ -576,8 +640,10 @@ def capacity(
         bill=bill,
         settings=st,
         schema_name=schema_name,
+        production=production,
         target_given=(
-            events_per_s is not None
+            (production is not None and production.workload.events_per_s is not None)
+            or events_per_s is not None
             or target_writes_per_s is not None
             or st.write_rate_per_s is not None
         ),

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..cells import CellFrame
 from ..datasets.model import Dataset, require_dataset
+from ..datasets.workload import Workload, workload_from
 from ..errors import WorkbenchError
 from ..memory import release_freed_memory
 from ..reprs import html_of
@@ -27,7 +28,8 @@ from ..schema.segments import Salt
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
-from .querycost import QueryCosts, at_production, plans_for, query_costs
+from .production import production, sample_rate_factor, series_counts
+from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
 from .settings import DEFAULT, Settings
 
@@ -193,7 +195,19 @@ def costed_queries(
         errors=errors,
         schema_name=name,
     )
-    return at_production(qc, ds, entities, settings=st) if entities else qc
+    return qc
+
+
+def leading_entities(schema: Schema, ds: Dataset) -> tuple[str, ...]:
+    """The entity columns the key puts before its first time segment: each of their values
+    writes its own frontier (a salt or a literal before them changes nothing of that)."""
+    out: list[str] = []
+    times = schema.key.time_segments
+    for seg in schema.key.segments:
+        if any(seg is t for t in times):
+            break
+        out += [c for c in seg.sources() if c in ds.entity and c not in out]
+    return tuple(out)
 
 
 def analyze(
@@ -210,6 +224,7 @@ def analyze(
     events_per_s: float | None = None,
     tiered_after_days: float | None = None,
     entities: Mapping[str, int] | None = None,
+    workload: Workload | None = None,
 ) -> Analysis:
     """Run every analysis of ``schema`` on ``ds``.
 
@@ -225,7 +240,12 @@ def analyze(
     timestamp, at least 30) in the infrequent-access tier (``settings.tiered_after_days``);
     ``queries_per_s``: the production query rate, all intents together, split by their weights
     (default: ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate);
-    ``cells``: a CellFrame already built for this schema (skips ``to_cells``).
+    ``cells``: a CellFrame already built for this schema (skips ``to_cells``);
+    ``workload``: the production a team states (:class:`~workbench.Workload`: rates, peak,
+    retention, series counts and growth, spread, query rates); ``events_per_s``, ``entities``
+    and ``queries_per_s`` are shorthands for its fields. Nodes, ceilings, storage, each query's
+    production cost and row growth are computed at it (``analysis/production.py``); the
+    sample only gives the design's shape.
     """
     require_dataset(ds, "analyze")
     st = settings or DEFAULT
@@ -260,14 +280,37 @@ def analyze(
         )
         del sample
         release_freed_memory()  # the sample's cells and their serialization: back to the OS
+    writes = writes_from_index(index)
+    n_writes = len(writes.row)
+    write_units = float(
+        np.maximum(writes.nbytes / float(st.planning_row_bytes), 1.0).sum(dtype=np.float64)
+    )
+    mpe = n_writes / max(len(ds), 1) if n_writes else 1.0
+    legacy_writes = target_writes_per_s
+    if legacy_writes is None and events_per_s is None and st.write_rate_per_s is not None:
+        legacy_writes = st.write_rate_per_s
+    wl = workload_from(
+        workload,
+        events_per_s=events_per_s
+        if legacy_writes is None
+        else (legacy_writes / mpe if mpe else legacy_writes),
+        entities=entities,
+        queries_per_s=queries_per_s,
+        growth="grow" if st.entities_grow else None,
+    )
+    if wl.retention_months is not None:
+        st = st.replace(retention_months=float(wl.retention_months))
     with _timed(tm, "queries"):
-        qc = costed_queries(ds, schema, index, st, measured, name, entities)
+        counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
+        planned_counts = (
+            {c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity}
+            if (counts.stated or wl.growth == "grow")
+            else None
+        )
+        qc = costed_queries(ds, schema, index, st, measured, name, planned_counts or None)
         weights = {q.name: q.weight for q in ds.queries}
     with _timed(tm, "keyspace"):
-        writes = writes_from_index(index)
-        write_rate = target_writes_per_s
-        if events_per_s is not None:  # this design's mutations for that many events
-            write_rate = events_per_s * len(writes.row) / max(len(ds), 1)
+        write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
         kd = key_distribution(
             index,
             seen_rows=qc.seen_rows,
@@ -276,17 +319,38 @@ def analyze(
             nodes=nodes,
             settings=st,
             write_rate_per_s=write_rate,
-            queries_per_s=queries_per_s,
+            queries_per_s=wl.queries_per_s,
             writes=writes,
             schema_name=name,
             events=len(ds),
         )
         del writes  # one entry per mutation: the model keeps what it needs (10M: ~190 MB)
+    salt = next((seg.n for seg in schema.key.segments if isinstance(seg, Salt)), None)
+    bound = row_time_bound_s(schema.key)
+    with _timed(tm, "production"):
+        prod = production(
+            ds,
+            index,
+            qc,
+            kd.ceiling,
+            workload=wl,
+            mutations=n_writes,
+            write_units=write_units,
+            salt_buckets=salt,
+            bucket_s=bound,
+            lead_columns=leading_entities(schema, ds),
+            settings=st,
+        )
+        qc = with_production(qc, prod)
     with _timed(tm, "rowsizes"):
-        bound = row_time_bound_s(schema.key)
-        rs = row_sizes(index, settings=st, schema_name=name, row_bound_s=bound)
+        rs = row_sizes(
+            index,
+            settings=st,
+            schema_name=name,
+            row_bound_s=bound,
+            rate_factor=prod.rate_factor if prod.bucketed else 1.0,
+        )
     with _timed(tm, "capacity"):
-        salt = next((seg.n for seg in schema.key.segments if isinstance(seg, Salt)), None)
         cap = capacity(
             index,
             len(ds),
@@ -298,8 +362,7 @@ def analyze(
             seen_rows=qc.seen_rows,
             weights=weights,
             salt_buckets=salt,
-            events_per_s=events_per_s,  # the model already ran at it: said, not re-run
-            target_writes_per_s=target_writes_per_s,
+            production=prod,
         )
     return Analysis(
         dataset=ds.name,

@@ -30,8 +30,9 @@ from ._index import CellIndex
 from .settings import DEFAULT, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..datasets.model import Dataset, QueryIntent
+    from ..datasets.model import QueryIntent
     from ..schema.schema import Schema
+    from .production import Production
 
 
 @dataclass(frozen=True)
@@ -310,59 +311,14 @@ def plans_for(
     return plans, errors
 
 
-def _scaled(seen: float, returned: float, k_fixed: float, k_open: float) -> float:
-    """A figure seen at production counts: the query's own part, the other entities' × k."""
-    return (returned + (seen - returned) * k_fixed) * k_open
-
-
-def at_production(
-    qc: QueryCosts, ds: Dataset, entities: Mapping[str, int], *, settings: Settings = DEFAULT
-) -> QueryCosts:
-    """The query costs with each query also costed at the production entity counts.
-
-    With ``k`` = production count ÷ the sample's distinct values (for each column given, the
-    product): a query that fixes the column reads its own rows as before and ``k`` times the
-    other entities' rows it reads now (``seen - returned``); a query that leaves it open reads
-    ``k`` times everything, and a plan listing one range per value lists ``k`` times as many
-    ranges. The plan itself was compiled for production already (``Schema.bind(entities=)``)."""
+def with_production(qc: QueryCosts, prod: Production) -> QueryCosts:
+    """The query costs with each query's production figures beside the sample's (the
+    ``production_*`` columns of :class:`~workbench.analysis.production.ProductionQueries`:
+    rows, cells and bytes seen at production size, ranges, node-ms, runs per second and CPU)."""
     t = qc.table.copy()
-    intents = {q.name: q for q in ds.queries}
-    rc = settings.read_costs()
-    cols: dict[str, list[float]] = {
-        "production_ranges": [],
-        "production_rows_seen": [],
-        "production_node_ms": [],
-    }
-    for name in t.index:
-        plan, q = qc.plans.get(name), intents.get(name)
-        if plan is None or q is None:
-            for c in cols:
-                cols[c].append(float("nan"))
-            continue
-        k_open = k_fixed = 1.0
-        for col, n in entities.items():
-            sample = max(int(ds.frame[col].nunique()), 1)
-            if col in q.entity:
-                k_fixed *= n / sample
-            else:
-                k_open *= n / sample
-        r = t.loc[name]
-        ret = float(r["rows_returned"])
-
-        ranges = float(r["ranges"]) * (k_open if plan.assumes else 1.0)
-        rows = _scaled(float(r["rows_seen"]), ret, k_fixed, k_open)
-        cells = _scaled(float(r["cells_seen"]), float(r["cells_returned"]), k_fixed, k_open)
-        nbytes = _scaled(float(r["bytes_seen"]), float(r["bytes_returned"]), k_fixed, k_open)
-        ns = rc.node_seconds(
-            requests=int(r["requests"]),
-            seeks=int(round(ranges)),
-            rows=int(round(rows)),
-            cells=int(round(cells)),
-            nbytes=int(round(nbytes)),
-        )
-        cols["production_ranges"].append(ranges)
-        cols["production_rows_seen"].append(rows)
-        cols["production_node_ms"].append(ns * 1e3)
-    for c, v in cols.items():
-        t[c] = v
+    if t.empty:
+        return qc
+    p = prod.queries.table
+    for c in p.columns:
+        t[c] = p[c].reindex(t.index)
     return dataclasses.replace(qc, table=t)

@@ -52,6 +52,17 @@ class RowSizes:
     schema_name: str = ""
     row_bound_s: float | None = None  # the key's time bound: a row closes after this long
     sweep: pd.DataFrame | None = None
+    rate_factor: float = (
+        1.0  # one series' events/s, production ÷ sample (rows grow this much faster)
+    )
+    open_row_bytes_per_s: float = 0.0  # the fastest-growing open row at production, bytes/s
+
+    def seconds_to(self, limit_bytes: float) -> float:
+        """How long the fastest-growing open row takes to reach ``limit_bytes`` at production
+        (``inf``: no open row grows; 0: one is past it already)."""
+        if self.open_row_bytes_per_s <= 0:
+            return float("inf")
+        return max(limit_bytes - self.max_bytes, 0.0) / self.open_row_bytes_per_s
 
     @property
     def n_rows(self) -> int:
@@ -216,9 +227,15 @@ def row_sizes(
     settings: Settings = DEFAULT,
     schema_name: str = "",
     row_bound_s: float | None = None,
+    rate_factor: float = 1.0,
 ) -> RowSizes:
     """Per-row sizes; rows still filling at the end are projected until ``row_bound_s`` closes
-    them or the retention period ends."""
+    them or the retention period ends.
+
+    ``rate_factor``: one series' events per second in production over the sample's
+    (``Production.rate_factor``): a row that gathers events (a time bucket, a row per device)
+    holds that many times the events in production, so its projection, and how soon it
+    reaches the limits, follow the production rate, not the sample's."""
     R = index.n_rows
     rb = index.row_bytes()
     rc = index.row_cells().astype(np.int32)
@@ -236,12 +253,17 @@ def row_sizes(
         # grows at its observed rate until its time bound closes it or retention ends
         is_open = (span >= _OPEN_FRACTION * data_span) & (data_span > 0) & (rc > 1)
         projected = np.where(is_open, rb * np.maximum(horizon_s / data_span, 1.0), rb)
+        if rate_factor != 1.0:  # rows gathering events hold rate_factor × the events
+            projected = np.where(rc > 1, projected * rate_factor, projected)
+        grow = np.where(is_open, rb * rate_factor / data_span, 0.0)  # bytes/s at production
+        byte_rate = float(grow.max()) if len(grow) else 0.0
         max_cell = int(index.nbytes.max())
     else:
         span = np.zeros(0, dtype=np.float32)
         data_span = 0.0
         projected = rb.astype(np.float64)
         max_cell = 0
+        byte_rate = 0.0
     largest = index.key(int(rb.argmax())) if R else ""
     return RowSizes(
         bytes=rb,
@@ -256,6 +278,8 @@ def row_sizes(
         settings=settings,
         schema_name=schema_name,
         row_bound_s=row_bound_s,
+        rate_factor=float(rate_factor),
+        open_row_bytes_per_s=byte_rate,
     )
 
 
