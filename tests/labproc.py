@@ -48,7 +48,7 @@ class LabProcess:
         self.seen.update(pids)
         return pids
 
-    def read_until(self, pattern: str, timeout: float = 120.0) -> re.Match[str]:
+    def read_until(self, pattern: str, timeout: float = 300.0) -> re.Match[str]:
         """Wait until a line of the lab's output matches ``pattern`` (fails on exit or timeout)."""
         deadline = time.monotonic() + timeout
         while True:
