@@ -148,9 +148,18 @@ def test_nodes_needed_are_inflated_by_the_hotspot():
         # kept ≤ 70 % full (no compression given: the ratio is 1)
         assert cap.storage_nodes == np.ceil(cap.stored_bytes / (5e12 * 0.7))
         assert cap.nodes_needed == max(cap.cpu.nodes, cap.storage_nodes)
-        assert cap.node_cost_month == pytest.approx(cap.nodes_needed * 0.65 * 730)
-    prices = DEFAULT.replace(node_hour_usd=1.0)
-    assert capacity(idx, 4000, kd, settings=prices).node_cost_month == pytest.approx(730.0)
+        # the month's bill at a price set here (not the default's): $1 a node-hour over a
+        # month of 8,760 h / 12 = 730 h is $730 per node; $2.50 is 2.5 times that
+        for usd in (1.0, 2.5):
+            priced = capacity(
+                idx,
+                12_000,
+                kd,
+                target_writes_per_s=100_000,
+                settings=DEFAULT.replace(node_hour_usd=usd),
+            )
+            assert priced.nodes_needed == cap.nodes_needed  # a price never changes the count
+            assert priced.node_cost_month == pytest.approx(cap.nodes_needed * usd * 8_760 / 12)
     with pytest.raises(WorkbenchError, match="Unknown analysis setting"):
         DEFAULT.replace(node_hours=2)
 

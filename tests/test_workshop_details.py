@@ -34,20 +34,28 @@ def test_the_emulator_tab_says_what_was_verified_with_counts_and_time(emulator):
     d.table.drop()  # this designer's emulator is the fixture's, not the session's: drop it here
 
 
-def test_make_report_includes_the_attendees_own_notebooks(tmp_path):
-    import inspect
+def test_make_report_includes_the_attendees_own_notebooks(tmp_path, monkeypatch):
+    import functools
 
     import nbformat
 
-    from workbench.report import build_reports, report_notebooks
+    from workbench.report import build, build_reports, report_notebooks
 
     folder = tmp_path / "notebooks"
     (folder / ".ipynb_checkpoints").mkdir(parents=True)
     for name in ("01_b.ipynb", "00_a.ipynb", "my_design.ipynb", ".ipynb_checkpoints/x.ipynb"):
         nbformat.write(nbformat.v4.new_notebook(), folder / name)
     assert [p.name for p in report_notebooks(tmp_path)] == ["00_a.ipynb", "01_b.ipynb", "my_design.ipynb"]
-    # `make report` (workbench report, no arguments) reports what report_notebooks() lists
-    assert "else report_notebooks()" in inspect.getsource(build_reports)
+    # `make report` (workbench report, no arguments) writes a report for each of them, in that
+    # order, and the index: run on a checkout whose notebooks/ is this folder
+    monkeypatch.setattr(build, "report_notebooks", functools.partial(report_notebooks, tmp_path))
+    paths = build_reports(out=tmp_path / "out", execute=False)
+    assert [p.name for p in paths] == [
+        "00_a.html",
+        "01_b.html",
+        "my_design.html",
+        "index.html",
+    ]
 
 
 def test_a_query_time_must_be_iso_8601_as_its_message_says():
