@@ -1,5 +1,6 @@
 """Advisor rules about the row key: time first (G06, G09), sequential IDs (G23), personal data
-(G26), hashed or raw-byte segments (G22), unpadded numbers (G21)."""
+(G26), hashed or raw-byte segments (G22), unpadded numbers (G21), characters outside Google's
+checklist set ``[a-zA-Z0-9-_#]`` (G20, G22)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from ..schema import (
 from ..units import human_bytes
 from .context import Context
 from .findings import Finding
-from .measured import effective_lead, measured_even
+from .measured import consequence_severity, effective_lead, measured_even
 from .rule_base import duration_text, make_finding, rendered_keys, rule
 from .suggest import (
     is_time,
@@ -104,7 +105,9 @@ def time_first(c: Context) -> Iterable[Finding]:
         load, data = load_evidence(c)
         ev += load
         why_not = measured_even(c)
-        sev = "error"
+        # the consequence at the workload's rate sets the severity: an error when no node count
+        # serves it, a warning (the shape, and where it stops scaling) when it does
+        sev = consequence_severity(c)
         if why_not is not None:
             # the shape says hotspot, the measurement says even: the measurement wins
             sev = "info"
@@ -532,3 +535,84 @@ def unpadded_number(c: Context) -> Iterable[Finding]:
                 in_data=in_data,
                 pair=(a, b),
             )
+
+
+# ----------------------------------------------------------------------------- G20 / G22: key characters
+
+KEY_CHARSET = re.compile(r"[^a-zA-Z0-9\-_#]")  # Google's checklist: ^[a-zA-Z0-9\-_#]+$
+KEY_ALLOWED = re.compile(r"[a-zA-Z0-9\-_#]")
+
+
+def _char_name(ch: str) -> str:
+    return {" ": "space", "\t": "tab"}.get(ch, repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}")
+
+
+def _unsafe(ch: str) -> bool:
+    """Whitespace, non-ASCII and control characters: must be quoted or escaped in cbt and the
+    shell, and non-ASCII ones are several UTF-8 bytes that sort by those bytes."""
+    return ch.isspace() or not ch.isascii() or not ch.isprintable()
+
+
+def _sources(c: Context, key: RowKey, chars: set[str]) -> list[str]:
+    """Which of the key's columns (or its delimiter) bring ``chars`` in, with an example."""
+    out = []
+    if key.delimiter in chars:
+        out.append(f"the delimiter {key.delimiter!r}")
+    for seg in key.segments:
+        if isinstance(seg, Hashed) or is_time(seg):  # time segments render their own digits
+            continue
+        for col in seg.sources():
+            if col not in c.ds.frame or c.ds.frame[col].dtype.kind in "iubM":
+                continue
+            u = pd.Series(pd.unique(c.ds.frame[col].astype(str)), dtype=object)
+            hit = u[u.str.contains(KEY_CHARSET)]
+            if len(hit):
+                out.append(f"{col} ({len(hit):,} of {len(u):,} values, e.g. {hit.iloc[0]!r})")
+    return out
+
+
+@rule("key_characters", "G20", "G22")
+def key_characters(c: Context) -> Iterable[Finding]:
+    if c.cells is None:
+        return
+    f = c.frame
+    for tname, key in c.tables:
+        keys = pd.Series(pd.unique(f.loc[f["table"] == tname, "row_key"]), dtype=object)
+        bad = keys[keys.str.contains(KEY_CHARSET)]
+        if not len(bad):
+            continue
+        chars = set("".join(KEY_ALLOWED.sub("", k) for k in bad.head(5000)))
+        unsafe = sorted(ch for ch in chars if _unsafe(ch))
+        names = ", ".join(_char_name(ch) for ch in sorted(chars))
+        where = _sources(c, key, chars)
+        ev = [
+            f"{len(bad):,} of {len(keys):,} row keys hold characters outside "
+            f"[a-zA-Z0-9-_#] ({names}): e.g. {bad.iloc[0]!r}",
+            ("they come from " + "; ".join(where)) if where else "",
+            (
+                f"{', '.join(_char_name(ch) for ch in unsafe)} must be quoted or escaped in cbt, "
+                "gcloud and shell commands"
+                + (
+                    "; non-ASCII characters are several bytes each and sort by those bytes"
+                    if any(not ch.isascii() for ch in unsafe)
+                    else ""
+                )
+                if unsafe
+                else "punctuation other than - _ # makes keys harder to type in cbt and in "
+                "range boundaries; harmless if it is a deliberate, documented delimiter"
+            ),
+        ]
+        yield make_finding(
+            "key_characters",
+            "warning" if unsafe else "info",
+            ("G20", "G22"),
+            f"Row keys hold {'unsafe ' if unsafe else ''}characters outside [a-zA-Z0-9-_#]"
+            + (f" ({', '.join(_char_name(ch) for ch in unsafe)})" if unsafe else ""),
+            ev,
+            fix="Map names to the set before keying (e.g. 'American Steel' → 'American_Steel', "
+            "or an ID with the name in a cell); use # as the delimiter",
+            table=tname,
+            row_key=str(bad.iloc[0]),
+            characters="".join(sorted(chars)),
+            keys_outside=len(bad),
+        )

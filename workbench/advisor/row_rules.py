@@ -1,6 +1,10 @@
 """Advisor rules about rows, cells and families: long names (G01), limits (G10, G19, G20),
 unbounded rows (G02, G12), versions without GC (G03, G13), families (G18, G30), a row per
-device (G24)."""
+device (G24).
+
+The limits and the family count are items of Google's schema checklist (``rule_base.CHECKLIST``:
+key < 4 KB, ideally 10–100 bytes; qualifier < 16 KB; < 100 families; cell < 10 MB; row
+< 100 MB): each such finding cites its item."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import partial
 
+import numpy as np
 import pandas as pd
 
 from ..schema import (
@@ -103,6 +108,61 @@ def long_names(c: Context) -> Iterable[Finding]:
 
 # ----------------------------------------------------------------------------- G10 / G19 / G20: limits
 
+IDEAL_KEY_BYTES = (10, 100)  # Google's checklist: row keys ideally 10–100 bytes
+
+
+def _key_bytes(c: Context) -> tuple[np.ndarray, np.ndarray]:
+    """The design's distinct row keys and their lengths in bytes (UTF-8)."""
+    keys = pd.unique(c.frame["row_key"])
+    return keys, np.fromiter((len(k.encode()) for k in keys), np.int64, len(keys))
+
+
+def ideal_key_size(c: Context) -> Iterable[Finding]:
+    """Keys outside the checklist's ideal 10–100 bytes (a note: the hard limit is 4 KiB)."""
+    if c.cells is None or not len(c.frame):
+        return
+    keys, size = _key_bytes(c)
+    lo, hi = IDEAL_KEY_BYTES
+    longest, shortest = int(size.max()), int(size.min())
+    if hi < longest < NEAR * ROW_KEY_MAX:  # nearer the limit the warning below speaks
+        over = int((size > hi).sum())
+        yield make_finding(
+            "limits",
+            "info",
+            ("G20",),
+            f"Row keys longer than the ideal {hi} bytes",
+            [
+                f"{over:,} of {len(keys):,} row keys are over {hi} bytes (median "
+                f"{int(np.median(size))}, longest {longest}): {keys[int(size.argmax())]!r}",
+                "every cell stores its row key again, and keys are held in memory by the "
+                "tablet index: longer keys cost memory and disk",
+            ],
+            fix="Shorten segments (short IDs, coarser or binary-free time text) while keeping "
+            "them readable (G20, G22)",
+            checklist="key_size",
+            row_key=str(keys[int(size.argmax())]),
+            longest_key_bytes=longest,
+            keys_over_ideal=over,
+        )
+    if shortest < lo:
+        under = int((size < lo).sum())
+        yield make_finding(
+            "limits",
+            "info",
+            ("G20",),
+            f"Row keys shorter than the ideal {lo} bytes",
+            [
+                f"{under:,} of {len(keys):,} row keys are under {lo} bytes (shortest "
+                f"{shortest}): {keys[int(size.argmin())]!r}",
+                "so short a key usually means few rows for much data: check that the key "
+                "still separates what the queries read (G04, G20)",
+            ],
+            checklist="key_size",
+            row_key=str(keys[int(size.argmin())]),
+            shortest_key_bytes=shortest,
+            keys_under_ideal=under,
+        )
+
 
 @rule("limits", "G10", "G19", "G20")
 def limits(c: Context) -> Iterable[Finding]:
@@ -115,6 +175,9 @@ def limits(c: Context) -> Iterable[Finding]:
             if g in ("G10", "G19", "G20")
             else "Limit"
         )
+        item = {"G20": "key_size", "G19": "qualifier"}.get(g)
+        if g == "G10":
+            item = "cell" if "cell" in msg.lower() else "row"
         yield make_finding(
             "limits",
             "error",
@@ -122,11 +185,13 @@ def limits(c: Context) -> Iterable[Finding]:
             f"{what} over a Cloud Bigtable hard limit",
             [msg, "the emulator would accept it; Cloud Bigtable rejects the write"],
             fix="Shorten keys/qualifiers or bound rows and cells before going to production",
+            checklist=item,
         )
         return
     a = c.analysis
     if a is None:
         return
+    yield from ideal_key_size(c)
     rs, st = a.rowsizes, c.settings
     if rs.max_key_bytes >= NEAR * ROW_KEY_MAX:
         longest = max((k for k in c.example_keys(c.schema.table, 10**9)), key=len)
@@ -141,6 +206,7 @@ def limits(c: Context) -> Iterable[Finding]:
                 "keys are stored with every cell and read on every lookup",
             ],
             fix="Keep keys short: drop or shorten segments (G20)",
+            checklist="key_size",
             row_key=longest,
             max_key_bytes=rs.max_key_bytes,
         )
@@ -155,6 +221,7 @@ def limits(c: Context) -> Iterable[Finding]:
                 f"({rs.max_qualifier_bytes / QUALIFIER_MAX:.0%} of {QUALIFIER_MAX:,})"
             ],
             fix="Keep qualifiers short; put large data in the value (G19)",
+            checklist="qualifier",
             max_qualifier_bytes=rs.max_qualifier_bytes,
         )
     if rs.max_cell_bytes > st.cell_advisory_bytes:
@@ -169,6 +236,7 @@ def limits(c: Context) -> Iterable[Finding]:
             ]
             + [str(x) for x in c.limit_findings if "cell" in x.message][:2],
             fix="Split large values or store them elsewhere and keep a reference",
+            checklist="cell",
             max_cell_bytes=rs.max_cell_bytes,
         )
     if rs.max_bytes > st.row_advisory_bytes:
@@ -183,6 +251,7 @@ def limits(c: Context) -> Iterable[Finding]:
                 f"holds {human_bytes(rs.max_bytes)} (hard limit {human_bytes(st.row_hard_bytes)})"
             ],
             fix="Bound rows with a narrower time bucket in the key, or use tall rows (G02)",
+            checklist="row",
             row_key=rs.largest_row,
             max_row_bytes=rs.max_bytes,
         )
@@ -239,6 +308,7 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
             "Rows grow without bound",
             ev,
             fix=f"Bound each row with a time bucket in the key (e.g. {bucket}) or write a row per reading",
+            checklist="row",
             suggestion=sugg,
             row_key=rs.largest_row,
             projected_max_bytes=rs.projected_max_bytes,
@@ -279,6 +349,7 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
             f"would hold about {human_bytes(est)} (advice {human_bytes(st.row_advisory_bytes)})"
         ],
         fix="Use a narrower bucket",
+        checklist="row",
         suggestion=sugg,
         estimated_row_bytes=est,
     )
@@ -325,11 +396,13 @@ def versions_without_gc(c: Context) -> Iterable[Finding]:
 
 # ----------------------------------------------------------------------------- G18 / G30: families
 
+MAX_FAMILIES = 100  # Google's checklist: "Limit to < 100 families"
+
 
 @rule("families", "G18", "G30")
 def families(c: Context) -> Iterable[Finding]:
     for tname, fams in c.table_families.items():
-        if len(fams) > 100:
+        if len(fams) >= MAX_FAMILIES:
             sugg = None
             if isinstance(c.schema.layout, Wide):
                 key = c.schema.key
@@ -354,9 +427,11 @@ def families(c: Context) -> Iterable[Finding]:
                 f"{len(fams)} column families in table {tname!r}",
                 [
                     f"table {tname!r} has {len(fams)} families ({', '.join(f.name for f in fams[:5])}, …); "
-                    "Cloud Bigtable advises about 100 at most and reads each family separately"
+                    f"Google's checklist keeps a table under {MAX_FAMILIES}, and each family is "
+                    "read and garbage-collected separately"
                 ],
                 fix="Group related columns in one family; split families only by retention (GC) or access tier",
+                checklist="families",
                 suggestion=sugg,
                 table=tname,
                 n_families=len(fams),

@@ -1,5 +1,5 @@
 """What every advisor rule shares: the ``RULES`` registry and ``@rule``, the finding builder,
-thresholds, and small helpers over a design's key and data."""
+thresholds, Google's schema checklist, and small helpers over a design's key and data."""
 
 from __future__ import annotations
 
@@ -46,6 +46,34 @@ BUCKET_S = {
 }
 
 
+# Google's own schema checklist: google/skills, skills/cloud/bigtable-basics/references/
+# schema_design.md, "Performance Checklist (Agent Verification)" (2026), plus its "Materialized
+# views" section. A finding that checks an item cites it (``make_finding(checklist=...)``, or
+# by rule name below): its data["checklist"] is the item and its last evidence line the item
+# and the source.
+CHECKLIST_SOURCE = (
+    "Google's schema checklist (google/skills bigtable-basics, "
+    "references/schema_design.md, Performance Checklist)"
+)
+CHECKLIST = {
+    "key_size": "Row Key Size: < 4 KB (ideal 10–100 bytes)",
+    "uniqueness": "Uniqueness: row keys globally unique (duplicates overwrite data)",
+    "characters": "Character Set: ^[a-zA-Z0-9\\-_#]+$",
+    "padding": "Character Set: zero-pad all numbers so keys sort correctly",
+    "qualifier": "Column Qualifier Size: < 16 KB",
+    "families": "Column Family Count: < 100 families",
+    "cell": "Cell Field Size: < 10 MB (100 MB hard limit)",
+    "row": "Row Size: < 100 MB (256 MB hard limit at read time)",
+    "rollups": "Materialized views: pre-aggregate frequently used metrics",
+}
+CHECKLIST_OF_RULE = {  # rules that check one item whatever they find
+    "collisions": "uniqueness",
+    "unpadded_number": "padding",
+    "key_characters": "characters",
+    "cmv_rollup": "rollups",
+}
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -77,9 +105,14 @@ def make_finding(
     suggestion: Schema | None = None,
     table: str = "main",
     row_key: str | None = None,
+    checklist: str | None = None,
     **data: Any,
 ) -> Finding:
     ev = tuple(e for e in evidence if e)
+    item = checklist or CHECKLIST_OF_RULE.get(rule_name)
+    if item is not None:  # the checklist item this finding checks, and where it is written
+        ev += (f"checklist: {CHECKLIST[item]} — {CHECKLIST_SOURCE}",)
+        data["checklist"] = item
     return Finding(
         guideline=ids[0],
         message=ev[0] if ev else title,
