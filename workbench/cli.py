@@ -59,20 +59,30 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
         from .bigtable.connection import check_emulator_host
 
         check_emulator_host(env)  # refused (exit 2, one line) before any socket
-        ok = _emu.port_is_open(env)
-        if ok and _emu.speaks_grpc(env) is False:
+        # answering means a Bigtable call came back, not just an open port (a frozen or
+        # foreign listener accepts connections too): each step has a deadline
+        p = _emu.probe(env)
+        if p.state == "not_grpc":
             print(f"{_emu.ENV_HOST}={env}: answering, but this is not a Bigtable emulator")
             print(_emu.not_grpc_message(env, f"{_emu.ENV_HOST}={env}"))
-            ok, bad = False, True
+            bad = True
+        elif p.state == "silent":
+            print(f"{_emu.ENV_HOST}={env}: NOT answering — {p.detail}.")
+            bad = True
         else:
-            print(f"{_emu.ENV_HOST}={env}: {'answering' if ok else 'NOT answering'}")
-        found = ok
+            print(
+                f"{_emu.ENV_HOST}={env}: "
+                + (f"answering ({p.detail})" if p.ok else "NOT answering (nothing listens there)")
+            )
+        found = p.ok
     if state:
-        ok = _emu.port_is_open(state["host"])
-        print(
-            f"workbench emulator (pid {state['pid']}) at {state['host']}: {'running' if ok else 'not running'}"
-        )
-        found = found or ok
+        p = _emu.probe(state["host"])
+        verdict = {
+            "answering": f"running, answering ({p.detail})",
+            "closed": "not running",
+        }.get(p.state, f"NOT answering — {p.detail}")
+        print(f"workbench emulator (pid {state['pid']}) at {state['host']}: {verdict}")
+        found = found or p.ok
     if not env and not state:
         print("No emulator is running for the workbench.")
     try:

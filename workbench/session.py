@@ -19,6 +19,7 @@ import html
 import importlib.metadata as md
 import os
 import platform
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -105,6 +106,7 @@ class Session:
         self.emulator: Emulator | None = None
         self.tables: list[str] = []
         self.note: str | None = None  # why the previous emulator was replaced, if it was
+        self._watchdogs: dict[int, subprocess.Popen] = {}  # id(emulator) → its watchdog
 
     def ensure_emulator(self) -> Emulator:
         """The live emulator of this kernel: reused, or started (again) when none answers.
@@ -121,7 +123,7 @@ class Session:
                 f"the emulator at {emu.host} stopped answering; a new one was started "
                 "(it holds no tables: load the data again)"
             )
-            emu.stop()
+            self._stop_owned(emu)
             self.tables.clear()
         env = os.environ.get(ENV_HOST)
         if env:
@@ -142,10 +144,57 @@ class Session:
 
         emu.read_costs = DEFAULT.read_costs()
         self.emulator = emu
+        if emu.note:  # e.g. its log went to a temporary directory
+            self.note = f"{self.note}\n{emu.note}" if self.note else emu.note
         if emu.owned:
-            atexit.register(emu.stop)
+            # atexit covers a normal exit; a kernel killed by SIGTERM or SIGKILL runs no atexit,
+            # so a watchdog (its own session) stops the emulator when this process is gone
+            self._watch(emu)
+            atexit.register(self._stop_owned, emu)
         os.environ[ENV_HOST] = emu.host or ""  # so `cbt` and the official Client find it too
         return emu
+
+    def _watch(self, emu: Emulator) -> None:
+        """Start ``_watchdog.py`` on the emulator this kernel started: the watchdog holds the
+        reading end of a pipe only this process writes, so when the kernel dies in any way
+        (SIGTERM, SIGKILL, a crash) it reads end of input and stops the emulator's process
+        group (SIGTERM, SIGKILL after its grace)."""
+        import sys
+
+        from . import _watchdog
+
+        try:
+            dog = subprocess.Popen(
+                [sys.executable, "-S", _watchdog.__file__],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                start_new_session=True,
+            )
+            assert dog.stdin is not None
+            dog.stdin.write(f"watch {emu.pid}\n")
+            dog.stdin.flush()
+        except OSError:  # no watchdog: atexit still stops it on a normal exit
+            return
+        self._watchdogs[id(emu)] = dog
+
+    def _stop_owned(self, emu: Emulator) -> None:
+        """Stop an emulator this kernel started, then release its watchdog (``done``: it must
+        not signal a process ID the system may give to another process later)."""
+        emu.stop()
+        dog = self._watchdogs.pop(id(emu), None)
+        if dog is None:
+            return
+        try:
+            if dog.stdin is not None:
+                dog.stdin.write("done\n")
+                dog.stdin.close()
+            dog.wait(timeout=5)
+        except (OSError, ValueError):
+            pass
+        except Exception:  # a watchdog that does not exit is killed: it watches nothing now
+            dog.kill()
 
     def register(self, table_ids: str | Iterable[str]) -> None:
         """Remember tables this kernel created so :meth:`cleanup` can drop them."""
@@ -174,14 +223,11 @@ class Session:
                         request=DeleteTableRequest(name=conn.table_path(table_id)),
                     )
                     dropped.append(table_id)
-            from .bigtable import claims, ownership
-
-            claims.release(conn, self.tables, ownership.SESSION_TAG)
         self.tables.clear()
         if emu is not None:
             emu.created_tables.clear()
         if stop_emulator and emu is not None:
-            emu.stop()
+            self._stop_owned(emu)
             self.emulator = None
         return dropped
 

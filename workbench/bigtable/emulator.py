@@ -14,15 +14,24 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import EmulatorError, EmulatorNotFound
 from .net import not_grpc_message, port_is_open, speaks_grpc
 
-__all__ = ["Emulator", "port_is_open", "speaks_grpc", "not_grpc_message", "free_port"]
+__all__ = [
+    "Emulator",
+    "port_is_open",
+    "speaks_grpc",
+    "not_grpc_message",
+    "free_port",
+    "probe",
+    "Probe",
+]
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset
@@ -196,6 +205,8 @@ class Emulator:
         self.source: str = ""
         self._connection: Connection | None = None
         self.created_tables: list[str] = []  # tables load() created in this emulator
+        self.note: str | None = None  # what the start did differently (its log elsewhere)
+        self._log_tmpdir: Path | None = None
 
     # -- life cycle -------------------------------------------------------------------
     @property
@@ -251,10 +262,7 @@ class Emulator:
                 f"Port {port} on 127.0.0.1 is already taken by another process; "
                 "choose another port or leave port=None to pick a free one."
             )
-        log_dir = state_file().parent
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self._log_path = log_dir / f"emulator-{port}.log"
-        with open(self._log_path, "wb") as log:
+        with self._open_log(port) as log:
             self._proc = subprocess.Popen(
                 command.for_port(port),
                 stdout=log,
@@ -268,6 +276,25 @@ class Emulator:
         except Exception:
             self.stop()
             raise
+
+    def _open_log(self, port: int) -> BinaryIO:
+        """The emulator's log file, under the state directory; when that cannot be written
+        (a read-only ``XDG_STATE_HOME``), in a private temporary directory, and :attr:`note`
+        says so and how to keep it with the workbench's state."""
+        log_dir = state_file().parent
+        try:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            self._log_path = log_dir / f"emulator-{port}.log"
+            return open(self._log_path, "wb")
+        except OSError as exc:
+            self._log_tmpdir = Path(tempfile.mkdtemp(prefix="bigtable-workbench-"))
+            self._log_path = self._log_tmpdir / f"emulator-{port}.log"
+            self.note = (
+                f"{log_dir} cannot be written ({exc.strerror or exc}): the emulator's log is in "
+                f"{self._log_tmpdir} instead. Set XDG_STATE_HOME to a writable directory (or "
+                f"make {log_dir} writable) to keep it with the workbench's state."
+            )
+            return open(self._log_path, "wb")
 
     def _wait_ready(self, deadline: float) -> None:
         from .connection import Connection
@@ -332,6 +359,9 @@ class Emulator:
             self._log_path is not None
         ):  # its log served start-up errors; a stopped emulator needs none
             self._log_path.unlink(missing_ok=True)
+        if self._log_tmpdir is not None:
+            shutil.rmtree(self._log_tmpdir, ignore_errors=True)
+            self._log_tmpdir = None
 
     def __enter__(self) -> Emulator:
         return self.start()
@@ -392,6 +422,56 @@ class Emulator:
         return f"<Emulator {self.host or '-'} {state}, {owner}; {self.source or 'not started'}>"
 
 
+PROBE_TIMEOUT = 3.0  # `workbench emulator status`: the longest a silent listener may keep it
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What answers at a host: ``state`` is ``answering`` (a Bigtable ListTables call came
+    back), ``closed`` (nothing listens), ``not_grpc`` (a listener that does not speak HTTP/2)
+    or ``silent`` (it accepts connections but answered no HTTP/2 preface, or no Bigtable call,
+    within the deadline: stopped with SIGSTOP or Ctrl-Z, hung, or not an emulator)."""
+
+    host: str
+    state: str
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "answering"
+
+
+def probe(host: str, timeout: float = PROBE_TIMEOUT, *, project: str = "workbench") -> Probe:
+    """Whether ``host`` is a Bigtable emulator that answers, each step within ``timeout``:
+    the port, the HTTP/2 preface every gRPC server answers, then one ListTables call."""
+    from .connection import Connection
+
+    if not port_is_open(host, timeout=min(timeout, 1.0)):
+        return Probe(host, "closed", "nothing listens there")
+    grpc_ok = speaks_grpc(host, timeout=timeout)
+    if grpc_ok is False:
+        return Probe(host, "not_grpc", not_grpc_message(host, host))
+    if grpc_ok is None:
+        return Probe(host, "silent", _silent(host, timeout))
+    conn = Connection.emulator(host, project=project, instance=project, timeout=timeout)
+    try:
+        n = len(conn.list_tables())
+    except Exception as exc:  # a deadline, or an HTTP/2 server that is not Bigtable
+        return Probe(host, "silent", f"{_silent(host, timeout)} ({type(exc).__name__})")
+    finally:
+        conn.close()
+    return Probe(host, "answering", f"ListTables answered: {n} table(s) in {project}/{project}")
+
+
+def _silent(host: str, timeout: float) -> str:
+    return (
+        f"something accepts connections at {host} but gave no Bigtable answer within "
+        f"{timeout:g} s: a stopped (Ctrl-Z, SIGSTOP) or hung process, or not an emulator. "
+        f"Resume it (kill -CONT <pid>) or stop it, or unset {ENV_HOST} so the workbench starts "
+        "its own"
+    )
+
+
 def _running_host() -> tuple[str, str] | None:
     """An emulator already running for this user: env var first, then the CLI's state file."""
     env = os.environ.get(ENV_HOST)
@@ -427,8 +507,17 @@ def start_background(port: int | None = None) -> dict[str, Any]:
         "log": str(emu._log_path),
         "started": time.time(),
     }
-    state_file().parent.mkdir(parents=True, exist_ok=True)
-    state_file().write_text(json.dumps(info))
+    try:
+        state_file().parent.mkdir(parents=True, exist_ok=True)
+        state_file().write_text(json.dumps(info))
+    except OSError as exc:  # nobody could find or stop it later: do not leave it running
+        emu._proc = proc
+        emu.stop()
+        raise EmulatorError(
+            f"Cannot record the background emulator in {state_file()} ({exc.strerror or exc}), "
+            "so nothing could find or stop it later; it was stopped. Set XDG_STATE_HOME to a "
+            f"writable directory (or make {state_file().parent} writable) and run it again."
+        ) from exc
     return {**info, "reused": False}
 
 
