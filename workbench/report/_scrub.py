@@ -19,6 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from detect_secrets.core.plugins.util import (
+    get_mapping_from_secret_type_to_class,
+    get_plugins_from_module,
+)
+from detect_secrets.filters import heuristic
+from detect_secrets.plugins.base import BasePlugin
+from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+
+from . import _secret_plugins
+
 REDACTED = "[redacted]"
 _HOST_PLACEHOLDER = "[emulator-host]"
 
@@ -35,6 +45,7 @@ _SECRET_NAME = re.compile(
 _STRONG_SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|" + _PASS_PART, re.I
 )
+_PASSES = 64  # scans of one text at most: a keyword plugin finds one value per line and pattern
 _MIN_SHORT_SECRET = 3  # one or two characters protect nothing and would match everywhere
 # Secrets set inside the notebook itself: `%env NAME=value`, `%env NAME value`,
 # `os.environ["NAME"] = "value"`, `os.environ.setdefault("NAME", "value")`.
@@ -56,71 +67,95 @@ _HOST_NAMES = (
     "FIRESTORE_EMULATOR_HOST",
 )
 
-# Patterns of secrets that need no environment to be recognised.
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
-        REDACTED,
-    ),
-    (
-        re.compile(r"(?i)\b(authorization:?\s*[\"']?\s*(?:token|bearer|basic)\s+)[^\s\"'<>]+"),
-        r"\1" + REDACTED,
-    ),
-    (
-        re.compile(
-            r"(?i)([?&#;](?:token|access_token|id_token|api_?key|key|sig|signature|password|secret)=)"
-            r"[^&\s\"'<>#]+"
-        ),
-        r"\1" + REDACTED,
-    ),
-    (  # name = value; the name may end a longer one (aws_secret_access_key, DB_PASSWORD)
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9])((?:[A-Za-z0-9]+_)*(?:password|passwd|secret|token|api[_-]?key|"
-            r"access[_-]?key|client[_-]?secret|private[_-]?key(?:_id)?|pass|pwd)[\"']?\s*[:=]\s*"
-            r"[\"']?)(?!\[redacted\])[^\s\"'&<>,;)]{6,}"
-        ),
-        r"\1" + REDACTED,
-    ),
-    (  # Azure storage / service bus connection strings
-        re.compile(r"(?i)((?:AccountKey|SharedAccessKey|SharedAccessSignature)=)[^;\s\"'<>]{8,}"),
-        r"\1" + REDACTED,
-    ),
-    (  # an AWS secret access key near its name or its access key id (40 base64 characters)
-        re.compile(
-            r"(?i)((?:aws|AKIA[0-9A-Z]{16}|ASIA[0-9A-Z]{16})[^\n]{0,40}?[\s:=\"',]+)"
-            r"(?!\[redacted\])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
-        ),
-        r"\1" + REDACTED,
-    ),
-    # user:password@ in any URL (postgres://, https://, redis://, ...): the password goes
-    (
-        re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@\"'<>]+:)(?!\[redacted\])[^\s@/\"'<>]+(@)"),
-        r"\1" + REDACTED + r"\2",
-    ),
-    (  # Slack incoming webhooks: the path is the credential
-        re.compile(
-            r"https://hooks\.slack(?:-gov)?\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]+"
-        ),
-        REDACTED,
-    ),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"), REDACTED),  # Slack tokens
-    (  # JSON Web Tokens: header.payload.signature, header and payload base64url of "{..."
-        re.compile(r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
-        REDACTED,
-    ),
-    (re.compile(r"\bya29\.[0-9A-Za-z_\-]+"), REDACTED),  # Google OAuth access tokens
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), REDACTED),  # Google API keys
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),  # AWS access key ids
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), REDACTED),  # GitHub tokens
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"), REDACTED),  # "sk-..." API keys
-    (re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{10,}"), REDACTED),  # Stripe secret keys
-    (re.compile(r"\bglpat-[0-9A-Za-z_\-]{20,}"), REDACTED),  # GitLab personal access tokens
-    (re.compile(r"\bhf_[A-Za-z0-9]{30,}"), REDACTED),  # Hugging Face tokens
-    (
-        re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40,}(?![0-9A-Za-z_])"),
-        REDACTED,
-    ),  # Jupyter tokens (48 hex)
+# Secrets recognised by their format, with no environment: detect-secrets' plugins (its
+# regex detectors, its keyword detector and its two entropy checks) and, for formats none of
+# them finds as a notebook writes them, the workbench's own detect-secrets plugins
+# (`_secret_plugins.py`). A plugin returns the secret's value, so what surrounds it stays:
+# "postgres://alice:[redacted]@db", "password=[redacted]".
+_NOT_SECRETS = frozenset({"IPPublicDetector"})  # a public IP address says nothing secret
+_MIN_SECRET = 4  # shorter "values" (a keyword detector's `"abc"`) protect nothing
+
+
+def _plugins() -> list[BasePlugin]:
+    """detect-secrets' built-in plugins, then the workbench's."""
+    classes: list[type[BasePlugin]] = [
+        *get_mapping_from_secret_type_to_class().values(),
+        *get_plugins_from_module(_secret_plugins),
+    ]
+    return [cls() for cls in classes if cls.__name__ not in _NOT_SECRETS]
+
+
+_PLUGINS = _plugins()
+# Plugins whose patterns need a word naming a secret (detect-secrets' keyword plugin, its
+# `build_assignment_regex` plugins, the workbench's unquoted assignments) run on the lines that
+# hold such a word; every other pattern plugin runs over the whole text at once (a pattern stops
+# at a line's end where its format does; a private key block spans lines). Cloudant's
+# `user:password@account.cloudant.com` form needs no word: UrlPasswordDetector finds it.
+_NAMED = frozenset(
+    {
+        "KeywordDetector",
+        "IbmCloudIamDetector",
+        "IbmCosHmacDetector",
+        "SoftlayerDetector",
+        "CloudantDetector",
+        "UnquotedAssignmentDetector",
+    }
 )
+_SECRET_WORD = re.compile(r"key|pw|pass|token|secret|contras", re.I)
+_ENTROPY_PLUGINS = [p for p in _PLUGINS if isinstance(p, HighEntropyStringsPlugin)]
+_NAMED_PLUGINS = [p for p in _PLUGINS if type(p).__name__ in _NAMED]
+_TEXT_PLUGINS = [p for p in _PLUGINS if p not in _ENTROPY_PLUGINS + _NAMED_PLUGINS]
+
+
+def _named_lines(text: str) -> list[str]:
+    """The lines of ``text`` that hold a word naming a secret, each once, in order."""
+    lines: dict[str, None] = {}
+    end = -1
+    for m in _SECRET_WORD.finditer(text):
+        if m.start() <= end:
+            continue  # this line is in already
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        lines[text[start:end]] = None
+    return list(lines)
+
+
+def _random_enough(plugin: HighEntropyStringsPlugin, value: str, text: str) -> bool:
+    """detect-secrets' entropy check with its heuristic filters (sequences, UUIDs, IDs,
+    templates), as its own scan applies them."""
+    if plugin.calculate_shannon_entropy(value) <= plugin.entropy_limit:
+        return False
+    at = text.find(value)
+    line = text[text.rfind("\n", 0, at) + 1 : text.find("\n", at) % (len(text) + 1)]
+    return not (
+        heuristic.is_sequential_string(value)
+        or heuristic.is_potential_uuid(value)
+        or heuristic.is_likely_id_string(value, line, plugin)
+        or heuristic.is_templated_secret(value)
+    )
+
+
+def detect(text: str, *, guesses: bool = True) -> set[str]:
+    """The secret values detect-secrets' plugins and the workbench's find in ``text``.
+
+    ``guesses=False`` leaves out the entropy checks: a quoted random-looking string is redacted
+    when scrubbing, but the leak check of a whole page (nbconvert's template, its scripts and
+    styles included) holds only to the formats.
+    """
+    unescaped = html.unescape(text)  # HTML output: `password = &quot;…&quot;` is quoted too
+    if unescaped != text:
+        text = text + "\n" + unescaped
+    found: set[str] = set()
+    for plugin in _TEXT_PLUGINS:
+        found.update(plugin.analyze_string(text))
+    for entropy in _ENTROPY_PLUGINS if guesses else ():
+        found.update(v for v in entropy.analyze_string(text) if _random_enough(entropy, v, text))
+    for line in _named_lines(text):  # the keyword plugin finds one value per pattern and line
+        for plugin in _NAMED_PLUGINS:
+            found.update(plugin.analyze_string(line))
+    return {v for v in found if len(v) >= _MIN_SECRET and REDACTED not in v}
+
 
 # Local absolute paths that say who made the report and where.
 _PATH_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -237,8 +272,16 @@ class Scrubber:
         for value in sorted(self.words, key=len, reverse=True):
             if value in s:
                 s = re.sub(_word(value), self.words[value], s)
-        for pattern, repl in _PATTERNS:
-            s = pattern.sub(repl, s)
+        for _ in range(_PASSES):  # each pass replaces what it found: the next finds the rest
+            found = detect(s)
+            if not found:
+                break
+            for value in sorted(found, key=len, reverse=True):
+                for variant in {value, html.escape(value), html.escape(value, quote=False)}:
+                    if len(variant) >= 6:
+                        s = s.replace(variant, REDACTED)
+                    else:  # a short value only as a whole word: "abcd" in "abcdef" stays
+                        s = re.sub(_word(variant), REDACTED, s)
         return s
 
     def text(self, s: str) -> str:
@@ -280,7 +323,8 @@ class Scrubber:
         found = [v for v in self.exact if v in text]
         found += [v for v in self.words if re.search(_word(v), text)]
         found += [p for p in self.paths if re.search(re.escape(p) + r"(?![\w.\-])", text)]
-        for pattern, _ in (*_PATTERNS, *_PATH_PATTERNS):
+        found += sorted(detect(text, guesses=False))
+        for pattern, _ in _PATH_PATTERNS:
             found += [m.group(0) for m in pattern.finditer(text) if REDACTED not in m.group(0)]
         found += [m.group(0) for m in _LOOPBACK.finditer(text)]
         return sorted(set(found))
