@@ -434,7 +434,9 @@ def load(
     )
     here = not conn.is_production and is_loopback(conn.host)
     if check_memory and cells is None:  # at least one cell per event: before building them
-        check_memory_need(len(dataset.frame), dataset, emulator_here=here, cells_built=False)
+        check_memory_need(
+            len(dataset.frame), dataset, emulator_here=here, cells_built=False, schema=schema
+        )
     cells = schema.to_cells(dataset) if cells is None else cells
     memory_note = (
         check_memory_need(len(cells), dataset, emulator_here=here, cells_built=True)
