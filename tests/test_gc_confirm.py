@@ -6,8 +6,8 @@ decision is the production one, every request lands on the emulator."""
 from __future__ import annotations
 
 import subprocess
-import time
 
+import grpc
 import pytest
 
 from workbench.bigtable import admin
@@ -16,15 +16,36 @@ from workbench.errors import ConfirmationRequired, WriteError
 from workbench.schema.families import Family, max_age
 
 
-def _as_production(conn: Connection) -> Connection:
+class _Calls(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """The RPCs sent through a channel, by method name, every attempt (retries included)."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def _note(self, continuation, details, request):
+        self.sent.append(details.method.rsplit("/", 1)[-1])
+        return continuation(details, request)
+
+    intercept_unary_unary = _note
+    intercept_unary_stream = _note
+
+
+def _as_production(conn: Connection, calls: _Calls | None = None) -> Connection:
+    """``conn`` flagged as production; with ``calls``, every RPC it sends is recorded there."""
+    data, admin_ch = conn.channel, conn.admin_channel
+    if calls is not None:
+        data, admin_ch = (
+            grpc.intercept_channel(data, calls),
+            grpc.intercept_channel(admin_ch, calls),
+        )
     return Connection(
         project=conn.project,
         instance=conn.instance,
         host=conn.host,
         is_production=True,
         timeout=conn.timeout,
-        channel=conn.channel,
-        admin_channel=conn.admin_channel,
+        channel=data,
+        admin_channel=admin_ch,
     )
 
 
@@ -45,11 +66,11 @@ def _cbt_count(host, table):
 
 def test_production_gc_change_needs_confirmation_and_names_old_and_new(conn, table_factory):
     tid = table_factory([Family("m")])  # no GC rule
-    prod = _as_production(conn)
-    t = time.monotonic()
+    calls = _Calls()
+    prod = _as_production(conn, calls)
     with pytest.raises(ConfirmationRequired) as ei:
         admin.ensure_table(prod, tid, [Family("m", gc=max_age("1D"))])
-    assert time.monotonic() - t < 2  # one GetTable, no retries
+    assert calls.sent == ["GetTable"]  # one read of the table, no retries, no change sent
     msg = str(ei.value)
     assert f"confirm={tid!r}" in msg and "Nothing was changed" in msg
     assert "family 'm': no GC rule (keep every cell) → max age 1 day" in msg
@@ -98,7 +119,8 @@ def test_production_load_that_would_change_retention_asks_first_and_writes_nothi
     one_day = dataclasses.replace(
         keep_all, layout=dataclasses.replace(keep_all.layout, family=Family("r", gc=max_age("1D")))
     )
-    prod = _as_production(emulator.connection())
+    calls = _Calls()
+    prod = _as_production(emulator.connection(), calls)
     later = ds.frame.assign(time=ds.frame["time"] + pd.Timedelta("1D"))  # 20 more rows
     ds2 = wb.from_dataframe(later, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
     # the next day's readings into one's own table: without append=True the load is refused
@@ -107,10 +129,12 @@ def test_production_load_that_would_change_retention_asks_first_and_writes_nothi
         load(prod, ds2, keep_all, table_id="gc-prod", progress=False, verify=False)
     assert "Nothing was written" in str(refused.value)
     assert _cbt_count(emulator.host, "gc-prod") == "20"
-    t = time.monotonic()
+    calls.sent.clear()
     with pytest.raises(ConfirmationRequired) as ei:
         load(prod, ds2, one_day, table_id="gc-prod", progress=False, verify=False, append=True)
-    assert time.monotonic() - t < 3  # to_cells of 20 events and one GetTable
+    # refused before any change or write: no ModifyColumnFamilies, no MutateRows
+    assert "GetTable" in calls.sent, calls.sent
+    assert not {"ModifyColumnFamilies", "MutateRows", "MutateRow"} & set(calls.sent), calls.sent
     msg = str(ei.value)
     assert (
         "confirm='gc-prod'" in msg
