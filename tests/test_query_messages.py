@@ -4,6 +4,7 @@ pandas holds. Each is refused or warned naming the query and what to write inste
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pandas as pd
@@ -27,13 +28,28 @@ def ds():
     return wb.from_dataframe(df, entity="sensor", time="time", measures="v", name="two")
 
 
+# the fixture's first and last events (hourly, 2024-01-01 00:00 to 2024-01-02 23:00 UTC)
+SPAN = ("2024-01-01 00:00:00+00:00", "2024-01-02 23:00:00+00:00")
+
+
+def _quoted(msg: str) -> list[str]:
+    """The 'quoted' values a message names (a line, a value, an example)."""
+    return re.findall(r"'[^']*'", msg)
+
+
+def _times(msg: str) -> list[str]:
+    """The full timestamps a message states, in order."""
+    return re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\+00:00", msg)
+
+
 @pytest.mark.parametrize("sep", [", ", " and "])
 def test_a_column_given_twice_is_refused_not_overwritten(ds, sep):
     line = f"sensor=S1{sep}sensor=S2 over 1 day"
     with pytest.raises(QuerySyntaxError) as ei:
         parse_query(line, ds)
     msg = str(ei.value)
-    assert f"Query {line!r} gives sensor twice ('S1' and 'S2')" in msg
+    # the facts: the line, the column and both of its values
+    assert repr(line) in msg and "sensor" in msg and {"'S1'", "'S2'"} <= set(_quoted(msg))
     assert "'sensor=S1' and 'sensor=S2'" in msg and "latest N per sensor" in msg
     # the same value twice is one filter, not a conflict
     assert parse_query("sensor=S1, sensor=S1", ds).entity == {"sensor": "S1"}
@@ -43,7 +59,7 @@ def test_a_window_after_latest_for_is_named_not_taken_as_the_value(ds):
     with pytest.raises(QuerySyntaxError) as ei:
         parse_query("latest 1 for sensor=S1 over 1 day", ds)
     msg = str(ei.value)
-    assert "'latest N' takes no time window ('over 1 day')" in msg
+    assert {"'latest N'", "'over 1 day'"} <= set(_quoted(msg))
     assert "'latest 1 for sensor=S1'" in msg and "'sensor=S1 over 1 day'" in msg
     assert "not in the data" not in msg
 
@@ -52,16 +68,16 @@ def test_a_time_of_day_without_a_date_is_refused_with_the_datas_span(ds):
     with pytest.raises(QuerySyntaxError) as ei:
         parse_query("sensor=S1 at 10:00", ds)
     msg = str(ei.value)
-    assert "'10:00' is a time of day without a date, which would be read as today" in msg
-    assert "The data spans 2024-01-01 00:00:00+00:00 to 2024-01-02 23:00:00+00:00" in msg
-    assert "'2024-01-01T10:00'" in msg
+    # the facts: the value refused, the data's first and last times, the same time with a date
+    assert {"'10:00'", "'2024-01-01T10:00'"} <= set(_quoted(msg))
+    assert _times(msg) == [SPAN[0], SPAN[1]]
 
 
 def test_a_window_outside_the_data_warns_with_its_span(ds):
     with pytest.warns(UserWarning) as rec:
         q = parse_query("sensor=S1 from 2023-01-01 to 2023-02-01", ds)
     msg = str(rec[0].message)
-    assert "lies outside the data, which spans 2024-01-01 00:00:00+00:00 to 2024-01-02" in msg
+    assert "outside the data" in msg and _times(msg)[-2:] == [SPAN[0], SPAN[1]]
     assert "0 events" in msg
     assert q.start == pd.Timestamp("2023-01-01", tz="UTC")
     with pytest.warns(UserWarning, match="outside the data"):
