@@ -47,6 +47,11 @@ class WriteError(WorkbenchError, RuntimeError):
     """A write stopped part-way; the message says how much was written and how to resume."""
 
 
+class ReadStreamError(WorkbenchError, RuntimeError):
+    """A ReadRows stream broke the protocol (a row never committed, keys out of order, a reset
+    carrying data, ...): the message names the chunk and what is wrong; no uncommitted cell is kept."""
+
+
 class ReportError(WorkbenchError, RuntimeError):
     """A report could not be made, or a notebook failed while executing (the message names it and the cell)."""
 

@@ -7,6 +7,9 @@ each on a gRPC channel the workbench configures itself, so that:
 * rows larger than the default 4 MiB receive limit can be read;
 * a dead emulator gives a clear error in seconds, not after the client's
   default 600 s of retries;
+* one retry policy serves every call, unary (admin), streamed reads and writes:
+  :meth:`Connection.retry`, a ``google.api_core.retry.Retry`` whose budget runs from the
+  last progress (a row read, an entry written), not from the start of a long scan;
 * production is reached only when the user names project and instance *and*
   opts in (argument or ``WORKBENCH_ALLOW_PRODUCTION=1``); before that check
   passes no channel is opened and no RPC is sent. Deleting a table on a real
@@ -16,7 +19,9 @@ each on a gRPC channel the workbench configures itself, so that:
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +30,7 @@ from google.api_core import exceptions as api_exceptions
 from google.api_core import retry as api_retry
 
 from ..errors import ConfirmationRequired, EmulatorUnavailable, ProductionNotAllowed
+from .net import port_is_open
 
 ENV_ALLOW_PRODUCTION = "WORKBENCH_ALLOW_PRODUCTION"
 DATA_ENDPOINT = "bigtable.googleapis.com"
@@ -43,6 +49,42 @@ CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     (grpc.experimental.ChannelOptions.SingleThreadedUnaryStream, 1),
 )
 DEFAULT_TIMEOUT = 10.0
+
+# -- the one retry policy -----------------------------------------------------------------
+# Transient: the server may answer the same request later (UNAVAILABLE, a deadline, ABORTED, as
+# the official client retries ReadRows and MutateRows). Backoff 0.05 s doubling to 1 s (with
+# api_core's jitter), for as long as the caller's budget since its last progress allows.
+TRANSIENT_CODES = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.ABORTED}
+)
+RETRY_INITIAL_S = 0.05
+RETRY_MAXIMUM_S = 1.0
+RETRY_MULTIPLIER = 2.0
+_TRANSIENT_API = (
+    api_exceptions.ServiceUnavailable,
+    api_exceptions.DeadlineExceeded,
+    api_exceptions.Aborted,
+)
+
+
+class Transient(Exception):
+    """A transient failure read from an answer rather than raised by gRPC (MutateRows' per-entry
+    statuses): retried exactly as a transient gRPC error."""
+
+
+def status_code(exc: BaseException) -> grpc.StatusCode | None:
+    """The gRPC status of a raw-channel error (None for anything else)."""
+    code = getattr(exc, "code", None)
+    if isinstance(exc, grpc.RpcError) and callable(code):
+        got = code()
+        return got if isinstance(got, grpc.StatusCode) else None
+    return None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth retrying: a transient gRPC status (raw channel or the generated clients' wrapped
+    errors) or a :class:`Transient` answer."""
+    return isinstance(exc, (Transient, *_TRANSIENT_API)) or status_code(exc) in TRANSIENT_CODES
 
 
 def _production_opt_in(allow_production: bool | None) -> bool:
@@ -92,6 +134,8 @@ class Connection:
     # False once the server answered a reverse scan with UNIMPLEMENTED (the emulator): later
     # reversed reads go forward at once and are reversed by the client
     reverse_scans: bool = field(repr=False, default=True)
+    # the raw streaming calls made on ``channel``, one per method (see ``stream_call``)
+    _calls: dict[str, Any] = field(repr=False, default_factory=dict)
 
     # -- construction -----------------------------------------------------------------
     @classmethod
@@ -200,16 +244,57 @@ class Connection:
         kind = "Cloud Bigtable" if self.is_production else "emulator"
         return f"{kind} {self.host} ({self.project}/{self.instance})"
 
-    def retry(self) -> api_retry.Retry:
-        """Retry transient errors, but give up within the connection's timeout."""
+    def stream_call(self, method: str, request: Any, response: Any) -> Any:
+        """The server-streaming RPC ``method`` (ReadRows, MutateRows) on this connection's own
+        channel with the package's raw protobuf classes, made once per connection."""
+        call = self._calls.get(method)
+        if call is None:
+            call = self._calls[method] = self.channel.unary_stream(
+                method,
+                request_serializer=request.SerializeToString,
+                response_deserializer=response.FromString,
+            )
+        return call
+
+    def refused(self, exc: BaseException) -> bool:
+        """UNAVAILABLE from an emulator whose port no longer accepts: its process is gone, so
+        retrying for the whole budget would only delay saying so."""
+        unavailable = isinstance(exc, api_exceptions.ServiceUnavailable) or (
+            status_code(exc) == grpc.StatusCode.UNAVAILABLE
+        )
+        return unavailable and not self.is_production and not port_is_open(self.host, timeout=0.3)
+
+    def retry(
+        self,
+        budget_s: float | None = None,
+        *,
+        last_progress: Callable[[], float] | None = None,
+        stop: threading.Event | None = None,
+        on_error: Callable[[Exception], Any] | None = None,
+    ) -> api_retry.Retry:
+        """The one retry policy (admin calls, reads, writes): transient errors
+        (:func:`is_transient`) are retried with exponential backoff while less than
+        ``budget_s`` (default: the connection's timeout) has passed since the last progress:
+        ``last_progress()`` (a ``time.monotonic()`` value; default: when the policy was made,
+        so a unary call gets ``budget_s`` in all). Never retried: a refused emulator
+        (:meth:`refused`) and anything once ``stop`` is set. When the policy gives up, the last
+        error itself is raised (no ``RetryError``), for the caller to name."""
+        budget = self.timeout if budget_s is None else budget_s
+        made = time.monotonic()
+
+        def retryable(exc: Exception) -> bool:
+            if (stop is not None and stop.is_set()) or not is_transient(exc):
+                return False
+            since = last_progress() if last_progress is not None else made
+            return time.monotonic() - since < budget and not self.refused(exc)
+
         return api_retry.Retry(
-            predicate=api_retry.if_exception_type(
-                api_exceptions.ServiceUnavailable, api_exceptions.DeadlineExceeded
-            ),
-            initial=0.1,
-            maximum=1.0,
-            multiplier=2.0,
-            timeout=self.timeout,
+            predicate=retryable,
+            initial=RETRY_INITIAL_S,
+            maximum=RETRY_MAXIMUM_S,
+            multiplier=RETRY_MULTIPLIER,
+            timeout=None,  # the budget is the predicate's: time since the last progress
+            on_error=on_error,
         )
 
     def diagnose(self) -> str:
@@ -217,7 +302,7 @@ class Connection:
         a frozen or overloaded process keeps its listening socket, a dead one does not."""
         if self.is_production:
             return ""
-        from .net import not_grpc_message, port_is_open, speaks_grpc
+        from .net import not_grpc_message, speaks_grpc
 
         if port_is_open(self.host, timeout=0.5):
             if speaks_grpc(self.host, timeout=0.5) is False:

@@ -4,8 +4,13 @@ Why it is built this way:
 
 * Fast path: ``ReadRowsResponse`` messages are the package's raw protobufs, read on the
   connection's own channel (no receive limit: rows over 4 MiB are readable) and their
-  chunks are decoded straight into CellFrame columns, not into the client's per-row
-  Python objects (bench/bench_read.py measures the difference).
+  chunks are decoded straight into CellFrame columns (``chunks.decode``: the ReadRows state
+  machine, held to Bigtable's own acceptance cases), not into the client's per-row Python
+  objects (bench/bench_read.py measures the difference).
+* Deadlines are on progress, never on the whole scan: a read is cancelled only when it has
+  waited ``READ_IDLE_TIMEOUT`` for its next response and the emulator's port does not answer
+  (frozen, hung), or after ``READ_SILENT_LIMIT`` of silence; a transient error resumes the read
+  after its last committed row under the connection's one retry policy (``Connection.retry``).
 * The plan's ``CellFilter`` becomes one ``RowFilter`` chain (families, qualifier regex,
   row-key regex, timestamp range, latest N per column). Regexes are RE2 and match the
   whole name, like :meth:`CellFilter.cell_mask`.
@@ -40,10 +45,11 @@ from google.cloud.bigtable_v2.types import bigtable as _bt
 from google.cloud.bigtable_v2.types import data as _data
 
 from ..cells import CellFrame
-from ..errors import EmulatorUnavailable, SchemaError, WorkbenchError
+from ..errors import EmulatorUnavailable, ReadStreamError, SchemaError, WorkbenchError
 from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions, Union_
 from ..schema.plan import CellFilter, PlanResult, ReadPlan, family_regex
-from .connection import Connection
+from .chunks import decode, new_columns
+from .connection import TRANSIENT_CODES, Connection
 from .net import speaks_grpc
 from .writer import routing_metadata
 
@@ -53,65 +59,162 @@ RowFilter = _data.RowFilter.pb()
 RowSet = _data.RowSet.pb()
 READ_ROWS = "/google.bigtable.v2.Bigtable/ReadRows"
 US_PER_MS = 1000
-STREAM_TIMEOUT = 120.0  # s for one scan's whole stream (a refused connection still fails at once)
-# s a read may go without a single response message before it is cancelled: a frozen emulator
-# (SIGSTOP) keeps its socket open and never answers; an in-memory scan of ten million rows that
-# keeps none sends nothing for a few seconds
+# A read has no deadline for the whole scan (a 2-million-event read-back on a busy machine
+# outlasts any fixed one); its deadlines are on progress. READ_IDLE_TIMEOUT: s the read may wait
+# for its next response before it knocks on the emulator's port (a 1 s HTTP/2 handshake): no
+# answer (SIGSTOP, a hung process) cancels the read; an answer gives it another period, since an
+# in-memory scan of ten million rows that keeps none sends nothing for a while. READ_SILENT_LIMIT:
+# s without a response after which the read is cancelled even though the server answers.
+# Time the workbench spends on a response it was given (decoding on a busy machine) never counts.
 READ_IDLE_TIMEOUT = 15.0
+READ_SILENT_LIMIT = 300.0
 
 
 class _Stalled(Exception):
-    """The server sent nothing for ``idle`` seconds; the read was cancelled."""
+    """The server sent nothing for ``idle`` seconds; the read was cancelled. ``alive``: the
+    server still answered on its port (the silent limit, not the idle one, was reached)."""
 
-    def __init__(self, idle: float) -> None:
+    def __init__(self, idle: float, alive: bool) -> None:
         super().__init__(f"no response for {idle:.1f} s")
         self.idle = idle
+        self.alive = alive
 
 
 def _watched(
-    call: Any, idle_s: float, answers: Callable[[], bool | None] | None = None
+    call: Any,
+    idle_s: float,
+    answers: Callable[[], bool | None] | None = None,
+    progress: list[float] | None = None,
 ) -> Iterator[Any]:
-    """The call's responses, cancelling it when none arrives for ``idle_s`` seconds and
-    ``answers()`` (a 1 s HTTP/2 knock on the emulator's port) does not say the server is alive:
-    a slow scan of a live server goes on, to the stream's own deadline."""
-    last = [time.monotonic()]
-    stalled = threading.Event()
+    """The call's responses, cancelling it when the reader has waited ``idle_s`` seconds for
+    the next one and ``answers()`` does not say the server is alive, or after
+    ``READ_SILENT_LIMIT`` seconds of waiting whatever it says. ``progress[0]`` is set to the
+    time of each response. Only waiting counts: not the time the caller holds a response."""
+    waiting: list[float | None] = [time.monotonic()]  # None while the caller holds a response
+    knocked = [0.0]
+    stalled: list[tuple[float, bool]] = []
     done = threading.Event()
 
     def watch() -> None:
         while not done.wait(0.25):
-            if time.monotonic() - last[0] > idle_s:
-                if answers is not None and answers() is True:
-                    last[0] = time.monotonic()  # alive and working: give it another period
-                    continue
-                stalled.set()
-                call.cancel()
-                return
+            since = waiting[0]
+            if since is None:
+                continue
+            now = time.monotonic()
+            alive = now - since <= READ_SILENT_LIMIT
+            if alive and now - max(since, knocked[0]) <= idle_s:
+                continue
+            if alive and answers is not None and answers() is True:
+                knocked[0] = time.monotonic()  # alive and working: give it another period
+                continue
+            stalled.append((time.monotonic() - since, not alive))
+            call.cancel()
+            return
 
     threading.Thread(target=watch, name="wb-read-watchdog", daemon=True).start()
+    it = iter(call)
     try:
-        for msg in call:
-            last[0] = time.monotonic()
+        while True:
+            waiting[0] = time.monotonic()
+            try:
+                msg = next(it)
+            except StopIteration:
+                return
+            waiting[0] = None
+            if progress is not None:
+                progress[0] = time.monotonic()
             yield msg
     except grpc.RpcError:
-        if stalled.is_set():
-            raise _Stalled(time.monotonic() - last[0]) from None
+        if stalled:
+            raise _Stalled(*stalled[0]) from None
         raise
     finally:
         done.set()
 
 
-def _read_rows_call(conn: Connection) -> Any:
-    cache = conn.__dict__.setdefault("_wb_rpc_cache", {})
-    call = cache.get("ReadRows")
-    if call is None:
-        call = conn.channel.unary_stream(
-            READ_ROWS,
-            request_serializer=ReadRowsRequest.SerializeToString,
-            response_deserializer=ReadRowsResponse.FromString,
+def _stalled_message(conn: Connection, table_id: str, exc: _Stalled, rows: int) -> str:
+    """Why a read was cancelled: a server silent on its port too (frozen, hung), or one that
+    answers but sent nothing on this read for the silent limit."""
+    got = f"{rows:,} rows received before" if rows else "no row received before"
+    if exc.alive:
+        return (
+            f"Reading {table_id!r} was cancelled: the {conn.target} still answers on its port "
+            f"but sent nothing on this read for {exc.idle:.1f} s ({got}; the limit is "
+            f"{READ_SILENT_LIMIT:.0f} s without a response). A filtered scan over very many rows "
+            "that keeps none sends nothing while it scans: narrow the read, or read again."
         )
-        cache["ReadRows"] = call
-    return call
+    return (
+        f"Reading {table_id!r} failed: the {conn.target} sent nothing for {exc.idle:.1f} s "
+        f"while the read waited for its next response ({got}; cancelled after "
+        f"{READ_IDLE_TIMEOUT:.0f} s without a response when the emulator's port does not "
+        "answer either). " + conn.diagnose()
+    )
+
+
+def _resumed(req: Any, after: bytes, rows_read: int) -> Any | None:
+    """``req`` for the rows it has not returned yet: after ``after`` (before it, reversed),
+    ``rows_read`` fewer under a rows limit; None when nothing is left to read (an empty RowSet
+    would read the whole table)."""
+    out = ReadRowsRequest()
+    out.CopyFrom(req)
+    if req.rows_limit:
+        if req.rows_limit <= rows_read:
+            return None
+        out.rows_limit = req.rows_limit - rows_read
+    rev = req.reversed
+    out.rows.Clear()
+    if not req.rows.row_keys and not req.rows.row_ranges:  # the whole table
+        rr = out.rows.row_ranges.add()
+        if rev:
+            rr.end_key_open = after
+        else:
+            rr.start_key_open = after
+        return out
+    out.rows.row_keys.extend(k for k in req.rows.row_keys if (k < after if rev else k > after))
+    for r in req.rows.row_ranges:
+        start = getattr(r, r.WhichOneof("start_key") or "start_key_closed")
+        end = getattr(r, r.WhichOneof("end_key") or "end_key_open")
+        if rev:
+            if start and start >= after:  # every row of it is read
+                continue
+            nr = out.rows.row_ranges.add()
+            nr.CopyFrom(r)
+            if not end or end > after:
+                nr.end_key_open = after
+        else:
+            if end and end <= after:
+                continue
+            nr = out.rows.row_ranges.add()
+            nr.CopyFrom(r)
+            if not start or start <= after:
+                nr.start_key_open = after
+    return out if (out.rows.row_keys or out.rows.row_ranges) else None
+
+
+def _read_stream(
+    conn: Connection,
+    req: Any,
+    md: Any,
+    cols: dict[str, list[Any]],
+    knock: Callable[[], bool | None] | None,
+) -> None:
+    """One ReadRows request's rows into ``cols``. A stream broken by a transient error is read
+    again from the row after the last one committed, under the connection's one retry policy
+    (its budget counted from the last response); a reset or a half-sent row is never kept."""
+    call = conn.stream_call(READ_ROWS, ReadRowsRequest, ReadRowsResponse)
+    rows0 = len(cols["row_key"])
+    progress = [time.monotonic()]
+
+    def attempt() -> None:
+        got = len(cols["row_key"]) - rows0
+        after = cols["row_key"][-1] if got else None
+        todo = req if after is None else _resumed(req, after, got)
+        if todo is None:
+            return
+        stream = _watched(call(todo, metadata=md), READ_IDLE_TIMEOUT, knock, progress)
+        decode(stream, cols, reverse=req.reversed, after=after)
+
+    conn.retry(last_progress=lambda: progress[0])(attempt)()
 
 
 def _key(s: str) -> bytes:
@@ -282,57 +385,6 @@ def _gc_keep_mask(f: pd.DataFrame, rule: GcRule, now_us: int) -> np.ndarray:
 # ----------------------------------------------------------------------------- decoding
 
 
-def _decode(responses: Any, cols: dict[str, list[Any]]) -> tuple[int, int]:
-    """Chunks → column lists; returns (rows, cells) committed. Handles split cells and resets.
-
-    ``cols`` holds per-row ``row_key``/``n`` (cells in the row) and per-cell ``family``,
-    ``qualifier``, ``timestamp_us``, ``value``; repeating the row key per cell is left to numpy."""
-    keys, counts = cols["row_key"], cols["n"]
-    fam, qual, ts, val = cols["family"], cols["qualifier"], cols["timestamp_us"], cols["value"]
-    fa, qa, ta, va = fam.append, qual.append, ts.append, val.append
-    rows = 0
-    row_start = len(val)
-    key = b""
-    family = ""
-    q = b""
-    parts: list[bytes] | None = None
-    t_split = 0
-    for resp in responses:
-        for c in resp.chunks:
-            if c.row_key:
-                key = c.row_key
-            if c.HasField("family_name"):
-                family = c.family_name.value
-            if c.HasField("qualifier"):
-                q = c.qualifier.value
-            if c.value_size > 0 or parts is not None:  # a cell split over chunks: collect its parts
-                if parts is None:
-                    parts, t_split = [], c.timestamp_micros
-                parts.append(c.value)
-                if c.value_size > 0:
-                    continue
-                fa(family)
-                qa(q)
-                ta(t_split)
-                va(b"".join(parts))  # noqa: E702
-                parts = None
-            elif c.reset_row:
-                del fam[row_start:], qual[row_start:], ts[row_start:], val[row_start:]
-                parts = None
-                continue
-            else:
-                fa(family)
-                qa(q)
-                ta(c.timestamp_micros)
-                va(c.value)  # noqa: E702
-            if c.commit_row:
-                rows += 1
-                keys.append(key)
-                counts.append(len(val) - row_start)
-                row_start = len(val)
-    return rows, len(val)
-
-
 def _texts(values: list[bytes]) -> list[str]:
     """Decode with one decode per distinct value (qualifiers and keys repeat a lot)."""
     table = {u: u.decode("utf-8", "surrogateescape") for u in set(values)}
@@ -351,10 +403,6 @@ def _counts(values: list[Any]) -> dict[Any, int]:
     from collections import Counter
 
     return Counter(values)
-
-
-def _new_cols() -> dict[str, list[Any]]:
-    return {k: [] for k in ("row_key", "n", "family", "qualifier", "timestamp_us", "value")}
 
 
 def _to_cellframe(cols: dict[str, list[Any]], table: str) -> CellFrame:
@@ -488,8 +536,9 @@ def read_plan(
     (default: now). ``model_cells`` are the cells written (all tables): the model runs
     ``plan.evaluate`` on their GC-live part.
 
-    Why one function: one ReadRows stream is consumed, decoded, timed and watched by the idle
-    watchdog in one loop; split, the watchdog would no longer see the whole stream.
+    Why one function: one ReadRows request (resumed after transient errors, with the emulator's
+    reverse-scan fallback) is sent, timed, its failures named and its rows trimmed in one place,
+    with the counts a failure's message gives.
     """
     now = int(time.time() * 1_000_000) if gc_now_us is None else int(gc_now_us)
     if plan.requests > 1:
@@ -505,10 +554,9 @@ def read_plan(
     gc = gc_filter_pb(families, now) if (apply_gc and families) else None
     user = cell_filter_pb(plan.filter)
     flt = _chain([gc, user])
-    call = _read_rows_call(conn)
     path = conn.table_path(table_id)
     md = routing_metadata(path)
-    cols = _new_cols()
+    cols = new_columns()
     notes: list[str] = []
     row_sets = _row_sets(plan)
     emulate_reverse = plan.reversed and not conn.reverse_scans
@@ -532,18 +580,7 @@ def read_plan(
         try:
             if plan.reversed and not emulate_reverse:
                 try:
-                    _decode(
-                        _watched(
-                            call(
-                                request(True, plan.rows_limit),
-                                timeout=max(conn.timeout, STREAM_TIMEOUT),
-                                metadata=md,
-                            ),
-                            READ_IDLE_TIMEOUT,
-                            knock,
-                        ),
-                        cols,
-                    )
+                    _read_stream(conn, request(True, plan.rows_limit), md, cols, knock)
                 except grpc.RpcError as exc:
                     if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
                         raise
@@ -553,24 +590,13 @@ def read_plan(
                         del v[mark[0] if k in ("row_key", "n") else mark[1] :]
             if not plan.reversed or emulate_reverse:
                 limit = None if emulate_reverse else plan.rows_limit
-                _decode(
-                    _watched(
-                        call(
-                            request(False, limit),
-                            timeout=max(conn.timeout, STREAM_TIMEOUT),
-                            metadata=md,
-                        ),
-                        READ_IDLE_TIMEOUT,
-                        knock,
-                    ),
-                    cols,
-                )
+                _read_stream(conn, request(False, limit), md, cols, knock)
         except _Stalled as exc:
             raise EmulatorUnavailable(
-                f"Reading {table_id!r} failed: the {conn.target} sent nothing for "
-                f"{exc.idle:.1f} s after the request (cancelled after {READ_IDLE_TIMEOUT:.0f} s "
-                f"without a response; {time.perf_counter() - t0:.1f} s in all). " + conn.diagnose()
+                _stalled_message(conn, table_id, exc, len(cols["row_key"]) - mark[0])
             ) from None
+        except ReadStreamError as exc:
+            raise ReadStreamError(f"Reading {table_id!r} from the {conn.target}: {exc}") from None
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.NOT_FOUND:
@@ -578,11 +604,11 @@ def read_plan(
                     f"Table {table_id!r} does not exist on the {conn.target}: {exc.details()}."
                     + conn.why_missing(table_id)
                 ) from None
-            if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            if code in TRANSIENT_CODES:  # the retry policy gave up
                 raise EmulatorUnavailable(
                     f"Reading {table_id!r} failed: no answer from the {conn.target} after "
-                    f"{time.perf_counter() - t0:.1f} s ({code.name}: {exc.details()}). "
-                    + conn.diagnose()
+                    f"{time.perf_counter() - t0:.1f} s ({code.name}: {exc.details()}; "
+                    f"{len(cols['row_key']) - mark[0]:,} rows read before). " + conn.diagnose()
                 ) from None
             raise WorkbenchError(
                 f"ReadRows on {table_id!r} failed: {code.name} {exc.details()}"

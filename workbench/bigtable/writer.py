@@ -8,7 +8,8 @@ this way (each point measured against the emulator and the client):
   channel, so the same code reaches a real Cloud Bigtable instance with its credentials and
   channel options.
 * MutateRows answers per entry: transient per-entry errors (and broken streams) are
-  retried with backoff within the connection's deadline; anything else stops the write
+  retried under the connection's one retry policy (``Connection.retry``, google.api_core's
+  ``Retry``: backoff within a budget counted from the last entry written); anything else stops the write
   with a :class:`WriteError` saying how many rows were written and how to resume. A refused
   connection to the emulator stops it at once (its process is gone). Resuming is offered only
   while the table and its rows survive: after a stopped or restarted emulator, or a table
@@ -43,7 +44,7 @@ from .batches import (
     schedule,
 )
 from .checks import EMULATOR_CELL_DEPTH_S, check_target_tables, refuse_emulator_hll
-from .connection import Connection
+from .connection import TRANSIENT_CODES, Connection, Transient
 from .net import port_is_open
 
 MutateRowsResponse = _bt.MutateRowsResponse.pb()
@@ -53,17 +54,9 @@ MIN_CALL_TIMEOUT = 10.0  # s per request: a busy 2-core machine must not time ou
 # a deep row's request (batches.DEEP_REQUEST_S of estimated emulator time) gets this factor
 # over its estimate as its deadline
 DEEP_DEADLINE_FACTOR = 4.0
-TRANSIENT = frozenset(
-    {
-        grpc.StatusCode.UNAVAILABLE.value[0],
-        grpc.StatusCode.DEADLINE_EXCEEDED.value[0],
-        grpc.StatusCode.ABORTED.value[0],
-    }
-)
+# a per-entry status (an int) retried like the same gRPC status of the whole call
+_TRANSIENT_ENTRY = frozenset(c.value[0] for c in TRANSIENT_CODES)
 _CODE_NAMES = {c.value[0]: c.name for c in grpc.StatusCode}
-_TRANSIENT_RPC = frozenset(
-    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.ABORTED}
-)
 
 
 @dataclass
@@ -89,20 +82,6 @@ class WriteReport:
         )
 
 
-def _mutate_rows_call(conn: Connection) -> Any:
-    """MutateRows on the connection's own channel (cached per channel)."""
-    cache = conn.__dict__.setdefault("_wb_rpc_cache", {})
-    call = cache.get("MutateRows")
-    if call is None:
-        call = conn.channel.unary_stream(
-            MUTATE_ROWS,
-            request_serializer=MutateRowsRequest.SerializeToString,
-            response_deserializer=MutateRowsResponse.FromString,
-        )
-        cache["MutateRows"] = call
-    return call
-
-
 def routing_metadata(table_path: str) -> tuple[tuple[str, str], ...]:
     """Cloud Bigtable routes by table; the emulator ignores it."""
     return (("x-goog-request-params", f"table_name={quote(table_path, safe='')}"),)
@@ -120,6 +99,24 @@ class _Permanent(Exception):
         self.kind = kind
 
 
+def _refused_entry(status: Any, key: str, table_id: str, orig: int) -> _Permanent:
+    """A MutateRows entry the server refused for good: a missing family, or the row named."""
+    msg = status.message
+    if "unknown family" in msg or (
+        status.code == grpc.StatusCode.NOT_FOUND.value[0] and "family" in msg
+    ):
+        return _Permanent(
+            f"table {table_id!r} has no such column family ({msg}). Create it first: "
+            "admin.ensure_tables(conn, schema, table_id) or emu.load(ds, schema).",
+            orig,
+        )
+    return _Permanent(
+        f"row {key!r} of table {table_id!r} was refused: "
+        f"{_CODE_NAMES.get(status.code, status.code)} {msg}",
+        orig,
+    )
+
+
 def send_request(
     conn: Connection,
     req: Any,
@@ -131,30 +128,45 @@ def send_request(
     what: str = "",
     inflight: set[Any] | None = None,
 ) -> int:
-    """Send one request; retry transient per-entry errors and broken streams. Returns retries.
+    """Send one request; transient per-entry errors and broken streams are retried under the
+    connection's one policy (:meth:`Connection.retry`), resending only the entries not yet
+    written. Returns the retries.
 
     ``expected_s``: the request's estimated server time (a deep row); its deadline is
-    ``DEEP_DEADLINE_FACTOR`` times that when longer than the usual one. ``what`` describes the
+    ``DEEP_DEADLINE_FACTOR`` times that when longer than the usual one. The retry budget is the
+    longer of ``budget_s`` and that deadline, counted from the last attempt that wrote an entry
+    (so "no answer for N s" is the time the caller really waited). ``what`` describes the
     request in a timeout message. Each attempt's stream is put in ``inflight`` while it runs, so
     that a write that fails elsewhere cancels it at once instead of waiting out its deadline."""
-    call = _mutate_rows_call(conn)
+    call = conn.stream_call(MUTATE_ROWS, MutateRowsRequest, MutateRowsResponse)
     md = routing_metadata(req.table_name)
-    pending = req
-    index_map: list[int] | None = None  # entry in pending → entry in req
-    # One deadline for the request and its retries, counted from the first attempt, so
-    # "no answer for N s" is the time the caller really waited.
     call_timeout = max(conn.timeout, MIN_CALL_TIMEOUT, DEEP_DEADLINE_FACTOR * expected_s)
+    budget = max(budget_s, call_timeout)
     started = time.monotonic()
-    deadline = started + max(budget_s, call_timeout)
-    delay = 0.05
-    retries = 0
-    while True:
+    progress = [started]  # when an entry was last written
+    pending = [req]
+    index_map: list[list[int] | None] = [None]  # entry in pending → entry in req
+    last = [""]
+
+    def retry_only(failed: list[int], written: bool) -> None:
+        """The next attempt sends only the entries in ``failed``."""
+        if written:
+            progress[0] = time.monotonic()
+        nxt = MutateRowsRequest(table_name=req.table_name)
+        failed = sorted(set(failed))
+        nxt.entries.extend(pending[0].entries[i] for i in failed)
+        im = index_map[0]
+        index_map[0] = [im[i] if im is not None else i for i in failed]
+        pending[0] = nxt
+
+    def attempt() -> None:
+        entries = pending[0].entries
+        acked = np.zeros(len(entries), dtype=bool)
         failed: list[int] = []
-        acked = np.zeros(len(pending.entries), dtype=bool)
-        remaining = max(0.5, deadline - time.monotonic())
+        remaining = max(0.5, progress[0] + budget - time.monotonic())
         stream = None
         try:
-            stream = call(pending, timeout=min(call_timeout, remaining), metadata=md)
+            stream = call(pending[0], timeout=min(call_timeout, remaining), metadata=md)
             if inflight is not None:
                 inflight.add(stream)
                 if stop.is_set():  # the write failed while this attempt was being set up
@@ -165,25 +177,12 @@ def send_request(
                     code = e.status.code
                     if code == 0:
                         continue
-                    orig = index_map[e.index] if index_map is not None else e.index
-                    if code in TRANSIENT:
+                    if code in _TRANSIENT_ENTRY:
                         failed.append(e.index)
                         continue
-                    msg = e.status.message
-                    if "unknown family" in msg or (
-                        code == grpc.StatusCode.NOT_FOUND.value[0] and "family" in msg
-                    ):
-                        raise _Permanent(
-                            f"table {table_id!r} has no such column family ({msg}). Create it first: "
-                            "admin.ensure_tables(conn, schema, table_id) or emu.load(ds, schema).",
-                            orig,
-                        )
-                    raise _Permanent(
-                        f"row {key_text[orig]!r} of table {table_id!r} was refused: "
-                        f"{_CODE_NAMES.get(code, code)} "
-                        f"{msg}",
-                        orig,
-                    )
+                    im = index_map[0]
+                    orig = im[e.index] if im is not None else e.index
+                    raise _refused_entry(e.status, key_text[orig], table_id, orig)
         except grpc.RpcError as exc:
             code = exc.code()
             if code == grpc.StatusCode.CANCELLED and stop.is_set():
@@ -193,47 +192,45 @@ def send_request(
                     f"table {table_id!r} does not exist on the {conn.target}: {exc.details()}",
                     kind="not_found",
                 ) from None
-            # A refused connection is not transient on the emulator: its process is gone, and
-            # retrying for the whole deadline only delays saying so.
-            if (
-                code == grpc.StatusCode.UNAVAILABLE
-                and not conn.is_production
-                and not port_is_open(conn.host, timeout=0.3)
-            ):
-                raise _Permanent(
-                    f"the {conn.target} refused the connection ({exc.details()})", kind="gone"
-                ) from None
-            if code not in _TRANSIENT_RPC:
+            if code not in TRANSIENT_CODES:
                 raise _Permanent(
                     f"MutateRows on table {table_id!r} failed: {code.name} {exc.details()}"
                 ) from None
-            failed = [i for i in range(len(pending.entries)) if not acked[i]] + failed
+            failed = [i for i in range(len(entries)) if not acked[i]] + failed
             if not failed:
-                return retries
-            last = f"{code.name}: {exc.details()}"
-        else:
-            if not failed:
-                return retries
-            last = "per-entry transient errors"
+                return
+            last[0] = f"{code.name}: {exc.details()}"
+            retry_only(failed, len(failed) < len(entries))
+            raise  # the policy decides: transient, within the budget, the emulator still there
         finally:
             if inflight is not None and stream is not None:
                 inflight.discard(stream)
-        now = time.monotonic()
-        if now >= deadline or stop.is_set():
+        if failed:
+            last[0] = "per-entry transient errors"
+            retry_only(failed, len(failed) < len(entries))
+            raise Transient(last[0])
+
+    retries = [0]
+
+    def count(_: Exception) -> None:
+        retries[0] += 1
+
+    try:
+        conn.retry(budget, last_progress=lambda: progress[0], stop=stop, on_error=count)(attempt)()
+    except (grpc.RpcError, Transient) as exc:  # a transient error the policy gave up on
+        if stop.is_set():
+            raise _Permanent("stopped") from None
+        if conn.refused(exc):
             raise _Permanent(
-                f"no answer from the {conn.target} for {now - started:.1f} s ({last}"
-                + (f"; {what}, deadline {call_timeout:.0f} s" if what else "")
-                + "). "
-                + conn.diagnose()
-            )
-        time.sleep(min(delay, max(0.0, deadline - now)))
-        delay = min(delay * 2, 1.0)
-        retries += 1
-        nxt = MutateRowsRequest(table_name=req.table_name)
-        failed = sorted(set(failed))
-        nxt.entries.extend(pending.entries[i] for i in failed)
-        index_map = [index_map[i] if index_map is not None else i for i in failed]
-        pending = nxt
+                f"the {conn.target} refused the connection ({last[0]})", kind="gone"
+            ) from None
+        raise _Permanent(
+            f"no answer from the {conn.target} for {time.monotonic() - started:.1f} s ({last[0]}"
+            + (f"; {what}, deadline {call_timeout:.0f} s" if what else "")
+            + "). "
+            + conn.diagnose()
+        ) from None
+    return retries[0]
 
 
 def write_cells(
