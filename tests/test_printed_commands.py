@@ -10,14 +10,20 @@
     there; ``UNPACK`` gives one row per version first.
   - "Create an asynchronous secondary index": the ORDER BY holds the source table's unmodified
     row key (``_key`` or a plain alias of it), every ORDER BY column is selected.
-* The row-key-schema ``gcloud`` line names the same table as its SQL: the table's ID.
+* The row-key-schema ``gcloud`` lines (notebook 08's, the designer's) run as printed: the real
+  ``gcloud`` (Cloud SDK) against a local stand-in for the admin REST API (its endpoint override),
+  which records a PATCH of the table the line and the SQL name, with the YAML file's schema.
 """
 
 from __future__ import annotations
 
+import html
+import http.server
+import json
 import os
 import re
 import subprocess
+import threading
 import uuid
 
 import pytest
@@ -113,6 +119,82 @@ def test_the_designer_gcloud_line_and_sql_name_the_designers_table(data):
         assert rks.table in gcloud
         assert f"FROM `{rks.table}`" in example_sql(rks, ds)
     assert " main " not in page and "`main`" not in page
+
+
+class _AdminApi(http.server.BaseHTTPRequestHandler):
+    """Stands in for bigtableadmin.googleapis.com: records each request and answers a
+    finished operation / the table, as the REST API does."""
+
+    seen: list[tuple[str, str, str]] = []
+
+    def _reply(self) -> None:
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n).decode() if n else ""
+        self.seen.append((self.command, self.path, body))
+        name = self.path.split("?")[0].split("/v2/")[-1]
+        done = {"name": "operations/1", "done": True, "response": {"name": name}}
+        data = json.dumps(done if self.command == "PATCH" else {"name": name}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_PATCH = _reply
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+
+def _run_gcloud(line: str, rks, cwd) -> list[tuple[str, str, str]]:
+    """The printed gcloud line, run by a shell as printed, against a local stand-in for the
+    admin REST API (gcloud's own endpoint override): the requests it sent."""
+    (cwd / "row_key_schema.yaml").write_text(rks.to_yaml())  # the file the line names
+    server = http.server.HTTPServer(("127.0.0.1", 0), _AdminApi)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _AdminApi.seen = []
+    env = {
+        **os.environ,
+        "CLOUDSDK_CONFIG": str(cwd / "gcloud-config"),
+        "CLOUDSDK_API_ENDPOINT_OVERRIDES_BIGTABLEADMIN": f"http://127.0.0.1:{server.server_port}/",
+        "CLOUDSDK_AUTH_ACCESS_TOKEN": "not-a-token",
+        "CLOUDSDK_CORE_PROJECT": "my-project",
+        "CLOUDSDK_CORE_DISABLE_PROMPTS": "1",
+    }
+    try:
+        r = subprocess.run(
+            ["sh", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert r.returncode == 0, r.stderr
+    return _AdminApi.seen
+
+
+def test_the_gcloud_lines_run_as_printed_against_the_table_they_name(tmp_path, data):
+    from workbench.ui.schema_tab import rowkey_html
+
+    # notebook 08's line: the table its SQL reads
+    rks = row_key_schemas(wb.preset("fx_prices", "pair_microseconds"), table_id="prices")["main"]
+    # the designer's line for a second table (an HTML page: unescape it)
+    ds = data["game_scores"]
+    schema = wb.preset("game_scores", "two_tables")
+    page = rowkey_html(schema, ds, wb.analyze(ds, schema).index, "scores-abc")
+    lines = re.findall(r"<pre data-rowkey-gcloud[^>]*>(.*?)</pre>", page, flags=re.S)
+    second = row_key_schemas(schema, "scores-abc")["by_game"]
+    for line, schema_of, instance in (
+        (rks.gcloud_command("my-instance"), rks, "my-instance"),
+        (html.unescape(lines[1]), second, "INSTANCE_ID"),
+    ):
+        sent = _run_gcloud(line, schema_of, tmp_path)
+        patch = [x for x in sent if x[0] == "PATCH"]
+        assert len(patch) == 1, sent
+        path, body = patch[0][1], json.loads(patch[0][2])
+        table = f"/v2/projects/my-project/instances/{instance}/tables/{schema_of.table}"
+        assert path.startswith(f"{table}?") and "updateMask=rowKeySchema" in path
+        assert body["rowKeySchema"] == schema_of.to_dict()  # the YAML as gcloud read it
+        assert f"FROM `{schema_of.table}`" in schema_of.sql()
 
 
 def test_row_key_schema_names_follow_the_loaders_table_ids():
