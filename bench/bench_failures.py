@@ -6,9 +6,12 @@ tests/test_write_failures.py, tests/test_gc_confirm.py); this measures how fast,
 * a listener that accepts and never answers: ``Emulator(host).start()`` refused, against its
   one 5 s gRPC probe (ratio ≈ 1; it once took 65 s, ×13, retrying ListTables);
 * an emulator killed while in use: ``list_tables`` failing, against the connection's deadline
-  (retried until that deadline, never past it: ratio ≤ 1; 0.90 measured);
+  (never past it: ratio ≤ 1; a refused connection is not retried, so ≈ 0);
 * a production GC-rule change refused for confirmation, against one plain GetTable of the
-  same table on the same emulator (ratio ≈ 1: one read, no retries).
+  same table on the same emulator (ratio ≈ 1: one read, no retries);
+* an emulator frozen (SIGSTOP) under a write: the write giving up, against its one
+  ``MIN_CALL_TIMEOUT`` (ratio ≈ 1, retries included), and Ctrl-C during such a write returning,
+  against the same deadline (its requests are cancelled: ratio well under 1; it was ~0.8).
 
     .venv/bin/python bench/bench_failures.py
 """
@@ -100,6 +103,61 @@ def gc_confirmation(rounds: int = 5) -> tuple[float, float]:
         emu.stop()
 
 
+def _frozen(pid: int) -> None:
+    os.kill(pid, signal.SIGSTOP)
+    while Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "T":
+        time.sleep(0.01)
+
+
+def frozen_write() -> tuple[float, float]:
+    """(seconds until a write on a frozen emulator gives up, seconds from Ctrl-C to its return)."""
+    import threading
+
+    import pandas as pd
+
+    from workbench.bigtable import writer
+
+    emu = wb.Emulator(reuse=False).start()
+    try:
+        df = pd.DataFrame(
+            {
+                "meter_id": [1, 2] * 10,
+                "time": pd.date_range("2024-01-01", periods=20, freq="1min", tz="UTC"),
+                "kwh": 1.0,
+                "voltage": 230.0,
+            }
+        )
+        ds = wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
+        h = emu.load(ds, wb.preset("energy_meters", "sequential_id"), progress=False)
+        conn = emu.connection()
+        _frozen(emu.pid)
+        try:
+
+            def write() -> None:
+                writer.write_cells(conn, h.cells, h.table_id, progress=False, check_families=False)
+
+            gave_up = _seconds(write, wb.WorkbenchError)
+            sent: list[float] = []
+
+            def interrupt() -> None:
+                sent.append(time.perf_counter())
+                os.kill(os.getpid(), signal.SIGINT)
+
+            timer = threading.Timer(2.0, interrupt)
+            timer.start()
+            try:
+                write()
+            except KeyboardInterrupt:
+                returned = time.perf_counter() - sent[0]
+            finally:
+                timer.cancel()
+        finally:
+            os.kill(emu.pid, signal.SIGCONT)
+        return gave_up, returned
+    finally:
+        emu.stop()
+
+
 def main() -> int:
     s = silent_listener()
     print(
@@ -114,6 +172,17 @@ def main() -> int:
     print(
         f"GC change refused:           {refuse * 1e3:6.1f} ms = {refuse / plain:5.2f} × one GetTable "
         f"({plain * 1e3:.1f} ms)"
+    )
+    from workbench.bigtable.writer import MIN_CALL_TIMEOUT
+
+    gave_up, returned = frozen_write()
+    print(
+        f"frozen emulator, write gave up: {gave_up:6.2f} s  = {gave_up / MIN_CALL_TIMEOUT:5.2f} × "
+        f"its {MIN_CALL_TIMEOUT:.0f} s deadline"
+    )
+    print(
+        f"frozen emulator, Ctrl-C back:   {returned:6.2f} s  = "
+        f"{returned / MIN_CALL_TIMEOUT:5.2f} × that deadline"
     )
     return 0
 

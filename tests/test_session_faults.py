@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 
+import grpc
 import pandas as pd
 import pytest
 
@@ -73,6 +74,16 @@ def _stated_wait(msg: str) -> float:
     m = re.search(r"(?:for|after) (\d+\.\d) s", msg)
     assert m, msg
     return float(m.group(1))
+
+
+def _no_calls(monkeypatch) -> list[str]:
+    """Record (and answer nothing to) every ``Connection.call``: a fault named on its probe
+    makes none (each would wait out the connection's deadline)."""
+    from workbench.bigtable.connection import Connection
+
+    calls: list[str] = []
+    monkeypatch.setattr(Connection, "call", lambda self, what, *a, **k: calls.append(what))
+    return calls
 
 
 def _small_dataset(n: int = 20):
@@ -158,14 +169,11 @@ def test_setup_replaces_a_dead_emulator_even_with_the_env_var_pointing_at_it(fre
     first.load(ds, _design(ds), table_id="lost", progress=False)
     os.killpg(first.pid, signal.SIGKILL)
     first._proc.wait(timeout=10)
-    t = time.monotonic()
     info = wb.setup()
-    took = time.monotonic() - t
     assert info.emulator_ok, info.problem
     assert info.emulator.host != dead_host and os.environ[emu_mod.ENV_HOST] == info.emulator.host
     assert "stopped answering" in info.note and "holds no tables" in info.note
     assert "stopped answering" in repr(info)
-    assert took < 30  # a start of cbtemulator takes ~1 s here; 30 s is Emulator.start_timeout
     assert info.tables == []
     # The new emulator is empty, as the note says: cbt finds no table "lost" there, and a
     # reload of the 20 events gives 20 rows again.
@@ -194,10 +202,8 @@ def test_restarted_emulator_is_reported_as_empty_not_just_missing_table():
         try:
             from workbench.bigtable import writer
 
-            t = time.monotonic()
             with pytest.raises(WriteError) as ei:
                 writer.write_cells(again.connection(), h.cells, "restart-me", progress=False)
-            assert time.monotonic() - t < 5
             msg = str(ei.value)
             assert "was most likely restarted" in msg and "holds nothing" in msg
             assert "Nothing was written" in msg
@@ -241,10 +247,10 @@ def test_load_with_a_string_instead_of_a_schema_says_how_to_get_one(emulator):
 # -- item 8: a non-gRPC server behind BIGTABLE_EMULATOR_HOST ------------------------------------
 def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
     monkeypatch.setenv(emu_mod.ENV_HOST, http_server)
-    t = time.monotonic()
+    calls = _no_calls(monkeypatch)
     with pytest.raises(EmulatorError, match="is not a Bigtable emulator"):
         wb.Emulator().start()
-    assert time.monotonic() - t < 3  # one 2 s probe at most, not 30 s per call
+    assert calls == []  # named on its probe, before any call with a 30 s start deadline
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": http_server, "PYTHONPATH": os.getcwd()}
     out = subprocess.run(
         [sys.executable, "-m", "workbench", "emulator", "status"],
@@ -262,10 +268,11 @@ def test_setup_with_an_http_server_in_the_env_var_says_so_and_its_fix_works(
     http_server, fresh_session, monkeypatch
 ):
     monkeypatch.setenv(emu_mod.ENV_HOST, http_server)
-    t = time.monotonic()
-    info = wb.setup()
-    # a 2 s port check at most, then one HTTP/2 preface answered by "HTTP/1.0 400" at once
-    assert time.monotonic() - t < 4
+    with monkeypatch.context() as m:
+        calls = _no_calls(m)
+        info = wb.setup()
+    # a port check, then one HTTP/2 preface answered by "HTTP/1.0 400": no call is made
+    assert calls == []
     assert not info.emulator_ok and "is not a Bigtable emulator" in info.problem
     assert "unset it so the workbench starts its own" in info.problem
     # The advised fix: unset it; wb.setup() starts a private emulator and a load lands there.
@@ -299,10 +306,8 @@ def test_unbounded_row_is_refused_up_front_citing_g24(emulator):
     ds = wb.from_dataframe(df, entity=["meter_id"], time="time", measures=["kwh", "voltage"])
     schema = wb.preset("energy_meters", "unbounded_row")
     before = set(emulator.connection().list_tables())
-    t = time.monotonic()
     with pytest.raises(WriteError) as ei:
         emulator.load(ds, schema, table_id="unbounded", progress=False)
-    assert time.monotonic() - t < 10  # to_cells of 100k events + the check; no request
     msg = str(ei.value)
     assert "would hold 200,000 cells" in msg and "G24" in msg and "≈ 160 s" in msg
     assert "Nothing was written" in msg and "max_row_cells=None" in msg
@@ -357,11 +362,9 @@ def test_a_deep_row_allowed_past_the_limit_is_paced_and_written_whole():
     schema = wb.preset("energy_meters", "unbounded_row")
     emu = wb.Emulator(reuse=False).start()
     try:
-        t = time.monotonic()
         h = emu.load(ds, schema, table_id="deep60k", progress=False, max_row_cells=None)
-        took = time.monotonic() - t
         assert h.write_report.cells == 60_000 and h.write_report.requests == 7
-        assert h.verification.equal and took < 60, took
+        assert h.verification.equal
         rc, out = cbt_count(emu.host, "deep60k")
         assert rc == 0 and out == "1", out
         # frozen during a second write of the row: the error names the request, where it sits in
@@ -397,7 +400,7 @@ def test_a_deep_row_allowed_past_the_limit_is_paced_and_written_whole():
         emu.stop()
 
 
-def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_silent():
+def test_frozen_emulator_is_reported_after_the_stated_deadline_as_alive_but_silent():
     # SIGSTOP keeps the listening socket (connections are accepted, nothing answers). A write
     # gives up after one 10 s deadline (MIN_CALL_TIMEOUT, retries included), listing tables
     # after the connection's 10 s; each message gives the real wait and says the process is alive.
@@ -409,17 +412,16 @@ def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_sil
         h = emu.load(ds, _design(ds), table_id="frozen", progress=False)
         conn = emu.connection()
         _freeze(emu.pid)
-        # each wait is at least its deadline, and says how long it really was; the upper bound
-        # leaves room for a loaded 2-core machine (the state is waited for, not slept into)
-        slack = 5.0
+        # each wait is at least its deadline (a loaded machine only adds to it), and the message
+        # states the wait it had: at least that deadline, never more than the test saw; how
+        # far past the deadline each gives up is measured in bench/bench_failures.py
         try:
             t = time.monotonic()
             with pytest.raises(WriteError) as ei:
                 writer.write_cells(conn, h.cells, "frozen", progress=False, check_families=False)
             took = time.monotonic() - t
-            assert writer.MIN_CALL_TIMEOUT - 0.5 <= took <= writer.MIN_CALL_TIMEOUT + slack, took
             msg = str(ei.value)
-            assert abs(_stated_wait(msg) - took) <= 1.0, (took, msg)
+            assert writer.MIN_CALL_TIMEOUT - 0.5 <= _stated_wait(msg) <= took + 0.05, (took, msg)
             assert "alive but not answering" in msg
             assert "Written so far: 0 of 20 rows (0 of 40 cells)" in msg
             t = time.monotonic()
@@ -428,8 +430,8 @@ def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_sil
             ) as ei:
                 conn.list_tables()
             took = time.monotonic() - t
-            assert DEFAULT_TIMEOUT - 0.5 <= took <= DEFAULT_TIMEOUT + slack, took
-            assert abs(_stated_wait(str(ei.value)) - took) <= 1.0, (took, str(ei.value))
+            stated = _stated_wait(str(ei.value))
+            assert DEFAULT_TIMEOUT - 0.5 <= stated <= took + 0.05, (took, str(ei.value))
             # a read is cancelled after READ_IDLE_TIMEOUT (15 s) without a response message
             t = time.monotonic()
             with pytest.raises(
@@ -437,8 +439,8 @@ def test_frozen_emulator_is_reported_within_the_stated_deadline_as_alive_but_sil
             ) as ei:
                 h.read(h.schema.plan(ds.queries[0]))
             took = time.monotonic() - t
-            assert READ_IDLE_TIMEOUT - 0.5 <= took <= READ_IDLE_TIMEOUT + slack, took
-            assert abs(_stated_wait(str(ei.value)) - took) <= 1.0, (took, str(ei.value))
+            stated = _stated_wait(str(ei.value))
+            assert READ_IDLE_TIMEOUT - 0.5 <= stated <= took + 0.05, (took, str(ei.value))
         finally:
             os.kill(emu.pid, signal.SIGCONT)
         # Thawed, the table holds exactly what the first load wrote: 20 rows.
@@ -453,45 +455,73 @@ def test_dead_emulator_is_called_stopped_not_frozen():
     conn = emu.connection()
     os.killpg(emu.pid, signal.SIGKILL)
     emu._proc.wait(timeout=10)
-    t = time.monotonic()
     with pytest.raises(
         wb.EmulatorUnavailable, match="Nothing listens at .* the emulator has stopped"
-    ):
+    ) as ei:
         conn.list_tables()
-    assert time.monotonic() - t <= 11  # the connection's 10 s deadline at most
+    assert f"(deadline {DEFAULT_TIMEOUT:.0f} s)" in str(ei.value)  # the connection's own
     emu.stop()
 
 
-def test_interrupting_a_write_on_a_frozen_emulator_returns_at_once():
+class _Streams(grpc.UnaryStreamClientInterceptor):
+    """Every server-streaming call sent through a channel (MutateRows, ReadRows), kept to look
+    at how it ended; ``first`` is set when the first one is sent."""
+
+    def __init__(self) -> None:
+        self.calls: list = []
+        self.first = threading.Event()
+
+    def intercept_unary_stream(self, continuation, details, request):
+        call = continuation(details, request)
+        self.calls.append(call)
+        self.first.set()
+        return call
+
+
+def test_interrupting_a_write_on_a_frozen_emulator_cancels_its_requests():
     # Ctrl-C in a kernel is SIGINT: the KeyboardInterrupt must not wait for the requests in
     # flight to run out their 10 s deadline (MIN_CALL_TIMEOUT) on a frozen emulator; they are
-    # cancelled, so the interrupt comes back within the 0.2 s poll of a waiting batch.
+    # cancelled. Waited for as a state: every request the write sent ends CANCELLED, none
+    # DEADLINE_EXCEEDED (how soon the interrupt returns: bench/bench_failures.py).
     from workbench.bigtable import writer
+    from workbench.bigtable.connection import Connection
 
     emu = wb.Emulator(reuse=False).start()
     try:
         ds = _small_dataset()
         h = emu.load(ds, _design(ds), table_id="interrupted", progress=False)
-        conn = emu.connection()
+        plain = emu.connection()
+        streams = _Streams()
+        conn = Connection(
+            project=plain.project,
+            instance=plain.instance,
+            host=plain.host,
+            is_production=False,
+            timeout=plain.timeout,
+            channel=grpc.intercept_channel(plain.channel, streams),
+            admin_channel=plain.admin_channel,
+        )
         _freeze(emu.pid)
-        sent = []
 
-        def interrupt():
-            sent.append(time.monotonic())
-            os.kill(os.getpid(), signal.SIGINT)
+        def interrupt_once_a_request_is_out() -> None:
+            if streams.first.wait(120):
+                os.kill(os.getpid(), signal.SIGINT)
 
-        timer = threading.Timer(2.0, interrupt)
+        th = threading.Thread(target=interrupt_once_a_request_is_out, daemon=True)
         try:
-            timer.start()
+            th.start()
             with pytest.raises(KeyboardInterrupt):
                 writer.write_cells(
                     conn, h.cells, "interrupted", progress=False, check_families=False
                 )
-            after = time.monotonic() - sent[0]
+            deadline = time.monotonic() + 120  # a request left running ends at its 10 s anyway
+            while not all(c.done() for c in streams.calls):
+                assert time.monotonic() < deadline, "requests still open two minutes on"
+                time.sleep(0.05)
         finally:
-            timer.cancel()
             os.kill(emu.pid, signal.SIGCONT)
-        assert after < 2, after  # was ~8 s: the rest of the in-flight requests' 10 s deadline
+        codes = [c.code() for c in streams.calls]
+        assert codes and set(codes) == {grpc.StatusCode.CANCELLED}, codes
         # Thawed, the table holds what the first load wrote: 20 rows.
         rc, out = cbt_count(emu.host, "interrupted")
         assert rc == 0 and out == "20", out
