@@ -6,9 +6,11 @@ line naming the checklist).
 Items: row key < 4 KB, ideally 10–100 bytes (G20); unique keys (G31); characters
 ``^[a-zA-Z0-9\\-_#]+$`` (G20, G22); zero-padded numbers (G21); qualifiers < 16 KB (G19);
 < 100 families (G18); cells < 10 MB (G10); rows < 100 MB (G10); and its "Materialized views"
-section: rollups as CMVs (G29)."""
+and "Counters for real-time metrics" sections: rollups as CMVs, counts as counters (G29)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from workbench.advisor import Finding, advise
 from workbench.advisor.rule_base import CHECKLIST
 from workbench.analysis import DEFAULT
 from workbench.schema import (
+    Aggregates,
     Family,
     Field,
     PaddedInt,
@@ -54,11 +57,12 @@ def _tall(key_segments=None, layout=None) -> Schema:
 
 
 def _fires(ds, schema, rule, severity=None, **kw) -> Finding:
-    """The first warning or error of ``rule`` (of ``severity``), which must exist."""
+    """The first finding of ``rule`` of ``severity`` (default: a warning or an error), which
+    must exist."""
     got = [
         f
         for f in advise(ds, schema, **kw).by_rule(rule)
-        if f.severity != "info" and (severity is None or f.severity == severity)
+        if (f.severity == severity if severity else f.severity != "info")
     ]
     assert got, f"{rule} did not fire"
     return got[0]
@@ -136,6 +140,24 @@ def test_spaces_in_entity_names_are_a_warning():
     assert "from g (4 of 4 values" in f.evidence[1]
     assert f.guidelines == ("G20", "G22")
     _cites(f, "characters")
+
+
+def test_spaces_in_a_real_file_iowa_electricity():
+    # vega_datasets' iowa-electricity.csv (shipped with the package): sources 'Fossil Fuels',
+    # 'Nuclear Energy', 'Renewables', one row a year 2001-2017
+    from vega_datasets import local_data
+
+    fr = local_data("iowa-electricity")
+    fr["year"] = pd.to_datetime(fr["year"]).dt.tz_localize("UTC")
+    fr["source"] = fr["source"].astype(object)
+    ds = wb.from_dataframe(
+        fr, entity=["source"], time="year", measures=["net_generation"], queries=[]
+    )
+    key = _tall((Field("source"), Timestamp("second")))
+    f = _fires(ds, key, "key_characters", "warning")
+    # two of three sources hold a space: 2 × 17 years = 34 of 51 keys
+    assert f.data["keys_outside"] == 34 and f.data["characters"] == " "
+    assert "'Fossil Fuels#20010101000000'" in f.evidence[0]
 
 
 def test_other_punctuation_is_a_note_and_the_set_itself_is_silent():
@@ -233,6 +255,24 @@ def test_hand_kept_rollups_point_to_a_materialized_view():
     assert f.guideline == "G29"
     _cites(f, "rollups")
     assert not advise(ds, preset("energy_meters", "sequential_id")).by_rule("cmv_rollup")
+
+
+def test_counts_kept_as_plain_cells_point_to_counters_in_an_aggregate_family():
+    # hand-made: two gardens, 6 readings an hour for 2 hours, hourly summary rows with count
+    # and mean in a plain family: count can be a 'sum' counter, mean cannot
+    t = list(pd.date_range("2015-03-01 07:00", periods=12, freq="10min", tz="UTC"))
+    ds = _frame(["G1"] * 12 + ["G2"] * 12, t + t)
+    hourly = Aggregates(stats=("count", "mean"))
+    design = Schema("hand", RowKey((Field("g"), Timestamp("second"))), Tall(Family("m")))
+    f = _fires(ds, dataclasses.replace(design, aggregates=hourly), "counters", "info")
+    # 2 gardens × 2 hours = 4 summary rows
+    assert f.data["stats"] == ("count",) and "4 hourly rows" in f.evidence[0]
+    assert "count → sum" in f.evidence[1] and f.guideline == "G29"
+    _cites(f, "counters")
+    # only a mean (no counter keeps it), or no summary rows at all: silent
+    mean_only = dataclasses.replace(design, aggregates=Aggregates(stats=("mean",)))
+    assert not advise(ds, mean_only).by_rule("counters")
+    assert not advise(ds, design).by_rule("counters")
 
 
 def test_every_checklist_item_is_checked_here():

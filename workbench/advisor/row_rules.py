@@ -1,6 +1,6 @@
 """Advisor rules about rows, cells and families: long names (G01), limits (G10, G19, G20),
-unbounded rows (G02, G12), versions without GC (G03, G13), families (G18, G30), a row per
-device (G24).
+unbounded rows (G02, G12), versions without GC (G03, G13), families (G18, G30), counters kept
+by hand (G29), a row per device (G24).
 
 The limits and the family count are items of Google's schema checklist (``rule_base.CHECKLIST``:
 key < 4 KB, ideally 10–100 bytes; qualifier < 16 KB; < 100 families; cell < 10 MB; row
@@ -469,6 +469,49 @@ def families(c: Context) -> Iterable[Finding]:
             fix="Give the aggregates their own family with their own GC rule (raw / stats tiers, G30)",
             suggestion=sugg,
         )
+
+
+# ----------------------------------------------------------------------------- G29: counters
+
+COUNTABLE = {"count": "sum", "sum": "sum", "min": "min", "max": "max"}  # stat → aggregate type
+
+
+@rule("counters", "G29")
+def counters(c: Context) -> Iterable[Finding]:
+    """Summary rows whose counts, sums, minima or maxima the client computes and writes as plain
+    cells: kept up to date as events arrive, each is a read-modify-write; an aggregate family
+    (``AddToCell``) lets Bigtable keep them (Google's skill: "Counters for real-time metrics")."""
+    agg = c.schema.aggregates
+    if agg is None or agg.family.aggregate is not None:
+        return
+    stats = [s for s in agg.stats if s in COUNTABLE]
+    if not stats:
+        return
+    n_rows = 0
+    if c.cells is not None:
+        lead = agg.lead(c.schema.key.delimiter) + c.schema.key.delimiter
+        n_rows = int(
+            pd.Series(pd.unique(c.frame["row_key"]), dtype=object).str.startswith(lead).sum()
+        )
+    kinds = ", ".join(f"{s} → {COUNTABLE[s]}" for s in stats)
+    ents = ", ".join(c.ds.entity)
+    yield make_finding(
+        "counters",
+        "info",
+        ("G29",),
+        f"The {agg.name} {', '.join(stats)} can be counters in an aggregate family",
+        [
+            f"{n_rows:,} {agg.name} rows hold {', '.join(stats)} as plain cells in family "
+            f"{agg.family.name!r}: written by the client after the fact, or a read-modify-write "
+            "per event to keep them current",
+            f"an int64 aggregate family keeps each as events arrive ({kinds}; AddToCell, no "
+            "read; mean = sum ÷ count)",
+        ],
+        fix=f"Count with wb.Counters(entity=({ents!r},), bucket={agg.bucket!r}) in a family "
+        "with aggregate='sum' (min/max families for extremes), or a CMV rollup (G29)",
+        checklist="counters",
+        stats=tuple(stats),
+    )
 
 
 # ----------------------------------------------------------------------------- G24: one row per device

@@ -47,10 +47,10 @@ BUCKET_S = {
 
 
 # Google's own schema checklist: google/skills, skills/cloud/bigtable-basics/references/
-# schema_design.md, "Performance Checklist (Agent Verification)" (2026), plus its "Materialized
-# views" section. A finding that checks an item cites it (``make_finding(checklist=...)``, or
-# by rule name below): its data["checklist"] is the item and its last evidence line the item
-# and the source.
+# schema_design.md, "Performance Checklist (Agent Verification)" (2026), plus its "Counters for
+# real-time metrics" and "Materialized views" sections. A finding that checks an item cites it
+# (``make_finding(checklist=...)``, or by rule name below): its data["checklist"] is the item
+# and its last evidence line the item and the source.
 CHECKLIST_SOURCE = (
     "Google's schema checklist (google/skills bigtable-basics, "
     "references/schema_design.md, Performance Checklist)"
@@ -65,6 +65,7 @@ CHECKLIST = {
     "cell": "Cell Field Size: < 10 MB (100 MB hard limit)",
     "row": "Row Size: < 100 MB (256 MB hard limit at read time)",
     "rollups": "Materialized views: pre-aggregate frequently used metrics",
+    "counters": "Counters for real-time metrics: an aggregate family, not read-modify-write",
 }
 CHECKLIST_OF_RULE = {  # rules that check one item whatever they find
     "collisions": "uniqueness",
