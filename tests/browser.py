@@ -33,6 +33,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts"
+# how long a page may take to show what a test waits for: generous, as it only fails when the
+# state never arrives (a loaded 2-core machine takes seconds where a quiet one takes a blink)
+BROWSER_WAIT_MS = 120_000
 
 CHROMIUM_FLAGS = [
     "--no-sandbox",  # as root chromium refuses to start without it

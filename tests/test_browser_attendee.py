@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 from workbench.ui._render import FIGURES
@@ -173,7 +173,7 @@ def test_typing_a_key_segment_back_and_pressing_enter_puts_it_where_it_was(tmp_p
         page.wait_for_function(
             "() => [...document.querySelectorAll('.wb-designer .jupyter-widget-tagsinput "
             ".jupyter-widget-tag:not(.jupyter-widget-taginput)')].length == 2",
-            timeout=5_000,
+            timeout=BROWSER_WAIT_MS,
         )
         _wait_idle(page)
         assert _tags(designer) == ["pair", "time"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser import REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
 from exercise_answers import WRONG
 from test_browser_lab import _wait_idle
 
@@ -39,10 +39,10 @@ def _exercises() -> list[tuple[Path, str, int]]:
 def _open_and_run_all(page, lab, notebook: Path, workspace: str) -> None:
     """Open ``notebook`` in a workspace of its own (no earlier notebook in hidden tabs), wait for
     its kernel, Run All Cells, and wait until every cell has run."""
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(BROWSER_WAIT_MS)
     page.goto(lab.url(f"lab/workspaces/{workspace}/tree/{notebook.as_posix()}"))
     page.locator(".jp-Notebook").first.wait_for(state="visible")
-    page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=60_000)
+    page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=BROWSER_WAIT_MS)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
     _wait_idle(page)
@@ -60,8 +60,9 @@ def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(tmp_pa
     seen: list[tuple[str, str, str]] = []
     problems: list[str] = []
     with (
-        jupyter_lab(tmp_path, root_dir=REPO, env={**emulator.env(), "WORKBENCH_SOLUTIONS": "0"})
-        as lab,
+        jupyter_lab(
+            tmp_path, root_dir=REPO, env={**emulator.env(), "WORKBENCH_SOLUTIONS": "0"}
+        ) as lab,
         chromium_context(tmp_path, viewport={"width": 1280, "height": 800}) as ctx,
     ):
         page = ctx.new_page()
@@ -81,9 +82,10 @@ def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(tmp_pa
                 _wait_idle(page)
                 page.keyboard.press("Shift+Enter")
                 _wait_idle(page)
-                errors = answer.locator(STDERR).all_inner_texts() + check.locator(
-                    STDERR
-                ).all_inner_texts()
+                errors = (
+                    answer.locator(STDERR).all_inner_texts()
+                    + check.locator(STDERR).all_inner_texts()
+                )
                 said = check.locator("[data-not-yet]").all_inner_texts()
                 seen.append((name, kind, " | ".join(said)))
                 if errors or len(said) != 1:

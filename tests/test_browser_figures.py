@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -129,7 +129,9 @@ def test_heat_map_labels_stay_on_the_picture_and_no_legend_covers_data(
             _panel(designer).screenshot(path=str(artifact(f"figures_{width}_{name}_heatmap.png")))
             for tab in ("Node load", "Hotspot", "Row sizes", "Query costs"):
                 designer.get_by_role("tab", name=tab).click()
-                designer.locator(".wb-b-key >> visible=true").first.wait_for(timeout=30_000)
+                designer.locator(".wb-b-key >> visible=true").first.wait_for(
+                    timeout=BROWSER_WAIT_MS
+                )
                 _wait_idle(page)
                 found = designer.evaluate(_LEGENDS)
                 assert found["legends"] == 1, f"{name} {tab}: {found}"  # the picture is drawn

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
 from labproc import running_lab
 
 pytestmark = pytest.mark.browser
@@ -40,16 +40,16 @@ def _wait_idle(page, timeout_ms: int = 120_000) -> None:
 
 def _image_src(page) -> str:
     img = page.locator(".widget-output img").last
-    img.wait_for(state="visible", timeout=60_000)
+    img.wait_for(state="visible", timeout=BROWSER_WAIT_MS)
     return img.get_attribute("src") or ""
 
 
 def _open_and_run_all(page, lab, notebook: Path) -> None:
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(BROWSER_WAIT_MS)
     page.goto(lab.url(f"lab/tree/{notebook.as_posix()}"))
     page.locator(".jp-Notebook").first.wait_for(state="visible")
     # kernel ready before running (the status bar names the kernel state)
-    page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=60_000)
+    page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=BROWSER_WAIT_MS)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
     _wait_idle(page)
@@ -78,7 +78,7 @@ def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
             "before => { const i = [...document.querySelectorAll('.widget-output img')].pop();"
             " return i && i.src !== before && i.naturalWidth > 0; }",
             arg=before,
-            timeout=30_000,
+            timeout=BROWSER_WAIT_MS,
         )
         _wait_idle(
             page
@@ -121,7 +121,7 @@ def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator
             ".querySelectorAll('.widget-tab .widget-output svg')]"
             ".some(e => e.getBoundingClientRect().width > 0 && e.outerHTML !== before)",
             arg=before,
-            timeout=30_000,
+            timeout=BROWSER_WAIT_MS,
         )
         _wait_idle(page)
         after = designer.locator(".widget-tab .widget-output svg >> visible=true").first.evaluate(
@@ -149,8 +149,8 @@ def test_make_lab_opens_a_quiet_lab_at_the_start_here_notebook(tmp_path):
         requests: list[str] = []
         page.on("request", lambda req: requests.append(req.url))
         page.goto(lab.url)
-        page.locator(".jp-Notebook").first.wait_for(state="visible", timeout=60_000)
-        page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=60_000)
+        page.locator(".jp-Notebook").first.wait_for(state="visible", timeout=BROWSER_WAIT_MS)
+        page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=BROWSER_WAIT_MS)
         # without the settings the question pops up within a second of the notebook showing;
         # watch for five
         toasts = page.locator(".jp-toastContainer .Toastify__toast")

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -61,9 +61,9 @@ def test_views_and_row_key_schema_tabs_fit_at_1280(tmp_path, emulator):
         designer.get_by_role("tab", name="Views (CMV)").click()
         designer.get_by_role("button", name="rollup (G29)").click()
         t0 = time.monotonic()
-        designer.locator("[data-view-sql] >> visible=true").first.wait_for(timeout=30_000)
+        designer.locator("[data-view-sql] >> visible=true").first.wait_for(timeout=BROWSER_WAIT_MS)
         sql_s = time.monotonic() - t0
-        designer.locator("[data-view-row] >> visible=true").first.wait_for(timeout=60_000)
+        designer.locator("[data-view-row] >> visible=true").first.wait_for(timeout=BROWSER_WAIT_MS)
         costs_s = time.monotonic() - t0
         _wait_idle(page)
         panel = designer.locator(".widget-tab > .widget-tab-contents > :visible").first
@@ -79,13 +79,15 @@ def test_views_and_row_key_schema_tabs_fit_at_1280(tmp_path, emulator):
         print(f"SQL shown {sql_s * 1e3:.0f} ms after the click, costs {costs_s * 1e3:.0f} ms")
 
         designer.get_by_role("button", name="async index (G05)").click()
-        designer.get_by_text("the client writes the second table").wait_for(timeout=60_000)
+        designer.get_by_text("the client writes the second table").wait_for(timeout=BROWSER_WAIT_MS)
         _wait_idle(page)
         assert "ORDER BY" in panel.inner_text()
         panel.screenshot(path=str(artifact("views_1280_index.png")))
 
         designer.get_by_role("tab", name="Schema & cbt").click()
-        designer.locator("[data-rowkey-yaml] >> visible=true").first.wait_for(timeout=30_000)
+        designer.locator("[data-rowkey-yaml] >> visible=true").first.wait_for(
+            timeout=BROWSER_WAIT_MS
+        )
         _wait_idle(page)
         panel = designer.locator(".widget-tab > .widget-tab-contents > :visible").first
         text = panel.inner_text()
