@@ -524,12 +524,16 @@ class Export:
             if len(parts) == 1:
                 body = bodies[0]
             else:
-                # a rows limit per range: one sub-query per range, each with its own limit
-                head.append(f"-- {len(parts)} ranges, each with its own ORDER BY … LIMIT")
+                # a rows limit per range: GoogleSQL for Bigtable has no UNION (nor subqueries
+                # beyond UNPACK's: "GoogleSQL for Bigtable overview"), so one statement per
+                # range, each with its own limit, run one after the other
+                head.append(
+                    f"-- {len(parts)} statements, one per range, each with its own ORDER BY … "
+                    "LIMIT (GoogleSQL for Bigtable has no UNION): run each"
+                )
                 if plan.client_keeps:
                     head.append(f"-- then keep the newest {plan.client_keeps} of these rows")
-                subs = ["(" + "\n ".join(b) + ")" for b in bodies]
-                body = ["\nUNION ALL\n".join(subs)]
+                body = [";\n\n".join("\n".join(b) for b in bodies) + ";"]
             out[q.name] = "\n".join(head + body)
         return out
 
