@@ -1,6 +1,7 @@
 """Whose table it is, against the real emulator with ``cbt count`` as the independent counter:
 two kernels sharing one emulator keep their own tables through the other's ``wb.cleanup()``,
-and a load into a table holding another design or dataset is refused before any mutation."""
+and a load into a table holding another design or dataset is refused before any mutation --
+raced or not, whether the table's design record is there, deleted or damaged."""
 
 from __future__ import annotations
 
@@ -107,21 +108,22 @@ def test_a_second_design_into_an_occupied_table_id_is_refused_before_any_mutatio
     assert cbt_count(emu.host, "occupied") == "994"
     families_before = cbt_families(emu.host, "occupied")
 
-    # the same families, another key: a sampled row is not one this load writes
+    # the same name and families, another key: the table's design record is another design's
     edited = dataclasses.replace(
         first, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s")))
     )
     with pytest.raises(wb.WriteError) as err:
         emu.load(ds, edited, table_id="occupied", progress=False)
     msg = str(err.value)
-    assert "'occupied' already exists" in msg and "holds row" in msg
-    assert "another design or dataset" in msg and "Nothing was written" in msg
+    assert "'occupied' on the emulator" in msg and "holds design 'tall'" in msg
+    assert "same names, but other settings" in msg
+    assert "Nothing was written, created or changed" in msg
     assert f"BIGTABLE_EMULATOR_HOST={emu.host} cbt" in msg and "deletetable occupied" in msg
     assert "table_id='occupied-2'" in msg
     assert cbt_count(emu.host, "occupied") == "994"
 
-    # other families: refused on the families alone
-    with pytest.raises(wb.WriteError, match=r"with column families \['t'\].*holds another design"):
+    # other families: another design (its record names it)
+    with pytest.raises(wb.WriteError, match=r"holds design 'tall'.*design 'month_rows'"):
         emu.load(ds, wb.preset("garden_temperature", "month_rows"), table_id="occupied")
     assert cbt_count(emu.host, "occupied") == "994"
     assert cbt_families(emu.host, "occupied") == families_before
@@ -138,8 +140,8 @@ def test_a_second_design_into_an_occupied_table_id_is_refused_before_any_mutatio
         emu.load(part, first, table_id="occupied", progress=False)
     assert cbt_count(emu.host, "occupied") == "994"
 
-    # append=True (adding one's own new data) still refuses another design's families
-    with pytest.raises(wb.WriteError, match=r"with column families \['t'\].*holds another design"):
+    # append=True (adding one's own new data) still refuses another design
+    with pytest.raises(wb.WriteError, match=r"holds design 'tall'.*another design"):
         emu.load(
             ds, wb.preset("garden_temperature", "month_rows"), table_id="occupied", append=True
         )
@@ -152,65 +154,176 @@ def test_a_second_design_into_an_occupied_table_id_is_refused_before_any_mutatio
 
 
 RACER = """
-import dataclasses, sys, time
+import sys, time
 import workbench as wb
-ds = wb.load_dataset("garden_temperature", size="tiny")
-design = wb.preset("garden_temperature", "tall")
-if sys.argv[1] == "reversed":  # the same families, another row key
-    design = dataclasses.replace(
-        design, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s")))
-    )
+ds = wb.load_dataset("weather_balloons", size="tiny")
+design = wb.preset("weather_balloons", sys.argv[1])
 emu = wb.Emulator()  # the one BIGTABLE_EMULATOR_HOST names
 conn = emu.connection()
 conn.list_tables()  # connected and imported before the start line
 while time.time() < float(sys.argv[2]):
     time.sleep(0.001)
 try:
-    table = emu.load(ds, design, table_id="contested", progress=False)
+    table = emu.load(ds, design, table_id=sys.argv[3], progress=False)
 except wb.WriteError as exc:
     print("REFUSED", exc)
     sys.exit(3)
 print("LOADED", table.verification.equal)
 """
 
+# 1,131 events of weather_balloons "tiny", one row each in both designs (key location#balloon#s)
+TINY_ROWS = "1131"
 
-def test_two_designs_racing_into_one_table_id_exactly_one_writes(private_emulator):
-    """Two loaders of designs with the same families, started together on one explicit table
-    ID: the atomic claim lets exactly one write; the other is refused and writes nothing."""
+
+def cbt_lookup(host: str, table: str, row: str) -> str:
+    out = subprocess.run(
+        [*CBT_ARGS, "lookup", table, row],
+        env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return out.stdout
+
+
+def cbt_run(host: str, *args: str) -> None:
+    out = subprocess.run(
+        [*CBT_ARGS, *args],
+        env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+
+
+def test_two_value_encodings_racing_into_one_table_id_exactly_one_writes(private_emulator):
+    """serialized_json and serialized_protobuf have the same key and families and differ only in
+    the value encoding. Two loaders started together on one table ID, three times over: each
+    time exactly one writes and verifies, the other is refused before any write, and the
+    table holds the winner's encoding only (its first row read with cbt)."""
     import time
 
     host = private_emulator.host
-    start = f"{time.time() + 8:.3f}"  # both processes wait for the same instant
     env = {**os.environ, emu_mod.ENV_HOST: host}
-    procs = {
-        name: subprocess.Popen(
-            [sys.executable, "-c", RACER, name, start],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in ("tall", "reversed")
-    }
-    out = {name: p.communicate(timeout=240) for name, p in procs.items()}
-    codes = {name: p.returncode for name, p in procs.items()}
-    assert sorted(codes.values()) == [0, 3], out
-    winner = next(n for n, c in codes.items() if c == 0)
-    loser = next(n for n, c in codes.items() if c == 3)
-    assert "LOADED True" in out[winner][0], out[winner]
-    refusal = out[loser][0]
-    assert "Nothing was written" in refusal, refusal
-    # the winner's verification read every row back and found exactly its own cells;
-    # the independent count agrees: one design's 994 rows, not two designs' mixed
-    assert cbt_count(host, "contested") == "994"
-    # the registry table is the workbench's own: not among the user's tables
-    assert "workbench-owners" not in private_emulator.connection().list_tables()
+    ds = wb.load_dataset("weather_balloons", size="tiny")
+    first_key = wb.preset("weather_balloons", "serialized_json").to_cells(ds).frame["row_key"].min()
+    for attempt in range(3):
+        table_id = f"contested-{attempt}"
+        start = f"{time.time() + 8:.3f}"  # both processes wait for the same instant
+        procs = {
+            name: subprocess.Popen(
+                [sys.executable, "-c", RACER, name, start, table_id],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for name in ("serialized_json", "serialized_protobuf")
+        }
+        out = {name: p.communicate(timeout=240) for name, p in procs.items()}
+        codes = {name: p.returncode for name, p in procs.items()}
+        assert sorted(codes.values()) == [0, 3], out
+        winner = next(n for n, c in codes.items() if c == 0)
+        loser = next(n for n, c in codes.items() if c == 3)
+        assert "LOADED True" in out[winner][0], out[winner]
+        assert "Nothing was written, created or changed" in out[loser][0], out[loser]
+        assert f"table_id='{table_id}-2'" in out[loser][0]
+        assert cbt_count(host, table_id) == TINY_ROWS
+        # a JSON value names its fields; a protobuf one holds field numbers only
+        value = cbt_lookup(host, table_id, first_key)
+        assert ("pressure" in value) == (winner == "serialized_json"), value
+        # only the winner's design record: the loser changed nothing
+        families = cbt_families(host, table_id)
+        assert f"_wb.{winner}." in families and f"_wb.{loser}." not in families
 
 
-def test_a_created_but_unwritten_table_claimed_by_another_design_is_refused(private_emulator):
-    """The gap the families-and-rows check cannot see: another loader created the table and
-    claimed it but has not written yet (the table is empty). The load is refused, 0 rows."""
-    from workbench.bigtable import admin, claims
+def test_another_value_encoding_into_a_table_is_refused_before_any_write(private_emulator):
+    emu = private_emulator
+    ds = wb.load_dataset("weather_balloons", size="tiny")
+    emu.load(ds, wb.preset("weather_balloons", "serialized_json"), table_id="enc", progress=False)
+    families_before = cbt_families(emu.host, "enc")
+    for append in (False, True):
+        with pytest.raises(wb.WriteError) as err:
+            emu.load(
+                ds,
+                wb.preset("weather_balloons", "serialized_protobuf"),
+                table_id="enc",
+                progress=False,
+                append=append,
+            )
+        msg = str(err.value)
+        assert "holds design 'serialized_json' of dataset 'weather_balloons'" in msg
+        assert "this load is design 'serialized_protobuf'" in msg and "another design" in msg
+        assert "Nothing was written, created or changed" in msg
+        assert f"BIGTABLE_EMULATOR_HOST={emu.host} cbt" in msg and "deletetable enc" in msg
+        assert cbt_count(emu.host, "enc") == TINY_ROWS
+        assert cbt_families(emu.host, "enc") == families_before
+    # a design differing only in a GC rule is another design too
+    json = wb.preset("weather_balloons", "serialized_json")
+    kept = dataclasses.replace(
+        json,
+        layout=dataclasses.replace(json.layout, family=wb.Family("m", gc=wb.max_versions(1))),
+    )
+    with pytest.raises(wb.WriteError, match="same names, but other settings"):
+        emu.load(ds, kept, table_id="enc", progress=False)
+    assert cbt_families(emu.host, "enc") == families_before
+
+
+def test_a_deleted_design_record_never_lets_a_second_design_write(private_emulator):
+    """The record deleted by hand (the way the registry table could be): another design --
+    another key order with append=True, another value encoding -- is still refused before any
+    write; the same design and data (a rerun) loads and records the table again."""
+    emu = private_emulator
+    ds = wb.load_dataset("weather_balloons", size="tiny")
+    single = wb.preset("weather_balloons", "single_timestamp")
+    emu.load(ds, single, table_id="bare", progress=False)
+    record = next(
+        line.split()[0] for line in cbt_families(emu.host, "bare").splitlines() if "_wb." in line
+    )
+    cbt_run(emu.host, "deletefamily", "bare", record)
+    assert "_wb." not in cbt_families(emu.host, "bare")
+    for name, append in (("timestamp_first", True), ("serialized_json", False)):
+        with pytest.raises(wb.WriteError) as err:
+            emu.load(ds, wb.preset("weather_balloons", name), table_id="bare", append=append)
+        msg = str(err.value)
+        assert "no design record" in msg and "Nothing was written, created or changed" in msg
+        assert "deletetable bare" in msg and "table_id='bare-2'" in msg
+        assert cbt_count(emu.host, "bare") == TINY_ROWS
+        assert "_wb." not in cbt_families(emu.host, "bare")
+    # appending, even of this design, cannot be allowed: who wrote the rows cannot be told
+    with pytest.raises(wb.WriteError, match="appending to it was asked for"):
+        emu.load(ds, single, table_id="bare", append=True, progress=False)
+    again = emu.load(ds, single, table_id="bare", progress=False)
+    assert again.verification.equal and cbt_count(emu.host, "bare") == TINY_ROWS
+    assert record in cbt_families(emu.host, "bare")
+
+
+def test_a_damaged_design_record_gets_a_true_message_and_a_way_out(private_emulator):
+    emu = private_emulator
+    ds = wb.load_dataset("weather_balloons", size="tiny")
+    single = wb.preset("weather_balloons", "single_timestamp")
+    emu.load(ds, single, table_id="damaged", progress=False)
+    cbt_run(emu.host, "createfamily", "damaged", "_wb.garbled")
+    families_before = cbt_families(emu.host, "damaged")
+    with pytest.raises(wb.WriteError) as err:
+        emu.load(ds, single, table_id="damaged", progress=False)
+    msg = str(err.value)
+    assert "damaged design record" in msg and "_wb.garbled" in msg
+    assert "kept changing" not in msg
+    assert "Nothing was written, created or changed" in msg and "deletetable damaged" in msg
+    assert cbt_count(emu.host, "damaged") == TINY_ROWS
+    assert cbt_families(emu.host, "damaged") == families_before
+    # the way out, as printed: another table ID loads
+    other = emu.load(ds, single, table_id="damaged-2", progress=False)
+    assert other.verification.equal and cbt_count(emu.host, "damaged-2") == TINY_ROWS
+
+
+def test_a_created_but_unwritten_table_of_another_design_is_refused(private_emulator):
+    """The gap rows cannot show: another loader created the table (with its record) but has not
+    written yet, so the table is empty. The load is refused, 0 rows; the table's own design
+    loads; dropping the table frees the ID for any design."""
+    from workbench.bigtable import admin
 
     emu = private_emulator
     conn = emu.connection()
@@ -220,42 +333,24 @@ def test_a_created_but_unwritten_table_claimed_by_another_design_is_refused(priv
         first, key=wb.RowKey((wb.Field("garden"), wb.ReversedTimestamp("s")))
     )
     bound = other.bind(ds)
-    admin.ensure_tables(conn, bound, "pending")
-    claims.claim(
-        conn,
-        "pending",
-        dataset=ds.name,
-        design=claims.fingerprint(bound, admin.table_families(bound)),
-        session="elsewhere",
-        design_name="reversed",
-    )
+    record = ownership.record_family(bound, ds.name)
+    fams = {t: (*f, wb.Family(record)) for t, f in admin.table_families(bound).items()}
+    admin.ensure_tables(conn, bound, "pending", families=fams)
     assert cbt_count(emu.host, "pending") == "0"
-    with pytest.raises(wb.WriteError, match=r"'pending' .* is claimed by another load") as err:
+    with pytest.raises(wb.WriteError, match=r"'pending' .* holds design 'tall'") as err:
         emu.load(ds, first, table_id="pending", progress=False)
-    msg = str(err.value)
-    assert "kernel elsewhere" in msg and "Nothing was written" in msg
-    assert "deleterow workbench-owners pending" in msg
+    assert "Nothing was written, created or changed" in str(err.value)
     assert cbt_count(emu.host, "pending") == "0"
-    # the design that holds the claim loads (from this kernel too: a rerun elsewhere is allowed)
     table = emu.load(ds, other, table_id="pending", progress=False)
     assert table.verification.equal and cbt_count(emu.host, "pending") == "994"
-    # dropping the table releases its claim: the ID is free for another design
-    table.drop()
-    assert claims.read_claim(conn, "pending") is None
-    wb.setup()  # this kernel's session, on the same emulator
-    again = wb.emulator().load(ds, first, table_id="pending", progress=False)
+    table.drop()  # the record goes with the table
+    again = emu.load(ds, first, table_id="pending", progress=False)
     assert again.verification.equal and cbt_count(emu.host, "pending") == "994"
-    assert claims.read_claim(conn, "pending")["session"] == ownership.SESSION_TAG
-    # cleanup drops this kernel's tables and releases its claims with them
-    assert list(wb.cleanup()) == ["pending"]
-    assert claims.read_claim(conn, "pending") is None
-    assert conn.list_tables() == [] and "workbench-owners" in conn.list_tables(hidden=True)
 
 
-def test_a_load_into_a_real_instance_creates_no_registry_table(private_emulator):
-    """Claims guard the emulator a lab shares; on a real instance the workbench creates no
-    table the user did not ask for (the connection below is flagged as production)."""
-    from workbench.bigtable.connection import OWNERS_TABLE
+def test_a_load_into_a_real_instance_adds_no_design_record(private_emulator):
+    """The record guards the emulator a lab shares; on a real instance the workbench adds no
+    family the design does not name (the connection below is flagged as production)."""
     from workbench.bigtable.io import load
 
     conn = private_emulator.connection()
@@ -264,7 +359,32 @@ def test_a_load_into_a_real_instance_creates_no_registry_table(private_emulator)
     ds = wb.load_dataset("garden_temperature", size="tiny")
     load(prod, ds, wb.preset("garden_temperature", "tall"), table_id="prod-t", progress=False)
     assert cbt_count(private_emulator.host, "prod-t") == "994"
-    assert OWNERS_TABLE not in conn.list_tables(hidden=True)
-    # the same load on the emulator claims its table in the registry
+    assert "_wb." not in cbt_families(private_emulator.host, "prod-t")
+    # the same load on the emulator records its design in the table
     private_emulator.load(ds, wb.preset("garden_temperature", "tall"), table_id="emu-t")
-    assert OWNERS_TABLE in conn.list_tables(hidden=True)
+    assert "_wb.tall.garden_temperature." in cbt_families(private_emulator.host, "emu-t")
+
+
+def test_a_loader_that_loses_the_create_race_changes_nothing(private_emulator, monkeypatch):
+    """The interleaving a real race may or may not hit: this load checked the table ID absent,
+    then another design's loader created it (with its record) before this load's CreateTable.
+    The load is refused and leaves the table exactly as the other loader made it: no family
+    added (not its record either), no row written."""
+    from workbench.bigtable import admin
+
+    emu = private_emulator
+    conn = emu.connection()
+    ds = wb.load_dataset("weather_balloons", size="tiny")
+    theirs = wb.preset("weather_balloons", "serialized_json").bind(ds)
+    record = ownership.record_family(theirs, ds.name)
+    fams = {t: (*f, wb.Family(record)) for t, f in admin.table_families(theirs).items()}
+    admin.ensure_tables(conn, theirs, "late", families=fams)
+    families_before = cbt_families(emu.host, "late")
+    monkeypatch.setattr(ownership, "check_existing", lambda *a, **k: set())  # checked: absent
+    with pytest.raises(wb.WriteError) as err:
+        emu.load(ds, wb.preset("weather_balloons", "serialized_protobuf"), table_id="late")
+    msg = str(err.value)
+    assert "created by another loader while this load was creating them" in msg
+    assert "Nothing was written, created or changed" in msg and "table_id='late-2'" in msg
+    assert cbt_families(emu.host, "late") == families_before
+    assert cbt_count(emu.host, "late") == "0"

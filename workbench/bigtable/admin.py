@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -315,13 +315,20 @@ def check_gc_change_allowed(
 
 
 def ensure_table(
-    conn: Connection, table_id: str, families: Sequence[Family], *, confirm: str | None = None
+    conn: Connection,
+    table_id: str,
+    families: Sequence[Family],
+    *,
+    confirm: str | None = None,
+    create_only: bool = False,
 ) -> TableSpec:
     """Create the table with its families, or bring an existing one up to date.
 
     Idempotent: missing families are added and GC rules that differ are updated; families
     the schema does not name are left alone (they may hold someone's data). An existing
-    family whose aggregate type differs cannot be changed in place: a clear error."""
+    family whose aggregate type differs cannot be changed in place: a clear error.
+    ``create_only``: a table that exists (another loader made it a moment ago) is left exactly
+    as it is (``created=False``): a load that did not check it must not change it."""
     check_table_id(table_id)
     wanted = {f.name: column_family_pb(f) for f in families}
     if len(wanted) != len(families):
@@ -342,7 +349,11 @@ def ensure_table(
             )
             return TableSpec(table_id, created=True, added=tuple(wanted))
         except api_exceptions.AlreadyExists:  # created concurrently: fall through to the update
+            if create_only:
+                return TableSpec(table_id, created=False)
             current = get_families(conn, table_id) or {}
+    elif create_only:
+        return TableSpec(table_id, created=False)
     check_gc_change_allowed(conn, table_id, gc_rule_changes(current, wanted), confirm)
     mods: list[admin_types.ModifyColumnFamiliesRequest.Modification] = []
     added, updated = [], []
@@ -400,19 +411,25 @@ def ensure_tables(
     *,
     confirm: str | None = None,
     specs: list[TableSpec] | None = None,
+    create_only: Collection[str] = (),
 ) -> dict[str, str]:
     """Create/update every table of a schema (or the given families); returns logical → physical IDs.
 
     On a real instance a GC-rule change of an existing table needs ``confirm=<table_id>``
     (the physical ID of the table that changes). ``specs``, when given, receives what was done
-    to each table (which ones this call created)."""
+    to each table (which ones this call created). ``create_only``: physical IDs that are only
+    created, never changed if they exist (a load checked them absent)."""
     fams = (
         table_families(schema) if families is None else {k: tuple(v) for k, v in families.items()}
     )
     ids = table_ids(table_id, list(fams), main_table(schema))
     for logical, physical in ids.items():
         spec = ensure_table(
-            conn, physical, fams[logical], confirm=physical if confirm == table_id else confirm
+            conn,
+            physical,
+            fams[logical],
+            confirm=physical if confirm == table_id else confirm,
+            create_only=physical in create_only,
         )
         if specs is not None:
             specs.append(spec)

@@ -28,7 +28,10 @@ import pandas as pd
 
 from ..cells import CellFrame
 from ..errors import WorkbenchError, WriteError
-from . import admin, claims, ownership
+from ..schema.families import Family
+from . import admin, appends, ownership
+from .appends import Overwrites
+from .batches import CELL_KEYS
 from .checks import (
     EMULATOR_MAX_ROW_CELLS,
     check_loadable,
@@ -72,6 +75,12 @@ _OTHER_DESIGN_HINT = (
     "The table holds cells this load did not write: another design or dataset was loaded under "
     "the same table ID (e.g. a schema edited but not renamed). Drop it (table.drop(), or "
     "wb.cleanup() in a notebook) or pass another table_id=, and load again."
+)
+# A table that held data before the load: its earlier data must never be advised away
+_EARLIER_DATA_HINT = (
+    "The table held data before this load, and that data is still there: do not drop the table "
+    "to fix this (it would delete the earlier data too). To see this load's data alone, load it "
+    "under another table_id= and compare."
 )
 
 
@@ -139,16 +148,24 @@ class VerifyReport:
     extra: pd.DataFrame  # events read back that the source does not have
     changed: pd.DataFrame  # same entity+time, other values (source and read-back side by side)
     elapsed_s: float
+    # cells in the rows this load wrote that earlier loads stored (not compared: not this load's)
+    earlier_cells: int = 0
 
     def summary(self) -> str:
+        earlier = (
+            f" The same rows hold {self.earlier_cells:,} cells stored by earlier loads (kept)."
+            if self.earlier_cells
+            else ""
+        )
         if self.equal:
             return (
                 f"Read back {self.cells_read:,} cells: identical to the {self.cells_written:,} cells written "
-                "and to the source events."
+                "and to the source events." + earlier
             )
         return (
             f"Read back {self.cells_read:,} of {self.cells_written:,} cells written; events: "
             f"{len(self.missing):,} missing, {len(self.extra):,} extra, {len(self.changed):,} changed."
+            + earlier
         )
 
     def _repr_html_(self) -> str:
@@ -208,6 +225,8 @@ class TableHandle:
     notes: list[str] = field(default_factory=list)
     # the tables this load created (not ones it found): the only ones wb.cleanup() may drop
     created: tuple[str, ...] = ()
+    # stored events this load wrote again (a load into a table that held data), else None
+    overwritten: Overwrites | None = None
 
     @property
     def project(self) -> str:
@@ -307,34 +326,75 @@ class TableHandle:
         self.runs.append(run)
         return run
 
+    @property
+    def fresh(self) -> bool:
+        """Every table was created by this load (none held data before it)."""
+        return set(self.tables.values()) <= set(self.created)
+
     def verify(self) -> VerifyReport:
-        """Read everything back, decode, compare with the source events (and the cells written)."""
+        """Read back what this load wrote, decode, compare with the source events and the cells
+        written. A table this load created is read whole (anything else in it is foreign); a
+        table that held data before is read at this load's rows only, and the cells and events
+        of earlier loads there are not this load's to compare (they are counted, and kept)."""
         t0 = time.perf_counter()
-        got = self.read_all()
-        cells_equal = got.equals(self.cells) if len(got) == len(self.cells) else False
         source = self.dataset.canonical()
         keys = [*self.dataset.entity, self.dataset.time]
+        if self.fresh:
+            got = self.read_all()
+            mine, earlier = got, 0
+        else:
+            got = appends.stored_rows(self.conn, self.tables, self.cells)
+            at = got.frame.merge(
+                self.cells.frame[CELL_KEYS].drop_duplicates(),
+                on=CELL_KEYS,
+                how="left",
+                indicator=True,
+            )["_merge"].to_numpy()
+            mine = CellFrame(got.frame[at == "both"].reset_index(drop=True))
+            earlier = int((at == "left_only").sum())
+        cells_equal = mine.equals(self.cells) if len(mine) == len(self.cells) else False
         try:
             events = self.schema.from_cells(got) if len(got) else source.iloc[0:0]
             events = events.reindex(columns=source.columns)
+            if not self.fresh:  # earlier loads' events in the same rows are not this load's
+                events = events.merge(source[keys], on=keys, how="inner")
             missing, extra, changed = compare_events(source, events, keys)
         except Exception as exc:
             raise WriteError(
                 f"The cells read back from {self.table_id!r} could not be decoded: {exc}. "
-                + _OTHER_DESIGN_HINT
+                + (_OTHER_DESIGN_HINT if self.fresh else _EARLIER_DATA_HINT)
             ) from exc
         equal = cells_equal and not (len(missing) or len(extra) or len(changed))
         self.verification = VerifyReport(
             equal=equal,
             cells_written=len(self.cells),
-            cells_read=len(got),
+            cells_read=len(mine),
             cells_equal=cells_equal,
             missing=missing,
             extra=extra,
             changed=changed,
             elapsed_s=time.perf_counter() - t0,
+            earlier_cells=earlier,
         )
         return self.verification
+
+    def check_verified(self) -> VerifyReport:
+        """:meth:`verify`, raising :class:`WriteError` (the report on ``err.report``, the handle
+        on ``err.table``) when it finds differences. The advice never drops a table that held
+        data before this load: that would delete the earlier data too."""
+        rep = self.verify()
+        if rep.equal:
+            return rep
+        if not self.fresh:
+            hint = " " + _EARLIER_DATA_HINT
+        elif len(rep.extra) or rep.cells_read > rep.cells_written:
+            hint = " " + _OTHER_DESIGN_HINT
+        else:
+            hint = ""
+        err = WriteError(f"Verification of {self.table_id!r} failed: {rep.summary()}{hint}")
+        err.report = rep  # type: ignore[attr-defined]
+        err.table = self  # type: ignore[attr-defined]
+        raise err
 
     def drop_prefix(self, prefix: str, *, confirm: str | None = None) -> None:
         """Delete every row whose key starts with ``prefix`` (one DropRowRange per table): how a
@@ -353,7 +413,6 @@ class TableHandle:
         self.conn.check_delete_allowed(self.table_id, confirm)
         for physical in self.tables.values():
             admin.drop_table(self.conn, physical, confirm=physical)
-        claims.release(self.conn, self.tables.values())  # a dropped table is nobody's
 
     def _repr_html_(self) -> str:
         rep = self.write_report
@@ -460,36 +519,40 @@ def load(
         for t, fs in fams.items():
             stored[t], n = admin.storable_families(fs, oldest.get(t), now)
             notes += n
-    # A table that exists already must hold this design and dataset (a rerun), nothing else.
+    # A table that exists already must hold this design and dataset (a rerun, or append=True),
+    # nothing else. On the emulator a lab shares, each table is created with its design record
+    # (an empty family, made atomically with the table): of two loaders racing to create one
+    # table ID, the one whose CreateTable loses finds the table made and changes nothing.
+    record = None if conn.is_production else ownership.record_family(schema, dataset.name)
     ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
-    existing = ownership.check_existing(conn, ids, fams, cells, schema, table_id, append)
+    existing = ownership.check_existing(
+        conn, ids, stored, cells, schema, table_id, append, record=record, dataset=dataset.name
+    )
+    # What the load finds under its own keys: the events it overwrites, summary rows to combine
+    # with stored events, aggregate cells it must not replace (all before anything is changed)
+    over, summaries = None, 0
+    if existing:
+        held = {t: p for t, p in ids.items() if p in existing}
+        found = appends.stored_rows(conn, held, cells)
+        cells, summaries = appends.combine_summaries(conn, schema, dataset, ids, cells, found)
+        over = appends.overwrites(schema, dataset, found)
     # On a real instance, a changed GC rule of an existing table needs confirm=table_id.
     specs: list[admin.TableSpec] = []
-    before_create_us = int(time.time() * 1_000_000)
     tables = admin.ensure_tables(
-        conn, schema, table_id, families=stored, confirm=confirm, specs=specs
+        conn,
+        schema,
+        table_id,
+        families={t: (*fs, *([Family(record)] if record else [])) for t, fs in stored.items()},
+        confirm=confirm,
+        specs=specs,
+        create_only=set(ids.values()) - existing,
     )
     raced = [s.table_id for s in specs if not s.created and s.table_id not in existing]
     if raced:
         raise WriteError(
             f"Table(s) {raced} were created by another loader while this load was creating them: "
-            "two loads into one table ID at once would mix their cells. Nothing was written; "
-            "load under another table_id (or leave it unset: each kernel gets its own)."
-        )
-    # The check above cannot see a loader of another design that created the table a moment
-    # ago and has not written yet: an atomic claim per table decides which of two loads writes.
-    # Only on the emulator a lab shares: on a real instance the workbench creates no table of
-    # its own that the user did not ask for (the registry), and its tables are the user's.
-    design = claims.fingerprint(schema, fams)
-    for s in specs if not conn.is_production else ():
-        claims.claim(
-            conn,
-            s.table_id,
-            dataset=dataset.name,
-            design=design,
-            session=ownership.SESSION_TAG,
-            design_name=schema.name or "schema",
-            created_after_us=before_create_us if s.created else None,
+            "two loads into one table ID at once would mix their cells, and this load left them "
+            "as that loader made them. " + ownership.way_out(conn, raced[0], table_id)
         )
     created = tuple(s.table_id for s in specs if s.created)
     try:
@@ -515,19 +578,10 @@ def load(
         families=fams,
         gc_now_us=_gc_now(cells, gc_now),
         write_report=report,
-        notes=[*notes, *([memory_note] if memory_note else [])],
+        notes=[*notes, *([memory_note] if memory_note else []), *appends.describe(summaries, over)],
         created=created,
+        overwritten=over,
     )
     if verify:
-        rep = handle.verify()
-        if not rep.equal:
-            hint = (
-                (" " + _OTHER_DESIGN_HINT)
-                if len(rep.extra) or rep.cells_read > rep.cells_written
-                else ""
-            )
-            err = WriteError(f"Verification of {handle.table_id!r} failed: {rep.summary()}{hint}")
-            err.report = rep  # type: ignore[attr-defined]
-            err.table = handle  # type: ignore[attr-defined]
-            raise err
+        handle.check_verified()
     return handle

@@ -1,20 +1,36 @@
-"""Whose table is it: table IDs of this kernel's own, and the check a load makes before it writes
-into a table that already exists.
+"""Whose table is it: table IDs of this kernel's own, the design a table records, and the check
+a load makes before it writes into a table that already exists.
 
 One emulator serves every notebook of a lab (``make lab``), so two kernels that load the same
 dataset with the same design must not share a table: the default table ID carries a tag drawn
 once per process (a notebook kernel is one process), and ``wb.cleanup()`` drops only the
 tables a load of this kernel *created*.
 
+**The design record.** On the emulator a load creates each table with one extra, empty column
+family naming the design and dataset it holds: ``_wb.<design>.<dataset>.<digest>``, the digest
+over the dataset's name and the design's identity (row key, layout with its value encoding,
+extra tables, aggregates, and every family with its GC rule and aggregate type). CreateTable
+makes the table and its families in one atomic step, so the record exists from the table's
+first moment, cannot be lost apart from the table and is dropped with it; an empty family holds
+no cell, so no read, count or analysis sees it. Of two loaders racing to create one table ID
+only one CreateTable succeeds; the other finds the table made and is refused before it changes
+or writes anything. (A claim row in a registry table of its own, the earlier way, changed
+behaviour when the registry was deleted or a claim damaged.) A real instance's tables get no
+record: the workbench adds nothing to them that the design does not name.
+
 A table that exists already (an explicit ``table_id=``, a rerun, a second loader) is looked at
-before the first MutateRows: its column families, and a few rows read at the start, between
-and after the keys this load writes. A row this load would not write, or a family its design
-does not have, means the table holds another design or dataset: the load is refused, with the
-command to drop it or the argument to pick another ID, and nothing is written.
+before the first MutateRows: its record, its column families, and a few rows read at the start,
+between and after the keys this load writes (their values too). Another design's record, a
+damaged one, a row this load would not write, a family its design does not have, or stored
+values other than this load's mean the table holds another design or dataset (or earlier data:
+``append=True``): the load is refused, with the command to drop it or the argument to pick
+another ID, and nothing is created, changed or written.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +48,121 @@ if TYPE_CHECKING:  # pragma: no cover
 # Drawn once per process: two notebook kernels never draw the same default table ID.
 SESSION_TAG = admin.readable_tag(6)
 PROBES = 8  # rows sampled between the first and last key this load writes
+RECORD_PREFIX = "_wb."  # the design record's family: _wb.<design>.<dataset>.<digest>
+_DIGEST = re.compile(r"[0-9a-f]{16}")
 
 
 def session_table_id(dataset_name: str, schema_name: str) -> str:
     """The default table ID of a load: ``<dataset>-<design>-<tag>``, the tag this process's own."""
     base = admin.default_table_id(dataset_name, schema_name)[:33].rstrip("-.")
     return admin.check_table_id(f"{base}-{SESSION_TAG}")
+
+
+# ----------------------------------------------------------------------------- the record
+
+
+def design_identity(schema: Any) -> str:
+    """What makes two designs one: the row key, the layout (with its value encoding: JSON and
+    protobuf payloads differ), the extra tables, the aggregates, and every table's families with
+    their GC rules and aggregate types. Not the name, description or read costs."""
+    fams = admin.table_families(schema)
+    return repr(
+        (
+            schema.table,
+            schema.key,
+            schema.layout,
+            schema.tables,
+            schema.aggregates,
+            sorted((k, repr(v)) for k, v in fams.items()),
+        )
+    )
+
+
+def _part(text: str) -> str:
+    return re.sub(r"[^-_a-zA-Z0-9]+", "_", text)[:20] or "_"
+
+
+def record_family(schema: Any, dataset_name: str) -> str:
+    """The design record of ``schema`` loading dataset ``dataset_name``: a family name (≤ 62
+    characters) whose digest changes with the dataset's name or anything in the design's
+    identity (:func:`design_identity`)."""
+    digest = hashlib.sha256(
+        f"{dataset_name}\x00{design_identity(schema)}".encode("utf-8", "surrogatepass")
+    ).hexdigest()[:16]
+    return f"{RECORD_PREFIX}{_part(schema.name or 'schema')}.{_part(dataset_name)}.{digest}"
+
+
+def _parse_record(family: str) -> tuple[str, str, str] | None:
+    """(design, dataset, digest) of a record family, None when it is not one a load writes."""
+    parts = family[len(RECORD_PREFIX) :].split(".")
+    if len(parts) != 3 or not _DIGEST.fullmatch(parts[2]):
+        return None
+    return parts[0], parts[1], parts[2]
+
+
+def _cbt(conn: Connection, *args: str) -> str:
+    env = "" if conn.is_production else f"BIGTABLE_EMULATOR_HOST={conn.host} "
+    return f"`{env}cbt -project {conn.project} -instance {conn.instance} {' '.join(args)}`"
+
+
+def way_out(conn: Connection, physical: str, table_id: str) -> str:
+    return (
+        "Nothing was written, created or changed. If that table is yours and no longer needed, "
+        f"drop it — {_cbt(conn, 'deletetable', physical)} (or table.drop() on its handle) — and "
+        f"load again; otherwise load under another ID: emu.load(ds, schema, "
+        f"table_id='{table_id}-2'), or leave table_id unset (each notebook kernel gets a table "
+        "of its own)."
+    )
+
+
+def check_record(
+    conn: Connection,
+    physical: str,
+    stored: Mapping[str, Any],
+    record: str,
+    *,
+    table_id: str,
+    design_name: str,
+    dataset: str,
+) -> bool:
+    """True when ``physical`` records this design and dataset, False when it records none (made
+    outside a load, or its record family was deleted); raises :class:`WriteError` when it
+    records another design or dataset, or when its record is damaged."""
+    marks = sorted(f for f in stored if f.startswith(RECORD_PREFIX))
+    if marks == [record]:
+        return True
+    if not marks:
+        return False
+    parsed = [_parse_record(m) for m in marks]
+    if len(marks) > 1 or parsed[0] is None:
+        raise WriteError(
+            f"Table {physical!r} on the {conn.target} has a damaged design record: its "
+            f"families {marks} are not the one record a load writes (family "
+            f"'{RECORD_PREFIX}<design>.<dataset>.<digest>'), so which design wrote its rows "
+            "cannot be told, and this load will not add to them. "
+            + way_out(conn, physical, table_id)
+        )
+    theirs = parsed[0]
+    assert theirs is not None
+    mine = _parse_record(record)
+    assert mine is not None
+    why = (
+        "another dataset"
+        if theirs[1] != mine[1]
+        else "another design"
+        if theirs[0] != mine[0]
+        else "the same names, but other settings (row key, value encoding, families, GC "
+        "rules or aggregates)"
+    )
+    raise WriteError(
+        f"Table {physical!r} on the {conn.target} holds design {theirs[0]!r} of dataset "
+        f"{theirs[1]!r} (its record: family {marks[0]}), while this load is design "
+        f"{design_name!r} of dataset {dataset!r} (record {record}): {why}. Two designs in one "
+        "table would mix their cells. " + way_out(conn, physical, table_id)
+    )
+
+
+# ----------------------------------------------------------------------------- sampled rows
 
 
 def _probe(conn: Connection, physical: str, logical: str, start: str | None) -> CellFrame:
@@ -60,22 +185,29 @@ def _probe_starts(keys: np.ndarray) -> list[str | None]:
 
 def foreign_row(
     conn: Connection, physical: str, logical: str, cells: CellFrame
-) -> pd.DataFrame | None:
-    """The cells of a row in ``physical`` that this load would not write (None: none found)."""
+) -> tuple[pd.DataFrame | None, str, bool]:
+    """A sampled row of ``physical`` that differs from what this load writes, as (its cells,
+    ``"unwritten"`` — it holds a cell this load does not write — or ``"changed"`` — a cell this
+    load writes holds another value —, whether the table holds any row at all)."""
     mine = cells.frame[cells.frame["table"] == logical]
     keys = np.sort(pd.unique(mine["row_key"].to_numpy(dtype=object)).astype(str))
     cols = ["row_key", "family", "qualifier", "timestamp_us"]
     seen: set[str] = set()
+    changed: pd.DataFrame | None = None
     for start in _probe_starts(keys):
         got = _probe(conn, physical, logical, start).frame
         if not len(got) or got["row_key"].iloc[0] in seen:
             continue
         seen.add(got["row_key"].iloc[0])
-        ours = mine[mine["row_key"].isin(set(got["row_key"]))][cols]
-        m = got[cols].merge(ours.drop_duplicates(), on=cols, how="left", indicator=True)
+        ours = mine[mine["row_key"].isin(set(got["row_key"]))][[*cols, "value"]]
+        m = got[[*cols, "value"]].merge(
+            ours.drop_duplicates(cols), on=cols, how="left", indicator=True, suffixes=("", "_new")
+        )
         if (m["_merge"] == "left_only").any():
-            return got
-    return None
+            return got, "unwritten", True
+        if changed is None and (m["value"] != m["value_new"]).any():
+            changed = got
+    return changed, "changed", bool(seen)
 
 
 def _events(schema: Any, row: pd.DataFrame) -> pd.DataFrame | str:
@@ -98,14 +230,12 @@ def _decoded(schema: Any, row: pd.DataFrame) -> str:
     return f"decoded with this design it reads as {first}"
 
 
-def _way_out(conn: Connection, physical: str, table_id: str) -> str:
-    env = "" if conn.is_production else f"BIGTABLE_EMULATOR_HOST={conn.host} "
-    return (
-        "Nothing was written. If that table is yours and no longer needed, drop it — "
-        f"`{env}cbt -project {conn.project} -instance {conn.instance} deletetable {physical}` "
-        f"(or table.drop() on its handle) — and load again; otherwise load under another ID: "
-        f"emu.load(ds, schema, table_id='{table_id}-2'), or leave table_id unset (each "
-        "notebook kernel gets a table of its own)."
+def _same_families(stored: Mapping[str, Any], families: Sequence[Family]) -> bool:
+    """The stored families are exactly these, with the same GC rules and value types."""
+    want = {f.name: admin.column_family_pb(f) for f in families}
+    have = {k: v for k, v in stored.items() if not k.startswith(RECORD_PREFIX)}
+    return set(have) == set(want) and all(
+        type(w).pb(have[k]) == type(w).pb(w) for k, w in want.items()
     )
 
 
@@ -117,15 +247,23 @@ def check_existing(
     schema: Any,
     table_id: str,
     append: bool = False,
+    *,
+    record: str | None = None,
+    dataset: str = "",
 ) -> set[str]:
     """Refuse, before anything is created or written, to load into a table that holds another
     design or dataset; returns the physical IDs that exist already (a rerun writes into them).
 
-    With ``append=True`` the table may also hold rows this load does not write, as long as this
-    design reads them back as events (new data added to one's own table, e.g. the next day's
-    readings): rows this design cannot read still refuse the load. Rows of another design with
-    the same families whose keys this design happens to parse cannot be told apart from one's
-    own: ``append`` is the caller's word that the table is theirs."""
+    ``record``: this load's design record (the emulator; None on a real instance). A table
+    recording another design is refused; one recording none (made outside a load, or its record
+    deleted) is written only when it is empty, or when its families and every sampled row are
+    exactly what this load writes (a rerun), and never appended to: which design wrote it cannot
+    be told. ``families``: what this load stores (GC rules as stored).
+
+    With ``append=True`` a table of this design may also hold rows this load does not write,
+    and other values under its keys (new data added to one's own table, e.g. the next day's
+    readings; the load reports what it overwrote). Without a record (a real instance), rows
+    this design cannot read still refuse the load."""
     existing: set[str] = set()
     name = getattr(schema, "name", "") or "this design"
     for logical, physical in tables.items():
@@ -133,31 +271,62 @@ def check_existing(
         if stored is None:
             continue
         existing.add(physical)
+        ours = record is not None and check_record(
+            conn, physical, stored, record, table_id=table_id, design_name=name, dataset=dataset
+        )
         wanted = {f.name for f in families.get(logical, ())}
-        other = sorted(set(stored) - wanted)
+        other = sorted(f for f in set(stored) - wanted if not f.startswith(RECORD_PREFIX))
         if other:
             raise WriteError(
                 f"Table {physical!r} already exists on the {conn.target} with column families "
                 f"{sorted(stored)}; design {name!r} has {sorted(wanted)}, not {other}: the table "
-                "holds another design. " + _way_out(conn, physical, table_id)
+                "holds another design. " + way_out(conn, physical, table_id)
             )
-        row = foreign_row(conn, physical, logical, cells)
-        if row is not None and append and not isinstance(_events(schema, row), str):
-            continue  # the same design's earlier data: appending to it was asked for
-        if row is not None:
-            key = row["row_key"].iloc[0]
-            cell = row.iloc[0]
+        row, kind, any_rows = foreign_row(conn, physical, logical, cells)
+        if record is not None and not ours:
+            if not any_rows or (
+                row is None and not append and _same_families(stored, families.get(logical, ()))
+            ):
+                continue  # empty, or exactly this load's cells and families: nothing to mix
             raise WriteError(
-                f"Table {physical!r} already exists on the {conn.target} and holds row {key!r} "
-                f"({len(row)} cell(s), e.g. {cell['family']}:{cell['qualifier']} at "
-                f"{int(cell['timestamp_us'])} µs), which this load of design {name!r} does not "
-                f"write; {_decoded(schema, row)}. The table holds another design or dataset"
+                f"Table {physical!r} already exists on the {conn.target} and holds rows, but no "
+                "design record (the family a load creates a table with: made outside a load, "
+                "or its record was deleted), and "
+                + (
+                    "appending to it was asked for"
+                    if append and row is None
+                    else "its families differ from this design's"
+                    if row is None
+                    else f"its row {row['row_key'].iloc[0]!r} is not what this load writes"
+                )
+                + f": which design wrote it cannot be told, so design {name!r} will not write "
+                "into it. " + way_out(conn, physical, table_id)
+            )
+        if row is None or (append and (ours or not isinstance(_events(schema, row), str))):
+            continue  # this design's earlier data (or other values): appending was asked for
+        key = row["row_key"].iloc[0]
+        cell = row.iloc[0]
+        what = (
+            f"holds row {key!r} ({len(row)} cell(s), e.g. {cell['family']}:{cell['qualifier']} "
+            f"at {int(cell['timestamp_us'])} µs), which this load of design {name!r} does not "
+            f"write; {_decoded(schema, row)}"
+            if kind == "unwritten"
+            else f"holds other values than this load of design {name!r} writes in row {key!r}"
+        )
+        raise WriteError(
+            f"Table {physical!r} already exists on the {conn.target} and {what}. The table holds "
+            + (
+                "earlier data of this design and dataset: to add to it (overwriting the "
+                "events this load shares with it, which the load then reports), pass append=True"
+                if ours
+                else "another design or dataset"
                 + (
                     ""
                     if append or isinstance(_events(schema, row), str)
                     else " (or earlier data of this one: to add to it, pass append=True)"
                 )
-                + ". "
-                + _way_out(conn, physical, table_id)
             )
+            + ". "
+            + way_out(conn, physical, table_id)
+        )
     return existing
