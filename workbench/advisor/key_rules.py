@@ -1,6 +1,11 @@
 """Advisor rules about the row key: time first (G06, G09), sequential IDs (G23), personal data
 (G26), hashed or raw-byte segments (G22), unpadded numbers (G21), characters outside Google's
-checklist set ``[a-zA-Z0-9-_#]`` (G20, G22)."""
+checklist set ``[a-zA-Z0-9-_#]`` (G20, G22).
+
+Why one module: every rule here reads the same thing, the key's segments and the column values
+that fill them, through shared helpers (``_pii_columns`` serves personal data and hashed
+segments, ``_int_values`` sequential IDs, ``rendered_keys`` the examples of all of them); split
+by guideline, the modules would import each other's helpers."""
 
 from __future__ import annotations
 
