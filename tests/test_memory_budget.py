@@ -35,13 +35,14 @@ def test_a_load_over_the_available_memory_is_refused_before_the_first_request(
     emulator, monkeypatch
 ):
     ds = wb.load_dataset("garden_temperature", size="tiny")  # 994 events
-    # 994 events are at least 994 cells: 994 × (460 + 450) = 904,540 bytes > 500 kB
+    # 994 events are at least 994 cells: 994 × (460 + 450) = 904,540 bytes = 883.3 KiB, over
+    # 500 KiB (memory in binary units: 904,540 / 1,024 and 500 × 1,024 / 1,024)
     monkeypatch.setenv(ENV_MEMORY_LIMIT, "500K")
     with pytest.raises(wb.WriteError) as ei:
         emulator.load(ds, wb.preset("garden_temperature", "tall"), table_id="too-big")
     msg = str(ei.value)
-    assert "would not fit in memory: at least 994 cells need about 0.9 MB" in msg
-    assert "0.5 MB is available (WORKBENCH_MEMORY_LIMIT=500K)" in msg
+    assert "would not fit in memory: at least 994 cells need about 883.3 KiB" in msg
+    assert "500.0 KiB is available (WORKBENCH_MEMORY_LIMIT=500K)" in msg
     assert "460 bytes per cell" in msg and "Nothing was written" in msg
     assert "sample=0.1" in msg and "check_memory=False" in msg
     assert "too-big" not in emulator.connection().list_tables()  # not even created
@@ -49,11 +50,12 @@ def test_a_load_over_the_available_memory_is_refused_before_the_first_request(
 
 def test_a_load_taking_over_half_the_memory_warns_with_the_numbers(emulator, monkeypatch):
     ds = wb.load_dataset("garden_temperature", size="tiny")  # tall: 994 cells
-    # built: 994 × (460 + 250) = 705,740 bytes; 1 MiB is enough, but under twice the need
+    # built: 994 × (460 + 250) = 705,740 bytes = 689.2 KiB (the emulator's 994 × 460 = 457,240
+    # = 446.5 KiB); 1 MiB is enough, but under twice the need
     monkeypatch.setenv(ENV_MEMORY_LIMIT, "1M")
     with pytest.warns(
         ResourceWarning,
-        match=r"Memory: loading 994 cells need about 0.7 MB: 0.4 MB in the emulator",
+        match=r"Memory: loading 994 cells need about 689\.2 KiB: 446\.5 KiB in the emulator",
     ):
         table = emulator.load(
             ds, wb.preset("garden_temperature", "tall"), table_id="half", progress=False

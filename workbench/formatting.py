@@ -15,6 +15,8 @@ from typing import Any
 
 import pandas as pd
 
+from .units import human_bytes
+
 ABSENT = "—"
 MEASURED_LEGEND = "— not measured: run the query on the emulator first (table.run(query))"
 ABSENT_LEGEND = "— not applicable to this design"
@@ -72,14 +74,9 @@ def rate(per_second: Any, noun: str = "") -> str:
 
 
 def nbytes(x: Any) -> str:
-    """Bytes in B / kB / MB / GB / TB (decimal, as Bigtable's 100 MB and 256 MB limits are)."""
-    if _missing(x):
-        return ABSENT
-    v = float(x)
-    for unit, f in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(v) >= f:
-            return f"{v / f:,.1f} {unit}"
-    return f"{v:,.0f} B"
+    """Bytes in B / kB / MB / GB / TB (decimal, as Bigtable's 100 MB and 256 MB limits are:
+    :func:`workbench.units.human_bytes`); an absent value as "—"."""
+    return ABSENT if _missing(x) else human_bytes(float(x))
 
 
 def value(x: Any) -> str:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..cells import CellFrame
 from ..errors import DatasetError, WriteError
+from ..units import human_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset, QueryIntent
@@ -154,7 +155,8 @@ MEMORY_WARN_SHARE = 0.5  # a load taking over half of what is free gets a warnin
 
 
 def _size(n: int) -> str:
-    return f"{n / 2**30:.2f} GB" if n >= 2**30 else f"{n / 2**20:.1f} MB"
+    """Memory in binary units (KiB, MiB, GiB), as the machine and ``WORKBENCH_MEMORY_LIMIT`` count it."""
+    return human_bytes(n, binary=True)
 
 
 def memory_need(n_cells: int, *, emulator_here: bool, cells_built: bool) -> tuple[int, int]:

@@ -20,6 +20,7 @@ import nbformat
 
 from ..errors import ReportError, WorkbenchError
 from ..guidelines import GUIDELINES
+from ..units import human_bytes
 from . import _templates
 from ._findings import CellError, Finding, NotebookFacts
 from ._scrub import Scrubber
@@ -58,8 +59,8 @@ def check_out_dir(out: Path, reports: int = 1) -> None:
     need = reports * REPORT_BYTES
     if free < need:
         raise ReportError(
-            f"{out} has {free / 2**20:,.1f} MB free; {reports} report(s) need about "
-            f"{need / 2**20:,.0f} MB. Free space or choose another --out folder. Nothing was run."
+            f"{out} has {human_bytes(free)} free; {reports} report(s) need about "
+            f"{human_bytes(need)}. Free space or choose another --out folder. Nothing was run."
         )
 
 
