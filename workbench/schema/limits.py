@@ -164,19 +164,6 @@ class LossReport:
         )
 
 
-def collision_groups(f: pd.DataFrame, versioned: bool) -> np.ndarray:
-    """For each cell, True when another cell has the same (table, row, family, qualifier[, timestamp]).
-
-    Single-timestamp and wide layouts expect one cell per column: a second event in the
-    same column is hidden by the newest version (and removed by ``maxversions=1``), so it
-    collides even at another timestamp. Versioned layouts collide only at the same timestamp."""
-    cols = [pd.factorize(f[c])[0] for c in ("table", "row_key", "family", "qualifier")]
-    if versioned:
-        cols.append(f["timestamp_us"].to_numpy())
-    keys = pd.DataFrame({i: c for i, c in enumerate(cols)})
-    return keys.duplicated(keep=False).to_numpy()
-
-
 def raise_collisions(
     frame: pd.DataFrame,
     events: pd.DataFrame,
@@ -204,8 +191,8 @@ def raise_collisions(
 def check_parts(
     parts, table: str, versioned: bool, coded: Mapping[int, tuple] | None = None
 ) -> tuple[np.ndarray, list[Finding]]:
-    """Collisions and limits computed per event-key array while cells are built (fast path of
-    :func:`collision_groups` + :func:`check_limits`): a layout adds cells for many measures
+    """Collisions and limits computed per event-key array while cells are built (with
+    :func:`check_limits`): a layout adds cells for many measures
     with the same key array, so keys are factorized once per event, not once per cell, and
     every check works on integer key codes (``np.bincount``) and per-distinct lengths.
     ``coded`` (``BuildInput.coded``) gives the codes the key renderer already made.

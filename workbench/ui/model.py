@@ -11,9 +11,10 @@ figure is drawn once per (analysis, picture).
 from __future__ import annotations
 
 import dataclasses
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
+
+from cachetools import LRUCache
 
 from ..analysis import Analysis, analyze
 from ..analysis.settings import DEFAULT
@@ -23,20 +24,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..schema.schema import Schema
 
 
-class _LRU(OrderedDict):
+class _LRU(LRUCache[Hashable, Any]):
+    """cachetools' least-recently-used cache, ``size`` entries, with get-or-make."""
+
     def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
+        super().__init__(maxsize=size)
 
     def get_or(self, key: Hashable, make: Callable[[], Any]) -> Any:
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        value = make()
-        self[key] = value
-        while len(self) > self.size:
-            self.popitem(last=False)
-        return value
+        try:
+            return self[key]  # a hit is the most recently used entry now
+        except KeyError:
+            value = make()
+            self[key] = value  # over ``size``, the least recently used entry goes
+            return value
 
 
 def with_nodes(a: Analysis, ds: Dataset, nodes: int) -> Analysis:
