@@ -12,13 +12,17 @@ engine (limits, collisions) and the analysis (hotspots, row sizes, query costs).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..analysis import Analysis, Settings
 from ..datasets.model import Dataset, require_dataset
+from ..datasets.workload import Workload, workload_from
 from ..errors import WorkbenchError
 from ..schema.schema import Schema
-from . import view_rules  # noqa: F401  (importing it registers the managed-alternative rules)
+from . import (
+    load_rules,  # noqa: F401  (importing it registers the stated-rate rules)
+    view_rules,  # noqa: F401  (importing it registers the managed-alternative rules)
+)
 from .context import Context
 from .findings import SEVERITIES, Advice, Finding
 from .rules import RULES, Rule, pii_kind
@@ -33,6 +37,10 @@ def advise(
     rules: Iterable[str] | None = None,
     analysis: Analysis | None = None,
     context: Context | None = None,
+    workload: Workload | None = None,
+    events_per_s: float | None = None,
+    entities: Mapping[str, int] | None = None,
+    queries_per_s: float | None = None,
 ) -> Advice:
     """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
 
@@ -40,7 +48,11 @@ def advise(
     ``analysis``: ``analyze(ds, schema, nodes=nodes)`` already made (the designer passes the one its
     tabs show, so every figure a finding quotes is the figure on screen); ``context``: a
     :class:`Context` of the same dataset and design from an earlier call (``Advice.context``),
-    whose cells are reused when only the cluster size changed."""
+    whose cells are reused when only the cluster size changed; ``workload`` (or its shorthands
+    ``events_per_s``, ``entities``, ``queries_per_s``): the production the findings are judged
+    at, as in :func:`~workbench.analyze` — severities follow what a shape costs at that rate,
+    a design capacity calls hotspot-limited always has a finding, and no suggestion is itself
+    limited below the stated rate."""
     require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
         raise WorkbenchError(
@@ -54,6 +66,9 @@ def advise(
         if bad:
             raise WorkbenchError(f"Unknown advisor rule(s) {bad}; rules: {', '.join(known)}.")
     t0 = time.perf_counter()
+    wl = workload_from(
+        workload, events_per_s=events_per_s, entities=entities, queries_per_s=queries_per_s
+    )
     if analysis is not None and nodes is not None and analysis.keyspace.nodes != nodes:
         raise WorkbenchError(
             f"advise got an analysis on {analysis.keyspace.nodes} nodes but nodes={nodes}."
@@ -63,14 +78,19 @@ def advise(
         and context.ds is ds
         and context.schema == schema
         and context.settings == (settings or context.settings)
+        and context.workload == wl
     ):
         ctx = context.at_nodes(nodes, analysis)
     else:
-        ctx = Context.build(ds, schema, settings=settings, nodes=nodes, analysis=analysis)
+        ctx = Context.build(
+            ds, schema, settings=settings, nodes=nodes, analysis=analysis, workload=wl
+        )
     found: list[Finding] = []
     for r in RULES:
         if rules is None or r.name in rules:
             found += r(ctx)
+    if wl.events_per_s is not None:
+        found = _unlimited_suggestions(ctx, found)
     out = Advice(
         found,
         dataset=ds.name,
@@ -78,6 +98,41 @@ def advise(
         elapsed_ms=(time.perf_counter() - t0) * 1e3,
     )
     out.context = ctx
+    return out
+
+
+def _unlimited_suggestions(ctx: Context, found: list[Finding]) -> list[Finding]:
+    """Every suggestion checked at the stated workload: one that would itself be
+    hotspot-limited below the stated rate is withdrawn, and the finding says why."""
+    from dataclasses import replace
+
+    from ..analysis import analyze
+    from ..formatting import rate
+
+    verdicts: dict[int, str | None] = {}
+    out: list[Finding] = []
+    for f in found:
+        s = f.suggestion
+        if s is None:
+            out.append(f)
+            continue
+        if id(s) not in verdicts:
+            try:
+                cap = analyze(
+                    ctx.ds, s, settings=ctx.settings, nodes=ctx.nodes, workload=ctx.workload
+                ).capacity
+            except WorkbenchError:
+                verdicts[id(s)] = None  # not buildable here: the rule's own check stands
+            else:
+                verdicts[id(s)] = (
+                    f"the usual fix, {s.name!r}, is not suggested: at "
+                    f"{rate(cap.events_per_s, 'events')} it would itself stop scaling at "
+                    f"{rate(cap.ceiling_events_per_s, 'events')} ({cap.fix() or cap.verdict()})"
+                    if cap.hotspot_limited
+                    else None
+                )
+        why = verdicts[id(s)]
+        out.append(f if why is None else replace(f, suggestion=None, evidence=(*f.evidence, why)))
     return out
 
 

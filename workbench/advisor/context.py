@@ -20,6 +20,7 @@ from ..analysis import Analysis, Settings, analyze
 from ..analysis.settings import DEFAULT
 from ..cells import CellFrame
 from ..datasets.model import Dataset
+from ..datasets.workload import Workload
 from ..errors import LimitError
 from ..schema import LossReport, RowKey, Schema, loss_report
 from ..schema import findings as limit_findings
@@ -34,6 +35,7 @@ class Context:
     cells: CellFrame | None = None
     loss: LossReport = field(default_factory=LossReport)
     limit_error: LimitError | None = None
+    workload: Workload | None = None
 
     @classmethod
     def build(
@@ -44,8 +46,9 @@ class Context:
         settings: Settings | None = None,
         nodes: int | None = None,
         analysis: Analysis | None = None,
+        workload: Workload | None = None,
     ) -> Context:
-        c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes)
+        c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes, workload=workload)
         if analysis is not None:  # the caller's analysis: findings quote the numbers it shows
             c.__dict__["analysis"] = analysis
         try:
@@ -75,7 +78,12 @@ class Context:
         if self.cells is None or len(self.cells.frame) == 0:
             return None
         return analyze(
-            self.ds, self.schema, cells=self.cells, settings=self.settings, nodes=self.nodes
+            self.ds,
+            self.schema,
+            cells=self.cells,
+            settings=self.settings,
+            nodes=self.nodes,
+            workload=self.workload,
         )
 
     @cached_property

@@ -41,6 +41,17 @@ def measured_even(c: Context) -> str | None:
     )
 
 
+def consequence_severity(c: Context) -> str:
+    """A key shape's severity from what it costs at the workload's rate (the capacity view's
+    own verdict, so the advisor never contradicts it): "error" when the design is
+    hotspot-limited at that rate (no node count serves it), else "warning" — the shape still
+    stops scaling somewhere, which the evidence states. Without an analysis: "error"."""
+    a = c.analysis
+    if a is None:
+        return "error"
+    return "error" if a.capacity.hotspot_limited else "warning"
+
+
 def one_valued(c: Context, seg: Any) -> bool:
     """Does this segment render one value over the whole dataset (a single series' name)?"""
     srcs = [x for x in seg.sources() if x != "time"]

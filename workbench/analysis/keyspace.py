@@ -375,6 +375,7 @@ def key_distribution(
     writes: Writes | None = None,
     schema_name: str = "",
     events: int | None = None,
+    ceiling: Ceiling | None = None,
 ) -> KeyDistribution:
     """Replay the sample's writes and the query workload over the tablet/node model.
 
@@ -382,7 +383,9 @@ def key_distribution(
     reads, ``query_node_s`` each query's modelled node-seconds per run (the query-cost table);
     ``write_rate_per_s``/``queries_per_s`` the production rates (default: settings, then the
     data's own write rate and ``queries_per_write``); ``pre_splits`` the table's split points at
-    creation (evenly over the final keys); ``events`` the events the sample holds."""
+    creation (evenly over the final keys); ``events`` the events the sample holds;
+    ``ceiling``: the design's ceiling at the stated workload (``Production.ceiling()``), kept
+    through re-runs; without it, the sample's own (``design_ceiling``)."""
     inputs = dict(locals())
     st = settings
     nodes = _checked_nodes(st.nodes if nodes is None else int(nodes))
@@ -416,8 +419,10 @@ def key_distribution(
     inputs.update(nodes=nodes, write_rate_per_s=rates["rate"], pre_splits=ps)
     inputs["writes"] = w if n <= _KEEP_WRITES else None
     rates["read_cpu"] = float(rcpu.sum(dtype=np.float64))
-    inputs["ceiling"] = design_ceiling(index, w, first, rcpu, rates["qps"], st)
-    return _assemble(index, w, grid, km, reads, rp, rates, inputs)
+    ceil = (
+        ceiling if ceiling is not None else design_ceiling(index, w, first, rcpu, rates["qps"], st)
+    )
+    return _assemble(index, w, grid, km, reads, rp, rates, inputs, ceil)
 
 
 def _checked_nodes(nodes: int) -> int:
@@ -437,6 +442,7 @@ def _assemble(
     rp: Replay,
     rates: dict[str, float],
     inputs: dict,
+    ceiling: Ceiling,
 ) -> KeyDistribution:
     """The result from the steps' outputs: shares per window, the busiest range, labels."""
     t0, win_us, W = grid
@@ -504,7 +510,7 @@ def _assemble(
         ),
         schema_name=inputs["schema_name"],
         settings=st,
-        ceiling=inputs.pop("ceiling"),
+        ceiling=ceiling,
         events=int(inputs["events"] or 0),
         inputs=inputs,
     )

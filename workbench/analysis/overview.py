@@ -23,6 +23,7 @@ from ..datasets.workload import Workload, workload_from
 from ..errors import WorkbenchError
 from ..memory import release_freed_memory
 from ..reprs import html_of
+from ..schema.keys import RowKey
 from ..schema.schema import Schema
 from ..schema.segments import Salt
 from ._index import CellIndex
@@ -198,14 +199,20 @@ def costed_queries(
     return qc
 
 
-def leading_entities(schema: Schema, ds: Dataset) -> tuple[str, ...]:
-    """The entity columns the key puts before its first time segment: each of their values
-    writes its own frontier (a salt or a literal before them changes nothing of that)."""
+def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str, ...]:
+    """The entity columns whose values each write their own rows at any moment: those the key
+    puts before its first time segment (a salt or a literal before them changes nothing), or
+    after a time bucket at least ``settle_s`` wide (the load model's rebalance time: within
+    the current bucket the tablets split and spread the series' rows, a frontier only at the
+    bucket's turn)."""
     out: list[str] = []
     times = schema.key.time_segments
     for seg in schema.key.segments:
         if any(seg is t for t in times):
-            break
+            width = row_time_bound_s(RowKey((seg,)))
+            if out or width is None or width < settle_s:
+                break
+            continue
         out += [c for c in seg.sources() if c in ds.entity and c not in out]
     return tuple(out)
 
@@ -338,10 +345,12 @@ def analyze(
             write_units=write_units,
             salt_buckets=salt,
             bucket_s=bound,
-            lead_columns=leading_entities(schema, ds),
+            lead_columns=leading_entities(schema, ds, st.rebalance_minutes * 60),
             settings=st,
         )
         qc = with_production(qc, prod)
+        # one ceiling everywhere: the load model's views state the production one from now on
+        kd.ceiling = kd.inputs["ceiling"] = prod.ceiling()
     with _timed(tm, "rowsizes"):
         rs = row_sizes(
             index,

@@ -26,7 +26,7 @@ with how much of a file was loaded (the sample's series are kept whole, G06–G0
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,10 +58,34 @@ class SeriesCounts:
     sample_by_column: dict[str, int]
     production_by_column: dict[str, float]
     stated: tuple[str, ...]  # the columns whose production count the user gave
+    nested: bool = False  # one column (the finest) names every series: the others group it
 
     @property
     def factor(self) -> float:
         return self.production / max(self.sample, 1)
+
+    def count(self, columns: Iterable[str]) -> tuple[float, float]:
+        """(sample, production) distinct values of ``columns`` together. Nested columns (a
+        balloon belongs to one location) count as their finest; independent ones multiply."""
+        cols = [c for c in columns if c in self.sample_by_column]
+        if not cols:
+            return 1.0, 1.0
+        if self.nested:
+            fine = max(cols, key=lambda c: self.sample_by_column[c])
+            return float(self.sample_by_column[fine]), float(self.production_by_column[fine])
+        return (
+            float(math.prod(self.sample_by_column[c] for c in cols)),
+            float(math.prod(self.production_by_column[c] for c in cols)),
+        )
+
+    def split(self, fixed: Iterable[str]) -> tuple[float, float]:
+        """(k_fixed, k_open) for a query that names the ``fixed`` columns: how many more values
+        of them production has (other series the plan may pass), and how many more series each
+        named value groups (its answer grows by that); their product is ``factor``."""
+        fixed = [c for c in fixed if c in self.sample_by_column]
+        s, p = self.count(fixed)
+        k_fixed = p / s if fixed else 1.0
+        return k_fixed, self.factor / k_fixed
 
 
 def sample_span_s(ds: Dataset) -> float:
@@ -104,11 +128,15 @@ def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> Seri
             f"columns: {cols}."
         )
     prod = {c: float(stated.get(c, by_col[c])) for c in cols}
-    factor = math.prod(prod[c] / by_col[c] for c in cols)
+    fine = max(cols, key=lambda c: by_col[c])
+    nested = len(cols) > 1 and sample == by_col[fine]  # the finest column names every series
     if not stated and wl.growth == "grow":
-        factor = max(rate_factor_if_grow, 1e-12)
-        prod[cols[-1]] = by_col[cols[-1]] * factor  # new series: new values of the finest column
-    return SeriesCounts(sample, sample * factor, by_col, prod, tuple(stated))
+        prod[fine] = by_col[fine] * max(rate_factor_if_grow, 1e-12)  # new series: new values
+    if nested:
+        factor = prod[fine] / by_col[fine]
+    else:
+        factor = math.prod(prod[c] / by_col[c] for c in cols)
+    return SeriesCounts(sample, sample * factor, by_col, prod, tuple(stated), nested)
 
 
 @dataclass(frozen=True)
@@ -138,6 +166,7 @@ def write_units_of(
     busiest_series_ratio: float,
     lead_columns: tuple[str, ...] = (),
     lead_series: int = 0,
+    series: int = 0,
 ) -> WriteUnits:
     """Classify the sample's busiest unsplittable unit: one (or a few) per *leading series* —
     a value of the entity columns the key puts before any time, each writing its own frontier,
@@ -161,6 +190,11 @@ def write_units_of(
     elif lead_series:  # each leading series writes its own frontier(s); the sample may chain
         # series that wrote one after the other into one frontier, production writes them at once
         kind, per = "per series", max(1.0, units / lead_series)
+    elif series and units >= series:
+        # a coarse time bucket first: within the current bucket every series writes its own row
+        # (one unit each, one at a time), so the units are the series
+        kind, per = "per series", 1.0
+        base["lead_series"] = int(series)
     elif units <= 1 or share >= 0.999:
         kind, per = ("hot row" if ceiling.unit == "row" else "write frontier"), 0.0
     else:  # a few ranges the sample's writes happen to fall into: kept as they are
@@ -246,10 +280,8 @@ class Production:
             return 0.0
         if set(w.lead_columns) >= set(c.sample_by_column) and c.sample_by_column:
             return c.production * w.lead_series / max(c.sample, 1)
-        f = math.prod(
-            c.production_by_column[col] / c.sample_by_column[col] for col in w.lead_columns
-        )
-        return w.lead_series * f
+        s, p = c.count(w.lead_columns)
+        return w.lead_series * p / s
 
     @property
     def unit_share(self) -> float:
@@ -359,6 +391,26 @@ class Production:
             self.peak_cpu / max(nodes, 1), self.busiest_unit_cpu, self.queries.busiest_row_cpu
         )
 
+    def ceiling(self) -> Ceiling:
+        """The design's ceiling at this workload, as the load model and its views state it
+        (in mutations/s; one number with capacity's)."""
+        from .ceiling import Ceiling
+
+        w = self.writes
+        unit = "" if not w.unit_kind else ("row" if w.unit_kind == "hot row" else "write frontier")
+        return Ceiling(
+            writes_per_s=self.ceiling_events_per_s * self.mutations_per_event,
+            queries_per_s=self.query_ceiling_per_s,
+            unit=unit,
+            unit_name=w.unit_name,
+            unit_share=self.unit_share,
+            units=max(1, round(self.units)) if unit else 0,
+            cpu_target=self.cpu_target,
+            node_writes_per_s=self.settings.node_rates()[1],
+            units_grow=not self.unit_fixed,
+            read_row=self.queries.busiest_row_query,
+        )
+
     # -- what was stated ---------------------------------------------------------------------
     def inputs(self) -> list[tuple[str, str, bool]]:
         """(input, value, the user's?) for every input the production figures used."""
@@ -425,8 +477,12 @@ class _SeenSplit:
     bytes_out: float
 
 
-def _seen_split(index: CellIndex, rows: np.ndarray, q: QueryIntent) -> _SeenSplit:
-    """Split what a plan saw in the sample by the query's time window."""
+def _seen_split(
+    index: CellIndex, rows: np.ndarray, q: QueryIntent, bucket_s: float | None = 0.0
+) -> _SeenSplit:
+    """Split what a plan saw in the sample by the query's time window. ``bucket_s``: how long
+    one row gathers events (0: an event each; None: for ever): a row whose bucket could hold
+    the window is a row of that time (another series), not history."""
     if not len(rows):
         return _SeenSplit(0, 0, 0, 0, 0, 0, 0, 0)
     off = index.row_offsets()
@@ -443,7 +499,17 @@ def _seen_split(index: CellIndex, rows: np.ndarray, q: QueryIntent) -> _SeenSpli
         inside &= ts >= q.start.value // 1000
     if end is not None:
         inside &= ts < end.value // 1000
-    row_in = np.zeros(len(rows), dtype=bool)
+    # a row is in the window when its time span overlaps it (a bucket row of a series that wrote
+    # before and after the window, even with no cell inside it), else it is history
+    lo = np.minimum.reduceat(ts, np.r_[0, np.cumsum(counts)[:-1]]) if len(ts) else ts
+    hi = np.maximum.reduceat(ts, np.r_[0, np.cumsum(counts)[:-1]]) if len(ts) else ts
+    row_in = np.ones(len(rows), dtype=bool)
+    if bucket_s is not None:
+        b_us = int(bucket_s * 1e6)
+        if q.start is not None:
+            row_in &= hi + b_us >= q.start.value // 1000
+        if end is not None:
+            row_in &= lo - b_us < end.value // 1000
     row_in[row_of[inside]] = True
     edge = ~inside & row_in[row_of]
     out = ~inside & ~row_in[row_of]
@@ -472,6 +538,7 @@ class Growth:
     rows: float
     per_row: float
     bucketed: bool = False  # rows gather events: a window spans as many rows as before
+    bucket_s: float | None = 0.0  # how long a row gathers events (None: for ever)
 
 
 def growth_of(r: float, t: float, bucketed: bool, bound_s: float | None, span_s: float) -> Growth:
@@ -481,10 +548,62 @@ def growth_of(r: float, t: float, bucketed: bool, bound_s: float | None, span_s:
     if not bucketed:
         return Growth(r, t, r * t, 1.0)
     if bound_s is None:
-        return Growth(r, t, 1.0, r * t, True)
+        return Growth(r, t, 1.0, r * t, True, None)
     retention_s = t * span_s
     rows = max(1.0, retention_s / bound_s) / max(1.0, span_s / bound_s)
-    return Growth(r, t, rows, r * min(bound_s, retention_s) / min(bound_s, span_s), True)
+    per_row = r * min(bound_s, retention_s) / min(bound_s, span_s)
+    return Growth(r, t, rows, per_row, True, bound_s)
+
+
+@dataclass(frozen=True)
+class _Scales:
+    """How much more production holds of each part of what a query's plan saw."""
+
+    answer_rows: float  # the answer's rows in its window
+    answer_cells: float  # … and cells
+    other_rows: float  # other series' rows in the window
+    other_cells: float  # … and cells
+    answer_series: float  # production series per sample series in the answer (its rows' edges)
+    other_series: float  # … for the other series
+    history: float  # rows outside the window: the series a plan passes there
+
+
+@dataclass(frozen=True)
+class WindowCounts:
+    """The sample's series and events in a query's window: the answer's and the others'.
+    ``active``: series with a row of that time (a bucket row around the window counts)."""
+
+    answer_active: float
+    answer_events: float
+    other_active: float
+    other_events: float
+
+
+def window_counts(ds: Dataset, q: QueryIntent, bucket_s: float | None) -> WindowCounts | None:
+    """Count, in the sample, the series and events in the query's window (None: no window)."""
+    if q.start is None or q.end is None or not len(ds):
+        return None
+    f = ds.frame
+    t = f[ds.time]
+    inside = ((t >= q.start) & (t < q.end)).to_numpy()
+    pad = pd.Timedelta(seconds=bucket_s) if bucket_s else pd.Timedelta(0)
+    near = ((t >= q.start - pad) & (t < q.end + pad)).to_numpy() if bucket_s is not None else None
+    ans = np.ones(len(f), dtype=bool)
+    for c in ds.entity:
+        if c in q.entity:
+            ans &= (f[c] == q.entity[c]).to_numpy()
+    ent = list(ds.entity)
+
+    def active(m: np.ndarray) -> float:
+        return float(len(f.loc[m, ent].drop_duplicates())) if ent else float(m.any())
+
+    around = near if near is not None else np.ones(len(f), dtype=bool)
+    return WindowCounts(
+        answer_active=active(ans & around),
+        answer_events=float((ans & inside).sum()),
+        other_active=active(~ans & around),
+        other_events=float((~ans & inside).sum()),
+    )
 
 
 def _query_scales(
@@ -493,27 +612,56 @@ def _query_scales(
     series: SeriesCounts,
     g: Growth,
     rho: tuple[float, float],
-) -> tuple[float, float, float, float]:
-    """(answer rows, answer cells, other series in the window, history) scale factors: the
-    query's own series in its window, other series in it, and what lies outside it."""
-    k_fixed = k_open = 1.0
-    for col, n in series.production_by_column.items():
-        k = n / series.sample_by_column.get(col, 1)
-        if col in q.entity:
-            k_fixed *= k
-        else:
-            k_open *= k
+    n_answer: float,
+    counts: WindowCounts | None = None,
+) -> _Scales:
+    """The scale factors of one query (module docstring). ``n_answer``: the sample's series
+    its named values select (all, when it names none). Production has the average share of
+    its series under each named value, each writing at the workload's per-series rate all
+    the time; ``counts`` (the sample's series and events in the window) turn what the plan saw
+    into that, whatever the sample's draw of series or their bursts."""
+    _, p_fixed = series.count(q.entity)
+    prod_answer = series.production / max(p_fixed, 1.0)  # series under the named values
+    prod_other = series.production - prod_answer
+    k_answer = prod_answer / max(n_answer, 1.0)
+    others_s = max(series.sample - n_answer, 0.0)
+    k_other = prod_other / others_s if others_s else 0.0
+    # history outside the window: the query's own series when its plan stays in them (a
+    # prefix), every series when the plan scans across them
+    own = bool(q.entity) and not plan.full_scan
+    k_hist = k_answer if own else series.factor
     w = _window_s(q)
+    if counts is not None and w is not None and q.kind != "latest":
+        per_series = rho[1] * w  # production events of one series in the window
+
+        def scale(prod_n: float, active: float, events: float, fallback: float) -> tuple:
+            if active <= 0 or events <= 0:
+                return fallback, fallback, fallback
+            k_series = prod_n / active
+            k_events = prod_n * per_series / events
+            return (k_series if g.bucketed else k_events), k_events, k_series
+
+        a_rows, a_cells, a_series = scale(
+            prod_answer, counts.answer_active, counts.answer_events, k_answer
+        )
+        o_rows, o_cells, o_series = scale(
+            prod_other, counts.other_active, counts.other_events, k_other
+        )
+        return _Scales(a_rows, a_cells, o_rows, o_cells, a_series, o_series, k_hist)
     if q.kind == "latest" or w is None:
         ev = 1.0
     else:  # events one series has in the window: at least the one a point query returns
         ev = max(1.0, rho[1] * w) / max(1.0, rho[0] * w)
     ev_rows = 1.0 if g.bucketed else ev  # bucket rows: the window spans as many rows
-    # history outside the window: the query's own series when its plan stays in that series
-    # (a prefix of it), every series when the plan scans across them
-    own = bool(q.entity) and not plan.full_scan
-    k_hist = k_open * (1.0 if own else k_fixed)
-    return k_open * ev_rows, k_open * ev, k_open * k_fixed, k_hist
+    return _Scales(
+        k_answer * ev_rows,
+        k_answer * ev,
+        k_other * ev_rows,
+        k_other * ev,
+        k_answer,
+        k_other,
+        k_hist,
+    )
 
 
 def production_queries(
@@ -528,6 +676,9 @@ def production_queries(
     hits: Mapping[str, float],
     peak_factor: float,
     settings: Settings,
+    answer_series: Mapping[str, float] | None = None,
+    windows: Mapping[str, WindowCounts | None] | None = None,
+    cells_per_event: float = 1.0,
 ) -> ProductionQueries:
     """Every planned query at production: what the sample's plan saw, split into the answer in
     the window, other series in it, the edges of rows the window cuts and history outside it,
@@ -537,6 +688,7 @@ def production_queries(
     out: dict[str, list[float]] = {c: [] for c in ProductionQueries.COLUMNS}
     busiest, busiest_q, read_cpu = 0.0, "", 0.0
     g = growth
+    answer_series = answer_series or {}
     for name in t.index:
         plan: ReadPlan | None = qc.plans.get(name)
         q = intents.get(str(name))
@@ -545,7 +697,15 @@ def production_queries(
                 out[c].append(float("nan"))
             continue
         r = t.loc[name]
-        ans_rows, ans_cells, k_other, k_hist = _query_scales(q, plan, series, g, per_series_rate)
+        sc = _query_scales(
+            q,
+            plan,
+            series,
+            g,
+            per_series_rate,
+            answer_series.get(str(name), series.sample),
+            (windows or {}).get(str(name)),
+        )
         ret_rows, ret_cells = float(r["rows_returned"]), float(r["cells_returned"])
         ret_bytes = float(r["bytes_returned"])
         if q.kind == "latest":  # every row but the answer is older: history
@@ -560,36 +720,42 @@ def production_queries(
                 max(float(r["bytes_seen"]) - ret_bytes, 0.0),
             )
         else:
-            sp = _seen_split(index, qc.seen_rows.get(name, np.zeros(0, np.int64)), q)
+            sp = _seen_split(index, qc.seen_rows.get(name, np.zeros(0, np.int64)), q, g.bucket_s)
         # in the window: the answer's rows (all their cells, kept or filtered out), then other
-        # series' rows the plan passes, each with its own series factor
-        k_open = _k_open(q, series)
+        # series' rows the plan passes, each with its own series factor; the window's rows per
+        # series grow with the events (tall rows) or stay (bucket rows), its cells with the events
         oth_rows = max(sp.rows_in - ret_rows, 0.0)
         own = min(ret_rows / sp.rows_in, 1.0) if sp.rows_in else 0.0
-        k_oth = k_other / k_open
-        rows = ret_rows * ans_rows + oth_rows * ans_rows * k_oth
-        cells = sp.cells_in * (own * ans_cells + (1 - own) * ans_cells * k_oth)
-        nbytes = sp.bytes_in * (own * ans_cells + (1 - own) * ans_cells * k_oth)
+        rows = ret_rows * sc.answer_rows + oth_rows * sc.other_rows
+        mix = own * sc.answer_cells + (1 - own) * sc.other_cells
+        cells, nbytes = sp.cells_in * mix, sp.bytes_in * mix
         # a row the window cuts holds more events outside it in production; rows wholly
         # outside it are history: more rows of it, each fuller
-        # (the answer's rows by its own series factor, other series' by theirs)
-        k_edge = own * k_open + (1 - own) * k_other
-        cells += sp.cells_edge * g.per_row * k_edge
-        nbytes += sp.bytes_edge * g.per_row * k_edge
-        rows += sp.rows_out * g.rows * k_hist
-        cells += sp.cells_out * g.rows * g.per_row * k_hist
-        nbytes += sp.bytes_out * g.rows * g.per_row * k_hist
-        rows_ret = ret_rows * ans_rows
+        k_edge = own * sc.answer_series + (1 - own) * sc.other_series
+        win = (windows or {}).get(str(name))
+        if win is not None and g.bucketed and g.bucket_s and sp.cells_edge:
+            # production's bucket rows are full (each series writes all the time): a row holds
+            # a bucket's events, less those in the window
+            full = cells_per_event * per_series_rate[1] * g.bucket_s
+            edge = max(rows * full - cells, 0.0)
+            cells, nbytes = cells + edge, nbytes + edge * sp.bytes_edge / sp.cells_edge
+        else:
+            cells += sp.cells_edge * g.per_row * k_edge
+            nbytes += sp.bytes_edge * g.per_row * k_edge
+        rows += sp.rows_out * g.rows * sc.history
+        cells += sp.cells_out * g.rows * g.per_row * sc.history
+        nbytes += sp.bytes_out * g.rows * g.per_row * sc.history
+        rows_ret = ret_rows * sc.answer_rows
         limit = float(plan.rows_limit or 0) * max(plan.requests, 1)
         if limit and float(r["rows_seen"]) <= limit:
             # the rows limit stopped the scan (every row it saw was kept): it stops it there in
             # production too; a scan whose filter dropped rows ran on through the history
-            cap = limit * k_open
+            cap = limit * sc.answer_series
             if rows > cap:
                 f = cap / rows
                 rows, cells, nbytes = cap, cells * f, nbytes * f
             rows_ret = min(rows_ret, cap)
-        ranges = float(r["ranges"]) * (k_open if plan.assumes else 1.0)
+        ranges = float(r["ranges"]) * (sc.answer_series if plan.assumes else 1.0)
         ns = rc.node_seconds(
             requests=int(r["requests"]),
             seeks=int(round(ranges)),
@@ -616,13 +782,17 @@ def production_queries(
     return ProductionQueries(table, read_cpu, busiest, busiest_q)
 
 
-def _k_open(q: QueryIntent, series: SeriesCounts) -> float:
-    """Production's series over the sample's, over the entity columns the query leaves open."""
-    k = 1.0
-    for col, n in series.production_by_column.items():
-        if col not in q.entity:
-            k *= n / series.sample_by_column.get(col, 1)
-    return k
+def _answer_series(ds: Dataset, q: QueryIntent) -> float:
+    """The sample's series under the values the query names (every series when it names
+    none; at least one)."""
+    f = ds.frame
+    cols = [c for c in ds.entity if c in q.entity]
+    if not cols or not len(f):
+        return float(max(len(f[list(ds.entity)].drop_duplicates()), 1)) if ds.entity else 1.0
+    m = np.ones(len(f), dtype=bool)
+    for c in cols:
+        m &= (f[c] == q.entity[c]).to_numpy()
+    return float(max(len(f.loc[m, list(ds.entity)].drop_duplicates()), 1))
 
 
 def query_rates(intents: Mapping[str, QueryIntent], wl: Workload, total: float) -> dict[str, float]:
@@ -681,8 +851,9 @@ def production(
         write_units=write_units,
         salt_buckets=salt_buckets,
         busiest_series_ratio=busiest_ratio,
-        lead_columns=tuple(lead),
-        lead_series=lead_series,
+        lead_columns=tuple(lead) if lead_series else tuple(ds.entity),
+        lead_series=lead_series,  # the series themselves when a time bucket leads the key
+        series=counts.sample if ds.entity else 0,
     )
     events_per_row = n / max(index.n_rows, 1)
     bucketed = events_per_row > _BUCKET_EVENTS_PER_ROW or (
@@ -712,6 +883,11 @@ def production(
         hits=hits,
         peak_factor=wl.peak_factor,
         settings=st,
+        answer_series={k: _answer_series(ds, q) for k, q in planned.items()},
+        windows={
+            k: window_counts(ds, q, bucket_s if bucketed else 0.0) for k, q in planned.items()
+        },
+        cells_per_event=index.n_cells / max(n, 1),
     )
     return Production(
         workload=wl,

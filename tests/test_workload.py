@@ -1,0 +1,225 @@
+"""One production workload behind every figure: the answer follows what a team states, never how
+much of a file was loaded (G06, G07, G08, G10, G04).
+
+Every expectation is derived by hand from the documented per-node figures (14,000 1 KB writes/s
+per SSD node, 70 % CPU target) and from the data's own counts, not from the code's output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import workbench as wb
+from workbench.analysis import analyze
+from workbench.analysis.settings import DEFAULT
+from workbench.errors import WorkbenchError
+
+F = Path(__file__).parent / "fixtures" / "owndata"
+NODE_WRITES, TARGET = 14_000.0, 0.70
+SECONDS_PER_MONTH = 730 * 3600
+
+
+def _stocks_csv() -> Path:
+    import vega_datasets
+
+    return Path(vega_datasets.__file__).parent / "_data" / "stocks.csv"
+
+
+def _series_subset(ds, column: str, share: float, seed: int = 3, keep=()):
+    """``share`` of the dataset's series kept whole (a seeded draw; ``keep`` always kept)."""
+    values = np.array(sorted(ds.frame[column].unique()))
+    if share >= 1:
+        chosen = set(values)
+    else:
+        n = max(1, round(len(values) * share))
+        chosen = set(np.random.default_rng(seed).choice(values, n, replace=False)) | set(keep)
+    frame = ds.frame[ds.frame[column].isin(chosen)].reset_index(drop=True)
+    return dataclasses.replace(ds, frame=frame)
+
+
+def _close(values, rel=0.15):
+    lo, hi = min(values), max(values)
+    return hi <= lo * (1 + rel) if lo > 0 else hi == lo
+
+
+# ----------------------------------------------------------------------------- the object
+
+
+def test_workload_refuses_what_it_cannot_mean():
+    cases = [
+        (dict(events_per_s=-1), "events_per_s must be a finite number ≥ 0"),
+        (dict(events_per_s="fast"), "events_per_s must be a finite number"),
+        (dict(peak_factor=0.5), "peak_factor is the peak over the mean rate, so at least 1"),
+        (dict(growth="more"), "growth must be 'fixed'"),
+        (dict(entities={"sensor": 0}), r"entities\['sensor'\] must be a whole number ≥ 1"),
+        (dict(entities=5000), "entities must map an entity column"),
+        (dict(spread="pareto"), "Spread kind must be one of"),
+        (dict(queries={"q": "often"}), r"queries\['q'\] must be a QueryLoad"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(WorkbenchError, match=message):
+            wb.Workload(**kwargs)
+    with pytest.raises(WorkbenchError, match="Unknown workload input"):
+        wb.Workload().replace(rate=1)
+    ds = wb.load_dataset("energy_meters")
+    with pytest.raises(WorkbenchError, match=r"entities names \['meters'\].*entity columns"):
+        analyze(ds, wb.preset(ds, "reversed_id_hourly"), entities={"meters": 10})
+    with pytest.raises(WorkbenchError, match="contradicts the workload's events_per_s"):
+        analyze(
+            ds,
+            wb.preset(ds, "reversed_id_hourly"),
+            workload=wb.Workload(events_per_s=10),
+            events_per_s=20,
+        )
+
+
+def test_each_figure_says_which_inputs_are_the_users():
+    ds = wb.load_dataset("energy_meters")
+    a = analyze(ds, wb.preset(ds, "reversed_id_hourly"), events_per_s=10_000)
+    line = a.capacity.production.inputs_line()
+    yours, defaults = line.split(" · defaults: ")
+    assert "10,000 events/s" in yours and "retention" not in yours
+    assert "retention 12 months" in defaults and "peak 1× the mean" in defaults
+    # one query per 1,000 writes is the stated default: 10 queries/s at 10,000 writes/s
+    writes = 10_000 * a.capacity.mutations_per_event  # this design writes 1.25 mutations/event
+    assert f"{writes / 1_000:,.1f} queries/s (one per 1,000 writes)" in defaults
+    stated = analyze(
+        ds,
+        wb.preset(ds, "reversed_id_hourly"),
+        workload=wb.Workload(events_per_s=10_000, retention_months=3, queries_per_s=2),
+    )
+    yours = stated.capacity.production.inputs_line().split(" · defaults: ")[0]
+    assert "retention 3 months" in yours and "2.00 queries/s" in yours
+
+
+# ----------------------------------------------------------------------------- sample invariance
+
+
+def test_stocks_at_5000_symbols_size_the_same_whatever_share_of_the_file_is_loaded():
+    full = wb.from_csv(
+        _stocks_csv(),
+        entity="symbol",
+        time="date",
+        measures="price",
+        naive_tz="UTC",
+        queries=["latest 1 per symbol", "all over 30 days"],
+    )
+    results = []
+    for share in (0.2, 0.4, 1.0):
+        ds = _series_subset(full, "symbol", share)
+        a = analyze(
+            ds, wb.preset(ds, "entity_first"), events_per_s=50_000, entities={"symbol": 5_000}
+        )
+        results.append(a)
+    caps = [a.capacity for a in results]
+    assert _close([c.nodes_needed for c in caps])
+    assert _close([c.stored_bytes for c in caps])  # logical: compression is measured per sample
+    for q in ("latest_1_per_symbol", "all_over_30_days"):
+        assert _close([a.queries.table.loc[q, "production_node_ms"] for a in results]), q
+    # 5,000 symbols at 50,000 events/s: 10 events/s each, a frontier each; the busiest of 5,000
+    # equal symbols takes 1/5,000 of the writes, so the ceiling is 5,000 × 9,800 ≈ 49 M events/s
+    for c in caps:
+        assert not c.hotspot_limited
+        assert c.ceiling_events_per_s == pytest.approx(5_000 * TARGET * NODE_WRITES, rel=0.01)
+
+
+def test_weather_balloons_size_the_same_on_a_fifth_two_fifths_or_all_of_the_balloons():
+    full = wb.load_dataset("weather_balloons")
+    for pattern in ("timestamp_first", "single_timestamp", "bucket_new_cells"):
+        runs = [
+            analyze(
+                _series_subset(full, "balloon_id", share, keep=("b00001",)),
+                wb.preset(full, pattern),
+                events_per_s=100_000,
+                entities={"balloon_id": 5_000, "location": 9},
+            )
+            for share in (0.2, 0.4, 1.0)
+        ]
+        caps = [a.capacity for a in runs]
+        assert _close([c.nodes_needed for c in caps]), (pattern, [c.nodes_needed for c in caps])
+        assert _close([c.ceiling_events_per_s for c in caps]), pattern
+        assert _close([c.stored_gib for c in caps]), pattern
+        if pattern == "bucket_new_cells":
+            continue  # a week row's cells outside a query's minute follow the sample's flights
+        for q in full.queries:
+            ms = [a.queries.table.loc[q.name, "production_node_ms"] for a in runs]
+            assert _close(ms), (pattern, q.name, ms)
+
+
+# ----------------------------------------------------------------------------- ceilings at scale
+
+
+def test_a_one_series_file_told_ten_thousand_series_sizes_as_ten_thousand():
+    co2 = wb.from_csv(F / "co2.csv", time="date", measures="co2").shifted()
+    design = wb.preset(co2, "entity_first")
+    alone = analyze(co2, design, events_per_s=50_000).capacity
+    many = analyze(co2, design, events_per_s=50_000, entities={"series": 10_000}).capacity
+    # one series: every write at one frontier, 9,800 events/s at most (of 1 KB planning rows)
+    upe = alone.production.units_per_event
+    assert alone.hotspot_limited
+    assert alone.ceiling_events_per_s == pytest.approx(TARGET * NODE_WRITES / upe, rel=1e-6)
+    # 10,000 like it: each 5 events/s, the busiest 1/10,000 of the writes
+    assert many.production.series.production == 10_000
+    assert many.ceiling_events_per_s == pytest.approx(10_000 * TARGET * NODE_WRITES / upe, rel=1e-6)
+    assert not many.hotspot_limited
+    # the file's one series is the column "series": another name is refused, naming it
+    with pytest.raises(WorkbenchError, match=r"entities names \['sensor'\].*\['series'\]"):
+        analyze(co2, design, entities={"sensor": 10})
+
+
+def test_game_player_time_is_limited_by_one_generated_player_only_when_players_are_fixed():
+    ds = wb.load_dataset("game_scores")
+    design = wb.preset(ds, "game_player_time")
+    sizes = ds.frame.groupby(["game", "player"]).size()
+    p = sizes.max() / sizes.sum()  # the sample's busiest player's share of the scores
+    skewed = analyze(
+        ds, design, workload=wb.Workload(events_per_s=100_000, spread=wb.Spread("sample"))
+    ).capacity
+    upe = skewed.production.units_per_event
+    assert skewed.hotspot_limited
+    assert skewed.ceiling_events_per_s == pytest.approx(TARGET * NODE_WRITES / (p * upe), rel=0.01)
+    grown = analyze(
+        ds,
+        design,
+        workload=wb.Workload(events_per_s=100_000, growth="grow", spread=wb.Spread("sample")),
+    ).capacity
+    assert not grown.write_limited and math.isinf(grown.ceiling_events_per_s)
+
+
+def test_a_full_scan_costs_production_rows_from_the_documented_scan_rate():
+    ds = wb.load_dataset("weather_balloons")
+    a = analyze(ds, wb.preset(ds, "timestamp_first"), events_per_s=100_000)
+    t = a.queries.table.loc["latest_reading"]
+    # twelve 730-hour months at 100,000 events/s: 3.15e12 events, a row each; the reverse scan
+    # for the newest reading of one balloon passes the share of rows it passed in the sample
+    events = 100_000 * 12 * SECONDS_PER_MONTH
+    share = t["rows_seen"] / len(ds)
+    assert t["production_rows_seen"] == pytest.approx(share * events, rel=0.02)
+    # node time: every row, cell and byte at the read model's unit costs (calibrated on 220 MB/s
+    # per node for 1 KB rows); the rows' cells and bytes are the sample's per row
+    rc = DEFAULT.read_costs()
+    rows = share * events
+    per_row_cells = t["cells_seen"] / t["rows_seen"]
+    per_row_bytes = t["bytes_seen"] / t["rows_seen"]
+    node_s = rows * (rc.row_s + per_row_cells * rc.cell_s + per_row_bytes * rc.byte_s)
+    assert t["production_node_ms"] / 1e3 == pytest.approx(node_s, rel=0.02)
+    assert node_s > 1e6  # far past anything a query should cost: a finding, not a footnote
+
+
+def test_an_unbounded_row_reaches_256_mb_when_a_hand_derivation_says():
+    ds = wb.load_dataset("garden_temperature")
+    a = analyze(ds, wb.preset(ds, "unbounded_row"), events_per_s=50_000)
+    rs = a.rowsizes
+    # a row per garden for ever, the gardens a fixed set: at 50,000 events/s each garden writes
+    # 50,000 × span ÷ events times faster than in the sample, so its row grows by its bytes so
+    # far ÷ the span, that many times over: bytes × 50,000 ÷ events per second
+    row_bytes = float(rs.bytes.max())
+    growth = row_bytes * 50_000 / len(ds)
+    expected_s = (256e6 - row_bytes) / growth
+    assert rs.seconds_to(256e6) == pytest.approx(expected_s, rel=0.05)
+    assert 3_600 <= rs.seconds_to(256e6) <= 4 * 3_600  # about two hours
