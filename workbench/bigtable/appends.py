@@ -13,7 +13,9 @@ earlier cells. Two things must stay true there:
   this load's events only. Those buckets' stored events are read (one read per entity, through
   the design's own plan for a range query) and the rows recomputed over the stored events and
   this load's (this load's winning where both have an event), exactly as ``to_cells`` of all
-  the data computes them. A rerun of the same data recomputes the same values.
+  the data computes them. A row whose stored ``<measure>_count`` equals the count of this
+  load's events already stored in its bucket holds nothing else (a rerun): it keeps this
+  load's own summary, and nothing is read for it.
 
 Verification then reads the same rows back (:func:`stored_rows`): what *this* load wrote, not
 the whole table, whose other rows belong to earlier loads.
@@ -29,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..cells import CellFrame
+from ..schema.shape import Shape
 from .connection import Connection
 from .reader import read_plan
 
@@ -79,7 +82,8 @@ class Overwrites:
 
 
 def overwrites(schema: Schema, dataset: Dataset, stored: CellFrame) -> Overwrites:
-    """The stored events (decoded from ``stored``) that share entity and time with ``dataset``."""
+    """The stored events (decoded from ``stored``: the design record, or the sampled rows on a
+    real instance, says they are this design's) that share entity and time with ``dataset``."""
     new = dataset.canonical()
     keys = [*dataset.entity, dataset.time]
     if not len(stored):
@@ -128,6 +132,53 @@ def _stored_events(
     return pd.concat(out, ignore_index=True) if out else dataset.canonical().iloc[0:0]
 
 
+def _summary_rows(schema: Schema, frame: pd.DataFrame, shape: Any) -> pd.DataFrame:
+    """One line per summary row of ``frame`` (cells of summary rows): its ``row_key``, entity
+    values, bucket start ``_b`` (µs: its cells' timestamp) and every ``<measure>_count`` text."""
+    from ..schema.value_text import decode_text
+
+    agg = schema.aggregates
+    assert agg is not None
+    akey = agg.key(schema.key)
+    rows = frame.groupby("row_key", sort=True)["timestamp_us"].first()
+    parsed = akey.parse(pd.Series(rows.index, dtype=object))
+    out = pd.DataFrame({"row_key": rows.index, "_b": rows.to_numpy(dtype=np.int64)})
+    for c in akey.columns():
+        out[c] = decode_text(parsed[c].to_numpy(), shape.dtype(c)).to_numpy()
+    counts = frame[frame["qualifier"].str.endswith("_count")]
+    counts = counts.drop_duplicates(["row_key", "qualifier"])  # the newest version of each
+    if len(counts):
+        n = pd.to_numeric([v.decode() if isinstance(v, bytes) else v for v in counts["value"]])
+        wide = counts.assign(_n=n).pivot(index="row_key", columns="qualifier", values="_n")
+        out = out.merge(wide.reset_index(), on="row_key", how="left")
+    return out
+
+
+def _rewritten_only(
+    schema: Schema, stored: CellFrame, rows: pd.DataFrame, new: pd.DataFrame, keys: list[str]
+) -> set[str]:
+    """Summary rows whose stored events are all events this load writes again (a rerun): their
+    stored ``<measure>_count`` equals the count of this load's events stored in the bucket, so
+    the bucket holds nothing else (an event with no measure value has no cell to be stored), and
+    this load's own summary of the bucket is the truth. Only with the ``count`` statistic."""
+    from ..schema.time_text import floor_us, time_us
+
+    agg = schema.aggregates
+    assert agg is not None
+    ents = list(agg.key(schema.key).columns())
+    measures = [m for m in schema.measure_names() if f"{m}_count" in rows.columns]
+    if "count" not in agg.stats or not measures:
+        return set()
+    mine = schema.from_cells(stored).merge(new[keys], on=keys, how="inner")
+    mine = mine.assign(_b=floor_us(time_us(mine[keys[-1]]), agg.bucket))
+    have = mine.groupby([*ents, "_b"])[measures].count().reset_index()
+    m = rows.merge(have, on=[*ents, "_b"], how="left")
+    same = np.ones(len(m), dtype=bool)
+    for c in measures:
+        same &= m[f"{c}_count"].to_numpy() == m[c].fillna(-1).to_numpy()
+    return set(m.loc[same, "row_key"])
+
+
 def combine_summaries(
     conn: Connection,
     schema: Schema,
@@ -137,7 +188,8 @@ def combine_summaries(
     stored: CellFrame,
 ) -> tuple[CellFrame, int]:
     """``cells`` with each summary row that is stored already recomputed over the stored events
-    of its bucket and this load's; and how many rows were recomputed."""
+    of its bucket and this load's; and how many rows were recomputed. A row whose stored events
+    are all events this load writes again (a rerun) keeps this load's own summary, unread."""
     from ..schema.time_text import floor_us, time_us
 
     agg = schema.aggregates
@@ -145,38 +197,45 @@ def combine_summaries(
         return cells, 0
     lead = agg.lead(schema.key.delimiter) + schema.key.delimiter
     f, s = cells.frame, stored.frame
-    had = set(s.loc[(s["table"] == schema.table) & s["row_key"].str.startswith(lead), "row_key"])
+    held = s[(s["table"] == schema.table) & s["row_key"].str.startswith(lead)]
     touched = (
-        (f["table"] == schema.table) & f["row_key"].str.startswith(lead) & f["row_key"].isin(had)
+        (f["table"] == schema.table)
+        & f["row_key"].str.startswith(lead)
+        & f["row_key"].isin(set(held["row_key"]))
     )
     if not touched.any():
         return cells, 0
     ents = list(agg.key(schema.key).columns())
     time_col = dataset.time
-    buckets = schema.aggregates_from_cells(CellFrame(f[touched].reset_index(drop=True)))
-    buckets = buckets[ents].assign(_b=time_us(buckets[time_col]))
+    new = dataset.canonical()
+    rows = _summary_rows(schema, held, Shape.of(dataset))
+    keys = [*dataset.entity, time_col]
+    skip = _rewritten_only(schema, stored, rows, new, keys)
+    touched &= ~f["row_key"].isin(skip)
+    if not touched.any():
+        return cells, 0
+    buckets = rows.loc[~rows["row_key"].isin(skip), [*ents, "_b"]]
 
     def in_touched(events: pd.DataFrame) -> pd.DataFrame:
         b = floor_us(time_us(events[time_col]), agg.bucket)
         hit = events[ents].assign(_b=b).merge(buckets, how="left", indicator=True)["_merge"]
         return events[(hit == "both").to_numpy()]
 
-    new = in_touched(dataset.canonical())
+    new = in_touched(new)
     old = in_touched(_stored_events(conn, schema, dataset, tables, buckets, ents))
-    keys = [*dataset.entity, time_col]
     old = old.merge(new[keys], on=keys, how="left", indicator=True)
     old = old[old.pop("_merge") == "left_only"]
     both = pd.concat([old.reindex(columns=new.columns), new], ignore_index=True)
     both = both.astype(new.dtypes.to_dict()).sort_values(keys, kind="stable")
     redo = schema.to_cells(replace(dataset, frame=both.reset_index(drop=True), queries=[])).frame
-    rows = set(f.loc[touched, "row_key"])
-    redo = redo[(redo["table"] == schema.table) & redo["row_key"].isin(rows)]
+    redone = set(f.loc[touched, "row_key"])
+    redo = redo[(redo["table"] == schema.table) & redo["row_key"].isin(redone)]
     parts = [f[~touched], redo]
     for part in parts:
         part.attrs = {}  # pandas compares the parts' attrs (frames inside): set them after
     out = CellFrame(pd.concat(parts, ignore_index=True))
     out.frame.attrs.update(f.attrs)
-    return out, len(rows)
+    return out, len(redone)
 
 
 def describe(summaries: int, over: Any) -> list[str]:
