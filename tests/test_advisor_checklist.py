@@ -83,8 +83,8 @@ def _items(adv) -> set[str]:
 def test_key_size_longer_than_ideal_is_a_note_near_the_limit_a_warning():
     # 120-character names: the key is 120 + '#' + 14 time digits = 135 bytes (> 100, ideal)
     long = _frame(["garden-" + "x" * 113, "garden-" + "y" * 113])
-    f = next(x for x in advise(long, _tall()).by_rule("limits") if "ideal 100" in x.title)
-    assert f.severity == "info" and f.data["longest_key_bytes"] == 135
+    f = _fires(long, _tall(), "key_size", "info")
+    assert "ideal 100" in f.title and f.data["longest_key_bytes"] == 135
     assert f.data["keys_over_ideal"] == 2
     _cites(f, "key_size")
     # 2,500 characters: over half the 4 KiB limit, a warning citing the same item
@@ -96,8 +96,12 @@ def test_key_size_longer_than_ideal_is_a_note_near_the_limit_a_warning():
 def test_key_size_shorter_than_ideal_is_a_note():
     # keyed by the name alone, one event each: keys 'a1', 'a2' are 2 bytes (< 10)
     ds = _frame(["a1", "a2", "a3"])
-    f = next(x for x in advise(ds, _tall((Field("g"),))).by_rule("limits") if "ideal 10" in x.title)
-    assert f.data["shortest_key_bytes"] == 2 and f.data["keys_under_ideal"] == 3
+    f = _fires(ds, _tall((Field("g"),)), "key_size", "info")
+    assert (
+        "ideal 10 " in f.title
+        and f.data["shortest_key_bytes"] == 2
+        and f.data["keys_under_ideal"] == 3
+    )
     _cites(f, "key_size")
 
 

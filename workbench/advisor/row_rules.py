@@ -117,8 +117,10 @@ def _key_bytes(c: Context) -> tuple[np.ndarray, np.ndarray]:
     return keys, np.fromiter((len(k.encode()) for k in keys), np.int64, len(keys))
 
 
+@rule("key_size", "G20")
 def ideal_key_size(c: Context) -> Iterable[Finding]:
-    """Keys outside the checklist's ideal 10–100 bytes (a note: the hard limit is 4 KiB)."""
+    """Keys outside the checklist's ideal 10–100 bytes (a note; ``limits`` speaks for the 4 KiB
+    limit and keys over half of it)."""
     if c.cells is None or not len(c.frame):
         return
     keys, size = _key_bytes(c)
@@ -127,7 +129,7 @@ def ideal_key_size(c: Context) -> Iterable[Finding]:
     if hi < longest < NEAR * ROW_KEY_MAX:  # nearer the limit the warning below speaks
         over = int((size > hi).sum())
         yield make_finding(
-            "limits",
+            "key_size",
             "info",
             ("G20",),
             f"Row keys longer than the ideal {hi} bytes",
@@ -147,7 +149,7 @@ def ideal_key_size(c: Context) -> Iterable[Finding]:
     if shortest < lo:
         under = int((size < lo).sum())
         yield make_finding(
-            "limits",
+            "key_size",
             "info",
             ("G20",),
             f"Row keys shorter than the ideal {lo} bytes",
@@ -191,7 +193,6 @@ def limits(c: Context) -> Iterable[Finding]:
     a = c.analysis
     if a is None:
         return
-    yield from ideal_key_size(c)
     rs, st = a.rowsizes, c.settings
     if rs.max_key_bytes >= NEAR * ROW_KEY_MAX:
         longest = max((k for k in c.example_keys(c.schema.table, 10**9)), key=len)
