@@ -118,3 +118,11 @@ def test_capacity_totals_the_bill_lines():
     assert cap.storage_cost_month == pytest.approx(storage)
     assert cap.monthly_cost == pytest.approx(nodes + storage + network)
     assert "inter-region network" in " ".join(cap.assumptions())
+    # three clusters, multi-cluster routing, no autoscaling: 70 % × 2/3, said to be assumed
+    three = analyze(
+        ds, schema, settings=Settings(clusters=3, routing="multi-cluster"), events_per_s=1000.0
+    ).capacity
+    assert three.cpu_target == pytest.approx(0.70 * 2 / 3)
+    assert "46.7%: assumption for 3 clusters" in three.assumptions()[0]
+    # each cluster's writes cross to the two others: twice the 2-cluster traffic
+    assert three.replication_gib_month == pytest.approx(2 * cap.replication_gib_month)
