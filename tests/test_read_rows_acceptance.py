@@ -261,3 +261,63 @@ def test_any_valid_chunking_gives_back_exactly_the_rows(rows: Any, data: Any) ->
     decode(stream, cols)
     want = [(k, *cell) for k in sorted(rows) for cell in rows[k]]
     assert _cells(cols) == want
+
+
+# ----------------------------------------------------------------------------- resumption
+
+
+def _request(
+    keys: tuple[bytes, ...] = (), ranges: tuple[dict[str, bytes], ...] = (), **kw: Any
+) -> Any:
+    from workbench.bigtable.reader import ReadRowsRequest
+
+    req = ReadRowsRequest(table_name="t", **kw)
+    req.rows.row_keys.extend(keys)
+    for r in ranges:
+        req.rows.row_ranges.add(**r)
+    return req
+
+
+def _rows_of(req: Any) -> tuple[list[bytes], list[dict[str, bytes]]]:
+    ranges = [
+        {f.name: v for f, v in r.ListFields()} for r in req.rows.row_ranges
+    ]  # only the bounds that are set
+    return list(req.rows.row_keys), ranges
+
+
+def test_a_resumed_request_asks_only_for_the_rows_not_yet_returned() -> None:
+    # As python-bigtable's _revise_request_rowset: after row b"d" was committed, keys and
+    # ranges at or before b"d" are dropped or start after it; the rows limit shrinks by the rows
+    # read. Expectations worked out by hand from the key order a < b < ... < z.
+    from workbench.bigtable.reader import _resumed
+
+    req = _request(
+        keys=(b"a", b"d", b"k"),
+        ranges=(
+            {"start_key_closed": b"a", "end_key_open": b"c"},  # all read: dropped
+            {"start_key_closed": b"a", "end_key_closed": b"d"},  # ends at b"d": dropped
+            {"start_key_closed": b"c", "end_key_open": b"m"},  # resumes after b"d"
+            {"start_key_open": b"p"},  # untouched
+        ),
+        rows_limit=10,
+    )
+    out = _resumed(req, b"d", 4)
+    assert _rows_of(out) == (
+        [b"k"],
+        [{"start_key_open": b"d", "end_key_open": b"m"}, {"start_key_open": b"p"}],
+    )
+    assert out.rows_limit == 6 and req.rows_limit == 10  # the original is left as it was
+    # the whole table resumes after the row; a reverse scan before it
+    assert _rows_of(_resumed(_request(), b"d", 1)) == ([], [{"start_key_open": b"d"}])
+    rev = _request(
+        ranges=({"start_key_closed": b"b", "end_key_closed": b"d"}, {"start_key_open": b"f"}),
+        reversed=True,
+    )
+    assert _rows_of(_resumed(rev, b"d", 1)) == (
+        [],
+        [{"start_key_closed": b"b", "end_key_open": b"d"}],
+    )
+    assert _rows_of(_resumed(_request(reversed=True), b"d", 1)) == ([], [{"end_key_open": b"d"}])
+    # nothing left: None, never an empty row set (which would read the whole table)
+    assert _resumed(_request(keys=(b"a", b"d")), b"d", 2) is None
+    assert _resumed(_request(rows_limit=3), b"d", 3) is None

@@ -179,7 +179,7 @@ def _resumed(req: Any, after: bytes, rows_read: int) -> Any | None:
                 continue
             nr = out.rows.row_ranges.add()
             nr.CopyFrom(r)
-            if not end or end > after:
+            if not end or end >= after:  # a closed end at ``after``: that row is read
                 nr.end_key_open = after
         else:
             if end and end <= after:
