@@ -422,7 +422,7 @@ class Emulator:
         return f"<Emulator {self.host or '-'} {state}, {owner}; {self.source or 'not started'}>"
 
 
-PROBE_TIMEOUT = 3.0  # `workbench emulator status`: the longest a silent listener may keep it
+PROBE_TIMEOUT = 5.0  # `workbench emulator status`: the longest a silent listener may keep it
 
 
 @dataclass(frozen=True)
