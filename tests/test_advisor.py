@@ -85,13 +85,45 @@ def _fires(ds, schema, rule, severity=None, **kw) -> Finding:
 @pytest.mark.parametrize("name", wb.dataset_names())
 def test_timestamp_first_is_a_hotspot_error_with_measured_shares(data, name):
     ds = data[name]
-    f = _fires(ds, preset(name, "timestamp_first"), "time_first", "error")
+    # an error at a rate one frontier cannot take (over 9,800 1 KB writes/s at 70 % of a node)
+    f = _fires(ds, preset(name, "timestamp_first"), "time_first", "error", events_per_s=20_000)
     assert f.guideline == "G06" and "G07" in f.guidelines
     assert f.data["busiest_share"] > 0.55 and f.data["fair_share"] == pytest.approx(1 / 3)
     assert any("fair 33%" in e for e in f.evidence)
     _assert_fix_removes(ds, f)
     new_lead = f.suggestion.key.segments[0]
     assert not hasattr(new_lead, "precision"), "the suggestion must not start with a time"
+
+
+def test_hotspot_limited_fires_when_no_node_count_serves_the_stated_rate(data):
+    # 4 salt buckets of fx prices take at most 4 × 9,800 = 39,200 events/s; 100,000 needs
+    # 100,000 ÷ 9,800 = 10.2, so 11 buckets
+    f = _fires(
+        data["fx_prices"],
+        preset("fx_prices", "salted"),
+        "hotspot_limited",
+        "error",
+        events_per_s=100_000,
+    )
+    assert "Salt(n=11)" in f.fix and f.guideline == "G08"
+    assert f.data["ceiling_events_per_s"] < 100_000
+    assert not _fired(
+        advise(data["fx_prices"], preset("fx_prices", "salted"), events_per_s=20_000),
+        "hotspot_limited",
+        None,
+    )
+
+
+def test_query_cost_fires_when_a_query_sets_the_cluster_size(data):
+    # timestamp-first balloons at 100,000 events/s: the newest reading of one balloon is a
+    # reverse scan through a year of every balloon's rows (3e12), ~1e6 node-seconds a run
+    ds = data["weather_balloons"]
+    adv = advise(ds, preset("weather_balloons", "timestamp_first"), events_per_s=100_000)
+    f = next(f for f in _fired(adv, "query_cost", "error") if f.data["query"] == "latest_reading")
+    assert f.data["production_cpu"] >= 10 * f.data["write_cpu"]
+    # at the sample's own rate every query is a sliver of a node: silent
+    assert not _fired(advise(ds, preset("weather_balloons", "timestamp_first")), "query_cost", None)
+    _fires(ds, preset("weather_balloons", "timestamp_first"), "query_cost", events_per_s=100_000)
 
 
 def test_reversed_timestamp_first_cites_g09(data):
@@ -101,7 +133,7 @@ def test_reversed_timestamp_first_cites_g09(data):
         RowKey((ReversedTimestamp("s"), Field("garden"))),
         Tall(Family("t"), {"temp_f": "T"}),
     )
-    f = _fires(ds, s, "time_first", "error")
+    f = _fires(ds, s, "time_first", "error", events_per_s=20_000)
     assert f.guidelines[:2] == ("G09", "G06")
     assert "reversed" in f.evidence[0]
     _assert_fix_removes(ds, f)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..formatting import rate
 from .context import Context
 from .findings import Finding
 from .rule_base import make_finding, rule
@@ -53,4 +54,49 @@ def hotspot_limited(c: Context) -> Iterable[Finding]:
     )
 
 
-__all__ = ["hotspot_limited"]
+@rule("query_cost", "G04", "G05")
+def query_cost(c: Context) -> Iterable[Finding]:
+    """A query whose production cost (its rows at production size, at its rate) takes a node
+    or more of CPU: a warning; one that alone takes ten times the CPU of every write and at
+    least ten nodes: an error (the reads, not the writes, set the cluster's size)."""
+    a = c.analysis
+    if a is None or a.capacity.production is None:
+        return
+    prod = a.capacity.production
+    t = prod.queries.table
+    writes = prod.write_cpu
+    for q in t.index:
+        cpu = float(t.loc[q, "production_cpu"])
+        if not cpu == cpu or cpu < 1.0:  # NaN (not planned) or under one node
+            continue
+        heavy = cpu >= 10.0 and cpu >= 10.0 * writes
+        rows = float(t.loc[q, "production_rows_seen"])
+        ms = float(t.loc[q, "production_node_ms"])
+        per_s = float(t.loc[q, "production_per_s"])
+        plan = a.queries.plans.get(q)
+        ev = [
+            f"at production size one run of {q!r} reads {rows:,.0f} rows "
+            f"({ms / 1e3:,.3g} node-seconds); at {rate(per_s, 'queries')} it takes "
+            f"{cpu:,.0f} nodes of CPU, the writes {writes:,.1f}",
+            f"plan: {plan.describe()}" if plan is not None else "",
+            prod.inputs_line(),
+        ]
+        yield make_finding(
+            "query_cost",
+            "error" if heavy else "warning",
+            ("G04", "G05"),
+            f"{q}: {cpu:,.0f} nodes of CPU at production size"
+            + (", more than the writes need ten times over" if heavy else ""),
+            ev,
+            fix=(
+                "key the table for this query (G04), serve it from a second table or "
+                "pre-aggregated rows (G05, G29), or state its real rate in the workload "
+                "(wb.QueryLoad(per_s=…)) if it runs less often than the default share"
+            ),
+            query=q,
+            production_cpu=cpu,
+            write_cpu=writes,
+        )
+
+
+__all__ = ["hotspot_limited", "query_cost"]

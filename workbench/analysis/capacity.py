@@ -344,7 +344,7 @@ class Capacity:
                 "cannot run tiers)"
             )
         return (
-            f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed} {self.storage} node(s) "
+            f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed:,} {self.storage} node(s) "
             f"({self.bound_text}) at {self.rate_text()}{tier}, ≈ ${self.monthly_cost:,.0f} "
             f"per month (prices of {self.settings.prices_date})"
         )
@@ -566,7 +566,11 @@ def capacity(
         ceiling = production_limit(production)
         write_limited, read_limited = production.write_limited, production.read_limited
         q_ceiling, read_row = production.query_ceiling_per_s, production.queries.busiest_row_query
-        write_cpu, read_cpu, qps = production.write_cpu, production.read_cpu, production.queries_per_s
+        write_cpu, read_cpu, qps = (
+            production.write_cpu,
+            production.read_cpu,
+            production.queries_per_s,
+        )
         limited = write_limited or read_limited
         need = production_need(production, cold_read_nodes, st.min_nodes)
     else:

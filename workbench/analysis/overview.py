@@ -29,9 +29,10 @@ from ..schema.segments import Salt
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
-from .production import production, sample_rate_factor, series_counts
+from .production import Production, production
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
+from .series import sample_rate_factor, series_counts
 from .settings import DEFAULT, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
@@ -199,6 +200,74 @@ def costed_queries(
     return qc
 
 
+def at_workload(
+    ds: Dataset,
+    schema: Schema,
+    index: CellIndex,
+    qc: QueryCosts,
+    kd: KeyDistribution,
+    wl: Workload,
+    writes: tuple[int, float],
+    st: Settings,
+) -> tuple[Production, QueryCosts]:
+    """The design at the workload (``analysis/production.py``) and the query costs with its
+    production columns; the load model's views state its ceiling from then on (one number).
+    ``writes``: the sample's mutations and their cost in planning rows."""
+    prod = production(
+        ds,
+        index,
+        qc,
+        kd.ceiling,
+        workload=wl,
+        mutations=writes[0],
+        write_units=writes[1],
+        salt_buckets=next((s.n for s in schema.key.segments if isinstance(s, Salt)), None),
+        bucket_s=row_time_bound_s(schema.key),
+        lead_columns=leading_entities(schema, ds, st.rebalance_minutes * 60),
+        settings=st,
+    )
+    kd.ceiling = kd.inputs["ceiling"] = prod.ceiling()
+    return prod, with_production(qc, prod)
+
+
+def stated_workload(
+    workload: Workload | None,
+    st: Settings,
+    mutations_per_event: float,
+    events_per_s: float | None,
+    target_writes_per_s: float | None,
+    entities: Mapping[str, int] | None,
+    queries_per_s: float | None,
+) -> tuple[Workload, Settings]:
+    """The one workload the analysis runs at, from ``workload`` and the shorthand keywords
+    (a deprecated mutation rate, or ``Settings.write_rate_per_s``, is read as events through
+    the design's mutations per event; ``Settings.entities_grow`` as ``growth="grow"``), and
+    the settings with its retention."""
+    legacy = target_writes_per_s
+    if legacy is None and events_per_s is None and st.write_rate_per_s is not None:
+        legacy = st.write_rate_per_s
+    wl = workload_from(
+        workload,
+        events_per_s=events_per_s if legacy is None else legacy / (mutations_per_event or 1.0),
+        entities=entities,
+        queries_per_s=queries_per_s,
+        growth="grow" if st.entities_grow else None,
+    )
+    if wl.retention_months is not None:
+        st = st.replace(retention_months=float(wl.retention_months))
+    return wl, st
+
+
+def planned_counts(ds: Dataset, wl: Workload) -> dict[str, int] | None:
+    """The production counts per entity column the planner weighs its plans at (None: the
+    sample's own, when the workload states none and does not grow them)."""
+    counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
+    if not (counts.stated or wl.growth == "grow"):
+        return None
+    out = {c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity}
+    return out or None
+
+
 def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str, ...]:
     """The entity columns whose values each write their own rows at any moment: those the key
     puts before its first time segment (a salt or a literal before them changes nothing), or
@@ -253,6 +322,11 @@ def analyze(
     and ``queries_per_s`` are shorthands for its fields. Nodes, ceilings, storage, each query's
     production cost and row growth are computed at it (``analysis/production.py``); the
     sample only gives the design's shape.
+
+    Why one function: it is the sequence of timed steps, each already its own function
+    (``build_index``, ``compression_ratio``, ``stated_workload``, ``costed_queries``,
+    ``key_distribution``, ``at_workload``, ``row_sizes``, ``capacity``); what remains is
+    passing one step's result to the next.
     """
     require_dataset(ds, "analyze")
     st = settings or DEFAULT
@@ -293,28 +367,11 @@ def analyze(
         np.maximum(writes.nbytes / float(st.planning_row_bytes), 1.0).sum(dtype=np.float64)
     )
     mpe = n_writes / max(len(ds), 1) if n_writes else 1.0
-    legacy_writes = target_writes_per_s
-    if legacy_writes is None and events_per_s is None and st.write_rate_per_s is not None:
-        legacy_writes = st.write_rate_per_s
-    wl = workload_from(
-        workload,
-        events_per_s=events_per_s
-        if legacy_writes is None
-        else (legacy_writes / mpe if mpe else legacy_writes),
-        entities=entities,
-        queries_per_s=queries_per_s,
-        growth="grow" if st.entities_grow else None,
+    wl, st = stated_workload(
+        workload, st, mpe, events_per_s, target_writes_per_s, entities, queries_per_s
     )
-    if wl.retention_months is not None:
-        st = st.replace(retention_months=float(wl.retention_months))
     with _timed(tm, "queries"):
-        counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
-        planned_counts = (
-            {c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity}
-            if (counts.stated or wl.growth == "grow")
-            else None
-        )
-        qc = costed_queries(ds, schema, index, st, measured, name, planned_counts or None)
+        qc = costed_queries(ds, schema, index, st, measured, name, planned_counts(ds, wl))
         weights = {q.name: q.weight for q in ds.queries}
     with _timed(tm, "keyspace"):
         write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
@@ -335,22 +392,7 @@ def analyze(
     salt = next((seg.n for seg in schema.key.segments if isinstance(seg, Salt)), None)
     bound = row_time_bound_s(schema.key)
     with _timed(tm, "production"):
-        prod = production(
-            ds,
-            index,
-            qc,
-            kd.ceiling,
-            workload=wl,
-            mutations=n_writes,
-            write_units=write_units,
-            salt_buckets=salt,
-            bucket_s=bound,
-            lead_columns=leading_entities(schema, ds, st.rebalance_minutes * 60),
-            settings=st,
-        )
-        qc = with_production(qc, prod)
-        # one ceiling everywhere: the load model's views state the production one from now on
-        kd.ceiling = kd.inputs["ceiling"] = prod.ceiling()
+        prod, qc = at_workload(ds, schema, index, qc, kd, wl, (n_writes, write_units), st)
     with _timed(tm, "rowsizes"):
         rs = row_sizes(
             index,

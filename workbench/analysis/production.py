@@ -26,117 +26,29 @@ with how much of a file was loaded (the sample's series are kept whole, G06–G0
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
 from ..datasets.workload import Workload
-from ..errors import WorkbenchError
 from ..formatting import number, rate
+from .production_reads import (
+    ProductionQueries,
+    answer_series,
+    growth_of,
+    production_queries,
+    query_rates,
+    window_counts,
+)
+from .series import SeriesCounts, sample_rate_factor, sample_span_s, series_counts
 from .settings import DEFAULT, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..datasets.model import Dataset, QueryIntent
-    from ..schema.plan import ReadPlan
+    from ..datasets.model import Dataset
     from ._index import CellIndex
     from .ceiling import Ceiling
     from .querycost import QueryCosts
 
-SERIES = "series"  # the name a file of one series is given counts by ("N series like this")
 _BUCKET_EVENTS_PER_ROW = 1.5  # rows holding more events than this gather events (time buckets)
-
-
-@dataclass(frozen=True)
-class SeriesCounts:
-    """Distinct series in the sample and in production, per entity column and in all."""
-
-    sample: int
-    production: float
-    sample_by_column: dict[str, int]
-    production_by_column: dict[str, float]
-    stated: tuple[str, ...]  # the columns whose production count the user gave
-    nested: bool = False  # one column (the finest) names every series: the others group it
-
-    @property
-    def factor(self) -> float:
-        return self.production / max(self.sample, 1)
-
-    def count(self, columns: Iterable[str]) -> tuple[float, float]:
-        """(sample, production) distinct values of ``columns`` together. Nested columns (a
-        balloon belongs to one location) count as their finest; independent ones multiply."""
-        cols = [c for c in columns if c in self.sample_by_column]
-        if not cols:
-            return 1.0, 1.0
-        if self.nested:
-            fine = max(cols, key=lambda c: self.sample_by_column[c])
-            return float(self.sample_by_column[fine]), float(self.production_by_column[fine])
-        return (
-            float(math.prod(self.sample_by_column[c] for c in cols)),
-            float(math.prod(self.production_by_column[c] for c in cols)),
-        )
-
-    def split(self, fixed: Iterable[str]) -> tuple[float, float]:
-        """(k_fixed, k_open) for a query that names the ``fixed`` columns: how many more values
-        of them production has (other series the plan may pass), and how many more series each
-        named value groups (its answer grows by that); their product is ``factor``."""
-        fixed = [c for c in fixed if c in self.sample_by_column]
-        s, p = self.count(fixed)
-        k_fixed = p / s if fixed else 1.0
-        return k_fixed, self.factor / k_fixed
-
-
-def sample_span_s(ds: Dataset) -> float:
-    """The sample's time span in seconds (at least one: a single instant is one second)."""
-    if not len(ds):
-        return 1.0
-    t0, t1 = ds.time_span
-    return max(float((t1 - t0).total_seconds()), 1.0)
-
-
-def sample_rate_factor(ds: Dataset, wl: Workload) -> float:
-    """Production's mean event rate over the sample's own (1 when no rate is stated)."""
-    if wl.events_per_s is None or not len(ds):
-        return 1.0
-    return float(wl.events_per_s) * sample_span_s(ds) / len(ds)
-
-
-def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> SeriesCounts:
-    """The sample's series and production's: stated column counts, else grown or fixed."""
-    f = ds.frame
-    cols = list(ds.entity)
-    by_col = {c: max(int(f[c].nunique()), 1) for c in cols}
-    sample = max(int(len(f[cols].drop_duplicates())), 1) if cols and len(f) else 1
-    stated = dict(wl.entities or {})
-    if not cols:
-        unknown = sorted(set(stated) - {SERIES})
-        if unknown:
-            raise WorkbenchError(
-                f"entities names {unknown}, but {ds.name!r} is one series (no entity column): "
-                f"say how many series like it production has with entities={{'{SERIES}': N}}."
-            )
-        n = float(stated.get(SERIES, 1))
-        if SERIES not in stated and wl.growth == "grow":
-            n = max(1.0, rate_factor_if_grow)
-        return SeriesCounts(1, n, {}, {SERIES: n}, tuple(stated))
-    unknown = sorted(set(stated) - set(cols))
-    if unknown:
-        raise WorkbenchError(
-            f"entities names {unknown}, which are not entity columns of {ds.name!r}; entity "
-            f"columns: {cols}."
-        )
-    prod = {c: float(stated.get(c, by_col[c])) for c in cols}
-    fine = max(cols, key=lambda c: by_col[c])
-    nested = len(cols) > 1 and sample == by_col[fine]  # the finest column names every series
-    if not stated and wl.growth == "grow":
-        prod[fine] = by_col[fine] * max(rate_factor_if_grow, 1e-12)  # new series: new values
-    if nested:
-        factor = prod[fine] / by_col[fine]
-    else:
-        factor = math.prod(prod[c] / by_col[c] for c in cols)
-    return SeriesCounts(sample, sample * factor, by_col, prod, tuple(stated), nested)
 
 
 @dataclass(frozen=True)
@@ -206,27 +118,6 @@ def write_units_of(
         unit_share=share,
         per_series=per,
         **base,
-    )
-
-
-@dataclass
-class ProductionQueries:
-    """Each query at production scale: rows, cells, bytes, ranges, node time, rate and CPU."""
-
-    table: pd.DataFrame  # one row per query (the columns of ``COLUMNS``)
-    read_cpu: float  # nodes of CPU at the peak, all queries
-    busiest_row_cpu: float  # the most-read row's CPU at the peak (a row cannot split)
-    busiest_row_query: str
-
-    COLUMNS = (
-        "production_per_s",
-        "production_rows_seen",
-        "production_rows_returned",
-        "production_cells_seen",
-        "production_bytes_seen",
-        "production_ranges",
-        "production_node_ms",
-        "production_cpu",
     )
 
 
@@ -457,355 +348,6 @@ def _count(n: float) -> str:
     return f"{n:,.0f}" if n >= 10 or abs(n - round(n)) < 1e-9 else number(n)
 
 
-def _window_s(q: QueryIntent) -> float | None:
-    if q.start is None or q.end is None:
-        return None
-    return max((q.end - q.start).total_seconds(), 0.0)
-
-
-@dataclass(frozen=True)
-class _SeenSplit:
-    """The sample's seen rows and cells of one query, by where they sit against its window."""
-
-    rows_in: float  # rows with at least one cell in the window (every row without a window)
-    rows_out: float  # rows wholly outside it: history, which production holds more of
-    cells_in: float  # cells in the window
-    cells_edge: float  # cells outside the window in rows that also have cells inside it
-    cells_out: float  # cells of the rows wholly outside
-    bytes_in: float
-    bytes_edge: float
-    bytes_out: float
-
-
-def _seen_split(
-    index: CellIndex, rows: np.ndarray, q: QueryIntent, bucket_s: float | None = 0.0
-) -> _SeenSplit:
-    """Split what a plan saw in the sample by the query's time window. ``bucket_s``: how long
-    one row gathers events (0: an event each; None: for ever): a row whose bucket could hold
-    the window is a row of that time (another series), not history."""
-    if not len(rows):
-        return _SeenSplit(0, 0, 0, 0, 0, 0, 0, 0)
-    off = index.row_offsets()
-    starts, counts = off[rows], off[rows + 1] - off[rows]
-    first = np.r_[0, np.cumsum(counts)[:-1]]
-    sel = np.repeat(starts - first, counts) + np.arange(int(counts.sum()))
-    ts, nb = index.ts[sel], index.nbytes[sel].astype(np.float64)
-    row_of = np.repeat(np.arange(len(rows)), counts)
-    inside = np.ones(len(ts), dtype=bool)
-    end = q.end
-    if q.kind == "point" and q.start is not None and end is None:
-        end = q.start + pd.Timedelta(milliseconds=1)  # the one instant it asks for
-    if q.start is not None:
-        inside &= ts >= q.start.value // 1000
-    if end is not None:
-        inside &= ts < end.value // 1000
-    # a row is in the window when its time span overlaps it (a bucket row of a series that wrote
-    # before and after the window, even with no cell inside it), else it is history
-    lo = np.minimum.reduceat(ts, np.r_[0, np.cumsum(counts)[:-1]]) if len(ts) else ts
-    hi = np.maximum.reduceat(ts, np.r_[0, np.cumsum(counts)[:-1]]) if len(ts) else ts
-    row_in = np.ones(len(rows), dtype=bool)
-    if bucket_s is not None:
-        b_us = int(bucket_s * 1e6)
-        if q.start is not None:
-            row_in &= hi + b_us >= q.start.value // 1000
-        if end is not None:
-            row_in &= lo - b_us < end.value // 1000
-    row_in[row_of[inside]] = True
-    edge = ~inside & row_in[row_of]
-    out = ~inside & ~row_in[row_of]
-    return _SeenSplit(
-        rows_in=float(row_in.sum()),
-        rows_out=float((~row_in).sum()),
-        cells_in=float(inside.sum()),
-        cells_edge=float(edge.sum()),
-        cells_out=float(out.sum()),
-        bytes_in=float(nb[inside].sum()),
-        bytes_edge=float(nb[edge].sum()),
-        bytes_out=float(nb[out].sum()),
-    )
-
-
-@dataclass(frozen=True)
-class Growth:
-    """One series of one design in production against the sample: how much more of it there is.
-
-    ``rate`` (r): its events per second, production ÷ sample; ``time`` (T): retention ÷ the
-    sample's span; ``rows``: rows it holds over retention ÷ over the sample; ``per_row``:
-    events one row holds, production ÷ sample."""
-
-    rate: float
-    time: float
-    rows: float
-    per_row: float
-    bucketed: bool = False  # rows gather events: a window spans as many rows as before
-    bucket_s: float | None = 0.0  # how long a row gathers events (None: for ever)
-
-
-def growth_of(r: float, t: float, bucketed: bool, bound_s: float | None, span_s: float) -> Growth:
-    """Rows of one event each multiply with the events (r·T); rows that gather a time bucket
-    of ``bound_s`` multiply with time only and hold r× the events each; a row without a time
-    bound is one row holding everything."""
-    if not bucketed:
-        return Growth(r, t, r * t, 1.0)
-    if bound_s is None:
-        return Growth(r, t, 1.0, r * t, True, None)
-    retention_s = t * span_s
-    rows = max(1.0, retention_s / bound_s) / max(1.0, span_s / bound_s)
-    per_row = r * min(bound_s, retention_s) / min(bound_s, span_s)
-    return Growth(r, t, rows, per_row, True, bound_s)
-
-
-@dataclass(frozen=True)
-class _Scales:
-    """How much more production holds of each part of what a query's plan saw."""
-
-    answer_rows: float  # the answer's rows in its window
-    answer_cells: float  # … and cells
-    other_rows: float  # other series' rows in the window
-    other_cells: float  # … and cells
-    answer_series: float  # production series per sample series in the answer (its rows' edges)
-    other_series: float  # … for the other series
-    history: float  # rows outside the window: the series a plan passes there
-
-
-@dataclass(frozen=True)
-class WindowCounts:
-    """The sample's series and events in a query's window: the answer's and the others'.
-    ``active``: series with a row of that time (a bucket row around the window counts)."""
-
-    answer_active: float
-    answer_events: float
-    other_active: float
-    other_events: float
-
-
-def window_counts(ds: Dataset, q: QueryIntent, bucket_s: float | None) -> WindowCounts | None:
-    """Count, in the sample, the series and events in the query's window (None: no window)."""
-    if q.start is None or q.end is None or not len(ds):
-        return None
-    f = ds.frame
-    t = f[ds.time]
-    inside = ((t >= q.start) & (t < q.end)).to_numpy()
-    pad = pd.Timedelta(seconds=bucket_s) if bucket_s else pd.Timedelta(0)
-    near = ((t >= q.start - pad) & (t < q.end + pad)).to_numpy() if bucket_s is not None else None
-    ans = np.ones(len(f), dtype=bool)
-    for c in ds.entity:
-        if c in q.entity:
-            ans &= (f[c] == q.entity[c]).to_numpy()
-    ent = list(ds.entity)
-
-    def active(m: np.ndarray) -> float:
-        return float(len(f.loc[m, ent].drop_duplicates())) if ent else float(m.any())
-
-    around = near if near is not None else np.ones(len(f), dtype=bool)
-    return WindowCounts(
-        answer_active=active(ans & around),
-        answer_events=float((ans & inside).sum()),
-        other_active=active(~ans & around),
-        other_events=float((~ans & inside).sum()),
-    )
-
-
-def _query_scales(
-    q: QueryIntent,
-    plan: ReadPlan,
-    series: SeriesCounts,
-    g: Growth,
-    rho: tuple[float, float],
-    n_answer: float,
-    counts: WindowCounts | None = None,
-) -> _Scales:
-    """The scale factors of one query (module docstring). ``n_answer``: the sample's series
-    its named values select (all, when it names none). Production has the average share of
-    its series under each named value, each writing at the workload's per-series rate all
-    the time; ``counts`` (the sample's series and events in the window) turn what the plan saw
-    into that, whatever the sample's draw of series or their bursts."""
-    _, p_fixed = series.count(q.entity)
-    prod_answer = series.production / max(p_fixed, 1.0)  # series under the named values
-    prod_other = series.production - prod_answer
-    k_answer = prod_answer / max(n_answer, 1.0)
-    others_s = max(series.sample - n_answer, 0.0)
-    k_other = prod_other / others_s if others_s else 0.0
-    # history outside the window: the query's own series when its plan stays in them (a
-    # prefix), every series when the plan scans across them
-    own = bool(q.entity) and not plan.full_scan
-    k_hist = k_answer if own else series.factor
-    w = _window_s(q)
-    if counts is not None and w is not None and q.kind != "latest":
-        per_series = rho[1] * w  # production events of one series in the window
-
-        def scale(prod_n: float, active: float, events: float, fallback: float) -> tuple:
-            if active <= 0 or events <= 0:
-                return fallback, fallback, fallback
-            k_series = prod_n / active
-            k_events = prod_n * per_series / events
-            return (k_series if g.bucketed else k_events), k_events, k_series
-
-        a_rows, a_cells, a_series = scale(
-            prod_answer, counts.answer_active, counts.answer_events, k_answer
-        )
-        o_rows, o_cells, o_series = scale(
-            prod_other, counts.other_active, counts.other_events, k_other
-        )
-        return _Scales(a_rows, a_cells, o_rows, o_cells, a_series, o_series, k_hist)
-    if q.kind == "latest" or w is None:
-        ev = 1.0
-    else:  # events one series has in the window: at least the one a point query returns
-        ev = max(1.0, rho[1] * w) / max(1.0, rho[0] * w)
-    ev_rows = 1.0 if g.bucketed else ev  # bucket rows: the window spans as many rows
-    return _Scales(
-        k_answer * ev_rows,
-        k_answer * ev,
-        k_other * ev_rows,
-        k_other * ev,
-        k_answer,
-        k_other,
-        k_hist,
-    )
-
-
-def production_queries(
-    qc: QueryCosts,
-    index: CellIndex,
-    intents: Mapping[str, QueryIntent],
-    *,
-    series: SeriesCounts,
-    growth: Growth,
-    per_series_rate: tuple[float, float],
-    rates: Mapping[str, float],
-    hits: Mapping[str, float],
-    peak_factor: float,
-    settings: Settings,
-    answer_series: Mapping[str, float] | None = None,
-    windows: Mapping[str, WindowCounts | None] | None = None,
-    cells_per_event: float = 1.0,
-) -> ProductionQueries:
-    """Every planned query at production: what the sample's plan saw, split into the answer in
-    the window, other series in it, the edges of rows the window cuts and history outside it,
-    each scaled by how much more production holds of it (module docstring)."""
-    rc = settings.read_costs()
-    t = qc.table
-    out: dict[str, list[float]] = {c: [] for c in ProductionQueries.COLUMNS}
-    busiest, busiest_q, read_cpu = 0.0, "", 0.0
-    g = growth
-    answer_series = answer_series or {}
-    for name in t.index:
-        plan: ReadPlan | None = qc.plans.get(name)
-        q = intents.get(str(name))
-        if plan is None or q is None or t.loc[name, "kind"] == "cannot plan":
-            for c in out:
-                out[c].append(float("nan"))
-            continue
-        r = t.loc[name]
-        sc = _query_scales(
-            q,
-            plan,
-            series,
-            g,
-            per_series_rate,
-            answer_series.get(str(name), series.sample),
-            (windows or {}).get(str(name)),
-        )
-        ret_rows, ret_cells = float(r["rows_returned"]), float(r["cells_returned"])
-        ret_bytes = float(r["bytes_returned"])
-        if q.kind == "latest":  # every row but the answer is older: history
-            sp = _SeenSplit(
-                ret_rows,
-                max(float(r["rows_seen"]) - ret_rows, 0.0),
-                ret_cells,
-                0.0,
-                max(float(r["cells_seen"]) - ret_cells, 0.0),
-                ret_bytes,
-                0.0,
-                max(float(r["bytes_seen"]) - ret_bytes, 0.0),
-            )
-        else:
-            sp = _seen_split(index, qc.seen_rows.get(name, np.zeros(0, np.int64)), q, g.bucket_s)
-        # in the window: the answer's rows (all their cells, kept or filtered out), then other
-        # series' rows the plan passes, each with its own series factor; the window's rows per
-        # series grow with the events (tall rows) or stay (bucket rows), its cells with the events
-        oth_rows = max(sp.rows_in - ret_rows, 0.0)
-        own = min(ret_rows / sp.rows_in, 1.0) if sp.rows_in else 0.0
-        rows = ret_rows * sc.answer_rows + oth_rows * sc.other_rows
-        mix = own * sc.answer_cells + (1 - own) * sc.other_cells
-        cells, nbytes = sp.cells_in * mix, sp.bytes_in * mix
-        # a row the window cuts holds more events outside it in production; rows wholly
-        # outside it are history: more rows of it, each fuller
-        k_edge = own * sc.answer_series + (1 - own) * sc.other_series
-        win = (windows or {}).get(str(name))
-        if win is not None and g.bucketed and g.bucket_s and sp.cells_edge:
-            # production's bucket rows are full (each series writes all the time): a row holds
-            # a bucket's events, less those in the window
-            full = cells_per_event * per_series_rate[1] * g.bucket_s
-            edge = max(rows * full - cells, 0.0)
-            cells, nbytes = cells + edge, nbytes + edge * sp.bytes_edge / sp.cells_edge
-        else:
-            cells += sp.cells_edge * g.per_row * k_edge
-            nbytes += sp.bytes_edge * g.per_row * k_edge
-        rows += sp.rows_out * g.rows * sc.history
-        cells += sp.cells_out * g.rows * g.per_row * sc.history
-        nbytes += sp.bytes_out * g.rows * g.per_row * sc.history
-        rows_ret = ret_rows * sc.answer_rows
-        limit = float(plan.rows_limit or 0) * max(plan.requests, 1)
-        if limit and float(r["rows_seen"]) <= limit:
-            # the rows limit stopped the scan (every row it saw was kept): it stops it there in
-            # production too; a scan whose filter dropped rows ran on through the history
-            cap = limit * sc.answer_series
-            if rows > cap:
-                f = cap / rows
-                rows, cells, nbytes = cap, cells * f, nbytes * f
-            rows_ret = min(rows_ret, cap)
-        ranges = float(r["ranges"]) * (sc.answer_series if plan.assumes else 1.0)
-        ns = rc.node_seconds(
-            requests=int(r["requests"]),
-            seeks=int(round(ranges)),
-            rows=int(round(rows)),
-            cells=int(round(cells)),
-            nbytes=int(round(nbytes)),
-        )
-        per_s = float(rates.get(str(name), 0.0))
-        cpu = per_s * peak_factor * ns
-        read_cpu += cpu
-        # the most-read row: a run's CPU spread over the rows it reads, times the share of runs
-        # that ask for the same series (every run, when the query names no series)
-        hit = hits.get(str(name), 1.0) if q.entity else 1.0
-        row_cpu = per_s * peak_factor * hit * ns / max(rows, 1.0)
-        if row_cpu > busiest:
-            busiest, busiest_q = row_cpu, str(name)
-        for c, v in zip(
-            ProductionQueries.COLUMNS,
-            (per_s, rows, rows_ret, cells, nbytes, ranges, ns * 1e3, cpu),
-            strict=True,
-        ):
-            out[c].append(v)
-    table = pd.DataFrame(out, index=t.index)
-    return ProductionQueries(table, read_cpu, busiest, busiest_q)
-
-
-def _answer_series(ds: Dataset, q: QueryIntent) -> float:
-    """The sample's series under the values the query names (every series when it names
-    none; at least one)."""
-    f = ds.frame
-    cols = [c for c in ds.entity if c in q.entity]
-    if not cols or not len(f):
-        return float(max(len(f[list(ds.entity)].drop_duplicates()), 1)) if ds.entity else 1.0
-    m = np.ones(len(f), dtype=bool)
-    for c in cols:
-        m &= (f[c] == q.entity[c]).to_numpy()
-    return float(max(len(f.loc[m, list(ds.entity)].drop_duplicates()), 1))
-
-
-def query_rates(intents: Mapping[str, QueryIntent], wl: Workload, total: float) -> dict[str, float]:
-    """Each query's runs per second: its own stated rate, else its weight's share of what the
-    stated ones leave of ``total``."""
-    own = {n: wl.query_load(n).per_s for n in intents}
-    fixed = sum(v for v in own.values() if v is not None)
-    rest = [n for n, v in own.items() if v is None]
-    weight = sum(intents[n].weight for n in rest) or 1.0
-    left = max(total - fixed, 0.0)
-    return {n: (v if v is not None else left * intents[n].weight / weight) for n, v in own.items()}
-
-
 def production(
     ds: Dataset,
     index: CellIndex,
@@ -883,7 +425,7 @@ def production(
         hits=hits,
         peak_factor=wl.peak_factor,
         settings=st,
-        answer_series={k: _answer_series(ds, q) for k, q in planned.items()},
+        answer_series={k: answer_series(ds, q) for k, q in planned.items()},
         windows={
             k: window_counts(ds, q, bucket_s if bucketed else 0.0) for k, q in planned.items()
         },
@@ -907,13 +449,4 @@ def production(
     )
 
 
-__all__ = [
-    "Production",
-    "ProductionQueries",
-    "SeriesCounts",
-    "WriteUnits",
-    "production",
-    "sample_rate_factor",
-    "sample_span_s",
-    "series_counts",
-]
+__all__ = ["Production", "WriteUnits", "production"]

@@ -1,0 +1,114 @@
+"""Series: how many distinct entity values the sample holds and production has (G07).
+
+The sample's series are counted from its entity columns; production's are the stated counts
+(``Workload.entities``), or grown with the rate (``growth="grow"``), or the sample's own.
+Nested columns (a balloon belongs to one location) count as their finest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..datasets.workload import Workload
+from ..errors import WorkbenchError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..datasets.model import Dataset
+
+SERIES = "series"  # the name a file of one series is given counts by ("N series like this")
+
+
+@dataclass(frozen=True)
+class SeriesCounts:
+    """Distinct series in the sample and in production, per entity column and in all."""
+
+    sample: int
+    production: float
+    sample_by_column: dict[str, int]
+    production_by_column: dict[str, float]
+    stated: tuple[str, ...]  # the columns whose production count the user gave
+    nested: bool = False  # one column (the finest) names every series: the others group it
+
+    @property
+    def factor(self) -> float:
+        return self.production / max(self.sample, 1)
+
+    def count(self, columns: Iterable[str]) -> tuple[float, float]:
+        """(sample, production) distinct values of ``columns`` together. Nested columns (a
+        balloon belongs to one location) count as their finest; independent ones multiply."""
+        cols = [c for c in columns if c in self.sample_by_column]
+        if not cols:
+            return 1.0, 1.0
+        if self.nested:
+            fine = max(cols, key=lambda c: self.sample_by_column[c])
+            return float(self.sample_by_column[fine]), float(self.production_by_column[fine])
+        return (
+            float(math.prod(self.sample_by_column[c] for c in cols)),
+            float(math.prod(self.production_by_column[c] for c in cols)),
+        )
+
+    def split(self, fixed: Iterable[str]) -> tuple[float, float]:
+        """(k_fixed, k_open) for a query that names the ``fixed`` columns: how many more values
+        of them production has (other series the plan may pass), and how many more series each
+        named value groups (its answer grows by that); their product is ``factor``."""
+        fixed = [c for c in fixed if c in self.sample_by_column]
+        s, p = self.count(fixed)
+        k_fixed = p / s if fixed else 1.0
+        return k_fixed, self.factor / k_fixed
+
+
+def sample_span_s(ds: Dataset) -> float:
+    """The sample's time span in seconds (at least one: a single instant is one second)."""
+    if not len(ds):
+        return 1.0
+    t0, t1 = ds.time_span
+    return max(float((t1 - t0).total_seconds()), 1.0)
+
+
+def sample_rate_factor(ds: Dataset, wl: Workload) -> float:
+    """Production's mean event rate over the sample's own (1 when no rate is stated)."""
+    if wl.events_per_s is None or not len(ds):
+        return 1.0
+    return float(wl.events_per_s) * sample_span_s(ds) / len(ds)
+
+
+def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> SeriesCounts:
+    """The sample's series and production's: stated column counts, else grown or fixed."""
+    f = ds.frame
+    cols = list(ds.entity)
+    by_col = {c: max(int(f[c].nunique()), 1) for c in cols}
+    sample = max(int(len(f[cols].drop_duplicates())), 1) if cols and len(f) else 1
+    stated = dict(wl.entities or {})
+    if not cols:
+        unknown = sorted(set(stated) - {SERIES})
+        if unknown:
+            raise WorkbenchError(
+                f"entities names {unknown}, but {ds.name!r} is one series (no entity column): "
+                f"say how many series like it production has with entities={{'{SERIES}': N}}."
+            )
+        n = float(stated.get(SERIES, 1))
+        if SERIES not in stated and wl.growth == "grow":
+            n = max(1.0, rate_factor_if_grow)
+        return SeriesCounts(1, n, {}, {SERIES: n}, tuple(stated))
+    unknown = sorted(set(stated) - set(cols))
+    if unknown:
+        raise WorkbenchError(
+            f"entities names {unknown}, which are not entity columns of {ds.name!r}; entity "
+            f"columns: {cols}."
+        )
+    prod = {c: float(stated.get(c, by_col[c])) for c in cols}
+    fine = max(cols, key=lambda c: by_col[c])
+    nested = len(cols) > 1 and sample == by_col[fine]  # the finest column names every series
+    if not stated and wl.growth == "grow":
+        prod[fine] = by_col[fine] * max(rate_factor_if_grow, 1e-12)  # new series: new values
+    if nested:
+        factor = prod[fine] / by_col[fine]
+    else:
+        factor = math.prod(prod[c] / by_col[c] for c in cols)
+    return SeriesCounts(sample, sample * factor, by_col, prod, tuple(stated), nested)
+
+
+__all__ = ["SERIES", "SeriesCounts", "sample_rate_factor", "sample_span_s", "series_counts"]
