@@ -154,6 +154,7 @@ def test_modelled_figures_agree_with_the_emulator_on_every_preset(emulator):
             table.drop()
 
 
+@pytest.mark.slow  # every game_scores design analysed and ranked (~4 s of CPU)
 def test_compare_ranks_designs_with_a_reason(games):
     cmp = compare(
         games,

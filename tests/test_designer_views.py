@@ -99,6 +99,7 @@ def test_rollup_replaces_hand_written_aggregate_rows(ws):
     assert _rows_seen(p, "daily_kwh_max")[1:] == (10, "the view")
 
 
+@pytest.mark.slow  # a 30,000-event second table costed and compared (~9 s of CPU)
 def test_async_index_replaces_a_dual_written_table(ws):
     d = _designer(ws, "game_scores", "two_tables")
     d.controls.view_kind.value = INDEX

@@ -453,6 +453,7 @@ def test_key_labels():
     assert labels == [(0, "BATTERY#Jo#1"), (1, "X#1")]
 
 
+@pytest.mark.slow  # the load model on every workshop design (~4 s of CPU)
 def test_no_tablet_share_above_its_nodes_on_any_workshop_design():
     """What the notebooks draw (the Hotspot chart's busiest node and, below it, the busiest
     tablet as the floor): on every preset of every workshop dataset, at the node counts the

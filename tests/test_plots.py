@@ -59,7 +59,8 @@ def parts():
         (plot_key_heatmap, "kd"),
         (plot_node_load, "kd"),
         (plot_hotspot, "kd"),
-        (plot_read_profile, "kd"),
+        # every query's read profile drawn (~4 s of CPU)
+        pytest.param(plot_read_profile, "kd", marks=pytest.mark.slow),
         (plot_row_sizes, "rs"),
         (plot_query_costs, "qc"),
         (plot_bytes_breakdown, "cap"),
@@ -278,6 +279,7 @@ def test_every_result_shows_itself_with_its_figures_through_the_display_layer(pa
     plt.close("all")
 
 
+@pytest.mark.slow  # every figure drawn and its legend measured (~3 s of CPU)
 def test_no_legend_covers_a_bar_or_a_line(parts):
     """Every legend sits outside its plotting area (measured on the drawn figure), so it can cover
     no bar, line or histogram whatever the data: the 1/3/10/30-node bars, node 1's line."""
