@@ -37,7 +37,7 @@ test:
 	@$(PY) -m workbench emulator find
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# the development loop: everything but the browser, notebook and slow tests (under 3 minutes)
+# the development loop: everything but the browser, notebook and slow tests (about 2.5 min of CPU)
 test-fast: install
 	@$(PY) -m workbench emulator find
 	$(PY) -m pytest -m "not slow and not browser and not notebook" $(PYTEST_ARGS)
