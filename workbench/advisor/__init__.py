@@ -42,17 +42,41 @@ def advise(
     entities: Mapping[str, int] | None = None,
     queries_per_s: float | None = None,
 ) -> Advice:
-    """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and a better schema.
+    """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and
+    a better schema.
 
-    ``settings``: the analysis settings (limits, retention, nodes model); ``rules``: only these rule names;
-    ``analysis``: ``analyze(ds, schema, nodes=nodes)`` already made (the designer passes the one its
-    tabs show, so every figure a finding quotes is the figure on screen); ``context``: a
-    :class:`Context` of the same dataset and design from an earlier call (``Advice.context``),
-    whose cells are reused when only the cluster size changed; ``workload`` (or its shorthands
-    ``events_per_s``, ``entities``, ``queries_per_s``): the production the findings are judged
-    at, as in :func:`~workbench.analyze` — severities follow what a shape costs at that rate,
-    a design capacity calls hotspot-limited always has a finding, and no suggestion is itself
-    limited below the stated rate."""
+    Parameters
+    ----------
+    ds : Dataset
+        The events the design is judged on.
+    schema : Schema
+        The design.
+    settings : Settings, optional
+        The analysis settings (limits, retention, nodes model).
+    nodes : int, optional
+        Cluster size of the load model (default 3).
+    rules : Iterable[str], optional
+        Only these rule names (default: every rule).
+    analysis : Analysis, optional
+        ``analyze(ds, schema, nodes=nodes)`` already made (the designer passes the one its tabs
+        show, so every figure a finding quotes is the figure on screen).
+    context : Context, optional
+        A :class:`Context` of the same dataset and design from an earlier call
+        (``Advice.context``), whose cells are reused when only the cluster size changed.
+    workload : Workload, optional
+        The production the findings are judged at, as in :func:`~workbench.analyze`:
+        severities follow what a shape costs at that rate, a design capacity calls
+        hotspot-limited always has a finding, and no suggestion is itself limited below the
+        stated rate.
+    events_per_s, entities, queries_per_s : optional
+        Shorthands for the workload's fields, as in :func:`~workbench.analyze`.
+
+    Returns
+    -------
+    Advice
+        The findings (most severe first) with their evidence and suggested schemas;
+        ``.context`` for a later call.
+    """
     require_dataset(ds, "advise")
     if not isinstance(schema, Schema):
         raise WorkbenchError(

@@ -103,11 +103,30 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
 def compare(
     ds: Dataset, schemas: Sequence[Schema], *, names: Sequence[str] | None = None, **kwargs: Any
 ) -> Comparison:
-    """Analyse each schema on ``ds`` (``kwargs`` go to :func:`analyze`) and rank them.
+    """Analyse each schema on ``ds`` and rank them.
 
     Every design is sized for the same **events** per second (``events_per_s=``), each turned
     into its own mutations: a design that writes every event twice needs twice the writes.
-    ``target_writes_per_s=`` (deprecated) is read here as that event rate, for the same reason."""
+    ``target_writes_per_s=`` (deprecated) is read here as that event rate, for the same reason.
+
+    Parameters
+    ----------
+    ds : Dataset
+        The events every design is analysed on.
+    schemas : Sequence[Schema]
+        The designs to compare (``[wb.preset(ds, p) for p in wb.pattern_names(ds)]``).
+    names : Sequence[str], optional
+        A name per design (default: each schema's ``name``).
+    **kwargs
+        Passed to :func:`analyze` for every design (``nodes``, ``events_per_s``,
+        ``workload``, ``settings``, ...).
+
+    Returns
+    -------
+    Comparison
+        The analyses side by side with their rankings (cost, ceiling, hotspots);
+        ``.view(columns)`` formats a table of them.
+    """
 
     require_dataset(ds, "compare")
     if "target_writes_per_s" in kwargs:

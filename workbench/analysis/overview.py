@@ -302,26 +302,53 @@ def analyze(
     entities: Mapping[str, int] | None = None,
     workload: Workload | None = None,
 ) -> Analysis:
-    """Run every analysis of ``schema`` on ``ds``.
+    """Run every analysis of ``schema`` on ``ds``: key distribution over time (the load model),
+    row sizes, query costs and capacity, each timed.
 
-    ``entities``: entity counts expected in production (see :func:`costed_queries`);
+    Parameters
+    ----------
+    ds : Dataset
+        The events (``wb.load_dataset``, ``wb.from_csv``, ...); the sample gives the design's
+        shape.
+    schema : Schema
+        The design (``wb.preset(ds, pattern)`` or your own).
+    nodes : int, optional
+        Cluster size of the key-distribution model (default 3).
+    measured : Mapping[str, Any], optional
+        Emulator results per query name (``TableHandle.run`` results), shown beside the model.
+    settings : Settings, optional
+        Every modelling constant (``analysis/settings.py``); default ``DEFAULT``.
+    target_writes_per_s : float, optional
+        Deprecated: the rate in mutations per second (use ``events_per_s``).
+    cells : CellFrame, optional
+        A CellFrame already built for this schema (skips ``to_cells``).
+    queries_per_s : float, optional
+        The production query rate, all intents together, split by their weights (default:
+        ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate).
+    chunk_events : int, default 250000
+        Events turned into cells at a time (bounds memory on large data).
+    events_per_s : float, optional
+        The production rate in events per second, what the load model replays and capacity
+        sizes for, turned into this design's mutations (a design writing every event to two
+        tables needs twice the writes; default: ``settings.write_rate_per_s``, else the data's
+        own rate).
+    tiered_after_days : float, optional
+        Tiered storage (Preview): cells older than this many days (by cell timestamp, at
+        least 30) in the infrequent-access tier (``settings.tiered_after_days``).
+    entities : Mapping[str, int], optional
+        Entity counts expected in production (see :func:`costed_queries`).
+    workload : Workload, optional
+        The production a team states (:class:`~workbench.Workload`: rates, peak, retention,
+        series counts and growth, spread, query rates); ``events_per_s``, ``entities`` and
+        ``queries_per_s`` are shorthands for its fields. Nodes, ceilings, storage, each
+        query's production cost and row growth are computed at it
+        (``analysis/production.py``).
 
-    ``nodes``: cluster size of the key-distribution model (default 3);
-    ``measured``: emulator results per query name (``TableHandle.run`` results) shown beside the model;
-    ``events_per_s``: the production rate in events per second, what the load model replays and
-    capacity sizes for, turned into this design's mutations (a design writing every event to
-    two tables needs twice the writes; default: ``settings.write_rate_per_s``, else the data's
-    own rate); ``target_writes_per_s``: deprecated, the rate in mutations per second;
-    ``tiered_after_days``: tiered storage (Preview), cells older than this many days (by cell
-    timestamp, at least 30) in the infrequent-access tier (``settings.tiered_after_days``);
-    ``queries_per_s``: the production query rate, all intents together, split by their weights
-    (default: ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate);
-    ``cells``: a CellFrame already built for this schema (skips ``to_cells``);
-    ``workload``: the production a team states (:class:`~workbench.Workload`: rates, peak,
-    retention, series counts and growth, spread, query rates); ``events_per_s``, ``entities``
-    and ``queries_per_s`` are shorthands for its fields. Nodes, ceilings, storage, each query's
-    production cost and row growth are computed at it (``analysis/production.py``); the
-    sample only gives the design's shape.
+    Returns
+    -------
+    Analysis
+        ``.keyspace`` (key distribution), ``.rowsizes``, ``.queries``, ``.capacity``,
+        ``.index`` and ``.timings``; a notebook shows it with its figures.
 
     Why one function: it is the sequence of timed steps, each already its own function
     (``build_index``, ``compression_ratio``, ``stated_workload``, ``costed_queries``,

@@ -393,10 +393,25 @@ class Emulator:
         return {ENV_HOST: self.host or ""}
 
     def load(self, dataset: Dataset, schema: Schema, **kwargs: Any) -> TableHandle:
-        """Create the schema's table(s), write the dataset and verify it: see ``bigtable.io.load``.
+        """Create the schema's table(s), write the dataset and verify it.
 
         The tables it created (not those it found and wrote into again) are listed in
         :attr:`created_tables`, which the notebook session reads to drop them in ``wb.cleanup()``.
+
+        Parameters
+        ----------
+        dataset : Dataset
+            The events to write.
+        schema : Schema
+            The design: its tables, families and GC rules are created first.
+        **kwargs
+            As ``bigtable.io.load``: ``table_id``, ``verify``, ``progress``, ``check_memory``,
+            ``resume_from``, ...
+
+        Returns
+        -------
+        TableHandle
+            The loaded table(s): ``run(intent)``, ``verification``, ``drop()``.
         """
         from .io import load
 

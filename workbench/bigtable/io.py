@@ -281,8 +281,19 @@ class TableHandle:
         )
 
     def run(self, intent: QueryIntent | str) -> QueryRun:
-        """Plan the intent (a QueryIntent or the name of one of the dataset's queries), read it, decode it
-        and check the answer."""
+        """Plan the intent, read it, decode it and check the answer.
+
+        Parameters
+        ----------
+        intent : QueryIntent or str
+            A QueryIntent or the name of one of the dataset's queries.
+
+        Returns
+        -------
+        QueryRun
+            The plan, the rows read with the measured figures (rows and cells seen and
+            returned, bytes, time) and whether the answer equals the intent's ground truth.
+        """
         from ..datasets.validate import check_intent
 
         intent = check_run_intent(intent, self.dataset)

@@ -270,17 +270,49 @@ def from_dataframe(
 ) -> Dataset:
     """Your events as a Dataset (the caller's frame is not modified).
 
-    ``entity``: the columns that identify a series (in key order; None: the frame is one
-    series); ``time``: one column of times (tz-aware, or naive with ``naive_tz`` naming their
-    zone, e.g. ``"UTC"``; integer ``YYYYMMDD`` dates, bare years and epoch times are
-    detected when unambiguous, or say ``time_unit=`` "s"/"ms"/"us"/"ns"/"date"/"year";
-    ``D/M/Y`` text needs ``dayfirst=`` when no value tells); ``measures``: numeric or boolean
-    columns; ``attributes``: other columns to keep (None: every remaining column).
-    ``queries``: lines such as ``"latest 1 per sensor"`` or ``"sensor=S1 over 1 day"`` (see
-    :mod:`workbench.datasets.queries`) or QueryIntents; None derives a default set
-    (``print(ds.queries)``). ``duplicates``: ``"error"`` (default), ``"first"`` or ``"last"``.
-    ``empty_ok``: entity columns where ``""`` means "absent" (Heroic tags). Raises
-    DatasetError naming the column and rows of any problem.
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per event.
+    entity : str or sequence of str, optional
+        The columns that identify a series, in key order (None: the frame is one series).
+    time : str
+        One column of times: tz-aware, or naive with ``naive_tz`` naming their zone; integer
+        ``YYYYMMDD`` dates, bare years and epoch times are detected when unambiguous.
+    measures : str or sequence of str
+        Numeric or boolean columns.
+    attributes : str or sequence of str, optional
+        Other columns to keep (None: every remaining column).
+    units : dict, optional
+        A unit per measure (``{"kwh": "kWh"}``).
+    name : str, default "custom"
+        The dataset's name (in table IDs and reports).
+    duplicates : {"error", "first", "last"}, default "error"
+        What to do with repeated (entity, time) events.
+    naive_tz : str, optional
+        The zone of naive times (e.g. ``"UTC"``).
+    queries : sequence of str or QueryIntent, or str, optional
+        Lines such as ``"latest 1 per sensor"`` or ``"sensor=S1 over 1 day"`` (see
+        :mod:`workbench.datasets.queries`) or QueryIntents; None derives a default set
+        (``print(ds.queries)``).
+    description : str, optional
+        A line shown with the dataset.
+    empty_ok : sequence of str, optional
+        Entity columns where ``""`` means "absent" (Heroic tags).
+    time_unit : str, optional
+        ``"s"``/``"ms"``/``"us"``/``"ns"``/``"date"``/``"year"`` when the time column's
+        numbers cannot tell.
+    dayfirst : bool, optional
+        For ``D/M/Y`` text when no value tells.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    DatasetError
+        Naming the column and rows of any problem.
     """
     if not isinstance(df, pd.DataFrame):
         raise DatasetError(f"Expected a pandas DataFrame of events, got {type(df).__name__}.")
@@ -418,20 +450,40 @@ def from_csv(
     sample: float | None = None,
     **read_csv_kwargs: Any,
 ) -> Dataset:
-    """A CSV file of events as a Dataset (see :func:`from_dataframe` for the arguments).
+    """A CSV file of events as a Dataset.
 
     The separator (``,`` ``;`` tab ``|``) is detected unless ``sep=`` is given, a UTF-8 BOM is
     skipped, and only the named columns are kept when ``attributes`` is given. Entity
     columns are read as text (``00123`` keeps its zeros, ``NA``/``None``/``null`` are names,
     not missing); the time column as text, then parsed. A line with more fields than the
-    header is refused naming the line. The file is read ``chunksize`` lines at a time with a
-    progress bar (``progress=False`` hides it). Rows in other error messages are the file's
+    header is refused naming the line. Rows in other error messages are the file's
     lines (the header is line 1; blank lines and quoted line breaks counted); with
-    ``comment=``, ``header=`` or a list of ``skiprows=`` they are 0-based data rows. ``read_csv_kwargs`` go to ``pandas.read_csv``.
+    ``comment=``, ``header=`` or a list of ``skiprows=`` they are 0-based data rows.
 
     The steps: the file's encoding and separator, the read options (:func:`_read_options`), the
     chunks (:func:`_read_chunks`), the file's line numbers for every later message, then
     from_dataframe's checks.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file.
+    entity, time, measures, attributes, units, duplicates, naive_tz, queries, description, empty_ok, time_unit, dayfirst
+        As in :func:`from_dataframe`.
+    name : str, optional
+        The dataset's name (default: the file's stem).
+    chunksize : int, default 1000000
+        Lines read at a time.
+    progress : bool, default True
+        Show a progress bar.
+    sample : float, optional
+        Keep this share of the series, whole (for a first look at a large file).
+    **read_csv_kwargs
+        Passed to ``pandas.read_csv``.
+
+    Returns
+    -------
+    Dataset
     """
     p = Path(path)
     if not p.is_file():

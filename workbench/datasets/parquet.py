@@ -61,11 +61,32 @@ def from_parquet(
     batch_rows: int = BATCH_ROWS,
     **kwargs: Any,
 ) -> Dataset:
-    """A Parquet file of events as a Dataset, read with pyarrow ``batch_rows`` events at a time (a
-    progress bar counts them), only the columns named when ``attributes`` is given (all when
-    it is None); ``sample`` keeps that share of the series whole, as in
-    :func:`~workbench.datasets.byo.from_csv`, chosen batch by batch so the rest is never held.
-    Other arguments as :func:`~workbench.datasets.byo.from_dataframe`."""
+    """A Parquet file of events as a Dataset, read with pyarrow ``batch_rows`` events at a time.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The Parquet file.
+    entity, time, measures
+        As in :func:`~workbench.datasets.byo.from_dataframe`.
+    attributes : str or sequence of str, optional
+        Only these other columns are read (None: all).
+    name : str, optional
+        The dataset's name (default: the file's stem).
+    progress : bool, default True
+        A progress bar counts the events read.
+    sample : float, optional
+        Keep that share of the series whole, as in :func:`~workbench.datasets.byo.from_csv`,
+        chosen batch by batch so the rest is never held.
+    batch_rows : int, default 1048576
+        Events per record batch.
+    **kwargs
+        Other arguments of :func:`~workbench.datasets.byo.from_dataframe`.
+
+    Returns
+    -------
+    Dataset
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 

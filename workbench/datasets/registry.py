@@ -48,9 +48,22 @@ def load_dataset(name: str, size: str | int = "workshop", seed: int = 0, **kwarg
     """A sample dataset, generated deterministically: the same name, size, seed and options give
     byte-identical frames.
 
-    ``size`` is ``"tiny"`` (tests), ``"small"``, ``"workshop"`` (fits the emulator and the widgets),
-    ``"large"`` (analysis only) or an int number of events. ``kwargs`` are the dataset's options
-    (e.g. ``freq="1h"`` for garden_temperature).
+    Parameters
+    ----------
+    name : str
+        One of ``wb.dataset_names()``.
+    size : str or int, default "workshop"
+        ``"tiny"`` (tests), ``"small"``, ``"workshop"`` (fits the emulator and the widgets),
+        ``"large"`` (analysis only) or a number of events.
+    seed : int, default 0
+        The generator's seed.
+    **kwargs
+        The dataset's options (e.g. ``freq="1h"`` for garden_temperature).
+
+    Returns
+    -------
+    Dataset
+        The events with their units and default queries.
     """
     module = generator(name)
     label, n_events = resolve_size(size)

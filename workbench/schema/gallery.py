@@ -299,8 +299,23 @@ def pattern_names(ds_or_name: Dataset | str) -> list[str]:
 
 
 def preset(ds_or_name: Dataset | str, pattern: str, **params: Any) -> Schema:
-    """Build a named design for a dataset name or a Dataset (parameters override its defaults,
-    e.g. ``n=8`` salt buckets, ``bucket="week"``)."""
+    """Build a named design for a dataset.
+
+    Parameters
+    ----------
+    ds_or_name : Dataset or str
+        A dataset name (``"fx_prices"``) or a Dataset (your own data gets every pattern family
+        built from its shape).
+    pattern : str
+        One of ``wb.pattern_names(ds_or_name)`` (recommended first).
+    **params
+        Override the pattern's defaults, e.g. ``n=8`` salt buckets, ``bucket="week"``.
+
+    Returns
+    -------
+    Schema
+        The design: row key, layout, families and GC rules, extra tables, aggregates.
+    """
     if isinstance(ds_or_name, str):
         return _preset(ds_or_name, pattern, **params)
     _require(ds_or_name)
