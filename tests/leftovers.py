@@ -6,15 +6,16 @@ helpers build children's environments from ``os.environ``), and keeps it when or
 JupyterLab whose ``workbench lab`` was killed, a kernel, an emulator, a watchdog. At the end of
 the session every live process carrying this session's marker, and every live descendant of
 pytest, is stopped (SIGTERM, SIGKILL after 3 s); the caller names them in a warning. Each test
-still stops what it starts in its own ``finally``: this is the net under it. (Reading another
-process's environment needs Linux's /proc; elsewhere only descendants are found.)
+still stops what it starts in its own ``finally``: this is the net under it. (psutil reads another
+process's environment where the system allows it; elsewhere only descendants are found.)
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-from pathlib import Path
+
+import psutil
 
 from workbench import _watchdog
 
@@ -28,29 +29,22 @@ def mark_session() -> str:
 
 
 def _marked(marker: str) -> list[int]:
-    needle = f"{MARKER}={marker}".encode()
     found: list[int] = []
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return found
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+    for proc in psutil.process_iter():
+        if proc.pid == os.getpid():
             continue
         try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:  # gone already, or another user's
+            if proc.environ().get(MARKER) == marker:
+                found.append(proc.pid)
+        except psutil.Error:  # gone already, or another user's
             continue
-        if needle in environ.split(b"\0"):
-            found.append(int(entry.name))
     return found
 
 
 def _describe(pid: int) -> str:
     try:
-        cmd = (
-            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        )
-    except OSError:
+        cmd = " ".join(psutil.Process(pid).cmdline())
+    except psutil.Error:
         cmd = "?"
     return f"{pid} {cmd.strip()[:160]}"
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import grpc
+import psutil
 import pytest
 
 import workbench as wb
@@ -127,8 +128,7 @@ def test_a_scan_slower_than_every_deadline_reads_every_row(
 
 
 def _stopped(pid: int) -> bool:
-    with open(f"/proc/{pid}/stat") as fh:
-        return fh.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    return psutil.Process(pid).status() == psutil.STATUS_STOPPED
 
 
 def test_an_emulator_frozen_mid_scan_is_named_with_the_rows_read(

@@ -14,6 +14,7 @@ import time
 
 import grpc
 import pandas as pd
+import psutil
 import pytest
 
 import workbench as wb
@@ -38,17 +39,15 @@ def cbt_count(host: str, table: str, project: str = "workbench", instance: str =
     return out.returncode, (out.stdout.strip() if out.returncode == 0 else out.stderr.strip())
 
 
-def _state(pid: int) -> str:
-    """The process's state letter from /proc (R running, S sleeping, T stopped, Z zombie)."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
+def _stopped(pid: int) -> bool:
+    """The process is stopped (SIGSTOP delivered), as the kernel reports its state."""
+    return psutil.Process(pid).status() == psutil.STATUS_STOPPED
 
 
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU the process has used so far."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 def _freeze(pid: int, timeout: float = 10.0) -> None:
@@ -56,7 +55,7 @@ def _freeze(pid: int, timeout: float = 10.0) -> None:
     asynchronously: a request sent at once could still be answered)."""
     os.kill(pid, signal.SIGSTOP)
     deadline = time.monotonic() + timeout
-    while _state(pid) not in ("T", "t"):
+    while not _stopped(pid):
         assert time.monotonic() < deadline, f"the emulator ({pid}) did not stop"
         time.sleep(0.01)
 

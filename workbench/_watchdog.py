@@ -1,7 +1,8 @@
 """Stops what ``workbench lab`` started if ``workbench lab`` itself dies without stopping it.
 
 Run as a script (``python _watchdog.py``), never imported by the package's import of
-``workbench``: it must start in a few milliseconds and import nothing heavy. It reads
+``workbench``: it must start in a few milliseconds and import nothing heavy (psutil only, so it
+runs with site-packages: ``python _watchdog.py``, not ``python -S``). It reads
 lines from its standard input, a pipe whose writing end only ``workbench lab`` holds:
 
     watch PID    a process (its own process group) to stop if the pipe breaks
@@ -17,61 +18,29 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
+
+import psutil  # light (a C extension, ~10 ms): the process table on every system
 
 GRACE = 4.0
 
 
-def _children_map() -> dict[int, list[int]]:
-    """ppid -> [pid] for every process of the machine (/proc on Linux, ``ps`` elsewhere)."""
-    children: dict[int, list[int]] = {}
-    if os.path.isdir("/proc/self"):
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat", "rb") as f:
-                    stat = f.read()
-            except OSError:
-                continue
-            # the command name (field 2) may hold spaces and parentheses: split after the last ')'
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            children.setdefault(int(fields[1]), []).append(int(name))
-        return children
-    out = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        pid, ppid = (int(x) for x in line.split())
-        children.setdefault(ppid, []).append(pid)
-    return children
-
-
 def descendants(pid: int) -> list[int]:
-    """All processes below ``pid`` (children, grandchildren, ...), nearest first."""
-    children = _children_map()
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(0), []):
-            found.append(child)
-            todo.append(child)
-    return found
+    """All processes below ``pid`` (children, grandchildren, ...); none when it is gone."""
+    try:
+        return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
 
 
 def alive(pid: int) -> bool:
+    """The process exists and is not a zombie (dead, not yet reaped by its parent)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
-        return True
-    # a zombie (dead, not yet reaped by its parent) counts as gone
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-        return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
-    except OSError:
+    except psutil.Error:  # another user's: it exists
         return True
 
 

@@ -111,7 +111,7 @@ class _Watchdog:
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-S", _watchdog.__file__],
+            [sys.executable, _watchdog.__file__],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             text=True,

@@ -62,24 +62,20 @@ def parse_bytes(text: str) -> int:
 
 
 def available_memory() -> tuple[int | None, str]:
-    """Bytes the machine can still give (MemAvailable, the cgroup's headroom and the
-    ``WORKBENCH_MEMORY_LIMIT`` cap an instructor may set, whichever is least) and where that
-    figure comes from; (None, why) where it cannot be known."""
+    """Bytes the machine can still give (psutil's available memory — MemAvailable on Linux —,
+    the cgroup's headroom and the ``WORKBENCH_MEMORY_LIMIT`` cap an instructor may set,
+    whichever is least) and where that figure comes from. (The type keeps ``None`` for
+    callers that pass a figure of their own: ``checks.check_memory(available=)``.)"""
     import os
 
-    found: list[tuple[int, str]] = []
-    try:
-        for line in open("/proc/meminfo"):
-            if line.startswith("MemAvailable:"):
-                found.append((int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"))
-    except (OSError, ValueError, IndexError):
-        pass
+    import psutil
+
+    # psutil's `available` is MemAvailable on Linux, the OS's own estimate elsewhere
+    found: list[tuple[int, str]] = [(psutil.virtual_memory().available, "available memory")]
     cg = _cgroup_headroom()
     if cg is not None:
         found.append((cg, "the container's cgroup memory limit"))
     cap = os.environ.get(ENV_MEMORY_LIMIT)
     if cap:
         found.append((parse_bytes(cap), f"{ENV_MEMORY_LIMIT}={cap}"))
-    if not found:
-        return None, "no /proc/meminfo on this system"
     return min(found)

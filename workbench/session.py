@@ -165,7 +165,7 @@ class Session:
 
         try:
             dog = subprocess.Popen(
-                [sys.executable, "-S", _watchdog.__file__],
+                [sys.executable, _watchdog.__file__],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
