@@ -395,23 +395,17 @@ class Emulator:
     def load(self, dataset: Dataset, schema: Schema, **kwargs: Any) -> TableHandle:
         """Create the schema's table(s), write the dataset and verify it.
 
-        The tables it created (not those it found and wrote into again) are listed in
-        :attr:`created_tables`, which the notebook session reads to drop them in ``wb.cleanup()``.
-
         Parameters
         ----------
-        dataset : Dataset
-            The events to write.
-        schema : Schema
-            The design: its tables, families and GC rules are created first.
+        dataset, schema : Dataset, Schema
+            The events, and the design whose tables, families and GC rules are created first.
         **kwargs
-            As ``bigtable.io.load``: ``table_id``, ``verify``, ``progress``, ``check_memory``,
-            ``resume_from``, ...
+            As ``bigtable.io.load``: ``table_id``, ``verify``, ``progress``, ``check_memory``, ...
 
         Returns
         -------
         TableHandle
-            The loaded table(s): ``run(intent)``, ``verification``, ``drop()``.
+            The loaded table(s); those created are in :attr:`created_tables` (``wb.cleanup()``).
         """
         from .io import load
 

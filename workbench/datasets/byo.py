@@ -456,13 +456,10 @@ def from_csv(
     skipped, and only the named columns are kept when ``attributes`` is given. Entity
     columns are read as text (``00123`` keeps its zeros, ``NA``/``None``/``null`` are names,
     not missing); the time column as text, then parsed. A line with more fields than the
-    header is refused naming the line. Rows in other error messages are the file's
-    lines (the header is line 1; blank lines and quoted line breaks counted); with
-    ``comment=``, ``header=`` or a list of ``skiprows=`` they are 0-based data rows.
-
-    The steps: the file's encoding and separator, the read options (:func:`_read_options`), the
-    chunks (:func:`_read_chunks`), the file's line numbers for every later message, then
-    from_dataframe's checks.
+    header is refused naming the line. Rows in other messages are the file's lines (header:
+    line 1); with ``comment=``, ``header=`` or a list of ``skiprows=``, 0-based data rows.
+    The steps: encoding and separator, read options (:func:`_read_options`), the chunks
+    (:func:`_read_chunks`), line numbers for later messages, then from_dataframe's checks.
 
     Parameters
     ----------
@@ -472,10 +469,8 @@ def from_csv(
         As in :func:`from_dataframe`.
     name : str, optional
         The dataset's name (default: the file's stem).
-    chunksize : int, default 1000000
-        Lines read at a time.
-    progress : bool, default True
-        Show a progress bar.
+    chunksize, progress : int, bool
+        Lines read at a time (default 1,000,000), and whether a progress bar shows them.
     sample : float, optional
         Keep this share of the series, whole (for a first look at a large file).
     **read_csv_kwargs
