@@ -225,7 +225,10 @@ def test_capacity_counts_storage_and_does_not_depend_on_the_model_node_count():
 
     ds = wb.load_dataset("weather_balloons", size="workshop")
     s = wb.preset("weather_balloons", "single_timestamp")
-    caps = [analyze(ds, s, nodes=n, events_per_s=100_000).capacity for n in (3, 10)]
+    # writes alone (no queries stated): what each query costs at production size is
+    # test_workload's; here storage against CPU
+    w = wb.Workload(events_per_s=100_000, queries_per_s=0)
+    caps = [analyze(ds, s, nodes=n, workload=w).capacity for n in (3, 10)]
     c = caps[0]
     # 100,000 events/s × 201.85 B × 730 h × 3600 s × 12 months = 636.6 TB logical
     assert c.stored_bytes / 1e12 == pytest.approx(636.6, abs=0.1)
