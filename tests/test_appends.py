@@ -135,6 +135,17 @@ def test_appending_another_seed_reports_the_events_it_overwrites_and_verifies(em
     assert rep.equal and rep.cells_written == rep.cells_read == len(table.cells)
     assert _cbt(emulator, "count", table_id).strip() == str(union)  # one row per event
 
+    # a query reads the table (both loads' events); it is checked on this load's events, and a
+    # latest read, whose truth depends on the earlier events too, is not compared
+    hour = second.query("balloon_hour")
+    both = pd.concat([second.frame, first.frame]).drop_duplicates(keys)  # seed 7 overwrote
+    window = both[hour.matches(both, first.time)]
+    run = table.run(hour)
+    assert run.correct is True and len(run.answer) == len(window)
+    assert len(window) > (hour.matches(second.frame, first.time)).sum()  # earlier events too
+    latest = table.run("latest_reading")
+    assert latest.correct is None and any("not compared" in n for n in latest.result.notes)
+
 
 def test_a_failed_verification_after_an_append_never_advises_dropping_the_table(emulator, table_id):
     """A cell this load wrote, changed behind its back (``cbt set``) before the check: the

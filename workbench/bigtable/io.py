@@ -94,14 +94,20 @@ class QueryRun:
     expected: pd.DataFrame | None
     decode_s: float
     answer_kind: str = "events"  # or "summary rows" when the plan read pre-aggregated rows (G29)
+    # after append=True the table holds earlier loads' events too: the answer is compared on
+    # this load's events (these entity + time keys) only
+    compared_on: pd.DataFrame | None = None
 
     @property
     def correct(self) -> bool | None:
         """The answer equals ``intent.answer`` on the source events (None: not comparable)."""
         if self.answer is None or self.expected is None:
             return None
-        cols = [c for c in self.expected.columns if c in self.answer.columns]
-        a = self.answer[cols].sort_values(cols, kind="stable").reset_index(drop=True)
+        answer = self.answer
+        if self.compared_on is not None:
+            answer = answer.merge(self.compared_on, on=list(self.compared_on.columns))
+        cols = [c for c in self.expected.columns if c in answer.columns]
+        a = answer[cols].sort_values(cols, kind="stable").reset_index(drop=True)
         e = self.expected[cols].sort_values(cols, kind="stable").reset_index(drop=True)
         return a.shape == e.shape and a.equals(e)
 
@@ -227,6 +233,7 @@ class TableHandle:
     created: tuple[str, ...] = ()
     # stored events this load wrote again (a load into a table that held data), else None
     overwritten: Overwrites | None = None
+    appended: bool = False  # loaded with append=True: the table may hold earlier loads' data
 
     @property
     def project(self) -> str:
@@ -326,6 +333,19 @@ class TableHandle:
                 expected = intent.answer(self.dataset.canonical(), time_col)
         except Exception as exc:  # partial columns and the like: keep the figures, say why
             result.notes.append(f"answer not decoded: {type(exc).__name__}: {exc}")
+        compared_on = None
+        if self.appended and expected is not None:  # the table holds earlier loads' data too
+            if summary or intent.kind == "latest" or intent.limit is not None:
+                expected = None
+                result.notes.append(
+                    "not compared: this load was appended to earlier data, so its events alone "
+                    "are not the truth for a summary or a latest/limited read"
+                )
+            else:
+                compared_on = self.dataset.canonical()[[*self.dataset.entity, time_col]]
+                result.notes.append(
+                    "compared on this load's events: the table holds earlier loads' events too"
+                )
         run = QueryRun(
             intent=intent,
             result=result,
@@ -333,6 +353,7 @@ class TableHandle:
             expected=expected,
             decode_s=time.perf_counter() - t0,
             answer_kind="summary rows" if summary else "events",
+            compared_on=compared_on,
         )
         self.runs.append(run)
         return run
@@ -592,6 +613,7 @@ def load(
         notes=[*notes, *([memory_note] if memory_note else []), *appends.describe(summaries, over)],
         created=created,
         overwritten=over,
+        appended=append and bool(existing),
     )
     if verify:
         handle.check_verified()
