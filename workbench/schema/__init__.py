@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from . import segments, time_segments
 from .families import (
     Family,
     GcRule,
@@ -25,21 +26,9 @@ from .layouts import Layout, NewCells, NewColumns, Serialized, Tall
 from .limits import Finding, LossReport, check_limits
 from .plan import CellFilter, KeyRange, PlanResult, ReadPlan
 from .schema import Aggregates, Schema, Table, findings, loss_report
-from .segments import (
-    Field,
-    Hashed,
-    Int,
-    Literal,
-    Metric,
-    PaddedInt,
-    ReversedDomain,
-    ReversedId,
-    Salt,
-    Segment,
-    Tags,
-)
+from .segments import *  # noqa: F403  # every segment kind: its module's __all__
 from .shape import Shape
-from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
+from .time_segments import *  # noqa: F403
 from .wide_layouts import HeroicOffsets, Wide
 
 __all__ = [
@@ -51,21 +40,8 @@ __all__ = [
     "preset",
     "presets",
     "RowKey",
-    "Segment",
-    "Literal",
-    "Field",
-    "Int",
-    "PaddedInt",
-    "Hashed",
-    "ReversedId",
-    "ReversedDomain",
-    "Metric",
-    "Timestamp",
-    "TimeBucket",
-    "ReversedTimestamp",
-    "BaseTimestamp",
-    "Salt",
-    "Tags",
+    *segments.__all__,
+    *time_segments.__all__,
     "heroic_key",
     "Layout",
     "Tall",

@@ -32,16 +32,13 @@ from ..notes import EMULATOR_NOTES
 from .keys import RowKey
 from .segments import (
     Field,
-    Hashed,
     Literal,
     Metric,
-    ReversedDomain,
-    ReversedId,
     Salt,
     Segment,
     Tags,
 )
-from .time_segments import BaseTimestamp, ReversedTimestamp, TimeBucket, Timestamp
+from .time_segments import ReversedTimestamp, Timestamp
 
 MAX_DELIMITER = 50  # DelimitedBytes: "at least 1 character and at most 50" (admin API reference)
 EMULATOR_NOTE = EMULATOR_NOTES["rowkey_schema"]
@@ -277,68 +274,17 @@ def _field_name(base: str, taken: set[str]) -> str:
 
 
 def _fields_of(seg: Segment, delimiter: str, taken: set[str]) -> tuple[list[KeyField], list[str]]:
-    """The schema fields one segment contributes, and notes on what the schema cannot say."""
-    if isinstance(seg, Literal):
-        n = seg.n_parts(delimiter) or 1
-        return [
-            KeyField(_field_name("prefix", taken), seg if i == 0 else None, note=f"always {p!r}")
-            for i, p in enumerate(seg.text.split(delimiter) if n > 1 else [seg.text])
-        ], []
-    if isinstance(seg, Salt):
-        name = _field_name("salt", taken)
-        return [KeyField(name, seg, note=f"crc32 bucket 0…{seg.n - 1}, computed by the writer")], [
-            f"{name}: the schema names the salt but SQL cannot compute it from a row's other "
-            f"fields, so a time-range query lists every bucket ({name} IN (…)) and costs "
-            f"{seg.n} scans (G08)."
-        ]
-    if isinstance(seg, Hashed):
-        name = _field_name(f"{seg.column}_hash", taken)
-        return [KeyField(name, seg, note=f"md5 of {seg.column} (first {seg.length} hex)")], [
-            f"{name}: the key holds a hash, not {seg.column!r}; SQL filters it only with the "
-            "hash the client computes, and cannot range over it (G22)."
-        ]
-    if isinstance(seg, ReversedId):
-        return [KeyField(_field_name(seg.column, taken), seg, note="digits written backwards")], [
-            f"{seg.column}: stored reversed; SQL compares the reversed text (equality works, a "
-            "numeric range does not) (G23)."
-        ]
-    if isinstance(seg, ReversedDomain):
-        return [KeyField(_field_name(seg.column, taken), seg, note="labels reversed")], []
-    if isinstance(seg, Field):
-        return [KeyField(_field_name(seg.column, taken), seg)], []
-    if isinstance(seg, Metric):
-        return [KeyField(_field_name("measure", taken), seg, note="the measure's name")], []
-    if isinstance(seg, ReversedTimestamp):
-        name = _field_name("ts_reversed", taken)
-        return [
-            KeyField(name, seg, note=f"{seg.max_value} − time in {seg.unit}, zero-padded text")
-        ], [
-            f"{name}: a reversed time stored as text is a STRING to SQL, not a TIMESTAMP (the "
-            "schema's TIMESTAMP is a binary int64 of µs); a time range becomes a reversed text "
-            "range the client computes (G09)."
-        ]
-    if isinstance(seg, TimeBucket):
-        return [KeyField(_field_name("bucket", taken), seg, note=seg.template())], []
-    if isinstance(seg, Timestamp):
-        return [KeyField(_field_name("ts", taken), seg, note=seg.template())], []
-    if isinstance(seg, BaseTimestamp):
-        return [KeyField(_field_name("base_ms", taken), seg, note=seg.template())], [
-            "base_ms: Heroic's unpadded base time is text of varying width, so text order "
-            "is not time order before 2001-09-09 (13 digits) (G21)."
-        ]
-    if isinstance(seg, Tags):
-        fs = [
-            KeyField(_field_name(c, taken), seg, note=f"'{c}=value'; omitted when empty", column=c)
-            for c in seg.columns
-        ]
-        return fs, [
-            "Tags: each tag is a 'name=value' field and an empty tag is left out of the key, so "
-            "a series without one of them has fewer fields and does not conform (G16)."
-        ]
-    raise SchemaError(
-        f"Segment {seg!r} is not one the workbench can describe as a row-key schema field: "
-        "the schema needs each key part as a delimited field of a known type."
-    )
+    """The schema fields one segment contributes (its ``key_fields``, each given a unique SQL
+    name), and notes on what the schema cannot say."""
+    parts, notes = seg.key_fields(delimiter)
+    fields = [
+        KeyField(
+            _field_name(p.name, taken), seg if p.of_segment else None, note=p.note, column=p.column
+        )
+        for p in parts
+    ]
+    first = fields[0].name if fields else ""
+    return fields, [n.replace("{name}", first) for n in notes]
 
 
 TABLE_PLACEHOLDER = "TABLE_ID"  # what a schema names until it is given its table's ID

@@ -6,6 +6,11 @@ texts, formatting and checking each distinct value once (entities and time bucke
 events are many); :meth:`Segment.render` expands it. Segments are frozen dataclasses: a key is
 data that prints, compares by value and can be tweaked with ``dataclasses.replace``. The time
 segments live in :mod:`.time_segments`; the key that joins them in :mod:`.keys`.
+
+Why one module: each segment kind is one class that says everything about itself (its text,
+template, parsing, the designer's ``label``, its row-key schema ``key_fields``), so that a new
+kind is one class here and no other module lists the kinds; the kinds share ``RenderContext``,
+``Coded`` and the text helpers above them.
 """
 
 from __future__ import annotations
@@ -109,10 +114,58 @@ def factorized(values: np.ndarray) -> Coded:
 
 # ----------------------------------------------------------------------------- segments
 
+# The segment kinds (``workbench.schema`` exports them from this list): a new kind is added
+# here, in its own module, and nowhere else.
+__all__ = [
+    "Segment",
+    "KeyPart",
+    "Literal",
+    "Field",
+    "Int",
+    "PaddedInt",
+    "Hashed",
+    "ReversedId",
+    "ReversedDomain",
+    "Metric",
+    "Salt",
+    "Tags",
+]
+
+# The designer's short names for the segments whose label is not a column's name.
+SALT_LABEL, TIME_LABEL, BUCKET_LABEL = "salt", "time", "time bucket"
+
+
+@dataclass(frozen=True)
+class KeyPart:
+    """One field a segment gives the design's row-key schema (``rowkey_schema``): a base name
+    (made unique there), what it holds, and the dataset column a Tags field holds.
+    ``of_segment=False``: a part of a Literal that only holds the delimiter's neighbours."""
+
+    name: str
+    note: str = ""
+    column: str = ""
+    of_segment: bool = True
+
 
 @dataclass(frozen=True)
 class Segment:
-    """Base class. ``sources`` are dataset columns (or ``TIME``) the text depends on."""
+    """Base class. ``sources`` are dataset columns (or ``TIME``) the text depends on.
+
+    A new kind of segment is one subclass here (or in ``time_segments.py``) with its
+    ``coded``, ``template``, ``label`` and ``key_fields``: nothing elsewhere names the kinds."""
+
+    @property
+    def label(self) -> str:
+        """A short name for the segment, as the designer's segment-order control shows it."""
+        return type(self).__name__.lower()
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        """The fields this segment gives a row-key schema, and notes on what the schema cannot
+        say (``{name}`` in a note stands for the first field's final name)."""
+        raise SchemaError(
+            f"Segment {self!r} is not one the workbench can describe as a row-key schema field: "
+            "the schema needs each key part as a delimited field of a known type."
+        )
 
     def sources(self) -> tuple[str, ...]:
         return ()
@@ -160,6 +213,17 @@ class Literal(Segment):
 
     text: str
 
+    @property
+    def label(self) -> str:
+        return f"'{self.text}'"
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        n = self.n_parts(delimiter) or 1
+        parts = self.text.split(delimiter) if n > 1 else [self.text]
+        return [
+            KeyPart("prefix", note=f"always {p!r}", of_segment=i == 0) for i, p in enumerate(parts)
+        ], []
+
     def coded(self, ctx: RenderContext) -> Coded:
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.text], dtype=object)
 
@@ -178,6 +242,13 @@ class Field(Segment):
     """An entity column as readable text (field promotion, G07, G22)."""
 
     column: str
+
+    @property
+    def label(self) -> str:
+        return self.column
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart(self.column)], []
 
     def sources(self) -> tuple[str, ...]:
         return (self.column,)
@@ -238,6 +309,18 @@ class Hashed(Field):
 
     length: int = 8
 
+    @property
+    def label(self) -> str:
+        return f"md5({self.column})"
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [
+            KeyPart(f"{self.column}_hash", note=f"md5 of {self.column} (first {self.length} hex)")
+        ], [
+            f"{{name}}: the key holds a hash, not {self.column!r}; SQL filters it only with the "
+            "hash the client computes, and cannot range over it (G22)."
+        ]
+
     def recovers(self) -> tuple[str, ...]:
         return ()
 
@@ -257,6 +340,16 @@ class Hashed(Field):
 class ReversedId(Field):
     """A sequential numeric ID written backwards (``100042`` → ``240001``) so new IDs spread (G23)."""
 
+    @property
+    def label(self) -> str:
+        return f"reversed({self.column})"
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart(self.column, note="digits written backwards")], [
+            f"{self.column}: stored reversed; SQL compares the reversed text (equality works, a "
+            "numeric range does not) (G23)."
+        ]
+
     def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
@@ -275,6 +368,13 @@ class ReversedId(Field):
 @dataclass(frozen=True)
 class ReversedDomain(Field):
     """A domain name with its labels reversed (``maps.google.com`` → ``com.google.maps``, G27)."""
+
+    @property
+    def label(self) -> str:
+        return f"reversed_domain({self.column})"
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart(self.column, note="labels reversed")], []
 
     def coded(self, ctx: RenderContext) -> Coded:
         if ctx.delimiter == ".":
@@ -297,6 +397,13 @@ class Metric(Segment):
 
     measures: tuple[str, ...] = ()
     names: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        return "measure"
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart("measure", note="the measure's name")], []
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "measures", tuple(self.measures))
@@ -334,6 +441,17 @@ class Salt(Segment):
 
     n: int = 3
     of: tuple[str, ...] = ("time",)
+
+    @property
+    def label(self) -> str:
+        return SALT_LABEL
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart("salt", note=f"crc32 bucket 0…{self.n - 1}, computed by the writer")], [
+            "{name}: the schema names the salt but SQL cannot compute it from a row's other "
+            "fields, so a time-range query lists every bucket ({name} IN (…)) and costs "
+            f"{self.n} scans (G08)."
+        ]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "of", (self.of,) if isinstance(self.of, str) else tuple(self.of))
@@ -400,6 +518,18 @@ class Tags(Segment):
     columns: tuple[str, ...] = ()
 
     self_delimited = True
+
+    @property
+    def label(self) -> str:
+        return "tags"
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [
+            KeyPart(c, note=f"'{c}=value'; omitted when empty", column=c) for c in self.columns
+        ], [
+            "Tags: each tag is a 'name=value' field and an empty tag is left out of the key, so "
+            "a series without one of them has fewer fields and does not conform (G16)."
+        ]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", tuple(sorted(self.columns)))

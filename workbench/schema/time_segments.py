@@ -9,7 +9,16 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .segments import TIME, Coded, RenderContext, Segment, factorized
+from .segments import (
+    BUCKET_LABEL,
+    TIME,
+    TIME_LABEL,
+    Coded,
+    KeyPart,
+    RenderContext,
+    Segment,
+    factorized,
+)
 from .time_text import (
     DEFAULT_FORMATS,
     PRECISIONS,
@@ -20,6 +29,13 @@ from .time_text import (
     format_time_coded,
 )
 from .value_text import digits
+
+__all__ = [
+    "Timestamp",
+    "TimeBucket",
+    "ReversedTimestamp",
+    "BaseTimestamp",
+]  # the time segment kinds
 
 
 @dataclass(frozen=True)
@@ -34,6 +50,13 @@ class Timestamp(Segment):
     fmt: str | None = None
 
     time_order = 1
+
+    @property
+    def label(self) -> str:
+        return TIME_LABEL
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart("ts", note=self.template())], []
 
     def __post_init__(self) -> None:
         if self.precision not in PRECISIONS:
@@ -89,6 +112,13 @@ class TimeBucket(Timestamp):
 
     precision: str = "week"
 
+    @property
+    def label(self) -> str:
+        return BUCKET_LABEL
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart("bucket", note=self.template())], []
+
 
 @dataclass(frozen=True)
 class ReversedTimestamp(Segment):
@@ -102,6 +132,19 @@ class ReversedTimestamp(Segment):
     width: int = 10
 
     time_order = -1
+
+    @property
+    def label(self) -> str:
+        return TIME_LABEL
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [
+            KeyPart("ts_reversed", note=f"{self.max_value} − time in {self.unit}, zero-padded text")
+        ], [
+            "{name}: a reversed time stored as text is a STRING to SQL, not a TIMESTAMP (the "
+            "schema's TIMESTAMP is a binary int64 of µs); a time range becomes a reversed text "
+            "range the client computes (G09)."
+        ]
 
     def __post_init__(self) -> None:
         if self.unit not in ("s", "ms", "us"):
@@ -148,6 +191,16 @@ class BaseTimestamp(Segment):
 
     time_order = 1
     precision = "base"
+
+    @property
+    def label(self) -> str:
+        return BUCKET_LABEL
+
+    def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
+        return [KeyPart("base_ms", note=self.template())], [
+            "base_ms: Heroic's unpadded base time is text of varying width, so text order "
+            "is not time order before 2001-09-09 (13 digits) (G21)."
+        ]
 
     def sources(self) -> tuple[str, ...]:
         return (TIME,)

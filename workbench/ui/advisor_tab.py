@@ -11,6 +11,7 @@ import ipywidgets as W
 from . import _render as R
 from .handlers import gallery_name
 from .layout import button, lay
+from .tabs import Tab
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..advisor.findings import Finding
@@ -73,3 +74,11 @@ def apply(d: Designer, suggestion: Any, _button: Any = None) -> None:
     """Make a finding's suggested design the current one, and show what the advisor says of it."""
     d.set_schema(suggestion)
     d.render_tab("advisor")
+
+
+def panel(d: Designer) -> W.VBox:
+    d.advisor_panel = W.VBox()
+    return d.advisor_panel
+
+
+DESIGNER_TABS = (Tab("advisor", "Advisor", order=60, panel=panel, render=render),)

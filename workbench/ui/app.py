@@ -36,26 +36,28 @@ from . import (
     _render as R,
 )
 from . import (
-    advisor_tab,
     compare_tab,
     emulator_tab,
     figure_tabs,
     handlers,
     layout,
     owndata,
-    schema_tab,
-    views_tab,
 )
 from .emulator_tab import table_id_for, write_to_emulator
-from .layout import CSV, SIZES, STYLE, TAB_TITLES, TABS
+from .layout import CSV, SIZES, STYLE
 from .model import Workspace
 from .schema_tab import cbt_commands
 from .state import DesignState
+from .tabs import registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bigtable.emulator import Emulator
     from ..datasets.model import Dataset
     from ..schema.schema import Schema
+
+# the tabs in tab-bar order, by name, and their titles (the registry: ui/tabs.py)
+TABS = tuple(t.name for t in registry())
+TAB_TITLES = {t.name: t.title for t in registry()}
 
 # the names tests, the benchmark and notebooks import from here
 __all__ = [
@@ -87,6 +89,7 @@ class Designer(W.VBox):
     log_out: W.Output
     keys_js: W.Output
     tabs: W.Tab
+    tab_names: tuple[str, ...]  # the tabs in tab-bar order (ui/tabs.py's registry)
     figures: dict[str, W.Output]
     design_panel: W.HTML
     cbt_panel: W.HTML
@@ -127,10 +130,11 @@ class Designer(W.VBox):
         self.extra_bases: dict[str, Any] = {}  # designs that are no gallery entry, by label
         self.family_roles: list[str] = []
         self.syncing = False  # controls being set from a schema: handlers do nothing
-        self.stale: set[str] = set(TABS)  # tabs not drawn for the current design
+        self.stale: set[str] = set()  # tabs not drawn for the current design
         self.prefetch_round = 0
         self.view_order_key: Any = None  # the key the Views tab's index order was made for
         layout.build(self, size, nodes)
+        self.stale = set(self.tab_names)
         handlers.wire(self)
         if isinstance(ds, str):
             ds = self.ws.dataset(ds, size)
@@ -258,11 +262,11 @@ class Designer(W.VBox):
         )
         self.status.value = ""
         self.headline.value = R.headline_html(a)
-        self.stale = set(TABS)
+        self.stale = set(self.tab_names)
         self.prefetch()
-        visible = TABS[self.tabs.selected_index or 0]
+        visible = self.tab_names[self.tabs.selected_index or 0]
         self.render_tab(visible)
-        for k in TABS:
+        for k in self.tab_names:
             if k != visible and k in R.FIGURES:
                 figure_tabs.placeholder(self, k)
         self.timings_ms = {"analysis": (t1 - t0) * 1e3, "render": (time.perf_counter() - t1) * 1e3}
@@ -309,17 +313,14 @@ class Designer(W.VBox):
         """Draw tab ``which`` if the current design has not been drawn there yet."""
         if which not in self.stale or self.analysis is None:
             return
-        if which in R.FIGURES:
-            figure_tabs.render(self, which)
-        elif which == "advisor":
-            advisor_tab.render(self)
-        elif which == "schema":
-            schema_tab.render(self)
-        elif which == "views":
-            views_tab.render(self)
-        elif which == "compare":
-            compare_tab.render(self)
+        tab = next(t for t in registry() if t.name == which)  # the tab's own drawing
+        if tab.render is not None:
+            tab.render(self)
         self.stale.discard(which)
+
+    def visible_tab(self) -> str:
+        """The name of the tab the attendee has open."""
+        return self.tab_names[self.tabs.selected_index or 0]
 
     def later(self, fn: Callable[[], Any]) -> None:
         """Run ``fn`` on the kernel's next turn (what was drawn so far reaches the page first);
@@ -334,10 +335,12 @@ class Designer(W.VBox):
         loop.call_soon(fn)
 
     def show_tab(self, name: str) -> None:
-        """Open tab ``name`` (one of ``TABS``: "heatmap", "advisor", "compare"…) and draw it."""
-        if name not in TABS:
-            raise WorkbenchError(f"No tab {name!r}; the designer's tabs are {', '.join(TABS)}.")
-        self.tabs.selected_index = TABS.index(name)
+        """Open tab ``name`` (one of ``tab_names``: "heatmap", "advisor", "compare"…) and draw it."""
+        if name not in self.tab_names:
+            raise WorkbenchError(
+                f"No tab {name!r}; the designer's tabs are {', '.join(self.tab_names)}."
+            )
+        self.tabs.selected_index = self.tab_names.index(name)
 
     def apply_suggestion(self, i: int = 0) -> None:
         """Click finding ``i``'s "Apply suggestion" button (from Python)."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+import ipywidgets as W
+
 from . import _render as R
-from .layout import TABS
+from .tabs import Tab
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Designer
@@ -22,7 +24,7 @@ def pin(d: Designer) -> None:
         f"Pinned: {d.schema.name}. Change the design; the comparison below follows."
     )
     d.stale.add("compare")
-    if TABS[d.tabs.selected_index or 0] == "compare":
+    if d.visible_tab() == "compare":
         d.render_tab("compare")
 
 
@@ -60,3 +62,13 @@ def render(d: Designer) -> None:
         R.html_bundle(R.panel_box("".join(maps)), "pinned vs current heat maps"),
         R.html_bundle(comparison_html(cmp), repr(cmp.table)),
     )
+
+
+def panel(d: Designer) -> W.VBox:
+    d.pinned_panel = W.HTML()
+    d.compare_out = W.Output()
+    c = d.controls
+    return W.VBox([W.HBox([c.pin, c.unpin]), d.pinned_panel, d.compare_out])
+
+
+DESIGNER_TABS = (Tab("compare", "Compare", order=100, panel=panel, render=render),)

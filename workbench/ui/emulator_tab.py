@@ -5,7 +5,10 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
+import ipywidgets as W
+
 from . import _render as R
+from .tabs import Tab
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bigtable.emulator import Emulator
@@ -65,3 +68,23 @@ def write(d: Designer) -> Any:
     body = table._repr_html_() + ("" if ok else verification._repr_html_())
     d.emulator_panel.value = R.panel_box(head + body)
     return verification
+
+
+def panel(d: Designer) -> W.VBox:
+    """The Write button and what the last write showed (drawn by the button, not on opening)."""
+    d.emulator_out = W.Output()
+    d.emulator_panel = W.HTML()
+    return W.VBox(
+        [
+            W.HTML(
+                "Creates the design's table(s), families and GC rules in the emulator, "
+                "writes every cell, reads the table back and compares."
+            ),
+            d.controls.write,
+            d.emulator_out,
+            d.emulator_panel,
+        ]
+    )
+
+
+DESIGNER_TABS = (Tab("emulator", "Emulator", order=90, panel=panel),)

@@ -6,9 +6,13 @@ any other figure is a matplotlib PNG from the workspace's cache.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as W
 
 from . import _render as R
+from .tabs import Tab
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Designer
@@ -36,3 +40,23 @@ def placeholder(d: Designer, which: str) -> None:
     d.figures[which].outputs = (
         R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),
     )
+
+
+def panel(d: Designer, which: str) -> Any:
+    """Figure tab ``which``'s output area (the heat map's with its metric picker above it)."""
+    d.figures[which] = W.Output(layout=W.Layout(min_height="120px"))
+    if which == "heatmap":
+        return W.VBox([d.controls.heatmap_what, d.figures[which]])
+    return d.figures[which]
+
+
+DESIGNER_TABS = tuple(
+    Tab(
+        name,
+        title,
+        order=10 * (i + 1),
+        panel=functools.partial(panel, which=name),
+        render=functools.partial(render, which=name),
+    )
+    for i, (name, (title, *_)) in enumerate(R.FIGURES.items())
+)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as W
 
 from ..schema.gallery import patterns_for, schema_for
-from .layout import CSV, TABS, lay
+from .layout import CSV, lay
 from .state import (
     SALT,
     DesignState,
@@ -151,7 +151,7 @@ def on_heatmap_what(d: Designer, change: dict) -> None:
 
 def on_tab(d: Designer, change: dict) -> None:
     if change["new"] is not None:
-        d.render_tab(TABS[change["new"]])
+        d.render_tab(d.tab_names[change["new"]])
 
 
 def read_state(d: Designer) -> DesignState:

@@ -1,8 +1,8 @@
 """The designer's widget tree: every control, panel and tab, made once and laid out.
 
 Nothing here reacts to anything: :mod:`.handlers` wires the controls to the designer, and each
-tab's own module fills its panel (:mod:`.figure_tabs`, :mod:`.advisor_tab`, :mod:`.schema_tab`,
-:mod:`.emulator_tab`, :mod:`.compare_tab`; your own data: :mod:`.owndata`).
+tab's own module makes and fills its panel (the registry: :mod:`.tabs`; your own data:
+:mod:`.owndata`).
 """
 
 from __future__ import annotations
@@ -12,34 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
-from . import _render as R
-from . import views_tab
+from .tabs import registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Designer
 
 CSV = "your CSV…"
 SIZES = ("tiny", "small", "workshop")
-TABS = (
-    "heatmap",
-    "nodes",
-    "hotspot",
-    "rowsizes",
-    "queries",
-    "advisor",
-    "schema",
-    "views",
-    "emulator",
-    "compare",
-)
-TAB_TITLES = {
-    **{k: v[0] for k, v in R.FIGURES.items()},
-    "advisor": "Advisor",
-    "schema": "Schema & cbt",
-    "views": "Views (CMV)",
-    "emulator": "Emulator",
-    "compare": "Compare",
-}
 LEFT_WIDTH = "290px"  # one control group: the grid fits 3 across at 1280 px with the file browser
 # JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
 STYLE = (
@@ -217,7 +196,6 @@ def design_controls(c: Any, nodes: int) -> None:
 
 def tab_panels(d: Designer) -> None:
     """The status and log lines, the headline, and one panel per tab."""
-    c = d.controls
     d.status = W.HTML()
     d.log_out = W.Output(layout=lay(max_height="160px", overflow="auto"))
     d.keys_js = W.Output(layout=lay(display="none"))
@@ -229,32 +207,10 @@ def tab_panels(d: Designer) -> None:
         },
     )
     d.headline = W.HTML()
-    d.design_panel = W.HTML()
-    d.cbt_panel = W.HTML()
-    d.figures = {k: W.Output(layout=lay(min_height="120px")) for k in R.FIGURES}
-    d.advisor_panel = W.VBox()
-    d.emulator_out = W.Output()
-    d.emulator_panel = W.HTML()
-    d.pinned_panel = W.HTML()
-    d.compare_out = W.Output()
-    panels = {k: d.figures[k] for k in R.FIGURES}
-    panels["heatmap"] = W.VBox([c.heatmap_what, d.figures["heatmap"]])
-    panels["advisor"] = d.advisor_panel
-    panels["schema"] = W.VBox([d.design_panel, d.cbt_panel])
-    panels["views"] = views_tab.build(d)
-    panels["emulator"] = W.VBox(
-        [
-            W.HTML(
-                "Creates the design's table(s), families and GC rules in the emulator, "
-                "writes every cell, reads the table back and compares."
-            ),
-            c.write,
-            d.emulator_out,
-            d.emulator_panel,
-        ]
-    )
-    panels["compare"] = W.VBox([W.HBox([c.pin, c.unpin]), d.pinned_panel, d.compare_out])
-    d.tabs = W.Tab(children=[panels[k] for k in TABS], titles=[TAB_TITLES[k] for k in TABS])
+    d.figures = {}  # the figure tabs' outputs, by name
+    tabs = registry()  # every tab module's entries (ui/tabs.py)
+    d.tab_names = tuple(t.name for t in tabs)
+    d.tabs = W.Tab(children=[t.panel(d) for t in tabs], titles=[t.title for t in tabs])
 
 
 def control_grid(d: Designer) -> W.GridBox:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+import ipywidgets as W
 import pandas as pd
 
 from ..errors import WorkbenchError
 from . import _render as R
+from .tabs import Tab
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..analysis import CellIndex
@@ -104,3 +106,12 @@ def render(d: Designer) -> None:
         + html.escape(cbt_commands(d.schema, d.ds, d.emulator))
         + "</pre>"
     ) + rowkey_html(d.schema, d.ds, d.analysis.index, table_id_for(d.ds, d.schema))
+
+
+def panel(d: Designer) -> W.VBox:
+    d.design_panel = W.HTML()
+    d.cbt_panel = W.HTML()
+    return W.VBox([d.design_panel, d.cbt_panel])
+
+
+DESIGNER_TABS = (Tab("schema", "Schema & cbt", order=70, panel=panel, render=render),)

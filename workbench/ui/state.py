@@ -17,13 +17,10 @@ from ..errors import SchemaError
 from ..schema import (
     BaseTimestamp,
     Family,
-    Field,
     HeroicOffsets,
     Intersection,
-    Literal,
     MaxAge,
     MaxVersions,
-    Metric,
     NewColumns,
     ReversedTimestamp,
     RowKey,
@@ -31,7 +28,6 @@ from ..schema import (
     Schema,
     Segment,
     Serialized,
-    Tags,
     Tall,
     TimeBucket,
     Timestamp,
@@ -41,11 +37,10 @@ from ..schema import (
     max_versions,
     union,
 )
+from ..schema.segments import BUCKET_LABEL, SALT_LABEL, TIME_LABEL
 from ..schema.time_text import PRECISIONS
 
-SALT = "salt"
-TIME = "time"
-BUCKET = "time bucket"
+SALT, TIME, BUCKET = SALT_LABEL, TIME_LABEL, BUCKET_LABEL  # the segments' own labels
 REVERSIBLE = ("second", "ms", "us")  # ReversedTimestamp units s / ms / us
 BUCKETS = ("hour", "day", "week", "month")
 _UNIT = {"second": "s", "ms": "ms", "us": "us"}
@@ -98,29 +93,8 @@ class Applicable:
 
 
 def segment_label(seg: Segment) -> str:
-    """A short name for a key segment, as shown in the segment-order control."""
-    if isinstance(seg, Salt):
-        return SALT
-    if isinstance(seg, (TimeBucket, BaseTimestamp)):
-        return BUCKET
-    if isinstance(seg, (Timestamp, ReversedTimestamp)):
-        return TIME
-    if isinstance(seg, Metric):
-        return "measure"
-    if isinstance(seg, Field):
-        kind = type(seg).__name__
-        if kind == "Hashed":
-            return f"md5({seg.column})"
-        if kind == "ReversedId":
-            return f"reversed({seg.column})"
-        if kind == "ReversedDomain":
-            return f"reversed_domain({seg.column})"
-        return seg.column
-    if isinstance(seg, Literal):
-        return f"'{seg.text}'"
-    if isinstance(seg, Tags):
-        return "tags"
-    return type(seg).__name__.lower()
+    """A short name for a key segment, as shown in the segment-order control (its ``label``)."""
+    return seg.label
 
 
 def segment_labels(key: RowKey) -> tuple[str, ...]:

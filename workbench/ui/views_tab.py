@@ -27,6 +27,7 @@ from ..schema.views import EMULATOR_NOTE, AsyncIndex, Rollup
 from ..units import human_bytes
 from . import _render as R
 from .state import segment_labels
+from .tabs import Tab
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import Designer
@@ -38,7 +39,7 @@ BUCKETS = tuple(ROLLUP_NAMES)
 
 
 def build(d: Designer) -> W.VBox:
-    """The tab's controls and its panel (made once, by ``layout.build``)."""
+    """The tab's controls and its panel (made once, when the designer is built)."""
     c = d.controls
     c.view_kind = W.ToggleButtons(options=KINDS, value=NONE, style={"button_width": "auto"})
     c.view_bucket = W.Dropdown(
@@ -302,3 +303,6 @@ def effect_html(e: ViewEffect, now: Any = None) -> str:
         "view-row update per source row written (Settings.view_updates_per_source_write); "
         "Google documents no figure.</small></p>"
     )
+
+
+DESIGNER_TABS = (Tab("views", "Views (CMV)", order=80, panel=build, render=render),)
