@@ -99,7 +99,8 @@ wb.analyze(rollout, sequential, nodes=6).keyspace
 # %% tags=["finding"]
 cap = wb.analyze(ds, sequential, events_per_s=50_000).capacity
 print(cap.verdict())
-cap.view(["CPU in a busy window (nodes, 95th pct)", "nodes for CPU (busiest ≤ 70%)",
+print(cap.production.inputs_line())  # what the figures assumed: yours, then the defaults
+cap.view(["CPU at the peak (nodes, reads + writes)", "nodes for CPU (busiest ≤ 70%)",
           "ceiling (events/s, busiest unit at 70% CPU)",
           "kept, compressed (TB, one cluster)", "nodes for storage (5 TB per SSD node at 70%)",
           "compression (snappy, measured on the cells)", "total per month (USD)"])

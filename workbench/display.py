@@ -150,6 +150,13 @@ def query_costs_result_html(qc: QueryCosts) -> str:
     )
 
 
+def _workload_line(cap: Capacity) -> str:
+    """The production a result is at, the user's inputs apart from the defaults (one line)."""
+    if cap.production is None:
+        return ""
+    return f"<p class='wb-workload'><small>{html.escape(cap.production.inputs_line())}</small></p>"
+
+
 @shows("workbench.analysis.capacity.Capacity")
 def capacity_result_html(cap: Capacity) -> str:
     """The verdict, the capacity table and its assumptions, rows read per tier, retention per
@@ -169,6 +176,7 @@ def capacity_result_html(cap: Capacity) -> str:
     return (
         f"<div><b>Storage and capacity</b> {html.escape(cap.schema_name)}: "
         f"{html.escape(cap.verdict())}"
+        + _workload_line(cap)
         + cap.shown_table().to_html()
         + "<ul>"
         + "".join(f"<li><small>{html.escape(a)}</small></li>" for a in cap.assumptions())
@@ -208,8 +216,10 @@ def comparison_result_html(cmp: Comparison) -> str:
             )
     t = pd.DataFrame(rows).T
     t.columns.name = None
+    first = next(iter(cmp.analyses.values()), None)
     return (
         f"<div><h3>{len(cmp.analyses)} designs for {html.escape(cmp.dataset)}</h3>"
+        + (_workload_line(first.capacity) if first is not None else "")
         + "<p><small>Ranking: best first; <b>&lt;</b> the next design is worse, <b>≈</b> within 5 %. "
         "Lower is better on every criterion.</small></p>"
         + cmp.rankings[["ranking", "reason"]].to_html(escape=True)
@@ -229,6 +239,7 @@ def analysis_html(a: Analysis) -> str:
     return (
         f"<div><h3>{html.escape(a.schema)} on {html.escape(a.dataset)}</h3>"
         f"<p>{a.index.n_cells:,} cells in {a.index.n_rows:,} rows · analysed in {total:,.0f} ms</p>"
+        + _workload_line(a.capacity)
         + key_distribution_html(a.keyspace)
         + row_sizes_result_html(a.rowsizes)
         + query_costs_result_html(a.queries)

@@ -8,7 +8,11 @@ Rates are **events per second** (what a team knows); each design turns them into
 (a design that writes every event to two tables needs twice the writes). Nodes are the larger
 of two needs, per cluster:
 
-* **CPU**: the cluster's total CPU in a busy window (reads + writes at the production rate,
+* **CPU**: with a workload (``analysis/production.py``, what ``analyze`` passes), the writes and
+  every query at production size at the stated peak rate, the ceiling from the busiest
+  unsplittable unit at production, and the node count the CPU spread evenly with units packed
+  whole. Without one (``capacity()`` called alone), the cluster's total CPU in a busy window
+  of the load model (reads + writes at the production rate,
   which does not depend on the node count) over the CPU target of the replication and routing
   (70 % single-cluster routing, or multi-cluster with autoscaling; 35 % per cluster for two or
   more clusters with multi-cluster routing and no autoscaling). The load model is run at that
@@ -231,7 +235,7 @@ class Capacity:
             f"queries per second ({said})": self.queries_per_s,
             "CPU of writes (nodes)": self.write_cpu,
             "CPU of reads (nodes)": self.read_cpu,
-            "CPU in a busy window (nodes, 95th pct)": self.peak_cpu,
+            "CPU at the peak (nodes, reads + writes)": self.peak_cpu,
             f"ceiling (events/s, busiest unit at {self.cpu_target:.0%} CPU)": self.ceiling_events_per_s,
             "ceiling (queries/s, most-read row)": self.query_ceiling_per_s,
             f"busiest node CPU at {self.cpu.nodes} nodes": self.cpu.busiest_cpu,
