@@ -360,6 +360,14 @@ def test_a_load_into_a_real_instance_adds_no_design_record(private_emulator):
     load(prod, ds, wb.preset("garden_temperature", "tall"), table_id="prod-t", progress=False)
     assert cbt_count(private_emulator.host, "prod-t") == "994"
     assert "_wb." not in cbt_families(private_emulator.host, "prod-t")
+    # without a record, the sampled rows' values tell two encodings apart: refused, unchanged
+    balloons = wb.load_dataset("weather_balloons", size="tiny")
+    load(prod, balloons, wb.preset("weather_balloons", "serialized_json"), table_id="prod-j")
+    with pytest.raises(wb.WriteError, match=r"holds other values than this load of design "):
+        load(
+            prod, balloons, wb.preset("weather_balloons", "serialized_protobuf"), table_id="prod-j"
+        )
+    assert cbt_count(private_emulator.host, "prod-j") == TINY_ROWS
     # the same load on the emulator records its design in the table
     private_emulator.load(ds, wb.preset("garden_temperature", "tall"), table_id="emu-t")
     assert "_wb.tall.garden_temperature." in cbt_families(private_emulator.host, "emu-t")
