@@ -19,6 +19,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 from jupyter_client import BlockingKernelClient
 from labproc import (
@@ -123,19 +124,15 @@ def _busy_kernel(lab: LabProcess) -> None:
 
 def _cmdline(pid: int) -> str:
     try:
-        return (
-            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        )
-    except OSError:
+        return " ".join(psutil.Process(pid).cmdline())
+    except psutil.Error:  # gone, or another user's
         return ""
 
 
 def _environ(pid: int) -> str:
     try:
-        return (
-            Path(f"/proc/{pid}/environ").read_bytes().replace(b"\0", b"\n").decode(errors="replace")
-        )
-    except OSError:
+        return "\n".join(f"{k}={v}" for k, v in psutil.Process(pid).environ().items())
+    except psutil.Error:
         return ""
 
 
@@ -190,11 +187,7 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
         # not in the kernel's environment (a notebook's %env would print it), and its file is gone
         tree = lab.tree()
         assert kernel_pid in tree
-        leaks = [
-            (pid, _cmdline(pid))
-            for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
-            if lab.token in _cmdline(pid)
-        ]
+        leaks = [(pid, _cmdline(pid)) for pid in psutil.pids() if lab.token in _cmdline(pid)]
         assert leaks == [], leaks
         kernel_env = _environ(kernel_pid)
         assert "JUPYTER_TOKEN_FILE=" in kernel_env and lab.token not in kernel_env
