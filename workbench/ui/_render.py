@@ -134,6 +134,11 @@ def headline_html(a: Analysis) -> str:
         f"<tr><th>rows</th><td class='{row}' data-metric='max_row_bytes'>{html.escape(rs.verdict())}</td></tr>",
         "</table>",
     ]
+    if cap.production is not None:  # which inputs are the user's, which are defaults
+        parts.append(
+            f"<div class='wb-workload' data-metric='workload'><small>"
+            f"{html.escape(cap.production.inputs_line())}</small></div>"
+        )
     t = a.queries.table
     if len(t):
         parts.append(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
+from ..datasets.workload import Workload
 from ..schema.gallery import patterns_for, schema_for
 from .layout import CSV, lay
 from .state import (
@@ -49,6 +50,8 @@ def wire(d: Designer) -> None:
     for w in (c.segments, c.precision, c.reversed, c.salt_buckets, c.bucket, c.layout):
         w.observe(on(on_control), names="value")
     c.nodes.observe(on(on_nodes), names="value")
+    for w in (c.rate, c.series, c.qps):
+        w.observe(on(on_workload), names="value")
     c.heatmap_what.observe(on(on_heatmap_what), names="value")
     d.tabs.observe(on(on_tab), names="selected_index")
     c.csv_read.on_click(log(lambda _: owndata.read_csv_columns(d)))
@@ -141,6 +144,27 @@ def name_edited(d: Designer, schema: Any) -> None:
 
 def on_nodes(d: Designer, change: dict) -> None:
     if not d.syncing and d.schema is not None:
+        d.show_design(d.schema)
+
+
+def workload_of(d: Designer) -> Workload:
+    """The production the controls state (0: not stated)."""
+    c = d.controls
+    entities = None
+    if c.series.value and d.ds is not None:
+        cols = list(d.ds.entity)
+        finest = max(cols, key=lambda col: d.ds.frame[col].nunique()) if cols else "series"
+        entities = {finest: int(c.series.value)}
+    return Workload(
+        events_per_s=float(c.rate.value) or None,
+        entities=entities,
+        queries_per_s=float(c.qps.value) or None,
+    )
+
+
+def on_workload(d: Designer, change: dict) -> None:
+    """A production figure changed: every analysis, figure and finding is made again at it."""
+    if d.ws.set_workload(workload_of(d)) and d.schema is not None:
         d.show_design(d.schema)
 
 

@@ -178,6 +178,34 @@ def design_controls(c: Any, nodes: int) -> None:
         layout=lay(width="100%"),
         continuous_update=False,
     )
+    # production, stated once (wb.Workload): 0 means "not stated", the sample's own / defaults
+    c.rate = W.BoundedFloatText(
+        value=0,
+        min=0,
+        max=1e9,
+        description="events/s",
+        tooltip="Production events per second (0: the sample's own rate)",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+    )
+    c.series = W.BoundedIntText(
+        value=0,
+        min=0,
+        max=10**9,
+        description="series",
+        tooltip="How many series production has (0: the sample's own)",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+    )
+    c.qps = W.BoundedFloatText(
+        value=0,
+        min=0,
+        max=1e9,
+        description="queries/s",
+        tooltip="All queries per second (0: the default, one per 1,000 writes)",
+        style={"description_width": "100px"},
+        layout=lay(width="100%"),
+    )
     c.families = []  # (name, max age days, versions) per family slot
     c.pin = button(
         description="Pin this design",
@@ -251,6 +279,10 @@ def control_grid(d: Designer) -> W.GridBox:
                     d.families_box,
                     W.HTML("<b>Model</b>"),
                     c.nodes,
+                    W.HTML("<b>Production</b> <small>(0 = the sample's own)</small>"),
+                    c.rate,
+                    c.series,
+                    c.qps,
                 ],
                 layout=group,
             ),

@@ -18,6 +18,7 @@ from cachetools import LRUCache
 
 from ..analysis import Analysis, analyze
 from ..analysis.settings import DEFAULT
+from ..datasets.workload import Workload
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import Dataset
@@ -59,6 +60,16 @@ class Workspace:
         self._contexts = _LRU(4)  # the advisor's cells per design (a cell frame each: kept few)
         self.hits = 0
         self.misses = 0
+        self.workload = Workload()  # the production every analysis is at (wb.Workload)
+
+    def set_workload(self, workload: Workload) -> bool:
+        """Analyse at ``workload`` from now on; True when it changed (everything computed at
+        the old one is dropped: no figure may mix two workloads)."""
+        if workload == self.workload:
+            return False
+        self.workload = workload
+        self.clear()
+        return True
 
     # -- datasets ---------------------------------------------------------------------------
     def dataset(self, name: str, size: str = "workshop") -> Any:
@@ -75,7 +86,9 @@ class Workspace:
         # entries hold the dataset too, so an id() in a key is never reused while the entry lives
         base_key = (id(ds), schema, None)
         hit = base_key in self._analyses
-        _, base = self._analyses.get_or(base_key, lambda: (ds, analyze(ds, schema)))
+        _, base = self._analyses.get_or(
+            base_key, lambda: (ds, analyze(ds, schema, workload=self.workload))
+        )
         if nodes == base.keyspace.nodes:
             self._count(hit)
             return base
@@ -150,7 +163,14 @@ class Workspace:
             a = self.analysis(ds, schema, nodes=nodes or DEFAULT.nodes)
             # another cluster size of a design already advised: its cells are reused
             ctx = self._contexts.get((id(ds), schema))
-            advice = advise(ds, schema, nodes=nodes, analysis=a, context=ctx[1] if ctx else None)
+            advice = advise(
+                ds,
+                schema,
+                nodes=nodes,
+                analysis=a,
+                context=ctx[1] if ctx else None,
+                workload=self.workload,
+            )
             self._contexts.get_or((id(ds), schema), lambda: (ds, advice.context))
             return list(advice)
 
