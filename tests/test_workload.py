@@ -223,3 +223,37 @@ def test_an_unbounded_row_reaches_256_mb_when_a_hand_derivation_says():
     expected_s = (256e6 - row_bytes) / growth
     assert rs.seconds_to(256e6) == pytest.approx(expected_s, rel=0.05)
     assert 3_600 <= rs.seconds_to(256e6) <= 4 * 3_600  # about two hours
+
+
+def test_spreads_give_the_busiest_series_share_a_hand_derivation_gives():
+    assert wb.Spread("uniform").busiest_share(4) == pytest.approx(1 / 4)
+    # the sample's busiest series writes 3× the mean: of 300 such series it takes 3/300
+    assert wb.Spread("sample").busiest_share(300, 3.0) == pytest.approx(0.01)
+    # Zipf s=1 over 3: 1 / (1 + 1/2 + 1/3) = 6/11
+    assert wb.Spread("zipf", s=1.0).busiest_share(3) == pytest.approx(6 / 11)
+    # past 10,000 terms the harmonic tail is integrated: 1/H(20,000) against the exact sum
+    exact = 1 / sum(1 / k for k in range(1, 20_001))
+    assert wb.Spread("zipf", s=1.0).busiest_share(20_000) == pytest.approx(exact, rel=1e-6)
+    # 1 % of 1,000 series take half: 10 series at 5 % each
+    assert wb.Spread("hot", series_share=0.01, load_share=0.5).busiest_share(
+        1_000
+    ) == pytest.approx(0.05)
+    # a query asked of any of 5,000 series alike hits one of them 1/5,000 of the time
+    assert wb.QueryLoad().hit_share(5_000) == pytest.approx(1 / 5_000)
+    assert wb.QueryLoad(hits="fixed").hit_share(5_000) == 1.0
+
+
+def test_a_query_asked_of_one_series_only_is_read_limited_where_a_template_is_not():
+    # balloons' one-balloon hour on the recommended design at 10,000 queries/s: asked of any
+    # of 5,000 balloons alike, the busiest row gets 1/5,000 of them; always of b00001, all
+    ds = wb.load_dataset("weather_balloons")
+    design = wb.preset(ds, wb.pattern_names(ds)[0])
+    base = dict(events_per_s=1_000, entities={"balloon_id": 5_000}, queries_per_s=10_000)
+    spread = analyze(ds, design, workload=wb.Workload(**base)).capacity
+    pinned = analyze(
+        ds,
+        design,
+        workload=wb.Workload(**base, queries={"latest_reading": wb.QueryLoad(hits="fixed")}),
+    ).capacity
+    assert pinned.production.queries.busiest_row_cpu > spread.production.queries.busiest_row_cpu
+    assert pinned.query_ceiling_per_s < spread.query_ceiling_per_s
