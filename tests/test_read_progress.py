@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -310,3 +311,33 @@ def test_a_write_resends_only_the_entry_that_failed_transiently(
     assert report.retries == 1
     monkeypatch.delitem(own_conn._calls, writer.MUTATE_ROWS)
     assert _as_set(read_table(own_conn, tid)) == _as_set(cells)
+
+
+def test_a_read_the_server_never_answers_is_cancelled_at_the_silent_limit(
+    own_conn: Connection, table_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The emulator answers every knock on its port, but this read's stream sends nothing (a
+    # stand-in stream that waits until it is cancelled): the read is cancelled once it has
+    # waited READ_SILENT_LIMIT (patched to 1 s), and the message tells it from a frozen server.
+    tid = table_factory([Family("cf")])
+    monkeypatch.setattr(reader, "READ_IDLE_TIMEOUT", 0.3)
+    monkeypatch.setattr(reader, "READ_SILENT_LIMIT", 1.0)
+    cancelled = threading.Event()
+
+    class Cancelled(grpc.RpcError):
+        def code(self) -> grpc.StatusCode:
+            return grpc.StatusCode.CANCELLED
+
+    class Silent:
+        def __iter__(self) -> Iterator[Any]:  # a generator, as a gRPC stream: waits in next()
+            cancelled.wait()
+            raise Cancelled()
+            yield
+
+        def cancel(self) -> None:
+            cancelled.set()
+
+    monkeypatch.setitem(own_conn._calls, READ_ROWS, lambda req, **kw: Silent())
+    with pytest.raises(wb.EmulatorUnavailable, match=r"still answers on its port but sent nothing"):
+        read_table(own_conn, tid)
+    assert cancelled.is_set()

@@ -101,19 +101,19 @@ def _watched(
             if since is None:
                 continue
             now = time.monotonic()
-            alive = now - since <= READ_SILENT_LIMIT
-            if alive and now - max(since, knocked[0]) <= idle_s:
+            silenced = now - since > READ_SILENT_LIMIT  # reached only while knocks answer
+            if not silenced and now - max(since, knocked[0]) <= idle_s:
                 continue
-            if alive and answers is not None and answers() is True:
+            if not silenced and answers is not None and answers() is True:
                 knocked[0] = time.monotonic()  # alive and working: give it another period
                 continue
-            stalled.append((time.monotonic() - since, not alive))
+            stalled.append((time.monotonic() - since, silenced))
             call.cancel()
             return
 
     threading.Thread(target=watch, name="wb-read-watchdog", daemon=True).start()
-    it = iter(call)
     try:
+        it = iter(call)
         while True:
             waiting[0] = time.monotonic()
             try:
