@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import matplotlib
 
 from ..analysis import Analysis
+from ..display import workload_line
 from ..errors import error_parts
 from ..formatting import ratio
 from ..plots.style import BAD, GOOD, style
@@ -134,11 +135,7 @@ def headline_html(a: Analysis) -> str:
         f"<tr><th>rows</th><td class='{row}' data-metric='max_row_bytes'>{html.escape(rs.verdict())}</td></tr>",
         "</table>",
     ]
-    if cap.production is not None:  # which inputs are the user's, which are defaults
-        parts.append(
-            f"<div class='wb-workload' data-metric='workload'><small>"
-            f"{html.escape(cap.production.inputs_line())}</small></div>"
-        )
+    parts.append(workload_line(cap))  # which inputs are the user's, which are defaults
     t = a.queries.table
     if len(t):
         parts.append(
