@@ -178,7 +178,10 @@ def design_controls(c: Any, nodes: int) -> None:
         layout=lay(width="100%"),
         continuous_update=False,
     )
-    # production, stated once (wb.Workload): 0 means "not stated", the sample's own / defaults
+    # production, stated once (wb.Workload): 0 means "not stated", the sample's own / defaults.
+    # Width auto, not 100%: the box stretches to the column less its 2 px margins (100% plus the
+    # margins ran 4 px past the column, and focusing a field scrolled the column sideways).
+    number_box = lay(width="auto")
     c.rate = W.BoundedFloatText(
         value=0,
         min=0,
@@ -186,7 +189,7 @@ def design_controls(c: Any, nodes: int) -> None:
         description="events/s",
         tooltip="Production events per second (0: the sample's own rate)",
         style={"description_width": "100px"},
-        layout=lay(width="100%"),
+        layout=number_box,
     )
     c.series = W.BoundedIntText(
         value=0,
@@ -195,7 +198,7 @@ def design_controls(c: Any, nodes: int) -> None:
         description="series",
         tooltip="How many series production has (0: the sample's own)",
         style={"description_width": "100px"},
-        layout=lay(width="100%"),
+        layout=number_box,
     )
     c.qps = W.BoundedFloatText(
         value=0,
@@ -204,7 +207,7 @@ def design_controls(c: Any, nodes: int) -> None:
         description="queries/s",
         tooltip="All queries per second (0: the default, one per 1,000 writes)",
         style={"description_width": "100px"},
-        layout=lay(width="100%"),
+        layout=number_box,
     )
     c.families = []  # (name, max age days, versions) per family slot
     c.pin = button(
@@ -279,7 +282,9 @@ def control_grid(d: Designer) -> W.GridBox:
                     d.families_box,
                     W.HTML("<b>Model</b>"),
                     c.nodes,
-                    W.HTML("<b>Production</b> <small>(0 = the sample's own)</small>"),
+                    # 0 is "not stated" (queries/s then is one per 1,000 writes, not the sample's own);
+                    # the workload line under the numbers says what each input was
+                    W.HTML("<b>Production</b> <small>(0 = not stated)</small>"),
                     c.rate,
                     c.series,
                     c.qps,
