@@ -10,6 +10,7 @@ which each schema compiles to its own read plan.
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
@@ -130,6 +131,56 @@ class QueryIntent:
         return f"{self.name} [{self.kind}] " + ", ".join(parts)
 
 
+def warn_outside(
+    ds: Dataset,
+    line: str,
+    start: pd.Timestamp | None,
+    end: pd.Timestamp | None,
+    stacklevel: int = 3,
+) -> None:
+    """A window that misses every event reads 0 rows: say so, naming the data's span."""
+    if not len(ds.frame) or (start is None and end is None):
+        return
+    lo, hi = ds.time_span
+    if not ((end is not None and end <= lo) or (start is not None and start > hi)):
+        return
+    window = f"{start} to {end}" if start is not None else f"up to {end}"
+    warnings.warn(
+        f"Query {line!r}: {window} lies outside the data, which spans {lo} to {hi}; it will "
+        "return 0 events. Give a time within that span (or 'over 1 day', which ends at the "
+        "last event).",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def warn_intent_outside(q: QueryIntent, ds: Dataset) -> None:
+    """:func:`warn_outside` for a QueryIntent given as an object (``table.run(intent)``,
+    ``queries=[QueryIntent(...)]``); a point query is the instant it names."""
+    if q.kind == "point":
+        if q.start is not None:
+            warn_outside(ds, q.text or q.name, q.start, q.start + pd.Timedelta(1, "us"), 4)
+        return
+    warn_outside(ds, q.text or q.name, q.start, q.end, 4)
+
+
+def valueless_events(frame: pd.DataFrame, columns: list[str]) -> np.ndarray | None:
+    """Events whose every value column is missing (None when there are none): with a missing
+    value stored as no cell, such an event has no cell at all."""
+    empty: np.ndarray | None = None
+    for c in columns:  # column by column: no copy of the events, stop at a column never missing
+        if c not in frame.columns:
+            continue
+        col = frame[c]
+        if col.dtype.kind in "iub":  # NumPy integers and bools cannot be missing
+            return None
+        gap = col.isna().to_numpy(dtype=bool)
+        empty = gap if empty is None else empty & gap
+        if not empty.any():
+            return None
+    return empty
+
+
 def require_dataset(ds: Any, where: str) -> None:
     """A clear error when ``ds`` is not a Dataset (a DataFrame is the usual mistake)."""
     if isinstance(ds, Dataset):
@@ -195,10 +246,21 @@ class Dataset:
         known = ", ".join(q.name for q in self.queries) or "none"
         raise KeyError(f"Dataset {self.name!r} has no query {name!r}; its queries are: {known}.")
 
-    def canonical(self, frame: pd.DataFrame | None = None) -> pd.DataFrame:
-        """Events in a canonical order and column order, for exact comparisons (round trips)."""
+    def canonical(
+        self, frame: pd.DataFrame | None = None, *, valueless: bool = False
+    ) -> pd.DataFrame:
+        """Events in a canonical order and column order, for exact comparisons (round trips).
+
+        A missing value is stored as no cell (Bigtable is sparse), so an event whose every
+        measure and attribute is missing has no cell and no row: a read-back cannot return it,
+        and it is left out here unless ``valueless=True`` (a schema writing a ``missing`` text
+        stores it: ``Schema.expected_events``)."""
         f = self.frame if frame is None else frame
         f = f[self.columns].sort_values([*self.entity, self.time], kind="stable")
+        if not valueless:
+            empty = valueless_events(f, [*self.measures, *self.attributes])
+            if empty is not None:
+                f = f[~empty]
         return f.reset_index(drop=True)
 
     @property

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
-from workbench.datasets.model import Dataset, QueryIntent
+from workbench.datasets.model import Dataset, QueryIntent, valueless_events, warn_intent_outside
 from workbench.errors import DatasetError
 
 Duplicates = Literal["error", "first", "last"]
@@ -305,6 +305,27 @@ def parse_time(
     return _localize(naive, name, naive_tz, word, index), notes
 
 
+_NS_MIN, _NS_MAX = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
+
+
+def _check_time_range(t: pd.Series, name: str, word: str) -> None:
+    """Times pandas parses (years 1 to 9999, in µs) but cannot hold as nanoseconds: the
+    workbench computes times in nanoseconds (``Timestamp.value``, ``datetime64[ns]``), so a time
+    after 2262-04-11 or before 1677-09-21 would end in an OverflowError deep in an analysis."""
+    outside = ((t > _NS_MAX) | (t < _NS_MIN)).to_numpy(dtype=bool)
+    if not outside.any():
+        return
+    i = np.flatnonzero(outside)
+    shown = ", ".join(f"{word} {t.index[j]}: {t.iloc[j]:%Y-%m-%d %H:%M:%S}" for j in i[:3])
+    raise DatasetError(
+        f"Time column {name!r} holds {len(i):,} time(s) outside {_NS_MIN:%Y-%m-%d %H:%M:%S} to "
+        f"{_NS_MAX:%Y-%m-%d %H:%M:%S} UTC ({shown}), the span pandas' nanosecond times hold "
+        "(pandas.Timestamp.min/max) and the workbench computes in. A far-future date such as "
+        "9999-12-31 often stands for 'no end': drop those rows or give the real time. "
+        "Nothing was loaded."
+    )
+
+
 def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, list[str]]:
     notes: list[str] = []
     dtype = col.dtype
@@ -366,7 +387,9 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
     missing = int(out.isna().sum())
     if missing:
         notes.append(
-            f"measure {name!r} is missing in {missing:,} events (no value to store for those)."
+            f"measure {name!r} is missing in {missing:,} events: a missing value is stored as no "
+            "cell (Bigtable is sparse) and read back as missing (NaN); Schema(missing='NaN') "
+            "writes that text instead."
         )
     return out, notes
 
@@ -447,8 +470,10 @@ def _order_and_duplicates(codes: list[np.ndarray]) -> tuple[np.ndarray | None, n
 
 def check_intent(q: QueryIntent, ds: Dataset) -> None:
     """One query against a dataset's columns (e.g. an ad-hoc intent given to ``table.run``): a misspelled
-    column would otherwise plan a silent full-table scan."""
+    column would otherwise plan a silent full-table scan; a window outside the data's span
+    is warned about (it returns 0 events)."""
     check_queries([q], list(ds.entity), list(ds.measures))
+    warn_intent_outside(q, ds)
 
 
 def check_queries(
@@ -627,6 +652,7 @@ def build_dataset(
     entity_codes = _entity_codes(frame, entity_l, row_word, empty_ok)
     cols: dict[str, pd.Series] = {c: frame[c] for c in entity_l}
     cols[time], time_notes = parse_time(frame[time], time, naive_tz, row_word)
+    _check_time_range(cols[time], time, row_word)
     notes += time_notes
     for m in measures_l:
         cols[m], m_notes = _check_measure(frame[m], m, row_word)
@@ -643,6 +669,14 @@ def build_dataset(
         out = out.take(order)
     out, dropped = _drop_repeats(out, same, labels, entity_l, time, duplicates, row_word, notes)
     out = out.reset_index(drop=True)
+    empty = valueless_events(out, [*measures_l, *attrs])
+    if empty is not None:
+        notes.append(
+            f"{int(empty.sum()):,} events have no value at all (every measure"
+            + (" and attribute" if attrs else "")
+            + " missing): they have no cell and no row in Bigtable, so a read-back, and "
+            "ds.canonical(), leave them out."
+        )
     return Dataset(
         name=name,
         frame=out,

@@ -11,6 +11,12 @@
 
 Every layout writes the event time (truncated to ms) as the cell timestamp: the
 analysis replays writes in time order from it, and decoding reads it back.
+
+A missing value (NaN, None, NaT) gets no cell: Bigtable is sparse, an absent cell is stored as
+nothing and read back as nothing (a serialized event omits the field). Layouts build a cell for
+every value and mark the absent ones (``CellParts.present``); ``Schema.to_cells`` drops them
+after the collision and limit checks. With a sentinel (``Schema(missing="NaN")``,
+``BuildInput.missing``) a missing value is a cell holding that text instead.
 """
 
 from __future__ import annotations
@@ -27,10 +33,11 @@ import pandas as pd
 from ..errors import SchemaError
 from .families import Family
 from .keys import RowKey
+from .missing_values import check_sentinel, fill_missing, json_payloads, missing_mask, present_mask
 from .payloads import protobuf_payloads, protobuf_records, py_to_text
 from .segments import RenderContext
 from .time_text import US_PER_MS
-from .value_text import encode_bytes_len, encode_text, float_bytes_coded, json_fragment
+from .value_text import encode_bytes_len, encode_text, float_bytes_coded
 
 
 def as_pairs(m: Any) -> tuple:
@@ -95,9 +102,19 @@ class CellParts:
         default_factory=list
     )  # family and qualifier are one value for the add
     value_len: list[np.ndarray | None] = field(default_factory=list)
+    # per add, which of its cells hold a value (None: all of them); the others are dropped
+    present: list[np.ndarray | None] = field(default_factory=list)
 
     def add(
-        self, row_key, family, qualifier, ts, value, event, value_len: np.ndarray | None = None
+        self,
+        row_key,
+        family,
+        qualifier,
+        ts,
+        value,
+        event,
+        value_len: np.ndarray | None = None,
+        present: np.ndarray | None = None,
     ) -> None:
         self.constant.append(isinstance(family, str) and isinstance(qualifier, str))
         self.row_key.append(row_key)
@@ -107,6 +124,19 @@ class CellParts:
         self.value.append(value)
         self.event.append(event)
         self.value_len.append(value_len)
+        self.present.append(present)
+
+    def absent(self) -> np.ndarray | None:
+        """Per cell in :meth:`frame` order, True where the value is missing (no cell is stored);
+        None when every cell holds a value."""
+        if all(p is None for p in self.present):
+            return None
+        return np.concatenate(
+            [
+                np.zeros(len(k), dtype=bool) if p is None else ~p
+                for k, p in zip(self.row_key, self.present, strict=True)
+            ]
+        )
 
     def __len__(self) -> int:
         return sum(len(k) for k in self.row_key)
@@ -172,6 +202,8 @@ class BuildInput:
     ctx: RenderContext
     measures: tuple[str, ...]
     carried: tuple[str, ...]
+    # the text a missing value is written as (``Schema.missing``); None: no cell
+    missing: str | None = None
     # id(keys array) → (keys, dense codes, distinct keys, their UTF-8 lengths) for keys_for's
     # results, so the limit and collision checks reuse the codes instead of hashing keys again
     coded: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
@@ -277,8 +309,8 @@ class Tall(Layout):
         ts, ev, fam = b.ts_ms, b.events, self.family.name
         if b.key.metric is not None:
             for m in b.measures:
-                values, size = column_values(b, m)
-                parts.add(b.keys_for(m), fam, self.value_qualifier, ts, values, ev, size)
+                values, size, present = column_values(b, m)
+                parts.add(b.keys_for(m), fam, self.value_qualifier, ts, values, ev, size, present)
             return parts
         keys = b.keys_for(None)
         cols = (*b.measures, *b.carried)
@@ -288,8 +320,8 @@ class Tall(Layout):
                 f"Two columns map to the same qualifier: {dict(zip(cols, qn, strict=True))}."
             )
         for c, q in zip(cols, qn, strict=True):
-            values, size = column_values(b, c)
-            parts.add(keys, fam, q, ts, values, ev, size)
+            values, size, present = column_values(b, c)
+            parts.add(keys, fam, q, ts, values, ev, size, present)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
@@ -359,14 +391,19 @@ class NewColumns(Layout):
     def build(self, b: BuildInput) -> CellParts:
         parts = CellParts()
         for m in b.measures:
-            parts.add(
-                b.keys_for(m),
-                self.family.name,
-                encode_text(b.ctx.column(m)),
-                b.ts_ms,
-                b"",
-                b.events,
-            )
+            col = b.ctx.column(m)
+            absent = missing_mask(col)
+            if absent is None:
+                parts.add(b.keys_for(m), self.family.name, encode_text(col), b.ts_ms, b"", b.events)
+                continue
+            texts = encode_text(fill_missing(col, absent))
+            present = None
+            if b.missing is None:
+                present = ~absent
+            else:
+                check_sentinel(texts == b.missing, absent, m, b.missing)
+                texts[absent] = b.missing
+            parts.add(b.keys_for(m), self.family.name, texts, b.ts_ms, b"", b.events, None, present)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
@@ -405,17 +442,14 @@ class Serialized(Layout):
         cols = (*b.measures, *b.carried)
         keys = b.keys_for(None)
         if self.format == "json":
-            payload = None
-            for i, c in enumerate(cols):
-                frag = (
-                    ("{" if i == 0 else ",") + json.dumps(c) + ":" + json_fragment(b.ctx.column(c))
-                )
-                payload = frag if payload is None else payload + frag
-            payload = (
-                (payload + "}") if payload is not None else np.full(b.ctx.n, "{}", dtype=object)
-            )
-            values = to_bytes(payload)
+            values = to_bytes(json_payloads(b.ctx.column, cols, b.ctx.n, b.missing))
         else:
+            if b.missing is not None:
+                raise SchemaError(
+                    f"A protobuf payload cannot hold the missing-value text {b.missing!r}: its "
+                    "fields are typed (double, sint64, bool, string), and a missing value is an "
+                    "unset field. Use missing=None with serialized protobuf."
+                )
             values = protobuf_payloads({c: b.ctx.column(c) for c in cols})
         parts = CellParts()
         parts.add(keys, self.family.name, self.qualifier, b.ts_ms, values, b.events)
@@ -428,6 +462,8 @@ class Serialized(Layout):
         else:
             recs = protobuf_records(vals, payload)
         wide = pd.DataFrame.from_records(recs) if recs else pd.DataFrame()
+        if payload:  # a column every event left out (all missing) is still a column
+            wide = wide.reindex(columns=[*wide.columns, *(c for c, _ in payload if c not in wide)])
         wide = wide.apply(py_to_text) if len(wide.columns) else wide
         wide["_er"] = f["_er"].to_numpy()
         wide["_t"] = f["_t"].to_numpy()
@@ -440,13 +476,31 @@ class Serialized(Layout):
         )
 
 
-def column_values(b: BuildInput, col: str) -> tuple[np.ndarray | Taken, np.ndarray]:
-    """A column's cell values and their byte lengths (floats: as codes into distinct values)."""
+def column_values(
+    b: BuildInput, col: str
+) -> tuple[np.ndarray | Taken, np.ndarray, np.ndarray | None]:
+    """A column's cell values, their byte lengths (floats: as codes into distinct values) and
+    which events have a value (None: all, or a sentinel stands in for the missing ones)."""
     values = b.ctx.column(col)
+    absent = missing_mask(values)
     if values.dtype.kind == "f":
         codes, texts, lens = float_bytes_coded(values.to_numpy())
-        return Taken(texts, codes), lens[codes]
-    return encode_bytes_len(values)
+        if absent is not None and b.missing is not None:
+            mark = b.missing.encode("utf-8")
+            check_sentinel((texts == mark)[codes], absent, col, b.missing)
+            texts = np.append(texts, np.asarray([mark], dtype=object))
+            lens = np.append(lens, len(mark))
+            codes = np.where(absent, len(texts) - 1, codes)
+        return Taken(texts, codes), lens[codes], present_mask(absent, b.missing)
+    if absent is None:
+        return (*encode_bytes_len(values), None)
+    out, size = encode_bytes_len(fill_missing(values, absent))
+    if b.missing is not None:
+        mark = b.missing.encode("utf-8")
+        check_sentinel(out == mark, absent, col, b.missing)
+        out[absent] = mark
+        size[absent] = len(mark)
+    return out, size, present_mask(absent, b.missing)
 
 
 def utf8_texts(values: pd.Series) -> np.ndarray:

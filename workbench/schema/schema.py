@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 ATTR_SHAPE = "workbench.shape"
 ATTR_LOSS = "workbench.loss"
 ATTR_FINDINGS = "workbench.findings"
+ATTR_CELLS = "workbench.cells"  # how many cells to_cells made: the same count is every cell
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,14 @@ class Schema:
     dataset: str | None = None
     description: str = ""
     guidelines: tuple[str, ...] = ()
+    # A missing value (NaN, None, NaT) of a measure or attribute: None (the default) writes no
+    # cell, Bigtable's sparse model (an absent cell costs nothing and reads back as nothing; a
+    # serialized event leaves the field out; an event with no value at all has no cells, so no
+    # row). A text (e.g. "NaN", "") writes that text as the cell's value instead (in the
+    # qualifier for NewColumns, as a JSON string for serialized JSON; protobuf refuses it: its
+    # fields are typed). ``from_cells`` reads either back as missing. Aggregate rows never store a
+    # statistic of no values (min/max/mean of an all-missing bucket): no cell.
+    missing: str | None = None
     # the node costs the planner compares candidate plans with (None: it ranks them by the
     # key alone); ``analyze`` and ``load`` bind the settings' costs
     costs: ReadCosts | None = field(default=None, compare=False, repr=False)
@@ -146,6 +155,16 @@ class Schema:
         names = [self.table, *(t.name for t in self.tables)]
         if len(set(names)) != len(names):
             raise SchemaError(f"Table names must differ; got {names}.")
+        if self.missing is not None and not isinstance(self.missing, str):
+            raise SchemaError(
+                f"missing must be None (no cell for a missing value) or the text to write for "
+                f"one, e.g. missing='NaN'; got {self.missing!r}."
+            )
+        if self.missing is not None and getattr(self.layout, "format", None) == "protobuf":
+            raise SchemaError(
+                f"missing={self.missing!r}: a protobuf payload's fields are typed, so a missing "
+                "value is an unset field, never a text. Use missing=None with serialized protobuf."
+            )
 
     # ------------------------------------------------------------------ helpers
     def bind(
@@ -251,13 +270,20 @@ class Schema:
         t = time_us(frame[ds.time])
         columns = {c: frame[c] for c in frame.columns}
         ctx = RenderContext(columns, t)
-        parts, dups, builts, found = [], [], [], []
+        parts, dups, events, found = [], [], [], []
+        valueless = None if self.missing is not None else _valueless(frame, shape)
         for tname, key in self.all_tables():
-            b = BuildInput(key, ctx, shape.measures, self.carried_columns(key, shape))
+            b = BuildInput(
+                key, ctx, shape.measures, self.carried_columns(key, shape), missing=self.missing
+            )
             built = self.layout.build(b)
             d, fnd = check_parts(built, tname, self.layout.versioned, b.coded)
-            parts.append(built.frame(tname, events=False))
-            builts.append(built)
+            part, ev = built.frame(tname, events=False), built.events()
+            absent = _absent_cells(built, ev, valueless)
+            if absent is not None:  # a missing value has no cell (Bigtable is sparse)
+                part, d, ev = part[~absent].reset_index(drop=True), d[~absent], ev[~absent]
+            parts.append(part)
+            events.append(ev)
             dups.append(d)
             found += fnd
         f = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
@@ -266,7 +292,7 @@ class Schema:
         loss = LossReport(kept_precision="us" if self.key.keeps_microseconds() else "ms")
         lost_pos = np.zeros(0, dtype=np.int64)
         if dup.any():
-            event = np.concatenate([x.events() for x in builts])  # each cell's event (row of frame)
+            event = np.concatenate(events)  # each cell's event (row of frame)
             hint = (
                 "Use a finer time precision in the key (G31), promote another field (G07), "
                 "or pass accept_loss=True to keep the newest event of each collision."
@@ -308,6 +334,9 @@ class Schema:
                 )
             keep = np.ones(len(frame), dtype=bool)
             keep[lost_pos] = False
+            empty = _valueless(frame, shape)  # no value to summarise: no summary row from it
+            if empty is not None:
+                keep &= ~empty
             agg = self._aggregate_cells(frame[keep], t[keep], shape)
             found += check_limits(CellFrame(agg), warn=False)
             f = pd.concat([f, agg], ignore_index=True)
@@ -322,6 +351,7 @@ class Schema:
         cells.frame.attrs[ATTR_SHAPE] = shape
         cells.frame.attrs[ATTR_LOSS] = loss
         cells.frame.attrs[ATTR_FINDINGS] = tuple(findings)
+        cells.frame.attrs[ATTR_CELLS] = len(cells.frame)
         return cells
 
     def _aggregate_cells(self, frame: pd.DataFrame, t: np.ndarray, shape: Shape) -> pd.DataFrame:
@@ -340,25 +370,26 @@ class Schema:
             {c: keys_df[c] for c in ents}, keys_df["_bucket"].to_numpy(dtype=np.int64)
         )
         rk = akey.render(ctx)
-        n = len(rk)
         out = []
         for m in nums:
             for s in agg.stats:
                 vals = stats[(m, s)]
-                if s == "count":
+                if s == "count":  # pandas counts the present values
                     vals = vals.astype(np.int64)
                 elif vals.dtype.kind != "f":
                     vals = vals.astype(np.float64)
+                has = vals.notna().to_numpy()  # min/max/mean of no values: no cell
+                k = int(has.sum())
                 out.append(
                     pd.DataFrame(
                         {
-                            "table": pd.Series([self.table] * n, dtype=object),
-                            "row_key": pd.Series(rk, dtype=object),
-                            "family": pd.Series([agg.family.name] * n, dtype=object),
-                            "qualifier": pd.Series([f"{m}_{s}"] * n, dtype=object),
-                            "timestamp_us": keys_df["_bucket"].to_numpy(dtype=np.int64),
+                            "table": pd.Series([self.table] * k, dtype=object),
+                            "row_key": pd.Series(np.asarray(rk, dtype=object)[has], dtype=object),
+                            "family": pd.Series([agg.family.name] * k, dtype=object),
+                            "qualifier": pd.Series([f"{m}_{s}"] * k, dtype=object),
+                            "timestamp_us": keys_df["_bucket"].to_numpy(dtype=np.int64)[has],
                             "value": pd.Series(
-                                encode_bytes(vals.reset_index(drop=True)), dtype=object
+                                encode_bytes(vals[has].reset_index(drop=True)), dtype=object
                             ),
                         }
                     )
@@ -380,9 +411,13 @@ class Schema:
 
         Reads the main table (or, when only another table's cells are given, that one: a
         plan may read the second table, G05). Aggregate rows are ignored; measures absent from the cells
-        (a read that filtered them out) are absent from the result."""
+        (a read that filtered them out) are absent from the result, unless the cells are all that
+        ``to_cells`` made: then the column's every value was missing. An event's missing value
+        (no cell, or the ``missing`` text) comes back missing (NaN, NaT)."""
         shape = self._shape_for(cells)
         f = cells.frame
+        # all of to_cells' cells (none filtered out): a column with no cell is all missing
+        complete = f.attrs.get(ATTR_CELLS) == len(f)
         tables = dict(self.all_tables())
         present = [t for t in tables if (f["table"] == t).any()]
         table = self.table if (self.table in present or not present) else present[0]
@@ -406,6 +441,14 @@ class Schema:
         long = self.layout.decode(work, parsed, payload)
         long = long.drop_duplicates(["_er", "_t", "column"], keep="first")
         wide = long.pivot(index=["_er", "_t"], columns="column", values="text")
+        if self.missing is not None:  # every value has a cell: a gap means cells were lost
+            gaps = [c for c in wide.columns if c in shape.columns and wide[c].isna().any()]
+            if gaps:
+                raise SchemaError(
+                    f"Some events have no cell for {gaps[0]!r}, and this schema writes one for "
+                    f"every value (missing={self.missing!r}): the cells are incomplete."
+                )
+            wide = wide.where(wide != self.missing)  # the sentinel reads back as missing
         er = wide.index.get_level_values(0).to_numpy()
         t_out = wide.index.get_level_values(1).to_numpy()
         first_rk = pd.Series(np.arange(len(parsed))).groupby(er_codes).first().to_numpy()
@@ -419,15 +462,19 @@ class Schema:
                 )
             elif c in recovered and c in parsed:
                 out[c] = decode_text(parsed[c].to_numpy()[first_rk[er]], dt)
-            elif c in wide.columns:
-                col = wide[c].to_numpy()
-                if pd.isna(col).any():
-                    raise SchemaError(
-                        f"Some events have no cell for {c!r}: the cells are incomplete."
-                    )
-                out[c] = decode_text(col, dt)
+            elif c in wide.columns:  # no cell (or the sentinel): a missing value
+                out[c] = decode_text(wide[c].to_numpy(), dt)
+            elif complete and c not in recovered:  # every value of the column is missing
+                out[c] = decode_text(np.full(len(wide), None, dtype=object), dt)
         res = pd.DataFrame(out)
         return res.sort_values([*shape.entity, shape.time], kind="stable").reset_index(drop=True)
+
+    def expected_events(self, ds: Dataset) -> pd.DataFrame:
+        """The events a full read-back of this design gives, what verification compares with:
+        ``ds.canonical()``, which leaves out the events with no value to store (every measure
+        and attribute missing: no cell, no row), or with them when this schema writes the
+        ``missing`` text for a missing value."""
+        return ds.canonical(valueless=self.missing is not None)
 
     def aggregates_from_cells(self, cells: CellFrame) -> pd.DataFrame:
         """The pre-aggregated rows as a frame: entity columns, bucket start (``time``), ``<measure>_<stat>``."""
@@ -524,6 +571,8 @@ class Schema:
                 f"  aggregates {a.lead(self.key.delimiter)}… per {a.bucket}: {', '.join(a.stats)} "
                 f"in family {a.family}"
             )
+        if self.missing is not None:
+            lines.append(f"  missing   written as {self.missing!r}")
         if self.guidelines:
             lines.append(f"  guidelines {', '.join(self.guidelines)}")
         return "\n".join(lines)
@@ -569,6 +618,23 @@ class Schema:
 
 
 # ----------------------------------------------------------------------------- internals
+
+
+def _valueless(frame: pd.DataFrame, shape: Shape) -> np.ndarray | None:
+    """Events whose every measure and attribute is missing (None when there are none)."""
+    from ..datasets.model import valueless_events
+
+    return valueless_events(frame, [*shape.measures, *shape.attributes])
+
+
+def _absent_cells(
+    built: Any, events: np.ndarray, valueless: np.ndarray | None
+) -> np.ndarray | None:
+    """Cells not to store: missing values, and every cell of an event with no value at all."""
+    absent = built.absent()
+    if valueless is not None:
+        absent = valueless[events] if absent is None else absent | valueless[events]
+    return absent
 
 
 def _texts(values: pd.Series) -> np.ndarray:

@@ -73,10 +73,21 @@ def encode_text(values: pd.Series) -> np.ndarray:
 
 
 def decode_text(texts: pd.Series | np.ndarray, dtype: str | None) -> pd.Series:
-    """Inverse of :func:`encode_text` for a dtype name like ``float64``, ``bool``, ``str``."""
+    """Inverse of :func:`encode_text` for a dtype name like ``float64``, ``bool``, ``str``.
+    A missing text (None, NaN: an event with no cell for the column) is a missing value: NaN in
+    a float column, NaT in a time column, NA in a nullable one."""
     s = pd.Series(np.asarray(texts, dtype=object), dtype=object)
     if dtype is None:
         return s
+    absent = s.isna()
+    if absent.any():
+        if dtype == "object":  # text: None, as a DataFrame built from Python values holds it
+            return decode_text(s.where(~absent, "").to_numpy(), dtype).where(~absent, None)
+        if absent.all():
+            return pd.Series(np.nan, index=s.index).astype(_holding_missing(dtype))
+        present = decode_text(s[~absent].to_numpy(), dtype)
+        present.index = s.index[~absent]
+        return present.reindex(s.index).astype(_holding_missing(dtype))
     if dtype == "bool":
         ok = s.isin(["true", "false"])
         if not ok.all():
@@ -91,6 +102,14 @@ def decode_text(texts: pd.Series | np.ndarray, dtype: str | None) -> pd.Series:
     if dtype.startswith("datetime64"):
         return pd.to_datetime(s.astype("int64"), unit="us", utc=True).astype(dtype)
     return s.astype(dtype)
+
+
+def _holding_missing(dtype: str) -> str:
+    """The dtype a column of ``dtype`` takes when some values are missing (what validation
+    gives a measure with gaps: float64)."""
+    if dtype in ("bool",) or dtype.startswith(("int", "uint")):
+        return "float64"
+    return dtype
 
 
 def _float_text(x: np.ndarray) -> np.ndarray:

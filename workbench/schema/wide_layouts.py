@@ -100,8 +100,8 @@ class Wide(Layout):
             )
         parts = CellParts()
         for m, fam in zip(b.measures, fams, strict=True):
-            values, size = column_values(b, m)
-            parts.add(keys, fam, q, b.ts_ms, values, b.events, size)
+            values, size, present = column_values(b, m)
+            parts.add(keys, fam, q, b.ts_ms, values, b.events, size, present)
         return parts
 
     def decode(self, f: pd.DataFrame, parsed: pd.DataFrame, payload: tuple = ()) -> pd.DataFrame:
