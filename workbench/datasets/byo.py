@@ -17,12 +17,16 @@ from pandas.api import types as ptypes
 
 from workbench.datasets.csv_file import (
     bom_encoding,
+    check_first_line,
+    check_header_width,
+    check_not_compressed,
     check_unchanged,
     decode_error,
     file_lines,
     file_state,
     read_chunks,
 )
+from workbench.datasets.entity_text import check_key_collisions, strip_entities
 from workbench.datasets.model import Dataset, QueryIntent, QueryList
 from workbench.datasets.validate import Duplicates, build_dataset, check_exact_integers
 from workbench.errors import DatasetError
@@ -153,37 +157,6 @@ def _day_month(col: pd.Series, name: str, dayfirst: bool | None, word: str) -> p
     return out
 
 
-def _check_key_collisions(frame: pd.DataFrame, entity: list[str], word: str) -> None:
-    """Distinct values that would render to the same row-key text (``1`` and ``'1'``) are refused,
-    and so are values UTF-8 cannot encode (a lone surrogate): row keys are UTF-8 bytes."""
-    for col in entity:
-        s = frame[col]
-        if s.dtype != object:
-            continue
-        uniq = pd.unique(s)
-        for v in uniq:
-            try:
-                str(v).encode("utf-8")
-            except UnicodeEncodeError as exc:
-                row = s.index[int(np.flatnonzero((s == v).to_numpy())[0])]
-                raise DatasetError(
-                    f"Entity column {col!r} holds {v!r} ({word} {row}): character {exc.start} is a "
-                    "lone surrogate, which UTF-8 cannot encode (row keys are UTF-8 bytes). Fix or "
-                    "drop that value. Nothing was written."
-                ) from None
-        text = pd.Series(
-            [str(v) for v in uniq], dtype=object
-        )  # a lone surrogate is no Arrow string
-        dup = text.duplicated(keep=False).to_numpy()
-        if dup.any():
-            same = [repr(v) for v in np.asarray(uniq, dtype=object)[dup][:4]]
-            raise DatasetError(
-                f"Entity column {col!r} holds distinct values that would share one row key: "
-                f"{', '.join(same)} all render as {text[dup].iloc[0]!r}. Make the column one type, "
-                f"e.g. df[{col!r}] = df[{col!r}].astype(str) (if they are the same entity) or rename them."
-            )
-
-
 def _prepare(
     df: pd.DataFrame,
     entity: str | Sequence[str] | None,
@@ -213,7 +186,9 @@ def _prepare(
                 f"name the column (columns: {list(map(str, df.columns))[:10]})."
             )
         entity_l = [entity] if isinstance(entity, str) else list(entity)
-        _check_key_collisions(df, [c for c in entity_l if c in df.columns], word)
+        df, strip_notes = strip_entities(df, [c for c in entity_l if c in df.columns], word)
+        notes += strip_notes
+        check_key_collisions(df, [c for c in entity_l if c in df.columns], word)
     if isinstance(time, str) and time in df.columns:
         col = df[time]
         num = _numeric_times(col, time, time_unit, word)
@@ -345,37 +320,13 @@ def _sniff_sep(p: Path, encoding: str) -> str:
 def csv_columns(path: str | os.PathLike[str]) -> list[str]:
     """The header of a CSV file as :func:`from_csv` reads it (separator detected, BOM skipped)."""
     p = Path(path)
+    check_not_compressed(p)
     sep = _sniff_sep(p, "utf-8-sig")
+    check_header_width(p, sep, "utf-8-sig")
     try:
         return [str(c) for c in pd.read_csv(p, nrows=0, sep=sep, encoding="utf-8-sig").columns]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {str(exc).strip()}") from None
-
-
-def _check_first_line(p: Path, sep: str, encoding: str) -> None:
-    """A first data line with more fields than the header would make pandas shift every column
-    (it takes the extra field as an index): refuse it, naming the line. A name twice in the
-    header would become ``v`` and ``v.1``: refused too."""
-    with open(p, encoding=encoding, errors="replace", newline="") as f:
-        rows = csv.reader(f, delimiter=sep)
-        header = next(rows, None)
-        first = next(rows, None)
-    seen: dict[str, int] = {}
-    for i, name in enumerate(header or [], start=1):
-        key = name.strip()
-        if key in seen:
-            raise DatasetError(
-                f"Cannot read {p.name!r}: line 1 (the header) names column {key!r} twice (columns "
-                f"{seen[key]} and {i}); pandas would rename the second to {key + '.1'!r}. Give "
-                "each column its own name in the header."
-            )
-        seen[key] = i
-    if header is not None and first is not None and len(first) > len(header):
-        raise DatasetError(
-            f"Cannot read {p.name!r}: line 2 has {len(first)} fields but the header (line 1) has "
-            f"{len(header)} ({sep.join(header)}). Fix that line (a stray separator or an unquoted "
-            "text with one), or quote the field."
-        )
 
 
 def _check_big_integers(
@@ -486,15 +437,20 @@ def from_csv(
             f"No CSV file at {str(p)!r}" + (" (it is a directory)." if p.is_dir() else ".")
         )
     before = file_state(p)
+    if read_csv_kwargs.get("compression") in (None, "infer") and not p.name.endswith(
+        (".gz", ".bz2", ".xz", ".zip", ".zst")
+    ):
+        check_not_compressed(p)
     encoding = read_csv_kwargs.pop("encoding", None) or bom_encoding(p) or "utf-8-sig"
     sep = read_csv_kwargs.pop("sep", read_csv_kwargs.pop("delimiter", None)) or _sniff_sep(
         p, encoding
     )
+    check_header_width(p, sep, encoding)
     entity_l = [] if entity is None else [entity] if isinstance(entity, str) else list(entity)
     dtype = read_csv_kwargs.pop("dtype", None)
     try:
         header = pd.read_csv(p, nrows=0, sep=sep, encoding=encoding)
-        _check_first_line(p, sep, encoding)
+        check_first_line(p, sep, encoding)
         options = _read_options(
             header.columns, entity_l, time, measures, attributes, empty_ok, dtype, read_csv_kwargs
         )

@@ -41,11 +41,73 @@ def _to_frame(batches: list[Any], schema: Any) -> pd.DataFrame:
     for name in list(table.column_names):
         col = table.column(0)
         table = table.remove_column(0)  # the table no longer holds this column's buffers
+        if _is_binary(col.type):  # bytes as UTF-8 text: a row key, qualifier or value is text
+            try:
+                col = col.cast(
+                    pa.large_string() if pa.types.is_large_binary(col.type) else pa.string()
+                )
+            except pa.ArrowInvalid:
+                raise DatasetError(
+                    f"Column {name!r} is Parquet binary and holds bytes that are not UTF-8 text; "
+                    "the workbench keeps keys and values as text. Decode it where the file is "
+                    "written (e.g. to hex or base64 text), or leave it out (attributes=[...] "
+                    "without it). Nothing was loaded."
+                ) from None
         cols[name] = col.to_pandas()
         del col
         release_freed_memory()
     # copy=False: each column stays the one array just made (a dict input is copied by default)
     return pd.DataFrame(cols, copy=False)
+
+
+def _check_names(p: Path, names: list[str]) -> None:
+    """A name twice in the file's schema (Parquet allows it; pandas and pyarrow's column lookups
+    do not): refused, naming the positions."""
+    seen: dict[str, int] = {}
+    for i, n in enumerate(names, start=1):
+        if n in seen:
+            raise DatasetError(
+                f"{p.name!r} has two columns named {n!r} (columns {seen[n]} and {i} of "
+                f"{len(names)}): a column is picked by its name, so which one is meant cannot be "
+                "told. Rename one where the file is written (e.g. pyarrow.Table.rename_columns). "
+                "Nothing was loaded."
+            )
+        seen[n] = i
+
+
+def _is_binary(t: Any) -> bool:
+    import pyarrow as pa
+
+    return bool(
+        pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t)
+    )
+
+
+def _check_types(p: Path, schema: Any, cols: list[str], all_kept: bool) -> None:
+    """Nested columns (struct, list, map) hold no one value a cell or a key can take: refused
+    before the read, naming the column, its type and the fix. (Binary columns are read as UTF-8
+    text in :func:`_to_frame`, refused there when they are not.)"""
+    import pyarrow as pa
+
+    for c in cols:
+        t = schema.field(c).type
+        if pa.types.is_nested(t):
+            kind = "struct" if pa.types.is_struct(t) else "map" if pa.types.is_map(t) else "list"
+            flatten = (
+                "flatten it into plain columns (pyarrow.Table.flatten() for a struct, "
+                "pyarrow.compute.list_element or explode for a list) and save the file again"
+            )
+            fix = (
+                f"Leave it out by naming the columns to keep (attributes=[...] without {c!r}), "
+                f"or {flatten}"
+                if all_kept
+                else flatten[0].upper() + flatten[1:]
+            )
+            raise DatasetError(
+                f"Column {c!r} of {p.name!r} is a Parquet {kind} ({t}): a nested value is not one "
+                f"value a Bigtable cell or row key holds here. {fix}. "
+                "Nothing was loaded."
+            )
 
 
 def from_parquet(
@@ -100,11 +162,13 @@ def from_parquet(
     check_sample(sample)
     large_arrays_from_mmap()  # a column's temporaries go back to the OS when freed
     entity_l = as_names(entity)
+    _check_names(p, f.schema_arrow.names)
     # a pandas index written without a name (__index_level_0__) is no column of the events
     cols = [c for c in f.schema_arrow.names if not _PANDAS_INDEX.fullmatch(c)]
     if attributes is not None:
         wanted = {*entity_l, time, *as_names(measures), *as_names(attributes)}
         cols = [c for c in cols if c in wanted]
+    _check_types(p, f.schema_arrow, cols, attributes is None)
     total = f.metadata.num_rows
     batches = []
     with tqdm(
@@ -131,5 +195,10 @@ def from_parquet(
     )
     if sample is not None:
         ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
+    binary = [c for c in cols if _is_binary(f.schema_arrow.field(c).type)]
+    if binary:
+        ds.notes.append(
+            f"Parquet binary column(s) {binary} read as UTF-8 text (keys and values are text)."
+        )
     release_freed_memory()  # validation's temporaries: the analysis starts from the events alone
     return ds

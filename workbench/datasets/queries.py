@@ -22,7 +22,7 @@ data lacks is a DatasetError that names it and suggests the nearest.
 from __future__ import annotations
 
 import re
-import warnings
+import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DatasetError
-from .model import QueryIntent, QueryList
+from .model import QueryIntent, QueryList, warn_intent_outside, warn_outside
 
 if TYPE_CHECKING:
     from .model import Dataset
@@ -149,6 +149,19 @@ def _value(ds: Dataset, col: str, raw: str, line: str) -> Any:
     by_text = {str(v): v for v in uniques}
     if raw in by_text:
         return by_text[raw]
+    # "Zürich" typed as one code point (NFC) or as u + combining diaeresis (NFD, as macOS file
+    # names and some keyboards give it) is the same name: match in one normal form
+    nfc = unicodedata.normalize("NFC", raw)
+    same = [v for t, v in by_text.items() if unicodedata.normalize("NFC", t) == nfc]
+    if len(same) == 1:
+        return same[0]
+    if len(same) > 1:
+        raise DatasetError(
+            f"Query {line!r}: {col}={raw!r} matches {len(same)} values of the data that differ "
+            f"only in Unicode normalisation ({', '.join(ascii(str(v)) for v in same[:3])}): the "
+            "data holds the same name in more than one byte form, so each is a series of its "
+            f"own. Normalise the column first (df[{col!r}] = df[{col!r}].str.normalize('NFC'))."
+        )
     from .validate import closest_name
 
     close = closest_name(raw, list(by_text))
@@ -239,18 +252,10 @@ def _window(
     )
 
 
-def _warn_outside(ds: Dataset, line: str, start: pd.Timestamp, end: pd.Timestamp) -> None:
-    """A window that misses every event reads 0 rows: say so, with the data's span."""
-    if not len(ds.frame):
-        return
-    lo, hi = ds.time_span
-    if end <= lo or start > hi:
-        warnings.warn(
-            f"Query {line!r}: {start} to {end} lies outside the data, which spans {_span(ds)}; "
-            "it will return 0 events.",
-            UserWarning,
-            stacklevel=4,
-        )
+def _warn_outside(
+    ds: Dataset, line: str, start: pd.Timestamp | None, end: pd.Timestamp | None
+) -> None:
+    warn_outside(ds, line, start, end, stacklevel=5)
 
 
 def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
@@ -296,7 +301,9 @@ def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
             f"Query {line!r}: write 'latest N per COLUMN' (e.g. 'latest 1 per "
             f"{ds.entity[0] if ds.entity else 'sensor'}') or 'latest N for COLUMN=VALUE'."
         )
-    elif m := re.fullmatch(r"all(?:\s+\w+)?\s+((?:at|over|from)\s+.+)", body, flags=re.I):
+    elif m := re.fullmatch(
+        r"(?:all(?:\s+\w+)?\s+)?((?:at|over|from)\s+.+)", body, flags=re.I
+    ):  # a bare window ("from 2024-01-01 to 2024-02-01") reads every series, as "all …"
         kind, start, end = _window(ds, m.group(1), line)
         if kind == "point":  # one instant: a slice one microsecond wide
             end = start + pd.Timedelta(1, "us")
@@ -371,6 +378,8 @@ def parse_queries(items: Sequence[str | QueryIntent], ds: Dataset) -> list[Query
     seen: set[str] = set()
     for item in items:
         q = parse_query(item, ds)
+        if isinstance(item, QueryIntent):  # a line's window was checked as it was read
+            warn_intent_outside(q, ds)
         if q.name in seen and isinstance(item, str) and not _NAME.match(item):
             i = 2
             while f"{q.name}_{i}" in seen:
