@@ -28,9 +28,11 @@ from workbench.schema import (
     Timestamp,
 )
 from workbench.schema.plan import KeyRange, ReadCosts, prefix_end
+from workbench.schema.plan_choice import CELL_BYTES
 from workbench.schema.planner import (
     PlanRank,
     Query,
+    alternatives,
     compile_ranked,
     key_ranges,
     row_key_regex,
@@ -222,22 +224,38 @@ COSTS = DEFAULT.read_costs()
 FREE_SEEKS = ReadCosts(request_s=0.0, seek_s=0.0, row_s=1.0, cell_s=0.0, byte_s=0.0)
 
 
+def _per_row() -> float:
+    """A row of two measures as the estimate prices it: the row, its 2 cells and their bytes
+    (``CELL_BYTES`` each: key, family, qualifier, timestamp and value)."""
+    return COSTS.row_s + 2 * COSTS.cell_s + 2 * CELL_BYTES * COSTS.byte_s
+
+
 def test_one_range_with_a_regex_beats_sixty_second_buckets_when_seeks_cost_more():
     s = design(Timestamp("second"), Field("site"), Field("sensor"))
     q = QueryIntent("m", "range", "", {"site": "a"}, start=at(0), end=at(1))
-    per_row = COSTS.row_s + 2 * COSTS.cell_s  # a row of two measures
-    # both read half the span (60 one-second buckets of 120 s): 4.5 of the 9 events; the buckets
-    # only site a's two series of three (3 events) but with 60 seeks
-    one = COSTS.request_s + COSTS.seek_s + 4.5 * per_row
-    each = COSTS.request_s + 60 * COSTS.seek_s + 3 * per_row
+    # one range over the minute: half the span (60 s of 120 s), 4.5 of the 9 events, one seek;
+    # the whole table: all 9 events, one seek; the 60 one-second buckets read only site a's
+    # rows but need 60 seeks or more
+    one = COSTS.request_s + COSTS.seek_s + 4.5 * _per_row()
+    whole = COSTS.request_s + COSTS.seek_s + 9 * _per_row()
     plan = replace(s, costs=COSTS).plan(q)
     assert plan.ranges == (KeyRange("20240101000000", prefix_end("20240101000059")),)
     assert plan.filter.row_key_regex is not None
-    assert f"(est. {one * 1e3:.3g} node-ms); runner-up: 60 time bucket(s)" in plan.note
-    assert f"(est. {each * 1e3:.3g} node-ms)" in plan.note
+    assert plan.est_node_ms == pytest.approx(one * 1e3)
+    assert plan.runner_up == "a full-table scan with filters"
+    assert plan.runner_up_node_ms == pytest.approx(whole * 1e3)
+    assert f"runner-up: a full-table scan with filters (est. {whole * 1e3:.3g} node-ms)" in (
+        plan.note
+    )
+    buckets = [
+        a for a in alternatives(replace(s, costs=COSTS), q) if "60 time bucket(s)" in a.label
+    ]
+    assert buckets and all(
+        a.est_s is not None and a.est_s > one + 50 * COSTS.seek_s for a in buckets
+    )
     # with free seeks the 60 buckets read fewer rows and win
     cheap = replace(s, costs=FREE_SEEKS).plan(q)
-    assert cheap.n_ranges == 120 and "runner-up: one range over the time range" in cheap.note
+    assert cheap.n_ranges == 120 and "60 time bucket(s)" in cheap.note
     # without costs the key alone decides (the buckets, as before costs were compared)
     assert s.plan(q).n_ranges == 120
 
@@ -253,8 +271,17 @@ def test_latest_in_time_buckets_reads_the_current_bucket_or_scans_by_cost():
     keyed = replace(s, costs=FREE_SEEKS).plan(q)
     assert keyed.keys == ("202401010001#a#s1", "202401010002#a#s1")
     assert keyed.reversed and keyed.rows_limit == 1 and keyed.filter.latest_versions == 1
-    # a reverse scan from the table's end passes half of the newest minute's 3 rows on average
-    # (1.5 rows, one seek) against two seeks and one row: at real costs the seek decides
+    # a reverse scan from the table's end with rows limit 1 until a/s1's row: the regex passes
+    # 1 series in 3, so 3 events (6 cells) and one seek; a minute row holds 1.5 events on
+    # average (3 per series over a 120 s span, 60 s buckets), so 2 rows. The two keys: two
+    # seeks and the newest row's event (2/3 of a row). At real costs the seek decides
+    cell = COSTS.cell_s + CELL_BYTES * COSTS.byte_s
     scan = replace(s, costs=COSTS).plan(q)
     assert scan.full_scan and scan.reversed and scan.rows_limit == 1
-    assert "runner-up: the current bucket's row and the one before" in scan.note
+    assert scan.est_node_ms == pytest.approx(
+        1e3 * (COSTS.request_s + COSTS.seek_s + 2 * COSTS.row_s + 6 * cell)
+    )
+    two = next(a for a in alternatives(replace(s, costs=COSTS), q) if a.plan.keys)
+    assert two.est_s == pytest.approx(
+        COSTS.request_s + 2 * COSTS.seek_s + COSTS.row_s / 1.5 + 2 * cell
+    )

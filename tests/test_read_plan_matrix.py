@@ -255,26 +255,17 @@ SEEN = {
     ("game_scores", "game_time_player", "corrie_lol_march"): lambda: where_in_time(
         "game_scores", "corrie_lol_march", game="LoL"
     ),
-    # every location's balloons in one minute: 9 locations list 234 balloons between them, over
-    # the 64-value known-value cap (ENUMERATE_VALUES_MAX), so each location's prefix is read
-    # whole: every row of the table (the 9 prefixes cover it)
-    **{
-        ("weather_balloons", p, "all_locations_minute"): (
-            lambda p=p: len(_all_keys("weather_balloons", p))
-        )
-        for p in (
-            "single_timestamp",
-            "long_names",
-            "serialized_json",
-            "serialized_protobuf",
-            "reversed_timestamp",
-            "tall_per_metric",
-            "bucket_new_columns",
-        )
-    },
+    # every location's balloons in one minute, week buckets (location#balloon#measure#week): one
+    # range per balloon, measure and week would be 936 seeks for 72 rows; one scan of the table
+    # (1,008 rows) costs less
+    ("weather_balloons", "bucket_new_columns", "all_locations_minute"): lambda: len(
+        _all_keys("weather_balloons", "bucket_new_columns")
+    ),
     # week buckets: a row holds the whole week, so rows with events that week but not in the minute are read
-    ("weather_balloons", "bucket_new_columns", "location_minute"): lambda: bucket_rows(
-        "weather_balloons", "location_minute", "per_measure", location="us-west2"
+    # location#balloon#measure#week: the location's prefix read whole (every balloon's week
+    # rows, 4 measures each) costs less than 104 ranges (26 balloons x 4 measures) for 8 rows
+    ("weather_balloons", "bucket_new_columns", "location_minute"): lambda: sum(
+        1 for k in _all_keys("weather_balloons", "bucket_new_columns") if k.startswith("us-west2#")
     ),
     ("weather_balloons", "bucket_new_cells", "location_minute"): lambda: bucket_rows(
         "weather_balloons", "location_minute", "per_row", location="us-west2"
@@ -362,6 +353,85 @@ CHEAPER = {
     # newest week -> the balloon's current-week row and the week before, reversed with rows
     # limit 1: the current week's row alone
     ("weather_balloons", "bucket_new_cells", "latest_reading"): (1, 1, 220, 116864, 7379144),
+    # the cost model now weighs every alternative (schema.planner.alternatives): known values
+    # listed or scanned, salt fan-out or one scan, a whole-table scan. Ranges that together
+    # cover what one scan reads cost a seek each for nothing: 39 garden rows of an unbounded-row
+    # table, 8 games' prefixes of the whole table (32 salted: 4 salt buckets, the games scanned),
+    # 26 balloons that are every row of their location's prefix, 124 series rows, 31 meter rows
+    ("garden_temperature", "unbounded_row", "all_gardens_day"): (39, 1, 39, 29991, 761310),
+    ("game_scores", "game_player_time", "games_on_day"): (8, 1, 30000, 60000, 3247841),
+    ("game_scores", "hashed_player", "games_on_day"): (8, 1, 30000, 90000, 4996384),
+    ("game_scores", "salted", "games_on_day"): (32, 1, 30000, 60000, 3367841),
+    ("game_scores", "serialized_protobuf", "games_on_day"): (8, 1, 30000, 30000, 1745261),
+    ("weather_balloons", "single_timestamp", "location_pressure_week"): (
+        26,
+        1,
+        3533,
+        14132,
+        643769,
+    ),
+    ("weather_balloons", "long_names", "location_pressure_week"): (26, 1, 3533, 14132, 908744),
+    ("weather_balloons", "serialized_json", "location_pressure_week"): (26, 1, 3533, 3533, 403525),
+    ("weather_balloons", "serialized_protobuf", "location_pressure_week"): (
+        26,
+        1,
+        3533,
+        3533,
+        268427,
+    ),
+    ("weather_balloons", "reversed_timestamp", "location_pressure_week"): (
+        26,
+        1,
+        3533,
+        14132,
+        587241,
+    ),
+    ("weather_balloons", "bucket_new_columns", "all_locations_minute"): (
+        9,
+        1,
+        1008,
+        128544,
+        6840198,
+    ),
+    ("server_metrics", "one_row_per_series", "fleet_minute"): (124, 1, 124, 179304, 13534594),
+    ("energy_meters", "unbounded_row", "all_meters_hour"): (31, 1, 31, 59520, 1603997),
+    # every location's balloons: 234 balloons are over the old 64-value cap, so each location's
+    # prefix was read whole (every row); one range per balloon reads the minute's rows only
+    ("weather_balloons", "single_timestamp", "all_locations_minute"): (
+        9,
+        1,
+        32136,
+        128544,
+        6486702,
+    ),
+    ("weather_balloons", "long_names", "all_locations_minute"): (9, 1, 32136, 128544, 8896902),
+    ("weather_balloons", "serialized_json", "all_locations_minute"): (9, 1, 32136, 32136, 3828939),
+    ("weather_balloons", "serialized_protobuf", "all_locations_minute"): (
+        9,
+        1,
+        32136,
+        32136,
+        2598977,
+    ),
+    ("weather_balloons", "tall_per_metric", "all_locations_minute"): (
+        9,
+        1,
+        128544,
+        128544,
+        7740006,
+    ),
+    ("weather_balloons", "reversed_timestamp", "all_locations_minute"): (
+        9,
+        1,
+        32136,
+        128544,
+        5972526,
+    ),
+    # week buckets: one range per balloon (and measure, and week) -> the location's rows in one
+    # range, the balloons scanned: 4 rows for the minute, 28 for the week, for one seek
+    ("weather_balloons", "bucket_new_columns", "location_minute"): (104, 1, 16, 1500, 72470),
+    ("weather_balloons", "bucket_new_cells", "location_minute"): (26, 1, 4, 1500, 87470),
+    ("weather_balloons", "bucket_new_cells", "location_pressure_week"): (52, 1, 28, 14132, 823952),
 }
 
 
@@ -401,16 +471,18 @@ def test_latest_in_week_buckets_reads_the_newest_bucket_row_only():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pattern", ["single_timestamp", "tall_per_metric"])
-def test_per_location_narrowing_stops_at_the_known_value_cap(pattern):
-    """9 locations list 26 balloons each for one location (under the 64-value cap: one range per
-    balloon), but 234 between them for every location: over the cap, so the plan falls back to
-    the 9 location prefixes, says so, and does not claim to rely on a balloon registry."""
+def test_per_location_narrowing_lists_every_balloon_when_it_costs_less(pattern):
+    """9 locations list 26 balloons each: 234 between them for every location. The 64-value
+    cap is a cost decision now: 234 ranges (one seek each, 10 node-ms) read the minute's rows
+    only, where the 9 location prefixes read every row (66 node-ms); the plan relies on a
+    registry of the 234 balloons and names the prefixes as the runner-up."""
     plans = _analysis("weather_balloons", pattern)[1].queries.plans
-    every = plans["all_locations_minute"]
-    assert every.n_ranges == 9 and dict(every.assumes) == {"location": 9}
-    assert "234 balloon_id values" in every.note and "64-value limit" in every.note
-    one = plans["location_minute"]
     per = 4 if pattern == "tall_per_metric" else 1  # pressure, temperature, humidity, altitude
+    every = plans["all_locations_minute"]
+    assert every.n_ranges == 234 * per
+    assert dict(every.assumes) == {"location": 9, "balloon_id": 234}
+    assert "scanned" in every.runner_up and "runner-up" in every.note
+    one = plans["location_minute"]
     assert one.n_ranges == 26 * per and dict(one.assumes) == {"balloon_id": 26}
 
 

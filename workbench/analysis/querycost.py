@@ -268,6 +268,12 @@ def query_costs(
                 + f" forward and the client keeps the newest {emu_plan.client_keeps:,} row(s)"
             ),
             "node_ms": ns * 1e3,
+            # the cheapest other plan the planner weighed, with its estimated node-ms at the
+            # entity counts it was given (schema.planner.alternatives; "" when none answers)
+            "runner_up": plan.runner_up,
+            "runner_up_node_ms": (
+                float("nan") if plan.runner_up_node_ms is None else plan.runner_up_node_ms
+            ),
             "queries_per_s_per_node": 1.0 / ns if ns > 0 else float("inf"),
             "weight": float((weights or {}).get(name, 1.0)),
             "error": "",
@@ -313,7 +319,7 @@ def plans_for(
 
 def with_production(qc: QueryCosts, prod: Production) -> QueryCosts:
     """The query costs with each query's production figures beside the sample's (the
-    ``production_*`` columns of :class:`~workbench.analysis.production.ProductionQueries`:
+    ``production_*`` columns of :class:`~workbench.analysis.production_reads.ProductionQueries`:
     rows, cells and bytes seen at production size, ranges, node-ms, runs per second and CPU)."""
     t = qc.table.copy()
     if t.empty:

@@ -15,6 +15,7 @@ from .key_text import bucket_us, render_one
 from .keys import RowKey
 from .layouts import Layout, NewCells
 from .plan import RANGES_MAX
+from .plan_choice import ChoiceWalk
 from .segments import TIME
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,44 +147,26 @@ def reverse_scan_limit(
 
 
 def newest_bucket(key: RowKey, w: KeyWalk, q: Query) -> Latest:
-    """The newest version of one entity in time buckets: the cheaper (by the estimated cost)
-    of a reverse scan of the entity's range with rows limit 1, and the row keys of the current
-    bucket and the one before (reversed, rows limit 1: the current bucket's row when it exists,
-    else the one before; an entity silent for longer needs the application to step back further).
-
-    The reverse scan walks from the end of the range back to the entity's newest row: with the
-    bucket ahead of the entity fields, past every series of the newest bucket (half of them on
-    average); the two keys cost two seeks and one row."""
+    """The newest version of one entity in time buckets: a reverse scan of the entity's range
+    with rows limit 1, or the row keys of the current bucket and the one before (reversed, rows
+    limit 1: the current bucket's row when it exists, else the one before; an entity silent for
+    longer needs the application to step back further). When the planner compares costs both
+    are alternatives (``plan_choice.estimate``: with the bucket ahead of the entity fields, the
+    scan walks back past every series of the newest bucket; the two keys cost two seeks and one
+    row); otherwise the scan."""
     scan = Latest(latest_versions=1, reverse=True, rows_limit=1)
     keys = bucket_keys(key, w, q)
-    shape, costs = q.shape, q.costs
     scan_note = "reverse scan with rows limit 1: the newest bucket row"
-    if keys is None or shape is None or costs is None:
-        w.notes.append(scan_note)
-        return scan
-    before = {c for s in key.segments[: w.stop] for c in s.sources()}
-    share = shape.series_share({c: v for c, v in q.known.items() if c in before}) or 0.0
-    series = len(shape.series or ()) * share
-    per_row = costs.row_s + len(q.measures) * costs.cell_s
-    rows_scan = max(1.0, series / 2) if w.stop == 0 or before - set(q.known) else 1.0
-    est_scan = costs.node_seconds(requests=1, seeks=1, rows=0, cells=0, nbytes=0) + (
-        rows_scan * per_row
-    )
-    est_keys = costs.node_seconds(requests=1, seeks=2, rows=0, cells=0, nbytes=0) + per_row
-    two = (
-        f"the current bucket's row and the one before ({keys[1]!r}, {keys[0]!r}), reversed with "
-        "rows limit 1: the newest that exists"
-    )
-    if est_keys < est_scan:
-        w.notes.append(
-            f"{two} (est. {est_keys * 1e3:.3g} node-ms); runner-up: {scan_note} "
-            f"(est. {est_scan * 1e3:.3g} node-ms)"
-        )
+    two = "the current bucket's row and the one before, reversed with rows limit 1"
+    if (
+        keys is not None
+        and isinstance(w, ChoiceWalk)
+        and w.explore
+        and w.choose(two, scan_note, True)
+    ):
+        w.notes.append(f"{two} ({keys[1]!r}, {keys[0]!r}): the newest that exists")
         return Latest(latest_versions=1, reverse=True, rows_limit=1, keys=keys)
-    w.notes.append(
-        f"{scan_note} (est. {est_scan * 1e3:.3g} node-ms); runner-up: {two} "
-        f"(est. {est_keys * 1e3:.3g} node-ms)"
-    )
+    w.notes.append(scan_note)
     return scan
 
 

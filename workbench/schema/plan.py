@@ -233,6 +233,11 @@ class ReadPlan:
     # (the application must list every one; a production count given to the planner, else the
     # sample's)
     assumes: tuple[tuple[str, int], ...] = ()
+    # the planner's estimate of this plan's node time at the entity counts it was given, and
+    # the cheapest other plan it weighed (``planner.alternatives``): what it chose and why
+    est_node_ms: float | None = field(default=None, compare=False)
+    runner_up: str = field(default="", compare=False)
+    runner_up_node_ms: float | None = field(default=None, compare=False)
 
     def parts(self) -> tuple[ReadPlan, ...]:
         """The requests the client sends: the plan itself, or one plan per range/key when the

@@ -1,22 +1,18 @@
 """The read-plan compiler: the ReadRows request an experienced engineer would send.
 
-The model, step by step (each step a function here or in ``latest_plan.py``; segment texts
-come from ``key_text.py``; tested on a hand-made case in
-``tests/test_planner_steps.py``):
+The model, step by step (each step a function here, in ``walk_steps.py`` (the walk) or in
+``latest_plan.py``; segment texts come from ``key_text.py``, the choices and their prices from
+``plan_choice.py``; tested on a hand-made case in ``tests/test_planner_steps.py``):
 
 1. **Walk the key** (:func:`walk_key`), left to right, one planner per kind of segment:
    a literal or a field the query fixes adds its text (:func:`fixed_field`); a measure name
    adds one branch per measure needed (:func:`metric_names`); a salt the query cannot compute
    adds one branch per bucket (:func:`salted_fanout`, G08); a time segment adds a point
    read's text, or the time buckets of a range when fixed parts of the key follow
-   (:func:`time_buckets`; only when the cost estimate of :func:`bucket_or_range` finds them
-   cheaper than one range with a row-key regex, and the plan's note names the runner-up and
-   both estimates), or ends the prefix at the range's bounds (:func:`time_segment`);
-   an open field whose values form a small known set (the dataset's own values,
-   ``Shape.known_values``) adds one row range per value, all in one request, while the
-   values listed stay within ``ENUMERATE_VALUES_MAX`` (:func:`known_value_ranges`, G11; the
-   plan then says it assumes the application knows every value); anything else ends the
-   prefix.
+   (:func:`time_buckets`), or ends the prefix at the range's bounds (:func:`time_segment`);
+   an open field whose values the dataset's series list adds one row range per value, all in
+   one request (:func:`known_value_ranges`, G11; the plan then says it assumes the application
+   knows every value); anything else ends the prefix.
 2. **Ranges or keys** (:func:`key_ranges`): every segment fixed gives row keys (point reads),
    otherwise one prefix (or prefix + time bounds) per branch; no prefix is a full scan.
 3. **Server-side filters** for what the key cannot narrow: a row-key regex for fields fixed
@@ -26,11 +22,19 @@ come from ``key_text.py``; tested on a hand-made case in
    of a versioned layout, a reverse scan with a rows limit (per range when there are several,
    G09), or the whole range read and the client keeping the newest; for the newest of one
    entity in time buckets, a reverse scan or the row keys of the current and the previous
-   bucket, whichever the cost estimate finds cheaper (``latest_plan.newest_bucket``, the
-   runner-up in the note).
-5. **Across a design** (:func:`plan_query`): the pre-aggregated rows when they answer the
-   query (:func:`aggregate_rows`, G29), else the table whose key ranks best (:class:`PlanRank`:
-   no full scan, longest prefix, fewest scans, no regex; a second table, G05).
+   bucket (``latest_plan.newest_bucket``).
+5. **The cheapest of every alternative** (:func:`alternatives`, :func:`plan_query`). When the
+   design has read costs (``Schema.bind(ds, costs=..., entities=...)``), each choice point of
+   the walk is a ``ChoiceWalk.choose``: list the known values or scan them (up to
+   ``plan_choice.REQUEST_RANGES_MAX`` ranges at the production count), the time buckets or one
+   range with a regex, the salt fan-out or one scan, the newest bucket rows by key or a reverse
+   scan, or the whole table with filters. The walk is replayed with every combination, on every
+   table (a second table, G05) and the pre-aggregated rows (:func:`aggregate_rows`, G29); each
+   plan is priced by ``plan_choice.estimate`` at the entity counts bound with ``entities=``, the
+   cheapest is kept (within 0.5 %: :class:`PlanRank`) and its note names the runner-up with both
+   estimates (``ReadPlan.runner_up``). Without costs the walk takes the default at each point
+   (at most ``ENUMERATE_VALUES_MAX`` known values listed) and :class:`PlanRank` picks the table:
+   no full scan, longest prefix, fewest scans, no regex.
 
 The emulator's form of the same plan is ``ReadPlan.on_emulator()``.
 """
@@ -40,270 +44,27 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .key_text import bucket_us, later_fixed, narrowed, render_one, render_values, time_texts
+from .key_text import narrowed, render_one
 from .key_walk import KeyWalk, Query, us_of
 from .keys import RowKey
 from .latest_plan import Latest, latest_n
 from .layouts import Layout
 from .plan import (
-    ENUMERATE_VALUES_MAX,
-    RANGES_MAX,
     CellFilter,
     KeyRange,
     ReadPlan,
     prefix_end,
 )
-from .segments import TIME, Literal, Metric, Salt, Tags
+from .plan_choice import ChoiceWalk, Priced, estimate, price_note
+from .segments import TIME, Literal, Metric, Tags
 from .time_text import US_PER_MS
+from .walk_steps import walk_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..datasets.model import QueryIntent
     from .schema import Schema
-
-
-# ----------------------------------------------------------------------------- the walk
-
-
-# Each planner below handles one segment of the key and returns whether the walk goes on.
-
-
-def literal_text(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A literal: every range continues with its text."""
-    seg = key.segments[i]
-    assert isinstance(seg, Literal)
-    w.add(seg.text + _sep(key, i))
-    return True
-
-
-def metric_names(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A measure name in the key: one branch per measure the query needs."""
-    seg = key.segments[i]
-    assert isinstance(seg, Metric)
-    ms = seg.measures or q.measures
-    if not ms:
-        return w.halt(i, "the measure list is unknown")
-    w.fan([seg.name_of(m) for m in ms if q.needed is None or m in q.needed], _sep(key, i))
-    return True
-
-
-def salted_fanout(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A salt the query cannot compute: one scan per bucket, merged by the client (G08)."""
-    seg = key.segments[i]
-    assert isinstance(seg, Salt)
-    w.fan(seg.buckets(), _sep(key, i))
-    w.merged = True
-    w.notes.append(f"salted with {seg.n} buckets: one scan per bucket (G08)")
-    return True
-
-
-def tag_prefix(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """Heroic tags not all fixed: the leading fixed ``name=value,`` pairs, then stop."""
-    seg = key.segments[i]
-    assert isinstance(seg, Tags)
-    txt = ""
-    for c in seg.columns:
-        if c not in q.known:
-            break
-        v = str(q.known[c])
-        txt += f"{c}={v}{key.delimiter}" if v != "" else ""
-    w.add(txt)
-    w.partial_tags = True
-    return w.halt(i, "not every tag is fixed")
-
-
-def fixed_field(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A field the query fixes (or a point read's time): its one text."""
-    w.add(render_one(key, i, q.known, q.t_point) + _sep(key, i))
-    return True
-
-
-def time_segment(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A time segment: a point read's one text, a range's bucket enumeration when fixed parts
-    of the key follow, else the range's bounds (and the walk stops)."""
-    if q.t_point is not None:
-        return fixed_field(w, key, i, q)
-    if not q.has_range:
-        return w.halt(i, "time")
-    if time_buckets(w, key, i, q):
-        return True
-    seg = key.segments[i]
-    lo = render_one(key, i, q.known, q.lo_t) if q.lo_t is not None else None
-    hi = render_one(key, i, q.known, q.hi_t) if q.hi_t is not None else None
-    w.time_range = (lo, hi) if seg.time_order > 0 else (hi, lo)
-    w.pinned += 1
-    return w.halt(i, "time range")
-
-
-def time_buckets(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A coarse time segment followed by fixed parts of the key: each bucket the range covers,
-    read with the rest of the key, instead of a range + row-key regex."""
-    if q.lo_t is None or q.hi_t is None or not later_fixed(key, i, q.known):
-        return False
-    texts = time_texts(key, i, q.known, q.lo_t, q.hi_t, RANGES_MAX // len(w.branches))
-    if texts is None:
-        return False
-    est = bucket_or_range(w, key, i, q, len(texts))
-    what = f"{len(texts)} time bucket(s) of the range, each read with the rest of the key"
-    one = "one range over the time range with a row-key regex"
-    if est is not None and est[1] < est[0]:
-        w.notes.append(
-            f"{one} (est. {est[1] * 1e3:.3g} node-ms); runner-up: {what} "
-            f"(est. {est[0] * 1e3:.3g} node-ms)"
-        )
-        return False
-    w.fan(texts, _sep(key, i))
-    w.notes.append(
-        what
-        + (
-            ""
-            if est is None
-            else f" (est. {est[0] * 1e3:.3g} node-ms); runner-up: {one} "
-            f"(est. {est[1] * 1e3:.3g} node-ms)"
-        )
-    )
-    return True
-
-
-def bucket_or_range(
-    w: KeyWalk, key: RowKey, i: int, q: Query, n_texts: int
-) -> tuple[float, float] | None:
-    """Estimated node-seconds of (reading each time bucket with the rest of the key, one range
-    over the time with a row-key regex), or None when the design has no costs or the dataset's
-    series and span are unknown.
-
-    Both read whole buckets of the time range, a share ``buckets × bucket length ÷ span`` of
-    the events; the buckets read with the rest of the key see only the series with every
-    field the query fixes, the one range every series with the fields fixed before the time.
-    The buckets cost a seek each, the range one."""
-    shape, costs = q.shape, q.costs
-    step = bucket_us(key.segments[i])
-    if shape is None or costs is None or shape.span_us is None or step <= 0:
-        return None
-    span = max(shape.span_us[1] - shape.span_us[0] + 1, step)
-    share_t = min(1.0, n_texts * step / span)
-    before = {c for s in key.segments[:i] for c in s.sources()}
-    kb = {c: v for c, v in q.known.items() if c in before}
-    shares = [shape.series_share({**kb, **bk}) for bk in w.bknown]
-    mine = shape.series_share(q.known)
-    if mine is None or any(x is None for x in shares):
-        return None
-    per_row = costs.row_s + len(q.measures) * costs.cell_s
-    rows_b = shape.events * share_t * mine
-    rows_r = shape.events * share_t * sum(x or 0.0 for x in shares)
-    branches = len(w.branches)
-    each = (
-        costs.node_seconds(requests=1, seeks=branches * n_texts, rows=0, cells=0, nbytes=0)
-        + rows_b * per_row
-    )
-    one = costs.node_seconds(requests=1, seeks=branches, rows=0, cells=0, nbytes=0) + (
-        rows_r * per_row
-    )
-    return each, one
-
-
-def known_value_ranges(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A field the query leaves open whose values form a small known set (the dataset's own,
-    narrowed by the fields already fixed): one row range per value, all in one ReadRows request
-    (G11), instead of scanning past the other values. Otherwise the walk stops here."""
-    srcs = set(key.segments[i].sources())
-    open_cols = srcs - set(q.known)
-    col = next(iter(open_cols)) if len(open_cols) == 1 and TIME not in srcs else None
-    shape = q.shape
-    per_branch = (
-        [shape.known_values(col, {**q.known, **bk}) for bk in w.bknown]
-        if (col is not None and shape is not None)
-        else [None]
-    )
-    every = shape.known_values(col) if col is not None and shape is not None else None
-    prod = shape.production_count(col) if col is not None and shape is not None else None
-    if col is not None and prod is not None and every and prod > ENUMERATE_VALUES_MAX:
-        # the sample lists few values, production many more: plan for production
-        w.notes.append(
-            f"at {prod:,} {col} values in production (the count given; {len(every)} in the "
-            f"sample), one range each is over the {ENUMERATE_VALUES_MAX}-value limit: the rows "
-            "of every value are scanned"
-        )
-        return w.halt(i, "unknown " + ",".join(sorted(open_cols)))
-    listed = {v for some in per_branch for v in (some or ())}
-    if col is not None and every is None and len(listed) > ENUMERATE_VALUES_MAX:
-        # each branch (a location) lists few values, all of them together more than the cap:
-        # the application would hold the same open-ended registry the cap is there to avoid
-        w.notes.append(
-            f"{len(listed)} {col} values over the branches before it (each few, together over "
-            f"the {ENUMERATE_VALUES_MAX}-value limit): the rows of every value are scanned"
-        )
-        return w.halt(i, "unknown " + ",".join(sorted(open_cols)))
-    if (
-        col is None
-        or any(v is None for v in per_branch)
-        or sum(len(v or ()) for v in per_branch) > RANGES_MAX
-    ):
-        if col is not None and shape is not None and col in shape.entity:
-            w.notes.append(
-                f"{col} is open-ended (more than {ENUMERATE_VALUES_MAX} values, or unknown): "
-                "the rows of every value are scanned"
-            )
-        return w.halt(i, "unknown " + ",".join(sorted(open_cols)))
-    sep = _sep(key, i)
-    nb: list[str] = []
-    nk: list[dict[str, object]] = []
-    for b, bk, some in zip(w.branches, w.bknown, per_branch, strict=True):
-        vals = tuple(some or ())
-        texts = render_values(key, i, q.known, col, vals)
-        seen_t: set[str] = set()
-        for txt, val in sorted(zip(texts, vals, strict=True), key=lambda tv: tv[0]):
-            if txt in seen_t:
-                continue
-            seen_t.add(txt)
-            nb.append(b + txt + sep)
-            nk.append({**bk, col: val})
-    w.branches, w.bknown = nb, nk
-    n_every = len(every or nb)
-    w.notes.append(
-        f"{len(nb)} ranges over the known {col} values: one row range each, one request; this "
-        f"relies on the application listing every {col} ({n_every} in the sample"
-        + (f", {prod:,} in production" if prod is not None else "")
-        + f"): a {col} added later is missed until the list is updated"
-    )
-    w.assumed[col] = prod if prod is not None else n_every
-    w.enumerated.add(col)
-    w.merged = True
-    return True
-
-
-def _sep(key: RowKey, i: int) -> str:
-    return "" if key.segments[i].self_delimited else key.delimiter
-
-
-def _step_for(key: RowKey, i: int, q: Query) -> Any:
-    """Which planner handles segment ``i`` for this query."""
-    seg = key.segments[i]
-    srcs = set(seg.sources())
-    if isinstance(seg, Literal):
-        return literal_text
-    if isinstance(seg, Metric):
-        return metric_names
-    if isinstance(seg, Salt) and not srcs <= q.known_set:
-        return salted_fanout
-    if isinstance(seg, Tags) and not srcs <= set(q.known):
-        return tag_prefix
-    if TIME in srcs and seg.time_order != 0:
-        return time_segment
-    if srcs and srcs <= q.known_set:
-        return fixed_field
-    return known_value_ranges
-
-
-def walk_key(key: RowKey, q: Query) -> KeyWalk:
-    """The longest usable prefix: each segment left to right by its planner, until one stops."""
-    w = KeyWalk()
-    for i in range(len(key.segments)):
-        if not _step_for(key, i, q)(w, key, i, q):
-            break
-        w.pinned += 1
-    return w
 
 
 # ----------------------------------------------------------------------------- ranges and filters
@@ -336,7 +97,7 @@ def row_key_regex(key: RowKey, w: KeyWalk, q: Query) -> str | None:
     if w.stop is None:
         return None
     d = key.delimiter
-    first_unused = w.stop + (0 if w.partial_tags else 1)
+    first_unused = w.stop + (0 if w.partial_tags or w.stop_reason == "full scan" else 1)
     needed = q.needed
     later_known = any(
         (set(s.sources()) <= set(q.known) and set(s.sources()) - {TIME} and s.recovers())
@@ -429,10 +190,12 @@ class PlanRank:
 
 @dataclass(frozen=True)
 class RankedPlan:
-    """A plan with its rank among the candidate tables of one design."""
+    """A plan with its rank among the candidate tables of one design, and the walk that built
+    it (its choices, for the cost estimate)."""
 
     plan: ReadPlan
     rank: PlanRank
+    walk: ChoiceWalk | None = None
 
 
 def compile_ranked(
@@ -442,12 +205,13 @@ def compile_ranked(
     layout: Layout | None,
     schema: Schema,
     aggregate: bool = False,
+    script: tuple[bool, ...] = (),
 ) -> RankedPlan:
     """The plan for ``intent`` on one table keyed by ``key`` (``aggregate``: its summary rows),
-    with its rank: walk the key, turn the walk into ranges or keys, add the server-side
-    filters, bound a latest-N read."""
+    with its rank: walk the key (its choices as ``script`` says), turn the walk into ranges or
+    keys, add the server-side filters, bound a latest-N read."""
     q = Query.of(intent, schema)
-    w = walk_key(key, q)
+    w = walk_key(key, q, script)
     ranges, keys = key_ranges(w, key)
     regex = row_key_regex(key, w, q)
     fam, qual = column_filter(key, q, layout, schema, aggregate, w)
@@ -476,7 +240,8 @@ def compile_ranked(
         limit_per_range=latest.limit_per_range,
         assumes=tuple(w.assumed.items()),
     )
-    return RankedPlan(plan, PlanRank(plan.full_scan, -w.pinned, plan.scans, regex is not None))
+    rank = PlanRank(plan.full_scan, -w.pinned, plan.scans, regex is not None)
+    return RankedPlan(plan, rank, w)
 
 
 def compile_plan(
@@ -491,21 +256,120 @@ def compile_plan(
     return compile_ranked(key, table, intent, layout, schema, aggregate).plan
 
 
-def plan_query(schema: Schema, intent: QueryIntent) -> ReadPlan:
-    """A design's plan for ``intent``: its pre-aggregated rows when they answer it (G29), else
-    the table whose key serves it best (a second table keyed for this query, G05)."""
+def table_walks(
+    key: RowKey,
+    table: str,
+    intent: QueryIntent,
+    layout: Layout | None,
+    schema: Schema,
+    aggregate: bool = False,
+) -> list[RankedPlan]:
+    """Every plan the key allows for ``intent``: the walk replayed with each combination of
+    choices (depth first: each choice the last walk took by default is flipped in turn). A
+    design without costs makes no choices: one plan."""
+    out: list[RankedPlan] = []
+    todo: list[tuple[bool, ...]] = [()]
+    while todo:
+        script = todo.pop()
+        r = compile_ranked(key, table, intent, layout, schema, aggregate, script)
+        out.append(r)
+        made = r.walk.made if r.walk is not None else []
+        for j in range(len(script), len(made)):
+            todo.append(tuple(v for _, v in made[:j]) + (not made[j][1],))
+    return out
+
+
+def alternatives(schema: Schema, intent: QueryIntent) -> list[Priced]:
+    """Every plan a design allows for ``intent``, cheapest first by the estimate at the entity
+    counts the schema is bound with (ties and unknown estimates by :class:`PlanRank`): the
+    pre-aggregated rows when they answer it (G29), each table's walks (a second table, G05),
+    each with what it chose. Identical plans are listed once."""
+    q = Query.of(intent, schema)
     agg = schema.aggregates
+    out: list[Priced] = []
+    several = len(schema.all_tables()) > 1
     if agg is not None and agg.applies_to(intent):
-        return aggregate_rows(schema, intent)
-    cands = [
-        compile_ranked(key, tname, intent, schema.layout, schema)
-        for tname, key in schema.all_tables()
-    ]
-    best = min(cands, key=lambda c: c.rank).plan
-    if len(cands) == 1:
-        return best
-    note = f"table {best.table!r} has the key for this query (G05). " + best.note
-    return dataclasses.replace(best, note=note.strip())
+        akey = agg.key(schema.key)
+        quals = agg.qualifiers(intent, schema.measure_names())
+        cells = len(quals) if quals else len(agg.stats) * max(len(q.measures), 1)
+        for r in table_walks(akey, schema.table, intent, None, schema, aggregate=True):
+            assert r.walk is not None
+            p = _summary_plan(schema, intent, r.plan)
+            est = estimate(p, r.walk, akey, q, events=_summary_rows(schema), cells_per_row=cells)
+            label = "the pre-aggregated rows (G29)" + (f": {r.walk.label}" if r.walk.label else "")
+            out.append(Priced(p, label, est, (0, r.rank)))
+    for tname, key in schema.all_tables():
+        for r in table_walks(key, tname, intent, schema.layout, schema):
+            assert r.walk is not None
+            est = estimate(r.plan, r.walk, key, q, multi_event=schema.layout.multi_event)
+            label = "; ".join(x for x in (f"table {tname!r}" if several else "", r.walk.label) if x)
+            out.append(Priced(r.plan, label, est, (1, r.rank)))
+    seen: set[tuple[object, ...]] = set()
+    uniq = []
+    for c in sorted(out, key=lambda c: (c.est_s is None, c.est_s or 0.0, c.rank)):
+        ident = _identity(c.plan)
+        if ident not in seen:
+            seen.add(ident)
+            uniq.append(c)
+    # estimates within 0.5 % of the cheapest tie: the rank decides among them (no full scan,
+    # longer prefix, fewer scans, no regex)
+    low = uniq[0].est_s if uniq else None
+    if low is None:
+        return sorted(uniq, key=lambda c: c.rank)
+    tied = [c for c in uniq if c.est_s is not None and c.est_s <= low * TIE]
+    return sorted(tied, key=lambda c: c.rank) + [c for c in uniq if c not in tied]
+
+
+TIE = 1.005  # estimates within 0.5 % of the cheapest are a tie
+
+
+def _identity(p: ReadPlan) -> tuple[object, ...]:
+    return (p.table, p.ranges, p.keys, p.filter, p.rows_limit, p.reversed, p.limit_per_range)
+
+
+def plan_query(schema: Schema, intent: QueryIntent) -> ReadPlan:
+    """A design's plan for ``intent``: the cheapest of :func:`alternatives` by the estimate,
+    its note naming the runner-up and both estimates (without costs, the best by
+    :class:`PlanRank`: the pre-aggregated rows when they answer it, G29, else the table whose
+    key serves it best, a second table keyed for this query, G05)."""
+    alts = alternatives(schema, intent)
+    best = alts[0]
+    runner = next((a for a in alts[1:] if a.est_s is not None), None)
+    p = best.plan
+    note = p.note
+    if len(schema.all_tables()) > 1 and best.rank[0] == 1:
+        note = f"table {p.table!r} has the key for this query (G05). " + note
+    priced = price_note(best, runner)
+    if priced:
+        note = (note + ("; " if note else "") + priced).strip()
+    return dataclasses.replace(
+        p,
+        note=note.strip(),
+        est_node_ms=None if best.est_s is None else best.est_s * 1e3,
+        runner_up=runner.label or runner.plan.kind if runner is not None else "",
+        runner_up_node_ms=(None if runner is None or runner.est_s is None else runner.est_s * 1e3),
+    )
+
+
+def _summary_rows(schema: Schema) -> float | None:
+    """Summary rows the aggregates hold in the sample: one per series and bucket at most."""
+    shape, agg = schema.shape, schema.aggregates
+    if shape is None or agg is None or shape.span_us is None or shape.series is None:
+        return None
+    step = _AGG_BUCKET_US.get(agg.bucket, 0)
+    if step <= 0:
+        return None
+    buckets = (shape.span_us[1] - shape.span_us[0]) // step + 1
+    return float(min(shape.events, len(shape.series) * buckets))
+
+
+_AGG_BUCKET_US = {
+    "minute": 60_000_000,
+    "hour": 3_600_000_000,
+    "day": 86_400_000_000,
+    "week": 7 * 86_400_000_000,
+    "month": 30 * 86_400_000_000,
+}
 
 
 def aggregate_rows(schema: Schema, intent: QueryIntent) -> ReadPlan:
@@ -513,6 +377,13 @@ def aggregate_rows(schema: Schema, intent: QueryIntent) -> ReadPlan:
     agg = schema.aggregates
     assert agg is not None
     p = compile_plan(agg.key(schema.key), schema.table, intent, None, schema, aggregate=True)
+    return _summary_plan(schema, intent, p)
+
+
+def _summary_plan(schema: Schema, intent: QueryIntent, p: ReadPlan) -> ReadPlan:
+    """A plan over the summary key narrowed to the summary family and the cells it needs."""
+    agg = schema.aggregates
+    assert agg is not None
     # each summary row holds every statistic of every measure; a dashboard needs one or two
     quals = agg.qualifiers(intent, schema.measure_names())
     qual = None if quals is None else "|".join(re.escape(c) for c in quals)

@@ -1,0 +1,211 @@
+"""The planner's choices and their prices: every alternative plan a key allows, and the node
+time each is estimated to cost at the entity counts the planner is given.
+
+A key walk (``planner.walk_key``) meets a few choice points: list one range per known value
+or stop there, read each time bucket or one range with a row-key regex, fan out over salt
+buckets or scan, read the newest bucket rows by key or reverse-scan, or scan the whole table
+with filters. :class:`ChoiceWalk` records the choice taken at each point, so the planner can
+replay the walk with every other combination (``planner.alternatives``) and keep the cheapest
+by :func:`estimate`, naming the runner-up.
+
+The estimate prices a plan with the design's :class:`~workbench.schema.plan.ReadCosts`: one
+request (or one per range), one seek per range or key, and the rows, cells and bytes it
+visits, each branch reading the dataset's events of the series its fixed fields select
+(``Shape.series_share``) over the share of the dataset's span its time bounds cover, uniform
+in time. At production counts (``Schema.bind(entities={"meter_id": 10_000})``) a column the
+branch leaves open holds ``production ÷ sample`` times as many rows (the other entities grow,
+each entity's own rows stay: the scaling ``analysis.querycost.at_production`` shows), and a
+plan listing one range per known value lists the production count of ranges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .key_text import bucket_us
+from .key_walk import KeyWalk
+from .plan import RANGES_MAX
+from .segments import TIME
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
+    from .key_walk import Query
+    from .keys import RowKey
+    from .plan import ReadPlan
+    from .shape import Shape
+
+# The largest ReadRows request the planner writes: row ranges (or keys) one plan lists, at the
+# production count of every enumerated value (entity values × time buckets). The API documents
+# no count (``ReadRowsRequest.rows``: "the row keys and/or ranges to read"); the request is one
+# message, and this workbench limit keeps it a few tens of kB of short keys. Above it the
+# planner scans the column's rows instead, and the note says so.
+REQUEST_RANGES_MAX = RANGES_MAX
+# Bytes the estimate counts per cell visited: the row key and the cell's family, qualifier,
+# 8-byte timestamp and value. The same for every plan of a table, so plans that visit the same
+# rows tie (and the rank decides).
+CELL_BYTES = 64
+
+
+@dataclass
+class ChoiceWalk(KeyWalk):
+    """A key walk that records its choices: ``script`` decides the first ones (True: the first
+    option), later ones take the default; ``made`` lists (what was taken, the value) in order.
+    ``weights`` holds, per branch, the share of the branch's series' events it reads (a salt
+    bucket 1/n, a time bucket its length ÷ the dataset's span); ``t_share`` the share a time
+    range at the stop covers."""
+
+    script: tuple[bool, ...] = ()
+    made: list[tuple[str, bool]] = field(default_factory=list)
+    weights: list[float] = field(default_factory=lambda: [1.0])
+    t_share: float = 1.0
+    explore: bool = False  # offer every alternative (the design has costs): no hard caps
+
+    def choose(self, first: str, second: str, default: bool) -> bool:
+        """Take the first option (True) or the second, as the script says (else the default)."""
+        k = len(self.made)
+        take = self.script[k] if k < len(self.script) else default
+        self.made.append((first if take else second, take))
+        return take
+
+    def fan(self, texts: Sequence[str], sep: str, weight: float = 1.0) -> None:
+        n = len(texts)
+        super().fan(texts, sep)
+        self.weights = [x * weight for x in self.weights for _ in range(n)]
+
+    @property
+    def label(self) -> str:
+        """What this walk chose, for the plan's note."""
+        return "; ".join(w for w, _ in self.made if w)
+
+
+def sample_count(shape: Shape, col: str) -> int | None:
+    """Distinct values of an entity column in the sample (its series, else its known values)."""
+    if shape.series is not None and col in shape.entity:
+        i = shape.entity.index(col)
+        return len({s[i] for s in shape.series})
+    vals = shape.known_values(col)
+    return len(vals) if vals else None
+
+
+def growth(shape: Shape, col: str) -> float:
+    """How many times the sample's values of ``col`` production holds (1.0 when not given)."""
+    prod = shape.production_count(col)
+    have = sample_count(shape, col)
+    if prod is None or not have:
+        return 1.0
+    return prod / have
+
+
+def listed_values(shape: Shape, col: str, given: dict[str, object]) -> tuple[object, ...] | None:
+    """Every value of ``col`` that occurs with the ``given`` entity values in the sample's
+    series (the values a plan lists one range each for), or None when unknown."""
+    if shape.series is None or col not in shape.entity:
+        return shape.known_values(col, given)
+    fixed = [(shape.entity.index(c), v) for c, v in given.items() if c in shape.entity and c != col]
+    i = shape.entity.index(col)
+    vals = tuple(dict.fromkeys(s[i] for s in shape.series if all(s[j] == v for j, v in fixed)))
+    return vals or None
+
+
+@dataclass(frozen=True)
+class Priced:
+    """One alternative plan with what it chose and its estimated node-seconds (None: unknown)."""
+
+    plan: ReadPlan
+    label: str
+    est_s: float | None
+    rank: tuple[object, ...]
+
+
+def estimate(
+    plan: ReadPlan,
+    w: ChoiceWalk,
+    key: RowKey,
+    q: Query,
+    *,
+    events: float | None = None,
+    cells_per_row: int | None = None,
+    multi_event: bool = False,
+) -> float | None:
+    """Estimated node-seconds of ``plan`` (the walk ``w`` built it) at the production counts
+    the shape carries; None without costs or the dataset's series.
+
+    ``events``: the rows the table holds in the sample (default the dataset's events; summary
+    rows for the aggregates); ``cells_per_row``: cells a row read carries (default the
+    measures, one when the key names the measure); ``multi_event``: a row holds many events
+    (time buckets, a wide row), so a row is visited once for the events it holds: a series'
+    events in one bucket of the key's time segment, or all of them without one."""
+    shape, costs = q.shape, q.costs
+    if shape is None or costs is None or shape.series is None:
+        return None
+    total = float(shape.events if events is None else events)
+    stop = len(key.segments) if w.stop is None else w.stop
+    if w.stop_reason == "full scan":
+        stop = 0
+    before = {c for s in key.segments[:stop] for c in s.sources() if c != TIME}
+    kb = {c: v for c, v in q.known.items() if c in before}
+    metric = key.metric
+    per_measure = (
+        len(metric.measures or q.measures)
+        if metric is not None and key.segments.index(metric) >= stop
+        else 1
+    )
+    units = 0.0
+    for bk, wt in zip(w.bknown, w.weights, strict=True):
+        fixed = {**kb, **bk}
+        share = shape.series_share(fixed) or 0.0
+        grow = 1.0
+        for c, _ in shape.production:
+            if c not in fixed:
+                grow *= growth(shape, c)
+        units += total * share * wt * grow * per_measure
+    units *= w.t_share
+    if plan.keys and q.t_point is not None:
+        units = float(len(plan.keys))  # point reads: one row each
+    match = 1.0
+    if plan.filter.row_key_regex is not None:
+        share_kb = shape.series_share(kb) or 1.0
+        match = max((shape.series_share(q.known) or 0.0) / share_kb, 1e-9)
+    if plan.rows_limit is not None:
+        per = plan.rows_limit / match
+        units = min(units, per * plan.requests) if plan.requests > 1 else min(units, per)
+        units = max(units, float(min(plan.rows_limit, 1)))
+    seeks = float(plan.n_ranges)
+    for c in w.enumerated:
+        seeks *= growth(shape, c)
+    cells = cells_per_row if cells_per_row is not None else (1 if metric else len(q.measures))
+    rows = units / events_per_row(key, shape, total) if multi_event else units
+    return (
+        plan.requests * costs.request_s
+        + seeks * costs.seek_s
+        + rows * costs.row_s
+        + units * cells * (costs.cell_s + CELL_BYTES * costs.byte_s)
+    )
+
+
+def events_per_row(key: RowKey, shape: Shape, total: float) -> float:
+    """Events one row of a multi-event layout holds on average: a series' events over one
+    bucket of the key's time segment (all of them when the key has none)."""
+    per_series = total / max(len(shape.series or ()), 1)
+    spans = [bucket_us(s) for s in key.segments if TIME in s.sources()]
+    if not spans or shape.span_us is None or spans[0] <= 0:
+        return max(per_series, 1.0)
+    span = max(shape.span_us[1] - shape.span_us[0] + 1, 1)
+    return max(per_series * min(1.0, spans[0] / span), 1.0)
+
+
+def price_note(chosen: Priced, runner_up: Priced | None) -> str:
+    """The note naming the chosen alternative and the runner-up, with both estimates."""
+    if chosen.est_s is None:
+        return ""
+    head = f"cheapest of the alternatives: {chosen.label or chosen.plan.kind} " + (
+        f"(est. {chosen.est_s * 1e3:.3g} node-ms)"
+    )
+    if runner_up is None or runner_up.est_s is None:
+        return head + "; the only plan the key allows"
+    return head + (
+        f"; runner-up: {runner_up.label or runner_up.plan.kind} "
+        f"(est. {runner_up.est_s * 1e3:.3g} node-ms)"
+    )
