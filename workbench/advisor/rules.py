@@ -198,8 +198,12 @@ def _keyed_for(c: Context, q: QueryIntent) -> Schema | None:
         tseg = next((s for s in key.time_segments if not isinstance(s, Salt)), None) or Timestamp(
             "us"
         )
-        # the query's fixed fields, then time (so its range is one contiguous read), then the rest
-        nk = RowKey((*(Field(e) for e in fixed), tseg, *(Field(e) for e in rest)), key.delimiter)
+        # the query's fixed fields, then time (so its range is one contiguous read), then the rest;
+        # a measure segment stays (a layout with the value in the qualifier needs it in the key)
+        metric = (key.metric,) if key.metric is not None else ()
+        nk = RowKey(
+            (*(Field(e) for e in fixed), tseg, *(Field(e) for e in rest), *metric), key.delimiter
+        )
         tname = re.sub(r"[^A-Za-z0-9_]", "_", f"by_{q.name}")[:30]
         sugg = None
         if tname not in [n for n, _ in c.tables]:
