@@ -37,6 +37,7 @@ from .production_reads import (
     growth_of,
     production_queries,
     query_rates,
+    series_codes,
     window_counts,
 )
 from .series import SeriesCounts, sample_rate_factor, sample_span_s, series_counts
@@ -414,6 +415,7 @@ def production(
     if not default or any(wl.query_load(k).per_s is not None for k in planned):
         qps = sum(rates.values())
     hits = {k: wl.query_load(k).hit_share(counts.production) for k in planned}
+    codes = series_codes(ds)
     pq = production_queries(
         qc,
         index,
@@ -425,9 +427,10 @@ def production(
         hits=hits,
         peak_factor=wl.peak_factor,
         settings=st,
-        answer_series={k: answer_series(ds, q) for k, q in planned.items()},
+        answer_series={k: answer_series(ds, q, codes) for k, q in planned.items()},
         windows={
-            k: window_counts(ds, q, bucket_s if bucketed else 0.0) for k, q in planned.items()
+            k: window_counts(ds, q, bucket_s if bucketed else 0.0, codes)
+            for k, q in planned.items()
         },
         cells_per_event=index.n_cells / max(n, 1),
     )

@@ -80,7 +80,12 @@ def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> Seri
     f = ds.frame
     cols = list(ds.entity)
     by_col = {c: max(int(f[c].nunique()), 1) for c in cols}
-    sample = max(int(len(f[cols].drop_duplicates())), 1) if cols and len(f) else 1
+    if cols and len(f):  # distinct tuples, hashed in place (no copy of the columns)
+        one = len(cols) == 1
+        n = f[cols[0]].nunique() if one else f.groupby(cols, sort=False, observed=True).ngroups
+        sample = max(int(n), 1)
+    else:
+        sample = 1
     stated = dict(wl.entities or {})
     if not cols:
         unknown = sorted(set(stated) - {SERIES})
