@@ -65,17 +65,18 @@ def test_one_series_entity_first_is_time_first_in_effect():
     assert f.severity == "error" and adv.context.analysis.capacity.hotspot_limited
 
 
-def test_many_ranges_adding_up_to_the_whole_table_are_named():
-    # games_on_day on game#player#time: one range per game (8), but the day's games are
-    # everywhere in each game's range: 30,000 of 30,000 rows read for 93
+def test_a_slice_across_every_entity_names_the_plan_it_beat():
+    # games_on_day on game#player#time: one range per game (8) would add up to the whole table
+    # (every game's range holds the day's games), so the cost-based planner reads the table once
+    # with a time filter and names the 8 ranges as the runner-up: 30,000 rows read for 93
     ds = _ds("game_scores")
-    adv = advise(ds, wb.preset("game_scores", "game_player_time"))
-    (f,) = [f for f in adv.by_rule("query_filter") if "games_on_day" in f.title]
-    assert f.data["rows_seen"] == len(ds.frame) == 30_000
-    assert f.data["rows_returned"] == 93
-    assert "whole table through many ranges" in f.title
-    assert any("8 ranges add up to 30,000 of the table's 30,000 rows" in e for e in f.evidence)
-    assert "322.6×" in f.title
+    s = wb.preset("game_scores", "game_player_time")
+    t = wb.analyze(ds, s).queries.table.loc["games_on_day"]
+    assert t["kind"] == "full-table scan" and "8 ranges" in t["runner_up"]
+    assert t["rows_seen"] == len(ds.frame) == 30_000 and t["rows_returned"] == 93
+    adv = advise(ds, s)
+    (f,) = [f for f in adv.by_rule("full_scan") if "games_on_day" in f.title]
+    assert "reads all 30,000 rows to return 93" in " ".join(f.evidence)
 
 
 def test_byte_waste_in_wide_rows_is_shown():

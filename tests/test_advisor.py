@@ -470,7 +470,7 @@ def test_advice_is_a_list_of_limit_findings_worst_first(data):
 
 def test_html_reads_well(data):
     ds = data["garden_temperature"]
-    adv = advise(ds, preset("garden_temperature", "timestamp_first"))
+    adv = advise(ds, preset("garden_temperature", "timestamp_first"), events_per_s=20_000)
     h = adv._repr_html_()
     assert "#D55E00" in h and "ERROR" in h and "✖" in h  # colour, label and symbol
     assert "G06" in h and wb.GUIDELINES["G06"] in h
