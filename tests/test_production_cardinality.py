@@ -38,7 +38,10 @@ def test_the_sample_plan_states_the_registry_assumption():
     assert plan.n_ranges == 31 and plan.assumes == (("meter_id", 31),)
     # the note names the listed field and its count in the sample (31 meters)
     assert "meter_id" in plan.note and 31 in _counts(plan.note)
-    assert "production_node_ms" not in row.index  # no count given: the sample's figures only
+    # no count and no rate given: production is the sample's 31 meters at their own rate, and
+    # one hour of each reads the same 124 rows (4 readings a meter; the model's per-meter rate
+    # is the sample's mean, 960 readings over 959 quarter-hours: 4 × 960/959, 0.1 % more)
+    assert row["production_rows_seen"] == pytest.approx(124 * 960 / 959, rel=1e-6)
 
 
 def test_ten_thousand_meters_are_planned_and_costed_at_that_cardinality():
@@ -46,12 +49,17 @@ def test_ten_thousand_meters_are_planned_and_costed_at_that_cardinality():
     # 10,000 ranges is over the 64-value limit: the plan scans, and says why with the count
     assert plan.full_scan
     assert "meter_id" in plan.note and 10_000 in _counts(plan.note)
-    # the sample's scan reads every row (31 x 1,200); production: 10,000 meters x 1,200
+    # the sample's scan reads every row (31 meters x (960 readings + 240 hourly summaries));
+    # production: 10,000 meters, each at the sample's own rate (no rate stated), over the 12
+    # months production keeps against the sample's 959 quarter-hours:
+    # 37,200 x 10,000/31 x (12 x 730 h ÷ 959 x 0.25 h)
     assert row["rows_seen"] == 37_200
-    assert row["production_rows_seen"] == pytest.approx(10_000 * 1_200)
+    months = 12 * 730 / (959 * 0.25)
+    assert row["production_rows_seen"] == pytest.approx(37_200 * 10_000 / 31 * months, rel=0.01)
     # time first reads the hour's rows of every meter: 4 readings each
     _, ts = _costs("timestamp_first", TEN_THOUSAND)
-    assert ts["rows_seen"] == 124 and ts["production_rows_seen"] == pytest.approx(40_000)
+    assert ts["rows_seen"] == 124
+    assert ts["production_rows_seen"] == pytest.approx(40_000 * 960 / 959, rel=1e-6)
     assert ts["production_node_ms"] * 100 < row["production_node_ms"]
 
 
@@ -60,7 +68,7 @@ def test_a_production_count_under_the_limit_keeps_the_ranges_and_counts_them():
     assert plan.n_ranges == 31 and plan.assumes == (("meter_id", 50),)
     assert "meter_id" in plan.note and {31, 50} <= _counts(plan.note)
     assert row["production_ranges"] == pytest.approx(50)
-    assert row["production_rows_seen"] == pytest.approx(124 * 50 / 31)
+    assert row["production_rows_seen"] == pytest.approx(4 * 50 * 960 / 959, rel=1e-6)
 
 
 def test_compare_ranks_at_the_production_cardinality():

@@ -650,7 +650,10 @@ def capacity(
         schema_name=schema_name,
         production=production,
         target_given=(
-            (production is not None and production.workload.events_per_s is not None)
+            (
+                production is not None
+                and (production.workload.events_per_s is not None or bool(production.series.stated))
+            )
             or events_per_s is not None
             or target_writes_per_s is not None
             or st.write_rate_per_s is not None

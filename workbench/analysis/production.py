@@ -314,7 +314,8 @@ class Production:
                 "events/s",
                 rate(self.events_per_s, "events")
                 if "events_per_s" in said
-                else f"{rate(self.events_per_s, 'events')} (the sample's own rate)",
+                else f"{rate(self.events_per_s, 'events')} (the sample's own rate"
+                + (" per series)" if self.series.stated else ")"),
                 "events_per_s" in said,
             ),
             ("peak", f"{wl.peak_factor:g}× the mean", "peak_factor" in said),
@@ -375,8 +376,11 @@ def production(
     n = len(ds)
     span = sample_span_s(ds)
     sample_rate = n / span
-    mean = float(wl.events_per_s) if wl.events_per_s is not None else sample_rate
     counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
+    if wl.events_per_s is not None:
+        mean = float(wl.events_per_s)
+    else:  # no rate stated: each series at the sample's own rate, as many as production has
+        mean = sample_rate * counts.factor
     rho_s = sample_rate / counts.sample
     rho_p = mean / max(counts.production, 1e-300)
     retention_s = (wl.retention_months or st.retention_months) * st.hours_per_month * 3600

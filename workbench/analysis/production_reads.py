@@ -79,42 +79,47 @@ def _seen_split(
     if not len(rows):
         return _SeenSplit(0, 0, 0, 0, 0, 0, 0, 0)
     off = index.row_offsets()
-    starts, counts = off[rows], off[rows + 1] - off[rows]
-    first = np.r_[0, np.cumsum(counts)[:-1]]
-    sel = np.repeat(starts - first, counts) + np.arange(int(counts.sum()))
-    ts, nb = index.ts[sel], index.nbytes[sel].astype(np.float64)
-    row_of = np.repeat(np.arange(len(rows)), counts)
-    inside = np.ones(len(ts), dtype=bool)
+    counts = off[rows + 1] - off[rows]
+    if int(rows[-1]) - int(rows[0]) + 1 == len(rows):  # one run of rows: views, no copies
+        a, b = int(off[rows[0]]), int(off[rows[-1] + 1])
+        ts, nb = index.ts[a:b], index.nbytes[a:b]
+    else:
+        first = np.r_[0, np.cumsum(counts)[:-1]]
+        sel = np.repeat(off[rows] - first, counts) + np.arange(int(counts.sum()))
+        ts, nb = index.ts[sel], index.nbytes[sel]
+        del sel
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
     end = q.end
     if q.kind == "point" and q.start is not None and end is None:
         end = q.start + pd.Timedelta(milliseconds=1)  # the one instant it asks for
+    inside = np.ones(len(ts), dtype=bool)
     if q.start is not None:
         inside &= ts >= q.start.value // 1000
     if end is not None:
         inside &= ts < end.value // 1000
     # a row is in the window when its time span overlaps it (a bucket row of a series that wrote
     # before and after the window, even with no cell inside it), else it is history
-    lo = np.minimum.reduceat(ts, np.r_[0, np.cumsum(counts)[:-1]]) if len(ts) else ts
-    hi = np.maximum.reduceat(ts, np.r_[0, np.cumsum(counts)[:-1]]) if len(ts) else ts
     row_in = np.ones(len(rows), dtype=bool)
     if bucket_s is not None:
         b_us = int(bucket_s * 1e6)
         if q.start is not None:
-            row_in &= hi + b_us >= q.start.value // 1000
+            row_in &= np.maximum.reduceat(ts, starts) + b_us >= q.start.value // 1000
         if end is not None:
-            row_in &= lo - b_us < end.value // 1000
-    row_in[row_of[inside]] = True
-    edge = ~inside & row_in[row_of]
-    out = ~inside & ~row_in[row_of]
+            row_in &= np.minimum.reduceat(ts, starts) - b_us < end.value // 1000
+    in_cells = np.add.reduceat(inside, starts, dtype=np.int64)  # per row
+    row_in |= in_cells > 0
+    row_bytes = np.add.reduceat(nb, starts, dtype=np.float64)
+    in_bytes = np.add.reduceat(np.where(inside, nb, 0), starts, dtype=np.float64)
+    cells_in, bytes_in = float(in_cells.sum()), float(in_bytes.sum())
     return _SeenSplit(
         rows_in=float(row_in.sum()),
         rows_out=float((~row_in).sum()),
-        cells_in=float(inside.sum()),
-        cells_edge=float(edge.sum()),
-        cells_out=float(out.sum()),
-        bytes_in=float(nb[inside].sum()),
-        bytes_edge=float(nb[edge].sum()),
-        bytes_out=float(nb[out].sum()),
+        cells_in=cells_in,
+        cells_edge=float((counts - in_cells)[row_in].sum()),
+        cells_out=float(counts[~row_in].sum()),
+        bytes_in=bytes_in,
+        bytes_edge=float((row_bytes - in_bytes)[row_in].sum()),
+        bytes_out=float(row_bytes[~row_in].sum()),
     )
 
 
@@ -376,8 +381,11 @@ def series_codes(ds: Dataset) -> np.ndarray:
     path keeps 40 MB, not a copy of the columns per query)."""
     if not ds.entity or not len(ds):
         return np.zeros(len(ds), dtype=np.int32)
-    codes = ds.frame.groupby(list(ds.entity), sort=False, observed=True).ngroup()
-    return codes.to_numpy(dtype=np.int32)
+    if len(ds.entity) == 1:
+        codes, _ = pd.factorize(ds.frame[ds.entity[0]], use_na_sentinel=False)
+        return codes.astype(np.int32, copy=False)
+    grouped = ds.frame.groupby(list(ds.entity), sort=False, observed=True).ngroup()
+    return grouped.to_numpy(dtype=np.int32)
 
 
 def _named(ds: Dataset, q: QueryIntent) -> np.ndarray | None:
