@@ -4,7 +4,10 @@ by hand (G29), a row per device (G24).
 
 The limits and the family count are items of Google's schema checklist (``rule_base.CHECKLIST``:
 key < 4 KB, ideally 10–100 bytes; qualifier < 16 KB; < 100 families; cell < 10 MB; row
-< 100 MB): each such finding cites its item."""
+< 100 MB): each such finding cites its item.
+
+Why one module: these rules all read the design's cells row by row (sizes, versions, families,
+qualifiers) through the same few helpers; split, each part would import the others'."""
 
 from __future__ import annotations
 
