@@ -138,7 +138,6 @@ CALLED_BY_OTHERS = ["*Detector", "__getattr__"]
 # dead (once it is deleted, the test fails until the entry is deleted here too).
 KNOWN_DEAD = {
     "workbench/advisor/findings.py suggestions",
-    "workbench/analysis/rowsizes.py seconds_to",
     "workbench/schema/planner.py aggregate_rows",
 }
 
