@@ -140,6 +140,20 @@ def own_data_boxes(d: Designer) -> None:
     )
 
 
+def production_field(kind: Any, description: str, tooltip: str) -> Any:
+    """A production figure (0: not stated), as wide as its column: width auto, since 100 %
+    with the widget's margins ran 4 px past the column and focusing it scrolled the column."""
+    return kind(
+        value=0,
+        min=0,
+        max=10**9,
+        description=description,
+        tooltip=tooltip,
+        style={"description_width": "100px"},
+        layout=lay(width="auto"),
+    )
+
+
 def design_controls(c: Any, nodes: int) -> None:
     """The design: pattern, key segments, key details, layout, the node count and the buttons."""
     c.pattern = W.Dropdown(
@@ -178,36 +192,17 @@ def design_controls(c: Any, nodes: int) -> None:
         layout=lay(width="100%"),
         continuous_update=False,
     )
-    # production, stated once (wb.Workload): 0 means "not stated", the sample's own / defaults.
-    # Width auto, not 100%: the box stretches to the column less its 2 px margins (100% plus the
-    # margins ran 4 px past the column, and focusing a field scrolled the column sideways).
-    number_box = lay(width="auto")
-    c.rate = W.BoundedFloatText(
-        value=0,
-        min=0,
-        max=1e9,
-        description="events/s",
-        tooltip="Production events per second (0: the sample's own rate)",
-        style={"description_width": "100px"},
-        layout=number_box,
+    # production, stated once (wb.Workload): 0 means "not stated", the sample's own / defaults
+    c.rate = production_field(
+        W.BoundedFloatText, "events/s", "Production events per second (0: the sample's own rate)"
     )
-    c.series = W.BoundedIntText(
-        value=0,
-        min=0,
-        max=10**9,
-        description="series",
-        tooltip="How many series production has (0: the sample's own)",
-        style={"description_width": "100px"},
-        layout=number_box,
+    c.series = production_field(
+        W.BoundedIntText, "series", "How many series production has (0: the sample's own)"
     )
-    c.qps = W.BoundedFloatText(
-        value=0,
-        min=0,
-        max=1e9,
-        description="queries/s",
-        tooltip="All queries per second (0: the default, one per 1,000 writes)",
-        style={"description_width": "100px"},
-        layout=number_box,
+    c.qps = production_field(
+        W.BoundedFloatText,
+        "queries/s",
+        "All queries per second (0: the default, one per 1,000 writes)",
     )
     c.families = []  # (name, max age days, versions) per family slot
     c.pin = button(
