@@ -4,6 +4,8 @@ recommended preset of every dataset, and its suggested schema makes the finding 
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -105,8 +107,11 @@ def test_hotspot_limited_fires_when_no_node_count_serves_the_stated_rate(data):
         "error",
         events_per_s=100_000,
     )
-    assert "Salt(n=11)" in f.fix and f.guideline == "G08"
+    # even buckets would need 11; this sample's few pairs fill 4 buckets unevenly, so more
+    buckets = int(re.search(r"Salt\(n=(\d+)\)", f.fix).group(1))
+    assert buckets >= 11 and f.guideline == "G08"
     assert f.data["ceiling_events_per_s"] < 100_000
+    assert buckets == math.ceil(4 * 100_000 / f.data["ceiling_events_per_s"])
     assert not _fired(
         advise(data["fx_prices"], preset("fx_prices", "salted"), events_per_s=20_000),
         "hotspot_limited",
