@@ -169,9 +169,10 @@ pd.DataFrame(ranges).T
 # Suppose the fleet belongs to two customers: the European sites to *altostrat*, the others to
 # *examplepetstore*. Rather than a table per customer (or per dataset), the best-practices page stores similar
 # data in one table and gives each tenant its own key prefix: `altostrat#…`, `examplepetstore#…`. Each
-# tenant's rows are then one contiguous range, and every range a tenant's read lists lies inside it: the
-# planner lists one range per host and metric the tenant has (the `scans` column), all in one request,
-# and reads nothing of the other tenant (rows seen equal rows returned).
+# tenant's rows are then one contiguous range: the planner reads the tenant's prefix, one scan (the
+# `scans` column; listing a range per host would read the same rows with more seeks, and the plan
+# names that as the runner-up), and reads nothing of the other tenant (rows seen equal rows
+# returned).
 
 # %% tags=["G17"]
 owner = {"gew": "altostrat", "lon": "altostrat", "sto": "altostrat",
