@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -70,12 +70,26 @@ class _SeenSplit:
     bytes_out: float
 
 
+_SPLIT_ROWS = 250_000  # rows split at a time: a full scan of 10M rows keeps its temporaries small
+
+
 def _seen_split(
     index: CellIndex, rows: np.ndarray, q: QueryIntent, bucket_s: float | None = 0.0
 ) -> _SeenSplit:
     """Split what a plan saw in the sample by the query's time window. ``bucket_s``: how long
     one row gathers events (0: an event each; None: for ever): a row whose bucket could hold
-    the window is a row of that time (another series), not history."""
+    the window is a row of that time (another series), not history. In slices of rows, summed."""
+    parts = [
+        _split_rows(index, rows[a : a + _SPLIT_ROWS], q, bucket_s)
+        for a in range(0, len(rows), _SPLIT_ROWS)
+    ]
+    return _SeenSplit(*(float(sum(getattr(p, f.name) for p in parts)) for f in fields(_SeenSplit)))
+
+
+def _split_rows(
+    index: CellIndex, rows: np.ndarray, q: QueryIntent, bucket_s: float | None
+) -> _SeenSplit:
+    """:func:`_seen_split` for one slice of the seen rows (global row ids, key order)."""
     if not len(rows):
         return _SeenSplit(0, 0, 0, 0, 0, 0, 0, 0)
     off = index.row_offsets()
