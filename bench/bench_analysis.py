@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import sys
 import time
+
+from _memory import peak_rss_mb
 
 
 def _best_ms(fn, repeat: int = 5) -> float:
@@ -73,7 +74,7 @@ def big(dataset: str, events: int, pattern: str | None) -> dict:
     t0 = time.perf_counter()
     ds = wb.load_dataset(dataset, size=events)
     load_s = time.perf_counter() - t0
-    rss_after_load = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss_after_load = peak_rss_mb()
     schema = wb.preset(dataset, pattern or wb.pattern_names(dataset)[0])
     t0 = time.perf_counter()
     a = analyze(ds, schema)
@@ -88,7 +89,7 @@ def big(dataset: str, events: int, pattern: str | None) -> dict:
         "analyze_s": analyse_s,
         "timings_ms": {k: round(v) for k, v in a.timings_ms.items()},
         "peak_rss_mb_after_load": rss_after_load,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "peak_rss_mb": peak_rss_mb(),
         "verdict": a.keyspace.verdict(),
     }
 

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from _memory import peak_rss_mb
 
 
 def write(path: str, events: int) -> dict:
@@ -47,12 +44,12 @@ def analyse(path: str) -> dict:
     t0 = time.perf_counter()
     ds = wb.from_parquet(path, entity="meter_id", time="time", measures=["kwh", "voltage"])
     load_s = time.perf_counter() - t0
-    rss_load = _rss_mb()
+    rss_load = peak_rss_mb()
     schema = wb.preset(ds, wb.pattern_names(ds)[0])
     t0 = time.perf_counter()
     a = analyze(ds, schema)
     analyse_s = time.perf_counter() - t0
-    peak = _rss_mb()
+    peak = peak_rss_mb()
     timings = {k: round(v) for k, v in a.timings_ms.items()}
     verdict = a.keyspace.verdict()
     queries = repr(ds.queries)
@@ -85,7 +82,7 @@ def named(events: int) -> dict:
     ds = wb.load_dataset("energy_meters", size=events)
     # the named gallery's design closest to entity_first: meter id, then the time
     a = analyze(ds, wb.preset("energy_meters", "sequential_id"))
-    return {"events": len(ds), "peak_rss_mb": _rss_mb(), "verdict": a.keyspace.verdict()}
+    return {"events": len(ds), "peak_rss_mb": peak_rss_mb(), "verdict": a.keyspace.verdict()}
 
 
 def main() -> None:
