@@ -27,7 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises import ____, garden_month
+from workbench.exercises.ex01 import ____, garden_month
 wb.setup()
 
 # %% [markdown]

@@ -27,7 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises import ____, game_both
+from workbench.exercises.ex02 import ____, game_both
 wb.setup()
 
 # %% [markdown]

@@ -28,7 +28,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises import ____, balloon_format
+from workbench.exercises.ex03 import ____, balloon_format
 wb.setup()
 
 # %% [markdown]

@@ -31,7 +31,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises import ____, fx_salt
+from workbench.exercises.ex04 import ____, fx_salt
 wb.setup()
 
 # %% [markdown]

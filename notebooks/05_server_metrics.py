@@ -28,7 +28,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises import ____, dashboard_key
+from workbench.exercises.ex05 import ____, dashboard_key
 wb.setup()
 
 # %% [markdown]

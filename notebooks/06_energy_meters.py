@@ -29,7 +29,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises import ____, daily_panel
+from workbench.exercises.ex06 import ____, daily_panel
 wb.setup()
 
 # %% [markdown]

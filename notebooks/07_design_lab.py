@@ -27,7 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises import ____, lab_pattern
+from workbench.exercises.ex07 import ____, lab_pattern
 wb.setup()
 
 # %% [markdown]

@@ -6,7 +6,9 @@ import pytest
 from exercise_answers import RIGHT_ALIASES, WRONG
 
 import workbench as wb
-from workbench.exercises import PROBLEMS, ExerciseNotSolved, ____, fx_salt, garden_month
+from workbench.exercises import PROBLEMS, ExerciseNotSolved, ____
+from workbench.exercises.ex01 import garden_month
+from workbench.exercises.ex04 import fx_salt
 
 
 @pytest.fixture(scope="module")

@@ -70,12 +70,12 @@ def test_notebook_follows_the_workshop_conventions(path: Path):
     assert tagged == [code[0]], f"{name}: one setup cell, the first code cell (tagged: {tagged})"
     setup = cells[code[0]].source
     assert "import workbench as wb" in setup and "wb.setup()" in setup, name
-    exercise_imports = [i for i in code[1:] if "from workbench.exercises import" in cells[i].source]
+    exercise_imports = [i for i in code[1:] if "from workbench.exercises" in cells[i].source]
     assert not exercise_imports, (
         f"{name}: exercise imports outside the setup cell: {exercise_imports}"
     )
     if any(".check(" in cells[i].source for i in code):
-        assert "from workbench.exercises import" in setup, f"{name}: the exercise's import"
+        assert "from workbench.exercises" in setup, f"{name}: the exercise's import"
     last = cells[-1]
     assert last.cell_type == "code" and "cleanup" in last.metadata.get("tags", []), name
     assert "wb.cleanup()" in last.source, name
