@@ -35,8 +35,6 @@ from .net import port_is_open
 ENV_ALLOW_PRODUCTION = "WORKBENCH_ALLOW_PRODUCTION"
 DATA_ENDPOINT = "bigtable.googleapis.com"
 ADMIN_ENDPOINT = "bigtableadmin.googleapis.com"
-# One row per claimed table ID (see claims.py): the workbench's own, hidden from table listings.
-OWNERS_TABLE = "workbench-owners"
 
 # No receive limit (rows over 4 MiB must be readable); sending is bounded by the
 # server's own 256 MiB request limit, which the writer checks before sending.
@@ -337,9 +335,8 @@ class Connection:
             ) from exc
 
     # -- small admin helpers ------------------------------------------------------------
-    def list_tables(self, *, hidden: bool = False) -> list[str]:
-        """The instance's table IDs; without ``hidden``, not the workbench's owners registry
-        (it is no user's table, and an emulator holding only it was still restarted empty)."""
+    def list_tables(self) -> list[str]:
+        """The instance's table IDs, sorted."""
         from google.cloud.bigtable_admin_v2.types import ListTablesRequest
 
         pager = self.call(
@@ -348,7 +345,7 @@ class Connection:
             request=ListTablesRequest(parent=self.instance_path),
         )
         names = (t.name.rsplit("/", 1)[-1] for t in pager)
-        return sorted(n for n in names if hidden or n != OWNERS_TABLE)
+        return sorted(names)
 
     def why_missing(self, table_id: str) -> str:
         """A sentence on why ``table_id`` is not there: an emulator holding no tables at all was
