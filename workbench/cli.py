@@ -1,4 +1,4 @@
-"""Command line: ``workbench lab | emulator start|stop|status|find | report | bench``."""
+"""Command line: ``workbench lab | emulator start|stop|status|find | report | bulk-load | bench``."""
 
 from __future__ import annotations
 
@@ -151,6 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
         "report", help="execute notebooks and write offline HTML reports (see: workbench report -h)"
     )
 
+    # listed for --help; its arguments are parsed by workbench.beam.command (see main)
+    sub.add_parser(
+        "bulk-load",
+        help="write a design's cells for CSV/Parquet files with Apache Beam (the [beam] extra;"
+        " see: workbench bulk-load -h)",
+    )
+
     bench = sub.add_parser(
         "bench", help="run the benchmarks in bench/ (ratios against same-run baselines)"
     )
@@ -165,8 +172,12 @@ def main(argv: list[str] | None = None) -> int:
         from .report import main_report
 
         return main_report(argv[1:])
-    args = build_parser().parse_args(argv)
     try:
+        if argv[:1] == ["bulk-load"]:  # its own options, and Beam's pipeline options
+            from .beam.command import main_bulk_load
+
+            return main_bulk_load(argv[1:])
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except WorkbenchError as exc:
         from .report import Scrubber  # what the CLI prints is scrubbed as a report is

@@ -349,7 +349,7 @@ def _check_big_integers(
             check_exact_integers(raw[m], df[m], m, word)
 
 
-def _read_options(
+def read_options(
     columns: pd.Index,
     entity_l: list[str],
     time: str,
@@ -409,7 +409,7 @@ def from_csv(
     not missing); the time column as text, then parsed. A line with more fields than the
     header is refused naming the line. Rows in other messages are the file's lines (header:
     line 1); with ``comment=``, ``header=`` or a list of ``skiprows=``, 0-based data rows.
-    The steps: encoding and separator, read options (:func:`_read_options`), the chunks
+    The steps: encoding and separator, read options (:func:`read_options`), the chunks
     (:func:`_read_chunks`), line numbers for later messages, then from_dataframe's checks.
 
     Parameters
@@ -451,7 +451,7 @@ def from_csv(
     try:
         header = pd.read_csv(p, nrows=0, sep=sep, encoding=encoding)
         check_first_line(p, sep, encoding)
-        options = _read_options(
+        options = read_options(
             header.columns, entity_l, time, measures, attributes, empty_ok, dtype, read_csv_kwargs
         )
         check_sample(sample)

@@ -25,12 +25,12 @@ from workbench.datasets.model import Dataset
 from workbench.errors import DatasetError
 from workbench.memory import large_arrays_from_mmap, release_freed_memory
 
-_PANDAS_INDEX = re.compile(r"__index_level_\d+__")
+PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 BATCH_ROWS = 1 << 20
 """Events per Arrow record batch read (the progress bar advances by one batch)."""
 
 
-def _to_frame(batches: list[Any], schema: Any) -> pd.DataFrame:
+def to_frame(batches: list[Any], schema: Any) -> pd.DataFrame:
     """The batches as one DataFrame, a column at a time: each column's Arrow buffers are freed as
     soon as its pandas copy exists. ``batches`` is emptied (this owns the only references)."""
     import pyarrow as pa
@@ -86,7 +86,7 @@ def _is_binary(t: Any) -> bool:
 def _check_types(p: Path, schema: Any, cols: list[str], all_kept: bool) -> None:
     """Nested columns (struct, list, map) hold no one value a cell or a key can take: refused
     before the read, naming the column, its type and the fix. (Binary columns are read as UTF-8
-    text in :func:`_to_frame`, refused there when they are not.)"""
+    text in :func:`to_frame`, refused there when they are not.)"""
     import pyarrow as pa
 
     for c in cols:
@@ -164,7 +164,7 @@ def from_parquet(
     entity_l = as_names(entity)
     _check_names(p, f.schema_arrow.names)
     # a pandas index written without a name (__index_level_0__) is no column of the events
-    cols = [c for c in f.schema_arrow.names if not _PANDAS_INDEX.fullmatch(c)]
+    cols = [c for c in f.schema_arrow.names if not PANDAS_INDEX.fullmatch(c)]
     if attributes is not None:
         wanted = {*entity_l, time, *as_names(measures), *as_names(attributes)}
         cols = [c for c in cols if c in wanted]
@@ -182,7 +182,7 @@ def from_parquet(
                 batch = batch.filter(pa.array(sample_mask(keys, entity_l, sample)))
             batches.append(batch)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
-    df = _to_frame(batches, batches[0].schema if batches else schema)
+    df = to_frame(batches, batches[0].schema if batches else schema)
     ds = from_dataframe(
         df,
         entity=entity,

@@ -1,0 +1,125 @@
+"""Bulk load (Apache Beam, DirectRunner) vs `load`, end to end, on the same Parquet file.
+
+Both start from the file and end with every cell acknowledged by the same emulator:
+`load` = `wb.from_parquet` + `load(verify=False)`; bulk = `workbench bulk-load` (reading,
+design, tables, pipeline, counts). Rows/s = the table's rows ÷ wall time; rounds alternate,
+best of each (the machine is shared and noisy). Goal: bulk ≥ 0.8× load.
+
+    .venv/bin/python bench/bench_bulk_load.py [--sensors 200] [--events 1000] [--rounds 2]
+        [--design entity_first] [--beam-args "--direct_num_workers=2"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import workbench as wb  # noqa: E402
+from workbench.bigtable import admin  # noqa: E402
+from workbench.bigtable.emulator import ENV_HOST  # noqa: E402
+from workbench.bigtable.io import load  # noqa: E402
+from workbench.cli import main as cli  # noqa: E402
+
+
+def write_events(path: Path, sensors: int, events: int) -> None:
+    rng = np.random.default_rng(3)
+    t = pd.date_range("2015-03-01", periods=events, freq="15min", tz="UTC")
+    n = sensors * events
+    frame = pd.DataFrame(
+        {
+            "sensor": np.repeat([f"m{i:05d}" for i in range(sensors)], events),
+            "time": np.tile(t, sensors),
+            "kwh": rng.gamma(2.0, 0.05, n).round(3),
+            "volts": rng.normal(235, 2, n).round(1),
+        }
+    )
+    frame.to_parquet(path, index=False, row_group_size=100_000)
+
+
+def drop(conn, table_id: str, schema) -> None:
+    ids = admin.table_ids(table_id, list(schema.table_families()), admin.main_table(schema))
+    for p in ids.values():
+        admin.drop_table(conn, p)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sensors", type=int, default=200)
+    ap.add_argument("--events", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--design", default="entity_first")
+    ap.add_argument("--beam-args", default="")
+    args = ap.parse_args(argv)
+    cols = {"entity": "sensor", "time": "time", "measures": ["kwh", "volts"], "name": "meters"}
+    with tempfile.TemporaryDirectory() as d, wb.Emulator(reuse=False) as emu:
+        path = Path(d) / "meters.parquet"
+        write_events(path, args.sensors, args.events)
+        conn = emu.connection()
+        os.environ[ENV_HOST] = conn.host
+        best_load = best_bulk = float("inf")
+        rows = write_rps = 0.0
+        for r in range(args.rounds):
+            t0 = time.perf_counter()
+            ds = wb.from_parquet(path, progress=False, **cols)
+            schema = wb.preset(ds, args.design)
+            tid = admin.unique_table_id("bench-load")
+            h = load(conn, ds, schema, table_id=tid, verify=False, progress=False)
+            t_load = time.perf_counter() - t0
+            assert h.write_report is not None
+            rows, write_rps = h.write_report.rows, h.write_report.rows_per_s
+            drop(conn, tid, schema)
+            del ds, h
+            tid = admin.unique_table_id("bench-bulk")
+            t0 = time.perf_counter()
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = cli(
+                    [
+                        "bulk-load",
+                        str(path),
+                        "--entity=sensor",
+                        "--time=time",
+                        "--measures=kwh,volts",
+                        "--name=meters",
+                        f"--design={args.design}",
+                        f"--project={conn.project}",
+                        f"--instance={conn.instance}",
+                        f"--table={tid}",
+                        *shlex.split(args.beam_args),
+                    ]
+                )
+            t_bulk = time.perf_counter() - t0
+            if rc != 0 or "✔ equal" not in out.getvalue():
+                print(out.getvalue())
+                return 1
+            drop(conn, tid, schema)
+            best_load, best_bulk = min(best_load, t_load), min(best_bulk, t_bulk)
+            print(
+                f"round {r + 1}: load {t_load:.1f} s ({rows / t_load:,.0f} rows/s; its write "
+                f"alone {write_rps:,.0f} rows/s), bulk-load {t_bulk:.1f} s "
+                f"({rows / t_bulk:,.0f} rows/s)",
+                flush=True,
+            )
+        ratio = best_load / best_bulk
+        print(
+            f"{args.sensors * args.events:,} events, design {args.design}, {rows:,.0f} rows: "
+            f"load {rows / best_load:,.0f} rows/s, bulk-load {rows / best_bulk:,.0f} rows/s "
+            f"(best of {args.rounds}); bulk-load / load = {ratio:.2f}× (goal ≥ 0.8×)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Apache Beam pipelines (the optional ``[beam]`` extra): ``workbench bulk-load``."""

@@ -1,0 +1,414 @@
+"""A design's cells written by an Apache Beam pipeline: ``workbench bulk-load`` (G17, G29).
+
+The same code runs on the DirectRunner (tests, one machine) and on Dataflow (options only):
+
+1. **Target** (:class:`Target`): ``BIGTABLE_EMULATOR_HOST`` names an emulator (as the official
+   client and Beam's own Bigtable sink read it); otherwise Cloud Bigtable, reached only with the
+   production opt-in (``WORKBENCH_ALLOW_PRODUCTION=1`` or ``--allow-production``), checked by
+   :class:`~workbench.bigtable.connection.Connection` before any socket, exactly as ``load``.
+2. **Design** (:func:`plan`): ``wb.preset(sample, PATTERN)`` on the first events of the first
+   file (``sample_events``), bound to them: a named dataset's preset when ``name`` and the
+   columns are that dataset's, else the design built from the data's shape (time precision,
+   gaps). Every batch's columns are then held to the sample's dtypes (an integer measure stays
+   written as ``5``, not ``5.0``); a batch that cannot be (a missing value in a column the
+   sample holds as integers) stops the pipeline naming the column.
+3. **Tables** (:func:`prepare_tables`): the same admin path and checks as ``load`` —
+   ``admin.table_families``, the emulator's storable GC rules, the design record,
+   ``ownership.check_existing`` (a table that exists must be empty and this design's: a
+   bulk load never writes into data), ``admin.ensure_tables(create_only=)`` and the race check.
+4. **Pipeline** (:func:`build`): CSV files (``fileio``; pandas in chunks, with ``from_csv``'s
+   read options) or Parquet (``ReadFromParquetBatched``, converted as ``from_parquet`` does) →
+   ``from_dataframe`` → ``Schema.to_cells`` → ``write_cells`` (the workbench's writer, not
+   Beam's ``WriteToBigTable``, whose ``DirectRow`` path measured 3.4–9.4× slower). A design with
+   summary rows or aggregate families groups each entity's events (``GroupByKey``) so every
+   summary row and every aggregate cell is built from all of its events in one batch.
+5. **Counts** (:class:`BulkReport`): Beam counters of events read, events, cells built and
+   cells written, compared at the end (equal, or the run fails).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..cells import CellFrame
+from ..errors import DatasetError, WorkbenchError, WriteError
+from ..schema.families import Family
+
+try:
+    import apache_beam as beam
+    from apache_beam.metrics import Metrics
+    from apache_beam.metrics.metric import MetricsFilter
+except ImportError as exc:  # pragma: no cover - the extra is installed by make test
+    raise WorkbenchError(
+        "workbench bulk-load needs Apache Beam: pip install 'bigtable-ts-workbench[beam]' "
+        f"(or pip install apache-beam). ({exc})"
+    ) from None
+
+from .sources import Source, arrow_frame, csv_frames  # noqa: E402 (after the check above)
+
+NAMESPACE = "workbench.bulk_load"
+BATCH_EVENTS = 200_000  # events per batch turned into cells and written (one write_cells call)
+SAMPLE_EVENTS = 100_000  # events of the first file the design is derived from
+_COUNTERS = ("events_read", "events", "cells_built", "cells_written", "rows_written", "requests")
+
+
+# ----------------------------------------------------------------------------- target
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the cells go, as every worker reconnects to it. ``allow_production`` is the
+    launcher's decision (a worker's environment does not carry the opt-in)."""
+
+    project: str
+    instance: str
+    emulator_host: str | None = None
+    allow_production: bool = False
+
+    @classmethod
+    def open(
+        cls, project: str, instance: str, allow_production: bool | None = None
+    ) -> tuple[Target, Any]:
+        """The target named on the command line and the launcher's connection to it; refused
+        (ProductionNotAllowed) before any request when it is Cloud Bigtable, or an emulator off
+        this machine, without the opt-in."""
+        from ..bigtable.emulator import ENV_HOST
+        from ..bigtable.net import is_loopback
+
+        host = os.environ.get(ENV_HOST) or None
+        conn = cls(project, instance, host).connect(allow_production)  # the checks come first
+        # past the checks, Cloud Bigtable or an emulator off this machine was opted in to
+        return cls(project, instance, host, host is None or not is_loopback(host)), conn
+
+    def connect(self, allow_production: bool | None = None) -> Any:
+        from ..bigtable.connection import Connection
+
+        opt = self.allow_production or allow_production
+        if self.emulator_host:
+            return Connection.emulator(
+                self.emulator_host,
+                project=self.project,
+                instance=self.instance,
+                allow_production=opt,
+            )
+        return Connection.cloud(self.project, self.instance, allow_production=opt)
+
+
+# ----------------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a worker needs, pickled with the pipeline."""
+
+    source: Source
+    schema: Any  # the bound Schema
+    tables: Mapping[str, str]  # logical → physical table ID
+    reducers: Mapping[str, Mapping[str, str]]
+    target: Target
+    batch_events: int = BATCH_EVENTS
+
+    @property
+    def grouped(self) -> bool:
+        """Summary rows or aggregate families: each entity's events must meet in one batch."""
+        return self.schema.aggregates is not None or any(self.reducers.values())
+
+
+def design(sample: Any, pattern: str, params: Mapping[str, Any]) -> Any:
+    """``wb.preset(sample, pattern, **params)`` bound to the sample (its columns and dtypes)."""
+    from ..schema.gallery import preset
+
+    return preset(sample, pattern, **dict(params)).bind(sample)
+
+
+def prepare_tables(
+    conn: Any, schema: Any, dataset_name: str, table_id: str, confirm: str | None = None
+) -> tuple[dict[str, str], dict[str, tuple[Family, ...]], list[str]]:
+    """Create the design's tables and families as ``load`` does, before the pipeline starts:
+    (logical → physical IDs, the designed families, notes). A table that exists must be empty
+    and hold this design (its record, or none with the same families); anything else is refused
+    before anything is created, changed or written."""
+    from ..bigtable import admin, ownership
+
+    table_id = admin.check_table_id(table_id)
+    fams = admin.table_families(schema)
+    stored, notes = dict(fams), []
+    if not conn.is_production:
+        # The emulator collects by the wall clock within a minute, and a bulk load does not
+        # read its data before creating the tables: every max-age part is left out of the
+        # stored rules (never collecting more than the full rule), as load does for old data.
+        now = int(time.time() * 1_000_000)
+        for t, fs in fams.items():
+            stored[t], n = admin.storable_families(fs, -(2**62), now)
+            if n:
+                notes.append(
+                    f"Table {t!r}: on the emulator the max-age parts of the GC rules are not "
+                    "stored (the emulator collects by today's clock); a real instance gets the "
+                    "designed rules."
+                )
+    record = None if conn.is_production else ownership.record_family(schema, dataset_name)
+    ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
+    existing = ownership.check_existing(
+        conn, ids, stored, CellFrame.empty(), schema, table_id, record=record, dataset=dataset_name
+    )
+    specs: list[admin.TableSpec] = []
+    tables = admin.ensure_tables(
+        conn,
+        schema,
+        table_id,
+        families={t: (*fs, *([Family(record)] if record else [])) for t, fs in stored.items()},
+        confirm=confirm,
+        specs=specs,
+        create_only=set(ids.values()) - existing,
+    )
+    raced = [s.table_id for s in specs if not s.created and s.table_id not in existing]
+    if raced:
+        raise WriteError(
+            f"Table(s) {raced} were created by another loader while this bulk load was creating "
+            "them: two loads into one table ID at once would mix their cells. "
+            + ownership.way_out(conn, raced[0], table_id)
+        )
+    return tables, fams, notes
+
+
+def reducers_of(fams: Mapping[str, Iterable[Family]]) -> dict[str, dict[str, str]]:
+    """Logical table → {aggregate family: its aggregate} (the writer combines each cell so)."""
+    return {t: {f.name: f.aggregate for f in fs if f.aggregate} for t, fs in fams.items()}
+
+
+# ----------------------------------------------------------------------------- batches
+
+
+def conform(frame: pd.DataFrame, dtypes: Iterable[tuple[str, str]], where: str) -> pd.DataFrame:
+    """The batch's columns in the design's dtypes where only their kind differs (integers read
+    as floats in one batch, floats in another): a value's text follows its dtype (``5`` or
+    ``5.0``), so every batch must write what one load of all the events writes."""
+    out = frame
+    for col, want in dtypes:
+        if col not in out.columns or str(out[col].dtype) == want:
+            continue
+        have_kind, want_kind = out[col].dtype.kind, np.dtype(want).kind if want[0] in "fiub" else ""
+        if (have_kind, want_kind) not in {("i", "f"), ("f", "i"), ("u", "f"), ("f", "u")}:
+            continue
+        v = out[col].to_numpy()
+        with np.errstate(invalid="ignore"):
+            cast = v.astype(want)
+        if not np.array_equal(cast.astype(v.dtype), v):  # NaN, fractions or beyond 2^53
+            raise DatasetError(
+                f"Column {col!r} is {want} in the first events the design was derived from, "
+                f"but {where} holds values that are not ({out[col].dtype}: a missing value or a "
+                f"fraction). One load of all the events would write every {col!r} value as a "
+                "float: derive the design from more events (--sample-events, so that they "
+                "include such a value) or write the column as floats in every file."
+            )
+        out = out.assign(**{col: cast})
+    return out
+
+
+def _count(name: str, n: int) -> None:
+    Metrics.counter(NAMESPACE, name).inc(int(n))
+
+
+class WriteEvents(beam.DoFn):
+    """A batch of events → Dataset → cells → the workbench's writer; counts what it did."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.conn: Any = None
+
+    def setup(self) -> None:
+        self.conn = self.plan.target.connect()
+
+    def teardown(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+    def process(self, frame: pd.DataFrame) -> None:
+        self.write(frame)
+
+    def write(self, frame: pd.DataFrame) -> None:
+        from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_loadable, check_row_depth
+        from ..bigtable.writer import write_cells
+
+        if not len(frame):
+            return
+        plan, schema = self.plan, self.plan.schema
+        ds = plan.source.dataset(frame)
+        ds.frame = conform(ds.frame, schema.shape.dtypes, f"a batch of {len(frame):,} events")
+        check_loadable(ds)
+        cells = schema.to_cells(ds)
+        if not self.conn.is_production:
+            check_row_depth(cells, ds, schema, EMULATOR_MAX_ROW_CELLS)
+        report = write_cells(
+            self.conn,
+            cells,
+            dict(plan.tables),
+            progress=False,
+            reducers={k: dict(v) for k, v in plan.reducers.items()},
+            check_families=False,  # created and checked once, before the pipeline
+        )
+        _count("events", len(ds.frame))
+        _count("cells_built", len(cells))
+        _count("cells_written", report.cells)
+        _count("rows_written", report.rows)
+        _count("requests", report.requests)
+
+
+class WriteGroups(WriteEvents):
+    """Whole entities (every event of each, after a GroupByKey) gathered into batches of about
+    ``batch_events``: every summary row and aggregate cell sees all of its events."""
+
+    def start_bundle(self) -> None:
+        self.parts: list[pd.DataFrame] = []
+        self.held = 0
+
+    def process(self, keyed: tuple[Any, Iterable[pd.DataFrame]]) -> None:
+        for part in keyed[1]:
+            self.parts.append(part)
+            self.held += len(part)
+        if self.held >= self.plan.batch_events:
+            self.flush()
+
+    def finish_bundle(self) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            frame = pd.concat(self.parts, ignore_index=True)
+            self.parts, self.held = [], 0
+            self.write(frame)
+
+
+def by_entity(frame: pd.DataFrame, entity: tuple[str, ...]) -> Iterator[tuple[Any, pd.DataFrame]]:
+    """(entity values as text, that entity's events in this batch)."""
+    if not entity:
+        yield ("",), frame
+        return
+    for key, part in frame.groupby(list(entity), sort=False, dropna=False):
+        values = key if isinstance(key, tuple) else (key,)
+        yield tuple(str(v) for v in values), part
+
+
+class ReadCsv(beam.DoFn):
+    """A matched CSV file → its events, ``batch`` lines at a time (pandas, from_csv's options)."""
+
+    def __init__(self, options: Mapping[str, Any], batch: int):
+        self.options, self.batch = dict(options), batch
+
+    def process(self, readable: Any) -> Iterator[pd.DataFrame]:
+        with readable.open() as fh:
+            for frame in csv_frames(fh, self.options, self.batch):
+                _count("events_read", len(frame))
+                yield frame
+
+
+def _parquet_frame(table: Any) -> pd.DataFrame:
+    frame = arrow_frame(table)
+    _count("events_read", len(frame))
+    return frame
+
+
+def build(pipeline: Any, plan: Plan) -> None:
+    """The pipeline's steps: read → (group by entity) → cells → write."""
+    src = plan.source
+    if src.kind == "parquet":
+        from apache_beam.io.parquetio import ReadFromParquetBatched
+
+        frames = (
+            pipeline
+            | "Read Parquet" >> ReadFromParquetBatched(src.pattern, columns=list(src.columns or ()))
+            | "Arrow to pandas" >> beam.Map(_parquet_frame)
+        )
+    else:
+        from apache_beam.io import fileio
+
+        frames = (
+            pipeline
+            | "Match CSV" >> fileio.MatchFiles(src.pattern)
+            | "Open CSV" >> fileio.ReadMatches()
+            | "Read CSV" >> beam.ParDo(ReadCsv(src.csv_options, plan.batch_events))
+        )
+    if plan.grouped:
+        _ = (
+            frames
+            | "Key by entity" >> beam.FlatMap(by_entity, src.entity)
+            | "Whole entities" >> beam.GroupByKey()
+            | "Cells to Bigtable" >> beam.ParDo(WriteGroups(plan))
+        )
+    else:
+        _ = frames | "Cells to Bigtable" >> beam.ParDo(WriteEvents(plan))
+
+
+# ----------------------------------------------------------------------------- counts
+
+
+@dataclass(frozen=True)
+class BulkReport:
+    """The Beam counters at the end of a run, and whether they agree."""
+
+    counts: Mapping[str, int]
+    elapsed_s: float
+    tables: Mapping[str, str]
+
+    @property
+    def rows_per_s(self) -> float:
+        return self.counts.get("rows_written", 0) / self.elapsed_s if self.elapsed_s else 0.0
+
+    def mismatches(self) -> list[str]:
+        c = self.counts
+        out = []
+        if c.get("events", 0) != c.get("events_read", 0):
+            out.append(
+                f"events: {c.get('events_read', 0):,} read, {c.get('events', 0):,} turned into cells"
+            )
+        if c.get("cells_written", 0) != c.get("cells_built", 0):
+            out.append(
+                f"cells: {c.get('cells_built', 0):,} built, {c.get('cells_written', 0):,} written"
+            )
+        return out
+
+    def lines(self) -> list[str]:
+        c = self.counts
+        ok = "✔ equal" if not self.mismatches() else "✘ differ"
+        return [
+            f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
+            f"{c.get('events', 0):>14,}",
+            f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
+            f"{c.get('cells_built', 0):>26,}   {ok}",
+            f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
+            f"requests, {self.elapsed_s:.1f} s ({self.rows_per_s:,.0f} rows/s)",
+        ]
+
+
+def counters(result: Any) -> dict[str, int]:
+    """The run's counters (committed where the runner commits them, else attempted)."""
+    got = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["counters"]
+    out = dict.fromkeys(_COUNTERS, 0)
+    for m in got:
+        value = m.committed if m.committed is not None else m.attempted
+        out[m.key.metric.name] = out.get(m.key.metric.name, 0) + int(value or 0)
+    return out
+
+
+def run(plan: Plan, options: Any) -> BulkReport:
+    """Run the pipeline to its end and return its counts (raises WriteError when they differ)."""
+    t0 = time.perf_counter()
+    pipeline = beam.Pipeline(options=options)
+    build(pipeline, plan)
+    result = pipeline.run()
+    result.wait_until_finish()
+    report = BulkReport(counters(result), time.perf_counter() - t0, dict(plan.tables))
+    if report.mismatches():
+        raise WriteError(
+            "The bulk load's counts differ from what was expected: "
+            + "; ".join(report.mismatches())
+            + ". Run it again (writes are idempotent) and compare the table with wb.load."
+        )
+    return report
