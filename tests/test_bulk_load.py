@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import workbench as wb
-from workbench.beam.bulk_load import conform
+from workbench.beam.bulk_load import check_precision, conform
 from workbench.bigtable import admin
 from workbench.bigtable import connection as conn_mod
 from workbench.bigtable.emulator import ENV_HOST
@@ -207,3 +207,40 @@ def test_a_batch_is_held_to_the_designs_dtypes():
     assert out["count"].dtype == np.int64 and out["count"].tolist() == [5, 7]
     with pytest.raises(DatasetError, match="'count'.*--sample-events"):
         conform(pd.DataFrame({"count": [5.0, np.nan]}), (("count", "int64"),), "batch 2")
+
+
+def test_a_batch_needing_finer_times_than_the_design_keys_is_refused():
+    # the design for one's own data keys the precision of the first events (G31): whole
+    # seconds there, a batch with milliseconds would be keyed coarser than one load of all
+    # the events (which would key ms)
+    frame = pd.DataFrame(
+        {
+            "sensor": ["a", "a"],
+            "time": pd.to_datetime([1_704_067_200_000, 1_704_067_201_250], unit="ms", utc=True),
+            "v": [1.0, 2.0],
+        }
+    )
+    ds = wb.from_dataframe(frame, entity="sensor", time="time", measures="v")
+    check_precision(ds, "ms", "batch 1")  # ms keys keep .250
+    check_precision(ds, None, "batch 1")  # a named dataset's preset: its own precision
+    with pytest.raises(
+        DatasetError, match=r"batch 2 holds times with ms precision.*--sample-events"
+    ):
+        check_precision(ds, "second", "batch 2")
+
+
+@pytest.mark.slow
+def test_bulk_load_stops_at_times_finer_than_its_first_events(conn, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(ENV_HOST, conn.host)
+    path = tmp_path / "late_ms.csv"
+    rows = [f"a,2024-01-01T00:00:{i:02d}Z,{i}" for i in range(10)]
+    rows.append("a,2024-01-01T00:01:00.500Z,10")  # the 11th event needs milliseconds
+    path.write_text("sensor,time,v\n" + "\n".join(rows) + "\n")
+    table_id = admin.unique_table_id("bulk")
+    args = ["bulk-load", str(path), "--entity=sensor", "--time=time", "--measures=v"]
+    args += ["--design=entity_first", f"--project={conn.project}", f"--instance={conn.instance}"]
+    try:
+        assert main([*args, f"--table={table_id}", "--sample-events=10", "--batch-events=5"]) == 2
+        assert "holds times with ms precision" in capsys.readouterr().err
+    finally:
+        admin.drop_table(conn, table_id)

@@ -114,6 +114,9 @@ class Plan:
     reducers: Mapping[str, Mapping[str, str]]
     target: Target
     batch_events: int = BATCH_EVENTS
+    # the time precision a design for one's own data keys (G31), from the first events; None
+    # for a named dataset's preset (its precision is the preset's own)
+    precision: str | None = None
 
     @property
     def grouped(self) -> bool:
@@ -121,11 +124,34 @@ class Plan:
         return self.schema.aggregates is not None or any(self.reducers.values())
 
 
-def design(sample: Any, pattern: str, params: Mapping[str, Any]) -> Any:
-    """``wb.preset(sample, pattern, **params)`` bound to the sample (its columns and dtypes)."""
-    from ..schema.gallery import preset
+def design(sample: Any, pattern: str, params: Mapping[str, Any]) -> tuple[Any, str | None]:
+    """``wb.preset(sample, pattern, **params)`` bound to the sample (its columns and dtypes),
+    and the time precision it keys when it is built from the data's shape (else None)."""
+    from ..schema.gallery import has_presets, preset, time_precision
 
-    return preset(sample, pattern, **dict(params)).bind(sample)
+    schema = preset(sample, pattern, **dict(params)).bind(sample)
+    return schema, None if has_presets(sample) else time_precision(sample)
+
+
+_PRECISIONS = ("second", "ms", "us")
+
+
+def check_precision(ds: Any, precision: str | None, where: str) -> None:
+    """A design built from the first events keys their time precision (G31); a batch needing
+    a finer one would be written under coarser keys than one load of all the events chooses."""
+    from ..schema.gallery import time_precision
+
+    if precision is None:
+        return
+    need = time_precision(ds)
+    if _PRECISIONS.index(need) > _PRECISIONS.index(precision):
+        raise DatasetError(
+            f"{where} holds times with {need} precision, but the first events the design was "
+            f"derived from need only {precision}s, so its keys keep {precision}s (G31) and one "
+            f"load of all the events would key {need}. Derive the design from more events "
+            "(--sample-events, so that they include such a time) or put a file with such "
+            "times first. Nothing more was written."
+        )
 
 
 def prepare_tables(
@@ -241,7 +267,9 @@ class WriteEvents(beam.DoFn):
             return
         plan, schema = self.plan, self.plan.schema
         ds = plan.source.dataset(frame)
-        ds.frame = conform(ds.frame, schema.shape.dtypes, f"a batch of {len(frame):,} events")
+        where = f"a batch of {len(frame):,} events"
+        ds.frame = conform(ds.frame, schema.shape.dtypes, where)
+        check_precision(ds, plan.precision, where)
         check_loadable(ds)
         cells = schema.to_cells(ds)
         if not self.conn.is_production:

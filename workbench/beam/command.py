@@ -92,9 +92,10 @@ def _plan(args: argparse.Namespace, target: bl.Target, conn: Any) -> tuple[bl.Pl
     else:
         source = _replace(source, columns=sources.parquet_columns(files[0], source))
     sample = source.dataset(sources.first_events(source, files[0], args.sample_events))
-    schema = bl.design(sample, args.design, dict(args.param))
+    schema, precision = bl.design(sample, args.design, dict(args.param))
     tables, fams, notes = bl.prepare_tables(conn, schema, name, args.table, args.confirm)
-    p = bl.Plan(source, schema, tables, bl.reducers_of(fams), target, args.batch_events)
+    reducers = bl.reducers_of(fams)
+    p = bl.Plan(source, schema, tables, reducers, target, args.batch_events, precision)
     return p, conn.target, [f"{len(files)} file(s) ({kind}), design {schema.name!r}", *notes]
 
 
