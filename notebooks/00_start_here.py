@@ -53,13 +53,16 @@ wb.setup()
 # %% [markdown]
 # ## Set-up check
 #
-# The cell below asks the emulator for its tables over gRPC — a real request, no mock.
-# The self-check raises a clear error if something is wrong.
+# The cell below asks the emulator for its tables over gRPC — a real request, no mock. When the
+# set-up works it prints a ✔ line with the emulator's address and the tables it holds: none yet on a
+# fresh emulator (`[]`), since no notebook has written one. When something is wrong (no emulator
+# installed, one that cannot start), the cell stops at `wb.emulator()` with a one-line error that
+# says what is wrong and how to fix it, instead of printing the ✔ line.
 
 # %%
-emu = wb.emulator()          # the emulator wb.setup() found or started
-print(emu)
-print("tables:", emu.connection().list_tables())
+emu = wb.emulator()          # the emulator wb.setup() found or started; stops here if there is none
+tables = emu.connection().list_tables()   # a real ListTables request over gRPC
+print(f"✔ the emulator at {emu.host} answered: {len(tables)} table(s) in it so far:", tables)
 
 # %% [markdown]
 # ## Agenda

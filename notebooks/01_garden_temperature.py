@@ -27,7 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex01 import ____, garden_month
+from workbench.exercises.ex01 import ____, garden_month, gardens_day_rows, versions_cells
 wb.setup()
 
 # %% [markdown]
@@ -41,6 +41,23 @@ wb.setup()
 # %%
 ds = wb.load_dataset("garden_temperature", size="workshop")
 ds
+
+# %% [markdown]
+# ## Exercise 1: predict the design for a monthly dashboard
+#
+# Before anything is measured: a dashboard shows one garden's month at a time. The gallery has a
+# few ready-made designs for this dataset (their names are printed below). Which one will read
+# VEGGIEGARDEN's March (`garden_month`) as **exactly one row**, with **no row ever passing 10 kB**,
+# even after a year of data? Guess from the names, replace `____` with one and run the check; the
+# check measures it, and the sections below show why. Try the others too, to see which condition
+# each one breaks. `garden_month.hint()` helps, `garden_month.solution()` tells.
+
+# %%
+print(wb.pattern_names("garden_temperature"))
+choice = ____   # ← your design, e.g. "daily_rows"
+
+# %%
+garden_month.check(choice, ds)
 
 # %% [markdown]
 # ## Two designs
@@ -66,6 +83,18 @@ paper_row[["row_key", "family", "qualifier", "value"]].head(6)
 # The first cells are `TEMP:1 = 60.4`, `TEMP:2 = 61.2`, … as in the paper. How many rows and
 # cells does each design produce, and what does a month of one garden cost to read?
 # The comparison below measures every design on every query of the dataset.
+#
+# ### Exercise 2: predict a cross-garden read
+#
+# The dataset's query `all_gardens_day` asks for *every garden on 15 March 2015*. Before
+# the comparison shows it: how many rows will the **month_rows** design read to answer it? The
+# answer is a whole number and must be exact. `gardens_day_rows.hint()` helps.
+
+# %%
+day_rows = ____   # ← your prediction: rows read by month_rows for all_gardens_day
+
+# %%
+gardens_day_rows.check(day_rows, ds, month)
 
 # %% tags=["G02", "finding"]
 cmp = wb.compare(ds, [tall, month])
@@ -166,12 +195,30 @@ print(f"a qualifier range '01'…'07' matches {len(padded_week)} days:", padded_
 #
 # A tempting shortcut: one row per garden, and every reading written as a new *version* of the same
 # cell `TEMP`. Bigtable allows it — each cell has a timestamp — but the row never closes and every
-# read of that garden walks through all of its history. The comparison measures it against the
-# two designs above: cells kept in one column, and cells scanned to answer one month.
+# read of that garden walks through all of its history. The design, as the gallery describes it:
 
-# %% tags=["G03", "finding"]
+# %%
 versions = wb.preset("garden_temperature", "unbounded_row")
 print(versions.describe(ds))
+
+# %% [markdown]
+# ### Exercise 3: predict the cells a month costs
+#
+# With this design, `garden_month` asks for VEGGIEGARDEN's 31 March readings. How many cells
+# will Bigtable **scan** to return them? A prediction within ±10 % passes; the dataset's summary
+# near the top has what you need. `versions_cells.hint()` helps.
+
+# %%
+scanned_cells = ____   # ← your prediction: cells scanned for garden_month
+
+# %%
+versions_cells.check(scanned_cells, ds, versions)
+
+# %% [markdown]
+# The comparison measures it against the two designs above: cells kept in one column, and cells
+# scanned to answer one month.
+
+# %% tags=["G03", "finding"]
 by_design = wb.compare(ds, [tall, month, versions])
 v = by_design.analyses["unbounded_row"].queries.table
 print(f"the unbounded row keeps up to {by_design.table.loc['unbounded_row', 'max_row_cells']:,} versions of TEMP in one row")
@@ -186,21 +233,6 @@ v[["rows_seen", "cells_seen", "cells_returned", "bytes_seen", "bytes_returned"]]
 # %%
 versions_table = wb.emulator().load(ds, versions)
 versions_table.run(ds.query("garden_month"))
-
-# %% [markdown]
-# ## Exercise: choose the design for a monthly dashboard
-#
-# A dashboard shows one garden's month at a time. Pick a design from the gallery (the names are
-# printed below) so that the month query reads **exactly one row** and **no row ever passes 10 kB**,
-# even after a year of data. Replace `____` with a design name, run the check, and try the others
-# to see which condition each one breaks. `garden_month.hint()` gives a hint and `garden_month.solution()` the answer.
-
-# %%
-print(wb.pattern_names("garden_temperature"))
-choice = ____   # ← your design, e.g. "daily_rows"
-
-# %%
-garden_month.check(choice, ds)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

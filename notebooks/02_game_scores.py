@@ -27,7 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex02 import ____, game_both
+from workbench.exercises.ex02 import ____, game_both, measure_scans, name_bytes
 wb.setup()
 
 # %% [markdown]
@@ -78,7 +78,7 @@ pd.concat(waste, names=["design"]).round(1)
 # Neither key serves both questions. Pick a design from the gallery (the names are printed below) so
 # that **both** `corrie_lol_march` and `lol_march` scan at most 1.5 rows per row they return. Replace
 # `____` with a design name, run the check, and try the others to see which question each one fails.
-# `game_both.hint()` gives a hint and `game_both.solution()` the answer; section G05 below comes back to it.
+# `game_both.hint()` gives a hint and `game_both.solution()` the answer; a section below comes back to it.
 
 # %%
 print(wb.pattern_names("game_scores"))
@@ -134,30 +134,66 @@ two_table.run(ds.query("lol_march"))
 # ## Read together, stored together (G11)
 #
 # Putting the measure into the key (`LoL#Corrie#win#…` and `LoL#Corrie#kda#…`) splits what one game
-# produced into two rows far apart in key order. Any question that wants both measures then needs one
-# range per measure. The comparison counts scans and rows for Corrie's latest games:
+# produced into two rows far apart in key order. What does that do to a question that wants both
+# measures of the same games? The two keys side by side:
 
-# %% tags=["G11", "finding"]
+# %%
 split = wb.Schema("row_per_measure",
                   wb.RowKey((wb.Field("game"), wb.Field("player"), wb.Metric(("win", "kda")), wb.Timestamp("ms"))),
                   wb.Tall(wb.Family("GAME")))
-print("row per measure:", split.example_key(ds))
+print("paper's key      :", by_player.example_key(ds))
+print("row per measure  :", split.example_key(ds))
+
+# %% [markdown]
+# ### Exercise: predict the scans
+#
+# `corrie_latest` asks for Corrie's latest LoL games with both their win and their KDA ratio. A
+# *scan* reads one contiguous range of row keys. How many scans will `row_per_measure` need to
+# answer it? The answer is a whole number and must be exact. `measure_scans.hint()` helps.
+
+# %%
+predicted_scans = ____   # ← your prediction: scans for corrie_latest with row_per_measure
+
+# %%
+measure_scans.check(predicted_scans, ds, split)
+
+# %% tags=["G11", "finding"]
 together = wb.compare(ds, [by_player, split])
 together.view(["rows", "corrie_latest: scans", "corrie_latest: rows seen"])
 
 # %% [markdown]
-# Keeping the game's measures in one row halves the rows and the scans for a query that needs both.
+# Each measure's rows form a range of their own, so a question that needs both measures reads one range
+# per measure; keeping the game's measures in one row halves the rows and the scans.
 #
 # ## Short names (G01)
 #
 # Every cell stores its family and qualifier names again. The paper's design uses `GAME:WIN` and
-# `GAME:KDA`; the same design with descriptive names (`game_results:did_the_player_win`, …) stores the
-# same data in more bytes. The bar below splits an event's bytes into key, names, timestamp and value.
+# `GAME:KDA`; the same design with descriptive names (`game_results:did_the_player_win` and
+# `game_results:kill_death_assist_ratio`) stores the same data in more bytes.
 
-# %% tags=["G01", "finding"]
+# %%
 long_names = wb.Schema("long_names", by_player.key,
                        wb.Tall(wb.Family("game_results"),
                                {"win": "did_the_player_win", "kda": "kill_death_assist_ratio"}))
+print(long_names.describe(ds))
+
+# %% [markdown]
+# ### Exercise: predict the price of long names
+#
+# How many **more bytes per event** will `long_names` store than the paper's design? Everything
+# you need is in the names above; a prediction within ±5 bytes passes. `name_bytes.hint()` helps.
+
+# %%
+extra_bytes = ____   # ← your prediction: extra bytes per event with long names
+
+# %%
+name_bytes.check(extra_bytes, ds, by_player, long_names)
+
+# %% [markdown]
+# The measurement: bytes per event of both designs, and the capacity view of the long names, whose
+# bar splits an event's bytes into key, names, timestamp and value.
+
+# %% tags=["G01", "finding"]
 names = wb.compare(ds, [by_player, long_names])
 print(names.table["bytes_per_event"].round(1).to_string())
 names.analyses["long_names"].capacity

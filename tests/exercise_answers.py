@@ -16,6 +16,26 @@ WRONG: dict[str, list[tuple[str, str]]] = {
         ("prose", '"game_time_player"'),
         ("typo", '"game_player_tme"'),
     ],
+    "gardens_day_rows": [
+        ("near-miss", "38"),  # one garden short
+        ("prose", "1"),  # "the month design reads the paper's month as one row"
+        ("typo", '"39"'),  # a number in quotes
+    ],
+    "versions_cells": [
+        ("near-miss", "31"),  # the cells returned, not the cells scanned
+        ("prose", "29991"),  # every event in the dataset, not one garden's
+        ("typo", '"769"'),  # a number in quotes
+    ],
+    "measure_scans": [
+        ("near-miss", "4"),  # a scan per measure per game title
+        ("prose", "1"),  # the paper's key: "one range"
+        ("typo", '"2"'),  # a number in quotes
+    ],
+    "name_bytes": [
+        ("near-miss", "35"),  # the qualifiers only, the family forgotten
+        ("prose", "8"),  # game_results vs GAME once, not per cell
+        ("typo", '"51"'),  # a number in quotes
+    ],
     "balloon_format": [
         ("near-miss", '"serialized_protobufs"'),
         ("prose", '"single_timestamp"'),

@@ -236,7 +236,7 @@ def comparison_result_html(cmp: Comparison) -> str:
         f"<div><h3>{len(cmp.analyses)} designs for {html.escape(cmp.dataset)}</h3>"
         + (workload_line(first.capacity) if first is not None else "")
         + "<p><small>Ranking: best first; <b>&lt;</b> the next design is worse, <b>≈</b> within 5 %. "
-        "Lower is better on every criterion.</small></p>"
+        "Lower is better on every criterion but the ceiling, where higher is better.</small></p>"
         + cmp.rankings[["ranking", "reason"]].to_html(escape=True)
         + t.to_html(escape=True)
         + figure_html(plot_comparison, cmp)

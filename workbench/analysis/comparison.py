@@ -2,7 +2,8 @@
 
 Criteria (lower is better for each): hotspot factor (G06–G08), bytes per event
 (G01, G14), largest row after the retention period (G10), and every query's
-modelled node cost (G04, G05, G11).
+modelled node cost (G04, G05, G11); and the ceiling (events/s no node count lifts), where
+higher is better.
 """
 
 from __future__ import annotations

@@ -160,12 +160,24 @@ def check(condition: bool, message: str, *, hint: str = "", strict: bool = True)
     return result
 
 
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``value`` as a reason can quote it: a Schema's ~1,000-character repr becomes its class and
+    name (``Schema 'month_rows'``), anything else its repr cut to ``limit`` characters."""
+    name = getattr(value, "name", None)
+    if isinstance(name, str) and not isinstance(value, str):
+        return f"{type(value).__name__} {name!r}"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def not_a_name(value: Any, known: list[str], what: str) -> str | None:
     """Why ``value`` is not one of ``known`` (closest name first), or None when it is."""
     if isinstance(value, str) and value in known:
         return None
     if not isinstance(value, str):
-        return f"the answer is {what} in quotes, e.g. {known[0]!r}; got {value!r}."
+        if isinstance(getattr(value, "name", None), str) and value.name in known:
+            return f"the answer is the design's name in quotes: {value.name!r}, not the object."
+        return f"the answer is {what} in quotes, e.g. {known[0]!r}; got {short_repr(value)}."
     close = difflib.get_close_matches(value, known, n=1, cutoff=0.5)
     near = f"did you mean {close[0]!r}? " if close else ""
     return f"{value!r} is not {what}: {near}The choices are {', '.join(known)}."

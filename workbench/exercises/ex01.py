@@ -1,12 +1,18 @@
-"""Notebook 01's exercises (garden_temperature): problem objects the notebook's answer cells check."""
+"""Notebook 01's exercises (garden_temperature): problem objects the notebook's answer cells check.
+
+* ``garden_month`` — which gallery design reads a garden's month as one row and stays small.
+* ``gardens_day_rows`` — predict the rows the month design reads for every garden on one day.
+* ``versions_cells`` — predict the cells the versioned row scans to return one month.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .core import Problem, ____, design_name
+from .predict import judge_count
 
-__all__ = ["____", "garden_month"]
+__all__ = ["____", "garden_month", "gardens_day_rows", "versions_cells"]
 
 
 def _garden_month(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
@@ -30,7 +36,53 @@ garden_month = Problem(
     "garden_month",
     'a gallery design name, e.g. "daily_rows"',
     _garden_month,
-    "one row per garden per month keeps a month together and stops growing when the month ends.",
+    "a row that holds a whole month is read once for the month; a row that holds everything "
+    "is read once too, but keeps growing. Which unit of time closes a row after 31 mornings?",
     "month_rows",
     '"month_rows": the month query reads one row, and a row closes when its month ends (G02, G10).',
+)
+
+
+def _gardens_day_rows(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
+    from workbench.analysis import analyze
+
+    rows = analyze(ds, design).queries["all_gardens_day"]["rows_seen"]
+    # exact: one row per garden is countable from the dataset's header, no estimate needed
+    return judge_count(
+        predicted, float(rows), f"rows {design.name} reads for all_gardens_day", relative=0.0
+    )
+
+
+gardens_day_rows = Problem(
+    "gardens_day_rows",
+    "a whole number of rows (exact)",
+    _gardens_day_rows,
+    "a month row holds one garden's month, so one day of every garden sits in a different row "
+    "for each garden. How many gardens (series) does the dataset's header say there are?",
+    39,
+    "39: every garden's month row holds 15 March, so the day reads one row per garden "
+    "(the dataset has 39 series); the key cannot bring one day of all gardens together (G02).",
+)
+
+
+def _versions_cells(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
+    from workbench.analysis import analyze
+
+    cells = analyze(ds, design).queries["garden_month"]["cells_seen"]
+    # ±10 %: the attendee estimates a garden's history as events ÷ gardens from the header
+    return judge_count(
+        predicted, float(cells), f"cells {design.name} scans for garden_month", relative=0.10
+    )
+
+
+versions_cells = Problem(
+    "versions_cells",
+    "a number of cells (±10 %)",
+    _versions_cells,
+    "the row holds every reading VEGGIEGARDEN ever sent, and a version filter is applied after "
+    "the read. The dataset header gives the events and the series: how many readings is that "
+    "per garden?",
+    769,
+    "about 769 (29,991 events ÷ 39 gardens): the whole garden's history is scanned to return the "
+    "31 cells of March (G03).",
 )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..formatting import number
 from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
 from .html_parts import figure_box
@@ -27,7 +28,23 @@ def _fmt(col: str, v: float) -> str:
         return human_bytes(v)
     if col == "hotspot_factor":
         return f"{v:.1f}×"
-    return f"{v:,.3g}"
+    return number(v)  # 382,200 events/s, never 3.82e+05
+
+
+#: which way is better, said once for every panel (the ceiling is the one that goes up)
+DIRECTION = "lower is better in every panel but the ceiling, where higher is better"
+
+
+def _panel_note(col: str, ranking, values: np.ndarray) -> str:
+    """What a panel's title adds: the ceiling's direction, and "a tie at this rate" where the
+    values differ but the ranking calls them equal (a 2.9× hotspot that costs nothing at the
+    sample's rate is grey, and the title says why)."""
+    note = " — higher is better" if col.startswith("ceiling") else ""
+    finite = values[np.isfinite(values)]
+    differ = len(finite) > 1 and finite.max() > finite.min() * 1.05
+    if ranking is not None and not ranking["best"] and differ:
+        note += " — a tie at this rate"
+    return note
 
 
 def _title_chars(ncols: int, label_chars: int) -> int:
@@ -39,7 +56,8 @@ def _title_chars(ncols: int, label_chars: int) -> int:
 
 @styled
 def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarray:
-    """One horizontal bar chart per criterion (lower is better); returns the array of axes."""
+    """One horizontal bar chart per criterion (lower is better, the ceiling's higher; a tie at the
+    rate judged stays grey and says so in its title); returns the array of axes."""
     import matplotlib.pyplot as plt
 
     crit = cmp.criteria
@@ -89,7 +107,11 @@ def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarr
             ax.axvline(1.0, color="black", ls="--", lw=1)
         # wrapped to the panel's width: long query names otherwise run into the next panel's title
         ax.set_title(
-            textwrap.fill(label, _title_chars(ncols, max(map(len, names))), break_on_hyphens=False),
+            textwrap.fill(
+                label + _panel_note(col, r, v),
+                _title_chars(ncols, max(map(len, names))),
+                break_on_hyphens=False,
+            ),
             fontsize=10.5,
         )
     for ax in axes[len(crit) :]:
@@ -102,7 +124,7 @@ def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarr
     )
     axes[0].figure.suptitle(
         f"{len(names)} designs for {cmp.dataset}: {head}\n"
-        "(lower is better in every panel; green best, vermillion worst)",
+        f"({DIRECTION}; green best, vermillion worst, grey a tie)",
         fontweight="bold",
         x=0.01,
         ha="left",
@@ -137,7 +159,7 @@ def comparison_html(cmp: Comparison) -> str:
             )
         reason = f"<br><small>{html.escape(str(r['reason']))}</small>" if r is not None else ""
         panels.append(
-            f"<div style='min-width:0'><b>{html.escape(label)}</b>{reason}"
+            f"<div style='min-width:0'><b>{html.escape(label + _panel_note(col, r, v))}</b>{reason}"
             f"<table style='width:100%'>{''.join(bars)}</table></div>"
         )
     wins = cmp.rankings["best"].replace("", np.nan).dropna().value_counts()
@@ -148,8 +170,8 @@ def comparison_html(cmp: Comparison) -> str:
     )
     return figure_box(
         f"<div class='wb-b-title'>{len(names)} designs for {html.escape(cmp.dataset)}: "
-        f"{html.escape(head)}</div><small>lower is better in every panel; green best, "
-        "vermillion worst</small><div style='display:grid;grid-template-columns:repeat(auto-fill,"
+        f"{html.escape(head)}</div><small>{DIRECTION}; green best, "
+        "vermillion worst, grey a tie</small><div style='display:grid;grid-template-columns:repeat(auto-fill,"
         "minmax(260px,1fr));gap:10px 18px;margin-top:6px'>"
         + "".join(panels)
         + f"</div><div class='wb-b-note'>{html.escape(EMULATOR_NOTES['keyspace'])} "

@@ -1,0 +1,64 @@
+"""Numeric predictions: the attendee guesses a count before the cell that shows it.
+
+:func:`judge_count` turns a guess and the truth the workbench computed into a judge's
+``(passed, message, found)``: accepted within a stated tolerance, a number in quotes is told to
+drop them ("did you mean 31, without the quotes?"), and a wrong number gets a direction (more or
+fewer) but never the figure itself, so "Not yet" does not give the answer away.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .core import short_repr
+
+
+def as_number(value: Any) -> tuple[float | None, str | None]:
+    """``(number, None)`` for an int or float answer, ``(None, why)`` for anything else."""
+    if isinstance(value, bool):
+        return None, f"the answer is a number, got {short_repr(value)}."
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value), None
+    if isinstance(value, str):
+        text = value.strip().replace(",", "").replace("_", "")
+        try:
+            number = float(text)
+        except ValueError:
+            return None, f"the answer is a number (no quotes), got {short_repr(value)}."
+        shown = int(number) if number.is_integer() else number
+        return None, f"{value!r} is text: did you mean {shown}, without the quotes?"
+    return None, f"the answer is a number, got {short_repr(value)}."
+
+
+def tolerance_for(truth: float, relative: float, at_least: float) -> float:
+    """How far from ``truth`` a prediction may be: ``relative`` of it, never under ``at_least``."""
+    return max(abs(truth) * relative, at_least)
+
+
+def judge_count(
+    value: Any,
+    truth: float,
+    what: str,
+    *,
+    relative: float = 0.10,
+    at_least: float = 0.0,
+    found: dict[str, Any] | None = None,
+) -> tuple[bool, str, dict[str, Any]]:
+    """Judge a predicted count of ``what`` against ``truth`` within ±``relative`` (and at least
+    ±``at_least``). A pass names the figure; a miss says only "more" or "fewer" and why the
+    tolerance, so the attendee looks again instead of being told."""
+    truth = round(float(truth), 2)  # 51.00000000000001 bytes is 51: ±5 must accept 46
+    number, why = as_number(value)
+    if number is None:
+        return False, why or "", {}
+    slack = tolerance_for(truth, relative, at_least)
+    shown = f"{truth:,.0f}" if float(truth).is_integer() else f"{truth:,.1f}"
+    if abs(number - truth) <= slack:
+        return True, f"{what}: {shown} (you said {number:,g}; within ±{slack:,.0f}).", found or {}
+    direction = "more" if truth > number else "fewer"
+    return (
+        False,
+        f"not {number:,g}: there are {direction} {what} than that (±{slack:,.0f} is accepted).",
+        {},
+    )
