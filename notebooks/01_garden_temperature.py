@@ -160,7 +160,7 @@ what_if = pd.DataFrame({"readings per month row": per_month,
                         "row MB": per_month * bytes_per_cell / 1e6})
 what_if["under 100 MB guideline"] = what_if["row MB"] * 1e6 < limit
 what_if["under 256 MB hard limit"] = what_if["row MB"] * 1e6 < rs.settings.row_hard_bytes
-what_if.round(3)
+what_if.style.format({"readings per month row": "{:,}", "row MB": "{:,.3f}"})
 
 # %% [markdown]
 # ## Unpadded numbers sort as text (G21)
