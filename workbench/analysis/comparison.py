@@ -24,6 +24,7 @@ from ..schema.views import ViewDesign
 from ..units import human_bytes
 from .overview import Analysis, analyze, schema_name
 from .rate_verdict import rate_text
+from .spill import SPILL_EVENTS, spill
 
 
 @dataclass
@@ -180,6 +181,7 @@ def compare(
     analyses: dict[str, Analysis] = {}
     notes: dict[str, str] = {}
     not_built: dict[str, str] = {}
+    summaries: dict[str, dict[str, Any]] = {}  # made before a design's arrays are spilled
     for lab, s in zip(labels, schemas, strict=True):
         # one design that cannot be built for this dataset (a collision, a layout that cannot
         # hold a column) is a row with its reason; the others are still compared
@@ -187,7 +189,11 @@ def compare(
             # a CMV's rows are the rows its client-maintained equivalent stores (analysis/views.py)
             schema = s.equivalent if isinstance(s, ViewDesign) else s
             used, note = carried_or_left_out(ds, schema)
-            analyses[lab] = analyze(used, schema, **kwargs)
+            a = analyze(used, schema, **kwargs)
+            if len(used) > SPILL_EVENTS:  # its figures now, its arrays to mapped files
+                summaries[lab] = {"verdict": a.keyspace.verdict(), **a.summary()}
+                a = spill(a)
+            analyses[lab] = a
         except WorkbenchError as e:
             not_built[lab] = str(e)
             continue
@@ -198,7 +204,7 @@ def compare(
             "No design could be built for this dataset: "
             + "; ".join(f"{lab}: {why}" for lab, why in not_built.items())
         )
-    c = compare_analyses(ds, analyses)
+    c = compare_analyses(ds, analyses, summaries)
     if any(
         isinstance(s, ViewDesign) for s in schemas
     ):  # who keeps the derived rows, and at what cost
@@ -297,11 +303,17 @@ def _ties_under_the_ceilings(
     }
 
 
-def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
+def compare_analyses(
+    ds: Dataset,
+    analyses: dict[str, Analysis],
+    summaries: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Comparison:
     """Rank analyses already made (one per label) without recomputing them.
 
     The designer passes the very analyses its tabs show (at the slider's node count), so the
     comparison table, its ranking and the heat maps above it read one set of numbers.
+    ``summaries``: a design's verdict and ``summary()`` made already (``compare`` makes them
+    before it spills the design's arrays to mapped files: reading them back is not needed).
     """
     nodes = {a.keyspace.nodes for a in analyses.values()}
     if len(nodes) > 1:
@@ -311,8 +323,8 @@ def compare_analyses(ds: Dataset, analyses: dict[str, Analysis]) -> Comparison:
         )
     recs = []
     for lab, a in analyses.items():
-        r = {"design": lab, "verdict": a.keyspace.verdict()}
-        r.update(a.summary())
+        made = (summaries or {}).get(lab)
+        r = {"design": lab, **(made or {"verdict": a.keyspace.verdict(), **a.summary()})}
         recs.append(r)
     table = pd.DataFrame.from_records(recs).set_index("design")
     criteria = [

@@ -125,14 +125,7 @@ def _evaluate_one(index: CellIndex, plan: ReadPlan) -> _Eval:
         ok[uq] = _regex_ok(index.qualifiers, uq, flt.qualifier_regex)
         passed &= ok[q]
     if flt.row_key_regex is not None and n_in:
-        ok = np.zeros(index.n_rows, dtype=bool)
-        rx = re.compile(flt.row_key_regex, re.DOTALL)
-        for i in range(0, len(rows_in), 500_000):  # decode in blocks: bounded memory on huge scans
-            blk = rows_in[i : i + 500_000]
-            ok[blk] = np.fromiter(
-                (rx.fullmatch(k) is not None for k in index.keys(blk)), dtype=bool, count=len(blk)
-            )
-        passed &= ok[crow]
+        passed &= index.key_matches(flt.row_key_regex, rows_in)[crow]
     if flt.time_range_us is not None:
         lo, hi = flt.time_range_us
         ts = index.ts[cidx]
