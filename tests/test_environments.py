@@ -27,7 +27,11 @@ else:  # pragma: no cover - Python 3.10
 
 REPO = Path(__file__).resolve().parent.parent
 # conda-forge names where they differ from PyPI's (the conda-forge feedstock of the same project)
-CONDA_FORGE_NAME = {"matplotlib": "matplotlib-base", "playwright": "playwright-python"}
+CONDA_FORGE_NAME = {
+    "matplotlib": "matplotlib-base",
+    "playwright": "playwright-python",
+    "duckdb": "python-duckdb",
+}
 CONDA_ONLY = {"pip"}  # how make/postBuild install the package itself
 BINDER_ONLY = {"go"}  # builds the emulator in binder/postBuild
 
