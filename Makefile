@@ -21,7 +21,7 @@ CHECK := PYTHON=$(PYTHON) sh tools/check-system --venv $(VENV)
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[lab,test]"
 	@touch $(STAMP)
 
 install:

@@ -1,8 +1,8 @@
 """The three ways to install the workbench name the same packages with the same bounds.
 
 pyproject.toml (pip, ``make``) is the source; ``environment.yml`` (conda) must list every
-runtime and test dependency with the same version bounds, ``binder/environment.yml``
-(repo2docker) every runtime one. Both files are read here, never a list kept in this test, so a
+runtime, ``[lab]`` and ``[test]`` dependency with the same version bounds,
+``binder/environment.yml`` (repo2docker) every runtime and ``[lab]`` one (a binder is the lab). Both files are read here, never a list kept in this test, so a
 dependency added to pyproject.toml alone fails this test with the line to add.
 """
 
@@ -99,18 +99,18 @@ def _python_ok(conda: dict[str, SpecifierSet], *, exact: bool) -> None:
         assert allowed and all(v in requires for v in allowed), (conda["python"], requires)
 
 
-def test_environment_yml_has_every_runtime_and_test_dependency_with_the_same_bounds():
+def test_environment_yml_has_every_runtime_lab_and_test_dependency_with_the_same_bounds():
     conda, doc = _conda_requirements(REPO / "environment.yml")
     assert doc["channels"] == ["conda-forge"]
-    problems = _diff(_pip_requirements(("test",)), conda, CONDA_ONLY)
+    problems = _diff(_pip_requirements(("lab", "test")), conda, CONDA_ONLY)
     assert problems == [], "environment.yml drifted from pyproject.toml:\n" + "\n".join(problems)
     _python_ok(conda, exact=True)
 
 
-def test_binder_environment_has_every_runtime_dependency_and_go():
+def test_binder_environment_has_every_runtime_and_lab_dependency_and_go():
     conda, doc = _conda_requirements(REPO / "binder" / "environment.yml")
     assert doc["channels"] == ["conda-forge"]
-    problems = _diff(_pip_requirements(), conda, CONDA_ONLY | BINDER_ONLY)
+    problems = _diff(_pip_requirements(("lab",)), conda, CONDA_ONLY | BINDER_ONLY)
     assert problems == [], "binder/environment.yml drifted:\n" + "\n".join(problems)
     assert "go" in conda and "pip" in conda
     # repo2docker picks its base Python only from an exact `python=X.Y`

@@ -23,6 +23,7 @@ from .errors import (
     ProductionNotAllowed as ProductionNotAllowed,
     ConfirmationRequired as ConfirmationRequired,
     WriteError as WriteError,
+    ExtraMissing as ExtraMissing,
     full_tracebacks as full_tracebacks,
 )
 

@@ -168,11 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["report"]:  # one parser for the report command: its own
-        from .report import main_report
-
-        return main_report(argv[1:])
     try:
+        if argv[:1] == ["report"]:  # one parser for the report command: its own
+            from .report import main_report
+
+            return main_report(argv[1:])
         if argv[:1] == ["bulk-load"]:  # its own options, and Beam's pipeline options
             from .beam.command import main_bulk_load
 

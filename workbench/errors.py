@@ -56,6 +56,28 @@ class ReportError(WorkbenchError, RuntimeError):
     """A report could not be made, or a notebook failed while executing (the message names it and the cell)."""
 
 
+class ExtraMissing(WorkbenchError, ImportError):
+    """A feature of the lab (figures, the designer, reports, JupyterLab) was used in an install
+    without the ``[lab]`` extra (a worker's runtime-only ``pip install bigtable-ts-workbench``)."""
+
+
+LAB_INSTALL = 'pip install "bigtable-ts-workbench[lab]"'
+
+
+def require_lab(feature: str, *modules: str) -> None:
+    """Refuse ``feature`` with :class:`ExtraMissing` when any of ``modules`` (top-level import
+    names of the ``[lab]`` extra) is not installed; looks them up without importing them."""
+    from importlib.util import find_spec
+
+    missing = [m for m in modules if find_spec(m) is None]
+    if missing:
+        raise ExtraMissing(
+            f"{feature} needs the workbench's lab extra ({', '.join(missing)} not installed: "
+            f"this install has only the runtime the cell, analysis and Bigtable paths use). "
+            f"Install it with:  {LAB_INSTALL}"
+        )
+
+
 # -- showing an error to a person -------------------------------------------------------------
 # The designer, the exercises and a notebook cell show a workbench error the same way: the first
 # line of its message (what went wrong) with its advice, the evidence (e.g. colliding events) as

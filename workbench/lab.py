@@ -34,6 +34,7 @@ from types import FrameType
 
 from . import _watchdog
 from .bigtable import emulator as _emu
+from .errors import require_lab
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 START_NOTEBOOK = "notebooks/00_start_here.ipynb"
@@ -164,6 +165,7 @@ def run(
     out: Callable[[str], None] = lambda s: print(s, flush=True),
 ) -> int:
     """Start the emulator (or reuse the one the environment names) and JupyterLab; stop both on a signal."""
+    require_lab("workbench lab", "jupyterlab", "ipykernel", "ipywidgets", "matplotlib")
     stop = threading.Event()
     received: list[str] = []
 

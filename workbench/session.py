@@ -94,6 +94,10 @@ class SetupInfo:
 
 
 def _style_plots() -> None:
+    from importlib.util import find_spec
+
+    if find_spec("matplotlib") is None:  # a runtime-only install (no [lab]): nothing to style
+        return
     from .plots import style  # the figure module owns the look
 
     style.apply()
@@ -203,9 +207,11 @@ class Session:
                 self.tables.append(table_id)
 
     def cleanup(self, *, stop_emulator: bool = False) -> Dropped:
-        import matplotlib.pyplot as plt
+        import sys
 
-        plt.close("all")
+        plt = sys.modules.get("matplotlib.pyplot")  # figures only if something drew them
+        if plt is not None:
+            plt.close("all")
         dropped = Dropped()
         emu = self.emulator
         if emu is not None:

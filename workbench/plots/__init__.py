@@ -20,6 +20,12 @@ import io
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import require_lab
+
+# figures are the lab's (a runtime-only install has no matplotlib): one clear error, not a
+# ModuleNotFoundError from whichever figure module was imported first
+require_lab("Figures (notebook, report and designer pictures)", "matplotlib")
+
 
 def png_bytes(fig: Any) -> bytes:
     buf = io.BytesIO()

@@ -19,13 +19,40 @@ no secret or local path left, no ``src``/``href`` that would leave the file.
 
 from __future__ import annotations
 
-from ..errors import ReportError
-from ._findings import finding
-from ._scrub import Scrubber
-from ._widgets import StaticWidgets
-from .build import Report, build_report, build_reports, main_report
-from .execute import execute_notebook, report_notebooks, workshop_notebooks
-from .export import export_html, offline_problems
+from typing import TYPE_CHECKING, Any
+
+import lazy_loader
+
+from ..errors import ReportError, require_lab
+
+if TYPE_CHECKING:  # pragma: no cover - the names below, as mypy and IDEs see them
+    from ._findings import finding
+    from ._scrub import Scrubber
+    from ._widgets import StaticWidgets
+    from .build import Report, build_report, build_reports, main_report
+    from .execute import execute_notebook, report_notebooks, workshop_notebooks
+    from .export import export_html, offline_problems
+
+# Resolved on first use: a runtime-only install (no [lab] extra) has no nbformat, nbclient or
+# nbconvert, yet the command line scrubs its error lines with the Scrubber (detect-secrets only).
+_resolve = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "_findings": ["finding"],
+        "_scrub": ["Scrubber"],
+        "_widgets": ["StaticWidgets"],
+        "build": ["Report", "build_report", "build_reports", "main_report"],
+        "execute": ["execute_notebook", "report_notebooks", "workshop_notebooks"],
+        "export": ["export_html", "offline_problems"],
+    },
+)[0]
+
+
+def __getattr__(name: str) -> Any:
+    if name != "Scrubber" and name in __all__:
+        require_lab("Reports (workbench report)", "nbformat", "nbclient", "nbconvert", "ipykernel")
+    return _resolve(name)
+
 
 __all__ = [
     "build_reports",
