@@ -29,7 +29,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex06 import ____, daily_panel
+from workbench.exercises.ex06 import ____, daily_panel, hourly_day_dataset, hourly_day_rows, latest_rows
 wb.setup()
 
 # %% [markdown]
@@ -150,8 +150,9 @@ pd.DataFrame(growth).T
 # %% [markdown]
 # At one reading every 15 minutes a meter's row stays small even after a year. The page's example writes
 # once per *second*: 900 times as many versions in the same row. The row-size figure shows the updated
-# design's rows now and projected over a year; the line below scales the projection to one reading a second
-# and sets it against the limits (100 MB advisory, 256 MB hard).
+# design's rows now and projected over a year (two bars of 31 in the histogram: the `kwh` rows and the
+# `voltage` rows of the 31 meters, 62 rows that never close); the line below scales the projection to one
+# reading a second and sets it against the limits (100 MB advisory, 256 MB hard).
 
 # %% tags=["G10"]
 rows = analyses["row_per_meter"].rowsizes
@@ -162,13 +163,25 @@ print(f"largest row after 12 months at one reading per second: {per_second / 1e6
 
 # %% [markdown]
 # Versions also cost on the read side. To answer "meter 100001 on 1 March" the updated design reads few
-# rows but every version of every column in them (compare cells seen with cells returned), while the
-# row-per-reading design reads just the cells of that day. For "its latest reading" the versioned row
-# is read whole — every cell the meter ever sent — because the newest version sits in one row with all
-# the old ones. The row-per-reading design reads one row: Cloud Bigtable scans the meter's range
-# backwards with a row limit of 1 (on the emulator, which cannot scan backwards, it reads the range
-# forward: `emulator_rows_seen`). Versions are for amended values whose history matters, not for a
-# stream of new readings.
+# rows but every version of every column in them, while the row-per-reading design reads just the cells
+# of that day. For "its latest reading" the versioned row is read whole, because the newest version sits
+# in one row with all the old ones. The row-per-reading design keys the measure before the time
+# (`100001#kwh#1425168000000`), and Cloud Bigtable can scan a range backwards with a row limit of 1.
+#
+# ### Exercise: rows read for the latest reading
+#
+# Predict how many rows `row_per_reading` reads for `latest_reading` (meter 100001's latest reading of
+# both measures) on Cloud Bigtable, before the table below shows it. Replace `____` with a whole number
+# and run the check; `latest_rows.hint()` helps.
+
+# %%
+LATEST_ROWS = ____   # ← your answer: a number of rows
+
+# %%
+latest_rows.check(LATEST_ROWS, ds, per_reading)
+
+# %% [markdown]
+# The table compares cells seen with cells returned for both designs.
 
 # %% tags=["G03"]
 costs = pd.concat({name: a.queries.table[["kind", "rows_seen", "cells_seen", "cells_returned", "bytes_seen",
@@ -177,35 +190,49 @@ costs = pd.concat({name: a.queries.table[["kind", "rows_seen", "cells_seen", "ce
 costs.loc[(slice(None), ["meter_day", "latest_reading"]), :]
 
 # %% [markdown]
+# The versioned row is scanned whole for one cell back (cells seen against cells returned). The
+# row-per-reading design reads one row per measure — one reverse scan with a row limit of 1 for `kwh`,
+# one for `voltage`; on the emulator, which cannot scan backwards, it reads each range forward
+# (`emulator_rows_seen`). Versions are for amended values whose history matters, not for a stream of new
+# readings.
+
+# %% [markdown]
 # ## 3 · Pre-aggregated rows for dashboards (G29)
 #
 # A dashboard rarely wants raw readings: it shows hourly or daily totals. Computing them at write time and
 # storing them under their own prefix (`agg#hourly#00100001#2015030118`) in their own family turns "a day of
-# hourly totals" into 24 rows instead of 96 raw readings. The gallery's `hourly_aggregates` design does
-# that; the query below asks for one meter's hourly sums on 1 March.
+# readings" into fewer rows. The gallery's `hourly_aggregates` design does that; the query below
+# (`meter_day_hourly`) asks for one meter's hourly sums on 1 March, beside the raw readings of that day
+# (`meter_day`).
+#
+# ### Exercise: rows for a day of hourly totals
+#
+# Predict how many rows `meter_day_hourly` reads with `hourly_aggregates`. Replace `____` with a whole
+# number and run the check; `hourly_day_rows.hint()` helps.
+
+# %%
+HOURLY_ROWS = ____   # ← your answer: a number of rows
+
+# %%
+hourly_day_rows.check(HOURLY_ROWS, ds, wb.preset("energy_meters", "hourly_aggregates"))
 
 # %% tags=["G29", "finding"]
 hourly = wb.preset("energy_meters", "hourly_aggregates")
 day = ds.query("meter_day")
-hourly_day = wb.QueryIntent("meter_day_hourly", "range", "meter 100001's hourly totals on 1 March",
-                            entity=day.entity, start=day.start, end=day.end, aggregate="hourly:sum")
 side = pd.DataFrame({
     "raw readings (meter_day)": wb.analyze(ds, hourly).queries["meter_day"],
-    "hourly rows (meter_day_hourly)": wb.analyze(
-        wb.from_dataframe(ds.frame, entity=["meter_id"], time="time", measures=["kwh", "voltage"],
-                          queries=[hourly_day]), hourly).queries["meter_day_hourly"]})
+    "hourly rows (meter_day_hourly)": wb.analyze(hourly_day_dataset(ds), hourly).queries["meter_day_hourly"]})
 side.loc[["plan", "rows_seen", "rows_returned", "cells_returned", "bytes_seen"]]
 
 # %% [markdown]
 # Rows read drop by the number of readings per hour (four); bytes do not, because each summary row holds
-# several statistics of two measures. The win grows with the bucket: a panel of *daily* totals over the whole
-# period reads one row per day.
+# several statistics of two measures. The win grows with the bucket.
 #
 # ### Exercise: a daily-usage panel in at most one row per day
 #
 # The billing page shows meter 100001's total energy per day over all ten days. Choose the summary bucket
-# so that the panel reads no more rows than there are days. Replace `____` with a bucket and run the
-# check; try `"hour"` to see it fail. `daily_panel.hint()` gives a hint and `daily_panel.solution()` the answer.
+# so that the panel reads no more rows than there are days and still has a total for each day. Replace
+# `____` with a bucket and run the check; try `"hour"` to see it fail. `daily_panel.hint()` gives a hint and `daily_panel.solution()` the answer.
 
 # %%
 BUCKET = ____   # ← your answer: a bucket such as "hour" or "week"
@@ -216,7 +243,7 @@ result = daily_panel.check(BUCKET, ds, hourly)
 found = result.found if result.passed else daily_panel.reference(ds, hourly)
 design, billing = found["design"], found["billing"]
 panel = billing.query("meter_daily_usage")
-print("plan:", found["cost"]["plan"], "" if result.passed else "(the solution's design, for section 4)")
+print("plan:", found["cost"]["plan"] if result.passed else "shown once the check passes")
 result
 
 # %% [markdown]
@@ -253,8 +280,9 @@ pd.DataFrame({"row key read back": read["row_key"].to_numpy(), "kWh (summary row
 # * **G10** — that row stays small at one reading per 15 minutes, but at one reading per second it would pass
 #   the 256 MB hard limit within a year.
 # * **G03** — reading a day or the latest value from the versioned row scanned every version.
-# * **G29** — hourly summary rows cut the rows a day's panel reads by four; daily rows read one per day. On
-#   the emulator the summary totals matched the raw readings.
+# * **G29** — hourly summary rows cut the rows a day's panel reads by four; daily rows read one per day
+#   (a wider bucket loses the days the page shows). On the emulator the summary totals matched the raw
+#   readings.
 #
 # ## Cleanup
 #

@@ -27,7 +27,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex07 import ____, lab_pattern
+from workbench.exercises.ex07 import ____, fix_share, lab_pattern, time_first_share
 wb.setup()
 
 # %% [markdown]
@@ -52,10 +52,26 @@ d
 
 # %% [markdown]
 # Everything you can click you can also set from code, which is how this notebook (and its tests)
-# drive it. Below, the pair moves behind the time in the key. Scroll back up: the designer now shows
-# the timestamp-first design, and its heat map draws the single diagonal line of a hotspot. The rest of
-# the notebook leaves this designer as it is (the advisor section opens its own), so it still shows
-# that diagonal after *Run All* and in the saved report.
+# drive it. Next, the pair moves behind the time in the key (`d.controls.segments.value = ["time",
+# "pair"]`), on 3 nodes.
+#
+# ### Exercise: predict the busiest node's share
+#
+# Before the cell that shows it: what percentage of the writes will the busiest node take once the key
+# starts with the time? Replace `____` with a percentage (50 for half) and run the check, which makes the
+# change in the designer above. `time_first_share.hint()` helps.
+
+# %%
+TIME_FIRST_SHARE = ____   # ← your answer: a percentage of the writes
+
+# %%
+time_first_share.check(TIME_FIRST_SHARE, d)
+
+# %% [markdown]
+# Scroll back up: the designer now shows the timestamp-first key, and its heat map draws the single
+# diagonal line of a hotspot. The design keeps the name it started from, with its new key order after the
+# colon. The rest of the notebook leaves this designer as it is (the advisor section opens its own), so it
+# still shows that diagonal after *Run All* and in the saved report.
 
 # %% tags=["G06"]
 d.controls.segments.value = ["time", "pair"]
@@ -83,6 +99,19 @@ fix
 before = fix.analysis.keyspace.mean_write_share
 fix.findings[0]
 
+# %% [markdown]
+# ### Exercise: predict the share after the fix
+#
+# The first finding's suggestion keys the quotes by pair again. What percentage of the writes will the
+# busiest node take after `fix.apply_suggestion(0)`? Replace `____` and run the check (it applies the
+# suggestion on a designer of its own). `fix_share.hint()` helps.
+
+# %%
+FIX_SHARE = ____   # ← your answer: a percentage of the writes
+
+# %%
+fix_share.check(FIX_SHARE, wb.designer(ds, wb.preset("fx_prices", "timestamp_first")))
+
 # %% tags=["finding"]
 fix.apply_suggestion(0)
 print(f"{fix.schema.name}: busiest node {before:.0%} → {fix.analysis.keyspace.mean_write_share:.0%} of the writes")
@@ -91,7 +120,9 @@ print(f"{fix.schema.name}: busiest node {before:.0%} → {fix.analysis.keyspace.
 # ## Side by side
 #
 # `wb.compare` analyses several designs on the same data and ranks them on each criterion with the
-# reason. The designer's *Compare* tab does the same for the design you pinned and the current one.
+# reason: best first, `<` where lower is better (hotspot, storage, rows read) and `>` where higher is
+# better (the ceiling, the highest rate no node count lifts). The designer's *Compare* tab does the same
+# for the design you pinned and the current one.
 
 # %% tags=["finding"]
 wb.compare(ds, [wb.preset("fx_prices", "pair_microseconds"), wb.preset("fx_prices", "timestamp_first"),
@@ -152,8 +183,8 @@ lab
 # %% [markdown]
 # ### Exercise
 #
-# Pick a design for `my_meters` in which no node takes more than half of the writes (with 3 nodes
-# the fair share is a third). Replace `____` with one of `lab.controls.pattern.options` and run the
+# Pick a design for `my_meters` in which the busiest node takes less than half of the writes (with 3
+# nodes the fair share is a third). Replace `____` with one of `lab.controls.pattern.options` and run the
 # check: it sets the designer above to your pattern, so scroll up to see its heat map.
 # `lab_pattern.hint()` gives a hint and `lab_pattern.solution()` the answer.
 
@@ -170,7 +201,7 @@ lab_pattern.check(PATTERN, lab)
 # * Moving the pair behind the time made one node take nearly every write; the designer's numbers
 #   and heat map showed it at once.
 # * The advisor named the hotspot by guideline ID and its suggestion brought the busiest node back
-#   near the fair share.
+#   toward the fair share.
 # * `wb.compare` ranked three fx designs on hotspot, storage, row size and each query's cost.
 # * The recommended design was written to the emulator, read back identical, and a query measured.
 # * A CSV and three query lines became a dataset with `wb.from_csv`; `wb.compare` ranked its whole

@@ -34,6 +34,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+from workbench.exercises.ex08 import ____, cmv_maintenance, counter_cells, slash_bad_keys
 wb.setup()
 
 # %% [markdown]
@@ -50,6 +51,11 @@ print(rks.to_yaml())
 print(rks.gcloud_command("my-instance"))
 
 # %% [markdown]
+# The delimiter reads `"Iw=="`: the YAML holds byte values in base64, and `Iw==` is the single byte `#`
+# (`base64.b64decode("Iw==") == b"#"`). That is why the `gcloud` line passes
+# `--row-key-schema-pre-encoded-bytes`: it tells `gcloud` the bytes in the file are already encoded.
+
+# %% [markdown]
 # With the schema set, SQL filters the key's parts by name (on the same table, `prices`, that the
 # `gcloud` line sets the schema on). The workbench writes each bound as the key's
 # own text, so the comparison is exact:
@@ -59,13 +65,28 @@ print(rks.sql({"pair": "EUR/USD"}, "2015-03-02 09:00", "2015-03-02 10:00"))
 
 # %% [markdown]
 # If any key in the table does not conform, every query that selects key columns fails. The check runs
-# over every key the design writes for the dataset. A `/` delimiter looks harmless — until a value holds it:
+# over every key the design writes for the dataset; for the recommended design:
+
+# %% tags=["G20"]
+print(f"pair#time (recommended): {wb.key_conformance(wb.preset('fx_prices', 'pair_microseconds'), fx)['main']}")
+
+# %% [markdown]
+# ### Exercise: how many keys break with a `/` delimiter?
+#
+# The same design with `/` between the pair and the time (`wb.RowKey((wb.Field("pair"),
+# wb.Timestamp("us")), "/")`) writes the same 28,629 distinct keys. Predict how many of them do *not*
+# conform to its row-key schema. Replace `____` with a number and run the check; `slash_bad_keys.hint()`
+# helps.
+
+# %%
+BAD_KEYS = ____   # ← your answer: a number of keys
+
+# %%
+slash_bad_keys.check(BAD_KEYS, fx)
 
 # %% tags=["G20"]
 slash = wb.Schema("slash", wb.RowKey((wb.Field("pair"), wb.Timestamp("us")), "/"))
-for label, design in {"pair#time (recommended)": wb.preset("fx_prices", "pair_microseconds"),
-                      "pair/time": slash}.items():
-    print(f"{label}: {wb.key_conformance(design, fx)['main']}")
+print(f"pair/time: {wb.key_conformance(slash, fx)['main']}")
 
 # %% [markdown]
 # Some designs conform but leave the schema unable to say what the key means: a salt is a number the
@@ -90,11 +111,25 @@ print(designs["cmv_rollup"].create_sql("meters")["hourly"])
 # %% [markdown]
 # Both store the same summary rows and a dashboard's hourly query reads the same 24 rows a day. What
 # differs is who writes them and what that costs (`wb.view_queries` adds the dashboard's hourly query):
+# the table below counts the client's writes per event and the *maintenance writes* Bigtable makes on
+# its own to keep the view current.
+#
+# ### Exercise: Bigtable's writes for the view
+#
+# Predict `maintenance_writes` for `cmv_rollup` over the workshop sample (the dataset's header above
+# gives its events). Replace `____` with a number and run the check; `cmv_maintenance.hint()` helps.
+
+# %%
+CMV_WRITES = ____   # ← your answer: a number of writes
+
+# %%
+cmv_maintenance.check(CMV_WRITES, energy, designs)
 
 # %% tags=["G29"]
 cmp = wb.compare(energy, list(designs.values()), queries=wb.view_queries(energy))
+counts = {"maintenance_writes": "int64", "derived_rows": "int64"}  # counts print as 29,760, not 29760.0
 cmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-           "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]].round(3)
+           "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]].round(3).astype(counts)
 
 # %% [markdown]
 # The client sends fewer row writes (no summary rows), but Bigtable updates the view once per
@@ -123,7 +158,7 @@ print(gdesigns["async_index"].create_sql("scores")["by_game"])
 # %% tags=["G05"]
 gcmp = wb.compare(games, list(gdesigns.values()))
 gcmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-            "lol_march: rows seen", "staleness"]].round(3)
+            "lol_march: rows seen", "staleness"]].round(3).astype({"maintenance_writes": "int64"})
 
 # %% [markdown]
 # The total writes are the same — the client's second write becomes Bigtable's index update — and so are
@@ -135,13 +170,27 @@ gcmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "w
 # ## 4 · Counters in an aggregate family
 #
 # A counter row per meter and day, a qualifier per hour, and an aggregate family that adds each
-# reading's 1 with `AddToCell`: "readings per hour" is a one-row read of at most 24 cells. Written to the
-# emulator and read back (every hour has four 15-minute readings):
+# reading's 1 with `AddToCell`: "readings per hour" is a one-row read of at most 24 cells.
+#
+# ### Exercise: how many counter cells?
+#
+# `wb.Counters(("meter_id",), bucket="hour", row_bucket="day")` on the energy sample: predict how many
+# counter cells the table holds once every reading is added. Replace `____` with a whole number and run
+# the check; `counter_cells.hint()` helps.
+
+# %%
+counters = wb.Counters(("meter_id",), bucket="hour", row_bucket="day")
+COUNTER_CELLS = ____   # ← your answer: a number of cells
+
+# %%
+counter_cells.check(COUNTER_CELLS, energy, counters)
+
+# %% [markdown]
+# Written to the emulator and read back, beside the same counts computed with pandas:
 
 # %% tags=["G12"]
 import pandas as pd
 from workbench.bigtable import admin, reader, writer
-counters = wb.Counters(("meter_id",), bucket="hour", row_bucket="day")
 conn = emu.connection()
 with admin.throwaway_table(conn, list(counters.families())) as table_id:
     writer.write_cells(conn, counters.to_cells(energy), table_id, progress=False)

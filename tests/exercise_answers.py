@@ -64,7 +64,46 @@ WRONG: dict[str, list[tuple[str, str]]] = {
         ("prose", '"timestamp_first"'),  # "try "timestamp_first" to see the check fail"
         ("typo", '"salted_"'),
     ],
+    "latest_rows": [
+        ("near-miss", "1"),  # one reverse scan, the second measure forgotten
+        ("prose", "96"),  # the readings of a day (meter_day) the prose names
+        ("typo", '"2"'),  # a number in quotes
+    ],
+    "hourly_day_rows": [
+        ("near-miss", "23"),  # an hour short
+        ("prose", "96"),  # the raw readings the prose sets beside it
+        ("typo", '"24"'),  # a number in quotes
+    ],
+    "time_first_share": [
+        ("near-miss", "1.0"),  # a fraction, not a percentage
+        ("prose", "33"),  # the fair share the prose names
+        ("typo", '"100"'),  # a number in quotes
+    ],
+    "fix_share": [
+        ("near-miss", "0.43"),  # a fraction, not a percentage
+        ("prose", "100"),  # the hotspot's share printed just above
+        ("typo", '"43"'),  # a number in quotes
+    ],
+    "slash_bad_keys": [
+        ("near-miss", "0"),  # "looks harmless"
+        ("prose", "1"),  # one first bad key
+        ("typo", '"28629"'),  # a number in quotes
+    ],
+    "cmv_maintenance": [
+        ("near-miss", "7440"),  # the derived rows (one per meter and hour), not the updates
+        ("prose", "0"),  # the client writes no summary rows
+        ("typo", '"29760"'),  # a number in quotes
+    ],
+    "counter_cells": [
+        ("near-miss", "24"),  # one row's hours
+        ("prose", "29760"),  # one per reading, as written
+        ("typo", '"7440"'),  # a number in quotes
+    ],
 }
 
 # answers the prose names as natural that must be accepted as the right one
-RIGHT_ALIASES: dict[str, list[str]] = {"daily_panel": ['"daily"', '"day"']}
+RIGHT_ALIASES: dict[str, list[str]] = {
+    "daily_panel": ['"daily"', '"day"'],
+    # any design whose busiest node takes under half of my_meters' writes (07's goal)
+    "lab_pattern": ['"entity_first"', '"reversed_timestamp"', '"wide_rows"'],
+}

@@ -84,16 +84,33 @@ DATASETS = {
     "fx_salt": "fx_prices",
     "dashboard_key": "server_metrics",
     "daily_panel": "energy_meters",
+    "latest_rows": "energy_meters",
+    "hourly_day_rows": "energy_meters",
+    "time_first_share": "fx_prices",
+    "fix_share": "fx_prices",
+    "slash_bad_keys": "fx_prices",
+    "cmv_maintenance": "energy_meters",
+    "counter_cells": "energy_meters",
 }
+
+
+_CONTEXT_06_08 = {"latest_rows", "hourly_day_rows", "time_first_share", "fix_share"}
+_CONTEXT_06_08 |= {"cmv_maintenance", "counter_cells"}
 
 
 # what each exercise's check needs besides the answer, built as the notebooks build it
 def _context(name: str) -> tuple:
-    if name == "lab_pattern":  # 07 runs it on its own CSV; any designer has the same controls
-        return (wb.designer(wb.load_dataset("fx_prices", size="workshop")),)
+    if name == "lab_pattern":  # 07 runs it on its own CSV (the energy sample read with from_csv)
+        from test_exercises_06_08 import my_meters
+
+        return (wb.designer(my_meters()),)
     ds = wb.load_dataset(DATASETS[name], size="workshop")
     if name == "daily_panel":
         return ds, wb.preset("energy_meters", "hourly_aggregates")
+    if name in _CONTEXT_06_08:
+        from test_exercises_06_08 import context_06_08
+
+        return context_06_08(name, ds)
     if name in ("gardens_day_rows", "versions_cells", "measure_scans", "name_bytes"):
         from test_exercises_01_02 import context_01_02
 

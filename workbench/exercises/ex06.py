@@ -1,12 +1,18 @@
-"""Notebook 06's exercises (energy_meters): problem objects the notebook's answer cells check."""
+"""Notebook 06's exercises (energy_meters): problem objects the notebook's answer cells check.
+
+* ``latest_rows`` — predict the rows the row-per-reading design reads for a meter's latest reading.
+* ``hourly_day_rows`` — predict the rows one meter's day of hourly summaries reads.
+* ``daily_panel`` — the summary bucket that draws a per-day panel in at most one row per day.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .core import Problem, ____, not_a_name
+from .predict import judge_count
 
-__all__ = ["____", "daily_panel"]
+__all__ = ["____", "daily_panel", "hourly_day_dataset", "hourly_day_rows", "latest_rows"]
 
 
 _SUMMARY_NAMES = {"minute": "per_minute", "hour": "hourly", "day": "daily", "week": "weekly"}
@@ -75,6 +81,10 @@ def _daily_panel(answer: str, ds, base) -> tuple[bool, str, dict[str, Any]]:
     if bucket is None:
         words = ["minute", "hour", "day", "week", "month", "hourly", "daily", "weekly"]
         return False, not_a_name(answer, words, "a summary bucket") or "", {}
+    if _SECONDS.get(bucket, 0) > _SECONDS["day"]:
+        # a week's row holds one sum for seven days: the page cannot draw a bar per day from it,
+        # and section 4 compares one summary per day with the raw readings' daily sums
+        return False, f"a row per {bucket} sums several days into one: the page shows each day.", {}
     design = daily_panel_design(bucket, base)
     billing = daily_panel_dataset(ds, bucket)
     cost = analyze(billing, design).queries["meter_daily_usage"]
@@ -87,11 +97,79 @@ def _daily_panel(answer: str, ds, base) -> tuple[bool, str, dict[str, Any]]:
     )
 
 
+# a bucket's width, to refuse the ones wider than the panel's day
+_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86_400, "week": 604_800}
+_SECONDS |= {"month": 28 * 86_400, "year": 365 * 86_400}
+
+
 daily_panel = Problem(
     "daily_panel",
     'a summary bucket, e.g. "hour"',
     _daily_panel,
-    "summaries per hour still leave 24 rows per day: pick a coarser bucket.",
+    "summaries per hour still leave 24 rows per day, and a wider bucket than the page's bars "
+    "cannot be split back into them.",
     "day",
     '"day": one summary row per day, so ten days read ten rows (G30).',
+)
+
+
+def hourly_day_dataset(ds):
+    """``ds``'s events with one query: meter 100001's hourly sums on 1 March, as 06 asks it."""
+    from workbench.datasets import QueryIntent, from_dataframe
+
+    day = ds.query("meter_day")
+    hourly_day = QueryIntent(
+        "meter_day_hourly",
+        "range",
+        "meter 100001's hourly totals on 1 March",
+        entity=day.entity,
+        start=day.start,
+        end=day.end,
+        aggregate="hourly:sum",
+    )
+    return from_dataframe(
+        ds.frame,
+        entity=["meter_id"],
+        time="time",
+        measures=["kwh", "voltage"],
+        queries=[hourly_day],
+    )
+
+
+def _hourly_day_rows(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
+    from workbench.analysis import analyze
+
+    rows = analyze(hourly_day_dataset(ds), design).queries["meter_day_hourly"]["rows_seen"]
+    # exact: the hours in a day are countable without the workbench
+    return judge_count(predicted, float(rows), "summary rows for one meter's day", relative=0.0)
+
+
+hourly_day_rows = Problem(
+    "hourly_day_rows",
+    "a whole number of rows (exact)",
+    _hourly_day_rows,
+    "each summary row holds one meter's totals for one bucket of the design's width; the query "
+    "asks for one calendar day.",
+    24,
+    "24: one agg#hourly# row per hour of 1 March, where the raw design reads 96 readings (G29).",
+)
+
+
+def _latest_rows(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
+    from workbench.analysis import analyze
+
+    rows = analyze(ds, design).queries["latest_reading"]["rows_seen"]
+    # exact: a reverse scan with a row limit of 1 per range, one range per measure in the key
+    return judge_count(predicted, float(rows), f"rows {design.name} reads", relative=0.0)
+
+
+latest_rows = Problem(
+    "latest_rows",
+    "a whole number of rows (exact)",
+    _latest_rows,
+    "Cloud Bigtable scans a range backwards and stops after one row. How many ranges does one "
+    "meter's latest reading need when the measure sits in the key before the time?",
+    2,
+    "2: one reverse scan of one row per measure (kwh, voltage), since the measure comes before "
+    "the time in the key (G03, G11).",
 )
