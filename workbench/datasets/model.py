@@ -243,8 +243,14 @@ class Dataset:
         for q in self.queries:
             if q.name == name:
                 return q
-        known = ", ".join(q.name for q in self.queries) or "none"
-        raise KeyError(f"Dataset {self.name!r} has no query {name!r}; its queries are: {known}.")
+        from .validate import suggestion  # validate imports this module
+
+        names = [q.name for q in self.queries]
+        hint = suggestion(name, names) if isinstance(name, str) else ""
+        raise DatasetError(
+            f"Dataset {self.name!r} has no query {name!r}.{hint} "
+            f"Its queries are: {', '.join(names) or 'none'}."
+        )
 
     def canonical(
         self, frame: pd.DataFrame | None = None, *, valueless: bool = False

@@ -21,6 +21,7 @@ data lacks is a DatasetError that names it and suggests the nearest.
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -258,8 +259,42 @@ def _warn_outside(
     warn_outside(ds, line, start, end, stacklevel=5)
 
 
+_WINDOW_WORDS = ("over", "from", "at")
+
+
+def _misspelled_window(line: str) -> tuple[str, str] | None:
+    """``(typo, keyword)`` when a word of ``line`` is a near miss of 'over'/'from'/'at' followed
+    by a duration or a time ('ovr 1 day', 'form 2024-01-01'), else None."""
+    words = line.split()
+    for i, word in enumerate(words[1:-1], start=1):
+        low = word.lower()
+        if low in (*_WINDOW_WORDS, "to", "for", "per", "and", "all"):
+            continue
+        close = difflib.get_close_matches(low, _WINDOW_WORDS, n=1, cutoff=0.6)
+        following = " ".join(words[i + 1 :])
+        if close and (following[:1].isdigit() or following.split()[0].lower() in _WORD_DURATIONS):
+            return word, close[0]
+    return None
+
+
 def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
-    """One line of the mini-language (see the module docstring) as a QueryIntent for ``ds``."""
+    """One line of the mini-language (see the module docstring) as a QueryIntent for ``ds``.
+
+    A line that fails because a window word is misspelled ('pair=USD/JPY ovr 1 day' read as the
+    value 'USD/JPY ovr 1 day') is blamed on the word, not on the value it swallowed."""
+    try:
+        return _parse_query(text, ds)
+    except DatasetError as exc:
+        typo = _misspelled_window(text) if isinstance(text, str) else None
+        if typo is None:
+            raise
+        raise QuerySyntaxError(
+            f"Query {text.strip()!r}: {typo[0]!r} is not a word the query language knows; did you "
+            f"mean {typo[1]!r}? (A window is written 'over 1 day', 'from T to T' or 'at T'.)"
+        ) from exc
+
+
+def _parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
     if isinstance(text, QueryIntent):
         return text
     if not isinstance(text, str) or not text.strip():
