@@ -48,7 +48,11 @@ WRONG: dict[str, list[tuple[str, str]]] = {
     ],
     "dashboard_key": [
         ("near-miss", '[wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]'),  # collides
-        ("prose", '[wb.Timestamp("ms", "epoch_ms"), wb.Field("host"), wb.Field("what")]'),
+        # §2's "common to granular" read literally: host before the time, a range per host
+        (
+            "prose",
+            '[wb.Field("site"), wb.Field("what"), wb.Field("host"), wb.Timestamp("ms", "epoch_ms")]',
+        ),
         (
             "typo",
             '[wb.Field("site"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"), wb.Field("hots")]',

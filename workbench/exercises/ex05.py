@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from ..errors import CollisionError, error_line
 from .core import Problem, ____
 
@@ -45,8 +47,27 @@ def _dashboard_key(key: list, ds) -> tuple[bool, str, dict[str, Any]]:
         f"the dashboard reads {int(dash['rows_seen']):,} rows to return "
         f"{int(dash['rows_returned']):,} ({dash['waste']:,.1f}×, goal ≤ 1.5×) in {scans:,} key "
         f"range(s) (goal: one, whatever hosts the site has); busiest node {hot:.2f}× its fair "
-        "share (goal ≤ 1.5×).",
+        f"share (goal ≤ 1.5×).{_why_many_ranges(key, ds) if scans > 1 else ''}",
         {"schema": mine, "analysis": a},
+    )
+
+
+def _why_many_ranges(key: list, ds) -> str:
+    """Why the panel needs a range per value: a column it leaves open sits before the time, so
+    one range over what it fixes would read that column's every value over all time."""
+    from workbench.schema.segments import Field
+
+    fixed = ds.query("site_cpu_dashboard").entity
+    columns = [s.column if isinstance(s, Field) else None for s in key]
+    time_at = columns.index(None) if None in columns else len(columns)
+    open_before = [c for c in columns[:time_at] if c is not None and c not in fixed]
+    if not open_before:
+        return ""
+    mask = (ds.frame[list(fixed)] == pd.Series(fixed)).all(axis=1)
+    return (
+        f" Why several: {', '.join(open_before)} comes before the time, and the panel leaves it "
+        f"open; one range over what it fixes would read all {int(mask.sum()):,} of its readings "
+        "(every time, not only the window), so the planner reads one range per value instead."
     )
 
 
