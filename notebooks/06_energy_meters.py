@@ -150,9 +150,9 @@ pd.DataFrame(growth).T
 # %% [markdown]
 # At one reading every 15 minutes a meter's row stays small even after a year. The page's example writes
 # once per *second*: 900 times as many versions in the same row. The row-size figure shows the updated
-# design's rows now and projected over a year (two bars of 31 in the histogram: the `kwh` rows and the
-# `voltage` rows of the 31 meters, 62 rows that never close); the line below scales the projection to one
-# reading a second and sets it against the limits (100 MB advisory, 256 MB hard).
+# design's rows now and projected over a year (its 62 rows that never close are the `kwh` row and the
+# `voltage` row of each of the 31 meters); the line below scales the projection to one reading a second
+# and sets it against the limits (100 MB advisory, 256 MB hard).
 
 # %% tags=["G10"]
 rows = analyses["row_per_meter"].rowsizes

@@ -116,8 +116,8 @@ print(designs["cmv_rollup"].create_sql("meters")["hourly"])
 #
 # ### Exercise: Bigtable's writes for the view
 #
-# Predict `maintenance_writes` for `cmv_rollup` over the workshop sample (the dataset's header above
-# gives its events). Replace `____` with a number and run the check; `cmv_maintenance.hint()` helps.
+# Predict `maintenance_writes` for `cmv_rollup` over the workshop sample (`energy` in a cell of its own
+# shows the sample's header). Replace `____` with a number and run the check; `cmv_maintenance.hint()` helps.
 
 # %%
 CMV_WRITES = ____   # ← your answer: a number of writes
@@ -127,7 +127,7 @@ cmv_maintenance.check(CMV_WRITES, energy, designs)
 
 # %% tags=["G29"]
 cmp = wb.compare(energy, list(designs.values()), queries=wb.view_queries(energy))
-counts = {"maintenance_writes": "int64", "derived_rows": "int64"}  # counts print as 29,760, not 29760.0
+counts = {"maintenance_writes": "int64", "derived_rows": "int64"}  # counts print as whole numbers, not 29760.0
 cmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
            "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]].round(3).astype(counts)
 
