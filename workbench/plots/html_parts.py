@@ -29,8 +29,9 @@ CSS = (
     ".wb-b table{border-collapse:collapse}.wb-b td,.wb-b th{padding:3px 8px;text-align:left;"
     "vertical-align:middle;border-bottom:1px solid #eee}"
     # long names (query and design names have no spaces) wrap in their own cell instead of
-    # running under the bar beside them; figures stay on one line
-    ".wb-b td.wb-b-name{overflow-wrap:anywhere;text-align:left;min-width:8em}"
+    # running under the bar beside them, at a "_" (<wbr>) where they have one: break-word
+    # splits a word only when it fits no line (anywhere shrank the cell and split mid-word)
+    ".wb-b td.wb-b-name{overflow-wrap:break-word;text-align:left;min-width:8em}"
     ".wb-b td.wb-b-num{white-space:nowrap;text-align:left}"
     ".wb-b .bad{color:" + BAD + "}.wb-b .good{color:" + GOOD + "}</style>"
 )

@@ -34,12 +34,33 @@ def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
         )
     if kd.spread == "hotspot":
         return f"One node takes the load; the others idle {where}", BAD
+    if kd.hotspot:  # spread over the nodes, yet the verdict is a hotspot at the model's rate
+        return f"Hotspot at this rate: {hotspot_cause(kd)} {where}", BAD
     if kd.spread == "even":
         return f"Every node shares the load evenly {where}", "black"
     return (
         f"Every node gets load, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share "
         f"{where}",
         "black",
+    )
+
+
+def hotspot_cause(kd: KeyDistribution) -> str:
+    """Why a load spread over the nodes is still a hotspot (``judge`` in rate_verdict.py): the
+    rate is over the design's ceiling, or the busiest node is over the CPU target."""
+    from ..analysis.rate_verdict import over_ceiling
+    from ..formatting import number
+
+    spread = "evenly" if kd.spread == "even" else "unevenly"
+    c = kd.ceiling
+    if c is not None and over_ceiling(kd):
+        return (
+            f"the load is spread {spread} over the nodes, but the design stops scaling at "
+            f"{number(c.writes_per_s)} writes/s"
+        )
+    return (
+        f"the load is spread {spread}, but the busiest node is over the "
+        f"{kd.settings.cpu_target:.0%} CPU target"
     )
 
 

@@ -98,9 +98,10 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
     rows = []
     for q, r in t.iterrows():
         name = html.escape(str(q))
+        shown = name.replace("_", "_<wbr>")  # a long name wraps after a "_", never mid-word
         if r["kind"] == "cannot plan":
             rows.append(
-                f"<tr><td class='wb-b-name'><b>{name}</b></td><td colspan=3 class='bad'>cannot plan: "
+                f"<tr><td class='wb-b-name'><b>{shown}</b></td><td colspan=3 class='bad'>cannot plan: "
                 f"{html.escape(str(r.get('error', '')))}</td></tr>"
             )
             continue
@@ -116,7 +117,7 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
             f"height:10px;width:{wr:.2f}%;background:{NEUTRAL}'></div></div>"
         )
         rows.append(
-            f"<tr data-query='{name}'><td class='wb-b-name'><b>{name}</b><br><small>{plan}</small></td>"
+            f"<tr data-query='{name}'><td class='wb-b-name'><b>{shown}</b><br><small>{plan}</small></td>"
             f"<td style='width:35%'>{bar}</td><td class='wb-b-num'>{seen:,.0f} seen<br>{ret:,.0f} returned</td>"
             f"<td class='wb-b-num {_waste_class(w)}'><b>{ratio(w)} waste</b><br>"
             f"{float(r['node_ms']):,.3f} node-ms per run</td></tr>"

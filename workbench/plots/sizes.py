@@ -29,13 +29,14 @@ def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool 
     hi = max(float(rs.projected_max_bytes), s.row_hard_bytes * 1.6)
     bins = np.logspace(0, np.log10(hi), 80).tolist()
     ax.hist(b, bins=bins, color=NEUTRAL, alpha=0.85, label=f"rows now ({rs.n_rows:,})")
-    if rs.open_rows:
+    later = projected_label(rs)
+    if later is not None:
         ax.hist(
             np.maximum(rs.projected_bytes.astype(float), 1.0),
             bins=bins,
             color=OKABE_ITO[1],
             alpha=0.6,
-            label=f"after {s.retention_months:g} months (rows that never close)",
+            label=later,
         )
     ax.set_xscale("log")
     counts = np.histogram(b, bins=bins)[0]
@@ -65,6 +66,27 @@ def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool 
     return ax
 
 
+def projected_label(rs: RowSizes) -> str | None:
+    """What the projected rows are called in the legend (None: no row grows, nothing to draw):
+    the verdict's "largest … when full" or "after 12 months" has its own bars."""
+    if rs.open_rows:
+        return f"after {rs.settings.retention_months:g} months (rows that never close)"
+    if rs.growing_rows:
+        return f"when full (rows close when {rs.horizon_text})"
+    return None
+
+
+def count_ticks(top: int, log_y: bool) -> list[int]:
+    """The row-count axis's labelled values: powers of ten up to ``top`` on a log axis; on a
+    linear one 0 and multiples of a 1-2-5 step, at most five labels."""
+    if log_y:
+        return [10**e for e in range(int(math.log10(max(top, 1))) + 1)]
+    step = next(
+        m * 10**e for e in range(len(str(max(top, 1)))) for m in (1, 2, 5) if top / (m * 10**e) <= 4
+    )
+    return list(range(0, top + 1, step))
+
+
 def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
     """:func:`plot_row_sizes` as HTML: the histogram of bytes per row (log bins) against the 100 MB guideline and 256 MB limit,
     with the projection after the retention period for rows that never close (G02, G10, G12)."""
@@ -73,9 +95,10 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
     hi = max(float(rs.projected_max_bytes), s.row_hard_bytes * 1.6)
     edges = np.logspace(0, math.log10(hi), 81)
     now = np.histogram(b, bins=edges)[0]
+    later_label = projected_label(rs)
     later = (
         np.histogram(np.maximum(np.asarray(rs.projected_bytes, dtype=float), 1.0), bins=edges)[0]
-        if rs.open_rows
+        if later_label is not None
         else np.zeros_like(now)
     )
     top = max(int(now.max()) if len(now) else 0, int(later.max()) if len(later) else 0, 1)
@@ -95,7 +118,7 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
         lo_b, hi_b = human_bytes(edges[i]), human_bytes(edges[i + 1])
         for n, colour, alpha, what in (
             (int(n_now), NEUTRAL, 0.85, "now"),
-            (int(n_later), OKABE_ITO[1], 0.6, f"after {s.retention_months:g} months"),
+            (int(n_later), OKABE_ITO[1], 0.6, later_label),
         ):
             if n:
                 bars.append(
@@ -121,11 +144,16 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
         for e in range(0, int(math.log10(hi)) + 1, 3)
     )
     key = f"<span style='background:{NEUTRAL}'></span>rows now ({rs.n_rows:,})"
-    if rs.open_rows:
+    if later_label is not None:
         key += (
-            f"<span style='background:{OKABE_ITO[1]};opacity:.6'></span>after "
-            f"{s.retention_months:g} months (rows that never close)"
+            f"<span style='background:{OKABE_ITO[1]};opacity:.6'></span>{html.escape(later_label)}"
         )
+    # the row-count axis: labels at their bars' heights, right-aligned against the plot
+    y_ticks = "".join(
+        f"<span data-y-tick style='position:absolute;right:3px;bottom:{height(v):.2f}%;"
+        f"transform:translateY(50%)'>{v:,}</span>"
+        for v in count_ticks(top, log_y)
+    )
     bad = rs.projected_max_bytes > s.row_advisory_bytes
     cells = int(rs.cells.max()) if rs.n_rows else 0
     note = (EMULATOR_NOTES["rowsizes"] + " " if emulator_note else "") + (
@@ -137,7 +165,8 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
         f"<div class='wb-b-key'>{key}</div>"
         f"<div style='display:flex;gap:6px'><div style='writing-mode:vertical-rl;transform:"
         f"rotate(180deg);text-align:center;font-size:11px'>rows{' (log scale)' if log_y else ''}"
-        f"</div><div><div class='wb-b-plot' style='width:{PLOT_W}px;height:{PLOT_H}px'>"
+        f"</div><div style='position:relative;width:44px;height:{PLOT_H}px;font-size:11px'>"
+        f"{y_ticks}</div><div><div class='wb-b-plot' style='width:{PLOT_W}px;height:{PLOT_H}px'>"
         + "".join(bars)
         + "".join(lines)
         + f"</div><div class='wb-b-x' style='width:{PLOT_W}px'>{ticks}</div>"

@@ -111,7 +111,8 @@ def panel_box(body: str) -> str:
 def headline_html(a: Analysis) -> str:
     """The figures that change as you move a control: hotspot, storage, rows, queries."""
     kd, rs, cap = a.keyspace, a.rowsizes, a.capacity
-    hot = {"hotspot": "bad", "even": "good", "uneven": ""}[kd.spread]
+    # red when the verdict is a hotspot at the model's rate, even with the load spread out
+    hot = "bad" if kd.hotspot else {"hotspot": "bad", "even": "good", "uneven": ""}[kd.spread]
     row = "bad" if rs.projected_max_bytes > rs.settings.row_advisory_bytes else ""
     parts = [
         f"<b>{html.escape(a.schema)}</b> on {html.escape(a.dataset)}: "

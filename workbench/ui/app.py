@@ -121,6 +121,8 @@ class Designer(W.VBox):
         self.analysis: Any = None
         self.error: BaseException | None = None
         self.pinned: Any = None
+        self.pinned_for: str | None = None  # the dataset the pinned design was pinned on
+        self.written: Any = None  # (dataset name, design) the Emulator tab's last write wrote
         self.findings: list[Any] = []
         self.table: Any = None
         self.verification: Any = None
@@ -133,6 +135,7 @@ class Designer(W.VBox):
         self.stale: set[str] = set()  # tabs not drawn for the current design
         self.prefetch_round = 0
         self.view_order_key: Any = None  # the key the Views tab's index order was made for
+        self.view_bucket_for: str | None = None  # the dataset the rollup's bucket was chosen for
         layout.build(self, size, nodes)
         self.stale = set(self.tab_names)
         handlers.wire(self)
@@ -194,6 +197,7 @@ class Designer(W.VBox):
             c.pattern.value = c.pattern.options[0]
         finally:
             self.syncing = False
+        compare_tab.dataset_changed(self)
         self.set_schema(schema if schema is not None else schema_for(ds, c.pattern.options[0]))
 
     def set_queries(self, lines: Any) -> Any:

@@ -19,6 +19,7 @@ def pin(d: Designer) -> None:
     if d.schema is None:
         return
     d.pinned = d.schema
+    d.pinned_for = d.ds.name
     d.controls.unpin.disabled = False
     d.pinned_panel.value = R.note_html(
         f"Pinned: {d.schema.name}. Change the design; the comparison below follows."
@@ -34,6 +35,18 @@ def unpin(d: Designer) -> None:
     d.controls.unpin.disabled = True
     d.pinned_panel.value = ""
     d.compare_out.outputs = ()
+
+
+def dataset_changed(d: Designer) -> None:
+    """Another dataset is shown: a design pinned on the last one is unpinned (its heat maps and
+    numbers belong to that data, and kept on screen they read as this one's), saying so."""
+    if d.pinned is None or d.pinned_for == d.ds.name:
+        return
+    was, on = d.pinned.name, d.pinned_for
+    unpin(d)
+    d.pinned_panel.value = R.note_html(
+        f"{was} was pinned on {on}; pin a {d.ds.name} design to compare it with the next one."
+    )
 
 
 def render(d: Designer) -> None:

@@ -52,11 +52,32 @@ def write(d: Designer) -> Any:
     """Write the designer's current design to the emulator and show the verification."""
     if d.schema is None:
         return None
-    d.emulator_panel.value = ""
     d.emulator_out.outputs = ()
-    with d.emulator_out:
-        table, verification = write_to_emulator(d.ds, d.schema, emulator=d.emulator, progress=True)
+    # a write takes seconds (tables created, every cell written, read back): say so at once,
+    # and keep the button from queueing a second write meanwhile (the widgets' state reaches
+    # the page as it is set, before the write blocks the kernel)
+    d.emulator_panel.value = R.panel_box(
+        "<p data-writing><i>"
+        + html.escape(
+            f"Writing {d.schema.name} ({d.analysis.index.n_cells:,} cells of {d.ds.name}) to "
+            "the emulator: creating the table(s), writing every cell, reading them back to "
+            "compare…"
+        )
+        + "</i></p>"
+    )
+    d.controls.write.disabled = True
+    try:
+        with d.emulator_out:
+            table, verification = write_to_emulator(
+                d.ds, d.schema, emulator=d.emulator, progress=True
+            )
+    except BaseException:
+        d.emulator_panel.value = ""
+        raise
+    finally:
+        d.controls.write.disabled = False
     d.table, d.verification = table, verification
+    d.written = (d.ds.name, d.schema)
     ok = verification.equal
     # what the notebooks show for a load (counts, time, rate, the cbt command), under the verdict
     # with its own counts; what differs, when something does
@@ -68,6 +89,19 @@ def write(d: Designer) -> Any:
     body = table._repr_html_() + ("" if ok else verification._repr_html_())
     d.emulator_panel.value = R.panel_box(head + body)
     return verification
+
+
+def render(d: Designer) -> None:
+    """Opened after a change: the last write's verification stays only while it is the design
+    shown (another dataset's or design's table under this design's name read as this one's)."""
+    if d.table is None or d.written == (d.ds.name, d.schema):
+        return
+    ds_name, schema = d.written
+    d.emulator_out.outputs = ()
+    d.emulator_panel.value = R.note_html(
+        f"Nothing written for {d.ds.name} · {d.schema.name} yet (the last write was "
+        f"{ds_name} · {schema.name}): press Write to emulator."
+    )
 
 
 def panel(d: Designer) -> W.VBox:
@@ -87,4 +121,4 @@ def panel(d: Designer) -> W.VBox:
     )
 
 
-DESIGNER_TABS = (Tab("emulator", "Emulator", order=90, panel=panel),)
+DESIGNER_TABS = (Tab("emulator", "Emulator", order=90, panel=panel, render=render),)

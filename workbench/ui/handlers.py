@@ -15,7 +15,7 @@ import ipywidgets as W
 
 from ..datasets.workload import Workload
 from ..schema.gallery import patterns_for, schema_for
-from .layout import CSV, lay
+from .layout import CSV, FAMILY_FLEX, lay
 from .state import (
     SALT,
     DesignState,
@@ -55,7 +55,7 @@ def wire(d: Designer) -> None:
     c.heatmap_what.observe(on(on_heatmap_what), names="value")
     d.tabs.observe(on(on_tab), names="selected_index")
     c.csv_read.on_click(log(lambda _: owndata.read_csv_columns(d)))
-    c.csv_upload.observe(log(lambda _: owndata.read_csv_columns(d)), names="value")
+    c.csv_upload.observe(log(lambda _: owndata.take_upload(d)), names="value")
     c.csv_load.on_click(log(lambda _: owndata.load_csv_from_controls(d)))
     c.queries_apply.on_click(log(lambda _: d.set_queries(c.queries.value)))
     c.pin.on_click(log(lambda _: compare_tab.pin(d)))
@@ -269,30 +269,33 @@ def build_families(d: Designer, edits: tuple[FamilyEdit, ...]) -> None:
             if e.role == "aggregates"
             else (e.role.split(":", 1)[1] if ":" in e.role else "data")
         )
+        # the three share the row as the header over them does (layout.family_header)
+        name_flex, age_flex, vers_flex = FAMILY_FLEX
         name = W.Text(
             value=e.name,
             description=role,
             style={"description_width": "60px"},
-            layout=lay(width="130px"),
+            layout=lay(flex=name_flex, width="auto", min_width="0"),
+            tooltip=f"the {role} column family's name",
         )
         age = W.BoundedIntText(
             value=e.max_age_days,
             min=0,
             max=36500,
-            layout=lay(width="78px"),
+            layout=lay(flex=age_flex, width="auto", min_width="0"),
             tooltip="max age in days (0: none)",
         )
         vers = W.BoundedIntText(
             value=e.max_versions,
             min=0,
             max=10_000_000,
-            layout=lay(width="92px"),
+            layout=lay(flex=vers_flex, width="auto", min_width="0"),
             tooltip="max versions (0: none)",
         )
         for w in (name, age, vers):
             w.observe(d.with_log(functools.partial(on_control, d)), names="value")
         c.families.append((name, age, vers))
-        rows.append(W.HBox([name, age, vers]))
+        rows.append(W.HBox([name, age, vers], layout=lay(width="100%")))
     d.families_box.children = rows
     d.family_roles = [e.role for e in edits]
 

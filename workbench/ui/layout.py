@@ -21,9 +21,18 @@ CSV = "your CSV…"
 SIZES = ("tiny", "small", "workshop")
 LEFT_WIDTH = "290px"  # one control group: the grid fits 3 across at 1280 px with the file browser
 # JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
+# (their padding trimmed so the ten fit one row at 1280 px: "Compare" wrapped alone onto a second);
+# a control at width 100% plus its 2 px margins ran 4 px past its column, and every column grew
+# a horizontal scrollbar: the column's controls are kept inside it
 STYLE = (
     "<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
-    ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important}"
+    ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important;"
+    "padding:0 7px!important}"
+    ".wb-designer .wb-group>*{max-width:calc(100% - 4px);box-sizing:border-box}"
+    # a labelled toggle row ("size") reads like a dropdown: its label right-aligned beside it
+    ".wb-designer .widget-toggle-buttons{display:flex;align-items:center;margin:2px}"
+    ".wb-designer .widget-toggle-buttons>.widget-label{display:inline-block;text-align:right;"
+    "margin:0 8px 0 0;flex:0 0 auto}"
     ".wb-designer .widget-html-content{line-height:1.35}</style>"
 )
 
@@ -83,7 +92,8 @@ def data_controls(c: Any, size: str) -> None:
     c.size = W.ToggleButtons(
         options=SIZES,
         value=size if size in SIZES else "workshop",
-        style={"button_width": "auto"},
+        description="size",  # labelled as "dataset" is, so the two line up
+        style={"button_width": "auto", "description_width": "100px"},
         tooltips=["1k events", "5k events", "30k events"],
     )
     # bring your own CSV
@@ -243,37 +253,31 @@ def control_grid(d: Designer) -> W.GridBox:
     """The controls as a grid of small groups."""
     c = d.controls
     hint = d.segment_hint
-    group = lay(width="100%", min_width="0")
+
+    def group(children: list[Any]) -> W.VBox:
+        box = W.VBox(children, layout=lay(width="100%", min_width="0"))
+        box.add_class("wb-group")  # STYLE keeps its controls inside it
+        return box
+
     # the controls as a grid of small groups across the width (not one tall column), so the
     # numbers and the first figure are on screen at 1280×800 with the file browser open
     return W.GridBox(
         [
-            W.VBox(
-                [
-                    W.HTML("<b>Data</b>"),
-                    c.dataset,
-                    W.HBox([W.Label("size", layout=lay(width="94px")), c.size]),
-                    d.csv_box,
-                    d.queries_box,
-                ],
-                layout=group,
-            ),
-            W.VBox([W.HTML("<b>Design</b>"), c.pattern, c.segments, hint, c.layout], layout=group),
-            W.VBox(
+            group([W.HTML("<b>Data</b>"), c.dataset, c.size, d.csv_box, d.queries_box]),
+            group([W.HTML("<b>Design</b>"), c.pattern, c.segments, hint, c.layout]),
+            group(
                 [
                     W.HTML("<b>Key details</b>"),
                     c.precision,
                     c.reversed,
                     c.salt_buckets,
                     c.bucket,
-                ],
-                layout=group,
+                ]
             ),
-            W.VBox(
+            group(
                 [
-                    W.HTML(
-                        "<b>Families</b> <small>(max age in days, max versions; 0 = no rule)</small>"
-                    ),
+                    W.HTML("<b>Families</b> <small>(0 = no rule)</small>"),
+                    family_header(),
                     d.families_box,
                     W.HTML("<b>Model</b>"),
                     c.nodes,
@@ -283,8 +287,7 @@ def control_grid(d: Designer) -> W.GridBox:
                     c.rate,
                     c.series,
                     c.qps,
-                ],
-                layout=group,
+                ]
             ),
         ],
         layout=lay(
@@ -292,4 +295,20 @@ def control_grid(d: Designer) -> W.GridBox:
             grid_template_columns=f"repeat(auto-fill, minmax({LEFT_WIDTH}, 1fr))",
             grid_gap="0 12px",
         ),
+    )
+
+
+# a family row's three boxes: its name (labelled with its role), max age in days, max versions
+FAMILY_FLEX = ("2 1 0", "1 1 0", "1 1 0")
+
+
+def family_header() -> W.HBox:
+    """The labels over the family rows' three boxes (alone, the boxes read as three blanks)."""
+    labels = ("column family", "max age (days)", "max versions")
+    return W.HBox(
+        [
+            W.HTML(f"<small>{t}</small>", layout=lay(flex=f, min_width="0", width="auto"))
+            for t, f in zip(labels, FAMILY_FLEX, strict=True)
+        ],
+        layout=lay(width="100%"),
     )

@@ -17,19 +17,26 @@ if TYPE_CHECKING:  # pragma: no cover
     from .app import Designer
 
 
-def csv_source(d: Designer) -> Path:
-    """The CSV to read: an uploaded file (saved to a private temporary folder) or the typed path."""
+def take_upload(d: Designer) -> None:
+    """An uploaded file: saved to a private temporary folder, its path typed in for it, and its
+    columns read. The upload keeps its file, so the button reads "Upload CSV (1)" (emptied, it
+    read "(0)" right after an upload)."""
     c = d.controls
     up = c.csv_upload.value
-    if up:
-        item = up[0] if isinstance(up, (tuple, list)) else next(iter(up.values()))
-        name = Path(str(item.get("name") or "upload.csv")).name
-        folder = Path(tempfile.mkdtemp(prefix="wb-csv-"))
-        path = folder / name
-        path.write_bytes(bytes(item["content"]))
-        c.csv_path.value = str(path)
-        c.csv_upload.value = ()
-        return path
+    if not up:
+        return
+    item = up[0] if isinstance(up, (tuple, list)) else next(iter(up.values()))
+    name = Path(str(item.get("name") or "upload.csv")).name
+    folder = Path(tempfile.mkdtemp(prefix="wb-csv-"))
+    path = folder / name
+    path.write_bytes(bytes(item["content"]))
+    c.csv_path.value = str(path)
+    read_csv_columns(d)
+
+
+def csv_source(d: Designer) -> Path:
+    """The CSV to read: the typed path (an upload types its saved copy's path in)."""
+    c = d.controls
     if not c.csv_path.value.strip():
         from ..errors import DatasetError
 
@@ -75,7 +82,7 @@ def set_queries(d: Designer, lines: Any) -> Dataset | None:
     try:
         ds = with_queries(d.ds, items)
     except DatasetError as exc:
-        d.queries_status.value = R.error_html(exc)
+        d.queries_status.value = every_bad_line(d.ds, items, exc)
         return None
     schema = d.schema
     d.set_dataset(ds, schema=schema)
@@ -83,6 +90,31 @@ def set_queries(d: Designer, lines: Any) -> Dataset | None:
         f"Costed on {len(ds.queries)} quer{'y' if len(ds.queries) == 1 else 'ies'}.", "good"
     )
     return ds
+
+
+def every_bad_line(ds: Dataset, items: list[Any], first: Exception) -> str:
+    """Every query line that fails on its own, each with its line number and why (the parser
+    stops at the first), as HTML; ``first`` alone when no line fails alone (two lines that clash,
+    such as one name twice)."""
+    import html
+
+    from ..datasets.queries import with_queries
+    from ..errors import DatasetError
+
+    bad = []
+    for i, item in enumerate(items, 1):
+        try:
+            with_queries(ds, [item])
+        except DatasetError as exc:
+            why = " ".join(ln.strip() for ln in str(exc).splitlines() if ln.strip())
+            bad.append(f"<li data-bad-line='{i}'>line {i}, <code>{html.escape(str(item))}</code>: "
+                       f"{html.escape(why)}</li>")  # fmt: skip
+    if len(bad) < 2:
+        return R.error_html(first)
+    return R.panel_box(
+        f"<p class='bad' data-error><b>DatasetError:</b> {len(bad)} of {len(items)} query lines "
+        f"need fixing:</p><ul class='bad'>{''.join(bad)}</ul>"
+    )
 
 
 def load_csv_from_controls(d: Designer) -> None:

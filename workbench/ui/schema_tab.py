@@ -33,11 +33,36 @@ def cbt_commands(
 
     where = emulator if emulator is not None else Emulator(reuse=False)  # its defaults; not started
     out = export(schema, ds, table_id=table_id_for(ds, schema) if ds is not None else None)
-    return out.cbt_script(where.project, where.instance)
+    script = out.cbt_script(where.project, where.instance)
+    host = emulator_host(emulator)
+    # the emulator this kernel knows: its address, not "<port>", in the line to copy
+    return script.replace("127.0.0.1:<port>", host) if host else script
+
+
+def emulator_host(emulator: Emulator | None = None) -> str | None:
+    """The address of the emulator this kernel uses, when one is known: the designer's own, the
+    one ``wb.setup()`` started or found, or ``BIGTABLE_EMULATOR_HOST`` (None: none known)."""
+    import os
+
+    from ..session import SESSION
+
+    for emu in (emulator, SESSION.emulator):
+        if emu is not None and emu.host:
+            return emu.host
+    return os.environ.get("BIGTABLE_EMULATOR_HOST") or None
 
 
 # a long file scrolls in its own box, so the SQL and the verdict stay near the top
 BOX = "style='max-height:150px;overflow:auto;background:#f7f7f7;padding:4px;white-space:pre-wrap'"
+
+
+# a command keeps its own lines (a wrap inside "--row-key-…" reads as two flags): it scrolls
+NOWRAP = "style='overflow:auto;background:#f7f7f7;padding:4px;white-space:pre'"
+
+
+def shell_lines(command: str) -> str:
+    """A long shell command one flag a line, with ``\\`` continuations (it still pastes)."""
+    return command.replace(" --", " \\\n  --")
 
 
 def index_keys(index: CellIndex) -> dict[str, pd.Series]:
@@ -88,8 +113,8 @@ def rowkey_html(schema: Schema, ds: Dataset, index: CellIndex, table_id: str) ->
             + (f"<ul>{notes}</ul>" if notes else "")
             + f"<p><small>row_key_schema.yaml</small></p><pre data-rowkey-yaml {BOX}>"
             f"{html.escape(rks.to_yaml())}</pre>"
-            + f"<p><small>set it on the table</small></p><pre data-rowkey-gcloud {BOX}>"
-            f"{html.escape(rks.gcloud_command())}</pre>"
+            + f"<p><small>set it on the table</small></p><pre data-rowkey-gcloud {NOWRAP}>"
+            f"{html.escape(shell_lines(rks.gcloud_command()))}</pre>"
             + f"<p><small>GoogleSQL by field</small></p><pre data-rowkey-sql {BOX}>"
             f"{html.escape(example_sql(rks, ds))}</pre>"
         )

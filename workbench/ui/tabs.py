@@ -38,7 +38,7 @@ class Tab:
         keeps on the designer what the tab's handlers and drawing need.
     render
         Draws the tab for the current design when the tab is opened after a change; ``None``
-        for a tab drawn by its own button (the Emulator tab writes on request).
+        for a tab drawn only by its own button.
     """
 
     name: str

@@ -36,6 +36,60 @@ NONE, ROLLUP, INDEX = "no view", "rollup (G29)", "async index (G05)"
 KINDS = (NONE, ROLLUP, INDEX)
 STATS = ("count", "min", "max", "sum", "mean")
 BUCKETS = tuple(ROLLUP_NAMES)
+# each bucket's width (a month: 30 days, the usual length, for the events-per-bucket estimate)
+BUCKET_S = {"minute": 60.0, "hour": 3_600.0, "day": 86_400.0, "week": 604_800.0,
+            "month": 2_592_000.0}  # fmt: skip
+
+
+def series_spacing_s(ds: Any) -> float | None:
+    """The median time between two events of one series, in seconds (None: no series has two)."""
+    import numpy as np
+
+    f = ds.frame
+    t = (f[ds.time] - f[ds.time].min()).dt.total_seconds()  # whatever the column's unit
+    keys = list(ds.entity)
+    t = t.sort_values()
+    gaps = (t.groupby([f[k] for k in keys]).diff() if keys else t.diff()).dropna()
+    gaps = gaps[gaps > 0]
+    return float(np.median(gaps)) if len(gaps) else None
+
+
+def helpful_bucket(ds: Any) -> tuple[str | None, float | None]:
+    """The finest rollup bucket that gathers at least two events of a series (its rows are then
+    fewer than the events: it helps the query it answers), and the series' spacing in seconds.
+    None when even a month holds one event: a rollup would copy the rows and help no query."""
+    spacing = series_spacing_s(ds)
+    if spacing is None:
+        return None, None
+    return next((b for b in BUCKETS if BUCKET_S[b] >= 2 * spacing), None), spacing
+
+
+def bucket_note(d: Designer) -> str:
+    """Why the rollup's bucket is what it is: the finest one that helps, or that none does (HTML)."""
+    from ..formatting import duration
+
+    best, spacing = helpful_bucket(d.ds)
+    chosen = d.controls.view_bucket.value
+    if spacing is None:
+        return ""
+    every = duration(spacing)
+    if best is None:
+        return (
+            f"<p class='bad' data-bucket-note>No bucket helps: a series of {html.escape(d.ds.name)}"
+            f" has an event every {every}, so even a month bucket holds about one event and the "
+            "rollup copies the rows instead of summarising them; it helps no query.</p>"
+        )
+    per = BUCKET_S[chosen] / spacing
+    if per < 2:
+        return (
+            f"<p class='bad' data-bucket-note>A {chosen} bucket holds about {per:.1f} event of a "
+            f"series (one every {every}): the rollup copies the rows and helps no query. The "
+            f"finest bucket that summarises is {best}.</p>"
+        )
+    return (
+        f"<p data-bucket-note><small>A {chosen} bucket summarises about {per:,.0f} events of a "
+        f"series (one every {every}); {best} is the finest that summarises.</small></p>"
+    )
 
 
 def build(d: Designer) -> W.VBox:
@@ -135,6 +189,16 @@ def sync(d: Designer) -> None:
     d.view_rollup_box.layout.display = "flex" if kind == ROLLUP else "none"
     d.view_index_box.layout.display = "flex" if kind == INDEX else "none"
     # a new design's key starts from its own order; within one design the order is as typed
+    # a dataset's first rollup starts at the finest bucket that summarises its series (an hour
+    # bucket over monthly data copied every row); picked by hand, a bucket stays
+    if kind == ROLLUP and d.view_bucket_for != d.ds.name:
+        best, _ = helpful_bucket(d.ds)
+        d.syncing = True
+        try:
+            c.view_bucket.value = best or "month"
+        finally:
+            d.syncing = False
+        d.view_bucket_for = d.ds.name
     if kind == INDEX and (not c.view_order.value or d.view_order_key != d.schema.key):
         d.syncing = True
         try:
@@ -164,9 +228,11 @@ def render(d: Designer) -> None:
         )
         return
     ds, schema, table = d.ds, d.schema, table_id_for(d.ds, d.schema)
+    note = bucket_note(d) if isinstance(view, Rollup) else ""
+    lead = R.panel_box(note) if note else ""  # whether the bucket helps, above the numbers
     cached = d.ws.view_effect_cached(ds, schema, view, table)
     if cached is not None:
-        d.views_panel.value = effect_html(cached, d.analysis.queries.table)
+        d.views_panel.value = lead + effect_html(cached, d.analysis.queries.table)
         return
 
     def compute() -> None:
@@ -177,14 +243,14 @@ def render(d: Designer) -> None:
         except WorkbenchError as exc:
             d.views_panel.value = R.error_html(exc)
             return
-        d.views_panel.value = effect_html(eff, d.analysis.queries.table)
+        d.views_panel.value = lead + effect_html(eff, d.analysis.queries.table)
 
     try:
         sql = view_sql_only(schema, view, table)
     except WorkbenchError as exc:
         d.views_panel.value = R.error_html(exc)
         return
-    d.views_panel.value = R.panel_box(
+    d.views_panel.value = lead + R.panel_box(
         sql + "<p data-view-pending><i>Costing the view's rows…</i></p>"
     )
     d.later(d.with_log(compute))
