@@ -177,3 +177,17 @@ def test_08_the_delimiter_the_prose_explains_is_the_yaml_s(fx):
     assert found and base64.b64decode(found.group(1)) == b"#"
     text = (REPO / "notebooks" / "08_bigtable_today.py").read_text()
     assert f'`"{found.group(1)}"`' in text and "`#`" in text
+
+
+def test_07_the_ranking_directions_the_prose_names(fx):
+    # 07: "best first, `<` where lower is better (hotspot, storage, rows read) and `>` where higher
+    # is better (the ceiling)": the three fx designs it compares, ranked with those signs
+    names = ("pair_microseconds", "timestamp_first", "salted")
+    ranking = wb.compare(fx, [wb.preset("fx_prices", n) for n in names]).rankings["ranking"]
+    ceiling = next(str(v) for k, v in ranking.items() if str(k).startswith("ceiling"))
+    storage = next(str(v) for k, v in ranking.items() if str(k).startswith("storage"))
+    assert ">" in ceiling and "<" not in ceiling, ceiling
+    assert ceiling.endswith("timestamp_first"), ceiling  # one frontier: the lowest ceiling, last
+    assert ">" not in storage, storage
+    text = (REPO / "notebooks" / "07_design_lab.py").read_text()
+    assert "`>` where higher" in text and "`<` where lower is better" in text
