@@ -285,8 +285,7 @@ def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
     try:
         return _parse_query(text, ds)
     except DatasetError as exc:
-        typo = _misspelled_window(text) if isinstance(text, str) else None
-        if typo is None:
+        if not isinstance(text, str) or (typo := _misspelled_window(text)) is None:
             raise
         raise QuerySyntaxError(
             f"Query {text.strip()!r}: {typo[0]!r} is not a word the query language knows; did you "
