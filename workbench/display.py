@@ -46,7 +46,7 @@ def key_distribution_html(kd: KeyDistribution) -> str:
     hot = kd.hot_tablets.head(5)
     return (
         f"<div><b>Key distribution</b> {html.escape(kd.schema_name)}: {html.escape(kd.verdict())}. "
-        f"{s['tablets']} tablets on {kd.nodes} nodes; busiest key range "
+        f"{s['tablets']:,} tablets on {kd.nodes:,} nodes; busiest key range "
         f"<code>{html.escape(str(s['busiest_range']))}</code>"
         + (
             f"<p><b>Ceiling</b>: {html.escape(kd.ceiling.text())}; "
@@ -85,13 +85,15 @@ def limits_html(df: pd.DataFrame) -> str:
     """``RowSizes.limits()`` as a table: the largest of each, the advice and the hard limit."""
     import pandas as pd
 
+    from .formatting import count
+
     shown = pd.DataFrame(
         {
             "largest": df["largest_bytes"].map(human_bytes),
             "advice": df["advisory_bytes"].map(limit_text),
             "hard limit": df["hard_bytes"].map(limit_text),
             "within advice": df["ok"].map({True: "yes", False: "no"}),
-            "rows over advice": df["rows_over_advisory"].map("{:,}".format),
+            "rows over advice": df["rows_over_advisory"].map(count),
         },
         index=df.index,
     )
@@ -177,7 +179,7 @@ def capacity_result_html(cap: Capacity) -> str:
     """The verdict, the capacity table and its assumptions, rows read per tier, retention per
     family, bytes per event and the nodes needed."""
     from .analysis.tiers import tier_text
-    from .formatting import nbytes, number
+    from .formatting import amount, nbytes, percent
     from .plots import figure_html
     from .plots.capacity import plot_bytes_breakdown, plot_node_need
 
@@ -197,12 +199,15 @@ def capacity_result_html(cap: Capacity) -> str:
         + "".join(f"<li><small>{html.escape(a)}</small></li>" for a in cap.assumptions())
         + "</ul>"
         + tiers
-        + cap.retention_table().to_html(
+        # the unit in the value ("801.9 kB"), so not in the header ("kept (logical)")
+        + cap.retention_table()
+        .rename(columns={"kept (TB, logical)": "kept (logical)"})
+        .to_html(
             index=False,
             formatters={
-                "months kept": number,
-                "share of cells kept (versions)": number,
-                "kept (TB, logical)": lambda v: nbytes(v * 1e12),
+                "months kept": amount,
+                "share of cells kept (versions)": percent,
+                "kept (logical)": lambda v: nbytes(v * 1e12),
             },
         )
         + figure_html(plot_bytes_breakdown, cap)
@@ -217,13 +222,20 @@ def comparison_result_html(cmp: Comparison) -> str:
     """The ranking with its reasons, a row per criterion and a column per design, the small multiples."""
     import pandas as pd
 
-    from .formatting import number as num
+    from .formatting import amount as num
+    from .formatting import nbytes
     from .plots import figure_html
     from .plots.compare import plot_comparison
 
     # a row per criterion and a column per design: narrow enough for a notebook or a printed report
     rows = {"verdict": cmp.table["verdict"]}
-    rows.update({label: cmp.table[c].map(num) for c, label in cmp.criteria})
+    # a size in the unit that reads ("70.3 MB"; its label names none), "bytes per event" a number
+    rows.update(
+        {
+            label: cmp.table[c].map(nbytes if c.endswith("_bytes") else num)
+            for c, label in cmp.criteria
+        }
+    )
     for col in ("maintained_by", "client_writes_per_event", "write_node_s", "staleness"):
         if col in cmp.table:  # a comparison with continuous materialized views
             rows[col.replace("_", " ")] = cmp.table[col].map(

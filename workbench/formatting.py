@@ -10,6 +10,7 @@ numbers with separators) so a table shown in a notebook never prints ``40.384615
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +54,14 @@ def number(x: Any) -> str:
         return "<0.001" if v > 0 else ">-0.001"
     digits = min(3, max(0, 2 - int(math.floor(math.log10(abs(v))))))
     return f"{v:,.{digits}f}"
+
+
+def amount(x: Any) -> str:
+    """A figure that may be whole: 12.0 months → "12" (never "12.0"), 14.03 node-ms →
+    "14.0" (:func:`number`)."""
+    if not _missing(x) and math.isfinite(float(x)) and float(x).is_integer():
+        return count(x)
+    return number(x)
 
 
 _PER = (("s", 1.0), ("min", 60.0), ("h", 3600.0), ("day", 86_400.0))
@@ -157,7 +166,11 @@ def duration(seconds: Any) -> str:
 
 
 def money(x: Any) -> str:
-    return ABSENT if _missing(x) else f"${float(x):,.0f}"
+    """Whole dollars: 1234.4 → $1,234; -0.3 → $0 (never "$-0"); -12 → -$12."""
+    if _missing(x):
+        return ABSENT
+    v = round(float(x))
+    return f"-${-v:,}" if v < 0 else f"${v:,}"
 
 
 def formatter_for(column: str) -> Callable[[Any], str] | None:
@@ -186,11 +199,41 @@ def formatter_for(column: str) -> Callable[[Any], str] | None:
     return None
 
 
+# a unit a label names for its value: in parentheses at the label's end ("(GB, logical)",
+# "(USD, prices of …)", "(events/s, busiest …)") or a rate's "per second"; a unit after a number
+# ("5 TB per node", "at 70% CPU") is a stated parameter, not the value's unit
+_LABEL_UNIT = re.compile(r"\s*\((?:TB|GB|GiB|USD|(\w+)/s)\b[,\s]*(.*)\)$")
+_PER_SECOND = re.compile(r"^(\w+) per second\b")
+
+
+def unit_free(label: str) -> str:
+    """``label`` without the unit :func:`labelled` moves into the value, so a unit lives in one
+    place: "growth per month (GB, logical)" → "growth per month (logical)", "billed storage
+    (GiB compressed, 1 cluster(s))" → "billed storage (compressed, 1 cluster(s))", "events per
+    second (production)" → "rate of events (production)", "ceiling (events/s, busiest unit at
+    70% CPU)" → "ceiling (busiest unit at 70% CPU)", "total per month (USD)" → "total per month"."""
+    m = _LABEL_UNIT.search(label)
+    if m is not None:
+        rest = m.group(2).strip()
+        label = label[: m.start()] + (f" ({rest})" if rest else "")
+    return _PER_SECOND.sub(r"rate of \1", label)
+
+
+def shown(label: str, value: Any) -> tuple[str, str]:
+    """A (label, value) pair as a table shows it: the value in the unit that reads, the label
+    without that unit (:func:`labelled`, :func:`unit_free`)."""
+    m = _LABEL_UNIT.search(label)
+    text = labelled(label, value)
+    if m is not None and m.group(1) and not _missing(value):  # "(events/s, …)": "2,500 events/s"
+        text = rate(value, m.group(1))
+    return unit_free(label), text
+
+
 def labelled(label: str, value: Any) -> str:
     """A figure formatted by what its label says it is: a rate ("per second"), a size stated in
     TB/GB/GiB (shown in the unit that reads: a sample's few kB as kB, not 0.00000581 TB),
     dollars ("USD"), a node's CPU or a share (%), else a number with at most three decimals."""
-    if "per second" in label or "events/s" in label:
+    if "per second" in label or "/s" in label:
         return rate(value)
     for unit, f in (("(TB", 1e12), ("(GB", 1e9), ("(GiB", 2**30)):
         if unit in label:
@@ -202,6 +245,29 @@ def labelled(label: str, value: Any) -> str:
     if label.startswith(("nodes ", "clusters")):  # a node count is whole: 3, not 3.00
         return count(value)
     return number(value)
+
+
+# what a header says that its values now say: "node_cpu_usage_percent" over "37.5%"
+_UNIT_IN_VALUES = {
+    "percent_points": re.compile(r"[_ ]percent$"),
+    "nbytes": re.compile(r" \(b\)$|_b$", re.IGNORECASE),
+}
+
+
+def header(column: Any, f: Callable[[Any], str] | None = None) -> str:
+    """A column's header as shown: spaced ("bytes_per_event" → "bytes per event", so it wraps)
+    and without the unit its formatter ``f`` writes into every value ("node_cpu_usage_percent"
+    → "node cpu usage": a unit lives in the label or in the values, never both)."""
+    c = str(column)
+    unit = _UNIT_IN_VALUES.get(getattr(f, "__name__", ""))
+    if unit is not None:
+        c = unit.sub("", c)
+    return c.replace("_", " ")
+
+
+def _numbers_only(f: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``f`` for a column's numbers; its words ("", "not built: …") as they are."""
+    return lambda x: x if isinstance(x, str) else f(x)
 
 
 def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
@@ -225,10 +291,10 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
             c for c in frame.columns if "measured" in str(c).lower() and frame[c].isna().any()
         ]
         notes.append(MEASURED_LEGEND if measured else ABSENT_LEGEND)
-    st = frame.style.format(fmts, na_rep=ABSENT)
+    st = frame.style.format({c: _numbers_only(f) for c, f in fmts.items()}, na_rep=ABSENT)
     # wide tables fit the page: headers are spaced so they wrap ("bytes_per_event" ran past a
     # 1280-px page), and what still does not fit scrolls inside the table's own box
-    st = st.format_index(lambda c: str(c).replace("_", " "), axis=1)
+    st = st.format_index(lambda c: header(c, fmts.get(c)), axis=1)
     st = st.set_table_styles(
         [{"selector": "th", "props": "white-space: normal; vertical-align: bottom"}],
         overwrite=False,
@@ -242,6 +308,7 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
 __all__ = [
     "count",
     "number",
+    "amount",
     "rate",
     "value",
     "EVENTS_CLASS",
@@ -255,6 +322,9 @@ __all__ = [
     "money",
     "formatter_for",
     "labelled",
+    "header",
+    "unit_free",
+    "shown",
     "styled",
     "MEASURED_LEGEND",
 ]

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..formatting import percent
 from ..schema import (
     Field,
     Hashed,
@@ -56,7 +57,7 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
         (kd.window_edges_us[1] - kd.window_edges_us[0]) / 1e6 if len(kd.window_edges_us) > 1 else 0
     )
     ev = [
-        f"the busiest of {kd.nodes} nodes takes {kd.mean_write_share:.0%} of the writes in each "
+        f"the busiest of {kd.nodes} nodes takes {percent(kd.mean_write_share)} of the writes in each "
         f"{duration_text(win)} window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.hotspot_factor:.1f}×)"
     ]
     br = kd.busiest_range

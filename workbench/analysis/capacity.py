@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..formatting import percent
 from ..reprs import html_of
 from ..schema.families import Family
 from ._index import CellIndex
@@ -211,7 +212,8 @@ class Capacity:
                 f"salt the key into at least {need} buckets (G08)"
             )
         return (
-            f"the busiest entity takes {c.share:.0%} of the writes: split it with a field after "
+            f"the busiest entity takes {percent(c.share)} of the writes: split it with a field "
+            "after "
             "it or a salt (G08); if production adds series rather than speeding these up, "
             "state growth='grow' or the series count (wb.Workload)"
         )
@@ -238,7 +240,7 @@ class Capacity:
             "CPU at the peak (nodes, reads + writes)": self.peak_cpu,
             f"ceiling (events/s, busiest unit at {self.cpu_target:.0%} CPU)": self.ceiling_events_per_s,
             "ceiling (queries/s, most-read row)": self.query_ceiling_per_s,
-            f"busiest node CPU at {self.cpu.nodes} nodes": self.cpu.busiest_cpu,
+            f"busiest node CPU at {self.cpu.nodes:,} nodes": self.cpu.busiest_cpu,
             "hotspot factor (busiest node ÷ fair)": self.hotspot_factor,
             f"nodes for CPU (busiest ≤ {self.cpu_target:.0%})": self.cpu.nodes,
             "growth per month (GB, logical)": self.bytes_per_month / 1e9,
@@ -281,11 +283,14 @@ class Capacity:
         """:meth:`table` (or some of its rows) as read: rates per s/min/h/day, shares in %,
         dollars, sizes in B/kB/MB, at most three decimals (the workshop samples' rates are tiny;
         they must not read as 8.3e-06 nor 0.00000827)."""
-        from ..formatting import labelled
+        from ..formatting import shown
 
         t = self.table() if rows is None else self.table().loc[list(rows)]
+        pairs = [shown(str(k), v) for k, v in t["value"].items()]
+        # the unit lives in the value ("329.3 kB"), so the label drops it ("growth per month
+        # (logical)"); ``view(rows)`` still takes the labels of :meth:`table`
         return pd.DataFrame(
-            {"value": [labelled(str(k), v) for k, v in t["value"].items()]}, index=t.index
+            {"value": [text for _, text in pairs]}, index=[label for label, _ in pairs]
         )
 
     def query_tier_texts(self) -> dict[str, str]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..formatting import percent
 from ._index import CellIndex
 from .keylabels import range_label
 from .load_windows import CHUNK_ROWS, Writes
@@ -67,12 +68,12 @@ class Ceiling:
         if not self.unit:
             return "no single unit carries the writes"
         if self.unit == "row":
-            return f"one row, {self.unit_name!r}, takes {self.unit_share:.0%} of the writes"
+            return f"one row, {self.unit_name!r}, takes {percent(self.unit_share)} of the writes"
         if self.units == 1 or self.unit_share >= 0.999:
             return f"writes arrive at one write frontier ({self.unit_name})"
         return (
             f"writes arrive at {self.units:,} write frontiers; the busiest ({self.unit_name}) "
-            f"takes {self.unit_share:.0%}"
+            f"takes {percent(self.unit_share)}"
         )
 
     def text(self) -> str:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..formatting import percent
 from ..reprs import html_of
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
@@ -261,13 +262,13 @@ class KeyDistribution:
             share = self.mean_tablet_share if self.nodes == 1 else self.mean_share
             c = self.ceiling
             why = c.shape() if c is not None and c.unit and self.frontier else self._why()
-            return f"one {what} takes {share:.0%} of each window's load" + (
-                f"; {why}" if why else f" (fair share {self.fair_share:.0%})"
+            return f"one {what} takes {percent(share)} of each window's load" + (
+                f"; {why}" if why else f" (fair share {percent(self.fair_share)})"
             )
         row = f" ({self._row_why()})" if self.hot_rows else ""
         if self.nodes == 1:
             return (
-                f"One node serves everything; the busiest tablet takes {self.mean_tablet_share:.0%}"
+                f"One node serves everything; the busiest tablet takes {percent(self.mean_tablet_share)}"
                 f" of the load, so more nodes would share it{row}"
             )
         if self.spread == "even":
@@ -275,7 +276,7 @@ class KeyDistribution:
                 f"Load spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share{row}"
             )
         floor = (
-            f"; its busiest tablet alone takes {self.mean_tablet_share:.0%}"
+            f"; its busiest tablet alone takes {percent(self.mean_tablet_share)}"
             if self.mean_tablet_share * self.nodes > 1.2
             else ""
         )

@@ -149,7 +149,7 @@ def diagnostics(kd: KeyDistribution) -> list[dict[str, str]]:
                 {
                     "message": f"High {kind} pressure",
                     "severity": "danger" if single else "warning",
-                    "detail": f"{int(hit.any(axis=0).sum())} key bucket(s) on a node over "
+                    "detail": f"{int(hit.any(axis=0).sum()):,} key bucket(s) on a node over "
                     f"{st.cpu_target:.0%} CPU" + (" (caused by single rows)" if single else ""),
                 }
             )

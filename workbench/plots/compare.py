@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..formatting import number
+from ..formatting import amount
 from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
 from .html_parts import figure_box
@@ -24,11 +24,11 @@ def _fmt(col: str, v: float) -> str:
     """A criterion's value as its panel labels it (n/a where it was not measured)."""
     if not np.isfinite(v):
         return "n/a"
-    if "bytes" in col:
+    if col.endswith("_bytes"):  # a size whose label names no unit: "70.3 MB"
         return human_bytes(v)
     if col == "hotspot_factor":
         return f"{v:.1f}×"
-    return number(v)  # 382,200 events/s, never 3.82e+05
+    return amount(v)  # 382,200 events/s, never 3.82e+05; 14 node-ms, never 14.0
 
 
 #: which way is better, said once for every panel (the ceiling is the one that goes up)
