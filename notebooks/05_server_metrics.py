@@ -28,7 +28,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex05 import ____, dashboard_key
+from workbench.exercises.ex05 import ____, dashboard_key, host_first_scans
 wb.setup()
 
 # %% [markdown]
@@ -90,10 +90,24 @@ pd.Series({"window (days)": 2**32 / 1000 / 86400,
 # A dashboard panel asks for "CPU idle of every host in site `gew` over the last 15 minutes". Heroic's key
 # starts with what the panel fixes (key and tags, from common to granular), so the panel reads one key
 # range. The best-practices page's `machine#metric#time` key (`host_metric_time`) starts with the host, the
-# most granular segment: the panel can only read it as one range per host of the site. The workbench knows
-# this sample's hosts (4 in `gew`), so it lists them in one request, at a seek per host — and a real fleet's
-# host list is long and changes, which one range per site never minds. A time-first key reads a time range
-# across everything (and is a hotspot). The table compares them.
+# most granular segment. A time-first key reads a time range across everything (and is a hotspot).
+#
+# ### Exercise: predict the host-first key's ranges
+#
+# How many key ranges (the `scans` column) will the dashboard panel need with `host_metric_time`?
+# Replace `____` with a whole number (exact) and run the check before the table below shows it.
+# `host_first_scans.hint()` gives a hint and `host_first_scans.solution()` the answer.
+
+# %%
+HOST_FIRST_SCANS = ____   # ← your answer: a number of key ranges
+
+# %%
+host_first_scans.check(HOST_FIRST_SCANS, ds)
+
+# %% [markdown]
+# The table compares the three keys. The workbench knows this sample's hosts, so with the host first it
+# lists a range per host of the site in one request, at a seek per host — and a real fleet's host list is
+# long and changes, which one range per site never minds.
 
 # %% tags=["G20", "finding"]
 host_first = wb.preset("server_metrics", "host_metric_time")

@@ -46,6 +46,11 @@ WRONG: dict[str, list[tuple[str, str]]] = {
         ("prose", "4"),  # "then try other values (4, 10, 12, 16…)"
         ("typo", '"8"'),  # a number in quotes
     ],
+    "host_first_scans": [
+        ("near-miss", "3"),
+        ("prose", "1"),  # §2 says Heroic's common-to-granular key reads one key range
+        ("typo", '"4"'),  # a number in quotes
+    ],
     "dashboard_key": [
         ("near-miss", '[wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]'),  # collides
         # §2's "common to granular" read literally: host before the time, a range per host

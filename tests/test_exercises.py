@@ -83,6 +83,7 @@ DATASETS = {
     "balloon_format": "weather_balloons",
     "fx_salt": "fx_prices",
     "dashboard_key": "server_metrics",
+    "host_first_scans": "server_metrics",
     "daily_panel": "energy_meters",
     "latest_rows": "energy_meters",
     "hourly_day_rows": "energy_meters",

@@ -8,8 +8,9 @@ import pandas as pd
 
 from ..errors import CollisionError, error_line
 from .core import Problem, ____
+from .predict import judge_count
 
-__all__ = ["____", "dashboard_key"]
+__all__ = ["____", "dashboard_key", "host_first_scans"]
 
 
 def _dashboard_key(key: list, ds) -> tuple[bool, str, dict[str, Any]]:
@@ -85,4 +86,25 @@ dashboard_key = Problem(
     lambda: _dashboard_solution(),
     'site, what, time, host: [wb.Field("site"), wb.Field("what"), '
     'wb.Timestamp("ms", "epoch_ms"), wb.Field("host")] (G04, G07).',
+)
+
+
+def _host_first_scans(predicted: Any, ds) -> tuple[bool, str, dict[str, Any]]:
+    from workbench.analysis import analyze
+    from workbench.schema import preset
+
+    plan = analyze(ds, preset("server_metrics", "host_metric_time")).queries["site_cpu_dashboard"]
+    # exact: a range per host of the site, countable from the data without the workbench
+    return judge_count(predicted, float(plan["scans"]), "key ranges (scans)", relative=0.0)
+
+
+host_first_scans = Problem(
+    "host_first_scans",
+    "a whole number of key ranges (exact)",
+    _host_first_scans,
+    "the key starts with the host, and the panel names a site, not a host: a range can only "
+    "cover one host's rows. Count what the panel leaves open in the data.",
+    4,
+    "4: one range per host of site gew (4 hosts in the workshop data), because the host leads "
+    "the key (G20).",
 )
