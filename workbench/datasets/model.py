@@ -9,6 +9,7 @@ which each schema compiles to its own read plan.
 
 from __future__ import annotations
 
+import difflib
 import html
 import warnings
 from collections.abc import Mapping
@@ -243,10 +244,9 @@ class Dataset:
         for q in self.queries:
             if q.name == name:
                 return q
-        from .validate import suggestion  # validate imports this module
-
         names = [q.name for q in self.queries]
-        hint = suggestion(name, names) if isinstance(name, str) else ""
+        close = difflib.get_close_matches(name, names, n=1) if isinstance(name, str) else []
+        hint = f" Did you mean {close[0]!r}?" if close else ""
         raise DatasetError(
             f"Dataset {self.name!r} has no query {name!r}.{hint} "
             f"Its queries are: {', '.join(names) or 'none'}."
