@@ -72,6 +72,7 @@ def test_a_size_switch_keeps_the_pin(ws):
     assert d.pinned is not None and d.pinned_for == "fx_prices"
 
 
+@pytest.mark.slow  # a small dataset's analysis, several seconds
 def test_node_load_title_follows_a_hotspot_verdict_when_the_load_is_spread(ws):
     """fx_prices' pair_microseconds (small) on 3 nodes spreads its writes ("even") and stops
     scaling at 58,800 writes/s (its 6 write frontiers × 70 % CPU × 14,000 writes/s per node:
@@ -91,6 +92,7 @@ def test_node_load_title_follows_a_hotspot_verdict_when_the_load_is_spread(ws):
     assert title.startswith("Every node shares the load evenly"), title
 
 
+@pytest.mark.slow  # a small dataset's analysis, several seconds
 def test_row_sizes_draw_the_bars_the_title_names_and_label_the_counts(ws):
     """server_metrics' heroic rows close when their 2^32 ms (49.7-day) bucket fills: the title
     says "largest … when full". A bar for those full rows must hold that largest size, and the
@@ -195,6 +197,7 @@ def _monthly(tmp_path) -> object:
     return wb.from_csv(path, entity="meter", time="time", measures=["kwh"])
 
 
+@pytest.mark.slow  # a small dataset's analysis, several seconds
 def test_views_rollup_starts_at_a_bucket_that_summarises_or_says_none_does(ws, tmp_path):
     """energy_meters reads every 15 minutes: an hour holds 4 readings of a meter, the finest
     bucket with at least two (a minute holds 1/15). Monthly readings: even a month (30 days)
