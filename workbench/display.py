@@ -62,13 +62,38 @@ def key_distribution_html(kd: KeyDistribution) -> str:
         + figure_html(plot_hotspot, kd)
         + figure_html(plot_node_sweep, kd)
         + (
-            "<p><b>Hot tablets</b> (as ListHotTablets reports them)</p>"
+            f"<p>{html.escape(hot_tablets_heading(kd))}</p>"
             + styled(hot).hide(axis="index").to_html()
             if len(hot)
             else ""
         )
         + _note("keyspace")
         + "</div>"
+    )
+
+
+# A tablet ListHotTablets would call hot uses at least this share of its node's CPU; below it
+# the table lists the busiest tablets at a rate too low to make any of them hot.
+HOT_TABLET_CPU = 0.01
+
+
+def hot_tablets_heading(kd: KeyDistribution) -> str:
+    """What the hot-tablets table shows: its CPU is at the model's write rate, so at a sample's
+    own trickle the busiest tablets are named but none is hot (their share of the load is what
+    the node-load figure shows)."""
+    from .formatting import percent, rate
+
+    busiest = float(kd.hot_tablets["node_cpu_usage_percent"].max()) / 100
+    head = (
+        f"Hot tablets (as ListHotTablets reports them), at {rate(kd.write_rate_per_s, 'writes')} "
+        f"({kd.rate_source})"
+    )
+    if busiest >= HOT_TABLET_CPU:
+        return f"{head}: the tablets using the most of their node's CPU."
+    return (
+        f"{head}: the busiest tablets, but at this rate none is hot (the busiest uses "
+        f"{percent(busiest)} of its node). State a production rate (events_per_s=…) to see "
+        "them under load; the node-load figure shows their share of the load."
     )
 
 
