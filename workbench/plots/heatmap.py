@@ -171,6 +171,10 @@ def plot_key_heatmap(
 # ----------------------------------------------------------------------------- HTML form
 
 WIDTH_PX, HEIGHT_PX = 720, 300  # the raster; labels sit around it (fits the designer at 1280 px)
+# The key labels' column: one width for every design (30 monospace characters, the longest label
+# shown), so heat maps of several designs on one page are pictures of one size, their time axes
+# comparable; a column sized to each design's own labels squeezed the pictures to 606-720 px.
+Y_LABELS_EM = 19.1
 
 
 def _colours(kd: KeyDistribution, what: str) -> tuple[np.ndarray, Any]:
@@ -257,13 +261,12 @@ def key_heatmap_html(
         f"max-width:100%;height:{HEIGHT_PX}px;box-sizing:border-box;image-rendering:pixelated}}"
         ".wb-hm-note{color:#555;font-size:11px;margin-top:4px;max-width:900px}</style>"
     )
-    longest = max((len(t) for _, t in kd.labels), default=4)
     return (
         css
         + "<div class='wb-hm'>"
         + title
         + "<div class='wb-hm-grid'>"
-        + f"<div class='wb-hm-y' style='width:{min(longest, 30) * 0.62 + 0.5:.1f}em'>{ylabels}</div>"
+        + f"<div class='wb-hm-y' style='width:{Y_LABELS_EM}em'>{ylabels}</div>"
         + f"<img class='wb-hm-img' width='{WIDTH_PX}' height='{HEIGHT_PX}' alt='key heat map of {html.escape(what)}'"
         f" src='{src}'>"
         + f"<div class='wb-hm-bar' style='background:{_gradient()}' title='{html.escape(scale)}'></div>"
