@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -293,6 +293,111 @@ def parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
         ) from exc
 
 
+def _scan(m: re.Match[str], ds: Dataset, line: str) -> dict[str, Any]:
+    return {"kind": "scan", "description": "Every event (a whole-table scan)."}
+
+
+def _latest(m: re.Match[str], ds: Dataset, line: str) -> dict[str, Any]:
+    n, how, what = int(m.group(1)), m.group(2).lower(), m.group(3)
+    if how == "per":
+        cols = [c.strip() for c in re.split(r"\s*,\s*|\s+and\s+", what) if c.strip()]
+        for c in cols:
+            _value_col_check(ds, c, line)
+        ent = busiest(ds, cols)
+        ex = ", ".join(f"{k}={v}" for k, v in ent.items())
+        desc = f"The newest {n} event(s) of one {'/'.join(cols)} (costed on {ex}, the busiest)"
+    else:
+        window = re.search(r"\s+(?:over|from|at)\s", what)
+        if window:
+            raise QuerySyntaxError(
+                f"Query {line!r}: 'latest N' takes no time window ({what[window.start() :].strip()!r}): "
+                f"write 'latest {n} for {what[: window.start()].strip()}' for the newest "
+                f"events, or '{what.strip()}' for every event in that window."
+            )
+        ent = _filters(ds, what, line)
+        desc = f"The newest {n} event(s) of " + ", ".join(f"{k}={v}" for k, v in ent.items())
+    return {"kind": "latest", "entity": ent, "limit": n, "description": desc + "."}
+
+
+def _latest_without_count(m: re.Match[str], ds: Dataset, line: str) -> dict[str, Any]:
+    raise QuerySyntaxError(
+        f"Query {line!r}: write 'latest N per COLUMN' (e.g. 'latest 1 per "
+        f"{ds.entity[0] if ds.entity else 'sensor'}') or 'latest N for COLUMN=VALUE'."
+    )
+
+
+def _slice(m: re.Match[str], ds: Dataset, line: str) -> dict[str, Any]:
+    kind, start, end = _window(ds, m.group(1), line)
+    if kind == "point":  # one instant: a slice one microsecond wide
+        end = start + pd.Timedelta(1, "us")
+        desc = f"Every series at {_when(start)}."
+    else:
+        desc = f"Every series {_between(start, end)}."
+    return {"kind": "slice", "start": start, "end": end, "description": desc}
+
+
+def _aggregate(m: re.Match[str], ds: Dataset, line: str) -> dict[str, Any]:
+    agg, measure = m.group(1).lower(), m.group(2)
+    if measure not in ds.measures:
+        from .validate import suggestion
+
+        raise DatasetError(
+            f"Query {line!r}: {measure!r} is not a measure of {ds.name!r} {ds.measures}."
+            f"{suggestion(measure, ds.measures)}"
+        )
+    ent = _filters(ds, m.group(3), line)
+    kind, start, end = _window(ds, m.group(4) or "", line)
+    if kind == "point":
+        raise QuerySyntaxError(
+            f"Query {line!r}: an aggregate needs a range ('over …' or 'from … to …')."
+        )
+    return {
+        "kind": "range",
+        "entity": ent,
+        "start": start,
+        "end": end,
+        "measures": (measure,),
+        "aggregate": f"{agg}:{measure}",
+        "description": f"The {agg} of {measure} for "
+        + ", ".join(f"{k}={v}" for k, v in ent.items())
+        + (f" {_between(start, end)}." if start is not None else "."),
+    }
+
+
+def _series(m: re.Match[str], ds: Dataset, line: str) -> dict[str, Any]:
+    ent = _filters(ds, m.group(1), line)
+    kind, start, end = _window(ds, m.group(2) or "", line)
+    who = ", ".join(f"{k}={v}" for k, v in ent.items())
+    desc = (
+        f"{who} at {_when(start)}."
+        if kind == "point"
+        else f"{who} {_between(start, end)}."
+        if start is not None
+        else f"Every event of {who}."
+    )
+    return {"kind": kind, "entity": ent, "start": start, "end": end, "description": desc}
+
+
+#: The mini-language's forms, tried in order: the first whose pattern matches the whole line
+#: (without its ``name:``) builds the intent's fields. A new form is one row here and one function.
+FORMS: tuple[
+    tuple[re.Pattern[str], Callable[[re.Match[str], Dataset, str], dict[str, Any]]], ...
+] = (
+    (re.compile(r"everything|scan|all events", re.I), _scan),
+    (re.compile(r"latest\s+(\d+)\s+(per|for)\s+(.+)", re.I), _latest),
+    (re.compile(r"latest\s*(.*)", re.I), _latest_without_count),
+    # a bare window ("from 2024-01-01 to 2024-02-01") reads every series, as "all …"
+    (re.compile(r"(?:all(?:\s+\w+)?\s+)?((?:at|over|from)\s+.+)", re.I), _slice),
+    (
+        re.compile(
+            rf"({'|'.join(AGGREGATES)})\s+(\S+)\s+for\s+(.+?)(\s+(?:over|from|at)\s.+)?", re.I
+        ),
+        _aggregate,
+    ),
+    (re.compile(r"(.+?=.+?)(\s+(?:over|from|at)\s.+)?", re.I), _series),
+)
+
+
 def _parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
     if isinstance(text, QueryIntent):
         return text
@@ -305,93 +410,12 @@ def _parse_query(text: str | QueryIntent, ds: Dataset) -> QueryIntent:
         name, body = m.group(1), m.group(2).strip()
     else:
         body = line
-    low = body.lower()
-    kw: dict[str, Any] = {}
-
-    if low in ("everything", "scan", "all events"):
-        kw = {"kind": "scan", "description": "Every event (a whole-table scan)."}
-    elif m := re.fullmatch(r"latest\s+(\d+)\s+(per|for)\s+(.+)", body, flags=re.I):
-        n, how, what = int(m.group(1)), m.group(2).lower(), m.group(3)
-        if how == "per":
-            cols = [c.strip() for c in re.split(r"\s*,\s*|\s+and\s+", what) if c.strip()]
-            for c in cols:
-                _value_col_check(ds, c, line)
-            ent = busiest(ds, cols)
-            ex = ", ".join(f"{k}={v}" for k, v in ent.items())
-            desc = f"The newest {n} event(s) of one {'/'.join(cols)} (costed on {ex}, the busiest)"
-        else:
-            window = re.search(r"\s+(?:over|from|at)\s", what)
-            if window:
-                raise QuerySyntaxError(
-                    f"Query {line!r}: 'latest N' takes no time window ({what[window.start() :].strip()!r}): "
-                    f"write 'latest {n} for {what[: window.start()].strip()}' for the newest "
-                    f"events, or '{what.strip()}' for every event in that window."
-                )
-            ent = _filters(ds, what, line)
-            desc = f"The newest {n} event(s) of " + ", ".join(f"{k}={v}" for k, v in ent.items())
-        kw = {"kind": "latest", "entity": ent, "limit": n, "description": desc + "."}
-    elif m := re.fullmatch(r"latest\s*(.*)", body, flags=re.I):
-        raise QuerySyntaxError(
-            f"Query {line!r}: write 'latest N per COLUMN' (e.g. 'latest 1 per "
-            f"{ds.entity[0] if ds.entity else 'sensor'}') or 'latest N for COLUMN=VALUE'."
-        )
-    elif m := re.fullmatch(
-        r"(?:all(?:\s+\w+)?\s+)?((?:at|over|from)\s+.+)", body, flags=re.I
-    ):  # a bare window ("from 2024-01-01 to 2024-02-01") reads every series, as "all …"
-        kind, start, end = _window(ds, m.group(1), line)
-        if kind == "point":  # one instant: a slice one microsecond wide
-            end = start + pd.Timedelta(1, "us")
-            desc = f"Every series at {_when(start)}."
-        else:
-            desc = f"Every series {_between(start, end)}."
-        kw = {"kind": "slice", "start": start, "end": end, "description": desc}
-    elif m := re.fullmatch(
-        rf"({'|'.join(AGGREGATES)})\s+(\S+)\s+for\s+(.+?)(\s+(?:over|from|at)\s.+)?",
-        body,
-        flags=re.I,
-    ):
-        agg, measure = m.group(1).lower(), m.group(2)
-        if measure not in ds.measures:
-            from .validate import suggestion
-
-            raise DatasetError(
-                f"Query {line!r}: {measure!r} is not a measure of {ds.name!r} {ds.measures}."
-                f"{suggestion(measure, ds.measures)}"
-            )
-        ent = _filters(ds, m.group(3), line)
-        kind, start, end = _window(ds, m.group(4) or "", line)
-        if kind == "point":
-            raise QuerySyntaxError(
-                f"Query {line!r}: an aggregate needs a range ('over …' or 'from … to …')."
-            )
-        kw = {
-            "kind": "range",
-            "entity": ent,
-            "start": start,
-            "end": end,
-            "measures": (measure,),
-            "aggregate": f"{agg}:{measure}",
-            "description": f"The {agg} of {measure} for "
-            + ", ".join(f"{k}={v}" for k, v in ent.items())
-            + (f" {_between(start, end)}." if start is not None else "."),
-        }
-    elif m := re.fullmatch(r"(.+?=.+?)(\s+(?:over|from|at)\s.+)?", body, flags=re.I):
-        ent = _filters(ds, m.group(1), line)
-        kind, start, end = _window(ds, m.group(2) or "", line)
-        who = ", ".join(f"{k}={v}" for k, v in ent.items())
-        desc = (
-            f"{who} at {_when(start)}."
-            if kind == "point"
-            else f"{who} {_between(start, end)}."
-            if start is not None
-            else f"Every event of {who}."
-        )
-        kw = {"kind": kind, "entity": ent, "start": start, "end": end, "description": desc}
-    else:
-        raise QuerySyntaxError(
-            f"Query {line!r} is not a form the workbench reads; write e.g. {_EXAMPLES}."
-        )
-    return QueryIntent(name=name or _slug(body), text=line, **kw)
+    for pattern, build in FORMS:
+        if match := pattern.fullmatch(body):
+            return QueryIntent(name=name or _slug(body), text=line, **build(match, ds, line))
+    raise QuerySyntaxError(
+        f"Query {line!r} is not a form the workbench reads; write e.g. {_EXAMPLES}."
+    )
 
 
 def _value_col_check(ds: Dataset, col: str, line: str) -> None:
