@@ -129,14 +129,14 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
     lines = []
     # both labels end at their line (the hard limit sits near the right edge: a label to its
     # right would be cut off), the second one lower so they never overlap
-    for x, lab, style, top in (
+    for x, lab, style, label_top in (
         (s.row_advisory_bytes, "100 MB guideline", "dashed", 4),
         (s.row_hard_bytes, "256 MB hard limit", "solid", 22),
     ):
         f = 100 * log_pos(x, 1.0, hi)
         lines.append(
             f"<div style='left:{f:.2f}%;top:0;border-left:2px {style} {BAD}'></div>"
-            f"<div style='top:{top}px;bottom:auto;right:{100 - f:.2f}%;padding:0 4px;color:{BAD};"
+            f"<div style='top:{label_top}px;bottom:auto;right:{100 - f:.2f}%;padding:0 4px;color:{BAD};"
             f"font-size:11px;white-space:nowrap;background:rgba(255,255,255,.85)'>{lab}</div>"
         )
     ticks = "".join(
