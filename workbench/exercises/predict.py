@@ -55,10 +55,12 @@ def judge_count(
     slack = tolerance_for(truth, relative, at_least)
     shown = f"{truth:,.0f}" if float(truth).is_integer() else f"{truth:,.1f}"
     if abs(number - truth) <= slack:
-        return True, f"{what}: {shown} (you said {number:,g}; within ±{slack:,.0f}).", found or {}
+        how = "exactly" if number == truth else f"within ±{slack:,.0f}"
+        return True, f"{what}: {shown} (you said {number:,g}: {how}).", found or {}
     direction = "more" if truth > number else "fewer"
+    accepted = "only the exact count is accepted" if slack == 0 else f"±{slack:,.0f} is accepted"
     return (
         False,
-        f"not {number:,g}: there are {direction} {what} than that (±{slack:,.0f} is accepted).",
+        f"not {number:,g}: there are {direction} {what} than that ({accepted}).",
         {},
     )
