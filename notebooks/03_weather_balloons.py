@@ -28,7 +28,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex03 import ____, balloon_format
+from workbench.exercises.ex03 import ____, balloon_format, column_versions, week_hour_rows
 wb.setup()
 
 # %% [markdown]
@@ -146,7 +146,20 @@ columns.to_cells(ds).frame.head(4)
 
 # %% [markdown]
 # Row size follows the bucket width. The same design with hour and week buckets — the rows,
-# their largest size, and what one hour of a balloon costs to read:
+# their largest size, and what one hour of a balloon costs to read.
+#
+# ### Exercise: predict the rows of one balloon's hour
+#
+# With **week** buckets, how many rows will `balloon_hour` (every measure of balloon b00001 over the
+# first hour of its flight) read? Replace `____` with a whole number (exact) and run the check before
+# the table below shows it. `week_hour_rows.hint()` gives a hint and `week_hour_rows.solution()` the
+# answer.
+
+# %%
+WEEK_HOUR_ROWS = ____   # ← your answer: a number of rows
+
+# %%
+week_hour_rows.check(WEEK_HOUR_ROWS, ds)
 
 # %% tags=["G12", "finding"]
 widths = wb.compare(ds, [wb.preset("weather_balloons", "bucket_new_columns", bucket=w) for w in ("hour", "week")],
@@ -186,6 +199,19 @@ versioned = wb.preset("weather_balloons", "bucket_new_cells", retention="2D")
 print(versioned.describe(ds))
 versioned_table = wb.emulator().load(ds, versioned)
 versioned_table
+
+# %% [markdown]
+# ### Exercise: predict the versions in a column
+#
+# How many versions (cells) does one column of this design hold, as the median over its columns, before
+# GC? Replace `____` with a number (±10 % is accepted) and run the check before the next cell prints it.
+# `column_versions.hint()` gives a hint and `column_versions.solution()` the answer.
+
+# %%
+COLUMN_VERSIONS = ____   # ← your answer: a number of versions
+
+# %%
+column_versions.check(COLUMN_VERSIONS, ds)
 
 # %% tags=["G13", "finding"]
 stored = versioned_table.read_all()                                    # what the server holds

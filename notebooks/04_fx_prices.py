@@ -31,7 +31,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex04 import ____, fx_salt
+from workbench.exercises.ex04 import ____, fx_salt, key_bytes, latest_emulator_rows
 wb.setup()
 
 # %% [markdown]
@@ -177,6 +177,19 @@ fx_salt.check(SALT_BUCKETS, ds)
 # forward read with a row limit of 1 finds it anywhere. Time ranges still work (read backwards in time).
 # Putting the reversed time *first* in the key would bring back the single write frontier of section 1,
 # only at the start of the key space — the third design below does that.
+#
+# ### Exercise: predict the emulator's rows for the latest quote
+#
+# With the pair-first key (`pair_microseconds`, time increasing), how many rows will the emulator read to
+# answer `latest_quote`? Replace `____` with a number (±10 % is accepted) and run the check before the table
+# below shows it. `latest_emulator_rows.hint()` gives a hint and `latest_emulator_rows.solution()` the
+# answer.
+
+# %%
+LATEST_ROWS = ____   # ← your answer: a number of rows
+
+# %%
+latest_emulator_rows.check(LATEST_ROWS, ds)
 
 # %% tags=["G09", "finding"]
 reversed_ts = wb.preset("fx_prices", "reversed_timestamp")
@@ -228,7 +241,19 @@ wb.loss_report(wb.preset("fx_prices", "second_precision").to_cells(ds, accept_lo
 # Bigtable stores the row key with every cell, so a long key costs on every cell, every read and every
 # byte of memory the server spends on it. The limit is 4 KiB; these keys are far below it, yet the key is
 # the largest part of each stored cell of these designs. An epoch number instead of a formatted date is a
-# few bytes shorter, and a serialized layout (one cell per quote) stores the key once instead of twice.
+# few bytes shorter, and a serialized layout (one cell per quote) stores the key once per quote.
+#
+# ### Exercise: predict the key bytes of a quote
+#
+# How many bytes of row key does the pair-first design (`pair_microseconds`) store for one quote, over all
+# the cells the quote becomes? Replace `____` with a number (±10 % is accepted) and run the check before the
+# table below shows it. `key_bytes.hint()` gives a hint and `key_bytes.solution()` the answer.
+
+# %%
+KEY_BYTES = ____   # ← your answer: a number of bytes
+
+# %%
+key_bytes.check(KEY_BYTES, ds)
 
 # %% tags=["G20"]
 designs = {

@@ -28,7 +28,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex05 import ____, dashboard_key, host_first_scans
+from workbench.exercises.ex05 import ____, dashboard_key, host_first_scans, row_cells
 wb.setup()
 
 # %% [markdown]
@@ -73,8 +73,20 @@ documented[["time (ms)", "built row key", "built qualifier", "Heroic's offset", 
 
 # %% [markdown]
 # One row therefore holds every point of one series within a 2^32 ms window (about 49.7 days): at one point
-# every 10 seconds that is up to the number of cells computed below, while the workshop data (40 minutes)
-# fills each row with the cells counted beside it.
+# every 10 seconds that is up to the number of cells computed below. The workshop data is much shorter.
+#
+# ### Exercise: predict a row's cells in the sample
+#
+# How many cells does one Heroic row hold in the workshop data (the median over its rows)? The dataset's
+# first and last times are in its header above. Replace `____` with a number (±10 % is accepted) and run
+# the check before the table below shows it. `row_cells.hint()` gives a hint and `row_cells.solution()`
+# the answer.
+
+# %%
+ROW_CELLS = ____   # ← your answer: a number of cells
+
+# %%
+row_cells.check(ROW_CELLS, ds)
 
 # %%
 per_row = cells.groupby("row_key").size()

@@ -41,15 +41,40 @@ WRONG: dict[str, list[tuple[str, str]]] = {
         ("prose", '"single_timestamp"'),
         ("typo", '"serialised_json"'),
     ],
+    "week_hour_rows": [
+        ("near-miss", "8"),  # the hour-bucket figure: an hour crossing a bucket boundary
+        ("prose", "1"),  # "a week bucket holds a whole flight ... in one row"
+        ("typo", '"4"'),  # a number in quotes
+    ],
+    "column_versions": [
+        ("near-miss", "4"),  # the measures (columns of a row), not the versions of one
+        ("prose", "2"),  # the two-day GC rule the prose names
+        ("typo", '"134"'),  # a number in quotes
+    ],
     "fx_salt": [
         ("near-miss", "2"),
         ("prose", "4"),  # "then try other values (4, 10, 12, 16…)"
         ("typo", '"8"'),  # a number in quotes
     ],
+    "latest_emulator_rows": [
+        ("near-miss", "28629"),  # every quote of every pair, not only USD/JPY's range
+        ("prose", "1"),  # "Cloud Bigtable reads it with a reverse scan ... one row"
+        ("typo", '"6255"'),  # a number in quotes
+    ],
+    "key_bytes": [
+        ("near-miss", "28"),  # the key once, not once per cell
+        ("prose", "4096"),  # the key limit the prose names
+        ("typo", '"56"'),  # a number in quotes
+    ],
     "host_first_scans": [
         ("near-miss", "3"),
         ("prose", "1"),  # §2 says Heroic's common-to-granular key reads one key range
         ("typo", '"4"'),  # a number in quotes
+    ],
+    "row_cells": [
+        ("near-miss", "40"),  # a point per minute of the 40-minute sample, not per 10 s
+        ("prose", "2"),  # Heroic's two documented points of its example series
+        ("typo", '"241"'),  # a number in quotes
     ],
     "dashboard_key": [
         ("near-miss", '[wb.Timestamp("ms", "epoch_ms"), wb.Field("host")]'),  # collides

@@ -10,7 +10,7 @@ from ..errors import CollisionError, error_line
 from .core import Problem, ____
 from .predict import judge_count
 
-__all__ = ["____", "dashboard_key", "host_first_scans"]
+__all__ = ["____", "dashboard_key", "host_first_scans", "row_cells"]
 
 
 def _dashboard_key(key: list, ds) -> tuple[bool, str, dict[str, Any]]:
@@ -107,4 +107,25 @@ host_first_scans = Problem(
     4,
     "4: one range per host of site gew (4 hosts in the workshop data), because the host leads "
     "the key (G20).",
+)
+
+
+def _row_cells(predicted: Any, ds) -> tuple[bool, str, dict[str, Any]]:
+    from workbench.schema import preset
+
+    cells = preset("server_metrics", "heroic").to_cells(ds).frame
+    median = float(cells.groupby("row_key").size().median())
+    # ±10 %: the attendee estimates it from the sample's span and the reporting interval
+    return judge_count(predicted, median, "cells in a Heroic row of the workshop data (median)")
+
+
+row_cells = Problem(
+    "row_cells",
+    "a number of cells (±10 %)",
+    _row_cells,
+    "a row holds one series, one cell per point, and the sample is far shorter than a row's "
+    "window. How long does the sample last, and how often does a host report?",
+    241,
+    "about 241: 40 minutes at one point every 10 seconds, both ends included; the row could "
+    "hold 2^32 ms of points, so the sample fills a tiny part of it (G16).",
 )
