@@ -54,6 +54,8 @@ def _stop_kernels(page, lab) -> None:
         page.request.delete(lab.url(f"api/kernels/{kernel['id']}"))
 
 
+# a hang guard, not a speed bound: 27 exercises × 3 answers in nine notebooks run for many minutes
+@pytest.mark.timeout(3000)
 def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(tmp_path, emulator):
     exercises = _exercises()
     assert {name for _, name, _ in exercises} == set(WRONG)

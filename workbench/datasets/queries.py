@@ -17,6 +17,9 @@ Durations are pandas durations ("1 day", "7 days", "1h", "30min"); "week", "mont
 and "year" (365 days) are accepted too. Relative ranges ("over …") end at the data's last event.
 Every column and value is checked against the dataset: a misspelled column or a value the
 data lacks is a DatasetError that names it and suggests the nearest.
+
+Why one module: the line forms (``FORMS``), their windows and the messages for lines that fit
+no form share one vocabulary; split, a new form would touch several files.
 """
 
 from __future__ import annotations
