@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Problem, ____, design_name
-from .predict import judge_count
+from .predict import judge_query_figure
 
 __all__ = ["____", "garden_month", "gardens_day_rows", "versions_cells"]
 
@@ -44,12 +44,10 @@ garden_month = Problem(
 
 
 def _gardens_day_rows(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
-    from workbench.analysis import analyze
-
-    rows = analyze(ds, design).queries["all_gardens_day"]["rows_seen"]
     # exact: one row per garden is countable from the dataset's header, no estimate needed
-    return judge_count(
-        predicted, float(rows), f"rows {design.name} reads for all_gardens_day", relative=0.0
+    what = f"rows {design.name} reads for all_gardens_day"
+    return judge_query_figure(
+        predicted, ds, design, "all_gardens_day", "rows_seen", what, relative=0.0
     )
 
 
@@ -66,12 +64,10 @@ gardens_day_rows = Problem(
 
 
 def _versions_cells(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
-    from workbench.analysis import analyze
-
-    cells = analyze(ds, design).queries["garden_month"]["cells_seen"]
     # ±10 %: the attendee estimates a garden's history as events ÷ gardens from the header
-    return judge_count(
-        predicted, float(cells), f"cells {design.name} scans for garden_month", relative=0.10
+    what = f"cells {design.name} scans for garden_month"
+    return judge_query_figure(
+        predicted, ds, design, "garden_month", "cells_seen", what, relative=0.10
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Problem, ____, design_name
-from .predict import judge_count
+from .predict import judge_count, judge_query_figure
 
 __all__ = ["____", "game_both", "measure_scans", "name_bytes"]
 
@@ -44,13 +44,9 @@ game_both = Problem(
 
 
 def _measure_scans(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
-    from workbench.analysis import analyze
-
-    scans = analyze(ds, design).queries["corrie_latest"]["scans"]
     # exact: a scan per contiguous range is countable from the key, no estimate needed
-    return judge_count(
-        predicted, float(scans), f"scans {design.name} needs for corrie_latest", relative=0.0
-    )
+    what = f"scans {design.name} needs for corrie_latest"
+    return judge_query_figure(predicted, ds, design, "corrie_latest", "scans", what, relative=0.0)
 
 
 measure_scans = Problem(

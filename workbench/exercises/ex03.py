@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Problem, ____, design_name
-from .predict import judge_count
+from .predict import judge_count, judge_query_figure
 
 __all__ = ["____", "balloon_format", "column_versions", "week_hour_rows"]
 
@@ -38,14 +38,13 @@ balloon_format = Problem(
 
 
 def _week_hour_rows(predicted: Any, ds) -> tuple[bool, str, dict[str, Any]]:
-    from workbench.analysis import analyze
     from workbench.schema import preset
 
     design = preset("weather_balloons", "bucket_new_columns", bucket="week")
-    rows = analyze(ds, design).queries["balloon_hour"]["rows_seen"]
     # exact: countable from the key (what one row holds) and the query (what it asks for)
-    return judge_count(
-        predicted, float(rows), "rows week buckets read for balloon_hour", relative=0.0
+    what = "rows week buckets read for balloon_hour"
+    return judge_query_figure(
+        predicted, ds, design, "balloon_hour", "rows_seen", what, relative=0.0
     )
 
 

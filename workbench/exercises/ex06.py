@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Problem, ____, not_a_name
-from .predict import judge_count
+from .predict import judge_count, judge_query_figure
 
 __all__ = ["____", "daily_panel", "hourly_day_dataset", "hourly_day_rows", "latest_rows"]
 
@@ -156,11 +156,11 @@ hourly_day_rows = Problem(
 
 
 def _latest_rows(predicted: Any, ds, design) -> tuple[bool, str, dict[str, Any]]:
-    from workbench.analysis import analyze
-
-    rows = analyze(ds, design).queries["latest_reading"]["rows_seen"]
     # exact: a reverse scan with a row limit of 1 per range, one range per measure in the key
-    return judge_count(predicted, float(rows), f"rows {design.name} reads", relative=0.0)
+    what = f"rows {design.name} reads"
+    return judge_query_figure(
+        predicted, ds, design, "latest_reading", "rows_seen", what, relative=0.0
+    )
 
 
 latest_rows = Problem(

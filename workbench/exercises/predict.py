@@ -64,3 +64,14 @@ def judge_count(
         f"not {number:,g}: there are {direction} {what} than that ({accepted}).",
         {},
     )
+
+
+def judge_query_figure(
+    predicted: Any, ds, design, query: str, column: str, what: str, *, relative: float
+) -> tuple[bool, str, dict[str, Any]]:
+    """Judge a predicted figure of one query's cost (``rows_seen``, ``cells_seen``, ``scans``…)
+    against the workbench's own analysis of ``design`` on ``ds``."""
+    from workbench.analysis import analyze
+
+    truth = analyze(ds, design).queries[query][column]
+    return judge_count(predicted, float(truth), what, relative=relative)
