@@ -184,23 +184,9 @@ def prepare_tables(
     existing = ownership.check_existing(
         conn, ids, stored, CellFrame.empty(), schema, table_id, record=record, dataset=dataset_name
     )
-    specs: list[admin.TableSpec] = []
-    tables = admin.ensure_tables(
-        conn,
-        schema,
-        table_id,
-        families={t: (*fs, *([Family(record)] if record else [])) for t, fs in stored.items()},
-        confirm=confirm,
-        specs=specs,
-        create_only=set(ids.values()) - existing,
+    tables, _ = ownership.create_claimed(
+        conn, schema, table_id, stored, ids, existing, record, confirm, "bulk load"
     )
-    raced = [s.table_id for s in specs if not s.created and s.table_id not in existing]
-    if raced:
-        raise WriteError(
-            f"Table(s) {raced} were created by another loader while this bulk load was creating "
-            "them: two loads into one table ID at once would mix their cells. "
-            + ownership.way_out(conn, raced[0], table_id)
-        )
     return tables, fams, notes
 
 

@@ -28,7 +28,6 @@ import pandas as pd
 
 from ..cells import CellFrame
 from ..errors import WorkbenchError, WriteError
-from ..schema.families import Family
 from . import admin, appends, ownership
 from .appends import Overwrites
 from .batches import CELL_KEYS
@@ -569,23 +568,9 @@ def load(
         cells, summaries = appends.combine_summaries(conn, schema, dataset, ids, cells, found)
         over = appends.overwrites(schema, dataset, found)
     # On a real instance, a changed GC rule of an existing table needs confirm=table_id.
-    specs: list[admin.TableSpec] = []
-    tables = admin.ensure_tables(
-        conn,
-        schema,
-        table_id,
-        families={t: (*fs, *([Family(record)] if record else [])) for t, fs in stored.items()},
-        confirm=confirm,
-        specs=specs,
-        create_only=set(ids.values()) - existing,
+    tables, specs = ownership.create_claimed(
+        conn, schema, table_id, stored, ids, existing, record, confirm, "load"
     )
-    raced = [s.table_id for s in specs if not s.created and s.table_id not in existing]
-    if raced:
-        raise WriteError(
-            f"Table(s) {raced} were created by another loader while this load was creating them: "
-            "two loads into one table ID at once would mix their cells, and this load left them "
-            "as that loader made them. " + ownership.way_out(conn, raced[0], table_id)
-        )
     created = tuple(s.table_id for s in specs if s.created)
     try:
         report = write_cells(

@@ -44,6 +44,7 @@ from .connection import Connection
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..schema.families import Family
+    from ..schema.schema import Schema
 
 # Drawn once per process: two notebook kernels never draw the same default table ID.
 SESSION_TAG = admin.readable_tag(6)
@@ -330,3 +331,40 @@ def check_existing(
             + way_out(conn, physical, table_id)
         )
     return existing
+
+
+def create_claimed(
+    conn: Connection,
+    schema: Schema,
+    table_id: str,
+    stored: Mapping[str, Sequence[Family]],
+    ids: Mapping[str, str],
+    existing: set[str],
+    record: str | None,
+    confirm: str | None,
+    loader: str,
+) -> tuple[dict[str, str], list[admin.TableSpec]]:
+    """Create the tables ``check_existing`` did not find, each with its design ``record``
+    (an empty family, atomic with the table), and refuse when another loader made one of them
+    meanwhile: two loads into one table ID would mix their cells. ``loader`` names this one in
+    the message ("load", "bulk load"). Returns the tables and what was done to each."""
+    from ..schema.families import Family
+
+    specs: list[admin.TableSpec] = []
+    tables = admin.ensure_tables(
+        conn,
+        schema,
+        table_id,
+        families={t: (*fs, *([Family(record)] if record else [])) for t, fs in stored.items()},
+        confirm=confirm,
+        specs=specs,
+        create_only=set(ids.values()) - existing,
+    )
+    raced = [s.table_id for s in specs if not s.created and s.table_id not in existing]
+    if raced:
+        raise WriteError(
+            f"Table(s) {raced} were created by another loader while this {loader} was creating "
+            "them: two loads into one table ID at once would mix their cells, and this "
+            f"{loader} left them as that loader made them. " + way_out(conn, raced[0], table_id)
+        )
+    return tables, specs
