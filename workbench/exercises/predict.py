@@ -36,6 +36,15 @@ def tolerance_for(truth: float, relative: float, at_least: float) -> float:
     return max(abs(truth) * relative, at_least)
 
 
+def tolerance_text(truth: float, relative: float, at_least: float) -> str:
+    """The tolerance as an attendee is told it, without giving the answer's size away: a share of
+    the truth as a percentage ("10 %": "±40" would say the answer is about 400), an absolute
+    floor as itself ("±5": it says nothing of the answer)."""
+    if relative > 0 and abs(truth) * relative >= at_least:
+        return f"{relative * 100:g} %"
+    return f"±{at_least:,g}"
+
+
 def judge_count(
     value: Any,
     truth: float,
@@ -47,7 +56,8 @@ def judge_count(
 ) -> tuple[bool, str, dict[str, Any]]:
     """Judge a predicted count of ``what`` against ``truth`` within ±``relative`` (and at least
     ±``at_least``). A pass names the figure; a miss says only "more" or "fewer" and why the
-    tolerance, so the attendee looks again instead of being told."""
+    tolerance (as a percentage: :func:`tolerance_text`), so the attendee looks again instead of
+    being told."""
     truth = round(float(truth), 2)  # 51.00000000000001 bytes is 51: ±5 must accept 46
     number, why = as_number(value)
     if number is None:
@@ -55,10 +65,15 @@ def judge_count(
     slack = tolerance_for(truth, relative, at_least)
     shown = f"{truth:,.0f}" if float(truth).is_integer() else f"{truth:,.1f}"
     if abs(number - truth) <= slack:
-        how = "exactly" if number == truth else f"within ±{slack:,.0f}"
+        within = tolerance_text(truth, relative, at_least)
+        how = "exactly" if number == truth else f"within {within}"
         return True, f"{what}: {shown} (you said {number:,g}: {how}).", found or {}
     direction = "more" if truth > number else "fewer"
-    accepted = "only the exact count is accepted" if slack == 0 else f"±{slack:,.0f} is accepted"
+    accepted = (
+        "only the exact count is accepted"
+        if slack == 0
+        else f"answers within {tolerance_text(truth, relative, at_least)} are accepted"
+    )
     return (
         False,
         f"not {number:,g}: there are {direction} {what} than that ({accepted}).",
