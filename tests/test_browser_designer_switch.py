@@ -44,9 +44,19 @@ _LAYOUT = """root => {
   const label = text => [...root.querySelectorAll('.widget-label')]
     .find(l => l.innerText.trim() === text);
   const end = l => l ? Math.round(l.getBoundingClientRect().right) : null;
+  const heads = [...root.querySelectorAll('.wb-group small')];
   return {scrolls, past, rows, dataset: end(label('dataset')), size: end(label('size')),
-          families: [...root.querySelectorAll('.wb-group small')].map(s => s.innerText)};
+          families: heads.map(s => s.innerText),
+          // lines each family header takes ("max age (days)" wrapped onto two at 1440)
+          lines: Object.fromEntries(heads.map(s => [s.innerText, s.getClientRects().length]))};
 }"""
+
+# the headline's ceiling row: the busiest unit's key as shown, its tooltip, and the row's height
+_CEILING = """root => { const td = root.querySelector("td[data-metric='ceiling']");
+  const key = td && td.querySelector('[data-full-key]');
+  return td ? {shown: key ? key.innerText : null, title: key ? key.title : null,
+               lines: Math.round(td.getBoundingClientRect().height
+                                 / parseFloat(getComputedStyle(td).lineHeight))} : null; }"""
 
 CELLS = ['import workbench as wb\nd = wb.designer("fx_prices", size="tiny")\nd']
 
@@ -102,6 +112,8 @@ def test_switching_dataset_changes_every_tab_and_the_controls_fit(
             for t in layout["families"]
             if t in ("column family", "max age (days)", "max versions")
         ], layout["families"]
+        # each family header on one line at both sizes (the boxes are 3:2:2 of the column)
+        assert all(layout["lines"][t] == 1 for t in ("max age (days)", "max versions")), layout
 
         # fx_prices: something on every tab that belongs to it
         _open_tab(page, designer, "compare")
@@ -124,13 +136,25 @@ def test_switching_dataset_changes_every_tab_and_the_controls_fit(
         ).first.select_option("server_metrics")
         designer.locator("h3", has_text="server_metrics").wait_for(timeout=BROWSER_WAIT_MS)
         _wait_idle(page)
+        # server_metrics' busiest write frontier is a 130-character row key: the headline
+        # shows 48 characters of it cut in the middle, the whole key in the tooltip, and the
+        # ceiling sentence stays within three lines
+        ceiling = designer.evaluate(_CEILING)
+        designer.locator("td[data-metric='ceiling']").scroll_into_view_if_needed()
+        page.screenshot(path=str(artifact(f"designer_switch_{width}_server_metrics_headline.png")))
+        assert ceiling is not None and ceiling["shown"] is not None, ceiling
+        assert len(ceiling["shown"]) == 48 and "…" in ceiling["shown"], ceiling
+        assert len(ceiling["title"]) > 100 and ceiling["title"].startswith(
+            ceiling["shown"].split("…")[0]
+        ), ceiling
+        assert ceiling["lines"] <= 3, ceiling
         for tab in TABS:
             _open_tab(page, designer, tab)
             try:
-                # changed, and drawn (not the "Open this tab to draw it" placeholder)
+                # changed, and drawn (not the "…when this tab is open" placeholder)
                 page.wait_for_function(
                     f"before => {{ const now = ({_PANEL})(document.querySelector('.wb-designer'));"
-                    " return now !== before && !now.includes('Open this tab to draw it'); }",
+                    " return now !== before && !now.includes('when this tab is open'); }",
                     arg=before[tab],
                     timeout=BROWSER_WAIT_MS,
                 )

@@ -210,14 +210,20 @@ def test_views_rollup_starts_at_a_bucket_that_summarises_or_says_none_does(ws, t
     assert d.controls.view_bucket.value == "hour"
     assert "summarises about 4 events" in _text(d.views_panel.value)
     d.controls.view_bucket.value = "minute"  # by hand: kept, and called what it is
-    assert "helps no query" in _text(d.views_panel.value)
+    assert "copies the rows instead of summarising" in _text(d.views_panel.value)
+    # which queries it helps is computed from the two query tables, not assumed: the four
+    # energy_meters queries ask for raw readings (meter_day, latest_reading, all_meters_hour,
+    # meter_billing_period), none reads a rollup's rows, so none reads fewer rows with it
+    helps = _text(d.views_panel.value)
+    assert "Helps none of the dataset's queries" in helps, helps
+    assert "per_minute_kwh_mean" in helps  # the query the view answers instead
 
     m = wb.designer(_monthly(tmp_path), workspace=ws)
     _open(m, "views")
     m.controls.view_kind.value = views_tab.ROLLUP
     assert m.controls.view_bucket.value == "month"
     note = _text(m.views_panel.value)
-    assert "No bucket helps" in note and "helps no query" in note
+    assert "No bucket summarises" in note and "copies the rows" in note
 
 
 def test_the_families_row_is_labelled_and_size_is_labelled_like_dataset(ws):
@@ -232,3 +238,32 @@ def test_the_families_row_is_labelled_and_size_is_labelled_like_dataset(ws):
         "max age (days)",
         "max versions",
     ]
+
+
+def test_a_rollup_says_which_queries_it_helps_from_the_rows_they_read():
+    """helped() names a query only when it reads the view AND reads fewer rows than the design
+    does now. By hand: q_day reads 96 rows now and 1 from the view (helped, 96 → 1); q_latest
+    reads the table (not the view's doing); q_same reads the view but as many rows as now (4);
+    q_new is the view's own query, absent from the design's table."""
+    from types import SimpleNamespace
+
+    from workbench.ui import views_tab
+
+    now = pd.DataFrame(
+        {"kind": ["range", "prefix", "range"], "rows_seen": [96, 1, 4]},
+        index=["q_day", "q_latest", "q_same"],
+    )
+    with_view = pd.DataFrame(
+        {
+            "kind": ["range", "prefix", "range", "range"],
+            "rows_seen": [1, 1, 4, 24],
+            "reads": ["the view", "the table", "the view", "the view"],
+        },
+        index=["q_day", "q_latest", "q_same", "q_new"],
+    )
+    e = SimpleNamespace(queries=with_view, query="q_new")
+    assert views_tab.helped(e, now) == [("q_day", 96, 1)]
+    assert "q_day</b> (96 → 1 rows)" in views_tab.helps_html(e, now)
+    none = SimpleNamespace(queries=with_view.drop("q_day"), query="q_new")
+    assert views_tab.helped(none, now) == []
+    assert "Helps none" in views_tab.helps_html(none, now)

@@ -128,7 +128,7 @@ def headline_html(a: Analysis) -> str:
         ),
         (
             f"<tr><th>ceiling</th><td class='{'bad' if kd.hotspot else ''}' "
-            f"data-metric='ceiling'>{html.escape(kd.ceiling.text())}</td></tr>"
+            f"data-metric='ceiling'>{_ceiling_html(kd.ceiling)}</td></tr>"
             if kd.ceiling is not None
             else ""
         ),
@@ -162,6 +162,32 @@ def headline_html(a: Analysis) -> str:
             )
         parts.append("</table>")
     return panel_box("".join(parts))
+
+
+KEY_SHOWN = 48  # characters of a row key the headline prints (the whole key in its tooltip)
+
+
+def middle_cut(text: str, keep: int = KEY_SHOWN) -> str:
+    """``text`` shortened to ``keep`` characters by an ellipsis in the middle (a row key's start
+    and end both tell rows apart: "system,cpu-type=idle,…,batch-0001-8jxvz")."""
+    if len(text) <= keep:
+        return text
+    head = (keep - 1) // 2 + (keep - 1) % 2
+    return f"{text[:head]}…{text[len(text) - (keep - 1 - head) :]}"
+
+
+def _ceiling_html(ceiling: Any) -> str:
+    """The ceiling's sentence with its unit's row key cut in the middle; the full key is the
+    cut key's tooltip (server_metrics' busiest frontier is a 130-character key)."""
+    text, name = ceiling.text(), ceiling.unit_name
+    cut = middle_cut(name)
+    if cut == name or name not in text:
+        return html.escape(text)
+    before, after = text.split(name, 1)
+    return (
+        f"{html.escape(before)}<code title='{html.escape(name, quote=True)}' data-full-key>"
+        f"{html.escape(cut)}</code>{html.escape(after)}"
+    )
 
 
 def _emulator_seen(r: Any) -> str:

@@ -269,10 +269,10 @@ class Designer(W.VBox):
         self.stale = set(self.tab_names)
         self.prefetch()
         visible = self.tab_names[self.tabs.selected_index or 0]
-        self.render_tab(visible)
-        for k in self.tab_names:
+        for k in self.tab_names:  # placeholders first: never over a tab already drawn
             if k != visible and k in R.FIGURES:
                 figure_tabs.placeholder(self, k)
+        self.render_tab(visible)
         self.timings_ms = {"analysis": (t1 - t0) * 1e3, "render": (time.perf_counter() - t1) * 1e3}
 
     def prefetch(self) -> None:
@@ -319,7 +319,14 @@ class Designer(W.VBox):
             return
         tab = next(t for t in registry() if t.name == which)  # the tab's own drawing
         if tab.render is not None:
-            tab.render(self)
+            try:
+                tab.render(self)
+            except Exception as exc:
+                # an open figure tab never keeps its "drawing…" placeholder: it shows what
+                # stopped it (the traceback still goes to the log Output)
+                if which in self.figures:
+                    self.figures[which].outputs = (R.html_bundle(R.error_html(exc)),)
+                raise
         self.stale.discard(which)
 
     def visible_tab(self) -> str:

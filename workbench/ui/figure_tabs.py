@@ -36,9 +36,12 @@ def render(d: Designer, which: str) -> None:
 
 
 def placeholder(d: Designer, which: str) -> None:
-    """A figure tab not drawn yet: drawn when opened."""
+    """A figure tab not drawn yet: drawn when opened. Its words hold whether or not the tab is
+    open when they show (a busy kernel draws an opened tab a moment later)."""
     d.figures[which].outputs = (
-        R.html_bundle("<i>Open this tab to draw it for the current design.</i>"),
+        R.html_bundle(
+            "<i data-placeholder>Drawn for the current design when this tab is open…</i>"
+        ),
     )
 
 

@@ -299,7 +299,9 @@ def control_grid(d: Designer) -> W.GridBox:
 
 
 # a family row's three boxes: its name (labelled with its role), max age in days, max versions
-FAMILY_FLEX = ("2 1 0", "1 1 0", "1 1 0")
+# (3:2:2, not 2:1:1: at 1440 px a column is ~320 px and "max age (days)" wrapped over an
+# 80-px box; the name box keeps its 60-px role label and ~75 px for the name)
+FAMILY_FLEX = ("3 1 0", "2 1 0", "2 1 0")
 
 
 def family_header() -> W.HBox:

@@ -75,16 +75,16 @@ def bucket_note(d: Designer) -> str:
     every = duration(spacing)
     if best is None:
         return (
-            f"<p class='bad' data-bucket-note>No bucket helps: a series of {html.escape(d.ds.name)}"
-            f" has an event every {every}, so even a month bucket holds about one event and the "
-            "rollup copies the rows instead of summarising them; it helps no query.</p>"
+            f"<p class='bad' data-bucket-note>No bucket summarises: a series of "
+            f"{html.escape(d.ds.name)} has an event every {every}, so even a month bucket holds "
+            "about one event and the rollup copies the rows instead of summarising them.</p>"
         )
     per = BUCKET_S[chosen] / spacing
     if per < 2:
         return (
             f"<p class='bad' data-bucket-note>A {chosen} bucket holds about {per:.1f} event of a "
-            f"series (one every {every}): the rollup copies the rows and helps no query. The "
-            f"finest bucket that summarises is {best}.</p>"
+            f"series (one every {every}): the rollup copies the rows instead of summarising "
+            f"them. The finest bucket that summarises is {best}.</p>"
         )
     return (
         f"<p data-bucket-note><small>A {chosen} bucket summarises about {per:,.0f} events of a "
@@ -307,6 +307,42 @@ def _now(now: Any, name: str) -> str:
     return f"{int(now.loc[name, 'rows_seen']):,}"
 
 
+def helped(e: ViewEffect, now: Any) -> list[tuple[str, int, int]]:
+    """(query, rows read now, rows read with the view) for each of the dataset's queries the
+    view serves with fewer rows than the current design reads: what the view helps, computed
+    from the two query tables (a rollup helps a query only if the query reads its rows)."""
+    if now is None:
+        return []
+    out = []
+    for name, r in e.queries.iterrows():
+        if r["kind"] == "cannot plan" or r["reads"] != "the view" or name not in now.index:
+            continue
+        if now.loc[name, "kind"] == "cannot plan":
+            continue
+        before, after = int(now.loc[name, "rows_seen"]), int(r["rows_seen"])
+        if after < before:
+            out.append((str(name), before, after))
+    return out
+
+
+def helps_html(e: ViewEffect, now: Any) -> str:
+    """Which of the dataset's queries the view helps, by name, with their rows before → after;
+    or that it helps none of them (and which query it answers instead)."""
+    if now is None:
+        return ""
+    found = helped(e, now)
+    if found:
+        items = "; ".join(
+            f"<b>{html.escape(q)}</b> ({before:,} → {after:,} rows)" for q, before, after in found
+        )
+        return f"<p class='good' data-view-helps>Helps {items}.</p>"
+    own = f" It answers its own query, <b>{html.escape(e.query)}</b>." if e.query else ""
+    return (
+        "<p class='bad' data-view-helps>Helps none of the dataset's queries: none of them reads "
+        f"fewer rows with the view.{own}</p>"
+    )
+
+
 def effect_html(e: ViewEffect, now: Any = None) -> str:
     """The view's effect: SQL, who writes what, the derived rows, the rows queries read
     (``now``: the current design's query table, for the rows it reads without the view)."""
@@ -360,6 +396,7 @@ def effect_html(e: ViewEffect, now: Any = None) -> str:
     )
     return R.panel_box(
         f"<p><b>{html.escape(e.design.describe().split('. ')[0].split(': ', 1)[1])}</b></p>"
+        + helps_html(e, now)
         + "<h4>What keeping it costs</h4><table><tr><th></th><th>Bigtable keeps the view</th>"
         f"<th>the client writes the {kind}</th></tr>{cost}</table>"
         + "<h4>Rows each query reads</h4><table><tr><th>query</th><th>this design now</th>"
