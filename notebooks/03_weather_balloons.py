@@ -61,8 +61,8 @@ formats.analyses["single_timestamp"].capacity
 #
 # The analysts cannot say which measures they will query next, and a cell per measure repeats the key
 # for each of them. Pick a single-timestamp design from the gallery (the names are printed below) that
-# stores **at most 100 bytes per reading** and whose weekly pressure query scans **at most 400,000
-# bytes** (the tables below count plain bytes).
+# stores **at most 100 bytes per reading** and whose weekly pressure query scans **at most 400 kB**
+# (400,000 bytes).
 # Replace `____` with a design name and run the check; try the others too. `balloon_format.hint()`
 # gives a hint and `balloon_format.solution()` the answer; the next two sections come back to it.
 
@@ -87,7 +87,7 @@ import pandas as pd
 one_measure = pd.DataFrame({name: a.queries.table.loc["location_pressure_week", ["bytes_seen", "bytes_returned"]]
                             for name, a in formats.analyses.items()}).T
 one_measure.insert(0, "bytes_per_event", formats.table["bytes_per_event"].round(1))
-one_measure
+wb.styled(one_measure)
 
 # %% [markdown]
 # With a cell per measure, the pressure query returns only pressure cells but still scans whole rows;
@@ -109,7 +109,7 @@ measured = pd.DataFrame({name: {"rows returned": r.rows_returned, "bytes returne
                                 "emulator agrees with the model": r.agrees}
                          for name, r in runs.items()}).T
 print("returns fewer bytes:", measured["bytes returned"].astype(int).idxmin())
-measured
+wb.styled(measured)
 
 # %% [markdown]
 # The emulator measures what a read *returns* — rows, cells, bytes — and the last column compares those
@@ -125,12 +125,12 @@ measured
 # reads the same compact cell. Here is what every query of the dataset scans under each format:
 
 # %% tags=["G28", "finding"]
-scanned = pd.DataFrame({name: a.queries.table["bytes_seen"] for name, a in formats.analyses.items()})
-scanned["protobuf ÷ single"] = (scanned["serialized_protobuf"] / scanned["single_timestamp"]).round(2)
-scanned
+scanned = pd.DataFrame({f"{name}: bytes seen": a.queries.table["bytes_seen"] for name, a in formats.analyses.items()})
+scanned["protobuf ÷ single"] = scanned["serialized_protobuf: bytes seen"] / scanned["single_timestamp: bytes seen"]
+wb.styled(scanned)
 
 # %% [markdown]
-# Every query scans fewer bytes with protobuf (the last column is below 1 for each). What is lost is
+# Every query scans fewer bytes with protobuf (the last column is below 1× for each). What is lost is
 # filtering *inside* Bigtable: each reader decodes whole readings, and a value cannot be changed without
 # rewriting the cell.
 #
@@ -142,7 +142,7 @@ scanned
 
 # %%
 columns = wb.preset("weather_balloons", "bucket_new_columns")
-columns.to_cells(ds).frame.head(4)
+wb.as_written(columns.to_cells(ds).frame.head(4))   # the cells as stored: qualifier, timestamp in µs
 
 # %% [markdown]
 # Row size follows the bucket width. The same design with hour and week buckets — the rows,
@@ -183,7 +183,7 @@ value_cells = wb.analyze(ds, wb.preset("weather_balloons", "tall_per_metric"))
 in_bucket = widths.analyses["week buckets"]
 print(f"value in the qualifier (bucket_new_columns): {in_bucket.capacity.bytes_per_event:.1f} bytes per reading")
 print(f"value in a cell (tall_per_metric):           {value_cells.capacity.bytes_per_event:.1f} bytes per reading")
-in_bucket.rowsizes.limits()
+in_bucket.rowsizes   # its limits table (largest against each limit), then the row sizes
 
 # %% [markdown]
 # ## Time buckets, a new cell per reading — and garbage collection (G13)
@@ -247,8 +247,8 @@ written = tiers_table.cells
 kept = tiers_table.read(wb.ReadPlan("every live cell")).cells
 by_family = pd.DataFrame({"bytes written": written.frame.assign(b=written.cell_bytes()).groupby("family")["b"].sum(),
                           "bytes kept after GC": kept.frame.assign(b=kept.cell_bytes()).groupby("family")["b"].sum()})
-by_family["kept"] = (by_family["bytes kept after GC"] / by_family["bytes written"]).map("{:.0%}".format)
-by_family
+by_family["kept (share)"] = by_family["bytes kept after GC"] / by_family["bytes written"]
+wb.styled(by_family)
 
 # %% [markdown]
 # Raw readings older than two days are gone; every hourly summary is still there. A dashboard that
@@ -263,7 +263,7 @@ tier_cost = pd.DataFrame({q.name: {"families read": ", ".join(tiers.plan(q).filt
                                    "rows": tiers.plan(q).evaluate(written).rows_seen,
                                    "bytes read": tiers.plan(q).evaluate(written).bytes_seen}
                           for q in (raw_week, stats_week)}).T
-tier_cost
+wb.styled(tier_cost)
 
 # %% [markdown]
 # And on the emulator, with GC applied as of the end of the data: this balloon flew on 1 March, so its
@@ -271,7 +271,7 @@ tier_cost
 # still served:
 
 # %%
-pd.DataFrame({q.name: tiers_table.run(q).figures()["measured"] for q in (raw_week, stats_week)})
+wb.styled_rows(pd.DataFrame({q.name: tiers_table.run(q).figures()["measured"] for q in (raw_week, stats_week)}))
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -122,7 +122,7 @@ for n in (1, 2, 3, 4, 6, 8, 12):
                   "rows seen per USD/JPY day": a.queries["usdjpy_day"]["rows_seen"],
                   "node-ms per USD/JPY day": a.queries["usdjpy_day"]["node_ms"]})
 sweep = pd.DataFrame(sweep).set_index("salt buckets")
-sweep.style.format({"busiest node share": "{:.0%}", "node-ms per USD/JPY day": "{:.2f}"})
+wb.styled(sweep)
 
 # %% [markdown]
 # Two things to read in that table. First, the read side grows steadily with N: the scans column is N,
@@ -198,6 +198,7 @@ reversed_first = wb.Schema(
     wb.RowKey((wb.ReversedTimestamp("us", 9_999_999_999_999_999, 16), wb.Field("pair"))),
     wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}))
 cmp9 = wb.compare(ds, [promoted, reversed_ts, reversed_first])
+print(cmp9.analyses[promoted.name].capacity.production.inputs_line())  # the workload the node-ms are at
 cmp9.view(["latest_quote: rows seen", "latest_quote: emulator rows seen", "latest_quote: node ms",
            "usdjpy_day: rows seen", "usdjpy_day: scans", "busiest_node_share"])
 
@@ -224,9 +225,8 @@ for precision in ("second", "ms", "us"):
     report = wb.loss_report(schema.to_cells(ds, accept_loss=True))
     loss[precision] = {"events lost to collisions": report.n_lost,
                        "share of events lost": report.n_lost / len(ds),
-                       "surviving events cut to ms": report.n_truncated}
-pd.DataFrame(loss).T.style.format({"share of events lost": "{:.1%}", "events lost to collisions": "{:,.0f}",
-                                   "surviving events cut to ms": "{:,.0f}"})
+                       "surviving events cut to the millisecond": report.n_truncated}
+wb.styled(pd.DataFrame(loss).T)
 
 # %% [markdown]
 # The `second_precision` preset of the gallery is exactly that mistake. What it would lose, with the
@@ -270,8 +270,7 @@ for name, schema in designs.items():
                   "key bytes per event": a.capacity.breakdown["row key"] / len(ds),
                   "bytes per event": a.capacity.bytes_per_event,
                   "key share of bytes": a.capacity.breakdown["row key"] / a.capacity.total_bytes}
-pd.DataFrame(rows).T.style.format({"key bytes per event": "{:.0f}", "bytes per event": "{:.0f}",
-                                   "key share of bytes": "{:.0%}"})
+wb.styled(pd.DataFrame(rows).T)
 
 # %% [markdown]
 # ## 7 · Write it, read it back, and compute the moving averages

@@ -69,7 +69,8 @@ documented["built value"] = [float(v) for v in built["value"]]
 documented["identical"] = ((documented["built row key"] == documented["Heroic's row key"])
                            & (documented["built qualifier"] == documented["Heroic's offset"])
                            & (documented["built value"] == documented["Heroic's value"]))
-documented[["time (ms)", "built row key", "built qualifier", "Heroic's offset", "built value", "identical"]]
+wb.as_written(documented[["time (ms)", "built row key", "built qualifier", "Heroic's offset", "built value",
+                           "identical"]])   # data as stored and as Heroic prints it
 
 # %% [markdown]
 # One row therefore holds every point of one series within a 2^32 ms window (about 49.7 days): at one point
@@ -124,6 +125,7 @@ host_first_scans.check(HOST_FIRST_SCANS, ds)
 # %% tags=["G20", "finding"]
 host_first = wb.preset("server_metrics", "host_metric_time")
 cmp = wb.compare(ds, [heroic, host_first, wb.preset("server_metrics", "timestamp_first")])
+print(cmp.analyses["heroic"].capacity.production.inputs_line())  # the workload the node-ms are at
 cmp.view(["site_cpu_dashboard: scans", "site_cpu_dashboard: rows seen", "site_cpu_dashboard: node ms",
           "host_cpu_15min: rows seen", "busiest_node_share", "bytes_per_event"])
 
@@ -138,10 +140,10 @@ lengths = {}
 for schema in (heroic, host_first):
     a = wb.analyze(ds, schema)
     lengths[schema.name] = {"example key": schema.example_key(ds), "longest key (B)": a.rowsizes.max_key_bytes,
-                            "key limit (B)": 4096, "key share of stored bytes":
+                            "key limit": "4 KiB", "key share of stored bytes":
                                 a.capacity.breakdown["row key"] / a.capacity.total_bytes,
                             "bytes per point": a.capacity.bytes_per_event}
-pd.DataFrame(lengths).T.style.format({"key share of stored bytes": "{:.0%}", "bytes per point": "{:.0f}"})
+wb.styled(pd.DataFrame(lengths).T)
 
 # %% [markdown]
 # ### Exercise: a key for the dashboard
@@ -212,7 +214,7 @@ tenants = wb.Schema("tenant_prefix",
                     wb.RowKey((wb.Field("tenant"), wb.Field("host"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"))),
                     wb.Tall(wb.Family("m")))
 print("example key:", tenants.example_key(fleet))
-wb.analyze(fleet, tenants).queries.table[["plan", "scans", "rows_seen", "rows_returned"]]
+wb.styled(wb.analyze(fleet, tenants).queries.table[["plan", "scans", "rows_seen", "rows_returned"]])
 
 # %% [markdown]
 # Now on the real emulator: both tenants go into one table, written and verified.
@@ -230,12 +232,12 @@ table
 before = table.run(fleet.query("examplepetstore_everything")).result.rows_returned
 table.drop_prefix("examplepetstore#")
 after = table.verify()
-pd.DataFrame({"rows of examplepetstore before the drop": [before],
+wb.styled(pd.DataFrame({"rows of examplepetstore before the drop": [before],
               "events missing after the drop": [len(after.missing)],
               "…of which examplepetstore": [int((after.missing["tenant"] == "examplepetstore").sum())],
               "events of altostrat changed or lost": [len(after.changed) + int((after.missing["tenant"] == "altostrat").sum())],
               "rows of altostrat still readable": [table.run(fleet.query("altostrat_everything")).result.rows_returned]},
-             index=["count"]).T
+             index=["count"]).T)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

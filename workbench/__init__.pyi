@@ -102,6 +102,10 @@ from .exercises import check as check
 from .exercises import ____ as ____  # the blank an exercise's answer cell starts with
 from .guidelines import GUIDELINES as GUIDELINES
 
+# a table a notebook builds, shown as the workbench's own are: each column (or row, for a table
+# of figures) in its unit, a unit in the label or the value, never both; data as written
+from .formatting import styled as styled, styled_rows as styled_rows, as_written as as_written
+
 # analysis, advice, UI
 from .analysis import analyze as analyze, compare as compare
 from .advisor import advise as advise

@@ -178,12 +178,12 @@ def formatter_for(column: str) -> Callable[[Any], str] | None:
     c = str(column).lower()
     if c.endswith(("rows seen", "rows returned", "scans", "cells", "rows")):
         return count
-    if "bytes" in c or c.endswith(" (b)") or c.endswith("_b"):
-        return nbytes
     if c.endswith("_percent") or c.endswith(" percent"):
         return percent_points
-    if "share" in c or "fraction" in c or c.endswith("%"):
+    if "share" in c or "fraction" in c or c.endswith("%"):  # "key share of bytes" is a share
         return percent
+    if "bytes" in c or c.endswith(" (b)") or c.endswith("_b"):
+        return nbytes
     if "waste" in c or "factor" in c or "÷" in c or c.endswith("×"):
         return ratio
     if "cost" in c or c.endswith("_usd") or "$" in c:  # not "usdjpy_day: rows seen"
@@ -251,6 +251,8 @@ def labelled(label: str, value: Any) -> str:
 _UNIT_IN_VALUES = {
     "percent_points": re.compile(r"[_ ]percent$"),
     "nbytes": re.compile(r" \(b\)$|_b$", re.IGNORECASE),
+    # "latest_quote: node ms" over "0.056 ms": the header says what is timed, the value its unit
+    "milliseconds": re.compile(r"(?<=node)[ _-]ms$|[ _]ms$"),
 }
 
 
@@ -261,7 +263,7 @@ def header(column: Any, f: Callable[[Any], str] | None = None) -> str:
     c = str(column)
     unit = _UNIT_IN_VALUES.get(getattr(f, "__name__", ""))
     if unit is not None:
-        c = unit.sub("", c)
+        c = unit.sub(" time" if c.endswith(("node ms", "node_ms", "node-ms")) else "", c)
     return c.replace("_", " ")
 
 
@@ -274,6 +276,7 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
     """``frame`` as a pandas Styler: each column formatted for reading, absent values as "—" with
     a legend saying why (not measured, or not applicable)."""
     fmts: dict[Any, Callable[[Any], str]] = {}
+    frame = frame.infer_objects()  # a transposed table of figures holds numbers as objects
     for col in frame.columns:
         f = formatter_for(col)
         if f is None and pd.api.types.is_datetime64_any_dtype(frame[col].dtype):
@@ -305,6 +308,30 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
     return st
 
 
+def styled_rows(frame: pd.DataFrame, *, caption: str = "") -> Any:
+    """``frame`` as :func:`styled` does it, for a table whose *rows* are the quantities (a read's
+    "rows returned", "bytes returned", "scans" down the side, measured and modelled across):
+    each row formatted by its label, so bytes read 164.8 kB and counts 3,533."""
+    st = frame.style.format(na_rep=ABSENT)
+    for label in frame.index:
+        row = frame.loc[[label]]
+        f = formatter_for(label)
+        if f is None:
+            numbers = pd.to_numeric(row.stack(), errors="coerce").dropna()
+            f = count if len(numbers) and bool((numbers == numbers.round()).all()) else number
+        st = st.format(_numbers_only(f), subset=pd.IndexSlice[[label], :], na_rep=ABSENT)
+    st = st.format_index(header, axis=1)
+    return st.set_caption(caption) if caption else st
+
+
+def as_written(frame: pd.DataFrame) -> Any:
+    """``frame`` as data, not figures: cells, keys, qualifiers and timestamps exactly as they are
+    stored (``timestamp_us`` 1425208700000000, a qualifier "100893.7"), floats never in
+    scientific notation; marked :data:`EVENTS_CLASS` like a dataset's preview."""
+    st = frame.style.format(lambda x: value(x) if isinstance(x, float) else x, na_rep=ABSENT)
+    return st.set_table_attributes(f'class="{EVENTS_CLASS}"')
+
+
 __all__ = [
     "count",
     "number",
@@ -326,5 +353,7 @@ __all__ = [
     "unit_free",
     "shown",
     "styled",
+    "styled_rows",
+    "as_written",
     "MEASURED_LEGEND",
 ]

@@ -132,7 +132,10 @@ class QueryRun:
             f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} {self.answer_kind}; {ok}</p>"
         )
         notes = "".join(f"<i>{html.escape(n)}</i><br>" for n in self.result.notes)
-        return head + self.figures().to_html(na_rep="—") + notes
+        # each figure in its unit: bytes as kB/MB, counts with separators (formatting)
+        from ..formatting import styled_rows  # a Styler (jinja2): only where HTML is shown
+
+        return head + styled_rows(self.figures()).to_html() + notes
 
     def __repr__(self) -> str:
         return (

@@ -494,7 +494,10 @@ class ReadResult:
             f"</code>: {self.elapsed_s * 1000:.1f} ms</p>"
         )
         notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in self.notes)
-        return head + self.figures().to_html(na_rep="—") + notes
+        # each figure in its unit: bytes as kB/MB, counts with separators (formatting)
+        from ..formatting import styled_rows  # a Styler (jinja2): only where HTML is shown
+
+        return head + styled_rows(self.figures()).to_html() + notes
 
     def __repr__(self) -> str:
         return (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..formatting import nbytes
 from .core import Problem, ____, design_name
 from .predict import judge_count, judge_query_figure
 
@@ -22,7 +23,7 @@ def _balloon_format(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
     return (
         per_event <= 100 and scan <= 400_000,
         f"{choice}: {per_event:,.0f} bytes per reading (goal ≤ 100); the pressure query scans "
-        f"{scan:,} bytes (goal ≤ 400,000).",
+        f"{nbytes(scan)} (goal ≤ {nbytes(400_000)}).",  # in kB, as the notebook's tables
         {},
     )
 

@@ -39,6 +39,13 @@ def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool 
             label=later,
         )
     ax.set_xscale("log")
+    split = (
+        bars_title(
+            rs, np.histogram(np.maximum(rs.projected_bytes.astype(float), 1.0), bins=bins)[0]
+        )
+        if later is not None
+        else ""
+    )
     counts = np.histogram(b, bins=bins)[0]
     if counts.max() > 50 * max(counts[counts > 0].min(), 1):
         ax.set_yscale("log")
@@ -55,7 +62,8 @@ def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool 
     ax.set_ylabel("rows")
     legend_outside(ax, fontsize=9)
     ax.set_title(
-        rs.verdict(), color=BAD if rs.projected_max_bytes > s.row_advisory_bytes else "black"
+        rs.verdict() + (f"\n({split})" if split else ""),
+        color=BAD if rs.projected_max_bytes > s.row_advisory_bytes else "black",
     )
     note(
         ax,
@@ -74,6 +82,19 @@ def projected_label(rs: RowSizes) -> str | None:
     if rs.growing_rows:
         return f"when full (rows close when {rs.horizon_text})"
     return None
+
+
+def bars_title(rs: RowSizes, later: np.ndarray) -> str:
+    """The title's second half when the projected rows fall into several bars: "62 rows never
+    close" over two bars of 31 read as a contradiction, so the title says how they split."""
+    parts = [int(c) for c in later if c > 0]
+    if not rs.open_rows or len(parts) < 2:
+        return ""
+    split = " + ".join(f"{c:,}" for c in parts) if len(parts) <= 4 else f"{len(parts)} bars"
+    return (
+        f"after {rs.settings.retention_months:g} months they fall in bars of {split} rows: "
+        "not all the same size"
+    )
 
 
 def count_ticks(top: int, log_y: bool) -> list[int]:
@@ -155,13 +176,16 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
         for v in count_ticks(top, log_y)
     )
     bad = rs.projected_max_bytes > s.row_advisory_bytes
+    split = bars_title(rs, later) if later_label is not None else ""
     cells = int(rs.cells.max()) if rs.n_rows else 0
     note = (EMULATOR_NOTES["rowsizes"] + " " if emulator_note else "") + (
         f"Largest row: {rs.largest_row} ({human_bytes(rs.max_bytes)}, {cells:,} cells)."
     )
     return figure_box(
         f"<div class='wb-b-title' style='color:{BAD if bad else 'black'}' data-metric="
-        f"'max_row_bytes'>{html.escape(rs.verdict())}</div>"
+        f"'max_row_bytes'>{html.escape(rs.verdict())}"
+        + (f"<br><span style='font-weight:normal'>({html.escape(split)})</span>" if split else "")
+        + "</div>"
         f"<div class='wb-b-key'>{key}</div>"
         f"<div style='display:flex;gap:6px'><div style='writing-mode:vertical-rl;transform:"
         f"rotate(180deg);text-align:center;font-size:11px'>rows{' (log scale)' if log_y else ''}"
