@@ -132,6 +132,7 @@ cap.view(["CPU at the peak (nodes, reads + writes)", "nodes for CPU (busiest ≤
 # %% tags=["finding"]
 tiered = wb.analyze(ds, sequential, workload=production, tiered_after_days=90).capacity
 print(tiered.verdict())
+print(tiered.production.inputs_line())  # the same workload, the cold tier added
 print(tiered.query_tier_texts())
 tiered.view(["…hot tier, SSD (GiB)", "…cold tier, older than 90 days (GiB)",
              "nodes for storage (5 TB per SSD node at 70%)", "total per month (USD)"])
@@ -158,10 +159,10 @@ for schema in (updated, per_reading):
     a = analyses[schema.name] = wb.analyze(ds, schema)
     growth[schema.name] = {"example key": schema.example_key(ds), "rows": a.rowsizes.n_rows,
                            "writes to the busiest row": int(a.rowsizes.cells.max()),
-                           "largest row now": a.rowsizes.max_bytes,
-                           "largest row after 12 months": a.rowsizes.projected_max_bytes,
+                           "largest row now (B)": a.rowsizes.max_bytes,
+                           "largest row after 12 months (B)": a.rowsizes.projected_max_bytes,
                            "rows that never stop growing": a.rowsizes.open_rows}
-pd.DataFrame(growth).T
+wb.styled(pd.DataFrame(growth).T)
 
 # %% [markdown]
 # At one reading every 15 minutes a meter's row stays small even after a year. The page's example writes
@@ -203,7 +204,7 @@ latest_rows.check(LATEST_ROWS, ds, per_reading)
 costs = pd.concat({name: a.queries.table[["kind", "rows_seen", "cells_seen", "cells_returned", "bytes_seen",
                                           "emulator_rows_seen"]]
                    for name, a in analyses.items()})
-costs.loc[(slice(None), ["meter_day", "latest_reading"]), :]
+wb.styled(costs.loc[(slice(None), ["meter_day", "latest_reading"]), :])
 
 # %% [markdown]
 # The versioned row is scanned whole for one cell back (cells seen against cells returned). The
@@ -238,7 +239,7 @@ day = ds.query("meter_day")
 side = pd.DataFrame({
     "raw readings (meter_day)": wb.analyze(ds, hourly).queries["meter_day"],
     "hourly rows (meter_day_hourly)": wb.analyze(hourly_day_dataset(ds), hourly).queries["meter_day_hourly"]})
-side.loc[["plan", "rows_seen", "rows_returned", "cells_returned", "bytes_seen"]]
+wb.styled_rows(side.loc[["plan", "rows_seen", "rows_returned", "cells_returned", "bytes_seen"]])
 
 # %% [markdown]
 # Rows read drop by the number of readings per hour (four); bytes do not, because each summary row holds
