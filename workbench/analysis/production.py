@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..datasets.workload import Workload
-from ..formatting import number, rate
+from ..formatting import number, percent, rate
 from .production_reads import (
     ProductionQueries,
     answer_series,
@@ -332,9 +332,25 @@ class Production:
         rows.append(("spread", wl.spread.text(), "spread" in said))
         qtext = rate(self.queries_per_s, "queries")
         if self.queries_default:
-            qtext += f" (one per {1 / st.queries_per_write:,.0f} writes)"
+            qtext += f" (one per {1 / st.queries_per_write:,.0f} writes)" + self._default_reads()
         rows.append(("queries", qtext, not self.queries_default or "queries" in said))
         return rows
+
+    def _default_reads(self) -> str:
+        """When the default query rate's reads alone need more than a node and more CPU than the
+        writes, say so: the node count then follows a default, not the user's workload (every
+        query line taken as a template asked at its share of one query per 1,000 writes)."""
+        if self.read_cpu <= max(self.write_cpu, self.cpu_target):
+            return ""
+        t = self.queries.table
+        top = str(t["production_cpu"].idxmax())
+        run_s = float(t.loc[top, "production_node_ms"]) / 1e3
+        return (
+            f" — a default that sets the node count: its reads take "
+            f"{percent(self.read_cpu / self.peak_cpu)} of the CPU ({top}: "
+            f"{number(run_s)} node-seconds a run); state each query's rate "
+            "(queries_per_s=, Workload(queries=…))"
+        )
 
     def inputs_line(self) -> str:
         """One line under a figure: the workload it is at, the user's inputs apart from the
