@@ -116,6 +116,7 @@ print(f"Corrie played {len(march_games)} games of LoL in March 2015 and won {int
 # %% tags=["G05", "finding"]
 two = wb.preset("game_scores", "two_tables")
 designs = wb.compare(ds, [by_player, two])
+print(designs.analyses["two_tables"].capacity.production.inputs_line())  # the workload the node-ms are at
 cols = ["bytes_per_event", "corrie_lol_march: rows seen", "lol_march: rows seen", "lol_march: node ms"]
 designs.view(cols)
 

@@ -127,6 +127,7 @@ cmv_maintenance.check(CMV_WRITES, energy, designs)
 
 # %% tags=["G29"]
 cmp = wb.compare(energy, list(designs.values()), queries=wb.view_queries(energy))
+print(next(iter(cmp.analyses.values())).capacity.production.inputs_line())  # the workload of the figures
 counts = {"maintenance_writes": "int64", "derived_rows": "int64"}  # counts print as whole numbers, not 29760.0
 cmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
            "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]].round(3).astype(counts)
@@ -157,6 +158,7 @@ print(gdesigns["async_index"].create_sql("scores")["by_game"])
 
 # %% tags=["G05"]
 gcmp = wb.compare(games, list(gdesigns.values()))
+print(next(iter(gcmp.analyses.values())).capacity.production.inputs_line())  # the workload of the figures
 gcmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
             "lol_march: rows seen", "staleness"]].round(3).astype({"maintenance_writes": "int64"})
 
