@@ -128,9 +128,8 @@ cmv_maintenance.check(CMV_WRITES, energy, designs)
 # %% tags=["G29"]
 cmp = wb.compare(energy, list(designs.values()), queries=wb.view_queries(energy))
 print(next(iter(cmp.analyses.values())).capacity.production.inputs_line())  # the workload of the figures
-counts = {"maintenance_writes": "int64", "derived_rows": "int64"}  # counts print as whole numbers, not 29760.0
-cmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-           "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]].round(3).astype(counts)
+wb.styled(cmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
+                     "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]])
 
 # %% [markdown]
 # The client sends fewer row writes (no summary rows), but Bigtable updates the view once per
@@ -159,8 +158,8 @@ print(gdesigns["async_index"].create_sql("scores")["by_game"])
 # %% tags=["G05"]
 gcmp = wb.compare(games, list(gdesigns.values()))
 print(next(iter(gcmp.analyses.values())).capacity.production.inputs_line())  # the workload of the figures
-gcmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-            "lol_march: rows seen", "staleness"]].round(3).astype({"maintenance_writes": "int64"})
+wb.styled(gcmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
+                      "lol_march: rows seen", "staleness"]])
 
 # %% [markdown]
 # The total writes are the same — the client's second write becomes Bigtable's index update — and so are
@@ -199,12 +198,12 @@ with admin.throwaway_table(conn, list(counters.families())) as table_id:
     back = reader.read_table(conn, table_id).frame
 back = back.assign(count=back["value"].map(lambda v: int.from_bytes(v, "big", signed=True)))
 expected = counters.expected(energy)
-pd.DataFrame({"cells written (one per reading)": [len(energy.frame)],
+wb.styled(pd.DataFrame({"cells written (one per reading)": [len(energy.frame)],
               "counter cells read back": [len(back)],
               "expected (pandas)": [len(expected)],
               "counts read back": [sorted(back["count"].unique())],
               "equal to pandas": [back.set_index(["row_key", "qualifier"])["count"].sort_index().tolist()
-                                  == expected.set_index(["row_key", "qualifier"])["value"].tolist()]})
+                                  == expected.set_index(["row_key", "qualifier"])["value"].tolist()]}))
 
 # %% [markdown] tags=["summary"]
 # ## Summary
