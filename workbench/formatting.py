@@ -252,7 +252,8 @@ _UNIT_IN_VALUES = {
     "percent_points": re.compile(r"[_ ]percent$"),
     "nbytes": re.compile(r" \(b\)$|_b$", re.IGNORECASE),
     # "latest_quote: node ms" over "0.056 ms": the header says what is timed, the value its unit
-    "milliseconds": re.compile(r"(?<=node)[ _-]ms$|[ _]ms$"),
+    "milliseconds": re.compile(r"[ _-]ms$"),
+    "duration": re.compile(r"[ _]s$|[ _]seconds$"),  # "write_node_s" over "4.29 s"
 }
 
 
@@ -263,7 +264,8 @@ def header(column: Any, f: Callable[[Any], str] | None = None) -> str:
     c = str(column)
     unit = _UNIT_IN_VALUES.get(getattr(f, "__name__", ""))
     if unit is not None:
-        c = unit.sub(" time" if c.endswith(("node ms", "node_ms", "node-ms")) else "", c)
+        c = unit.sub("", c)
+        c = c + " time" if c.endswith("node") else c  # "node_ms" → "node time", not "node"
     return c.replace("_", " ")
 
 
