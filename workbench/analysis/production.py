@@ -25,6 +25,7 @@ with how much of a file was loaded (the sample's series are kept whole, G06–G0
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -40,7 +41,13 @@ from .production_reads import (
     series_codes,
     window_counts,
 )
-from .series import SeriesCounts, sample_rate_factor, sample_span_s, series_counts
+from .series import (
+    SeriesCounts,
+    sample_rate_factor,
+    sample_span_s,
+    series_counts,
+    with_file_counts,
+)
 from .settings import DEFAULT, Settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -141,6 +148,7 @@ class Production:
     cpu_target: float
     bucketed: bool  # rows gather several events (bucket rows grow in cells, not rows)
     notes: list[str] = field(default_factory=list)
+    file_events: int = 0  # a shape sample's whole file: its events (0: the events are all here)
 
     # -- writes ------------------------------------------------------------------------------
     @property
@@ -314,6 +322,9 @@ class Production:
                 "events/s",
                 rate(self.events_per_s, "events")
                 if "events_per_s" in said
+                else f"{rate(self.events_per_s, 'events')} (the file's: {self.file_events:,} "
+                "events over its span, counted by DuckDB)"
+                if self.file_events
                 else f"{rate(self.events_per_s, 'events')} (the sample's own rate"
                 + (" per series)" if self.series.stated else ")"),
                 "events_per_s" in said,
@@ -325,7 +336,12 @@ class Production:
         rows.append(
             (
                 "series",
-                f"{_count(self.series.production)} ({counts}; {wl.growth})",
+                f"{_count(self.series.production)} ({counts}; {wl.growth}"
+                + (
+                    "; the file's, counted by DuckDB)"
+                    if self.file_events and not self.series.stated
+                    else ")"
+                ),
                 bool(self.series.stated) or "growth" in said,
             )
         )
@@ -392,7 +408,11 @@ def production(
     n = len(ds)
     span = sample_span_s(ds)
     sample_rate = n / span
+    said = wl  # what the user stated; a shape sample's file fills in the rest
+    wl = with_file_counts(ds, wl)
     counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
+    if wl is not said:  # the file's counts are not the user's
+        counts = dataclasses.replace(counts, stated=tuple(said.entities or {}))
     if wl.events_per_s is not None:
         mean = float(wl.events_per_s)
     else:  # no rate stated: each series at the sample's own rate, as many as production has
@@ -402,9 +422,12 @@ def production(
     retention_s = (wl.retention_months or st.retention_months) * st.hours_per_month * 3600
     time_factor = retention_s / span  # < 1 when the sample spans more than production keeps
     lead = [c for c in lead_columns if c in ds.entity]
+    agg = ds.aggregates
     if lead and n:
         sizes = ds.frame.groupby(lead, sort=False, observed=True).size()
         busiest_ratio, lead_series = float(sizes.max() / sizes.mean()), len(sizes)
+        if agg is not None and agg.lead_sizes[0] and set(lead) == set(ds.entity):
+            busiest_ratio = agg.lead_sizes[1]  # the file's busiest series, not the sample's
     else:
         busiest_ratio, lead_series = 1.0, 0
     units = write_units_of(
@@ -455,7 +478,7 @@ def production(
         cells_per_event=index.n_cells / max(n, 1),
     )
     return Production(
-        workload=wl,
+        workload=said,
         settings=st,
         series=counts,
         sample_events_per_s=sample_rate,
@@ -469,6 +492,7 @@ def production(
         queries=pq,
         cpu_target=st.replication_cpu_target,
         bucketed=bucketed,
+        file_events=agg.events if agg is not None else 0,
     )
 
 

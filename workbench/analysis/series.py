@@ -7,6 +7,7 @@ Nested columns (a balloon belongs to one location) count as their finest.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -75,6 +76,24 @@ def sample_rate_factor(ds: Dataset, wl: Workload) -> float:
     return float(wl.events_per_s) * sample_span_s(ds) / len(ds)
 
 
+def with_file_counts(ds: Dataset, wl: Workload) -> Workload:
+    """``wl`` with what it leaves unstated taken from the whole file when ``ds`` holds a shape
+    sample (``Dataset.aggregates``, DuckDB over every event): the mean rate is the file's events
+    over its span, and each entity column has the file's distinct values (unless series grow with
+    a stated rate: then they grow from the file's rate). The sample keeps giving the shape; the
+    production figures are one product of the two, so they are the whole file's."""
+    agg = ds.aggregates
+    if agg is None or not agg.events:
+        return wl
+    changes: dict = {}
+    if wl.events_per_s is None:
+        changes["events_per_s"] = agg.events / agg.span_s
+    grow = wl.growth == "grow" and wl.events_per_s is not None
+    if wl.entities is None and ds.entity and not grow:
+        changes["entities"] = {c: agg.by_column[c] for c in ds.entity if c in agg.by_column}
+    return dataclasses.replace(wl, **changes) if changes else wl
+
+
 def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> SeriesCounts:
     """The sample's series and production's: stated column counts, else grown or fixed."""
     f = ds.frame
@@ -116,4 +135,11 @@ def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> Seri
     return SeriesCounts(sample, sample * factor, by_col, prod, tuple(stated), nested)
 
 
-__all__ = ["SERIES", "SeriesCounts", "sample_rate_factor", "sample_span_s", "series_counts"]
+__all__ = [
+    "SERIES",
+    "SeriesCounts",
+    "sample_rate_factor",
+    "sample_span_s",
+    "series_counts",
+    "with_file_counts",
+]

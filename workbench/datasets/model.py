@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..errors import DatasetError
 from ..formatting import EVENTS_CLASS, value
+from .file_aggregates import FileAggregates
 
 QueryKind = Literal["range", "latest", "slice", "point", "scan"]
 """
@@ -228,6 +229,10 @@ class Dataset:
     """Events removed by ``duplicates="first"|"last"`` when the dataset was built (never silent)."""
     notes: list[str] = field(default_factory=list)
     """What validation did to the caller's data (duplicates kept/dropped, time zone assumed, columns left out)."""
+    aggregates: FileAggregates | None = None
+    """Set when ``frame`` is a *shape sample* of a larger file (``from_parquet(shape_events=)``):
+    the whole file's counts (DuckDB over every event), which the production model takes for what
+    the workload leaves unstated (``analysis/series.with_file_counts``)."""
 
     @property
     def columns(self) -> list[str]:

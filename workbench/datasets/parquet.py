@@ -28,6 +28,12 @@ from workbench.memory import large_arrays_from_mmap, release_freed_memory
 PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 BATCH_ROWS = 1 << 20
 """Events per Arrow record batch read (the progress bar advances by one batch)."""
+SHAPE_EVENTS = 1_000_000
+"""The shape sample's size a file above ``SHAPE_ABOVE`` events is loaded to by default: whole
+series, a seeded (CRC-32) subset of them, about this many events."""
+SHAPE_ABOVE = 20_000_000
+"""Files with more events than this are loaded as a shape sample unless ``shape_events`` or
+``sample`` says otherwise: at ~100 bytes an event in pandas, 20 M events are about 2 GB."""
 
 
 def to_frame(batches: list[Any], schema: Any) -> pd.DataFrame:
@@ -121,6 +127,7 @@ def from_parquet(
     progress: bool = True,
     sample: float | None = None,
     batch_rows: int = BATCH_ROWS,
+    shape_events: int | None = None,
     **kwargs: Any,
 ) -> Dataset:
     """A Parquet file of events as a Dataset, read with pyarrow ``batch_rows`` events at a time.
@@ -142,6 +149,14 @@ def from_parquet(
         chosen batch by batch so the rest is never held.
     batch_rows : int, default 1048576
         Events per record batch.
+    shape_events : int, optional
+        Keep a *shape sample* of about this many events (whole series, chosen by CRC-32 as
+        ``sample`` does) when the file has more, and count the whole file with DuckDB
+        (:func:`~workbench.datasets.file_aggregates.file_aggregates`: events, span, series per
+        entity column, the busiest series): ``Dataset.aggregates``. The analyses take the
+        production workload's unstated rate and series from those counts, so their production
+        figures are the whole file's while only the sample is in memory. None: ``SHAPE_EVENTS``
+        for a file over ``SHAPE_ABOVE`` events (unless ``sample`` is given), else every event.
     **kwargs
         Other arguments of :func:`~workbench.datasets.byo.from_dataframe`.
 
@@ -170,6 +185,16 @@ def from_parquet(
         cols = [c for c in cols if c in wanted]
     _check_types(p, f.schema_arrow, cols, attributes is None)
     total = f.metadata.num_rows
+    if shape_events is None and sample is None and total > SHAPE_ABOVE:
+        shape_events = SHAPE_EVENTS
+    shaped = shape_events is not None and bool(entity_l) and total > shape_events
+    if shape_events is not None and (sample is not None or shape_events < 1):
+        raise DatasetError(
+            f"shape_events={shape_events!r}: give a positive number of events to keep, and not "
+            "together with sample= (the shape sample chooses its own share of series)."
+        )
+    if shaped:
+        sample = float(shape_events) / total  # type: ignore[arg-type]
     batches = []
     with tqdm(
         total=total, desc=f"reading {p.name}", unit=" events", unit_scale=True, disable=not progress
@@ -193,7 +218,12 @@ def from_parquet(
         description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
         **kwargs,
     )
-    if sample is not None:
+    if shaped:
+        from workbench.datasets.file_aggregates import file_aggregates
+
+        ds.aggregates = file_aggregates(str(p), entity=entity_l, time=time, lead=entity_l)
+        ds.notes.insert(0, shape_note(ds, total))
+    elif sample is not None:
         ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
     binary = [c for c in cols if _is_binary(f.schema_arrow.field(c).type)]
     if binary:
@@ -202,3 +232,17 @@ def from_parquet(
         )
     release_freed_memory()  # validation's temporaries: the analysis starts from the events alone
     return ds
+
+
+def shape_note(ds: Dataset, total: int) -> str:
+    """What a shape sample holds and where its counts come from."""
+    agg = ds.aggregates
+    assert agg is not None
+    return (
+        f"shape sample: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
+        f"series whose CRC-32 of {'/'.join(ds.entity)} falls in the lowest "
+        f"{len(ds) / max(total, 1):.1%} kept whole). The production figures take the file's "
+        "event rate and series (DuckDB over every event) for what the workload leaves unstated; "
+        "the key layout, bytes, cells per event and each query's rows per series come from the "
+        "sample, and the sample's own figures (rows, tables, pictures) describe the sample."
+    )

@@ -1,0 +1,135 @@
+"""A file analysed from a shape sample plus DuckDB's counts of every event sizes as the whole
+file loaded into memory does (G05, G06, G07): the sample gives the shape, the file the counts.
+
+The file: 300 sensors × 1,000 readings a minute apart (300,000 events, seeded), each sensor at
+its own second. ``from_parquet(..., shape_events=60_000)`` keeps about a fifth of the sensors
+whole and counts the file with DuckDB; no workload is stated, so the production figures rest
+on the file's rate and series — from memory for the full load, from DuckDB for the shape path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import workbench as wb
+import workbench.datasets.file_aggregates as fa
+from workbench.analysis import analyze
+from workbench.analysis.series import sample_span_s
+from workbench.errors import DatasetError
+
+pytestmark = pytest.mark.slow
+
+SENSORS, READINGS = 300, 1_000
+QUERIES = ["latest 1 per sensor_id", "all over 1 minute"]
+DESIGNS = ["entity_first", "bucket_new_cells", "two_tables"]
+
+
+@pytest.fixture(scope="module")
+def sensors(tmp_path_factory):
+    rng = np.random.default_rng(20261126)
+    path = tmp_path_factory.mktemp("shape") / "sensors.parquet"
+    t0 = np.datetime64("2025-01-01T00:00:00", "us")
+    offsets = rng.integers(0, 60, SENSORS)
+    # a few sensors stop early, so the busiest series is above the mean (1,000 ÷ mean)
+    lengths = np.where(np.arange(SENSORS) % 10 == 0, READINGS // 2, READINGS)
+    sid = np.repeat(np.arange(SENSORS), lengths)
+    minute = np.concatenate([np.arange(n) for n in lengths])
+    ts = t0 + ((minute * 60 + offsets[sid]) * 1_000_000).astype("timedelta64[us]")
+    pq.write_table(
+        pa.table(
+            {
+                "sensor_id": pa.array([f"s{i:05d}" for i in sid]),
+                "time": pa.array(ts, type=pa.timestamp("us", tz="UTC")),
+                "temp": pa.array(np.round(rng.normal(20, 3, len(sid)), 2)),
+            }
+        ),
+        path,
+    )
+
+    def load(**kw):
+        return wb.from_parquet(
+            path,
+            entity="sensor_id",
+            time="time",
+            measures="temp",
+            queries=QUERIES,
+            progress=False,
+            **kw,
+        )
+
+    return load(), load(shape_events=60_000), path
+
+
+def test_the_shape_sample_keeps_whole_series_and_says_where_its_counts_come_from(sensors):
+    full, shape, _ = sensors
+    n_full = 270 * READINGS + 30 * READINGS // 2  # by hand: 30 of 300 sensors stop at half
+    assert len(full) == n_full == 285_000
+    assert full.aggregates is None
+    kept = shape.frame["sensor_id"].unique()
+    assert 0 < len(kept) < SENSORS
+    # whole series: every kept sensor holds all of its readings
+    per = shape.frame.groupby("sensor_id").size()
+    assert all(per[s] == (READINGS // 2 if int(s[1:]) % 10 == 0 else READINGS) for s in kept)
+    assert len(shape) < n_full / 2
+    assert shape.notes[0].startswith(f"shape sample: {len(shape):,} of {n_full:,} events")
+
+
+def test_duckdb_counts_equal_the_pandas_path_on_the_whole_file(sensors):
+    full, shape, _ = sensors
+    agg = shape.aggregates
+    f = full.frame
+    sizes = f.groupby("sensor_id").size()
+    assert agg.events == len(full)
+    assert agg.span_s == sample_span_s(full)
+    assert agg.series == f["sensor_id"].nunique() == SENSORS
+    assert agg.by_column == {"sensor_id": SENSORS}
+    assert agg.lead_sizes == (SENSORS, pytest.approx(float(sizes.max() / sizes.mean())))
+
+
+@pytest.mark.parametrize("pattern", DESIGNS)
+def test_shape_sample_with_file_counts_sizes_as_the_full_load(sensors, pattern):
+    full, shape, _ = sensors
+    a_full = analyze(full, wb.preset(full, pattern))
+    a_shape = analyze(shape, wb.preset(shape, pattern))
+    cf, cs = a_full.capacity, a_shape.capacity
+    for figure in ("nodes_needed", "ceiling_events_per_s", "stored_gib"):
+        v = float(getattr(cf, figure)), float(getattr(cs, figure))
+        assert max(v) <= 1.15 * min(v), (pattern, figure, v)
+    tf, ts = a_full.queries.table, a_shape.queries.table
+    for q in tf.index:
+        v = float(tf.loc[q, "production_node_ms"]), float(ts.loc[q, "production_node_ms"])
+        assert max(v) <= 1.15 * min(v), (pattern, q, v)
+    pf, ps = cf.production, cs.production
+    # the file's rate, not the sample's: both are the whole file's events over its span
+    assert ps.events_per_s == pytest.approx(pf.events_per_s, rel=1e-9)
+    assert ps.series.production == pytest.approx(SENSORS)
+    line = ps.inputs_line()
+    assert f"the file's: {len(full):,} events" in line and "counted by DuckDB" in line
+    assert "nothing stated" in line  # the file's counts are defaults, not the user's
+
+
+def test_compare_of_a_shape_sample_reads_the_file_no_more(sensors, monkeypatch):
+    _, shape, _ = sensors
+
+    def no_second_pass(*a, **k):
+        raise AssertionError("compare scanned the file again")
+
+    monkeypatch.setattr(fa, "file_aggregates", no_second_pass)
+    c = wb.compare(shape, [wb.preset(shape, p) for p in DESIGNS])
+    for p in DESIGNS:
+        one = analyze(shape, wb.preset(shape, p)).capacity
+        assert c.analyses[p].capacity.nodes_needed == one.nodes_needed
+        assert c.analyses[p].capacity.production.events_per_s == pytest.approx(
+            shape.aggregates.events / shape.aggregates.span_s
+        )
+
+
+def test_shape_events_with_sample_is_refused(sensors):
+    _, _, path = sensors
+    with pytest.raises(DatasetError, match="shape_events=1000.*not together with sample="):
+        wb.from_parquet(
+            path, entity="sensor_id", time="time", measures="temp", sample=0.5, shape_events=1000
+        )
