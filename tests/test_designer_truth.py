@@ -208,7 +208,7 @@ def test_views_rollup_starts_at_a_bucket_that_summarises_or_says_none_does(ws, t
     _open(d, "views")
     d.controls.view_kind.value = views_tab.ROLLUP
     assert d.controls.view_bucket.value == "hour"
-    assert "summarises about 4 events" in _text(d.views_panel.value)
+    assert "An hour bucket summarises about 4 events" in _text(d.views_panel.value)
     d.controls.view_bucket.value = "minute"  # by hand: kept, and called what it is
     assert "copies the rows instead of summarising" in _text(d.views_panel.value)
     # which queries it helps is computed from the two query tables, not assumed: the four

@@ -274,7 +274,8 @@ def build_families(d: Designer, edits: tuple[FamilyEdit, ...]) -> None:
         name = W.Text(
             value=e.name,
             description=role,
-            style={"description_width": "60px"},
+            # "aggregates" whole (at 60 px it read "aggreg…")
+            style={"description_width": "74px"},
             layout=lay(flex=name_flex, width="auto", min_width="0"),
             tooltip=f"the {role} column family's name",
         )

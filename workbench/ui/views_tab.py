@@ -64,6 +64,11 @@ def helpful_bucket(ds: Any) -> tuple[str | None, float | None]:
     return next((b for b in BUCKETS if BUCKET_S[b] >= 2 * spacing), None), spacing
 
 
+def _a(bucket: str) -> str:
+    """ "A day", "An hour": the article a bucket's name takes."""
+    return f"{'An' if bucket == 'hour' else 'A'} {bucket}"
+
+
 def bucket_note(d: Designer) -> str:
     """Why the rollup's bucket is what it is: the finest one that helps, or that none does (HTML)."""
     from ..formatting import duration
@@ -82,12 +87,12 @@ def bucket_note(d: Designer) -> str:
     per = BUCKET_S[chosen] / spacing
     if per < 2:
         return (
-            f"<p class='bad' data-bucket-note>A {chosen} bucket holds about {per:.1f} event of a "
+            f"<p class='bad' data-bucket-note>{_a(chosen)} bucket holds about {per:.1f} event of a "
             f"series (one every {every}): the rollup copies the rows instead of summarising "
             f"them. The finest bucket that summarises is {best}.</p>"
         )
     return (
-        f"<p data-bucket-note><small>A {chosen} bucket summarises about {per:,.0f} events of a "
+        f"<p data-bucket-note><small>{_a(chosen)} bucket summarises about {per:,.0f} events of a "
         f"series (one every {every}); {best} is the finest that summarises.</small></p>"
     )
 
