@@ -84,6 +84,87 @@ def unreadable_numbers(nb) -> list[str]:
     return bad
 
 
+# a bytes column's figure at workshop scale: 403,525 bytes reads 403.5 kB (an exercise goal in kB
+# next to a table in raw bytes contradicted itself)
+RAW_BYTES_FROM = 10_000
+_BYTES_LABEL = re.compile(r"(?<![a-z])bytes?(?![a-z])", re.I)  # "bytes_seen", "bytes read"
+
+
+def unit_contradictions(nb) -> list[str]:
+    """Every HTML table of every output held to the rules of ``test_table_units`` (a unit in the
+    label or the value, never both; no "29760.0" counts; separators; no exponent), and a bytes
+    column's figure of 10,000 or more carries its unit (kB, MB) instead of a raw count."""
+    from test_table_units import _CELL, BYTE_UNITS, cell_problems, table_cells
+
+    bad = []
+    for i, cell in enumerate(nb.cells):
+        for o in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            page = o.get("data", {}).get("text/html", "")
+            # source events (previews) show their values as written: data, not figures
+            tables = [
+                t
+                for t in re.findall(r"<table.*?</table>", page, re.S)
+                if EVENTS_CLASS not in t[: t.find(">")]
+            ]
+            for label, text in (c for t in tables for c in table_cells(t)):
+                problems = cell_problems(label, text)
+                m = _CELL.fullmatch(text)
+                column = label.split(" | ", 1)[-1]
+                if m and not m.group(6) and _BYTES_LABEL.search(column):
+                    if float(m.group(5).replace(",", "")) >= RAW_BYTES_FROM:
+                        problems.append("a raw byte count without its unit")
+                # 04 showed "key share of bytes" as "1 B": a share reads as a percentage
+                if m and "share" in column and m.group(6) in BYTE_UNITS:
+                    problems.append("a share shown in bytes")
+                # "latest quote: node ms" over "0.056 ms"
+                if (
+                    m
+                    and m.group(6) == "ms"
+                    and re.search(r"(?<![a-z])ms\b", column.split(" | ")[0])
+                ):
+                    problems.append("ms in the label and the value")
+                # 08's "write node s" over "4.29 s"
+                if m and m.group(6) == "s" and re.search(r"[ _]s$", column.split(" | ")[0]):
+                    problems.append("seconds in the label and the value")
+                bad += [f"cell {i}: {label!r} {text!r}: {p}" for p in problems]
+    return bad
+
+
+def test_the_unit_check_sees_what_it_must():
+    # each cell below was seen in a notebook: 03's bytes_seen raw, 08's counts as floats
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            {
+                "text/html": "<table><thead><tr><th></th><th>bytes_seen</th><th>maintenance_writes"
+                "</th><th>size (kB)</th><th>bytes per event</th></tr></thead><tbody><tr>"
+                "<th>single</th><td>403525</td><td>29760.0</td><td>12 kB</td><td>89.8</td></tr>"
+                "<tr><th>proto</th><td>403.5 kB</td><td>29,760</td><td>12</td><td>56</td></tr>"
+                "</tbody></table><table><thead><tr><th>key share of bytes</th></tr></thead>"
+                "<tbody><tr><td>1 B</td></tr><tr><td>31%</td></tr></tbody></table>"
+                "<table><thead><tr><th>latest_quote: node ms</th><th>node time</th><th>write node s</th>"
+                "</tr></thead><tbody><tr><td>0.056 ms</td><td>0.056 ms</td><td>4.29 s</td></tr>"
+                "</tbody></table>"
+            },
+        )
+    ]
+    nb.cells = [cell]
+    found = unit_contradictions(nb)
+    flagged = {(f.split("' '")[1].split("'")[0], f.rsplit(": ", 1)[1]) for f in found}
+    assert flagged == {
+        ("403525", "no thousands separator"),
+        ("403525", "a raw byte count without its unit"),
+        ("29760.0", "no thousands separator"),
+        ("29760.0", 'a whole number with ".0"'),
+        ("12 kB", "unit named in the label and the value (bytes)"),
+        ("1 B", "a share shown in bytes"),
+        ("0.056 ms", "ms in the label and the value"),
+        ("4.29 s", "seconds in the label and the value"),
+    }, found
+
+
 def test_the_number_check_sees_what_it_must():
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("")
@@ -138,6 +219,9 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
     # numbers read at workshop scale: formatted, never 8.27e-08, 0.0000000827 or 16809.501267
     unreadable = unreadable_numbers(nb)
     assert not unreadable, f"{path.name}: " + "; ".join(unreadable[:8])
+    # every table says a unit once, counts whole, bytes with their unit (the run above, re-read)
+    contradictions = unit_contradictions(nb)
+    assert not contradictions, f"{path.name}: " + "; ".join(contradictions[:8])
 
     # its report: one self-contained page that opens offline with every figure and widget output
     body, facts = export_html(nb, stem=path.stem, notebook=f"notebooks/{path.name}")
