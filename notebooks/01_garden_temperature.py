@@ -157,10 +157,10 @@ per_month = pd.Series({"daily": 31, "hourly": 31 * 24, "every minute": 31 * 24 *
                        "every second": 31 * 24 * 3600, "10 per second": 31 * 24 * 36000},
                       name="readings per month row")
 what_if = pd.DataFrame({"readings per month row": per_month,
-                        "row MB": per_month * bytes_per_cell / 1e6})
-what_if["under 100 MB guideline"] = what_if["row MB"] * 1e6 < limit
-what_if["under 256 MB hard limit"] = what_if["row MB"] * 1e6 < rs.settings.row_hard_bytes
-what_if.style.format({"readings per month row": "{:,}", "row MB": "{:,.3f}"})
+                        "row bytes": per_month * bytes_per_cell})
+what_if["under 100 MB guideline"] = what_if["row bytes"] < limit
+what_if["under 256 MB hard limit"] = what_if["row bytes"] < rs.settings.row_hard_bytes
+wb.styled(what_if)   # counts with separators, sizes in the unit that reads (kB, MB)
 
 # %% [markdown]
 # ## Unpadded numbers sort as text (G21)
@@ -222,7 +222,7 @@ versions_cells.check(scanned_cells, ds, versions)
 by_design = wb.compare(ds, [tall, month, versions])
 v = by_design.analyses["unbounded_row"].queries.table
 print(f"the unbounded row keeps up to {by_design.table.loc['unbounded_row', 'max_row_cells']:,} versions of TEMP in one row")
-v[["rows_seen", "cells_seen", "cells_returned", "bytes_seen", "bytes_returned"]]
+wb.styled(v[["rows_seen", "cells_seen", "cells_returned", "bytes_seen", "bytes_returned"]])
 
 # %% [markdown]
 # To answer one month, the versioned design scans the garden's whole history (`cells_seen`) to return a

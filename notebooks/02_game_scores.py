@@ -65,7 +65,7 @@ print("by time  :", by_time.example_key(ds))
 keys = wb.compare(ds, [by_player, by_time])
 waste = {name: a.queries.table.loc[["corrie_lol_march", "lol_march"], ["scans", "rows_seen", "rows_returned", "waste"]]
          for name, a in keys.analyses.items()}
-pd.concat(waste, names=["design"]).round(1)
+wb.styled(pd.concat(waste, names=["design"]))   # counts with separators, waste as 9.8×
 
 # %% [markdown]
 # Each key serves its own question with no waste and the other one badly: with the player in second
