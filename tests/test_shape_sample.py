@@ -1,8 +1,11 @@
 """A file analysed from a shape sample plus DuckDB's counts of every event sizes as the whole
 file loaded into memory does (G05, G06, G07): the sample gives the shape, the file the counts.
 
-The file: 300 sensors × 1,000 readings a minute apart (300,000 events, seeded), each sensor at
-its own second. ``from_parquet(..., shape_events=60_000)`` keeps about a fifth of the sensors
+The file: 1,500 sensors × 200 readings a minute apart (a tenth of them stop at half: 285,000
+events, seeded), each sensor at its own second: more sensors than one request lists ranges for
+(``RANGES_MAX``, 1,000), so "all over 1 minute" on entity_first scans the table in the full load,
+and the shape sample's ~300 sensors must plan it the same way (the planner takes the file's
+series). ``from_parquet(..., shape_events=60_000)`` keeps about a fifth of the sensors
 whole and counts the file with DuckDB; no workload is stated, so the production figures rest
 on the file's rate and series — from memory for the full load, from DuckDB for the shape path.
 """
@@ -22,7 +25,7 @@ from workbench.errors import DatasetError
 
 pytestmark = pytest.mark.slow
 
-SENSORS, READINGS = 300, 1_000
+SENSORS, READINGS = 1_500, 200
 QUERIES = ["latest 1 per sensor_id", "all over 1 minute"]
 DESIGNS = ["entity_first", "bucket_new_cells", "two_tables"]
 
@@ -65,7 +68,7 @@ def sensors(tmp_path_factory):
 
 def test_the_shape_sample_keeps_whole_series_and_says_where_its_counts_come_from(sensors):
     full, shape, _ = sensors
-    n_full = 270 * READINGS + 30 * READINGS // 2  # by hand: 30 of 300 sensors stop at half
+    n_full = 1_350 * READINGS + 150 * READINGS // 2  # by hand: 150 of 1,500 stop at half
     assert len(full) == n_full == 285_000
     assert full.aggregates is None
     kept = shape.frame["sensor_id"].unique()
@@ -99,6 +102,9 @@ def test_shape_sample_with_file_counts_sizes_as_the_full_load(sensors, pattern):
         v = float(getattr(cf, figure)), float(getattr(cs, figure))
         assert max(v) <= 1.15 * min(v), (pattern, figure, v)
     tf, ts = a_full.queries.table, a_shape.queries.table
+    assert list(ts["kind"]) == list(tf["kind"]), pattern  # the same plans
+    if pattern == "entity_first":  # 1,500 sensors' ranges are over one request's 1,000
+        assert ts.loc["all_over_1_minute", "kind"] == "full-table scan"
     for q in tf.index:
         v = float(tf.loc[q, "production_node_ms"]), float(ts.loc[q, "production_node_ms"])
         assert max(v) <= 1.15 * min(v), (pattern, q, v)

@@ -32,7 +32,7 @@ from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .production import Production, production
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
-from .series import sample_rate_factor, series_counts
+from .series import sample_rate_factor, series_counts, with_file_counts
 from .settings import DEFAULT, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
@@ -260,7 +260,9 @@ def stated_workload(
 
 def planned_counts(ds: Dataset, wl: Workload) -> dict[str, int] | None:
     """The production counts per entity column the planner weighs its plans at (None: the
-    sample's own, when the workload states none and does not grow them)."""
+    sample's own, when the workload states none and does not grow them; a shape sample's
+    file's, so a plan lists as many ranges as the whole file has series)."""
+    wl = with_file_counts(ds, wl)
     counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
     if not (counts.stated or wl.growth == "grow"):
         return None
