@@ -186,12 +186,9 @@ def workload_line(cap: Capacity) -> str:
     if cap.production is None:
         return ""
 
-    def said(rows: list[tuple[str, str]]) -> str:
-        return "; ".join(html.escape(v if k.split("/")[0] in v else f"{k} {v}") for k, v in rows)
-
-    rows = cap.production.inputs()
-    mine = said([(k, v) for k, v, own in rows if own]) or "nothing stated"
-    defaults = said([(k, v) for k, v, own in rows if not own]) or "none"
+    own, default = cap.production.input_texts()
+    mine = "; ".join(map(html.escape, own)) or "nothing stated"
+    defaults = "; ".join(map(html.escape, default)) or "none"
     return (
         "<div class='wb-workload' data-metric='workload' style='font-size:12px;"
         "line-height:1.4;margin:4px 0;color:var(--jp-content-font-color2,#444)'>"

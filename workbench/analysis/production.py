@@ -371,10 +371,16 @@ class Production:
     def inputs_line(self) -> str:
         """One line under a figure: the workload it is at, the user's inputs apart from the
         defaults."""
-        mine = [f"{k} {v}" for k, v, own in self.inputs() if own]
-        default = [f"{k} {v}" for k, v, own in self.inputs() if not own]
+        mine, default = self.input_texts()
         out = "Workload — yours: " + ("; ".join(mine) if mine else "nothing stated")
         return out + " · defaults: " + "; ".join(default)
+
+    def input_texts(self) -> tuple[list[str], list[str]]:
+        """The user's inputs and the defaults as read: an input whose value names its unit reads
+        as the value ("4.17 events/h", not "events/s 4.17 events/h", whose label and value
+        disagree on the unit)."""
+        rows = [(v if k.split("/")[0] in v else f"{k} {v}", own) for k, v, own in self.inputs()]
+        return [t for t, own in rows if own], [t for t, own in rows if not own]
 
 
 def _count(n: float) -> str:
