@@ -70,6 +70,8 @@ def test_struct_round_trips_through_the_json_and_yaml_files():
             {"fieldName": "ts", "type": {"stringType": {"encoding": {"utf8Bytes": {}}}}},
         ],
     }
+    # the file says what the base64 is, as a YAML comment the loader drops (checked above)
+    assert '"Iw=="  # "#" as base64' in rks.to_yaml()
     # the protobuf's own JSON form is the same message
     pb_json = at.Type.Struct.to_json(rks.to_proto())
     assert json.loads(pb_json)["fields"][0]["fieldName"] == "pair"

@@ -107,8 +107,19 @@ class RowKeySchema:
         return json.dumps(self.to_dict(), indent=2)
 
     def to_yaml(self) -> str:
-        """The definition file ``gcloud beta bigtable tables update`` reads (YAML)."""
-        return "\n".join(_yaml(self.to_dict(), 0)) + "\n"
+        """The definition file ``gcloud beta bigtable tables update`` reads (YAML). The
+        delimiter line carries a comment saying which character its base64 is: ``Iw==`` alone
+        reads as a typo to anyone who has not met pre-encoded bytes."""
+        shown = json.dumps(self.delimiter, ensure_ascii=False)
+        return (
+            "\n".join(
+                f"{line}  # {shown} as base64 (gcloud's --row-key-schema-pre-encoded-bytes)"
+                if line.lstrip().startswith("delimiter:")
+                else line
+                for line in _yaml(self.to_dict(), 0)
+            )
+            + "\n"
+        )
 
     def for_table(self, table_id: str) -> RowKeySchema:
         """This schema naming the table ``table_id`` (its gcloud line and its SQL alike)."""
