@@ -9,8 +9,10 @@ a minute each, ``--events`` in all). Above ``--full-max`` events the full load i
 would not fit). Targets (issue): 100 M events, one design < 180 s within 1.5 GB; 5 M events,
 one design < 60 s, every design < 180 s, within 2 GB.
 
-    PYTHONPATH=. python bench/bench_shape_sample.py --events 5000000 --series 5000
-    PYTHONPATH=. python bench/bench_shape_sample.py --events 100000000 --series 100000 --no-compare
+    PYTHONPATH=. python bench/bench_shape_sample.py --events 5000000 --series 5000 \
+        [--shape-events 500000] [--full-max 5000000]
+    PYTHONPATH=. python bench/bench_shape_sample.py --events 100000000 --series 100000 \
+        --no-compare --shape-events 1000000
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=5_000_000)
     ap.add_argument("--series", type=int, default=5_000)
-    ap.add_argument("--shape-events", type=int, default=1_000_000)
+    ap.add_argument("--shape-events", type=int, default=500_000)
     ap.add_argument("--full-max", type=int, default=5_000_000)
     ap.add_argument("--no-compare", action="store_true")
     ap.add_argument("--child", help=argparse.SUPPRESS)

@@ -28,9 +28,11 @@ from workbench.memory import large_arrays_from_mmap, release_freed_memory
 PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 BATCH_ROWS = 1 << 20
 """Events per Arrow record batch read (the progress bar advances by one batch)."""
-SHAPE_EVENTS = 1_000_000
+SHAPE_EVENTS = 500_000
 """The shape sample's size a file above ``SHAPE_ABOVE`` events is loaded to by default: whole
-series, a seeded (CRC-32) subset of them, about this many events."""
+series, a seeded (CRC-32) subset of them, about this many events. At 5 M events (5,000 sensors)
+a shape sample of 507,000 gave the full load's nodes, ceiling and storage (within 0.4 %) and
+compared every design in 46 s, one of 981,000 in 231 s (bench/bench_shape_sample.py)."""
 SHAPE_ABOVE = 20_000_000
 """Files with more events than this are loaded as a shape sample unless ``shape_events`` or
 ``sample`` says otherwise: at ~100 bytes an event in pandas, 20 M events are about 2 GB."""
