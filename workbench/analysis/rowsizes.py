@@ -89,10 +89,11 @@ class RowSizes:
 
     @property
     def horizon_text(self) -> str:
-        """The projection's horizon in words: "12 months", or "its 49.7-day bucket"."""
+        """The projection's horizon in words: "12 months", or "their 49.7-day time bucket fills"
+        (the rows' own bucket: "Rows close when their … bucket fills")."""
         if self.row_bound_s is None or self.row_bound_s >= self.retention_s:
             return f"{self.settings.retention_months:g} months"
-        return f"its {_duration(self.row_bound_s)} time bucket fills"
+        return f"their {_duration(self.row_bound_s)} time bucket fills"
 
     @property
     def growing_rows(self) -> int:

@@ -162,10 +162,24 @@ def plot_key_heatmap(
     elif what == "reads":
         ax.set_title("Reads by the query workload (" + kd.read_note.split(":", 1)[-1].strip() + ")")
     else:
-        diag = "; ".join(d["message"] for d in kd.diagnostics())
+        diag = "; ".join(diagnostic_words(kd, d) for d in kd.diagnostics())
         ax.set_title(f"Key Visualizer: {METRICS[what][0]}" + (f" — {diag}" if diag else ""))
     ax.set_xlabel("event time")
     return ax
+
+
+def diagnostic_words(kd: KeyDistribution, d: dict) -> str:
+    """A Key Visualizer diagnostic in plain words for a caption. "Key space not to scale" means the
+    rows are fewer than its key buckets: the rows are cut into buckets of equal row counts in key
+    order (``row * B // R``, load_windows.py) with B = min(buckets, rows), so each band is one row
+    and its height says nothing of the row's bytes or its share of the key range."""
+    if d["message"] == "Key space not to scale":
+        return (
+            f"Key space: {kd.n_rows:,} rows in key order, one band each (fewer rows than the "
+            f"{kd.settings.key_buckets:,} key ranges of a Key Visualizer); a band's height is one "
+            "row, not its bytes"
+        )
+    return str(d["message"])
 
 
 # ----------------------------------------------------------------------------- HTML form
@@ -227,11 +241,11 @@ def key_heatmap_html(
     diag = " · ".join(
         f"<span title='{html.escape(d['detail'])}' style='color:"
         f"{BAD if d['severity'] == 'danger' else '#8a5a00' if d['severity'] == 'warning' else '#555'}'>"
-        f"{html.escape(d['message'])}</span>"
+        f"{html.escape(diagnostic_words(kd, d))}</span>"
         for d in kd.diagnostics()
     )
     if diag:
-        title += f"<div class='wb-hm-note' style='margin-bottom:8px'>Diagnostics: {diag}</div>"
+        title += f"<div class='wb-hm-note' style='margin-bottom:8px'>{diag}</div>"
     ylabels = "".join(
         f"<span style='top:{100 * (p + 0.5) / max(n_buckets, 1):.2f}%'>{html.escape(t)}</span>"
         for p, t in kd.labels

@@ -37,12 +37,55 @@ def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
     if kd.hotspot:  # spread over the nodes, yet the verdict is a hotspot at the model's rate
         return f"Hotspot at this rate: {hotspot_cause(kd)} {where}", BAD
     if kd.spread == "even":
-        return f"Every node shares the load evenly {where}", "black"
+        return f"Every node shares the load evenly{even_from_words(kd)} {where}", "black"
     return (
         f"Every node gets load, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share "
         f"{where}",
         "black",
     )
+
+
+EVEN_FACTOR = 1.5  # the busiest node within 1.5× its fair share: "even" (KeyDistribution.spread)
+
+
+def even_from(kd: KeyDistribution) -> int:
+    """The first window from which every drawn window with load is even (busiest node within
+    1.5× its fair share): 0 when all are, the number of windows when the last one is not. The
+    verdict's "even" is a load-weighted mean after the warm-up; a start-up window where one node
+    still takes everything (the moves land after the warm-up) is drawn, so the title counts it."""
+    busiest = np.nan_to_num(node_shares(kd), nan=0.0).max(axis=1, initial=0.0)
+    over = np.flatnonzero(busiest > EVEN_FACTOR * kd.fair_share + 1e-9)
+    return int(over[-1]) + 1 if len(over) else 0
+
+
+def even_from_words(kd: KeyDistribution) -> str:
+    """The even title's qualifier: "" (even throughout), " after the first 6 min" (the
+    start-up windows the figure draws uneven) or, when a late window is uneven too, " on
+    average: the busiest 1.2× its fair share"."""
+    first, edges = even_from(kd), np.asarray(kd.window_edges_us)
+    if first == 0:
+        return ""
+    if first >= len(edges) - 1:
+        return f" on average: the busiest {kd.hotspot_factor:.1f}× its fair share"
+    from ..formatting import duration
+
+    return f" after the first {duration(float(edges[first] - edges[0]) / 1e6).replace('.0 ', ' ')}"
+
+
+WARMUP_LABEL = "warm-up (a new table: one tablet, moves not landed yet)"
+
+
+def shade_warmup(ax: Axes, kd: KeyDistribution, t) -> None:
+    """Shade the warm-up windows grey: the same band on the hotspot and node-load figures."""
+    if kd.warmup_windows:
+        ax.axvspan(
+            t[0],
+            t[min(int(kd.warmup_windows), len(t) - 1)],
+            color=MUTED,
+            alpha=0.15,
+            lw=0,
+            label=WARMUP_LABEL,
+        )
 
 
 def hotspot_cause(kd: KeyDistribution) -> str:
@@ -98,6 +141,7 @@ def plot_node_load(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
             drawstyle="steps-mid",
         )
     ax.axhline(kd.fair_share, color=MUTED, lw=1.2, ls="--", label="fair share")
+    shade_warmup(ax, kd, t)
     ax.set_ylabel("share of the window's load")
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_xlabel("event time")
@@ -139,15 +183,7 @@ def plot_hotspot(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
         label="busiest tablet's share (the floor)",
     )
     ax.axhline(kd.fair_share, color="black", ls="--", lw=1.2, label=f"fair share 1/{kd.nodes}")
-    if kd.warmup_windows:
-        ax.axvspan(
-            t[0],
-            t[min(kd.warmup_windows, len(t) - 1)],
-            color=MUTED,
-            alpha=0.15,
-            lw=0,
-            label="warm-up (a new table: one tablet, moves not landed yet)",
-        )
+    shade_warmup(ax, kd, t)
     ax.set_ylim(0, 1.05)
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     ax.set_ylabel("share of the load")
@@ -253,7 +289,7 @@ def node_load_html(kd: KeyDistribution) -> str:
         for rank, i in enumerate(sorted(show))
     ]
     title, colour = node_load_title(kd)
-    return _share_chart(kd, lines, title, colour)
+    return _share_chart(kd, lines, title, colour, warmup=int(kd.warmup_windows or 0))
 
 
 def hotspot_html(kd: KeyDistribution) -> str:

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from ..analysis import RowSizes
 
 
+LIMIT_LABELS = ("100 MB guideline", "256 MB hard limit")  # the two lines' names in the legend
+
+
 @styled
 def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool = True) -> Axes:
     """Histogram of bytes per row (log scale) with the 100 MB guideline and the 256 MB hard limit."""
@@ -49,14 +52,12 @@ def plot_row_sizes(rs: RowSizes, ax: Axes | None = None, *, emulator_note: bool 
     counts = np.histogram(b, bins=bins)[0]
     if counts.max() > 50 * max(counts[counts > 0].min(), 1):
         ax.set_yscale("log")
-    for x, lab, ls, y, ha in (
-        (s.row_advisory_bytes, "100 MB guideline ", "--", 0.97, "right"),
-        (s.row_hard_bytes, " 256 MB hard limit", "-", 0.80, "left"),
+    # the lines are named in the legend (outside the plot): a label inside sat on the bars
+    for x, lab, ls in (
+        (s.row_advisory_bytes, LIMIT_LABELS[0], "--"),
+        (s.row_hard_bytes, LIMIT_LABELS[1], "-"),
     ):
-        ax.axvline(x, color=BAD, ls=ls, lw=1.4)
-        ax.text(
-            x, y, lab, transform=ax.get_xaxis_transform(), color=BAD, va="top", ha=ha, fontsize=9.5
-        )
+        ax.axvline(x, color=BAD, ls=ls, lw=1.4, label=lab)
     ax.xaxis.set_major_formatter(lambda v, _: human_bytes(v))
     ax.set_xlabel("bytes per row (key + family + qualifier + timestamp + value, per cell)")
     ax.set_ylabel("rows")
@@ -147,18 +148,16 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
                     f"width:{bar_w:.3f}%;height:{height(n):.2f}%;background:{colour};opacity:{alpha}'>"
                     "</div>"
                 )
-    lines = []
-    # both labels end at their line (the hard limit sits near the right edge: a label to its
-    # right would be cut off), the second one lower so they never overlap
-    for x, lab, style, label_top in (
-        (s.row_advisory_bytes, "100 MB guideline", "dashed", 4),
-        (s.row_hard_bytes, "256 MB hard limit", "solid", 22),
+    lines, line_keys = [], ""
+    # the lines are named in the key above the plot, not inside it where a label sat on the bars
+    for x, lab, style in (
+        (s.row_advisory_bytes, LIMIT_LABELS[0], "dashed"),
+        (s.row_hard_bytes, LIMIT_LABELS[1], "solid"),
     ):
         f = 100 * log_pos(x, 1.0, hi)
-        lines.append(
-            f"<div style='left:{f:.2f}%;top:0;border-left:2px {style} {BAD}'></div>"
-            f"<div style='top:{label_top}px;bottom:auto;right:{100 - f:.2f}%;padding:0 4px;color:{BAD};"
-            f"font-size:11px;white-space:nowrap;background:rgba(255,255,255,.85)'>{lab}</div>"
+        lines.append(f"<div style='left:{f:.2f}%;top:0;border-left:2px {style} {BAD}'></div>")
+        line_keys += (
+            f"<span style='background:none;border-top:2px {style} {BAD};height:0'></span>{lab}"
         )
     ticks = "".join(
         f"<span style='left:{100 * log_pos(10.0**e, 1.0, hi):.2f}%'>{human_bytes(10.0**e)}</span>"
@@ -169,6 +168,7 @@ def row_sizes_html(rs: RowSizes, *, emulator_note: bool = True) -> str:
         key += (
             f"<span style='background:{OKABE_ITO[1]};opacity:.6'></span>{html.escape(later_label)}"
         )
+    key += line_keys
     # the row-count axis: labels at their bars' heights, right-aligned against the plot
     y_ticks = "".join(
         f"<span data-y-tick style='position:absolute;right:3px;bottom:{height(v):.2f}%;"
