@@ -265,7 +265,8 @@ def header(column: Any, f: Callable[[Any], str] | None = None) -> str:
     unit = _UNIT_IN_VALUES.get(getattr(f, "__name__", ""))
     if unit is not None:
         c = unit.sub("", c)
-        c = c + " time" if c.endswith("node") else c  # "node_ms" → "node time", not "node"
+        # "node_ms" → "node time", "measured_ms" → "measured time": not a bare "node"/"measured"
+        c = c + " time" if c.endswith(("node", "measured")) else c
     return c.replace("_", " ")
 
 
