@@ -30,10 +30,9 @@ QUERIES = ["latest 1 per sensor_id", "all over 1 minute"]
 DESIGNS = ["entity_first", "bucket_new_cells", "two_tables"]
 
 
-@pytest.fixture(scope="module")
-def sensors(tmp_path_factory):
+def sensor_table() -> pa.Table:
+    """The module docstring's events (seeded), in sensor order."""
     rng = np.random.default_rng(20261126)
-    path = tmp_path_factory.mktemp("shape") / "sensors.parquet"
     t0 = np.datetime64("2025-01-01T00:00:00", "us")
     offsets = rng.integers(0, 60, SENSORS)
     # a few sensors stop early, so the busiest series is above the mean (1,000 ÷ mean)
@@ -41,16 +40,19 @@ def sensors(tmp_path_factory):
     sid = np.repeat(np.arange(SENSORS), lengths)
     minute = np.concatenate([np.arange(n) for n in lengths])
     ts = t0 + ((minute * 60 + offsets[sid]) * 1_000_000).astype("timedelta64[us]")
-    pq.write_table(
-        pa.table(
-            {
-                "sensor_id": pa.array([f"s{i:05d}" for i in sid]),
-                "time": pa.array(ts, type=pa.timestamp("us", tz="UTC")),
-                "temp": pa.array(np.round(rng.normal(20, 3, len(sid)), 2)),
-            }
-        ),
-        path,
+    return pa.table(
+        {
+            "sensor_id": pa.array([f"s{i:05d}" for i in sid]),
+            "time": pa.array(ts, type=pa.timestamp("us", tz="UTC")),
+            "temp": pa.array(np.round(rng.normal(20, 3, len(sid)), 2)),
+        }
     )
+
+
+@pytest.fixture(scope="module")
+def sensors(tmp_path_factory):
+    path = tmp_path_factory.mktemp("shape") / "sensors.parquet"
+    pq.write_table(sensor_table(), path)
 
     def load(**kw):
         return wb.from_parquet(
@@ -82,7 +84,11 @@ def test_the_shape_sample_keeps_whole_series_and_says_where_its_counts_come_from
 
 def test_duckdb_counts_equal_the_pandas_path_on_the_whole_file(sensors):
     full, shape, _ = sensors
-    agg = shape.aggregates
+    assert_counts_of(shape.aggregates, full)
+
+
+def assert_counts_of(agg, full):
+    """``agg`` holds what pandas counts on ``full``, the whole file in memory."""
     f = full.frame
     sizes = f.groupby("sensor_id").size()
     assert agg.events == len(full)
@@ -95,6 +101,12 @@ def test_duckdb_counts_equal_the_pandas_path_on_the_whole_file(sensors):
 @pytest.mark.parametrize("pattern", DESIGNS)
 def test_shape_sample_with_file_counts_sizes_as_the_full_load(sensors, pattern):
     full, shape, _ = sensors
+    assert_sized_as_full(full, shape, pattern)
+
+
+def assert_sized_as_full(full, shape, pattern, counted_by="counted by DuckDB"):
+    """``shape`` with its file counts sizes ``pattern`` within 15 % of ``full`` (nodes,
+    ceiling, storage, each query's node-ms), the same plans, the file's rate and series."""
     a_full = analyze(full, wb.preset(full, pattern))
     a_shape = analyze(shape, wb.preset(shape, pattern))
     cf, cs = a_full.capacity, a_shape.capacity
@@ -113,7 +125,7 @@ def test_shape_sample_with_file_counts_sizes_as_the_full_load(sensors, pattern):
     assert ps.events_per_s == pytest.approx(pf.events_per_s, rel=1e-9)
     assert ps.series.production == pytest.approx(SENSORS)
     line = ps.inputs_line()
-    assert f"the file's: {len(full):,} events" in line and "counted by DuckDB" in line
+    assert f"the file's: {len(full):,} events" in line and counted_by in line
     assert "nothing stated" in line  # the file's counts are defaults, not the user's
 
 

@@ -149,6 +149,7 @@ class Production:
     bucketed: bool  # rows gather several events (bucket rows grow in cells, not rows)
     notes: list[str] = field(default_factory=list)
     file_events: int = 0  # a shape sample's whole file: its events (0: the events are all here)
+    file_counted_by: str = "DuckDB"  # what counted them (FileAggregates.counted_by)
 
     # -- writes ------------------------------------------------------------------------------
     @property
@@ -323,7 +324,7 @@ class Production:
                 rate(self.events_per_s, "events")
                 if "events_per_s" in said
                 else f"{rate(self.events_per_s, 'events')} (the file's: {self.file_events:,} "
-                "events over its span, counted by DuckDB)"
+                f"events over its span, counted by {self.file_counted_by})"
                 if self.file_events
                 else f"{rate(self.events_per_s, 'events')} (the sample's own rate"
                 + (" per series)" if self.series.stated else ")"),
@@ -338,7 +339,7 @@ class Production:
                 "series",
                 f"{_count(self.series.production)} ({counts}; {wl.growth}"
                 + (
-                    "; the file's, counted by DuckDB)"
+                    f"; the file's, counted by {self.file_counted_by})"
                     if self.file_events and not self.series.stated
                     else ")"
                 ),
@@ -499,6 +500,7 @@ def production(
         cpu_target=st.replication_cpu_target,
         bucketed=bucketed,
         file_events=agg.events if agg is not None else 0,
+        file_counted_by=agg.counted_by if agg is not None else "DuckDB",
     )
 
 

@@ -78,7 +78,7 @@ def sample_rate_factor(ds: Dataset, wl: Workload) -> float:
 
 def with_file_counts(ds: Dataset, wl: Workload) -> Workload:
     """``wl`` with what it leaves unstated taken from the whole file when ``ds`` holds a shape
-    sample (``Dataset.aggregates``, DuckDB over every event): the mean rate is the file's events
+    sample (``Dataset.aggregates``, every event counted at load): the mean rate is the file's events
     over its span, and each entity column has the file's distinct values (unless series grow with
     a stated rate: then they grow from the file's rate). The sample keeps giving the shape; the
     production figures are one product of the two, so they are the whole file's."""

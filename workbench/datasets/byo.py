@@ -1,8 +1,15 @@
-"""Bring your own data: a DataFrame or a CSV file of events becomes a validated Dataset."""
+"""Bring your own data: a DataFrame or a CSV file of events becomes a validated Dataset.
+
+Why one module: ``from_dataframe`` and ``from_csv`` share the steps before validation
+(``_prepare``: one series, entity text stripped, numeric and day-month times) and the CRC-32
+sample; a CSV's shape-sample counts (``_chunk_events``) run those same steps chunk by chunk, so
+they sit beside them: split apart, the counts could drift from what the load itself does.
+"""
 
 from __future__ import annotations
 
 import csv
+import functools
 import os
 import re
 import zlib
@@ -399,6 +406,7 @@ def from_csv(
     chunksize: int = 1_000_000,
     progress: bool = True,
     sample: float | None = None,
+    shape_events: int | None = None,
     **read_csv_kwargs: Any,
 ) -> Dataset:
     """A CSV file of events as a Dataset.
@@ -410,7 +418,10 @@ def from_csv(
     header is refused naming the line. Rows in other messages are the file's lines (header:
     line 1); with ``comment=``, ``header=`` or a list of ``skiprows=``, 0-based data rows.
     The steps: encoding and separator, read options (:func:`read_options`), the chunks
-    (:func:`_read_chunks`), line numbers for later messages, then from_dataframe's checks.
+    (:func:`_read_chunks`; a shape sample's counts in :func:`_shape_counts`), line numbers for
+    later messages, then from_dataframe's checks. Why one function: each step is a named helper
+    already; what stays here is the open file's state they share (encoding, separator, options,
+    the rows seen) and the one ``try`` that turns pandas' parse errors into the file's line.
 
     Parameters
     ----------
@@ -424,6 +435,16 @@ def from_csv(
         Lines read at a time (default 1,000,000), and whether a progress bar shows them.
     sample : float, optional
         Keep this share of the series, whole (for a first look at a large file).
+    shape_events : int, optional
+        Keep a *shape sample* of about this many events (whole series, chosen by CRC-32 as
+        ``sample`` does, the share set from the file's estimated lines) and count every event
+        in the same chunked read (:class:`~workbench.datasets.shape_sample.ChunkCounts`: events,
+        span, series per entity column, the busiest series, parsed as the kept events are):
+        ``Dataset.aggregates``, which the analyses take the production workload's unstated
+        rate and series from, as for :func:`~workbench.datasets.parquet.from_parquet`. None:
+        ``SHAPE_EVENTS`` for a file over ``SHAPE_CSV_BYTES`` bytes (unless ``sample`` is
+        given), else every event. Events dropped as duplicates (``duplicates="drop"``) are
+        counted in the file's figures; a duplicate outside the sample is not refused.
     **read_csv_kwargs
         Passed to ``pandas.read_csv``.
 
@@ -459,6 +480,19 @@ def from_csv(
             p, sep=sep, encoding=encoding, chunksize=chunksize, **options, **read_csv_kwargs
         )
         keep = None if sample is None else (lambda c: _sampled(c, entity_l, sample))
+        counts, keep = _shape_counts(
+            p,
+            shape_events,
+            sample,
+            entity_l,
+            time,
+            header.columns,
+            keep,
+            time_unit,
+            dayfirst,
+            naive_tz,
+            empty_ok,
+        )
         df, seen = read_chunks(reader, p, keep=keep, progress=progress)
     except pd.errors.ParserError as exc:
         raise DatasetError(
@@ -498,7 +532,74 @@ def from_csv(
         description=description or f"Loaded from {p.name}.",
         row_word=word,
     )
+    if counts is not None:
+        from workbench.datasets.shape_sample import shape_note
+
+        ds.aggregates = counts.aggregates()
+        notes.insert(0, shape_note(ds, seen, "every event, counted in the same chunked read"))
     return _finish(ds, queries, notes)
+
+
+def _shape_counts(
+    p: Path,
+    shape_events: int | None,
+    sample: float | None,
+    entity: list[str],
+    time: str,
+    columns: pd.Index,
+    keep: Any,
+    time_unit: str | None,
+    dayfirst: bool | None,
+    naive_tz: str | None,
+    empty_ok: Sequence[str],
+) -> tuple[Any, Any]:
+    """The counter of a shape-sampled read of ``p`` and the chunk filter that counts every chunk
+    and keeps its sampled series (``(None, keep)`` when every event is kept)."""
+    from workbench.datasets.shape_sample import ChunkCounts, shape_share
+
+    share = shape_share(p, shape_events, sample, entity, [*entity, time], columns)
+    if share is None:
+        return None, keep
+    parse = functools.partial(
+        _chunk_events,
+        entity=entity,
+        time=time,
+        time_unit=time_unit,
+        dayfirst=dayfirst,
+        naive_tz=naive_tz,
+        empty_ok=empty_ok,
+    )
+    counts = ChunkCounts(entity, parse)
+
+    def counted(chunk: pd.DataFrame) -> pd.DataFrame:
+        keys = counts.count(chunk)  # stripped entity text: a series is chosen whole
+        return chunk[sample_mask(keys, entity, share)]
+
+    return counts, counted
+
+
+def _chunk_events(
+    chunk: pd.DataFrame,
+    *,
+    entity: list[str],
+    time: str,
+    time_unit: str | None,
+    dayfirst: bool | None,
+    naive_tz: str | None,
+    empty_ok: Sequence[str],
+) -> tuple[pd.DataFrame, pd.Series]:
+    """A raw chunk's entity columns and UTC times as the loaded events hold them (the same
+    steps as :func:`from_csv` after its read: blanks of ``empty_ok``, stripping, time parsing)."""
+    from workbench.datasets.validate import parse_time
+
+    keys = chunk[entity].copy()
+    for col in empty_ok:
+        if col in keys.columns:
+            keys[col] = keys[col].fillna("")
+    frame = keys.assign(**{time: chunk[time]})
+    frame, _, _ = _prepare(frame, entity, time, "", time_unit, dayfirst, "data row")
+    times, _ = parse_time(frame[time], time, naive_tz, "data row")
+    return frame[entity], times
 
 
 def check_sample(sample: float | None) -> None:

@@ -230,8 +230,9 @@ class Dataset:
     notes: list[str] = field(default_factory=list)
     """What validation did to the caller's data (duplicates kept/dropped, time zone assumed, columns left out)."""
     aggregates: FileAggregates | None = None
-    """Set when ``frame`` is a *shape sample* of a larger file (``from_parquet(shape_events=)``):
-    the whole file's counts (DuckDB over every event), which the production model takes for what
+    """Set when ``frame`` is a *shape sample* of larger data (``from_parquet(shape_events=)``,
+    ``from_csv(shape_events=)``): the whole data's counts (DuckDB over every event of the Parquet
+    files; a CSV's in from_csv's chunked read, ``datasets/shape_sample.py``), which the production model takes for what
     the workload leaves unstated (``analysis/series.with_file_counts``)."""
 
     @property

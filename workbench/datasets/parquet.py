@@ -11,6 +11,7 @@ through the whole analysis (measured with ``bench/bench_parquet.py``).
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from collections.abc import Sequence
@@ -22,17 +23,13 @@ from tqdm.auto import tqdm
 
 from workbench.datasets.byo import as_names, check_sample, from_dataframe, sample_mask, sample_note
 from workbench.datasets.model import Dataset
+from workbench.datasets.shape_sample import SHAPE_EVENTS, check_shape_events, shape_note
 from workbench.errors import DatasetError
 from workbench.memory import large_arrays_from_mmap, release_freed_memory
 
 PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 BATCH_ROWS = 1 << 20
 """Events per Arrow record batch read (the progress bar advances by one batch)."""
-SHAPE_EVENTS = 500_000
-"""The shape sample's size a file above ``SHAPE_ABOVE`` events is loaded to by default: whole
-series, a seeded (CRC-32) subset of them, about this many events. At 5 M events (5,000 sensors)
-a shape sample of 507,000 gave the full load's nodes, ceiling and storage (within 0.4 %) and
-compared every design in 46 s, one of 981,000 in 231 s (bench/bench_shape_sample.py)."""
 SHAPE_ABOVE = 20_000_000
 """Files with more events than this are loaded as a shape sample unless ``shape_events`` or
 ``sample`` says otherwise: at ~100 bytes an event in pandas, 20 M events are about 2 GB."""
@@ -118,8 +115,76 @@ def _check_types(p: Path, schema: Any, cols: list[str], all_kept: bool) -> None:
             )
 
 
+def parquet_files(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> list[Path]:
+    """The files ``path`` names: one path, a list of paths, or a glob (``*``, ``?``, ``[``) in
+    sorted order. A glob that matches nothing, or a path that is no file, is refused."""
+    if isinstance(path, str | os.PathLike):
+        text = os.fspath(path)
+        if not any(ch in text for ch in "*?[") or Path(text).is_file():
+            return [Path(text)]
+        found = sorted(Path(m) for m in glob.glob(text))
+        if not found:
+            raise DatasetError(
+                f"No file matches {text!r}: check the folder and the pattern (e.g. "
+                "'exports/part-*.parquet'). Nothing was loaded."
+            )
+        return found
+    files = [Path(os.fspath(f)) for f in path]
+    if not files:
+        raise DatasetError("from_parquet was given an empty list of files: name at least one.")
+    return files
+
+
+def _check_same_columns(files: list[Path], schemas: list[Any]) -> None:
+    """Every file has the first file's columns, of the same types (they are read as one table):
+    else refused, naming the file and the column."""
+    first = files[0].name
+    want = {f.name: f.type for f in schemas[0] if not PANDAS_INDEX.fullmatch(f.name)}
+    for p, sch in zip(files[1:], schemas[1:], strict=True):
+        have = {f.name: f.type for f in sch if not PANDAS_INDEX.fullmatch(f.name)}
+        for c in [*want, *have]:
+            if c not in have or c not in want:
+                lacks, holder = (p.name, first) if c not in have else (first, p.name)
+                raise DatasetError(
+                    f"Column {c!r} is in {holder!r} but not in {lacks!r}: the files are read as "
+                    "one dataset and need the same columns. Write them with one schema, or "
+                    "load them apart. Nothing was loaded."
+                )
+            if have[c] != want[c]:
+                raise DatasetError(
+                    f"Column {c!r} is {have[c]} in {p.name!r} but {want[c]} in {first!r}: the "
+                    "files are read as one dataset and need the same types. Cast it where the "
+                    "files are written. Nothing was loaded."
+                )
+
+
+def _open(p: Path) -> Any:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not p.is_file():
+        raise DatasetError(f"No Parquet file at {str(p)!r}.")
+    try:
+        return pq.ParquetFile(p)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DatasetError(f"Cannot read {str(p)!r} as Parquet: {exc}") from None
+
+
+def _files_name(files: list[Path]) -> str:
+    """One file's stem; several files' common stem (``part-0``, ``part-1`` → ``part``)."""
+    if len(files) == 1:
+        return files[0].stem
+    common = os.path.commonprefix([f.stem for f in files]).rstrip("-_. ")
+    return common or files[0].stem
+
+
+def _files_description(files: list[Path]) -> str:
+    more = f" and {len(files) - 3} more files" if len(files) > 3 else ""
+    return f"Loaded from {', '.join(q.name for q in files[:3])}{more}."
+
+
 def from_parquet(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
     entity: str | Sequence[str] | None = None,
     time: str,
@@ -132,18 +197,20 @@ def from_parquet(
     shape_events: int | None = None,
     **kwargs: Any,
 ) -> Dataset:
-    """A Parquet file of events as a Dataset, read with pyarrow ``batch_rows`` events at a time.
+    """Parquet files of events as one Dataset, read with pyarrow ``batch_rows`` events at a time.
 
     Parameters
     ----------
-    path : str or os.PathLike
-        The Parquet file.
+    path : str, os.PathLike or sequence of them
+        The Parquet file, a list of files, or a glob (``"exports/part-*.parquet"``, sorted):
+        several files are read file after file as one dataset and must have the same columns
+        and types (else :class:`~workbench.errors.DatasetError` names the file and the column).
     entity, time, measures
         As in :func:`~workbench.datasets.byo.from_dataframe`.
     attributes : str or sequence of str, optional
         Only these other columns are read (None: all).
     name : str, optional
-        The dataset's name (default: the file's stem).
+        The dataset's name (default: the file's stem; several files: their common stem).
     progress : bool, default True
         A progress bar counts the events read.
     sample : float, optional
@@ -153,12 +220,13 @@ def from_parquet(
         Events per record batch.
     shape_events : int, optional
         Keep a *shape sample* of about this many events (whole series, chosen by CRC-32 as
-        ``sample`` does) when the file has more, and count the whole file with DuckDB
+        ``sample`` does, the same series in every file) when the files have more, and count
+        every file with DuckDB
         (:func:`~workbench.datasets.file_aggregates.file_aggregates`: events, span, series per
         entity column, the busiest series): ``Dataset.aggregates``. The analyses take the
         production workload's unstated rate and series from those counts, so their production
-        figures are the whole file's while only the sample is in memory. None: ``SHAPE_EVENTS``
-        for a file over ``SHAPE_ABOVE`` events (unless ``sample`` is given), else every event.
+        figures are the whole files' while only the sample is in memory. None: ``SHAPE_EVENTS``
+        for files over ``SHAPE_ABOVE`` events (unless ``sample`` is given), else every event.
     **kwargs
         Other arguments of :func:`~workbench.datasets.byo.from_dataframe`.
 
@@ -167,47 +235,43 @@ def from_parquet(
     Dataset
     """
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    p = Path(path)
-    if not p.is_file():
-        raise DatasetError(f"No Parquet file at {str(p)!r}.")
-    try:
-        f = pq.ParquetFile(p)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DatasetError(f"Cannot read {str(p)!r} as Parquet: {exc}") from None
+    files = parquet_files(path)
+    opened = [_open(p) for p in files]
+    p, f = files[0], opened[0]
     check_sample(sample)
     large_arrays_from_mmap()  # a column's temporaries go back to the OS when freed
     entity_l = as_names(entity)
-    _check_names(p, f.schema_arrow.names)
+    for q, g in zip(files, opened, strict=True):
+        _check_names(q, g.schema_arrow.names)
+    _check_same_columns(files, [g.schema_arrow for g in opened])
     # a pandas index written without a name (__index_level_0__) is no column of the events
     cols = [c for c in f.schema_arrow.names if not PANDAS_INDEX.fullmatch(c)]
     if attributes is not None:
         wanted = {*entity_l, time, *as_names(measures), *as_names(attributes)}
         cols = [c for c in cols if c in wanted]
     _check_types(p, f.schema_arrow, cols, attributes is None)
-    total = f.metadata.num_rows
+    total = sum(g.metadata.num_rows for g in opened)
     if shape_events is None and sample is None and total > SHAPE_ABOVE:
         shape_events = SHAPE_EVENTS
     shaped = shape_events is not None and bool(entity_l) and total > shape_events
-    if shape_events is not None and (sample is not None or shape_events < 1):
-        raise DatasetError(
-            f"shape_events={shape_events!r}: give a positive number of events to keep, and not "
-            "together with sample= (the shape sample chooses its own share of series)."
-        )
+    if shape_events is not None:
+        check_shape_events(shape_events, sample)
     if shaped:
         sample = float(shape_events) / total  # type: ignore[arg-type]
     batches = []
+    label = _files_name(files) + (f" ({len(files)} files)" if len(files) > 1 else "")
     with tqdm(
-        total=total, desc=f"reading {p.name}", unit=" events", unit_scale=True, disable=not progress
+        total=total, desc=f"reading {label}", unit=" events", unit_scale=True, disable=not progress
     ) as bar:
-        for batch in f.iter_batches(batch_size=batch_rows, columns=cols):
-            bar.update(batch.num_rows)
-            if sample is not None and all(c in batch.schema.names for c in entity_l):
-                # choose on the entity columns alone, before the batch's other columns are kept
-                keys = batch.select(entity_l).to_pandas()
-                batch = batch.filter(pa.array(sample_mask(keys, entity_l, sample)))
-            batches.append(batch)
+        for g in opened:  # file after file; a series' CRC-32 picks it in every file alike
+            for batch in g.iter_batches(batch_size=batch_rows, columns=cols):
+                bar.update(batch.num_rows)
+                if sample is not None and all(c in batch.schema.names for c in entity_l):
+                    # choose on the entity columns alone, before the batch's other columns
+                    keys = batch.select(entity_l).to_pandas()
+                    batch = batch.filter(pa.array(sample_mask(keys, entity_l, sample)))
+                batches.append(batch)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)
     ds = from_dataframe(
@@ -216,14 +280,16 @@ def from_parquet(
         time=time,
         measures=measures,
         attributes=attributes,
-        name=name or p.stem,
-        description=kwargs.pop("description", "") or f"Loaded from {p.name}.",
+        name=name or _files_name(files),
+        description=kwargs.pop("description", "") or _files_description(files),
         **kwargs,
     )
     if shaped:
         from workbench.datasets.file_aggregates import file_aggregates
 
-        ds.aggregates = file_aggregates(str(p), entity=entity_l, time=time, lead=entity_l)
+        ds.aggregates = file_aggregates(
+            [str(q) for q in files], entity=entity_l, time=time, lead=entity_l
+        )
         ds.notes.insert(0, shape_note(ds, total))
     elif sample is not None:
         ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
@@ -234,17 +300,3 @@ def from_parquet(
         )
     release_freed_memory()  # validation's temporaries: the analysis starts from the events alone
     return ds
-
-
-def shape_note(ds: Dataset, total: int) -> str:
-    """What a shape sample holds and where its counts come from."""
-    agg = ds.aggregates
-    assert agg is not None
-    return (
-        f"shape sample: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
-        f"series whose CRC-32 of {'/'.join(ds.entity)} falls in the lowest "
-        f"{len(ds) / max(total, 1):.1%} kept whole). The production figures take the file's "
-        "event rate and series (DuckDB over every event) for what the workload leaves unstated; "
-        "the key layout, bytes, cells per event and each query's rows per series come from the "
-        "sample, and the sample's own figures (rows, tables, pictures) describe the sample."
-    )

@@ -1,0 +1,166 @@
+"""The shape sample's shared pieces, and a CSV's whole-file counts from ``from_csv``'s one read.
+
+``SHAPE_EVENTS`` and :func:`shape_note` serve ``from_parquet`` and ``from_csv`` alike.
+
+A CSV's event count is unknown until it is read, so the shape sample's share of series is set
+from an estimate (the file's bytes over the bytes per line of its first MiB), and the counts
+the production model reads (:class:`~workbench.datasets.file_aggregates.FileAggregates`:
+events, span, series, distinct values per entity column, the busiest series) are taken in the
+same pass, chunk by chunk, from the entity and time columns parsed exactly as ``from_csv``
+parses them for the events it keeps (entity text stripped, numeric and day-month times,
+``naive_tz``): what the in-memory path would count on the whole file, with no second engine to
+agree with. (DuckDB's ``read_csv`` parses times by its own rules, e.g. no ``naive_tz`` zone,
+no ``dayfirst`` inference; counting in the pandas pass avoids a second parser.) Only the per-
+series event counts are held between chunks (one integer per series).
+
+``from_csv`` chooses the share on the stripped entity text by the same CRC-32 as ``sample=``
+(``byo.sample_mask``), so a series is kept whole or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from workbench.datasets.file_aggregates import FileAggregates
+from workbench.datasets.model import Dataset
+from workbench.errors import DatasetError
+
+SHAPE_EVENTS = 500_000
+"""The shape sample's size a file above ``SHAPE_ABOVE`` events (Parquet) or ``SHAPE_CSV_BYTES``
+(CSV) is loaded to by default: whole series, a seeded (CRC-32) subset of them, about this many
+events. At 5 M events (5,000 sensors) a shape sample of 507,000 gave the full load's nodes,
+ceiling and storage (within 0.4 %) and compared every design in 46 s, one of 981,000 in 231 s
+(bench/bench_shape_sample.py)."""
+SHAPE_CSV_BYTES = 2_000_000_000
+"""CSV files larger than this (bytes) are loaded as a shape sample of ``SHAPE_EVENTS`` unless
+``shape_events`` or ``sample`` says otherwise: a CSV's row count is unknown up front, and at
+~50-100 bytes a line 2 GB is 20-40 M events, where ``SHAPE_ABOVE`` puts Parquet files."""
+
+COUNTED_BY = "pandas in from_csv's chunked read"
+"""What the inputs line says counted a CSV's events."""
+HEAD_BYTES = 1 << 20
+"""Bytes read from the start of a CSV to estimate its bytes per line."""
+
+
+def estimate_events(p: Path) -> int:
+    """About how many data lines ``p`` holds: its size over the bytes per line of its first MiB
+    (the header counted out)."""
+    size = p.stat().st_size
+    with p.open("rb") as fh:
+        head = fh.read(HEAD_BYTES)
+    lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
+    if len(head) >= size:  # the whole file was read: count, not estimate
+        return max(lines - 1, 0)
+    return max(round(size * lines / max(len(head), 1)) - 1, 0)
+
+
+def shape_share(
+    p: Path,
+    shape_events: int | None,
+    sample: float | None,
+    entity: list[str],
+    named: list[str],
+    columns: pd.Index,
+) -> float | None:
+    """The share of series a shape-sampled read of the CSV ``p`` keeps, about ``shape_events``
+    of its estimated events (None: every event is kept: no shape sample asked for or due, one
+    series, the file not larger than ``shape_events``, or a ``named`` column missing, which
+    ``build_dataset`` then refuses by name)."""
+    if shape_events is None and sample is None and p.stat().st_size > SHAPE_CSV_BYTES:
+        shape_events = SHAPE_EVENTS
+    if shape_events is None:
+        return None
+    check_shape_events(shape_events, sample)
+    est = estimate_events(p)
+    if not entity or est <= shape_events or not set(named) <= set(columns):
+        return None
+    return shape_events / est
+
+
+def check_shape_events(shape_events: int, sample: float | None) -> None:
+    """A positive count, not together with ``sample=``; else refused."""
+    if sample is not None or shape_events < 1:
+        raise DatasetError(
+            f"shape_events={shape_events!r}: give a positive number of events to keep, and not "
+            "together with sample= (the shape sample chooses its own share of series)."
+        )
+
+
+class ChunkCounts:
+    """Counts the events of every chunk of a CSV read.
+
+    Parameters
+    ----------
+    entity : list of str
+        The entity columns.
+    parse : callable
+        A chunk → (its entity columns as the events will hold them, its times in UTC).
+    """
+
+    def __init__(
+        self, entity: list[str], parse: Callable[[pd.DataFrame], tuple[pd.DataFrame, pd.Series]]
+    ) -> None:
+        self.entity, self.parse = entity, parse
+        self.events = 0
+        self.first: pd.Timestamp | None = None
+        self.last: pd.Timestamp | None = None
+        self.sizes: pd.Series | None = None
+
+    def count(self, chunk: pd.DataFrame) -> pd.DataFrame:
+        """Counts the chunk's events; returns its entity columns as parsed (stripped)."""
+        keys, times = self.parse(chunk)
+        self.events += len(keys)
+        if len(times):
+            lo, hi = times.min(), times.max()
+            self.first = lo if self.first is None else min(self.first, lo)
+            self.last = hi if self.last is None else max(self.last, hi)
+        sizes = keys.groupby(self.entity, sort=False, observed=True).size()
+        self.sizes = sizes if self.sizes is None else self.sizes.add(sizes, fill_value=0)
+        return keys
+
+    def aggregates(self) -> FileAggregates:
+        """The counts of every chunk seen, as DuckDB's ``file_aggregates`` gives them."""
+        sizes = self.sizes
+        if sizes is None or not self.events:
+            return FileAggregates(
+                0, None, None, 1, dict.fromkeys(self.entity, 1), (0, 1.0), counted_by=COUNTED_BY
+            )
+        idx = sizes.index
+        by_column = {c: max(int(idx.get_level_values(c).nunique()), 1) for c in self.entity}
+        return FileAggregates(
+            self.events,
+            self.first,
+            self.last,
+            max(len(sizes), 1),
+            by_column,
+            (len(sizes), float(sizes.max()) / float(sizes.mean())),
+            counted_by=COUNTED_BY,
+        )
+
+
+def shape_note(ds: Dataset, total: int, counted: str = "DuckDB over every event") -> str:
+    """What a shape sample holds and where its counts come from (``counted``: by what)."""
+    agg = ds.aggregates
+    assert agg is not None
+    return (
+        f"shape sample: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
+        f"series whose CRC-32 of {'/'.join(ds.entity)} falls in the lowest "
+        f"{len(ds) / max(total, 1):.1%} kept whole). The production figures take the file's "
+        f"event rate and series ({counted}) for what the workload leaves unstated; "
+        "the key layout, bytes, cells per event and each query's rows per series come from the "
+        "sample, and the sample's own figures (rows, tables, pictures) describe the sample."
+    )
+
+
+__all__ = [
+    "SHAPE_CSV_BYTES",
+    "SHAPE_EVENTS",
+    "ChunkCounts",
+    "check_shape_events",
+    "estimate_events",
+    "shape_note",
+    "shape_share",
+]
