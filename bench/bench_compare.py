@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _memory import peak_rss_mb
+from _memory import peak_rss_mb, run_step
 
 
 def write(path: str, sensors: int, readings: int) -> dict:
@@ -100,13 +98,8 @@ def main() -> None:
         path = str(Path(tmp) / "events.parquet")
         outs = {}
         for step in ("write", "one", "compare"):
-            cmd = [sys.executable, __file__, "--child", step, "--path", path]
-            cmd += ["--sensors", str(args.sensors), "--readings", str(args.readings)]
-            res = subprocess.run(cmd, capture_output=True, text=True)
-            if res.returncode != 0:
-                print(res.stderr[-3000:])
-                raise SystemExit(f"{step} failed (exit {res.returncode})")
-            outs[step] = out = json.loads(res.stdout.strip().splitlines()[-1])
+            extra = ["--sensors", str(args.sensors), "--readings", str(args.readings)]
+            outs[step] = out = run_step(__file__, step, path, extra)
             print(step, json.dumps(out, indent=1), flush=True)
     one_, cmp_ = outs["one"], outs["compare"]
     print(f"one design: {one_['analyze_s']:.0f} s, peak {one_['peak_rss_mb']:,.0f} MB")

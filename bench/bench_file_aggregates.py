@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _memory import peak_rss_mb
+from _memory import peak_rss_mb, run_step
 
 T0 = "2026-01-01"
 
@@ -136,13 +134,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "events.parquet")
         for step in steps:
-            cmd = [sys.executable, __file__, "--child", step, "--path", path]
-            cmd += ["--events", str(args.events), "--series", str(args.series)]
-            res = subprocess.run(cmd, capture_output=True, text=True)
-            if res.returncode != 0:
-                print(res.stderr[-3000:])
-                raise SystemExit(f"{step} failed (exit {res.returncode})")
-            outs[step] = out = json.loads(res.stdout.strip().splitlines()[-1])
+            extra = ["--events", str(args.events), "--series", str(args.series)]
+            outs[step] = out = run_step(__file__, step, path, extra)
             print(step, json.dumps(out), flush=True)
     d = outs["duckdb"]
     print(f"DuckDB: {d['s']:.1f} s, peak {d['peak_rss_mb']:,.0f} MB")

@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _memory import peak_rss_mb
+from _memory import peak_rss_mb, run_step
 from bench_file_aggregates import write
 
 DESIGN = "entity_first"
@@ -104,14 +102,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "events.parquet")
         for step in steps:
-            cmd = [sys.executable, __file__, "--child", step, "--path", path]
-            cmd += ["--events", str(args.events), "--series", str(args.series)]
-            cmd += ["--shape-events", str(args.shape_events)]
-            res = subprocess.run(cmd, capture_output=True, text=True)
-            if res.returncode != 0:
-                print(res.stderr[-3000:])
-                raise SystemExit(f"{step} failed (exit {res.returncode})")
-            outs[step] = out = json.loads(res.stdout.strip().splitlines()[-1])
+            extra = ["--events", str(args.events), "--series", str(args.series)]
+            extra += ["--shape-events", str(args.shape_events)]
+            outs[step] = out = run_step(__file__, step, path, extra)
             print(step, json.dumps(out), flush=True)
     s = outs["one:shape"]
     print(
