@@ -130,27 +130,28 @@ def unit_contradictions(nb) -> list[str]:
     return bad
 
 
-def test_the_unit_check_sees_what_it_must():
-    # each cell below was seen in a notebook: 03's bytes_seen raw, 08's counts as floats
+def _notebook_showing(html: str) -> nbformat.NotebookNode:
+    """A one-cell notebook whose cell displayed ``html`` (as an executed notebook holds it)."""
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("")
-    cell.outputs = [
-        nbformat.v4.new_output(
-            "execute_result",
-            {
-                "text/html": "<table><thead><tr><th></th><th>bytes_seen</th><th>maintenance_writes"
-                "</th><th>size (kB)</th><th>bytes per event</th></tr></thead><tbody><tr>"
-                "<th>single</th><td>403525</td><td>29760.0</td><td>12 kB</td><td>89.8</td></tr>"
-                "<tr><th>proto</th><td>403.5 kB</td><td>29,760</td><td>12</td><td>56</td></tr>"
-                "</tbody></table><table><thead><tr><th>key share of bytes</th></tr></thead>"
-                "<tbody><tr><td>1 B</td></tr><tr><td>31%</td></tr></tbody></table>"
-                "<table><thead><tr><th>latest_quote: node ms</th><th>node time</th><th>write node s</th>"
-                "</tr></thead><tbody><tr><td>0.056 ms</td><td>0.056 ms</td><td>4.29 s</td></tr>"
-                "</tbody></table>"
-            },
-        )
-    ]
+    cell.outputs = [nbformat.v4.new_output("execute_result", {"text/html": html})]
     nb.cells = [cell]
+    return nb
+
+
+def test_the_unit_check_sees_what_it_must():
+    # each cell below was seen in a notebook: 03's bytes_seen raw, 08's counts as floats
+    nb = _notebook_showing(
+        "<table><thead><tr><th></th><th>bytes_seen</th><th>maintenance_writes"
+        "</th><th>size (kB)</th><th>bytes per event</th></tr></thead><tbody><tr>"
+        "<th>single</th><td>403525</td><td>29760.0</td><td>12 kB</td><td>89.8</td></tr>"
+        "<tr><th>proto</th><td>403.5 kB</td><td>29,760</td><td>12</td><td>56</td></tr>"
+        "</tbody></table><table><thead><tr><th>key share of bytes</th></tr></thead>"
+        "<tbody><tr><td>1 B</td></tr><tr><td>31%</td></tr></tbody></table>"
+        "<table><thead><tr><th>latest_quote: node ms</th><th>node time</th><th>write node s</th>"
+        "</tr></thead><tbody><tr><td>0.056 ms</td><td>0.056 ms</td><td>4.29 s</td></tr>"
+        "</tbody></table>"
+    )
     found = unit_contradictions(nb)
     flagged = {(f.split("' '")[1].split("'")[0], f.rsplit(": ", 1)[1]) for f in found}
     assert flagged == {
@@ -166,21 +167,13 @@ def test_the_unit_check_sees_what_it_must():
 
 
 def test_the_number_check_sees_what_it_must():
-    nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("")
-    cell.outputs = [
-        nbformat.v4.new_output(
-            "execute_result",
-            {
-                "text/html": "<table><tr><td>8.27e-08</td><td>16809.501267</td><td>0.096</td>"
-                "<td>2015-03-02 04:55:07.958019</td></tr></table><p>a node takes 188 % of it</p>"
-                # source events keep their own digits (an FX quote), never an exponent
-                f"<table class='dataframe {EVENTS_CLASS}'><tr><td>0.78094</td>"
-                "<td>2.407907e+10</td></tr></table>"
-            },
-        )
-    ]
-    nb.cells = [cell]
+    nb = _notebook_showing(
+        "<table><tr><td>8.27e-08</td><td>16809.501267</td><td>0.096</td>"
+        "<td>2015-03-02 04:55:07.958019</td></tr></table><p>a node takes 188 % of it</p>"
+        # source events keep their own digits (an FX quote), never an exponent
+        f"<table class='dataframe {EVENTS_CLASS}'><tr><td>0.78094</td>"
+        "<td>2.407907e+10</td></tr></table>"
+    )
     found = unreadable_numbers(nb)
     assert len(found) == 4 and "8.27e-08" in found[0] and "16809.501267" in found[1]
     assert "2.407907e+10" in found[2] and "188 %" in found[3]
