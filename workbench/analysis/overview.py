@@ -32,7 +32,7 @@ from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .production import Production, production
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
-from .series import sample_rate_factor, series_counts, with_file_counts
+from .series import series_rates, with_file_counts
 from .settings import DEFAULT, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
@@ -179,14 +179,21 @@ def costed_queries(
     st: Settings,
     measured: Mapping[str, Any] | None,
     name: str,
-    entities: Mapping[str, int] | None,
+    scale: PlanScale | None,
 ) -> QueryCosts:
     """The dataset's queries planned (compared at the settings' read costs) and costed.
 
-    ``entities``: entity counts expected in production (``{"meter_id": 10_000}``): plans that
-    list one range per known value plan for that many, and every query is also costed at that
-    cardinality (``production_*`` columns; comparisons rank by them)."""
-    planned = schema.bind(ds, costs=st.read_costs(), entities=entities)
+    ``scale``: production as the planner weighs its plans (:func:`plan_scale`; None: the
+    sample): plans that list one range per known value plan for the production count, and
+    each alternative is priced at production's rows (every series at its rate, over the
+    query's window or, bounding no time, over retention)."""
+    planned = schema.bind(
+        ds,
+        costs=st.read_costs(),
+        entities=scale.entities if scale is not None else None,
+        rate_factor=scale.rate_factor if scale is not None else None,
+        retention_s=scale.retention_s if scale is not None else None,
+    )
     plans, errors = plans_for(planned, ds.queries)
     qc = query_costs(
         index,
@@ -258,16 +265,29 @@ def stated_workload(
     return wl, st
 
 
-def planned_counts(ds: Dataset, wl: Workload) -> dict[str, int] | None:
-    """The production counts per entity column the planner weighs its plans at (None: the
-    sample's own, when the workload states none and does not grow them; a shape sample's
-    file's, so a plan lists as many ranges as the whole file has series)."""
-    wl = with_file_counts(ds, wl)
-    counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
-    if not (counts.stated or wl.growth == "grow"):
-        return None
-    out = {c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity}
-    return out or None
+@dataclass(frozen=True)
+class PlanScale:
+    """Production as the planner weighs its plans: the entity counts (None: the sample's own,
+    when the workload states none and does not grow them; a shape sample's file's, so a plan
+    lists as many ranges as the whole file has series), each series' events per second over
+    the sample's, and the retention a read bounding no time reads (the same figures the
+    production view scales each query's reads with)."""
+
+    entities: dict[str, int] | None
+    rate_factor: float
+    retention_s: float
+
+
+def plan_scale(ds: Dataset, wl: Workload, st: Settings) -> PlanScale:
+    """The :class:`PlanScale` of ``ds`` at ``wl`` (``st``: its retention)."""
+    sr = series_rates(ds, wl)
+    counts = sr.counts
+    ents = None
+    if counts.stated or with_file_counts(ds, wl).entities or wl.growth == "grow":
+        ents = {
+            c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity
+        }
+    return PlanScale(ents or None, sr.rate_factor, st.retention_months * st.hours_per_month * 3600)
 
 
 def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str, ...]:
@@ -400,7 +420,7 @@ def analyze(
         workload, st, mpe, events_per_s, target_writes_per_s, entities, queries_per_s
     )
     with _timed(tm, "queries"):
-        qc = costed_queries(ds, schema, index, st, measured, name, planned_counts(ds, wl))
+        qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st))
         weights = {q.name: q.weight for q in ds.queries}
     with _timed(tm, "keyspace"):
         write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe

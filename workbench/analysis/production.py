@@ -25,7 +25,6 @@ with how much of a file was loaded (the sample's series are kept whole, G06–G0
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -43,9 +42,8 @@ from .production_reads import (
 )
 from .series import (
     SeriesCounts,
-    sample_rate_factor,
     sample_span_s,
-    series_counts,
+    series_rates,
     with_file_counts,
 )
 from .settings import DEFAULT, Settings
@@ -414,18 +412,11 @@ def production(
     wl = workload
     n = len(ds)
     span = sample_span_s(ds)
-    sample_rate = n / span
     said = wl  # what the user stated; a shape sample's file fills in the rest
     wl = with_file_counts(ds, wl)
-    counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
-    if wl is not said:  # the file's counts are not the user's
-        counts = dataclasses.replace(counts, stated=tuple(said.entities or {}))
-    if wl.events_per_s is not None:
-        mean = float(wl.events_per_s)
-    else:  # no rate stated: each series at the sample's own rate, as many as production has
-        mean = sample_rate * counts.factor
-    rho_s = sample_rate / counts.sample
-    rho_p = mean / max(counts.production, 1e-300)
+    sr = series_rates(ds, said)  # the planner weighed its plans at the same rates
+    counts, sample_rate, mean = sr.counts, sr.sample_events_per_s, sr.events_per_s
+    rho_s, rho_p = sr.sample_per_series, sr.production_per_series
     retention_s = (wl.retention_months or st.retention_months) * st.hours_per_month * 3600
     time_factor = retention_s / span  # < 1 when the sample spans more than production keeps
     lead = [c for c in lead_columns if c in ds.entity]

@@ -135,9 +135,47 @@ def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> Seri
     return SeriesCounts(sample, sample * factor, by_col, prod, tuple(stated), nested)
 
 
+@dataclass(frozen=True)
+class SeriesRates:
+    """Production's series and mean event rate against the sample's, per series (events/s)."""
+
+    counts: SeriesCounts
+    sample_events_per_s: float
+    events_per_s: float  # production's mean
+    sample_per_series: float
+    production_per_series: float
+
+    @property
+    def rate_factor(self) -> float:
+        """One series' events per second in production over the sample's."""
+        return self.production_per_series / max(self.sample_per_series, 1e-300)
+
+
+def series_rates(ds: Dataset, wl: Workload) -> SeriesRates:
+    """The series counts and per-series rates of ``ds`` at ``wl`` (the file's counts filling
+    in what a shape sample's workload leaves unstated; the stated columns stay the user's).
+    Without a stated rate each series writes at the sample's own rate."""
+    said = wl
+    wl = with_file_counts(ds, wl)
+    counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
+    if wl is not said:  # the file's counts are not the user's
+        counts = dataclasses.replace(counts, stated=tuple(said.entities or {}))
+    sample_rate = len(ds) / sample_span_s(ds)
+    mean = float(wl.events_per_s) if wl.events_per_s is not None else sample_rate * counts.factor
+    return SeriesRates(
+        counts,
+        sample_rate,
+        mean,
+        sample_rate / counts.sample,
+        mean / max(counts.production, 1e-300),
+    )
+
+
 __all__ = [
     "SERIES",
     "SeriesCounts",
+    "SeriesRates",
+    "series_rates",
     "sample_rate_factor",
     "sample_span_s",
     "series_counts",

@@ -14,8 +14,11 @@ visits, each branch reading the dataset's events of the series its fixed fields 
 (``Shape.series_share``) over the share of the dataset's span its time bounds cover, uniform
 in time. At production counts (``Schema.bind(entities={"meter_id": 10_000})``) a column the
 branch leaves open holds ``production ÷ sample`` times as many rows (the other entities grow,
-each entity's own rows stay: the scaling ``analysis.querycost.at_production`` shows), and a
-plan listing one range per known value lists the production count of ranges.
+each entity's own rows stay), and a plan listing one range per known value lists the
+production count of ranges, each with its value's rows. At production's rate and retention
+(``bind(rate_factor=, retention_s=)``) each series holds ``rate_factor`` times the events, and
+a plan bounding no time by the key reads retention's worth of them (``Shape.time_factor``):
+the scaling ``analysis.production_reads`` applies to each query's reads.
 """
 
 from __future__ import annotations
@@ -54,12 +57,16 @@ class ChoiceWalk(KeyWalk):
     option), later ones take the default; ``made`` lists (what was taken, the value) in order.
     ``weights`` holds, per branch, the share of the branch's series' events it reads (a salt
     bucket 1/n, a time bucket its length ÷ the dataset's span); ``t_share`` the share a time
-    range at the stop covers."""
+    range at the stop covers; ``t_window`` the query's window when the key bounds time."""
 
     script: tuple[bool, ...] = ()
     made: list[tuple[str, bool]] = field(default_factory=list)
     weights: list[float] = field(default_factory=lambda: [1.0])
     t_share: float = 1.0
+    # the query's window in µs when the walk bounds time by the key (a time range or its
+    # buckets), None when it reads all time: production holds retention's worth of the latter
+    t_window: int | None = None
+    t_counted: int | None = None  # µs of that window the weights count (None: within the span)
     explore: bool = False  # offer every alternative (the design has costs): no hard caps
 
     def choose(self, first: str, second: str, default: bool) -> bool:
@@ -158,10 +165,16 @@ def estimate(
         share = shape.series_share(fixed) or 0.0
         grow = 1.0
         for c, _ in shape.production:
-            if c not in fixed:
+            # a column the query leaves open holds more series; one the plan lists is listed
+            # at its production count, each value with its own rows
+            if c not in fixed or c in w.enumerated:
                 grow *= growth(shape, c)
         units += total * share * wt * grow * per_measure
     units *= w.t_share
+    # production: each series writes ``rate_factor`` times the sample's events (summary rows
+    # do not grow with the rate), kept for retention: a read bounding no time reads all of it
+    window = w.t_window if w.stop_reason != "full scan" else None
+    units *= (shape.rate_factor if events is None else 1.0) * shape.time_factor(window, w.t_counted)
     if plan.keys and q.t_point is not None:
         units = float(len(plan.keys))  # point reads: one row each
     match = 1.0
@@ -186,14 +199,16 @@ def estimate(
 
 
 def events_per_row(key: RowKey, shape: Shape, total: float) -> float:
-    """Events one row of a multi-event layout holds on average: a series' events over one
-    bucket of the key's time segment (all of them when the key has none)."""
-    per_series = total / max(len(shape.series or ()), 1)
+    """Events one row of a multi-event layout holds on average in production: a series' events
+    (at production's rate) over one bucket of the key's time segment, or over all the time
+    kept when the key has none (without a retention: the sample's span)."""
+    per_series = total / max(len(shape.series or ()), 1) * shape.rate_factor
     spans = [bucket_us(s) for s in key.segments if TIME in s.sources()]
-    if not spans or shape.span_us is None or spans[0] <= 0:
-        return max(per_series, 1.0)
-    span = max(shape.span_us[1] - shape.span_us[0] + 1, 1)
-    return max(per_series * min(1.0, spans[0] / span), 1.0)
+    span = shape.span_len_us
+    if not spans or span is None or spans[0] <= 0:
+        return max(per_series * shape.time_factor(), 1.0)
+    kept = span if shape.retention_us is None else shape.retention_us
+    return max(per_series * min(spans[0], kept) / span, 1.0)
 
 
 def price_note(chosen: Priced, runner_up: Priced | None) -> str:

@@ -311,7 +311,7 @@ def alternatives(schema: Schema, intent: QueryIntent) -> list[Priced]:
         if ident not in seen:
             seen.add(ident)
             uniq.append(c)
-    # estimates within 0.5 % of the cheapest tie: the rank decides among them (no full scan,
+    # estimates equal but for rounding tie: the rank decides among them (no full scan,
     # longer prefix, fewer scans, no regex)
     low = uniq[0].est_s if uniq else None
     if low is None:
@@ -320,7 +320,7 @@ def alternatives(schema: Schema, intent: QueryIntent) -> list[Priced]:
     return sorted(tied, key=lambda c: c.rank) + [c for c in uniq if c not in tied]
 
 
-TIE = 1.005  # estimates within 0.5 % of the cheapest are a tie
+TIE = 1 + 1e-9  # estimates equal but for rounding are a tie
 
 
 def _identity(p: ReadPlan) -> tuple[object, ...]:

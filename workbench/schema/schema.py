@@ -16,6 +16,7 @@ layout and dataset shape (``Schema.bind``). The plan compiler itself lives in ``
 from __future__ import annotations
 
 import html
+import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -172,12 +173,19 @@ class Schema:
         ds: Dataset,
         costs: ReadCosts | None = None,
         entities: Mapping[str, int] | None = None,
+        *,
+        rate_factor: float | None = None,
+        retention_s: float | None = None,
     ) -> Schema:
         """The same schema knowing the dataset's columns (for decoding cells read back from
         Bigtable, and for the planner's estimates), and optionally the read costs its plans are
-        compared with and the entity counts expected in production (``{"meter_id": 10_000}``:
-        a read of every meter plans for that many)."""
+        compared with and production as the planner weighs its plans: the entity counts
+        (``{"meter_id": 10_000}``: a read of every meter plans for that many), each series'
+        events per second over the sample's (``rate_factor``) and how long events are kept
+        (``retention_s``: a read bounding no time reads all of it). What is not given is kept
+        from an earlier bind."""
         shape = Shape.of(ds)
+        old = self.shape
         if entities:
             unknown = sorted(set(entities) - set(ds.entity))
             if unknown:
@@ -186,8 +194,20 @@ class Schema:
                     f"entity columns: {list(ds.entity)}."
                 )
             shape = replace(shape, production=tuple((c, int(n)) for c, n in entities.items()))
-        elif self.shape is not None and self.shape.production:
-            shape = replace(shape, production=self.shape.production)
+        elif old is not None and old.production:
+            shape = replace(shape, production=old.production)
+        for what, v in (("rate_factor", rate_factor), ("retention_s", retention_s)):
+            if v is not None and not (v > 0 and math.isfinite(v)):
+                raise SchemaError(f"{what} must be a positive number; got {v!r}.")
+        shape = replace(
+            shape,
+            rate_factor=float(rate_factor)
+            if rate_factor is not None
+            else (old.rate_factor if old is not None else 1.0),
+            retention_us=round(retention_s * 1e6)
+            if retention_s is not None
+            else (old.retention_us if old is not None else None),
+        )
         return replace(self, shape=shape, costs=costs or self.costs)
 
     def all_tables(self) -> list[tuple[str, RowKey]]:

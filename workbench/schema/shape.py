@@ -39,6 +39,11 @@ class Shape:
     # entity counts expected in production (``analyze(..., entities={"meter_id": 10_000})``):
     # a known-value read lists that many ranges, or scans when they are too many
     production: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    # production's events per series per second over the sample's, and how long production
+    # keeps events (µs; None: the sample's span): a plan that bounds no time reads retention's
+    # worth of every series it passes, one that bounds its window reads the window
+    rate_factor: float = field(default=1.0, compare=False)
+    retention_us: int | None = field(default=None, compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
@@ -116,6 +121,25 @@ class Shape:
         oi = [(self.entity.index(c), v) for c, v in others.items()]
         match = self._series_with(known)
         return bool(match) and all(s[j] == v for s in match for j, v in oi)
+
+    @property
+    def span_len_us(self) -> int | None:
+        """The sample's span in µs (at least one), None when unknown."""
+        return None if self.span_us is None else max(self.span_us[1] - self.span_us[0] + 1, 1)
+
+    def time_factor(self, window_us: int | None = None, counted_us: int | None = None) -> float:
+        """How many times the sample's events in a read production holds for time: retention ÷
+        the sample's span for a read bounding no time (``window_us`` None), else the part of
+        the window production keeps (at most retention) ÷ the part the sample's estimate
+        counted (``counted_us``, default the window within the span); 1 without a retention."""
+        span = self.span_len_us
+        if self.retention_us is None or span is None:
+            return 1.0
+        if window_us is None:
+            return self.retention_us / span
+        w = max(window_us, 1)
+        counted = min(w, span) if counted_us is None else max(counted_us, 1)
+        return min(w, self.retention_us) / counted
 
     def production_count(self, col: str) -> int | None:
         """The column's distinct values expected in production, when given."""

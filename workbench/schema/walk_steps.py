@@ -87,8 +87,14 @@ def time_segment(w: ChoiceWalk, key: RowKey, i: int, q: Query) -> bool:
     hi = render_one(key, i, q.known, q.hi_t) if q.hi_t is not None else None
     w.time_range = (lo, hi) if seg.time_order > 0 else (hi, lo)
     w.t_share = _time_share(key, i, q, q.lo_t, q.hi_t)
+    w.t_window = _window_us(q)
     w.pinned += 1
     return w.halt(i, "time range")
+
+
+def _window_us(q: Query) -> int | None:
+    """The query's time window in µs (None: open on a side, so the read covers all time)."""
+    return None if q.lo_t is None or q.hi_t is None else max(q.hi_t - q.lo_t, 1)
 
 
 def _time_share(key: RowKey, i: int, q: Query, lo: int | None, hi: int | None) -> float:
@@ -126,6 +132,8 @@ def time_buckets(w: ChoiceWalk, key: RowKey, i: int, q: Query) -> bool:
         else 0
     )
     w.fan(texts, _sep(key, i), min(1.0, step / span) if span and step > 0 else 1.0)
+    # each bucket weighs its length even past the sample's span: the window is counted whole
+    w.t_window = w.t_counted = _window_us(q)
     w.notes.append(what)
     return True
 
