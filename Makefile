@@ -37,10 +37,10 @@ test:
 	@$(PY) -m workbench emulator find
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# the development loop: everything but the browser, notebook and slow tests (about 2.5 min of CPU)
+# the development loop: everything but the browser, notebook and slow tests, one worker per core
 test-fast: install
 	@$(PY) -m workbench emulator find
-	$(PY) -m pytest -m "not slow and not browser and not notebook" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow and not browser and not notebook" -n auto $(PYTEST_ARGS)
 
 bench: install
 	$(PY) -m workbench bench
