@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import socket
 import subprocess
@@ -98,6 +99,22 @@ def _start_kernel(lab: LabProcess) -> tuple[str, BlockingKernelClient]:
             state = _kernel_state(lab, kernel_id)
             assert state != "dead", f"kernel {kernel_id} died before replying to kernel_info"
             assert time.monotonic() < deadline, f"kernel {kernel_id} still {state!r}"
+    # the IOPub subscription connects on its own time (a ZeroMQ subscriber gets nothing that
+    # was published before it joined), and on a loaded machine it may not have yet: a cell's
+    # output would be lost. Every request makes the kernel publish its busy/idle status there,
+    # so ask until one of those arrives.
+    while True:
+        client.kernel_info()
+        try:
+            client.get_iopub_msg(timeout=1)
+            break
+        except queue.Empty:
+            assert time.monotonic() < deadline, f"kernel {kernel_id}: nothing on IOPub"
+    while True:  # what the requests left there, so the next cell's output is all that follows
+        try:
+            client.get_iopub_msg(timeout=0.2)
+        except queue.Empty:
+            break
     return kernel_id, client
 
 
@@ -175,7 +192,10 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
         out: list[str] = []
         client.execute_interactive(
             "import os, workbench as wb; print(repr(wb.setup())); print(os.getpid())",
-            output_hook=lambda msg: out.append(msg["content"].get("text", "")),
+            # printed text, or the error the cell raised (so a failure says what it was)
+            output_hook=lambda msg: out.append(
+                msg["content"].get("text") or msg["content"].get("evalue") or ""
+            ),
             timeout=60,
         )
         client.stop_channels()

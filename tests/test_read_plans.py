@@ -13,6 +13,7 @@ import pytest
 
 import workbench as wb
 from workbench.schema.plan import ENUMERATE_VALUES_MAX
+from workbench.session import plan_as_analyzed
 
 pytestmark = pytest.mark.slow  # every preset's plans on the emulator
 
@@ -123,3 +124,30 @@ def test_every_preset_plan_runs_on_the_emulator_as_modelled(emulator, name):
                 ), (name, pattern, q.name)
         finally:
             table.drop()
+
+
+def test_the_notebook_emulator_runs_the_plan_analyze_shows_at_a_years_retention(emulator):
+    # location#balloon#time, "a location's pressure over a week" on the 6-day sample: kept for
+    # the default 12 months, one scan of the location would read a year of its balloons, so the
+    # analysis lists its 26 balloons over the week (reading only the answer, 3,533 readings by
+    # counting the events); the session's emulator plans at the same retention and reads the same
+    ds, row, plan = _row("weather_balloons", "long_names", "location_pressure_week")
+    q = ds.query("location_pressure_week")
+    answer = int(q.matches(ds.frame, ds.time).sum())
+    balloons = ds.frame.loc[ds.frame["location"] == q.entity["location"], "balloon_id"].nunique()
+    assert plan.n_ranges == balloons == 26
+    assert row["rows_seen"] == row["rows_returned"] == answer == 3533
+    before = (emulator.read_costs, emulator.plan_retention_s)  # the session's fixture: restored
+    plan_as_analyzed(emulator)  # what wb.setup() does to the notebook's emulator
+    try:
+        schema = wb.preset("weather_balloons", "long_names")
+        table = emulator.load(ds, schema, table_id="t-plans-as-analyzed", progress=False)
+        try:
+            run = table.run("location_pressure_week")
+            assert run.correct and run.result.plan.ranges == plan.ranges
+            streamed = run.result.rows_streamed  # what the emulator sent (None: none trimmed)
+            assert (run.result.rows_returned if streamed is None else streamed) == answer
+        finally:
+            table.drop()
+    finally:
+        emulator.read_costs, emulator.plan_retention_s = before

@@ -49,6 +49,17 @@ def versions() -> dict[str, str]:
     return out
 
 
+def plan_as_analyzed(emu: Emulator) -> Emulator:
+    """Make ``emu``'s loaded tables plan their reads as ``analyze`` does without a stated
+    workload: at the settings' read costs and retention (a read bounding no time weighs a
+    year of history), so ``TableHandle.run`` reads the plans the analysis shows."""
+    from .analysis.settings import DEFAULT
+
+    emu.read_costs = DEFAULT.read_costs()
+    emu.plan_retention_s = DEFAULT.retention_months * DEFAULT.hours_per_month * 3600
+    return emu
+
+
 @dataclass
 class SetupInfo:
     """What ``setup()`` found; renders as a small table in the notebook and the report."""
@@ -143,10 +154,7 @@ class Session:
             )
             os.environ.pop(ENV_HOST, None)
         emu = Emulator().start()
-        # the plans a loaded table runs are the ones the analysis costs (same read costs)
-        from .analysis.settings import DEFAULT
-
-        emu.read_costs = DEFAULT.read_costs()
+        plan_as_analyzed(emu)
         self.emulator = emu
         if emu.note:  # e.g. its log went to a temporary directory
             self.note = f"{self.note}\n{emu.note}" if self.note else emu.note

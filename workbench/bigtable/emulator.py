@@ -172,8 +172,9 @@ def _parse_host(host: str) -> str:
 class Emulator:
     """The real Bigtable emulator, started on a free port or reused.
 
-    ``read_costs``: the read costs a design loaded here plans its reads with (the notebook
-    session sets the settings' own, so ``TableHandle.run`` reads the plans ``analyze`` costs).
+    ``read_costs`` and ``plan_retention_s``: the read costs and retention a design loaded here
+    plans its reads at (the notebook session sets the settings' own, so ``TableHandle.run``
+    reads the plans ``analyze`` shows without a stated workload).
 
     ``Emulator()`` reuses the one named by ``BIGTABLE_EMULATOR_HOST`` (or left
     running by ``workbench emulator start``) and otherwise starts its own;
@@ -182,6 +183,7 @@ class Emulator:
     """
 
     read_costs: ReadCosts | None = None
+    plan_retention_s: float | None = None
 
     def __init__(
         self,
@@ -410,6 +412,7 @@ class Emulator:
         from .io import load
 
         kwargs.setdefault("costs", self.read_costs)
+        kwargs.setdefault("retention_s", self.plan_retention_s)
         try:
             handle = load(self.connection(), dataset, schema, **kwargs)
         except BaseException as exc:  # a failed write leaves the tables it created behind

@@ -487,6 +487,7 @@ def load(
     check_memory: bool = True,
     costs: ReadCosts | None = None,
     append: bool = False,
+    retention_s: float | None = None,
 ) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
 
@@ -517,9 +518,10 @@ def load(
             f"(names: wb.pattern_names({dataset.name!r})) or build a "
             "wb.Schema. Nothing was written."
         )
-    # TableHandle.run plans at the read costs the analysis compares candidates with (``costs``:
-    # the notebook session's emulator passes the settings' own), so it reads the same plans
-    schema = schema.bind(dataset, costs=costs or schema.costs)
+    # TableHandle.run plans at the read costs and retention the analysis weighs candidates at
+    # (``costs``, ``retention_s``: the notebook session's emulator passes the settings' own), so
+    # it reads the plans ``analyze`` shows when no other workload is stated
+    schema = schema.bind(dataset, costs=costs or schema.costs, retention_s=retention_s)
     table_id = admin.check_table_id(
         table_id
         if table_id is not None
