@@ -21,6 +21,7 @@ import warnings
 from functools import cache
 
 import pytest
+from preset_matrix import analysed_presets
 
 import workbench as wb
 from workbench.analysis import CellIndex, evaluate
@@ -64,15 +65,6 @@ def _node_ms(plan: ReadPlan, name: str, pattern: str) -> float:
     )
 
 
-def _combos() -> list[tuple[str, str]]:
-    return [
-        (name, pattern)
-        for name in wb.dataset_names()
-        for pattern in wb.pattern_names(name)
-        if pattern != "second_precision"  # loses events by design: never analysed for reads
-    ]
-
-
 def _same(a: ReadPlan, b: ReadPlan) -> bool:
     return (a.table, a.ranges, a.keys, a.filter, a.rows_limit, a.reversed) == (
         b.table,
@@ -84,7 +76,7 @@ def _same(a: ReadPlan, b: ReadPlan) -> bool:
     )
 
 
-@pytest.mark.parametrize("combo", _combos(), ids=lambda c: "/".join(c))
+@pytest.mark.parametrize("combo", analysed_presets(), ids=lambda c: "/".join(c))
 def test_the_chosen_plan_is_the_cheapest_alternative_and_names_the_runner_up(combo):
     name, pattern = combo
     schema = _bound(name, pattern)

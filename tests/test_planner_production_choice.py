@@ -32,6 +32,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from preset_matrix import analysed_presets
 
 import workbench as wb
 from workbench.analysis import CellIndex
@@ -127,16 +128,7 @@ def _production_ms(plan: ReadPlan, name: str, pattern: str, q, multi_event: bool
     )
 
 
-def _combos() -> list[tuple[str, str]]:
-    return [
-        (name, pattern)
-        for name in wb.dataset_names()
-        for pattern in wb.pattern_names(name)
-        if pattern != "second_precision"  # loses events by design: never analysed for reads
-    ]
-
-
-@pytest.mark.parametrize("combo", _combos(), ids=lambda c: "/".join(c))
+@pytest.mark.parametrize("combo", analysed_presets(), ids=lambda c: "/".join(c))
 def test_the_chosen_plan_is_the_cheapest_at_production(combo):
     name, pattern = combo
     schema = _bound(name, pattern)
