@@ -172,9 +172,7 @@ def _parse_host(host: str) -> str:
 class Emulator:
     """The real Bigtable emulator, started on a free port or reused.
 
-    ``read_costs`` and ``plan_retention_s``: the read costs and retention a design loaded here
-    plans its reads at (the notebook session sets the settings' own, so ``TableHandle.run``
-    reads the plans ``analyze`` shows without a stated workload).
+    ``read_costs``, ``plan_retention_s``: what tables loaded here plan reads at (see ``wb.setup``).
 
     ``Emulator()`` reuses the one named by ``BIGTABLE_EMULATOR_HOST`` (or left
     running by ``workbench emulator start``) and otherwise starts its own;
@@ -411,8 +409,7 @@ class Emulator:
         """
         from .io import load
 
-        kwargs.setdefault("costs", self.read_costs)
-        kwargs.setdefault("retention_s", self.plan_retention_s)
+        kwargs = {"costs": self.read_costs, "retention_s": self.plan_retention_s, **kwargs}
         try:
             handle = load(self.connection(), dataset, schema, **kwargs)
         except BaseException as exc:  # a failed write leaves the tables it created behind
