@@ -28,9 +28,11 @@ from workbench.datasets.csv_file import (
     check_header_width,
     check_not_compressed,
     check_unchanged,
+    codec_of,
     decode_error,
     file_lines,
     file_state,
+    open_text,
     read_chunks,
 )
 from workbench.datasets.entity_text import check_key_collisions, strip_entities
@@ -315,8 +317,8 @@ def from_dataframe(
     return _finish(ds, queries, notes)
 
 
-def _sniff_sep(p: Path, encoding: str) -> str:
-    with open(p, encoding=encoding, errors="replace", newline="") as f:
+def _sniff_sep(p: Path, encoding: str, codec: str | None = None) -> str:
+    with open_text(p, encoding, codec) as f:
         head = f.read(65536)
     try:
         return csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
@@ -325,11 +327,14 @@ def _sniff_sep(p: Path, encoding: str) -> str:
 
 
 def csv_columns(path: str | os.PathLike[str]) -> list[str]:
-    """The header of a CSV file as :func:`from_csv` reads it (separator detected, BOM skipped)."""
+    """The header of a CSV file as :func:`from_csv` reads it (separator detected, BOM skipped,
+    a ``.gz``/``.bz2``/``.xz``/``.zip``/``.zst`` name decompressed)."""
     p = Path(path)
-    check_not_compressed(p)
-    sep = _sniff_sep(p, "utf-8-sig")
-    check_header_width(p, sep, "utf-8-sig")
+    codec = codec_of(p)
+    if codec is None:
+        check_not_compressed(p)
+    sep = _sniff_sep(p, "utf-8-sig", codec)
+    check_header_width(p, sep, "utf-8-sig", codec)
     try:
         return [str(c) for c in pd.read_csv(p, nrows=0, sep=sep, encoding="utf-8-sig").columns]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
@@ -337,7 +342,13 @@ def csv_columns(path: str | os.PathLike[str]) -> list[str]:
 
 
 def _check_big_integers(
-    p: Path, df: pd.DataFrame, measures: list[str], sep: str, encoding: str, word: str
+    p: Path,
+    df: pd.DataFrame,
+    measures: list[str],
+    sep: str,
+    encoding: str,
+    word: str,
+    compression: Any = "infer",
 ) -> None:
     """pandas reads a 22-digit integer as the nearest float64: where a measure holds whole
     numbers past 2^53, its text is read again and compared, so rounding is refused, not kept."""
@@ -349,7 +360,13 @@ def _check_big_integers(
         if not (big & (v == np.floor(np.where(big, v, 0)))).any():
             continue
         raw = pd.read_csv(
-            p, sep=sep, encoding=encoding, usecols=[m], dtype=str, keep_default_na=False
+            p,
+            sep=sep,
+            encoding=encoding,
+            usecols=[m],
+            dtype=str,
+            keep_default_na=False,
+            compression=compression,
         )
         if len(raw) == len(df):  # same rows (no skiprows= or comment= in between)
             raw.index = df.index
@@ -417,7 +434,9 @@ def from_csv(
     not missing); the time column as text, then parsed. A line with more fields than the
     header is refused naming the line. Rows in other messages are the file's lines (header:
     line 1); with ``comment=``, ``header=`` or a list of ``skiprows=``, 0-based data rows.
-    The steps: encoding and separator, read options (:func:`read_options`), the chunks
+    A ``.gz``, ``.bz2``, ``.xz``, ``.zip`` (one member) or ``.zst`` file, or one given
+    ``compression=``, is read and checked as its decompressed text; compressed bytes under a
+    plain name are refused, saying how to read them. The steps: encoding and separator, read options (:func:`read_options`), the chunks
     (:func:`_read_chunks`; a shape sample's counts in :func:`_shape_counts`), line numbers for
     later messages, then from_dataframe's checks. Why one function: each step is a named helper
     already; what stays here is the open file's state they share (encoding, separator, options,
@@ -458,20 +477,20 @@ def from_csv(
             f"No CSV file at {str(p)!r}" + (" (it is a directory)." if p.is_dir() else ".")
         )
     before = file_state(p)
-    if read_csv_kwargs.get("compression") in (None, "infer") and not p.name.endswith(
-        (".gz", ".bz2", ".xz", ".zip", ".zst")
-    ):
+    compression = read_csv_kwargs.get("compression", "infer")
+    codec = codec_of(p, compression)
+    if codec is None:
         check_not_compressed(p)
-    encoding = read_csv_kwargs.pop("encoding", None) or bom_encoding(p) or "utf-8-sig"
+    encoding = read_csv_kwargs.pop("encoding", None) or bom_encoding(p, codec) or "utf-8-sig"
     sep = read_csv_kwargs.pop("sep", read_csv_kwargs.pop("delimiter", None)) or _sniff_sep(
-        p, encoding
+        p, encoding, codec
     )
-    check_header_width(p, sep, encoding)
+    check_header_width(p, sep, encoding, codec)
     entity_l = [] if entity is None else [entity] if isinstance(entity, str) else list(entity)
     dtype = read_csv_kwargs.pop("dtype", None)
     try:
-        header = pd.read_csv(p, nrows=0, sep=sep, encoding=encoding)
-        check_first_line(p, sep, encoding)
+        header = pd.read_csv(p, nrows=0, sep=sep, encoding=encoding, compression=compression)
+        check_first_line(p, sep, encoding, codec)
         options = read_options(
             header.columns, entity_l, time, measures, attributes, empty_ok, dtype, read_csv_kwargs
         )
@@ -492,6 +511,7 @@ def from_csv(
             dayfirst,
             naive_tz,
             empty_ok,
+            codec,
         )
         df, seen = read_chunks(reader, p, keep=keep, progress=progress)
     except pd.errors.ParserError as exc:
@@ -500,17 +520,17 @@ def from_csv(
             f"that needs quotes), or pass sep= if {sep!r} is not the separator."
         ) from None
     except UnicodeDecodeError as exc:
-        raise decode_error(p, encoding, exc) from None
+        raise decode_error(p, encoding, exc, codec) from None
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
     check_unchanged(p, before)
-    lines = file_lines(p, encoding, sep, read_csv_kwargs, seen)
+    lines = file_lines(p, encoding, sep, read_csv_kwargs, seen, codec)
     word = "data row"
     if lines is not None and ptypes.is_integer_dtype(df.index.dtype):
         df.index = pd.Index(lines[df.index.to_numpy()], name="line")
         word = "line"
     if sample is None:
-        _check_big_integers(p, df, as_names(measures), sep, encoding, word)
+        _check_big_integers(p, df, as_names(measures), sep, encoding, word, compression)
     for col in empty_ok:
         if col in df.columns:
             df[col] = df[col].fillna("")
@@ -552,12 +572,13 @@ def _shape_counts(
     dayfirst: bool | None,
     naive_tz: str | None,
     empty_ok: Sequence[str],
+    codec: str | None = None,
 ) -> tuple[Any, Any]:
     """The counter of a shape-sampled read of ``p`` and the chunk filter that counts every chunk
     and keeps its sampled series (``(None, keep)`` when every event is kept)."""
     from workbench.datasets.shape_sample import ChunkCounts, shape_share
 
-    share = shape_share(p, shape_events, sample, entity, [*entity, time], columns)
+    share = shape_share(p, shape_events, sample, entity, [*entity, time], columns, codec)
     if share is None:
         return None, keep
     parse = functools.partial(

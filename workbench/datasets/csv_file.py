@@ -3,14 +3,23 @@ whether it is compressed bytes whatever its name (gzip, bzip2, xz, zip, zstd mag
 too wide to parse (``MAX_CSV_COLUMNS``) or naming a column twice, a first line with more fields
 than the header, the encoding its byte-order mark announces, the file line of each record and
 the file line where a decoding fails; and the file read chunk by chunk with a progress bar
-(``read_chunks``)."""
+(``read_chunks``). A file pandas reads decompressed (by its name, or ``compression=``) is
+checked decompressed too (``open_text``): compressed bytes sniffed as text give a separator
+chosen at random."""
 
 from __future__ import annotations
 
+import bz2
 import csv
-from collections.abc import Callable, Mapping
+import gzip
+import io
+import lzma
+import zipfile
+import zlib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
@@ -61,6 +70,120 @@ _COMPRESSED = (
 )
 
 
+# the compression pandas' read_csv infers from a file's name (its ``compression="infer"``)
+_SUFFIX_CODEC = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip", ".zst": "zstd"}
+
+
+def codec_of(p: Path, compression: Any = "infer") -> str | None:
+    """The compression ``pandas.read_csv(p, compression=compression)`` reads ``p`` with: the
+    one given, else the one its name's suffix implies (None: plain text)."""
+    if isinstance(compression, Mapping):
+        compression = compression.get("method")
+    if compression in (None, "infer"):
+        return _SUFFIX_CODEC.get(p.suffix.lower())
+    return str(compression)
+
+
+def _unsupported(p: Path, codec: str) -> DatasetError:
+    return DatasetError(
+        f"compression={codec!r} for {p.name!r}: from_csv reads gzip, bz2, xz, zip and zstd "
+        "files; decompress it first and load the plain CSV."
+    )
+
+
+def _decompressed(p: Path, codec: str, raw: IO[bytes]) -> Any:
+    """A reader of the text ``raw`` (``p``'s bytes) holds ``codec``-compressed."""
+    if codec == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if codec == "bz2":
+        return bz2.BZ2File(raw)
+    if codec == "xz":
+        return lzma.LZMAFile(raw)
+    if codec == "zstd":
+        try:
+            import zstandard
+        except ImportError:
+            raise DatasetError(
+                f"{p.name!r} is zstd-compressed and the zstandard package is not installed: "
+                f"decompress it first (`unzstd -c {p.name} -o events.csv`) or "
+                "`pip install zstandard`."
+            ) from None
+        return zstandard.ZstdDecompressor().stream_reader(raw)
+    raise _unsupported(p, codec)
+
+
+def _zip_member(p: Path, z: zipfile.ZipFile) -> zipfile.ZipInfo:
+    members = [i for i in z.infolist() if not i.is_dir()]
+    if len(members) != 1:  # pandas refuses these too; say how to pick one
+        raise DatasetError(
+            f"{p.name!r} is a zip archive of {len(members)} files "
+            f"({[i.filename for i in members[:5]]}); from_csv reads an archive of exactly one "
+            f"CSV. Extract the one you want (`unzip -p {p.name} NAME > events.csv`) and load it."
+        )
+    return members[0]
+
+
+@contextmanager
+def open_bytes(p: Path, codec: str | None = None) -> Iterator[IO[bytes]]:
+    """``p``'s bytes as pandas reads them: decompressed when ``codec`` says so, so what the
+    checks below look at (separator, header, BOM, line numbers) is the text pandas parses, not
+    compressed bytes."""
+    if codec == "zip":
+        with zipfile.ZipFile(p) as z, z.open(_zip_member(p, z)) as f:
+            yield f
+        return
+    with open(p, "rb") as raw:
+        if codec is None:
+            yield raw
+        else:
+            with _decompressed(p, codec, raw) as f:
+                yield f
+
+
+def _decompressor(p: Path, codec: str) -> Any:
+    """An incremental decompressor (``decompress(bytes)``) for ``codec``."""
+    if codec == "zstd":
+        _decompressed(p, codec, io.BytesIO())  # the missing-package error, if it is missing
+        import zstandard
+
+        return zstandard.ZstdDecompressor().decompressobj()
+    makers = {"gzip": lambda: zlib.decompressobj(31), "bz2": bz2.BZ2Decompressor}
+    if codec not in (*makers, "xz"):
+        raise _unsupported(p, codec)
+    return makers.get(codec, lzma.LZMADecompressor)()
+
+
+def text_head(p: Path, codec: str | None = None, n: int = 1 << 20) -> tuple[bytes, int]:
+    """The first ``n`` bytes of ``p``'s text and about how many bytes the whole text is: the
+    file's size uncompressed; for a compressed stream its size times the ratio of the head's
+    text to the compressed bytes fed for it, 4 KiB at a time (the whole text counted when the
+    file ends first); a zip member records its size: exact."""
+    if codec == "zip":
+        with zipfile.ZipFile(p) as z:
+            info = _zip_member(p, z)
+            with z.open(info) as f:
+                return f.read(n), info.file_size
+    size = p.stat().st_size
+    with open(p, "rb") as raw:
+        if codec is None:
+            return raw.read(n), size
+        dec, out, fed = _decompressor(p, codec), bytearray(), 0
+        while len(out) <= n and (piece := raw.read(1 << 12)):
+            fed += len(piece)
+            out += dec.decompress(piece)
+    if fed >= size:  # the whole file was decompressed: its text's size is known
+        return bytes(out[:n]), len(out)
+    return bytes(out[:n]), round(size * len(out) / fed)
+
+
+@contextmanager
+def open_text(p: Path, encoding: str, codec: str | None = None) -> Iterator[IO[str]]:
+    """``p`` as text in ``encoding`` (undecodable bytes replaced, line ends kept for the csv
+    module), decompressed as :func:`open_bytes` does."""
+    with open_bytes(p, codec) as raw:
+        yield io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
+
+
 def check_not_compressed(p: Path) -> None:
     """A compressed file (whatever its name) read as text fails as a wrong encoding: say what
     it is and how to read it."""
@@ -78,9 +201,11 @@ def check_not_compressed(p: Path) -> None:
             )
 
 
-def check_header_width(p: Path, sep: str, encoding: str, limit: int = MAX_CSV_COLUMNS) -> None:
+def check_header_width(
+    p: Path, sep: str, encoding: str, codec: str | None = None, limit: int = MAX_CSV_COLUMNS
+) -> None:
     """Refuse a header of more than ``limit`` columns before pandas parses it (minutes)."""
-    with open(p, encoding=encoding, errors="replace", newline="") as f:
+    with open_text(p, encoding, codec) as f:
         header = next(csv.reader(f, delimiter=sep), None)
     n = len(header or [])
     if n > limit:
@@ -94,11 +219,11 @@ def check_header_width(p: Path, sep: str, encoding: str, limit: int = MAX_CSV_CO
         )
 
 
-def check_first_line(p: Path, sep: str, encoding: str) -> None:
+def check_first_line(p: Path, sep: str, encoding: str, codec: str | None = None) -> None:
     """A first data line with more fields than the header would make pandas shift every column
     (it takes the extra field as an index): refuse it, naming the line. A name twice in the
     header would become ``v`` and ``v.1``: refused too."""
-    with open(p, encoding=encoding, errors="replace", newline="") as f:
+    with open_text(p, encoding, codec) as f:
         rows = csv.reader(f, delimiter=sep)
         header = next(rows, None)
         first = next(rows, None)
@@ -120,9 +245,9 @@ def check_first_line(p: Path, sep: str, encoding: str) -> None:
         )
 
 
-def bom_encoding(p: Path) -> str | None:
+def bom_encoding(p: Path, codec: str | None = None) -> str | None:
     """The encoding a byte-order mark announces (UTF-16/32 files from Excel or PowerShell)."""
-    with open(p, "rb") as f:
+    with open_bytes(p, codec) as f:
         head = f.read(4)
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
         return "utf-32"
@@ -131,20 +256,22 @@ def bom_encoding(p: Path) -> str | None:
     return None
 
 
-def decode_error(p: Path, encoding: str, exc: UnicodeDecodeError) -> DatasetError:
+def decode_error(
+    p: Path, encoding: str, exc: UnicodeDecodeError, codec: str | None = None
+) -> DatasetError:
     """The line (of the file, 1 = the header) where ``encoding`` fails, with the way out."""
-    codec = "utf-8" if encoding.lower().replace("_", "-") == "utf-8-sig" else encoding
+    text = "utf-8" if encoding.lower().replace("_", "-") == "utf-8-sig" else encoding
     where = f"byte {exc.start} of a block ({exc.reason})"
-    with open(p, "rb") as f:
+    with open_bytes(p, codec) as f:
         for line, raw in enumerate(f, start=1):
             try:
-                raw.decode(codec)
+                raw.decode(text)
             except UnicodeDecodeError as bad:
-                text = raw.decode(codec, "replace").rstrip("\r\n")[:80]
-                where = f"line {line}, byte 0x{raw[bad.start]:02x} in {text!r}"
+                shown = raw.decode(text, "replace").rstrip("\r\n")[:80]
+                where = f"line {line}, byte 0x{raw[bad.start]:02x} in {shown!r}"
                 break
     return DatasetError(
-        f"Cannot read {p.name!r} as {codec}: {where} is not {codec}. The file has another "
+        f"Cannot read {p.name!r} as {text}: {where} is not {text}. The file has another "
         "encoding: pass it, e.g. encoding='latin-1' (Western European; Excel on Windows saves "
         "cp1252, which latin-1 reads), or encoding='utf-16'. Nothing was loaded."
     )
@@ -155,7 +282,7 @@ _UNFOLLOWED = ("comment", "header", "names", "index_col", "skipfooter")
 
 
 def file_lines(
-    p: Path, encoding: str, sep: str, options: Mapping[str, Any], n: int
+    p: Path, encoding: str, sep: str, options: Mapping[str, Any], n: int, codec: str | None = None
 ) -> np.ndarray | None:
     """The file line (the header is line 1) where each of the ``n`` data records pandas read
     starts, counting the blank lines pandas skips and the line breaks inside quoted fields;
@@ -169,7 +296,7 @@ def file_lines(
         return None
     offset = skip or 0
     quote = None if options.get("quoting") == csv.QUOTE_NONE else options.get("quotechar", '"')
-    with open(p, encoding=encoding, errors="replace", newline="") as f:
+    with open_text(p, encoding, codec) as f:
         plain, tail = True, "\n"  # a blank first line counts as a blank line
         while block := f.read(1 << 20):
             both = tail + block
@@ -183,7 +310,7 @@ def file_lines(
         return None
     starts: list[int] = []
     try:
-        with open(p, encoding=encoding, errors="replace", newline="") as f:
+        with open_text(p, encoding, codec) as f:
             for _ in range(offset):
                 f.readline()
             rows = csv.reader(
@@ -203,6 +330,15 @@ def file_lines(
     except csv.Error:
         return None
     return np.asarray(starts, dtype=np.int64) if len(starts) == n else None
+
+
+def _position(reader: Any, size: int) -> int:
+    """How far the reader is into the file, for the progress bar (a decompressing stream may
+    not say: then the bar moves when the read ends)."""
+    try:
+        return int(reader.handles.handle.tell())
+    except (AttributeError, OSError, ValueError):
+        return 0
 
 
 def read_chunks(
@@ -230,7 +366,7 @@ def read_chunks(
             for chunk in reader:
                 seen += len(chunk)
                 chunks.append(chunk if keep is None else keep(chunk))
-                pos = reader.handles.handle.tell() if hasattr(reader, "handles") else size
-                bar.update(max(0, min(pos, size) - bar.n))
+                bar.update(max(0, min(_position(reader, size), size) - bar.n))
+        bar.update(size - bar.n)
     # the reader numbers rows 0, 1, 2 … across chunks; a kept share keeps those labels
     return (pd.concat(chunks) if len(chunks) != 1 else chunks[0]), seen

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from workbench.datasets.csv_file import text_head
 from workbench.datasets.file_aggregates import FileAggregates
 from workbench.datasets.model import Dataset
 from workbench.errors import DatasetError
@@ -35,7 +36,7 @@ events. At 5 M events (5,000 sensors) a shape sample of 507,000 gave the full lo
 ceiling and storage (within 0.4 %) and compared every design in 46 s, one of 981,000 in 231 s
 (bench/bench_shape_sample.py)."""
 SHAPE_CSV_BYTES = 2_000_000_000
-"""CSV files larger than this (bytes) are loaded as a shape sample of ``SHAPE_EVENTS`` unless
+"""CSV files larger than this (bytes of text, a compressed file's estimated) are loaded as a shape sample of ``SHAPE_EVENTS`` unless
 ``shape_events`` or ``sample`` says otherwise: a CSV's row count is unknown up front, and at
 ~50-100 bytes a line 2 GB is 20-40 M events, where ``SHAPE_ABOVE`` puts Parquet files."""
 
@@ -45,12 +46,11 @@ HEAD_BYTES = 1 << 20
 """Bytes read from the start of a CSV to estimate its bytes per line."""
 
 
-def estimate_events(p: Path) -> int:
-    """About how many data lines ``p`` holds: its size over the bytes per line of its first MiB
-    (the header counted out)."""
-    size = p.stat().st_size
-    with p.open("rb") as fh:
-        head = fh.read(HEAD_BYTES)
+def estimate_events(p: Path, codec: str | None = None) -> int:
+    """About how many data lines ``p`` holds: its text's size over the bytes per line of its
+    first MiB (the header counted out; a compressed file's text size estimated by
+    :func:`~workbench.datasets.csv_file.text_head`)."""
+    head, size = text_head(p, codec, HEAD_BYTES)
     lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
     if len(head) >= size:  # the whole file was read: count, not estimate
         return max(lines - 1, 0)
@@ -64,17 +64,19 @@ def shape_share(
     entity: list[str],
     named: list[str],
     columns: pd.Index,
+    codec: str | None = None,
 ) -> float | None:
     """The share of series a shape-sampled read of the CSV ``p`` keeps, about ``shape_events``
     of its estimated events (None: every event is kept: no shape sample asked for or due, one
     series, the file not larger than ``shape_events``, or a ``named`` column missing, which
-    ``build_dataset`` then refuses by name)."""
-    if shape_events is None and sample is None and p.stat().st_size > SHAPE_CSV_BYTES:
-        shape_events = SHAPE_EVENTS
+    ``build_dataset`` then refuses by name). A compressed file is measured by its text."""
+    if shape_events is None and sample is None:
+        if (p.stat().st_size if codec is None else text_head(p, codec)[1]) > SHAPE_CSV_BYTES:
+            shape_events = SHAPE_EVENTS
     if shape_events is None:
         return None
     check_shape_events(shape_events, sample)
-    est = estimate_events(p)
+    est = estimate_events(p, codec)
     if not entity or est <= shape_events or not set(named) <= set(columns):
         return None
     return shape_events / est
