@@ -31,14 +31,15 @@ install:
 lab: install
 	$(PY) -m workbench lab
 
+# the whole suite runs one pytest-xdist worker per core (at most 4: each has its own emulator,
+# kernels and Chromium), a test file to a worker so a file's module fixtures are built once;
+# the slowest 15 tests are listed at the end.
 test:
 	@$(CHECK) --browser
 	@$(MAKE) --no-print-directory $(STAMP)
 	@$(PY) -m workbench emulator find
-	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadfile --durations=15 $(PYTEST_ARGS)
 
-# the whole suite runs one pytest-xdist worker per core (at most 4: each has its own emulator,
-# kernels and Chromium), a test file to a worker so a file's module fixtures are built once.
 # the development loop: everything but the browser, notebook and slow tests, one worker per core
 test-fast: install
 	@$(PY) -m workbench emulator find

@@ -32,7 +32,7 @@ from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .production import Production, production
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
-from .series import series_rates, with_file_counts
+from .series import SeriesRates, series_rates, with_file_counts
 from .settings import DEFAULT, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
@@ -216,10 +216,12 @@ def at_workload(
     wl: Workload,
     writes: tuple[int, float],
     st: Settings,
+    rates: SeriesRates | None = None,
 ) -> tuple[Production, QueryCosts]:
     """The design at the workload (``analysis/production.py``) and the query costs with its
     production columns; the load model's views state its ceiling from then on (one number).
-    ``writes``: the sample's mutations and their cost in planning rows."""
+    ``writes``: the sample's mutations and their cost in planning rows; ``rates``: the series
+    rates the planner weighed its plans at (counted again when not given)."""
     prod = production(
         ds,
         index,
@@ -232,6 +234,7 @@ def at_workload(
         bucket_s=row_time_bound_s(schema.key),
         lead_columns=leading_entities(schema, ds, st.rebalance_minutes * 60),
         settings=st,
+        counted=rates,
     )
     kd.ceiling = kd.inputs["ceiling"] = prod.ceiling()
     return prod, with_production(qc, prod)
@@ -278,9 +281,12 @@ class PlanScale:
     retention_s: float
 
 
-def plan_scale(ds: Dataset, wl: Workload, st: Settings) -> PlanScale:
-    """The :class:`PlanScale` of ``ds`` at ``wl`` (``st``: its retention)."""
-    sr = series_rates(ds, wl)
+def plan_scale(
+    ds: Dataset, wl: Workload, st: Settings, rates: SeriesRates | None = None
+) -> PlanScale:
+    """The :class:`PlanScale` of ``ds`` at ``wl`` (``st``: its retention; ``rates``: its
+    :func:`~workbench.analysis.series.series_rates`, counted here when not given)."""
+    sr = rates or series_rates(ds, wl)
     counts = sr.counts
     ents = None
     if counts.stated or with_file_counts(ds, wl).entities or wl.growth == "grow":
@@ -420,7 +426,8 @@ def analyze(
         workload, st, mpe, events_per_s, target_writes_per_s, entities, queries_per_s
     )
     with _timed(tm, "queries"):
-        qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st))
+        rates = series_rates(ds, wl)  # one count: the planner and production() read it
+        qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st, rates))
         weights = {q.name: q.weight for q in ds.queries}
     with _timed(tm, "keyspace"):
         write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
@@ -441,7 +448,7 @@ def analyze(
     salt = next((seg.n for seg in schema.key.segments if isinstance(seg, Salt)), None)
     bound = row_time_bound_s(schema.key)
     with _timed(tm, "production"):
-        prod, qc = at_workload(ds, schema, index, qc, kd, wl, (n_writes, write_units), st)
+        prod, qc = at_workload(ds, schema, index, qc, kd, wl, (n_writes, write_units), st, rates)
     with _timed(tm, "rowsizes"):
         rs = row_sizes(
             index,

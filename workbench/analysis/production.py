@@ -42,6 +42,7 @@ from .production_reads import (
 )
 from .series import (
     SeriesCounts,
+    SeriesRates,
     sample_span_s,
     series_rates,
     with_file_counts,
@@ -400,6 +401,7 @@ def production(
     bucket_s: float | None = None,
     lead_columns: tuple[str, ...] = (),
     settings: Settings = DEFAULT,
+    counted: SeriesRates | None = None,
 ) -> Production:
     """The design at ``workload``: see the module docstring for each step.
 
@@ -407,14 +409,16 @@ def production(
     ``ceiling``: the load model's busiest unsplittable unit in the sample (its kind and share);
     ``bucket_s``: the key's time bound (rows close after it), None without one;
     ``lead_columns``: the entity columns the key puts before any time (each of their values
-    writes its own frontier, even in a sample of one series)."""
+    writes its own frontier, even in a sample of one series); ``counted``: the
+    :func:`~workbench.analysis.series.series_rates` of ``ds`` at ``workload`` when the caller
+    has them (the planner weighed its plans at them), else counted here."""
     st = settings
     wl = workload
     n = len(ds)
     span = sample_span_s(ds)
     said = wl  # what the user stated; a shape sample's file fills in the rest
     wl = with_file_counts(ds, wl)
-    sr = series_rates(ds, said)  # the planner weighed its plans at the same rates
+    sr = counted or series_rates(ds, said)
     counts, sample_rate, mean = sr.counts, sr.sample_events_per_s, sr.events_per_s
     rho_s, rho_p = sr.sample_per_series, sr.production_per_series
     retention_s = (wl.retention_months or st.retention_months) * st.hours_per_month * 3600
