@@ -353,13 +353,14 @@ def write_cells(
         with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="wb-write") as pool:
             it: Iterator[int] = iter(range(len(p.batches)))
             running: dict[Future[int], int] = {}
-            for i in it:
-                running[pool.submit(job, i)] = i
-                if len(running) >= max(1, threads) * 2:
-                    break
-            # A Ctrl-C (KeyboardInterrupt in wait) or any other exception cancels the requests
-            # in flight: leaving the pool would otherwise wait out their deadlines.
+            # A Ctrl-C (KeyboardInterrupt in wait, or while the first requests are handed to
+            # the pool, which may already be sending one) or any other exception cancels the
+            # requests in flight: leaving the pool would otherwise wait out their deadlines.
             try:
+                for i in it:
+                    running[pool.submit(job, i)] = i
+                    if len(running) >= max(1, threads) * 2:
+                        break
                 while running:
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for fut in finished:
