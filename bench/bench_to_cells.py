@@ -34,11 +34,11 @@ def loop_to_cells(ds: Dataset, schema) -> CellFrame:
     rows, fams, quals, tss, vals = [], [], [], [], []
     f = ds.frame
     for loc, bid, t, *ms in zip(
-        f["location"], f["balloon_id"], f["time"], *(f[m] for m in ds.measures)
+        f["location"], f["balloon_id"], f["time"], *(f[m] for m in ds.measures), strict=True
     ):
         key = f"{loc}#{bid}#{t.strftime('%Y%m%d%H%M%S')}"
         ts = (t.value // 1000) // 1000 * 1000
-        for m, v in zip(ds.measures, ms):
+        for m, v in zip(ds.measures, ms, strict=True):
             rows.append(key)
             fams.append(fam)
             quals.append(qn.get(m, m))
@@ -80,8 +80,8 @@ def generic_loop_to_cells(ds: Dataset, schema) -> CellFrame:
     qn = dict(tall.qualifiers)
     rows, fams, quals, tss, vals = [], [], [], [], []
     cols = list(ds.frame.columns)
-    for values in zip(*(ds.frame[c] for c in cols)):
-        row = dict(zip(cols, values))
+    for values in zip(*(ds.frame[c] for c in cols), strict=True):
+        row = dict(zip(cols, values, strict=True))
         t = row[ds.time]
         k = key.delimiter.join(_segment_text(seg, row, t) for seg in key.segments)
         ts = (t.value // 1000) // 1000 * 1000

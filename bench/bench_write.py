@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(path, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(["", *QUALS])
-            for k, row in zip(keys, vals):
+            for k, row in zip(keys, vals, strict=True):
                 w.writerow([k, *(f"{v.decode()}@{TS}" for v in row)])
         for _ in range(args.rounds):
             for workers in (1, 4):
@@ -120,9 +120,9 @@ def main(argv: list[str] | None = None) -> None:
 
         def rows_for(table, lo: int, hi: int) -> list:
             out = []
-            for k, row in zip(keys[lo:hi], vals[lo:hi]):
+            for k, row in zip(keys[lo:hi], vals[lo:hi], strict=True):
                 r = table.direct_row(k.encode())
-                for q, v in zip(QUALS, row):
+                for q, v in zip(QUALS, row, strict=True):
                     r.set_cell("cf", q.encode(), v, timestamp=_dt(TS))
                 out.append(r)
             return out

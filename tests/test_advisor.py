@@ -201,7 +201,7 @@ def test_unpadded_ids_latent_then_in_data(data):
     ids = sorted(fr["meter_id"].unique())
     fr["meter_id"] = (
         fr["meter_id"]
-        .map({m: v for m, v in zip(ids, [7, 9, 10, 11, 120][: len(ids)])})
+        .map({m: v for m, v in zip(ids, [7, 9, 10, 11, 120][: len(ids)], strict=True)})
         .astype("int64")
     )
     crafted = _rebuild(ds, fr, queries=[])

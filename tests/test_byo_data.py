@@ -218,9 +218,10 @@ def test_duplicate_events_are_reported_or_resolved_on_request() -> None:
     last = build(df, duplicates="last")
     unchanged(df, before)
     at7 = pd.Timestamp("2015-03-01T07:00Z")
-    pick = lambda d: d.frame.loc[
-        (d.frame["sensor"] == "s1") & (d.frame["ts"] == at7), "temp"
-    ].tolist()  # noqa: E731
+
+    def pick(d):
+        return d.frame.loc[(d.frame["sensor"] == "s1") & (d.frame["ts"] == at7), "temp"].tolist()
+
     assert pick(first) == [18.0] and pick(last) == [77.0]
     for d in (first, last):
         assert d.dropped_duplicates == 2 and len(d) == len(df) - 2

@@ -185,7 +185,7 @@ def test_garden_seasons_days_and_the_papers_month_row() -> None:
     assert f["time"].dt.hour.eq(7).all()  # each morning
     veg = ds.query("garden_month").answer(f, "time")
     assert len(veg) == 31
-    by_day = dict(zip(veg["time"].dt.day, veg["temp_f"]))
+    by_day = dict(zip(veg["time"].dt.day, veg["temp_f"], strict=True))
     assert [by_day[d] for d in (1, 2, 3, 4, 5, 31)] == [
         60.4,
         61.2,
@@ -282,7 +282,7 @@ def test_server_metrics_are_heroic_shaped() -> None:
     ]
     assert f["host"].nunique() >= 20
     ex = f[(f["host"] == "database.example.com") & (f["what"] == "cpu-idle-percentage")]
-    at = dict(zip(ex["time"].astype("int64") // 1000, ex["value"]))  # ms → value
+    at = dict(zip(ex["time"].astype("int64") // 1000, ex["value"], strict=True))  # ms → value
     assert at[1_300_000_000_000] == 42.0 and at[1_300_001_000_000] == 84.0  # G16 ground truth
     row = ex.iloc[0]
     assert (

@@ -310,7 +310,9 @@ def test_html_heat_map_shows_what_the_figure_shows():
     spread = analyze(ds, wb.preset("fx_prices", "pair_microseconds")).keyspace
     page = key_heatmap_html(hot)
     # the tiny sample's own rate is far under a frontier's ceiling: named as a write frontier
-    assert html.escape(hot.verdict()) in page and "Write frontier" in page and "SampleRowKeys" in page
+    assert (
+        html.escape(hot.verdict()) in page and "Write frontier" in page and "SampleRowKeys" in page
+    )
     spread_page = key_heatmap_html(spread)
     assert (
         all(html.escape(label) in spread_page for _, label in spread.labels)

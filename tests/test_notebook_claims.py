@@ -41,13 +41,16 @@ def test_04_salting_text_matches_the_sweep_and_the_picture_it_shows(fx):
         assert k.mean_write_share == pytest.approx(math.ceil(n / 3) / n, abs=0.03), n
     # "with four buckets the busiest of the 3 nodes takes about half the writes, as with two,
     # where three buckets gave it a third": worse than a smaller N
-    assert "four buckets the busiest of the 3 nodes takes about half the writes, as with two" in text
+    assert (
+        "four buckets the busiest of the 3 nodes takes about half the writes, as with two" in text
+    )
     assert shares[4].mean_write_share > shares[3].mean_write_share + 0.1
     assert shares[4].mean_write_share == pytest.approx(shares[2].mean_write_share, abs=0.03)
     # the picture shown is three buckets, "one per node": its verdict must read even
-    assert 'wb.preset("fx_prices", "salted", n=3)).keyspace' in (
-        REPO / "notebooks" / "04_fx_prices.py"
-    ).read_text()
+    assert (
+        'wb.preset("fx_prices", "salted", n=3)).keyspace'
+        in (REPO / "notebooks" / "04_fx_prices.py").read_text()
+    )
     assert "three buckets look like: three parallel frontiers, one per node" in text
     assert shares[3].spread == "even", shares[3].verdict()
 
@@ -81,7 +84,9 @@ def test_05_each_tenant_is_read_inside_its_prefix_and_nothing_of_the_other():
         hosts = frame.loc[frame["tenant"] == tenant, "host"].nunique()
         assert int(q["scans"]) == 1, (tenant, q["scans"])
         assert f"{hosts} ranges over the known host values" in str(q["runner_up"]), q["runner_up"]
-        assert int(q["rows_seen"]) == int(q["rows_returned"]) == int((frame["tenant"] == tenant).sum())
+        assert (
+            int(q["rows_seen"]) == int(q["rows_returned"]) == int((frame["tenant"] == tenant).sum())
+        )
         prefixes = re.findall(r"prefix '([^']*)'", str(q["plan"]))
         assert prefixes and all(p.startswith(f"{tenant}#") for p in prefixes), q["plan"][:300]
 

@@ -73,7 +73,7 @@ def test_heroic_row_key_and_offsets_g16():
         "database.example.com,pod-example-123-abc"
     ]
     assert sorted(f["qualifier"]) == ["2919876608", "2920876608"]
-    by_q = dict(zip(f["qualifier"], f["value"]))
+    by_q = dict(zip(f["qualifier"], f["value"], strict=True))
     assert by_q == {"2919876608": b"42.0", "2920876608": b"84.0"}
     assert sorted(f["timestamp_us"]) == [1300000000000000, 1300001000000000]
     roundtrips(schema, ds, cells)
@@ -126,7 +126,7 @@ def test_lol_corrie_day_key_g04():
     cells = schema.to_cells(ds)
     f = cells.frame
     first = f[f["row_key"] == "LoL#Corrie#20150301"]
-    assert dict(zip(first["family"] + ":" + first["qualifier"], first["value"])) == {
+    assert dict(zip(first["family"] + ":" + first["qualifier"], first["value"], strict=True)) == {
         "GAME:WIN": b"false",
         "GAME:KDA": b"4.25",
     }
@@ -332,7 +332,7 @@ def test_agg_hourly_rows_g29():
         "agg#hourly#100001#2015030101",
     ]
     first = agg[agg["row_key"] == "agg#hourly#100001#2015030100"]
-    vals = dict(zip(first["qualifier"], first["value"]))
+    vals = dict(zip(first["qualifier"], first["value"], strict=True))
     assert (
         vals["kwh_count"] == b"4"
         and float(vals["kwh_sum"]) == pytest.approx(1.0)

@@ -45,7 +45,11 @@ def test_make_report_includes_the_attendees_own_notebooks(tmp_path, monkeypatch)
     (folder / ".ipynb_checkpoints").mkdir(parents=True)
     for name in ("01_b.ipynb", "00_a.ipynb", "my_design.ipynb", ".ipynb_checkpoints/x.ipynb"):
         nbformat.write(nbformat.v4.new_notebook(), folder / name)
-    assert [p.name for p in report_notebooks(tmp_path)] == ["00_a.ipynb", "01_b.ipynb", "my_design.ipynb"]
+    assert [p.name for p in report_notebooks(tmp_path)] == [
+        "00_a.ipynb",
+        "01_b.ipynb",
+        "my_design.ipynb",
+    ]
     # `make report` (workbench report, no arguments) writes a report for each of them, in that
     # order, and the index: run on a checkout whose notebooks/ is this folder
     monkeypatch.setattr(build, "report_notebooks", functools.partial(report_notebooks, tmp_path))
@@ -68,7 +72,9 @@ def test_a_query_time_must_be_iso_8601_as_its_message_says():
     # 31/12/2005 was read (day first, by guessing) although the error for bad times says ISO 8601
     with pytest.raises(DatasetError, match=r"'31/12/2005' is not a time; write ISO 8601"):
         wb.from_dataframe(ds.frame, **kw, queries=["all at 31/12/2005"])
-    ok = wb.from_dataframe(ds.frame, **kw, queries=["all at 2005-12-31", "a: all from 2005 to 2006"])
+    ok = wb.from_dataframe(
+        ds.frame, **kw, queries=["all at 2005-12-31", "a: all from 2005 to 2006"]
+    )
     assert str(ok.queries[0].start).startswith("2005-12-31")
 
 
