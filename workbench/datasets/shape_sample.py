@@ -50,7 +50,12 @@ def estimate_events(p: Path, codec: str | None = None) -> int:
     """About how many data lines ``p`` holds: its text's size over the bytes per line of its
     first MiB (the header counted out; a compressed file's text size estimated by
     :func:`~workbench.datasets.csv_file.text_head`)."""
-    head, size = text_head(p, codec, HEAD_BYTES)
+    return _events_in(*text_head(p, codec, HEAD_BYTES))
+
+
+def _events_in(head: bytes, size: int) -> int:
+    """Data lines in a text of ``size`` bytes that starts with ``head`` (counted when ``head`` is
+    all of it, else scaled by ``head``'s bytes per line)."""
     lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
     if len(head) >= size:  # the whole file was read: count, not estimate
         return max(lines - 1, 0)
@@ -70,13 +75,16 @@ def shape_share(
     of its estimated events (None: every event is kept: no shape sample asked for or due, one
     series, the file not larger than ``shape_events``, or a ``named`` column missing, which
     ``build_dataset`` then refuses by name). A compressed file is measured by its text."""
+    head = None  # a compressed file's head, decompressed once for both its size and its lines
     if shape_events is None and sample is None:
-        if (p.stat().st_size if codec is None else text_head(p, codec)[1]) > SHAPE_CSV_BYTES:
+        if codec is not None:
+            head = text_head(p, codec, HEAD_BYTES)
+        if (p.stat().st_size if head is None else head[1]) > SHAPE_CSV_BYTES:
             shape_events = SHAPE_EVENTS
     if shape_events is None:
         return None
     check_shape_events(shape_events, sample)
-    est = estimate_events(p, codec)
+    est = _events_in(*(head or text_head(p, codec, HEAD_BYTES)))
     if not entity or est <= shape_events or not set(named) <= set(columns):
         return None
     return shape_events / est
