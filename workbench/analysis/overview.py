@@ -32,7 +32,7 @@ from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .production import Production, production
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
-from .series import SeriesRates, series_rates, with_file_counts
+from .series import SeriesRates, series_rates
 from .settings import DEFAULT, Settings
 
 CHUNK_EVENTS = 250_000  # above this, cells are built and indexed chunk by chunk (bounded memory)
@@ -289,7 +289,7 @@ def plan_scale(
     sr = rates or series_rates(ds, wl)
     counts = sr.counts
     ents = None
-    if counts.stated or with_file_counts(ds, wl).entities or wl.growth == "grow":
+    if counts.stated or sr.workload.entities or wl.growth == "grow":
         ents = {
             c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity
         }

@@ -45,7 +45,6 @@ from .series import (
     SeriesRates,
     sample_span_s,
     series_rates,
-    with_file_counts,
 )
 from .settings import DEFAULT, Settings
 
@@ -417,8 +416,8 @@ def production(
     n = len(ds)
     span = sample_span_s(ds)
     said = wl  # what the user stated; a shape sample's file fills in the rest
-    wl = with_file_counts(ds, wl)
     sr = counted or series_rates(ds, said)
+    wl = sr.workload
     counts, sample_rate, mean = sr.counts, sr.sample_events_per_s, sr.events_per_s
     rho_s, rho_p = sr.sample_per_series, sr.production_per_series
     retention_s = (wl.retention_months or st.retention_months) * st.hours_per_month * 3600

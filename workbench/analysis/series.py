@@ -144,6 +144,7 @@ class SeriesRates:
     events_per_s: float  # production's mean
     sample_per_series: float
     production_per_series: float
+    workload: Workload  # as counted: the user's, with a shape sample's file filling in the rest
 
     @property
     def rate_factor(self) -> float:
@@ -168,6 +169,7 @@ def series_rates(ds: Dataset, wl: Workload) -> SeriesRates:
         mean,
         sample_rate / counts.sample,
         mean / max(counts.production, 1e-300),
+        wl,
     )
 
 
