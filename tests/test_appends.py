@@ -23,7 +23,7 @@ def _cbt(emulator, *args: str) -> str:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": emulator.host},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

@@ -142,7 +142,7 @@ def test_emulator_killed_mid_write_then_rerun_on_a_restarted_one():
             env={**os.environ, "BIGTABLE_EMULATOR_HOST": emu2.host},
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=600,
         )
         assert out.stdout.strip() == "60000", out  # 60,000 rows written, each once
         conn2.close()

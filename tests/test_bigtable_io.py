@@ -62,7 +62,7 @@ def _cbt(emulator, *args: str) -> str:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

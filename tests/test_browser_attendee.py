@@ -23,8 +23,8 @@ from test_browser_lab import _open_and_run_all, _wait_idle
 from workbench.ui._render import FIGURES
 from workbench.ui.app import TAB_TITLES, TABS
 
-# a picture that has not changed after a minute never will (a busy machine takes seconds)
-CHANGE_TIMEOUT_MS = 60_000
+# a picture that has not changed after two minutes never will (a busy machine takes seconds)
+CHANGE_TIMEOUT_MS = BROWSER_WAIT_MS
 
 pytestmark = pytest.mark.browser
 

@@ -81,7 +81,6 @@ def _shot(page, designer, name: str) -> None:
     page.screenshot(path=str(artifact(name)))
 
 
-@pytest.mark.timeout(1200)  # a hang guard on a loaded 2-core machine, not a speed check
 @pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])
 def test_switching_dataset_changes_every_tab_and_the_controls_fit(
     tmp_path, emulator, width, height

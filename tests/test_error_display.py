@@ -22,7 +22,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def _run(*sources: str):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    nbclient.NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=120).execute()
+    nbclient.NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=600).execute()
     return [[o for o in c.outputs if o.output_type == "error"] for c in nb.cells]
 
 

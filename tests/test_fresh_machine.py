@@ -72,7 +72,7 @@ def _run(
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
 
 
@@ -193,7 +193,7 @@ def _dry_run(target: str, **env: str) -> list[str]:
         env={**base, **env},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout.splitlines()

@@ -59,7 +59,7 @@ def _cbt_count(host, table):
         env={"BIGTABLE_EMULATOR_HOST": host, "PATH": "/usr/bin:/bin:/usr/local/bin"},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
     return out.stdout.strip()
 

@@ -196,7 +196,7 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
             output_hook=lambda msg: out.append(
                 msg["content"].get("text") or msg["content"].get("evalue") or ""
             ),
-            timeout=60,
+            timeout=600,
         )
         client.stop_channels()
         text = "".join(out)

@@ -278,7 +278,7 @@ def _cbt(emulator, *args: str) -> str:
         env={**os.environ, **emulator.env(), "TZ": "UTC"},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

@@ -140,7 +140,7 @@ def test_users_own_plots_still_show_after_a_workbench_figure():
         "import pandas as pd\npd.Series([1, 3, 2]).plot()",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    NotebookClient(nb, timeout=600, kernel_name="python3").execute()
     workbench_html = "".join(o.get("data", {}).get("text/html", "") for o in nb.cells[1].outputs)
     assert "data:image/png;base64," in workbench_html
     assert any("image/png" in o.get("data", {}) for o in nb.cells[2].outputs), (

@@ -50,7 +50,7 @@ def data() -> dict:
 def _shell(line: str, host: str) -> subprocess.CompletedProcess:
     """A printed line run by a shell, with the emulator exported as the printout says."""
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": host}
-    return subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, timeout=600)
 
 
 # ----------------------------------------------------------------------------- cbt
@@ -163,7 +163,7 @@ def _run_gcloud(line: str, rks, cwd) -> list[tuple[str, str, str]]:
     }
     try:
         r = subprocess.run(
-            ["sh", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+            ["sh", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
         )
     finally:
         server.shutdown()

@@ -38,7 +38,7 @@ def _status(host: str) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
 
 

@@ -38,7 +38,7 @@ def _cbt_rows(argvs: list[list[str]], host: str) -> set[str]:
             env=env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=600,
             check=True,
         ).stdout.splitlines()
         # a dashed separator line, then the row key (empty when ``lookup`` finds no row)

@@ -182,7 +182,7 @@ def test_the_command_line_names_the_lab_extra(runtime_python: Path):
             [str(runtime_python), "-m", "workbench", command],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=600,
             env=env,
             cwd=runtime_python.parent,
         )

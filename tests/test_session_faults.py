@@ -34,7 +34,7 @@ def cbt_count(host: str, table: str, project: str = "workbench", instance: str =
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
     return out.returncode, (out.stdout.strip() if out.returncode == 0 else out.stderr.strip())
 
@@ -256,7 +256,7 @@ def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
     assert out.returncode == 1, out.stdout
     assert "not a Bigtable emulator" in out.stdout

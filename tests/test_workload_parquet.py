@@ -19,7 +19,7 @@ import pytest
 import workbench as wb
 from workbench.analysis import analyze
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+pytestmark = pytest.mark.slow
 
 SENSORS, READINGS = 5_000, 1_000
 WORKLOAD = wb.Workload(events_per_s=100_000, entities={"sensor_id": 50_000})

@@ -35,7 +35,7 @@ def cbt_count(host: str, table: str) -> str:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=600,
     )
     return out.stdout.strip() if out.returncode == 0 else f"error: {out.stderr.strip()}"
 
