@@ -84,3 +84,22 @@ def no_process_left_behind() -> Iterator[None]:
             "processes left running by the test suite were stopped:\n" + "\n".join(left),
             stacklevel=1,
         )
+
+
+@pytest.fixture(autouse=True)
+def emulator_host_ends_with_the_test() -> Iterator[None]:
+    """``BIGTABLE_EMULATOR_HOST`` is as the test found it when the test ends.
+
+    ``wb.setup()`` exports the variable for the kernel's ``cbt`` and official client; in a test
+    it must not outlive the test, or the next test on this worker (whichever file xdist sends)
+    reaches an emulator that has stopped. ``monkeypatch.delenv`` of an unset variable records
+    nothing to undo, so a test cannot rely on it for this.
+    """
+    import os
+
+    before = os.environ.get("BIGTABLE_EMULATOR_HOST")
+    yield
+    if before is None:
+        os.environ.pop("BIGTABLE_EMULATOR_HOST", None)
+    else:
+        os.environ["BIGTABLE_EMULATOR_HOST"] = before
