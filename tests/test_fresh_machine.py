@@ -3,8 +3,8 @@
 ``tools/check-system`` decides from the environment alone (PATH and PYTHON), so each machine
 is built here as a directory of stand-ins on PATH, with the real Chromium of this machine left
 alone: a PATH without ``chromium``; an ``id`` that says uid 1000 (not root); a ``sudo`` that
-wants a password (or one that works); an ``apt-get`` that only writes down how it was called;
-a ``python3`` without ``venv``. Every stand-in logs its calls, so a test can see that nothing
+wants a password (or one that works); an ``apt-get`` that only writes down how it was called
+(or finds its lock taken); a ``python3`` without ``venv``. Every stand-in logs its calls, so a test can see that nothing
 was installed or run when the script said it would stop.
 """
 
@@ -124,6 +124,47 @@ def test_root_with_apt_installs_debian_chromium_itself(tmp_path):
         "apt-get install -y -qq chromium",
     ]
     assert "Installing what this machine lacks: chromium (apt-get)" in result.stdout
+
+
+LOCKED = "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 42 (apt-get)"
+
+
+def test_apt_lock_held_by_another_apt_get_waits_then_installs(tmp_path):
+    """A fresh machine's first-boot update, or `make lab` beside `make test`, holds the lock."""
+    env = _machine(tmp_path, root=True)
+    bin_dir = Path(env["PATH"])
+    # the first two calls find the lock taken; `sleep` only writes down that it was asked
+    _stub(
+        bin_dir,
+        "apt-get",
+        f"""for n in 1 2; do
+  if [ ! -e "$HOME/locked$n" ]; then : > "$HOME/locked$n"; echo "{LOCKED}" >&2; exit 100; fi
+done
+exit 0""",
+    )
+    _stub(bin_dir, "sleep", "exit 0")
+    result = _run(env, "--browser", "--venv", str(tmp_path / "venv"))
+    assert result.returncode == 0, result.stderr
+    assert _calls(env, "apt-get", "sleep") == [
+        "apt-get update -qq",
+        "sleep 5",
+        "apt-get update -qq",
+        "sleep 5",
+        "apt-get update -qq",
+        "apt-get install -y -qq chromium",
+    ]
+    assert result.stdout.count("Waiting for another apt-get or dpkg to finish") == 1, result.stdout
+
+
+def test_apt_failure_other_than_the_lock_stops_at_once_with_its_message(tmp_path):
+    env = _machine(tmp_path, root=True)
+    bin_dir = Path(env["PATH"])
+    _stub(bin_dir, "apt-get", 'echo "E: Unable to locate package chromium" >&2; exit 100')
+    _stub(bin_dir, "sleep", "exit 0")
+    result = _run(env, "--browser", "--venv", str(tmp_path / "venv"))
+    assert result.returncode == 100
+    assert "E: Unable to locate package chromium" in result.stderr
+    assert _calls(env, "apt-get", "sleep") == ["apt-get update -qq"]
 
 
 def test_passwordless_sudo_installs_through_sudo(tmp_path):
