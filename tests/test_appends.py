@@ -10,6 +10,7 @@ import uuid
 
 import pandas as pd
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.bigtable import admin
@@ -23,7 +24,7 @@ def _cbt(emulator, *args: str) -> str:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": emulator.host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.bigtable import admin, writer
@@ -142,7 +143,7 @@ def test_emulator_killed_mid_write_then_rerun_on_a_restarted_one():
             env={**os.environ, "BIGTABLE_EMULATOR_HOST": emu2.host},
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=HANG_S,
         )
         assert out.stdout.strip() == "60000", out  # 60,000 rows written, each once
         conn2.close()

@@ -13,6 +13,7 @@ import grpc
 import numpy as np
 import pandas as pd
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.bigtable import admin, writer
@@ -62,7 +63,7 @@ def _cbt(emulator, *args: str) -> str:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

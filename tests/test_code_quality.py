@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waits import HANG_S
 
 pytestmark = pytest.mark.slow  # ruff and mypy over the package
 
@@ -28,7 +29,7 @@ def _tool(name: str) -> str:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=600)
+    return subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=HANG_S)
 
 
 def test_ruff_lint_is_clean():

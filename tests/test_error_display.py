@@ -9,6 +9,7 @@ import re
 import nbclient
 import nbformat
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.errors import SchemaError, error_line
@@ -22,7 +23,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def _run(*sources: str):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    nbclient.NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=600).execute()
+    nbclient.NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=HANG_S).execute()
     return [[o for o in c.outputs if o.output_type == "error"] for c in nb.cells]
 
 

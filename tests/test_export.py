@@ -13,6 +13,7 @@ import sys
 import uuid
 
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.advisor.export import Export, cbt_gc, export, sql_string
@@ -51,7 +52,7 @@ def _run_cbt(emulator, exp: Export, table_id: str) -> None:
     for line in exp.cbt_commands(emulator.project, emulator.instance, table_id):
         argv = shlex.split(line)  # the shell lines, exactly as a user would paste them
         assert argv[0] == "cbt"
-        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+        r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=HANG_S)
         assert r.returncode == 0, f"{line}: {r.stderr}"
 
 
@@ -62,7 +63,7 @@ def _cbt_ls(emulator, table_id: str) -> dict[str, str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert r.returncode == 0, r.stderr
     out = {}
@@ -175,7 +176,7 @@ def _run_snippet(emulator, exp: Export, table_id: str) -> str:
     code = exp.python_snippet(emulator.project, emulator.instance, table_id)
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": emulator.host}
     r = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=HANG_S
     )
     assert r.returncode == 0, f"snippet failed:\n{code}\n{r.stderr[-2000:]}"
     return r.stdout
@@ -192,7 +193,7 @@ def test_python_snippet_writes_and_reads_back(emulator, conn, data):
     )
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": emulator.host}
     r = subprocess.run(
-        [sys.executable, "-c", driver], env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", driver], env=env, capture_output=True, text=True, timeout=HANG_S
     )
     assert r.returncode == 0, r.stderr[-3000:]
     parts = dict(re.findall(r"=== (\w+)\n(.*?)(?==== |\Z)", r.stdout, re.S))

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waits import HANG_S
 
 pytestmark = pytest.mark.slow  # make and the system check in stand-in machines
 
@@ -72,7 +73,7 @@ def _run(
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
 
 
@@ -234,7 +235,7 @@ def _dry_run(target: str, **env: str) -> list[str]:
         env={**base, **env},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout.splitlines()

@@ -9,6 +9,7 @@ import subprocess
 
 import grpc
 import pytest
+from waits import HANG_S
 
 from workbench.bigtable import admin
 from workbench.bigtable.connection import Connection
@@ -59,7 +60,7 @@ def _cbt_count(host, table):
         env={"BIGTABLE_EMULATOR_HOST": host, "PATH": "/usr/bin:/bin:/usr/local/bin"},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     return out.stdout.strip()
 

@@ -32,6 +32,7 @@ from labproc import (
     start_lab,
     wait_ready,
 )
+from waits import HANG_S
 
 from workbench import _watchdog
 from workbench.bigtable import emulator as emu_mod
@@ -196,7 +197,7 @@ def test_lab_serves_start_here_with_live_emulator_and_ctrl_c_stops_both(tmp_path
             output_hook=lambda msg: out.append(
                 msg["content"].get("text") or msg["content"].get("evalue") or ""
             ),
-            timeout=600,
+            timeout=HANG_S,
         )
         client.stop_channels()
         text = "".join(out)

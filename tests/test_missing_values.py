@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from waits import HANG_S
 
 import workbench as wb
 from workbench.datasets.model import Dataset
@@ -278,7 +279,7 @@ def _cbt(emulator, *args: str) -> str:
         env={**os.environ, **emulator.env(), "TZ": "UTC"},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from test_analysis_keyspace import battery  # noqa: E402
+from waits import HANG_S
 
 import workbench.plots  # noqa: E402
 from workbench.analysis import CellIndex, capacity, key_distribution, query_costs, row_sizes  # noqa: E402
@@ -140,7 +141,7 @@ def test_users_own_plots_still_show_after_a_workbench_figure():
         "import pandas as pd\npd.Series([1, 3, 2]).plot()",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(nb, timeout=600, kernel_name="python3").execute()
+    NotebookClient(nb, timeout=HANG_S, kernel_name="python3").execute()
     workbench_html = "".join(o.get("data", {}).get("text/html", "") for o in nb.cells[1].outputs)
     assert "data:image/png;base64," in workbench_html
     assert any("image/png" in o.get("data", {}) for o in nb.cells[2].outputs), (

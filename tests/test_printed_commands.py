@@ -29,6 +29,7 @@ import uuid
 import pytest
 import sqlglot
 from sqlglot import exp
+from waits import HANG_S
 
 import workbench as wb
 from workbench.advisor.export import export
@@ -50,7 +51,9 @@ def data() -> dict:
 def _shell(line: str, host: str) -> subprocess.CompletedProcess:
     """A printed line run by a shell, with the emulator exported as the printout says."""
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": host}
-    return subprocess.run(["sh", "-c", line], env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        ["sh", "-c", line], env=env, capture_output=True, text=True, timeout=HANG_S
+    )
 
 
 # ----------------------------------------------------------------------------- cbt
@@ -163,7 +166,7 @@ def _run_gcloud(line: str, rks, cwd) -> list[tuple[str, str, str]]:
     }
     try:
         r = subprocess.run(
-            ["sh", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+            ["sh", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=HANG_S
         )
     finally:
         server.shutdown()

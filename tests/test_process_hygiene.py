@@ -23,6 +23,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.bigtable import emulator as emu_mod
@@ -38,7 +39,7 @@ def _status(host: str) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
 
 

@@ -19,6 +19,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.advisor.read_export import cbt_read_argv, python_read
@@ -38,7 +39,7 @@ def _cbt_rows(argvs: list[list[str]], host: str) -> set[str]:
             env=env,
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=HANG_S,
             check=True,
         ).stdout.splitlines()
         # a dashed separator line, then the row key (empty when ``lookup`` finds no row)

@@ -22,6 +22,7 @@ import nbformat
 import pytest
 from browser import open_offline
 from ipywidgets.embed import embed_data
+from waits import HANG_S
 
 from workbench.report import ReportError, Scrubber, StaticWidgets, build_reports, offline_problems
 from workbench.report._findings import collect
@@ -59,7 +60,7 @@ def built(emulator, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("WORKBENCH_FIXTURE_API_KEY", PLANTED_KEY)  # the kernel inherits it and prints it
     try:
-        paths = build_reports([src], out, emulator=emulator, timeout=600)
+        paths = build_reports([src], out, emulator=emulator, timeout=HANG_S)
     finally:
         mp.undo()
     return {
@@ -176,7 +177,7 @@ def test_failing_cell_is_reported_not_hidden(emulator, tmp_path):
     with pytest.raises(
         ReportError, match=r"report_error\.ipynb: cell 3 ValueError: fixture failure"
     ):
-        build_reports([src], tmp_path / "out", emulator=emulator, timeout=600)
+        build_reports([src], tmp_path / "out", emulator=emulator, timeout=HANG_S)
     html = (tmp_path / "out" / "report_error.html").read_text()
     assert "1 cell(s) failed" in html and "execution stopped at the first failure" in html
     assert "before the failure" in html and "column price is missing" in html

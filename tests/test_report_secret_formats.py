@@ -13,6 +13,7 @@ import string
 
 import nbformat
 import pytest
+from waits import HANG_S
 
 from workbench.report import Scrubber, build_reports
 
@@ -169,7 +170,7 @@ def test_planted_formats_leave_an_executed_report_and_its_index(emulator, tmp_pa
     nb = tmp_path / "formats.ipynb"
     nbformat.write(_notebook(), nb)
     out = tmp_path / "reports"
-    build_reports([nb], out, emulator=emulator, timeout=600, allow_errors=True)
+    build_reports([nb], out, emulator=emulator, timeout=HANG_S, allow_errors=True)
     page = (out / "formats.html").read_text()
     assert "RuntimeError" in page  # the exception ran and is shown, scrubbed
     assert page.count("[redacted]") >= 3 * len(FORMATS)  # code, output, exception text

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waits import HANG_S
 
 pytestmark = pytest.mark.slow  # a venv and a pip install (about 30-90 s, from pip's cache)
 
@@ -148,7 +149,7 @@ def test_cells_analysis_and_bigtable_work_without_the_lab(runtime_python: Path):
         [str(runtime_python), "-c", SCRIPT],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
         cwd=runtime_python.parent,  # not the checkout: the installed package is imported
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -182,7 +183,7 @@ def test_the_command_line_names_the_lab_extra(runtime_python: Path):
             [str(runtime_python), "-m", "workbench", command],
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=HANG_S,
             env=env,
             cwd=runtime_python.parent,
         )

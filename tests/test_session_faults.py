@@ -16,6 +16,7 @@ import grpc
 import pandas as pd
 import psutil
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.bigtable import emulator as emu_mod
@@ -34,7 +35,7 @@ def cbt_count(host: str, table: str, project: str = "workbench", instance: str =
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     return out.returncode, (out.stdout.strip() if out.returncode == 0 else out.stderr.strip())
 
@@ -256,7 +257,7 @@ def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert out.returncode == 1, out.stdout
     assert "not a Bigtable emulator" in out.stdout

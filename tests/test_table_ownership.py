@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench.bigtable import emulator as emu_mod
@@ -27,7 +28,7 @@ def cbt_count(host: str, table: str) -> str:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     return out.stdout.strip() if out.returncode == 0 else f"error: {out.stderr.strip()}"
 
@@ -38,7 +39,7 @@ def cbt_families(host: str, table: str) -> str:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     return out.stdout
 
@@ -75,7 +76,7 @@ def test_two_kernels_with_one_design_keep_both_tables_through_one_cleanup(privat
         env={**os.environ, emu_mod.ENV_HOST: host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert other.returncode == 0, other.stderr
     theirs = other.stdout.strip().splitlines()[-1]
@@ -181,7 +182,7 @@ def cbt_lookup(host: str, table: str, row: str) -> str:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     return out.stdout
 
@@ -192,7 +193,7 @@ def cbt_run(host: str, *args: str) -> None:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     assert out.returncode == 0, out.stderr
 
@@ -221,7 +222,7 @@ def test_two_value_encodings_racing_into_one_table_id_exactly_one_writes(private
             )
             for name in ("serialized_json", "serialized_protobuf")
         }
-        out = {name: p.communicate(timeout=600) for name, p in procs.items()}
+        out = {name: p.communicate(timeout=HANG_S) for name, p in procs.items()}
         codes = {name: p.returncode for name, p in procs.items()}
         assert sorted(codes.values()) == [0, 3], out
         winner = next(n for n, c in codes.items() if c == 0)

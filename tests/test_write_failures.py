@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 import pytest
+from waits import HANG_S
 
 import workbench as wb
 from workbench import cli
@@ -35,7 +36,7 @@ def cbt_count(host: str, table: str) -> str:
         env={**os.environ, "BIGTABLE_EMULATOR_HOST": host},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG_S,
     )
     return out.stdout.strip() if out.returncode == 0 else f"error: {out.stderr.strip()}"
 
