@@ -462,8 +462,9 @@ def from_csv(
         ``Dataset.aggregates``, which the analyses take the production workload's unstated
         rate and series from, as for :func:`~workbench.datasets.parquet.from_parquet`. None:
         ``SHAPE_EVENTS`` for a file over ``SHAPE_CSV_BYTES`` bytes (unless ``sample`` is
-        given), else every event. Events dropped as duplicates (``duplicates="drop"``) are
-        counted in the file's figures; a duplicate outside the sample is not refused.
+        given), else every event. Events dropped as duplicates (``duplicates="first"`` or
+        ``"last"``) are counted in the file's figures; a duplicate outside the sample is not
+        refused.
     **read_csv_kwargs
         Passed to ``pandas.read_csv``.
 
