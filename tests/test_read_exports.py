@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -90,32 +91,35 @@ def test_exported_reads_return_the_readers_rows(emulator, name, monkeypatch):
     monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", host)
     client = bigtable.Client(project=emulator.connection().project, admin=False)
     checked = 0
-    for pattern in wb.pattern_names(name):
-        schema = wb.preset(name, pattern)
-        try:
-            schema.to_cells(ds)
-        except wb.errors.CollisionError:
-            continue  # a design that loses events is never loaded
-        handle = emulator.load(ds, schema, table_id=f"t-exp-{name}-{pattern}", progress=False)
-        try:
-            conn = handle.conn
-            for qname, plan in wb.export(schema.bind(ds), ds).plans().items():
-                emu = _first_ranges(plan.on_emulator())
-                tid = handle.tables[emu.table]
-                want = _reader_rows(conn, tid, emu)
-                argvs, notes = cbt_read_argv(emu, tid, handle.project, handle.instance)
-                got = _cbt_rows(argvs, host)
-                if emu.filter.time_range_us is None:
-                    assert got == want, (name, pattern, qname)
-                else:
-                    assert any("timestamp" in n for n in notes)
-                    untimed = dataclasses.replace(
-                        emu, filter=dataclasses.replace(emu.filter, time_range_us=None)
-                    )
-                    assert got == _reader_rows(conn, tid, untimed), (name, pattern, qname)
-                    assert want <= got
-                assert _python_rows(client, handle, emu) == want, (name, pattern, qname)
-                checked += 1
-        finally:
-            handle.drop()
+    # the official client says where it connects, on its first read: this test's own emulator
+    where = f"Connecting to Bigtable emulator at {re.escape(host)}$"
+    with pytest.warns(RuntimeWarning, match=where):
+        for pattern in wb.pattern_names(name):
+            schema = wb.preset(name, pattern)
+            try:
+                schema.to_cells(ds)
+            except wb.errors.CollisionError:
+                continue  # a design that loses events is never loaded
+            handle = emulator.load(ds, schema, table_id=f"t-exp-{name}-{pattern}", progress=False)
+            try:
+                conn = handle.conn
+                for qname, plan in wb.export(schema.bind(ds), ds).plans().items():
+                    emu = _first_ranges(plan.on_emulator())
+                    tid = handle.tables[emu.table]
+                    want = _reader_rows(conn, tid, emu)
+                    argvs, notes = cbt_read_argv(emu, tid, handle.project, handle.instance)
+                    got = _cbt_rows(argvs, host)
+                    if emu.filter.time_range_us is None:
+                        assert got == want, (name, pattern, qname)
+                    else:
+                        assert any("timestamp" in n for n in notes)
+                        untimed = dataclasses.replace(
+                            emu, filter=dataclasses.replace(emu.filter, time_range_us=None)
+                        )
+                        assert got == _reader_rows(conn, tid, untimed), (name, pattern, qname)
+                        assert want <= got
+                    assert _python_rows(client, handle, emu) == want, (name, pattern, qname)
+                    checked += 1
+            finally:
+                handle.drop()
     assert checked >= 4 * len(ds.queries)  # at least four designs of the dataset were checked
