@@ -120,15 +120,34 @@ def test_hotspot_limited_fires_when_no_node_count_serves_the_stated_rate(data):
 
 
 def test_query_cost_fires_when_a_query_sets_the_cluster_size(data):
-    # timestamp-first balloons at 100,000 events/s: the newest reading of one balloon is a
-    # reverse scan through a year of every balloon's rows (3e12), ~1e6 node-seconds a run
+    # timestamp-first balloons at 100,000 events/s and 10 queries/s stated: a week of one
+    # location is a range through every balloon's rows of that week (6e10), far more CPU at
+    # its share of the rate than every write
     ds = data["weather_balloons"]
-    adv = advise(ds, preset("weather_balloons", "timestamp_first"), events_per_s=100_000)
-    f = next(f for f in _fired(adv, "query_cost", "error") if f.data["query"] == "latest_reading")
+    design = preset("weather_balloons", "timestamp_first")
+    adv = advise(ds, design, events_per_s=100_000, queries_per_s=10)
+    f = next(
+        f for f in _fired(adv, "query_cost", "error") if f.data["query"] == "location_pressure_week"
+    )
     assert f.data["production_cpu"] >= 10 * f.data["write_cpu"]
     # at the sample's own rate every query is a sliver of a node: silent
-    assert not _fired(advise(ds, preset("weather_balloons", "timestamp_first")), "query_cost", None)
-    _fires(ds, preset("weather_balloons", "timestamp_first"), "query_cost", events_per_s=100_000)
+    assert not _fired(advise(ds, design), "query_cost", None)
+    _fires(ds, design, "query_cost", events_per_s=100_000, queries_per_s=10)
+
+
+def test_a_query_whose_rate_nobody_stated_sizes_nothing_but_is_named(data):
+    # the same week read with no query rate stated: it sizes no node (a warning, not an error)
+    # and the finding says how often the nodes the writes need can run it
+    ds = data["weather_balloons"]
+    adv = advise(ds, preset("weather_balloons", "timestamp_first"), events_per_s=100_000)
+    assert not _fired(adv, "query_cost", "error")
+    f = next(
+        f
+        for f in _fired(adv, "query_cost", "warning")
+        if f.data["query"] == "location_pressure_week"
+    )
+    assert f.data["production_cpu"] == 0 and f.data["servable_per_s"] < 1 / 60
+    assert "times an hour" in f.title
 
 
 def test_reversed_timestamp_first_cites_g09(data):

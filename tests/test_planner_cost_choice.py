@@ -27,7 +27,6 @@ import workbench as wb
 from workbench.analysis import CellIndex, evaluate
 from workbench.analysis.settings import DEFAULT
 from workbench.schema.plan import ReadPlan
-from workbench.schema.plan_choice import REQUEST_RANGES_MAX
 from workbench.schema.planner import alternatives
 
 pytestmark = pytest.mark.slow  # every preset's cells, every alternative evaluated
@@ -156,36 +155,37 @@ def _at_production(plan: ReadPlan, name: str, pattern: str, col: str, n: int) ->
     ranges of a plan listing one per value."""
     r = evaluate(_index(name, pattern), plan)
     k = _k(name, col, n)
+    seeks = round(plan.n_ranges * (k if plan.assumes else 1.0))
     return 1e3 * COSTS.node_seconds(
-        requests=plan.requests,
-        seeks=round(plan.n_ranges * (k if plan.assumes else 1.0)),
+        requests=max(plan.requests, -(-seeks // COSTS.ranges_per_request)),
+        seeks=seeks,
         rows=round(r.rows_seen * k),
         cells=round(r.cells_seen * k),
         nbytes=round(r.bytes_seen * k),
     )
 
 
-@pytest.mark.parametrize("meters", [31, 125, 900, 2000])
+@pytest.mark.parametrize("meters", [31, 125, 900, 2000, 50_000])
 def test_every_meter_in_one_hour_follows_the_production_count(meters):
     """energy_meters ``sequential_id`` (meter#minute), every meter 18:00-19:00: one range per
     meter reads the answer only (4 readings each) for a seek each; scanning reads every reading
-    of every meter. At 31 meters (the sample) and at 125 the ranges cost far less; at 2,000 they
-    are over the 1,000-range request limit and the meters are scanned."""
+    of every meter. At every count the ranges cost far less; past 1,000 ranges
+    (``ranges_per_request``) they are sent as ⌈meters ÷ 1,000⌉ requests side by side, never
+    turned into a scan."""
     name, pattern, query = "energy_meters", "sequential_id", "all_meters_hour"
     ents = (("meter_id", meters),)
     schema = _bound(name, pattern, ents)
     q = _ds(name).query(query)
     plan = schema.plan(q)
-    if meters <= REQUEST_RANGES_MAX:
-        assert dict(plan.assumes) == {"meter_id": meters} and plan.n_ranges == 31
-        assert "scanned" in plan.runner_up
-        costs = {
-            a.label: _at_production(a.plan, name, pattern, "meter_id", meters)
-            for a in alternatives(schema, q)
-        }
-        assert _at_production(plan, name, pattern, "meter_id", meters) <= min(costs.values()) * TIE
-    else:
-        assert plan.assumes == () and f"{REQUEST_RANGES_MAX:,}-range request limit" in plan.note
+    assert dict(plan.assumes) == {"meter_id": meters} and plan.n_ranges == 31
+    assert "scanned" in plan.runner_up
+    assert plan.cost is not None and plan.cost.requests == -(-meters // 1000)
+    assert plan.cost.seeks == pytest.approx(meters)
+    costs = {
+        a.label: _at_production(a.plan, name, pattern, "meter_id", meters)
+        for a in alternatives(schema, q)
+    }
+    assert _at_production(plan, name, pattern, "meter_id", meters) <= min(costs.values()) * TIE
     if meters == 125:
         # by hand: 125 ranges ≈ 125 seeks; the scan ≈ 29,760 × 125/31 readings
         listed = _at_production(plan, name, pattern, "meter_id", meters)

@@ -272,16 +272,15 @@ def test_latest_in_time_buckets_reads_the_current_bucket_or_scans_by_cost():
     assert keyed.keys == ("202401010001#a#s1", "202401010002#a#s1")
     assert keyed.reversed and keyed.rows_limit == 1 and keyed.filter.latest_versions == 1
     # a reverse scan from the table's end with rows limit 1 until a/s1's row: the regex passes
-    # 1 series in 3, so 3 events (6 cells) and one seek; a minute row holds 1.5 events on
-    # average (3 per series over a 120 s span, 60 s buckets), so 2 rows. The two keys: two
-    # seeks and the newest row's event (2/3 of a row). At real costs the seek decides
+    # 1 series in 3, so the limit's one row is found after 3 rows, one seek; a minute row holds
+    # 1.5 events on average (3 per series over a 120 s span, 60 s buckets) of 2 cells each, so
+    # 9 cells. The two keys, reversed with rows limit 1: two seeks and the newest row, whole
+    # (1.5 events, 3 cells). At real costs the seek decides
     cell = COSTS.cell_s + CELL_BYTES * COSTS.byte_s
     scan = replace(s, costs=COSTS).plan(q)
     assert scan.full_scan and scan.reversed and scan.rows_limit == 1
     assert scan.est_node_ms == pytest.approx(
-        1e3 * (COSTS.request_s + COSTS.seek_s + 2 * COSTS.row_s + 6 * cell)
+        1e3 * (COSTS.request_s + COSTS.seek_s + 3 * COSTS.row_s + 9 * cell)
     )
     two = next(a for a in alternatives(replace(s, costs=COSTS), q) if a.plan.keys)
-    assert two.est_s == pytest.approx(
-        COSTS.request_s + 2 * COSTS.seek_s + COSTS.row_s / 1.5 + 2 * cell
-    )
+    assert two.est_s == pytest.approx(COSTS.request_s + 2 * COSTS.seek_s + COSTS.row_s + 3 * cell)

@@ -10,6 +10,7 @@ from functools import cache
 import pytest
 
 import workbench as wb
+from workbench.analysis.settings import DEFAULT
 from workbench.errors import SchemaError
 
 TEN_THOUSAND = {"meter_id": 10_000}
@@ -46,21 +47,24 @@ def test_the_sample_plan_states_the_registry_assumption():
 
 def test_ten_thousand_meters_are_planned_and_costed_at_that_cardinality():
     plan, row = _costs("reversed_id_hourly", TEN_THOUSAND)
-    # 10,000 ranges is over the 64-value limit: the plan scans, and says why with the count
-    assert plan.full_scan
+    # 10,000 ranges, one per meter, in ⌈10,000 ÷ 1,000⌉ = 10 requests sent side by side
+    # (Settings.ranges_per_request): never a full scan because the count passed one request
+    assert not plan.full_scan and plan.assumes == (("meter_id", 10_000),)
     assert "meter_id" in plan.note and 10_000 in _counts(plan.note)
-    # the sample's scan reads every row (31 meters x (960 readings + 240 hourly summaries));
-    # production: 10,000 meters, each at the sample's own rate (no rate stated), over the 12
-    # months production keeps against the sample's 959 quarter-hours:
-    # 37,200 x 10,000/31 x (12 x 730 h ÷ 959 x 0.25 h)
-    assert row["rows_seen"] == 37_200
-    months = 12 * 730 / (959 * 0.25)
-    assert row["production_rows_seen"] == pytest.approx(37_200 * 10_000 / 31 * months, rel=0.01)
-    # time first reads the hour's rows of every meter: 4 readings each
+    assert row["production_ranges"] == 10_000 and row["production_requests"] == 10
+    # each meter's hour: 4 readings at the sample's own per-meter rate (960 over 959
+    # quarter-hours), 10,000 meters
+    assert row["production_rows_seen"] == pytest.approx(40_000 * 960 / 959, rel=1e-3)
+    # time first reads the same rows in one range: what the ranges add is exactly 9 more
+    # requests and 9,999 more seeks
     _, ts = _costs("timestamp_first", TEN_THOUSAND)
     assert ts["rows_seen"] == 124
-    assert ts["production_rows_seen"] == pytest.approx(40_000 * 960 / 959, rel=1e-6)
-    assert ts["production_node_ms"] * 100 < row["production_node_ms"]
+    assert ts["production_rows_seen"] == pytest.approx(row["production_rows_seen"], rel=1e-9)
+    costs = DEFAULT.read_costs()
+    extra_ms = 1e3 * (9 * costs.request_s + 9_999 * costs.seek_s)
+    assert row["production_node_ms"] - ts["production_node_ms"] == pytest.approx(extra_ms)
+    # the scan the planner weighed instead reads every meter's 12 months
+    assert plan.runner_up_node_ms > 1000 * row["production_node_ms"]
 
 
 def test_a_production_count_under_the_limit_keeps_the_ranges_and_counts_them():
@@ -82,7 +86,9 @@ def test_compare_ranks_at_the_production_cardinality():
         prod.table.loc["reversed_id_hourly", "all_meters_hour: node ms"]
         / prod.table.loc["timestamp_first", "all_meters_hour: node ms"]
     )
-    assert ratio > 100  # a scan of 12 million rows against a range of 40,000
+    # the same 40,000 rows; 10,000 seeks against one (by hand: 1 + 10,000 × 0.0435 ms over
+    # 66 ms of rows)
+    assert 5 < ratio < 10
 
 
 def test_an_unknown_entity_column_is_named():

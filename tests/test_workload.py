@@ -85,9 +85,9 @@ def test_each_figure_says_which_inputs_are_the_users():
     yours, defaults = line.split(" · defaults: ")
     assert "10,000 events/s" in yours and "retention" not in yours
     assert "retention 12 months" in defaults and "peak 1× the mean" in defaults
-    # one query per 1,000 writes is the stated default: 10 queries/s at 10,000 writes/s
-    writes = 10_000 * a.capacity.mutations_per_event  # this design writes 1.25 mutations/event
-    assert f"{writes / 1_000:,.1f} queries/s (one per 1,000 writes)" in defaults
+    # no query rate stated: none sizes the nodes, and the line says how to state one
+    assert "none stated: no query sizes the nodes" in defaults and "queries_per_s=" in defaults
+    assert a.capacity.read_cpu == 0
     stated = analyze(
         ds,
         wb.preset(ds, "reversed_id_hourly"),
@@ -191,24 +191,43 @@ def test_game_player_time_is_limited_by_one_generated_player_only_when_players_a
     assert not grown.write_limited and math.isinf(grown.ceiling_events_per_s)
 
 
-def test_a_full_scan_costs_production_rows_from_the_documented_scan_rate():
-    ds = wb.load_dataset("weather_balloons")
-    a = analyze(ds, wb.preset(ds, "timestamp_first"), events_per_s=100_000)
-    t = a.queries.table.loc["latest_reading"]
-    # twelve 730-hour months at 100,000 events/s: 3.15e12 events, a row each; the reverse scan
-    # for the newest reading of one balloon passes the share of rows it passed in the sample
-    events = 100_000 * 12 * SECONDS_PER_MONTH
-    share = t["rows_seen"] / len(ds)
-    assert t["production_rows_seen"] == pytest.approx(share * events, rel=0.02)
-    # node time: every row, cell and byte at the read model's unit costs (calibrated on 220 MB/s
-    # per node for 1 KB rows); the rows' cells and bytes are the sample's per row
+@pytest.mark.parametrize(
+    ("name", "pattern", "query", "rows", "requests"),
+    [
+        # the newest reading of one balloon of 234 on a time-first key: a reverse scan with
+        # rows limit 1 passes the other balloons' rows interleaved with it, 1 in 234 its own
+        ("weather_balloons", "timestamp_first", "latest_reading", 234, 1),
+        # the newest quote of one pair of 8 in each of 4 salt buckets: 8 rows per bucket
+        ("fx_prices", "salted", "latest_quote", 4 * 8, 4),
+    ],
+)
+def test_a_limited_scan_passes_rows_by_interleaving_not_by_retention(
+    name, pattern, query, rows, requests
+):
+    """A scan that stops at its rows limit passes rows_limit ÷ (the share of the scanned rows
+    that match) rows per request, whatever the table's size: the same at 1 and 12 months."""
+    ds = wb.load_dataset(name)
     rc = DEFAULT.read_costs()
-    rows = share * events
-    per_row_cells = t["cells_seen"] / t["rows_seen"]
-    per_row_bytes = t["bytes_seen"] / t["rows_seen"]
-    node_s = rows * (rc.row_s + per_row_cells * rc.cell_s + per_row_bytes * rc.byte_s)
-    assert t["production_node_ms"] / 1e3 == pytest.approx(node_s, rel=0.02)
-    assert node_s > 1e6  # far past anything a query should cost: a finding, not a footnote
+    costs = []
+    for months in (1, 12):
+        a = analyze(
+            ds,
+            wb.preset(ds, pattern),
+            workload=wb.Workload(events_per_s=100_000, retention_months=months),
+        )
+        t = a.queries.table.loc[query]
+        assert t["production_rows_seen"] == pytest.approx(rows, rel=1e-6), months
+        assert t["production_requests"] == requests
+        # node time: the requests, their seeks and the rows' cells at the model's unit costs
+        per_row = t["production_cells_seen"] / t["production_rows_seen"]
+        node_s = (
+            requests * rc.request_s
+            + t["production_ranges"] * rc.seek_s
+            + rows * (rc.row_s + per_row * (rc.cell_s + 64 * rc.byte_s))
+        )
+        assert t["production_node_ms"] / 1e3 == pytest.approx(node_s, rel=1e-6)
+        costs.append(node_s)
+    assert costs[1] == pytest.approx(costs[0], rel=0.10)
 
 
 def test_an_unbounded_row_reaches_256_mb_when_a_hand_derivation_says():

@@ -5,12 +5,16 @@ never disagree: a hotspot-limited design always has a finding that quotes that v
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..formatting import rate
 from .context import Context
 from .findings import Finding
 from .rule_base import make_finding, rule
 from .suggest import is_time, lead_index
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..analysis.overview import Analysis
 
 
 def _time_first_covers(c: Context) -> bool:
@@ -65,8 +69,12 @@ def query_cost(c: Context) -> Iterable[Finding]:
     prod = a.capacity.production
     t = prod.queries.table
     writes = prod.write_cpu
+    nodes = a.capacity.nodes_needed
     for q in t.index:
         cpu = float(t.loc[q, "production_cpu"])
+        if float(t.loc[q, "production_per_s"]) == 0.0:  # nobody stated its rate
+            yield from _unstated_cost(a, q, nodes)
+            continue
         if not cpu == cpu or cpu < 1.0:  # NaN (not planned) or under one node
             continue
         heavy = cpu >= 10.0 and cpu >= 10.0 * writes
@@ -97,6 +105,42 @@ def query_cost(c: Context) -> Iterable[Finding]:
             production_cpu=cpu,
             write_cpu=writes,
         )
+
+
+def _unstated_cost(a: Analysis, q: str, nodes: int) -> Iterable[Finding]:
+    """A query whose rate nobody stated sizes no node; when the nodes the rest needs serve it
+    less than once a minute, say what one run costs and how often it can run."""
+    prod = a.capacity.production
+    assert prod is not None
+    t = prod.queries.table
+    ms = float(t.loc[q, "production_node_ms"])
+    per_s = prod.servable_per_s(q, nodes)
+    if not ms == ms or per_s >= 1 / 60:
+        return
+    plan = a.queries.plans.get(q)
+    yield make_finding(
+        "query_cost",
+        "warning",
+        ("G04", "G05"),
+        f"{q}: {ms / 1e3:,.3g} node-seconds a run; the {nodes:,} nodes the rest needs serve it "
+        f"{per_s * 3600:,.3g} times an hour",
+        [
+            f"at production size one run of {q!r} reads "
+            f"{float(t.loc[q, 'production_rows_seen']):,.0f} rows; no rate was stated for it, so "
+            "it sizes no node",
+            f"plan: {plan.describe()}" if plan is not None else "",
+            prod.inputs_line(),
+        ],
+        fix=(
+            "key the table for this query (G04), serve it from a second table or pre-aggregated "
+            "rows (G05, G29), or run it on Data Boost; state its rate (wb.QueryLoad(per_s=…)) "
+            "to size the cluster for it"
+        ),
+        query=q,
+        production_cpu=0.0,
+        write_cpu=prod.write_cpu,
+        servable_per_s=per_s,
+    )
 
 
 __all__ = ["hotspot_limited", "query_cost"]

@@ -83,6 +83,55 @@ def _sample(ds: Dataset, n: int) -> Dataset:
     return dataclasses.replace(ds, frame=f.iloc[a : a + n])
 
 
+def _compression_cells(
+    ds: Dataset, schema: Schema, cells: CellFrame | None, st: Settings, per_cell: float
+) -> CellFrame:
+    """Cells to measure compression on: the sample's (about ``compression_sample_bytes`` from
+    its middle), or, when the sample holds less than that, cells shaped like its own: more
+    series like the sample's (production has more of them), each copy's values shuffled (a
+    seeded draw), until they fill the sample bytes; a file of one series is repeated later in
+    time instead. A ratio measured on less than a block moves with how much of a file was
+    loaded; production's blocks are full."""
+    import pandas as pd
+
+    part = _sample(ds, COMPRESSION_SAMPLE_EVENTS)
+    have = len(part) * per_cell * index_cells_per_event(ds, cells)
+    copies = min(math.ceil(float(st.compression_sample_bytes) / max(have, 1.0)), 256)
+    plain = cells if cells is not None and len(part) == len(ds) else None
+    if copies <= 1 or not len(part):
+        return plain if plain is not None else schema.to_cells(part)
+    f0, t = part.frame, part.frame[part.time]
+    ents = [c for c in part.entity if f0[c].dtype == object or pd.api.types.is_integer_dtype(f0[c])]
+    if not ents:  # one series: later in time, as far as pandas' timestamps reach
+        span = max(t.max() - t.min(), pd.Timedelta(seconds=1)) * 1.001
+        room = (pd.Timestamp("2200-01-01", tz="UTC") - t.max()) / span
+        copies = max(1, min(copies, int(room)))
+    rng = np.random.default_rng(0)
+    frames = [f0]
+    for i in range(1, copies):
+        f = f0.copy()
+        if ents:
+            c = ents[0]
+            f[c] = f[c] + i * (int(f0[c].max()) + 1) if f0[c].dtype != object else f[c] + f"~{i}"
+        else:
+            f[part.time] = t + span * i
+        for m in part.measures:
+            f[m] = rng.permutation(f[m].to_numpy())
+        frames.append(f)
+    filled = dataclasses.replace(part, frame=pd.concat(frames, ignore_index=True))
+    try:
+        return schema.to_cells(filled, accept_loss=True)
+    except WorkbenchError:  # a design that cannot take the copies: the sample as it is
+        return plain if plain is not None else schema.to_cells(part)
+
+
+def index_cells_per_event(ds: Dataset, cells: CellFrame | None) -> float:
+    """Cells one event writes (1 when unknown)."""
+    if cells is None or not len(ds):
+        return 1.0
+    return max(len(cells.frame) / len(ds), 1e-9)
+
+
 def build_index(
     ds: Dataset, schema: Schema, *, cells: CellFrame | None = None, chunk_events: int = CHUNK_EVENTS
 ) -> CellIndex:
@@ -408,12 +457,9 @@ def analyze(
             cells = schema.to_cells(ds)
         index = build_index(ds, schema, cells=cells, chunk_events=chunk_events)
     with _timed(tm, "compression"):
-        sample = (
-            cells if cells is not None else schema.to_cells(_sample(ds, COMPRESSION_SAMPLE_EVENTS))
-        )
-        ratio = compression_ratio(
-            sample, st, bytes_per_cell=float(index.nbytes.sum()) / max(index.n_cells, 1)
-        )
+        per_cell = float(index.nbytes.sum()) / max(index.n_cells, 1)
+        sample = _compression_cells(ds, schema, cells, st, per_cell)
+        ratio = compression_ratio(sample, st, bytes_per_cell=per_cell)
         del sample
         release_freed_memory()  # the sample's cells and their serialization: back to the OS
     writes = writes_from_index(index)

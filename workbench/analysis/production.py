@@ -30,16 +30,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..datasets.workload import Workload
-from ..formatting import number, percent, rate
-from .production_reads import (
-    ProductionQueries,
-    answer_series,
-    growth_of,
-    production_queries,
-    query_rates,
-    series_codes,
-    window_counts,
-)
+from ..formatting import number, rate
+from .production_reads import ProductionQueries, production_queries, query_rates
 from .series import (
     SeriesCounts,
     SeriesRates,
@@ -345,27 +337,29 @@ class Production:
             )
         )
         rows.append(("spread", wl.spread.text(), "spread" in said))
-        qtext = rate(self.queries_per_s, "queries")
-        if self.queries_default:
-            qtext += f" (one per {1 / st.queries_per_write:,.0f} writes)" + self._default_reads()
+        if self.queries_default and not self.queries_per_s:
+            qtext = (
+                "none stated: no query sizes the nodes; each shows its cost per run and the "
+                "runs/s the cluster sized for the rest serves (queries_per_s=, "
+                "Workload(queries=…))"
+            )
+        else:
+            qtext = rate(self.queries_per_s, "queries")
         rows.append(("queries", qtext, not self.queries_default or "queries" in said))
         return rows
 
-    def _default_reads(self) -> str:
-        """When the default query rate's reads alone need more than a node and more CPU than the
-        writes, say so: the node count then follows a default, not the user's workload (every
-        query line taken as a template asked at its share of one query per 1,000 writes)."""
-        if self.read_cpu <= max(self.write_cpu, self.cpu_target):
-            return ""
+    def servable_per_s(self, query: str, nodes: int) -> float:
+        """Runs per second of ``query`` (at the workload's peak) that the CPU ``nodes`` have
+        left under the target, after the writes and the stated query rates: how often a query
+        whose rate nobody stated can run on the cluster sized for the rest."""
         t = self.queries.table
-        top = str(t["production_cpu"].idxmax())
-        run_s = float(t.loc[top, "production_node_ms"]) / 1e3
-        return (
-            f" — a default that sets the node count: its reads take "
-            f"{percent(self.read_cpu / self.peak_cpu)} of the CPU ({top}: "
-            f"{number(run_s)} node-seconds a run); state each query's rate "
-            "(queries_per_s=, Workload(queries=…))"
-        )
+        if query not in t.index:
+            return math.nan
+        run_s = float(t.loc[query, "production_node_ms"]) / 1e3
+        spare = max(nodes, 1) * self.cpu_target - self.peak_cpu
+        if not run_s > 0:
+            return math.inf
+        return max(spare, 0.0) / run_s / self.workload.peak_factor
 
     def inputs_line(self) -> str:
         """One line under a figure: the workload it is at, the user's inputs apart from the
@@ -446,38 +440,18 @@ def production(
     bucketed = events_per_row > _BUCKET_EVENTS_PER_ROW or (
         bucket_s is not None and bucket_s * rho_s > _BUCKET_EVENTS_PER_ROW
     )
-    mpe = mutations / n if n and mutations else 1.0
     if wl.queries_per_s is not None:
         qps, default = float(wl.queries_per_s), False
     elif st.queries_per_s is not None:
         qps, default = float(st.queries_per_s), False
-    else:
-        qps, default = st.queries_per_write * mean * mpe, True
+    else:  # nobody stated a rate: no query sizes nodes; each shows its cost per run
+        qps, default = 0.0, True
     intents = {q.name: q for q in ds.queries}
     planned = {k: v for k, v in intents.items() if k in qc.plans}
     rates = query_rates(planned, wl, qps)
-    if not default or any(wl.query_load(k).per_s is not None for k in planned):
-        qps = sum(rates.values())
+    qps = sum(rates.values())
     hits = {k: wl.query_load(k).hit_share(counts.production) for k in planned}
-    codes = series_codes(ds)
-    pq = production_queries(
-        qc,
-        index,
-        planned,
-        series=counts,
-        growth=growth_of(rho_p / max(rho_s, 1e-300), time_factor, bucketed, bucket_s, span),
-        per_series_rate=(rho_s, rho_p),
-        rates=rates,
-        hits=hits,
-        peak_factor=wl.peak_factor,
-        settings=st,
-        answer_series={k: answer_series(ds, q, codes) for k, q in planned.items()},
-        windows={
-            k: window_counts(ds, q, bucket_s if bucketed else 0.0, codes)
-            for k, q in planned.items()
-        },
-        cells_per_event=index.n_cells / max(n, 1),
-    )
+    pq = production_queries(qc, planned, rates=rates, hits=hits, peak_factor=wl.peak_factor)
     return Production(
         workload=said,
         settings=st,

@@ -124,6 +124,9 @@ class Settings:
     planning_row_cells: int = 10  # assumption: the 1 KB planning row is 10 cells (YCSB's record)
     scan_fixed_share: float = 0.5  # assumption: share of a row's scan time per row and per cell
     request_share: float = 0.2  # assumption: share of a lookup's own time that is the request
+    # assumption: row ranges one ReadRows request carries (the API documents no count); a read
+    # of more ranges is several requests sent side by side, as the client's read_rows_sharded
+    ranges_per_request: int = 1000
     # storage model
     retention_months: float = 12.0  # planning horizon; a family's GC rule may keep less
     # tiered storage (Preview) and editions, dated: "Tiered storage overview", "Understand
@@ -181,6 +184,7 @@ class Settings:
             row_s=fixed / 2,
             cell_s=fixed / 2 / self.planning_row_cells,
             byte_s=(row_scan - fixed) / self.planning_row_bytes,
+            ranges_per_request=self.ranges_per_request,
         )
 
     @property

@@ -15,6 +15,7 @@ filter is not returned; ``rows_limit`` stops the scan after that many returned r
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # a client can list a few dozen currency pairs or sites; a player or device ID set is open-ended
 # and grows in production, so above this a scan is planned and the plan says why.
 ENUMERATE_VALUES_MAX = 64
-# Row ranges one plan may list (entity values x time buckets); above this the planner scans.
+# Row ranges the planner lists in the sample's plan (entity values x time buckets) without
+# costs to compare; with costs, more ranges are sent as several requests (``ReadCosts``).
 RANGES_MAX = 1000
 
 PlanKind = Literal["point", "prefix", "range", "multi-range", "full-table scan"]
@@ -46,6 +48,16 @@ class ReadCosts:
     row_s: float  # one row visited
     cell_s: float  # one cell visited
     byte_s: float  # one byte visited (key, family, qualifier, timestamp and value)
+    # row ranges (or keys) one ReadRows request carries: more are sent as several requests run
+    # side by side, as the client's sharded reads do. The API documents no count
+    # (``ReadRowsRequest.rows``); an assumption (``Settings.ranges_per_request``)
+    ranges_per_request: int = 1000
+
+    def requests_for(self, ranges: float, requests: int = 1) -> int:
+        """Requests a plan of ``ranges`` ranges sends: its own (one per range when a rows
+        limit counts per range), at least one per ``ranges_per_request`` ranges."""
+        per = max(int(self.ranges_per_request), 1)
+        return max(int(requests), -(-int(math.ceil(ranges)) // per), 1)
 
     def node_seconds(
         self, *, requests: int, seeks: int, rows: int, cells: int, nbytes: int
@@ -57,6 +69,54 @@ class ReadCosts:
             + cells * self.cell_s
             + nbytes * self.byte_s
         )
+
+
+@dataclass(frozen=True)
+class PlanCost:
+    """What one run of a plan does at production and the node time it costs: the one read-cost
+    figure the planner ranks plans with and every view shows (capacity, advisor, compare, the
+    designer, the production sheet). Counts are production's (the workload's series, rate and
+    retention); ``returned`` the rows the answer holds."""
+
+    requests: int  # ReadRows requests sent (side by side)
+    seeks: float  # row ranges and keys located
+    rows: float  # rows visited
+    cells: float  # cells visited
+    nbytes: float  # bytes visited
+    returned: float  # rows returned
+    node_s: float  # node-seconds of one run
+
+    @classmethod
+    def of(
+        cls,
+        costs: ReadCosts,
+        *,
+        requests: int,
+        seeks: float,
+        rows: float,
+        cells: float,
+        nbytes: float,
+        returned: float,
+    ) -> PlanCost:
+        """The cost of these counts with ``costs``' unit prices."""
+        node_s = (
+            requests * costs.request_s
+            + seeks * costs.seek_s
+            + rows * costs.row_s
+            + cells * costs.cell_s
+            + nbytes * costs.byte_s
+        )
+        return cls(requests, seeks, rows, cells, nbytes, min(returned, rows), node_s)
+
+    def terms(self, costs: ReadCosts) -> list[tuple[str, float, float, float]]:
+        """(what, count, node-seconds each, node-seconds) for each term of :attr:`node_s`."""
+        return [
+            ("requests", float(self.requests), costs.request_s, self.requests * costs.request_s),
+            ("seeks", self.seeks, costs.seek_s, self.seeks * costs.seek_s),
+            ("rows", self.rows, costs.row_s, self.rows * costs.row_s),
+            ("cells", self.cells, costs.cell_s, self.cells * costs.cell_s),
+            ("bytes", self.nbytes, costs.byte_s, self.nbytes * costs.byte_s),
+        ]
 
 
 def family_regex(names: Sequence[str]) -> str:
@@ -236,6 +296,7 @@ class ReadPlan:
     # the planner's estimate of this plan's node time at the entity counts it was given, and
     # the cheapest other plan it weighed (``planner.alternatives``): what it chose and why
     est_node_ms: float | None = field(default=None, compare=False)
+    cost: PlanCost | None = field(default=None, compare=False)  # that estimate's counts
     runner_up: str = field(default="", compare=False)
     runner_up_node_ms: float | None = field(default=None, compare=False)
 

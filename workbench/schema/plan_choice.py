@@ -27,24 +27,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .key_text import bucket_us
-from .key_walk import KeyWalk
-from .plan import RANGES_MAX
+from .key_walk import KeyWalk, us_of
+from .plan import PlanCost
 from .segments import TIME
 
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence, Set
 
     from .key_walk import Query
     from .keys import RowKey
     from .plan import ReadPlan
     from .shape import Shape
 
-# The largest ReadRows request the planner writes: row ranges (or keys) one plan lists, at the
-# production count of every enumerated value (entity values × time buckets). The API documents
-# no count (``ReadRowsRequest.rows``: "the row keys and/or ranges to read"); the request is one
-# message, and this workbench limit keeps it a few tens of kB of short keys. Above it the
-# planner scans the column's rows instead, and the note says so.
-REQUEST_RANGES_MAX = RANGES_MAX
 # Bytes the estimate counts per cell visited: the row key and the cell's family, qualifier,
 # 8-byte timestamp and value. The same for every plan of a table, so plans that visit the same
 # rows tie (and the rank decides).
@@ -93,7 +87,7 @@ def sample_count(shape: Shape, col: str) -> int | None:
         i = shape.entity.index(col)
         return len({s[i] for s in shape.series})
     vals = shape.known_values(col)
-    return len(vals) if vals else None
+    return len(vals) if vals else dict(shape.value_counts).get(col)
 
 
 def growth(shape: Shape, col: str) -> float:
@@ -118,12 +112,17 @@ def listed_values(shape: Shape, col: str, given: dict[str, object]) -> tuple[obj
 
 @dataclass(frozen=True)
 class Priced:
-    """One alternative plan with what it chose and its estimated node-seconds (None: unknown)."""
+    """One alternative plan with what it chose and its cost at production (None: unknown)."""
 
     plan: ReadPlan
     label: str
-    est_s: float | None
+    cost: PlanCost | None
     rank: tuple[object, ...]
+
+    @property
+    def est_s(self) -> float | None:
+        """Node-seconds of one run (None: unknown)."""
+        return None if self.cost is None else self.cost.node_s
 
 
 def estimate(
@@ -135,9 +134,10 @@ def estimate(
     events: float | None = None,
     cells_per_row: int | None = None,
     multi_event: bool = False,
-) -> float | None:
-    """Estimated node-seconds of ``plan`` (the walk ``w`` built it) at the production counts
-    the shape carries; None without costs or the dataset's series.
+) -> PlanCost | None:
+    """What ``plan`` (the walk ``w`` built it) does at the production the shape carries, and
+    its node-seconds: the one read cost (module docstring); None without costs or the
+    dataset's series.
 
     ``events``: the rows the table holds in the sample (default the dataset's events; summary
     rows for the aggregates); ``cells_per_row``: cells a row read carries (default the
@@ -145,7 +145,7 @@ def estimate(
     (time buckets, a wide row), so a row is visited once for the events it holds: a series'
     events in one bucket of the key's time segment, or all of them without one."""
     shape, costs = q.shape, q.costs
-    if shape is None or costs is None or shape.series is None:
+    if shape is None or costs is None or not shape.n_series:
         return None
     total = float(shape.events if events is None else events)
     stop = len(key.segments) if w.stop is None else w.stop
@@ -159,50 +159,133 @@ def estimate(
         if metric is not None and key.segments.index(metric) >= stop
         else 1
     )
+    # a branch listing one value of an enumerated column stands for its share of the values
+    # production holds under the branch's other fixed values (not the sample's draw of them)
+    groups: dict[tuple[object, ...], tuple[dict[str, object], set[tuple[object, ...]], int]] = {}
+    for bk in w.bknown:
+        fixed = {**kb, **bk}
+        base = {c: v for c, v in fixed.items() if c not in w.enumerated}
+        gk = tuple(sorted(base.items(), key=lambda cv: cv[0]))
+        vals = tuple(bk.get(c) for c in sorted(w.enumerated))
+        _, seen, n = groups.get(gk, (base, set(), 0))
+        groups[gk] = (base, seen | {vals}, n + 1)
     units = 0.0
     for bk, wt in zip(w.bknown, w.weights, strict=True):
-        fixed = {**kb, **bk}
-        share = shape.series_share(fixed) or 0.0
-        grow = 1.0
-        for c, _ in shape.production:
-            # a column the query leaves open holds more series; one the plan lists is listed
-            # at its production count, each value with its own rows
-            if c not in fixed or c in w.enumerated:
-                grow *= growth(shape, c)
-        units += total * share * wt * grow * per_measure
+        base = {c: v for c, v in {**kb, **bk}.items() if c not in w.enumerated}
+        gk = tuple(sorted(base.items(), key=lambda cv: cv[0]))
+        units += total * series_at(shape, base) * wt * per_measure / len(groups[gk][1])
     units *= w.t_share
     # production: each series writes ``rate_factor`` times the sample's events (summary rows
     # do not grow with the rate), kept for retention: a read bounding no time reads all of it
+    rate = shape.rate_factor if events is None else 1.0
     window = w.t_window if w.stop_reason != "full scan" else None
-    units *= (shape.rate_factor if events is None else 1.0) * shape.time_factor(window, w.t_counted)
-    if plan.keys and q.t_point is not None:
-        units = float(len(plan.keys))  # point reads: one row each
-    match = 1.0
-    if plan.filter.row_key_regex is not None:
-        share_kb = shape.series_share(kb) or 1.0
-        match = max((shape.series_share(q.known) or 0.0) / share_kb, 1e-9)
-    if plan.rows_limit is not None:
-        per = plan.rows_limit / match
-        units = min(units, per * plan.requests) if plan.requests > 1 else min(units, per)
-        units = max(units, float(min(plan.rows_limit, 1)))
+    units *= rate * shape.time_factor(window, w.t_counted)
     seeks = float(plan.n_ranges)
-    for c in w.enumerated:
-        seeks *= growth(shape, c)
+    if w.enumerated:  # the production count of the listed values under each group's values
+        listed = sum(
+            n / len(vals) * _values_under(shape, w.enumerated, base)
+            for base, vals, n in groups.values()
+        )
+        seeks *= listed / max(len(w.bknown), 1)
+    requests = costs.requests_for(seeks, int(seeks) if plan.requests > 1 else 1)
+    per_row = events_per_row(key, shape, total, rate) if multi_event else 1.0
+    answer = _answer_events(q, shape, total, rate) * per_measure
+    # a range that holds data visits at least one row (a bucket row it cuts)
+    rows = max(units / per_row, min(seeks, units))
+    if plan.keys and q.t_point is not None:
+        rows = units = seeks  # point reads: one row each, its cells at that instant
+        answer = min(answer, units)
+    if plan.rows_limit is not None:
+        # a limited scan stops once it has found its rows: on keys where several series
+        # interleave it passes rows_limit ÷ (the share of the rows it scans that match) rows,
+        # whatever the table's size; each request counts its own limit
+        match = 1.0
+        if plan.filter.row_key_regex is not None:
+            # the production series the query asks for among those the scan passes
+            asked = series_at(shape, q.known)
+            passed = series_at(shape, kb) or 1.0
+            match = min(max(asked / passed, 1e-12), 1.0)
+        cap = plan.rows_limit / match * requests
+        if rows > cap:
+            units, rows = units * cap / rows, cap
+        rows = max(rows, float(min(plan.rows_limit, 1)))
+        units = max(units, rows)
+        answer = min(answer, plan.rows_limit * requests * per_row)
     cells = cells_per_row if cells_per_row is not None else (1 if metric else len(q.measures))
-    rows = units / events_per_row(key, shape, total) if multi_event else units
-    return (
-        plan.requests * costs.request_s
-        + seeks * costs.seek_s
-        + rows * costs.row_s
-        + units * cells * (costs.cell_s + CELL_BYTES * costs.byte_s)
+    return PlanCost.of(
+        costs,
+        requests=requests,
+        seeks=seeks,
+        rows=rows,
+        cells=units * cells,
+        nbytes=units * cells * CELL_BYTES,
+        returned=max(answer / per_row, 1.0) if answer > 0 else 0.0,
     )
 
 
-def events_per_row(key: RowKey, shape: Shape, total: float) -> float:
+def series_at(shape: Shape, fixed: Mapping[str, object]) -> float:
+    """Production's series that the ``fixed`` entity values select, over the sample's series
+    (so ``total × series_at`` is their events at the sample's per-series rate). Without a
+    production count for any fixed column: the sample's own share of its series (its skew).
+    With one: every column alike (uniform), a column another fixed column determines (the
+    location of a named balloon) counted once, so the figure does not follow which series a
+    sample drew."""
+    grown = 1.0
+    for c, _ in shape.production:
+        grown *= growth(shape, c)
+    fixed = {c: v for c, v in fixed.items() if c in shape.entity}
+    stated = dict(shape.production)
+    if not fixed:
+        return grown
+    if not any(c in stated for c in fixed):
+        return (shape.series_share(fixed) or 0.0) * grown
+    keep = list(fixed)
+    for c in list(keep):
+        if any(o != c and shape.determines({o: fixed[o]}, {c: fixed[c]}) for o in keep):
+            keep.remove(c)
+    share = 1.0
+    for c in keep:
+        share /= stated.get(c) or sample_count(shape, c) or 1
+    return share * grown
+
+
+def _values_under(shape: Shape, cols: Set[str], base: Mapping[str, object]) -> float:
+    """Production's values of the ``cols`` together under the ``base`` values: all of them, at
+    most the production series ``base`` selects (a location's balloons, not every balloon)."""
+    every = 1.0
+    for c in cols:
+        every *= shape.production_count(c) or sample_count(shape, c) or 1
+    return max(min(every, shape.n_series * series_at(shape, base)), 1.0)
+
+
+def _answer_events(q: Query, shape: Shape, total: float, rate: float) -> float:
+    """The events the query's answer holds at production: the series it names (every series
+    when it names none, at production's count) over its window (retention without one; the
+    newest ``limit`` of each series for a latest read)."""
+    share = series_at(shape, q.known)
+    series = shape.n_series * share
+    intent = q.intent
+    if intent.kind == "latest":
+        return series * float(intent.limit or 1)
+    if q.t_point is not None:  # one event of each series at that instant
+        return series
+    span = shape.span_len_us
+    if span is None:
+        return total * share
+    kept = span if shape.retention_us is None else shape.retention_us
+    if intent.start is not None and intent.end is not None:
+        window = max(us_of(intent.end) - us_of(intent.start), 1)
+    else:
+        window = kept
+    return total * share * rate * min(window, kept) / span
+
+
+def events_per_row(key: RowKey, shape: Shape, total: float, rate: float | None = None) -> float:
     """Events one row of a multi-event layout holds on average in production: a series' events
-    (at production's rate) over one bucket of the key's time segment, or over all the time
-    kept when the key has none (without a retention: the sample's span)."""
-    per_series = total / max(len(shape.series or ()), 1) * shape.rate_factor
+    (at production's rate, ``rate`` × the sample's) over one bucket of the key's time segment,
+    or over all the time kept when the key has none (without a retention: the sample's span)."""
+    rate = shape.rate_factor if rate is None else rate
+    per_series = total / max(shape.n_series, 1) * rate
     spans = [bucket_us(s) for s in key.segments if TIME in s.sources()]
     span = shape.span_len_us
     if not spans or span is None or spans[0] <= 0:

@@ -25,8 +25,8 @@ The model, step by step (each step a function here, in ``walk_steps.py`` (the wa
    bucket (``latest_plan.newest_bucket``).
 5. **The cheapest of every alternative** (:func:`alternatives`, :func:`plan_query`). When the
    design has read costs (``Schema.bind(ds, costs=..., entities=...)``), each choice point of
-   the walk is a ``ChoiceWalk.choose``: list the known values or scan them (up to
-   ``plan_choice.REQUEST_RANGES_MAX`` ranges at the production count), the time buckets or one
+   the walk is a ``ChoiceWalk.choose``: list the known values (at any production count, in
+   several requests past ``ReadCosts.ranges_per_request``) or scan them, the time buckets or one
    range with a regex, the salt fan-out or one scan, the newest bucket rows by key or a reverse
    scan, or the whole table with filters. The walk is replayed with every combination, on every
    table (a second table, G05) and the pre-aggregated rows (:func:`aggregate_rows`, G29); each
@@ -346,6 +346,7 @@ def plan_query(schema: Schema, intent: QueryIntent) -> ReadPlan:
         p,
         note=note.strip(),
         est_node_ms=None if best.est_s is None else best.est_s * 1e3,
+        cost=best.cost,
         runner_up=runner.label or runner.plan.kind if runner is not None else "",
         runner_up_node_ms=(None if runner is None or runner.est_s is None else runner.est_s * 1e3),
     )

@@ -44,6 +44,10 @@ class Shape:
     # worth of every series it passes, one that bounds its window reads the window
     rate_factor: float = field(default=1.0, compare=False)
     retention_us: int | None = field(default=None, compare=False)
+    # the sample's series and each entity column's distinct values, however many: a read's
+    # share of the series when ``series`` is not kept (uniform and independent columns)
+    n_series: int = field(default=0, compare=False)
+    value_counts: tuple[tuple[str, int], ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
@@ -52,16 +56,22 @@ class Shape:
         f = ds.frame
         ents = [c for c in ds.entity if c in f.columns]
         series = None
+        n_series = 1 if len(f) else 0  # no entity column: the events are one series
         if ents and len(f):
             uniq = f[ents].drop_duplicates()
+            n_series = len(uniq)
             if len(uniq) <= SERIES_MAX:
                 series = tuple(tuple(r) for r in uniq.itertuples(index=False, name=None))
+        elif len(f):
+            series = ((),)
         cols = [*ds.entity, ds.time, *ds.measures, *ds.attributes]
         values = []
+        counts = []
         for c in ds.entity:
             if c not in f.columns:
                 continue
             u = pd.unique(f[c].to_numpy())
+            counts.append((c, len(u)))
             if 0 < len(u) <= ENUMERATE_VALUES_MAX:
                 values.append((c, tuple(u.tolist())))
         span = None
@@ -78,6 +88,8 @@ class Shape:
             series,
             len(f),
             span,
+            n_series=n_series,
+            value_counts=tuple(counts),
         )
 
     @property
@@ -110,7 +122,13 @@ class Shape:
         if not fixed:
             return 1.0
         if not self.series:
-            return None
+            counts = dict(self.value_counts)
+            if not self.n_series or any(not counts.get(c) for c in fixed):
+                return None
+            share = 1.0
+            for c in fixed:
+                share /= counts[c]
+            return max(share, 1.0 / self.n_series)
         return len(self._series_with(fixed)) / len(self.series)
 
     def determines(self, known: Mapping[str, object], others: Mapping[str, object]) -> bool:

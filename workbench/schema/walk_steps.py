@@ -13,7 +13,7 @@ from .key_text import bucket_us, later_fixed, render_one, render_values, time_te
 from .key_walk import KeyWalk, Query
 from .keys import RowKey
 from .plan import ENUMERATE_VALUES_MAX, RANGES_MAX
-from .plan_choice import REQUEST_RANGES_MAX, ChoiceWalk, growth, listed_values
+from .plan_choice import ChoiceWalk, growth, listed_values
 from .segments import TIME, Literal, Metric, Salt, Tags
 
 # Each planner below handles one segment of the key and returns whether the walk goes on.
@@ -144,8 +144,9 @@ def known_value_ranges(w: ChoiceWalk, key: RowKey, i: int, q: Query) -> bool:
     (G11), instead of scanning past the other values. Otherwise the walk stops here.
 
     When the planner compares costs (``w.explore``), listing the values is one alternative and
-    stopping here the other, whatever their number, up to ``REQUEST_RANGES_MAX`` ranges at the
-    production count; without costs, at most ``ENUMERATE_VALUES_MAX`` values are listed."""
+    stopping here the other, whatever their number (past ``ReadCosts.ranges_per_request`` the
+    ranges go in several requests); without costs, at most ``ENUMERATE_VALUES_MAX`` values
+    are listed."""
     srcs = set(key.segments[i].sources())
     open_cols = srcs - set(q.known)
     col = next(iter(open_cols)) if len(open_cols) == 1 and TIME not in srcs else None
@@ -195,18 +196,14 @@ def known_value_ranges(w: ChoiceWalk, key: RowKey, i: int, q: Query) -> bool:
 def _listed_or_scanned(w: ChoiceWalk, key: RowKey, i: int, q: Query, col: str) -> bool:
     """The cost-compared form of :func:`known_value_ranges`: list every value of ``col`` the
     series hold with the branch's fixed fields (one range each), or stop and scan, as the walk's
-    script says; listing is offered only up to ``REQUEST_RANGES_MAX`` ranges in production."""
+    script says, at any production count (several requests past ``ranges_per_request``)."""
     shape = q.shape
     assert shape is not None
     per_branch = [listed_values(shape, col, {**q.known, **bk}) for bk in w.bknown]
     n = sum(len(v or ()) for v in per_branch)
     prod_n = n * growth(shape, col)
     scan = f"the rows of every {col} scanned"
-    if any(v is None for v in per_branch) or prod_n > REQUEST_RANGES_MAX:
-        w.notes.append(
-            f"{prod_n:,.0f} {col} ranges would be over the {REQUEST_RANGES_MAX:,}-range request "
-            f"limit: {scan}"
-        )
+    if any(v is None for v in per_branch):
         return w.halt(i, f"unknown {col}")
     if not w.choose(f"{prod_n:,.0f} ranges over the known {col} values", scan, True):
         return w.halt(i, f"unknown {col}")
