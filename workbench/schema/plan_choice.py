@@ -269,15 +269,16 @@ def _answer_events(q: Query, shape: Shape, total: float, rate: float) -> float:
         return series * float(intent.limit or 1)
     if q.t_point is not None:  # one event of each series at that instant
         return series
+    floor = series if intent.kind == "slice" else 0.0  # a slice: each series' value then
     span = shape.span_len_us
     if span is None:
-        return total * share
+        return max(total * share, floor)
     kept = span if shape.retention_us is None else shape.retention_us
     if intent.start is not None and intent.end is not None:
         window = max(us_of(intent.end) - us_of(intent.start), 1)
     else:
         window = kept
-    return total * share * rate * min(window, kept) / span
+    return max(total * share * rate * min(window, kept) / span, floor)
 
 
 def events_per_row(key: RowKey, shape: Shape, total: float, rate: float | None = None) -> float:

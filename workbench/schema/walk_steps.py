@@ -245,7 +245,8 @@ def _listed_note(w: ChoiceWalk, col: str, n_every: int, prod: int | None) -> Non
     """The note and bookkeeping of a plan that lists one range per known value of ``col``."""
     nb = w.branches
     w.notes.append(
-        f"{len(nb)} ranges over the known {col} values: one row range each, one request; this "
+        f"{len(nb)} ranges over the known {col} values: one row range each, in one request "
+        "(in production one per 1,000 ranges, sent side by side); this "
         f"relies on the application listing every {col} ({n_every} in the sample"
         + (f", {prod:,} in production" if prod is not None else "")
         + f"): a {col} added later is missed until the list is updated"

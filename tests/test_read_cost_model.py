@@ -1,0 +1,120 @@
+"""One read cost, derived by hand (G04, G08, G11).
+
+A plan's cost at production is requests + seeks + the rows, cells and bytes it visits, at the
+unit costs calibrated on Google's per-node figures (``Settings.read_costs``: 17,000 1 KB reads/s
+and 220 MB/s of scan per SSD node). The planner ranks with that figure and every view shows it
+(``ReadPlan.cost`` is the ``production_*`` columns). Each expectation below is counted by hand
+from the workload, not read from the code.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import workbench as wb
+from workbench.analysis.settings import DEFAULT
+
+RC = DEFAULT.read_costs()
+CELL = RC.cell_s + 64 * RC.byte_s  # one cell visited: its unit cost and 64 counted bytes
+STOCKS = Path(__file__).parent / "fixtures" / "owndata" / "stocks.csv"
+
+
+@cache
+def _stocks():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return wb.from_csv(
+            STOCKS,
+            entity="symbol",
+            time="date",
+            measures="price",
+            naive_tz="UTC",
+            queries=["all at 2005-01-01", "latest 1 per symbol"],
+        )
+
+
+@pytest.mark.parametrize("symbols", [5_000, 50_000, 1_000_000])
+def test_all_at_t_is_one_range_per_series_in_requests_of_a_thousand(symbols):
+    """``entity_first`` (symbol#second): every symbol at one second is a range each. At 50,000
+    events/s the second holds 50,000 events, a row each; the ranges are ⌈N ÷ 1,000⌉ requests
+    and N seeks, so the cost is continuous in N and never a full scan."""
+    ds = _stocks()
+    wl = wb.Workload(events_per_s=50_000, entities={"symbol": symbols})
+    a = wb.analyze(ds, wb.preset(ds, "entity_first"), workload=wl)
+    plan = a.queries.plans["all_at_2005_01_01"]
+    row = a.queries.table.loc["all_at_2005_01_01"]
+    requests = math.ceil(symbols / 1_000)
+    assert not plan.full_scan
+    assert row["production_requests"] == requests and row["production_ranges"] == symbols
+    hand = requests * RC.request_s + symbols * RC.seek_s + 50_000 * (RC.row_s + CELL)
+    assert row["production_node_ms"] / 1e3 == pytest.approx(hand, rel=0.01)
+    assert hand / 2 <= row["production_node_ms"] / 1e3 <= 2 * hand
+    # each series' value at that second: one row of each returned
+    assert row["production_rows_returned"] == pytest.approx(min(symbols, 50_000), rel=0.01)
+    # the planner's figure is the one shown
+    assert plan.est_node_ms == pytest.approx(row["production_node_ms"])
+
+
+def test_the_cost_is_continuous_past_a_thousand_ranges():
+    ds = _stocks()
+    ms = []
+    for n in (1_000, 1_001):
+        wl = wb.Workload(events_per_s=50_000, entities={"symbol": n})
+        a = wb.analyze(ds, wb.preset(ds, "entity_first"), workload=wl)
+        ms.append(a.queries.table.loc["all_at_2005_01_01", "production_node_ms"])
+    # one more range: one more seek and one more request, nothing else
+    assert ms[1] - ms[0] == pytest.approx(1e3 * (RC.seek_s + RC.request_s), rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "query", "rows"),
+    [
+        # time first: the newest of one balloon of 234 passes 234 interleaved rows
+        ("timestamp_first", "latest_reading", 234),
+    ],
+)
+def test_latest_on_a_time_first_key_does_not_grow_with_retention(pattern, query, rows):
+    ds = wb.load_dataset("weather_balloons")
+    figures = []
+    for months in (1, 3, 12):
+        wl = wb.Workload(events_per_s=100_000, retention_months=months)
+        t = wb.analyze(ds, wb.preset(ds, pattern), workload=wl).queries.table.loc[query]
+        assert t["production_rows_seen"] == pytest.approx(rows)
+        figures.append(t["production_node_ms"])
+    assert max(figures) <= 1.10 * min(figures)
+
+
+def test_a_newest_bucket_row_holds_one_bucket_and_a_scan_reads_every_bucket_row():
+    """weather_balloons ``bucket_new_cells`` (a row per balloon and week, a cell per reading):
+    at 100,000 events/s over 234 balloons each writes 427.35 readings/s. The newest reading of
+    one balloon reads its current week's row whole: 427.35 × 604,800 s readings of 4 cells.
+    A full scan of the table visits every balloon's week rows over the 12 months kept."""
+    ds = wb.load_dataset("weather_balloons")
+    wl = wb.Workload(events_per_s=100_000, retention_months=12)
+    a = wb.analyze(ds, wb.preset(ds, "bucket_new_cells"), workload=wl)
+    t = a.queries.table
+    per_balloon = 100_000 / 234
+    week = 7 * 86_400
+    cells_per_reading = t.loc["latest_reading", "production_cells_seen"] / (per_balloon * week)
+    assert cells_per_reading == pytest.approx(len(ds.measures), rel=0.02)
+    assert t.loc["latest_reading", "production_rows_seen"] <= 2  # the current week, or the last
+    # the planner's full-scan alternative of the same design: every week row of every balloon
+    schema = wb.preset(ds, "bucket_new_cells").bind(
+        ds,
+        costs=RC,
+        rate_factor=a.capacity.production.rate_factor,
+        retention_s=12 * 730 * 3600,
+    )
+    from workbench.schema.planner import alternatives
+
+    scan = next(
+        x for x in alternatives(schema, ds.query("all_locations_minute")) if x.plan.full_scan
+    )
+    weeks = 12 * 730 * 3600 / week
+    assert scan.cost is not None
+    assert scan.cost.rows == pytest.approx(234 * weeks, rel=0.05)
