@@ -156,9 +156,11 @@ print(cap.production.inputs_line())  # what the verdicts assumed: yours, then th
 #
 # Your FX feed has grown and the cluster now has **8 nodes** (a fair share is 12.5%). With the pair-first
 # key the busiest pair alone takes more than 20%, so field promotion cannot get there. Choose a salt count
-# for the salted design so that, on average over time, the busiest node takes at most 20% of the writes.
-# Replace `____` with a whole number and run the check; then try other values (4, 10, 12, 16…) and watch
-# the scans a USD/JPY range read needs. `fx_salt.hint()` gives a hint and `fx_salt.solution()` the answer.
+# for the salted design so that, on average over time, the busiest node takes at most 20% of the writes,
+# and every node holds as many buckets as the others (section 3 showed what an uneven count costs). The
+# goal is a share of the writes; the answer is a count of buckets. Replace `____` with a whole number and
+# run the check; then try other values (4, 10, 12, 16…) and watch the scans a USD/JPY range read needs.
+# `fx_salt.hint()` gives a hint and `fx_salt.solution()` the answer.
 
 # %%
 SALT_BUCKETS = ____   # ← your answer: a whole number of salt buckets

@@ -46,6 +46,26 @@ def test_the_solution_passes_and_the_switch_fills_blanks(fx, monkeypatch):
     assert filled.passed and "solution filled in: WORKBENCH_SOLUTIONS=1" in filled.message
 
 
+def test_fx_salt_asks_for_an_even_spread_and_refuses_the_goal_as_a_count(fx, monkeypatch):
+    monkeypatch.delenv("WORKBENCH_SOLUTIONS", raising=False)
+    # a whole-number float is a number, as 01 accepts 39.0 and 03 4.0
+    assert fx_salt.check(8.0, fx).passed
+    # 16 buckets: two per node, as even as 8 (the solution says it passes at twice the scans)
+    sixteen = fx_salt.check(16, fx)
+    assert sixteen.passed and "16 scans" in sixteen.message
+    # 20 is the goal (20 % of the writes) typed as a count: said so, whatever its share would be
+    for goal in (20, 20.0):
+        line = fx_salt.check(goal, fx).message
+        assert "20 is the goal" in line and "not a salt count" in line, line
+    # 6 and 7 buckets keep the busiest of 8 nodes under 20 % on this sample, but leave some nodes
+    # without a frontier: not the even spread the hint teaches
+    for uneven in (6, 7):
+        result = fx_salt.check(uneven, fx)
+        assert not result.passed and "do not divide evenly among 8 nodes" in result.message
+    # 8.5 is no count of buckets
+    assert "whole number" in fx_salt.check(8.5, fx).message
+
+
 def test_under_the_switch_a_failing_answer_fails_the_run(fx, monkeypatch):
     monkeypatch.setenv("WORKBENCH_SOLUTIONS", "1")
     with pytest.raises(ExerciseNotSolved, match="fx_salt"):

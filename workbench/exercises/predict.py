@@ -31,6 +31,12 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
     return None, f"the answer is a number, got {short_repr(value)}."
 
 
+def number_form(value: Any) -> str | None:
+    """A :class:`~.core.Problem`'s ``form`` for a predicted count: why ``value`` is not a number
+    (a number in quotes is asked for without them), or None. A whole-number float is a number."""
+    return as_number(value)[1]
+
+
 def tolerance_for(truth: float, relative: float, at_least: float) -> float:
     """How far from ``truth`` a prediction may be: ``relative`` of it, never under ``at_least``."""
     return max(abs(truth) * relative, at_least)
@@ -88,5 +94,7 @@ def judge_query_figure(
     against the workbench's own analysis of ``design`` on ``ds``."""
     from workbench.analysis import analyze
 
+    if (why := number_form(predicted)) is not None:  # no analysis for an answer that cannot match
+        return False, why, {}
     truth = analyze(ds, design).queries[query][column]
     return judge_count(predicted, float(truth), what, relative=relative)
