@@ -21,6 +21,7 @@ import difflib
 import html
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,16 @@ class _Blank:
 
 
 ____ = _Blank()
+
+
+#: True while a check judges the solution the switch filled in for a blank: a judge's message then
+#: names it as the solution ("solution: 6,255"), not as what the attendee said
+_FILLED: ContextVar[bool] = ContextVar("filled", default=False)
+
+
+def filled_in() -> bool:
+    """True while the answer being judged is the solution the switch put in a blank."""
+    return _FILLED.get()
 
 
 def solutions_on() -> bool:
@@ -128,7 +139,11 @@ class Problem:
             if why is not None:
                 passed, message, found = False, why, {}
             else:
-                passed, message, found = self.judge(value, *context)
+                token = _FILLED.set(filled)
+                try:
+                    passed, message, found = self.judge(value, *context)
+                finally:
+                    _FILLED.reset(token)
         except WorkbenchError as exc:
             if filled:
                 raise

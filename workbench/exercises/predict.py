@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .core import short_repr
+from .core import filled_in, short_repr
 
 
 def as_number(value: Any) -> tuple[float | None, str | None]:
@@ -73,6 +73,9 @@ def judge_count(
     if abs(number - truth) <= slack:
         within = tolerance_text(truth, relative, at_least)
         how = "exactly" if number == truth else f"within {within}"
+        if filled_in():  # a report shows the blank, then the solution it was filled with
+            how = "" if number == truth else f", {how}"
+            return True, f"{what}: {shown} (solution: {number:,g}{how}).", found or {}
         return True, f"{what}: {shown} (you said {number:,g}: {how}).", found or {}
     direction = "more" if truth > number else "fewer"
     accepted = (
