@@ -42,6 +42,8 @@ def test_every_guideline_is_demonstrated_in_a_tagged_code_cell():
 SCIENTIFIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d+\b", re.I)
 LONG_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{4,}\b")
 PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?%")
+# a NumPy scalar's repr, as a list of them prints since NumPy 2: [np.int64(4)] reads [4]
+NUMPY_REPR = re.compile(r"\bnp\.(?:u?int|float|bool|str)\w*\(")
 # a time of day with its fraction is data (04's microsecond keys), not a figure
 TIME_OF_DAY = re.compile(r"\d{2}:\d{2}:\d{2}\.\d+")
 
@@ -69,10 +71,14 @@ def _shown_texts(nb) -> list[tuple[int, str, str]]:
 
 
 def unreadable_numbers(nb) -> list[str]:
-    """Numbers in scientific notation or with more than three decimals in a table, and shares
-    above 100 % anywhere in the output."""
+    """Numbers in scientific notation or with more than three decimals in a table, shares above
+    100 % anywhere in the output, and NumPy scalar reprs (``np.int64(4)``) anywhere."""
     bad = []
     for i, kind, text in _shown_texts(nb):
+        bad += [
+            f"cell {i}: {text[max(0, m.start() - 40) : m.end() + 10]!r}"
+            for m in NUMPY_REPR.finditer(text)
+        ]
         text = TIME_OF_DAY.sub("", text)
         if kind in ("table", "events"):
             bad += [f"cell {i}: {n!r} in {text[:80]!r}" for n in SCIENTIFIC.findall(text)]
@@ -177,6 +183,9 @@ def test_the_number_check_sees_what_it_must():
     found = unreadable_numbers(nb)
     assert len(found) == 4 and "8.27e-08" in found[0] and "16809.501267" in found[1]
     assert "2.407907e+10" in found[2] and "188 %" in found[3]
+    # 08's counter table printed a list of NumPy scalars: [np.int64(4)] where [4] was meant
+    found = unreadable_numbers(_notebook_showing("<table><tr><td>[np.int64(4)]</td></tr></table>"))
+    assert found and all("np.int64(4)" in f for f in found), found
 
 
 @pytest.mark.notebook
