@@ -134,6 +134,7 @@ class Problem:
                 f"Stuck? {self.name}.hint() or {self.name}.solution().",
                 answered=False,
             )
+        found: dict[str, Any]
         try:
             why = self.form(value) if self.form is not None else None
             if why is not None:
