@@ -87,18 +87,12 @@ print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the wri
 # ## What the advisor says, and one click to fix it
 #
 # The advisor reads the same measurements. For a key that starts with the time it reports the
-# hotspot with its guideline ID and offers a better design. The designer below starts on the
-# timestamp-first design with its *Advisor* tab open; `fix.apply_suggestion(0)` is a click on the first
-# **Apply suggestion** button, and the designer ends on the fixed design. A designer always shows its
-# latest state, so after *Run All* it shows where it ended — `pair_microseconds`, whose *Advisor* tab
-# has no findings left; run the cells one at a time to watch it start on the timestamp-first design.
-
-# %%
-fix = wb.designer(ds, wb.preset("fx_prices", "timestamp_first"))
-fix.show_tab("advisor")
-fix
+# hotspot with its guideline ID and offers a better design. `fix` below is a designer on the
+# timestamp-first design with its *Advisor* tab open (the tab makes the findings); its first finding:
 
 # %% tags=["finding"]
+fix = wb.designer(ds, wb.preset("fx_prices", "timestamp_first"))
+fix.show_tab("advisor")
 before = fix.analysis.keyspace.mean_write_share
 fix.findings[0]
 
@@ -114,6 +108,16 @@ FIX_SHARE = ____   # ← your answer: a percentage of the writes
 
 # %%
 fix_share.check(FIX_SHARE, wb.designer(ds, wb.preset("fx_prices", "timestamp_first")))
+
+# %% [markdown]
+# Here is `fix` itself, and `fix.apply_suggestion(0)`: a click on the first
+# **Apply suggestion** button, after which the designer shows the fixed design. A designer always shows
+# its latest state, so after *Run All* it shows where it ended — `pair_microseconds`, whose *Advisor*
+# tab has no findings left; run the two cells one at a time to watch it start on the timestamp-first
+# design.
+
+# %%
+fix
 
 # %% tags=["finding"]
 fix.apply_suggestion(0)

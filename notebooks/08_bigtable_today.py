@@ -201,7 +201,7 @@ expected = counters.expected(energy)
 wb.styled(pd.DataFrame({"cells written (one per reading)": [len(energy.frame)],
               "counter cells read back": [len(back)],
               "expected (pandas)": [len(expected)],
-              "counts read back": [sorted(back["count"].unique())],
+              "counts read back": [sorted(back["count"].unique().tolist())],  # [4], plain ints
               "equal to pandas": [back.set_index(["row_key", "qualifier"])["count"].sort_index().tolist()
                                   == expected.set_index(["row_key", "qualifier"])["value"].tolist()]}))
 

@@ -8,7 +8,7 @@ from exercise_answers import RIGHT_ALIASES, WRONG
 import workbench as wb
 from workbench.exercises import PROBLEMS, ExerciseNotSolved, ____
 from workbench.exercises.ex01 import garden_month
-from workbench.exercises.ex04 import fx_salt
+from workbench.exercises.ex04 import fx_salt, key_bytes
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,39 @@ def test_the_solution_passes_and_the_switch_fills_blanks(fx, monkeypatch):
     monkeypatch.setenv("WORKBENCH_SOLUTIONS", "1")
     filled = fx_salt.check(____, fx)
     assert filled.passed and "solution filled in: WORKBENCH_SOLUTIONS=1" in filled.message
+
+
+def test_fx_salt_asks_for_an_even_spread_and_refuses_the_goal_as_a_count(fx, monkeypatch):
+    monkeypatch.delenv("WORKBENCH_SOLUTIONS", raising=False)
+    # a whole-number float is a number, as 01 accepts 39.0 and 03 4.0
+    assert fx_salt.check(8.0, fx).passed
+    # 16 buckets: two per node, as even as 8 (the solution says it passes at twice the scans)
+    sixteen = fx_salt.check(16, fx)
+    assert sixteen.passed and "16 scans" in sixteen.message
+    # 20 is the goal (20 % of the writes) typed as a count: said so, whatever its share would be
+    for goal in (20, 20.0):
+        line = fx_salt.check(goal, fx).message
+        assert "20 is the goal" in line and "not a salt count" in line, line
+    # 6 and 7 buckets keep the busiest of 8 nodes under 20 % on this sample, but leave some nodes
+    # without a frontier: not the even spread the hint teaches
+    for uneven in (6, 7):
+        result = fx_salt.check(uneven, fx)
+        assert not result.passed and "do not divide evenly among 8 nodes" in result.message
+    # 8.5 is no count of buckets
+    assert "whole number" in fx_salt.check(8.5, fx).message
+
+
+def test_a_report_shows_the_filled_blank_as_the_solution_not_as_what_was_said(fx, monkeypatch):
+    # a report runs with blanks filled (WORKBENCH_SOLUTIONS=1): its cell reads KEY_BYTES = ____,
+    # so the check under it names the solution, never "you said"
+    monkeypatch.setenv("WORKBENCH_SOLUTIONS", "1")
+    filled = key_bytes.check(____, fx)
+    assert filled.passed and "solution: 56" in filled.message, filled.message
+    assert "you said" not in filled.message
+    # an attendee's own answer is still what they said (28 key bytes × 2 cells = 56)
+    monkeypatch.delenv("WORKBENCH_SOLUTIONS")
+    typed = key_bytes.check(55, fx)
+    assert typed.passed and "you said 55" in typed.message and "solution" not in typed.message
 
 
 def test_under_the_switch_a_failing_answer_fails_the_run(fx, monkeypatch):

@@ -42,6 +42,8 @@ def test_every_guideline_is_demonstrated_in_a_tagged_code_cell():
 SCIENTIFIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?e[+-]?\d+\b", re.I)
 LONG_DECIMALS = re.compile(r"(?<![\w.])\d+\.\d{4,}\b")
 PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?%")
+# a NumPy scalar's repr, as a list of them prints since NumPy 2: [np.int64(4)] reads [4]
+NUMPY_REPR = re.compile(r"\bnp\.(?:u?int|float|bool|str)\w*\(")
 # a time of day with its fraction is data (04's microsecond keys), not a figure
 TIME_OF_DAY = re.compile(r"\d{2}:\d{2}:\d{2}\.\d+")
 
@@ -69,10 +71,14 @@ def _shown_texts(nb) -> list[tuple[int, str, str]]:
 
 
 def unreadable_numbers(nb) -> list[str]:
-    """Numbers in scientific notation or with more than three decimals in a table, and shares
-    above 100 % anywhere in the output."""
+    """Numbers in scientific notation or with more than three decimals in a table, shares above
+    100 % anywhere in the output, and NumPy scalar reprs (``np.int64(4)``) anywhere."""
     bad = []
     for i, kind, text in _shown_texts(nb):
+        bad += [
+            f"cell {i}: {text[max(0, m.start() - 40) : m.end() + 10]!r}"
+            for m in NUMPY_REPR.finditer(text)
+        ]
         text = TIME_OF_DAY.sub("", text)
         if kind in ("table", "events"):
             bad += [f"cell {i}: {n!r} in {text[:80]!r}" for n in SCIENTIFIC.findall(text)]
@@ -177,6 +183,9 @@ def test_the_number_check_sees_what_it_must():
     found = unreadable_numbers(nb)
     assert len(found) == 4 and "8.27e-08" in found[0] and "16809.501267" in found[1]
     assert "2.407907e+10" in found[2] and "188 %" in found[3]
+    # 08's counter table printed a list of NumPy scalars: [np.int64(4)] where [4] was meant
+    found = unreadable_numbers(_notebook_showing("<table><tr><td>[np.int64(4)]</td></tr></table>"))
+    assert found and all("np.int64(4)" in f for f in found), found
 
 
 @pytest.mark.notebook
@@ -241,6 +250,59 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
 
 EXERCISE_NOTEBOOKS = [p for p in NOTEBOOKS if "____" in p.read_text(encoding="utf-8")]
 
+# predictions whose figure a cell above the answer cell used to show after Run All: 04's
+# comparison table listed USD/JPY's whole range (the rows the emulator reads for the latest quote),
+# 07's advisor designer ended on the fixed design's busiest-node share
+ANSWER_FIGURES = {
+    "latest_emulator_rows": lambda v: [f"{v:,}"],  # 6,255
+    "fix_share": lambda v: [f"{v}%", f"{v} %"],  # 43%
+}
+
+
+def _widget_texts(nb, model_id: str) -> list[str]:
+    """The text a widget output shows once saved: every HTML/Label value under it, children too."""
+    import html as H
+
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    models, out, todo, seen = state.get("state", {}), [], [model_id], set()
+    while todo:
+        mid = todo.pop()
+        if mid in seen or mid not in models:
+            continue
+        seen.add(mid)
+        for key, value in models[mid].get("state", {}).items():
+            refs = value if isinstance(value, list) else [value]
+            todo += [r[len("IPY_MODEL_") :] for r in refs if str(r).startswith("IPY_MODEL_")]
+            if key == "value" and isinstance(value, str):
+                out.append(H.unescape(re.sub(r"<[^>]+>", " ", value)))
+    return out
+
+
+def shown_above(nb, cell: int) -> str:
+    """What the code cells above ``cell`` show after Run All: outputs and saved widget views."""
+    texts = [t for i, _, t in _shown_texts(nb) if i < cell]
+    for c in nb.cells[:cell]:
+        for o in c.get("outputs", []) if c.cell_type == "code" else []:
+            view = o.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view:
+                texts += _widget_texts(nb, view["model_id"])
+    return " ".join(" ".join(texts).split())
+
+
+def answers_shown_early(nb) -> list[str]:
+    """The predictions of ANSWER_FIGURES whose figure is on screen above their answer cell."""
+    from workbench.exercises import PROBLEMS
+
+    early = []
+    for name, figures in ANSWER_FIGURES.items():
+        checks = [i for i, c in enumerate(nb.cells) if f"{name}.check(" in c.source]
+        if not checks:
+            continue
+        above = shown_above(nb, checks[0] - 1)  # the answer cell is just before the check
+        shown = [f for f in figures(PROBLEMS[name].solution_value) if f in above]
+        early += [f"{name}: {f!r} shown above its answer cell" for f in shown]
+    return early
+
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", EXERCISE_NOTEBOOKS, ids=[p.stem for p in EXERCISE_NOTEBOOKS])
@@ -266,3 +328,5 @@ def test_notebook_runs_with_the_exercises_left_blank(path: Path, emulator):
         for o in c.get("outputs", [])
     )
     assert "Your turn" in text and "Well done" not in text
+    # and no cell above an answer cell shows the figure it asks for
+    assert not answers_shown_early(nb), answers_shown_early(nb)

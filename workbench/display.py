@@ -98,7 +98,8 @@ def hot_tablets_heading(kd: KeyDistribution) -> str:
 
 
 def limit_text(n: float) -> str:
-    """A limit as Bigtable documents it: 4 KiB and 100 MiB are binary, 100 MB and 256 MB decimal."""
+    """A limit as Bigtable documents it: a key's 4 KiB and a qualifier's 16 KiB binary, a cell's and a
+    row's sizes (10 MB, 100 MB, 256 MB) decimal, as the table's largest sizes are."""
     n = int(n)
     for unit, f in (("MiB", 1024**2), ("MB", 10**6), ("KiB", 1024), ("kB", 10**3)):
         if n >= f and n % f == 0:

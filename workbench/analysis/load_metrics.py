@@ -162,7 +162,7 @@ def diagnostics(kd: KeyDistribution) -> list[dict[str, str]]:
             {
                 "message": "Large rows",
                 "severity": "warning",
-                "detail": f"rows over {st.large_row_bytes / 2**20:,.0f} MiB or key ranges "
+                "detail": f"rows over {st.large_row_bytes / 1e6:,.0f} MB or key ranges "
                 f"averaging over {st.large_row_range_avg_bytes / 1e6:,.0f} MB per row",
             }
         )

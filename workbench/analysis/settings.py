@@ -58,9 +58,11 @@ class Settings:
     backup_gb_month_usd: float = 0.026  # assumption (pricing.py)
     data_boost_spu_hours_per_month: float = 0.0  # Data Boost serverless processing units
     data_boost_spu_hour_usd: float = 0.000845  # assumption (pricing.py)
-    # limits (G10, G19, G20); the emulator enforces none of them
+    # limits (G10, G19, G20); the emulator enforces none of them. Cell and row sizes in decimal MB,
+    # as Bigtable's quotas page states them (10 MB / 100 MB per cell, 100 MB / 256 MB per row); a
+    # key's and a qualifier's in KiB, as the API states a key's "up to 4KiB"
     cell_advisory_bytes: int = 10 * MB
-    cell_hard_bytes: int = 100 * MiB
+    cell_hard_bytes: int = 100 * MB
     row_advisory_bytes: int = 100 * MB
     row_hard_bytes: int = 256 * MB
     key_hard_bytes: int = 4 * 1024

@@ -21,6 +21,7 @@ import difflib
 import html
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,16 @@ class _Blank:
 
 
 ____ = _Blank()
+
+
+#: True while a check judges the solution the switch filled in for a blank: a judge's message then
+#: names it as the solution ("solution: 6,255"), not as what the attendee said
+_FILLED: ContextVar[bool] = ContextVar("filled", default=False)
+
+
+def filled_in() -> bool:
+    """True while the answer being judged is the solution the switch put in a blank."""
+    return _FILLED.get()
 
 
 def solutions_on() -> bool:
@@ -87,6 +98,8 @@ class _Help(str):
 
 #: judge(answer, *context) -> (passed, message, found)
 Judge = Callable[..., tuple[bool, str, dict[str, Any]]]
+#: form(answer) -> why the answer is not of the form asked for (a number, a name…), or None
+Form = Callable[[Any], str | None]
 
 
 @dataclass
@@ -99,6 +112,9 @@ class Problem:
     hint_text: str
     solution_value: Any
     solution_text: str
+    #: the answer's type and form, judged before the judge runs: a string where a number is
+    #: wanted is told so at once, without an analysis, a compare or a designer change
+    form: Form | None = None
 
     def answer(self, value: Any) -> Any:
         """``value``, or the solution when it is blank and the solutions switch is on."""
@@ -118,8 +134,17 @@ class Problem:
                 f"Stuck? {self.name}.hint() or {self.name}.solution().",
                 answered=False,
             )
+        found: dict[str, Any]
         try:
-            passed, message, found = self.judge(value, *context)
+            why = self.form(value) if self.form is not None else None
+            if why is not None:
+                passed, message, found = False, why, {}
+            else:
+                token = _FILLED.set(filled)
+                try:
+                    passed, message, found = self.judge(value, *context)
+                finally:
+                    _FILLED.reset(token)
         except WorkbenchError as exc:
             if filled:
                 raise
@@ -187,3 +212,9 @@ def design_name(choice: Any, dataset: str) -> str | None:
     from workbench.schema import pattern_names
 
     return not_a_name(choice, pattern_names(dataset), f"a {dataset} design")
+
+
+def design_form(dataset: str) -> Form:
+    """A :class:`Problem`'s ``form`` for a gallery design name of ``dataset``: a name it has (in
+    quotes), or why not, before any analysis of it."""
+    return lambda choice: design_name(choice, dataset)

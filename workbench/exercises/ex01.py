@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import Problem, ____, design_name
-from .predict import judge_query_figure
+from .core import Problem, ____, design_form
+from .predict import judge_query_figure, number_form
 
 __all__ = ["____", "garden_month", "gardens_day_rows", "versions_cells"]
 
@@ -19,8 +19,6 @@ def _garden_month(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import preset
 
-    if (why := design_name(choice, "garden_temperature")) is not None:
-        return False, why, {}
     mine = analyze(ds, preset("garden_temperature", choice))
     rows = int(mine.queries["garden_month"]["rows_seen"])
     worst = int(mine.rowsizes.projected_max_bytes)
@@ -40,6 +38,7 @@ garden_month = Problem(
     "is read once too, but keeps growing. Which unit of time closes a row after 31 mornings?",
     "month_rows",
     '"month_rows": the month query reads one row, and a row closes when its month ends (G02, G10).',
+    form=design_form("garden_temperature"),
 )
 
 
@@ -60,6 +59,7 @@ gardens_day_rows = Problem(
     39,
     "39: every garden's month row holds 15 March, so the day reads one row per garden "
     "(the dataset has 39 series); the key cannot bring one day of all gardens together (G02).",
+    form=number_form,
 )
 
 
@@ -81,4 +81,5 @@ versions_cells = Problem(
     769,
     "about 769 (29,991 events ÷ 39 gardens): the whole garden's history is scanned to return the "
     "31 cells of March (G03).",
+    form=number_form,
 )

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import Problem, ____, design_name
-from .predict import judge_count, judge_query_figure
+from .core import Problem, ____, design_form
+from .predict import judge_count, judge_query_figure, number_form
 
 __all__ = ["____", "game_both", "measure_scans", "name_bytes"]
 
@@ -19,8 +19,6 @@ def _game_both(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import preset
 
-    if (why := design_name(choice, "game_scores")) is not None:
-        return False, why, {}
     q = analyze(ds, preset("game_scores", choice)).queries
     a, b = q["corrie_lol_march"]["waste"], q["lol_march"]["waste"]
     return (
@@ -40,6 +38,7 @@ game_both = Problem(
     "order for every event.",
     "two_tables",
     '"two_tables": one table keyed game#player#time, one game#time#player (G04, G05).',
+    form=design_form("game_scores"),
 )
 
 
@@ -58,6 +57,7 @@ measure_scans = Problem(
     2,
     "2: one range under LoL#Corrie#win#, one under LoL#Corrie#kda#; the paper's key keeps both "
     "measures of a game in one row and needs one (G11).",
+    form=number_form,
 )
 
 
@@ -81,4 +81,5 @@ name_bytes = Problem(
     51,
     "51: each event has two cells; the family adds 12 − 4 = 8 characters to each (16), "
     "did_the_player_win adds 18 − 3 = 15 and kill_death_assist_ratio 23 − 3 = 20 (G01).",
+    form=number_form,
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..formatting import nbytes
-from .core import Problem, ____, design_name
-from .predict import judge_count, judge_query_figure
+from .core import Problem, ____, design_form
+from .predict import judge_count, judge_query_figure, number_form
 
 __all__ = ["____", "balloon_format", "column_versions", "week_hour_rows"]
 
@@ -15,8 +15,6 @@ def _balloon_format(choice: str, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import preset
 
-    if (why := design_name(choice, "weather_balloons")) is not None:
-        return False, why, {}
     mine = analyze(ds, preset("weather_balloons", choice))
     per_event = mine.capacity.bytes_per_event
     scan = int(mine.queries["location_pressure_week"]["bytes_seen"])
@@ -35,6 +33,7 @@ balloon_format = Problem(
     "one compact cell per reading: which serialization is smallest?",
     "serialized_protobuf",
     '"serialized_protobuf": one small cell per reading, flexible for new queries (G14, G28).',
+    form=design_form("weather_balloons"),
 )
 
 
@@ -58,6 +57,7 @@ week_hour_rows = Problem(
     4,
     "4: one row per measure (pressure, temperature, humidity, altitude), each holding the whole "
     "flight of that measure, because a flight lasts hours and the bucket a week (G12).",
+    form=number_form,
 )
 
 
@@ -79,4 +79,5 @@ column_versions = Problem(
     134,
     "about 134: a whole flight of readings (32,136 events ÷ 234 balloons ≈ 137; a flight cut by "
     "a week boundary makes a few columns shorter) (G13).",
+    form=number_form,
 )

@@ -7,28 +7,28 @@ from typing import Any
 import pandas as pd
 
 from ..errors import CollisionError, error_line
-from .core import Problem, ____
-from .predict import judge_count
+from .core import Problem, ____, short_repr
+from .predict import judge_count, number_form
 
 __all__ = ["____", "dashboard_key", "host_first_scans", "row_cells"]
+
+
+def _segments_form(key: Any) -> str | None:
+    """Why ``key`` is not a list of key segments, or None."""
+    from workbench.schema.segments import Segment
+
+    if isinstance(key, list | tuple) and key and all(isinstance(s, Segment) for s in key):
+        return None
+    return (
+        "the answer is a list of key segments, e.g. "
+        f'[wb.Field("site"), wb.Timestamp("ms", "epoch_ms")]; got {short_repr(key)}.'
+    )
 
 
 def _dashboard_key(key: list, ds) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
     from workbench.schema import Family, RowKey, Schema, Tall
-    from workbench.schema.segments import Segment
 
-    if (
-        not isinstance(key, (list, tuple))
-        or not key
-        or not all(isinstance(s, Segment) for s in key)
-    ):
-        return (
-            False,
-            "the answer is a list of key segments, e.g. "
-            f'[wb.Field("site"), wb.Timestamp("ms", "epoch_ms")]; got {key!r}.',
-            {},
-        )
     mine = Schema("my_key", RowKey(tuple(key)), Tall(Family("m")))
     try:
         a = analyze(ds, mine)
@@ -86,6 +86,7 @@ dashboard_key = Problem(
     lambda: _dashboard_solution(),
     'site, what, time, host: [wb.Field("site"), wb.Field("what"), '
     'wb.Timestamp("ms", "epoch_ms"), wb.Field("host")] (G04, G07).',
+    form=_segments_form,
 )
 
 
@@ -107,6 +108,7 @@ host_first_scans = Problem(
     4,
     "4: one range per host of site gew (4 hosts in the workshop data), because the host leads "
     "the key (G20).",
+    form=number_form,
 )
 
 
@@ -128,4 +130,5 @@ row_cells = Problem(
     241,
     "about 241: 40 minutes at one point every 10 seconds, both ends included; the row could "
     "hold 2^32 ms of points, so the sample fills a tiny part of it (G16).",
+    form=number_form,
 )

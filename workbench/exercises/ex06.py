@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Problem, ____, not_a_name
-from .predict import judge_count, judge_query_figure
+from .predict import judge_count, judge_query_figure, number_form
 
 __all__ = ["____", "daily_panel", "hourly_day_dataset", "hourly_day_rows", "latest_rows"]
 
@@ -74,17 +74,25 @@ def daily_panel_dataset(ds, bucket: str):
     )
 
 
+def _bucket_form(answer: Any) -> str | None:
+    """Why ``answer`` is not a summary bucket the daily panel can use, or None."""
+    bucket = summary_bucket(answer)
+    if bucket is None:
+        words = ["minute", "hour", "day", "week", "month", "hourly", "daily", "weekly"]
+        return not_a_name(answer, words, "a summary bucket") or ""
+    if _SECONDS.get(bucket, 0) > _SECONDS["day"]:
+        # a week's row holds one sum for seven days: the page cannot draw a bar per day from it,
+        # and section 4 compares one summary per day with the raw readings' daily sums
+        return f"a row per {bucket} sums several days into one: the page shows each day."
+    return None
+
+
 def _daily_panel(answer: str, ds, base) -> tuple[bool, str, dict[str, Any]]:
     from workbench.analysis import analyze
 
     bucket = summary_bucket(answer)
-    if bucket is None:
-        words = ["minute", "hour", "day", "week", "month", "hourly", "daily", "weekly"]
-        return False, not_a_name(answer, words, "a summary bucket") or "", {}
-    if _SECONDS.get(bucket, 0) > _SECONDS["day"]:
-        # a week's row holds one sum for seven days: the page cannot draw a bar per day from it,
-        # and section 4 compares one summary per day with the raw readings' daily sums
-        return False, f"a row per {bucket} sums several days into one: the page shows each day.", {}
+    if bucket is None:  # the form lets none through; a direct call is told the same
+        return False, _bucket_form(answer) or "", {}
     design = daily_panel_design(bucket, base)
     billing = daily_panel_dataset(ds, bucket)
     cost = analyze(billing, design).queries["meter_daily_usage"]
@@ -110,6 +118,7 @@ daily_panel = Problem(
     "cannot be split back into them.",
     "day",
     '"day": one summary row per day, so ten days read ten rows (G30).',
+    form=_bucket_form,
 )
 
 
@@ -152,6 +161,7 @@ hourly_day_rows = Problem(
     "asks for one calendar day.",
     24,
     "24: one agg#hourly# row per hour of 1 March, where the raw design reads 96 readings (G29).",
+    form=number_form,
 )
 
 
@@ -172,4 +182,5 @@ latest_rows = Problem(
     2,
     "2: one reverse scan of one row per measure (kwh, voltage), since the measure comes before "
     "the time in the key (G03, G11).",
+    form=number_form,
 )

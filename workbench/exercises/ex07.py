@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .core import Problem, ____, not_a_name
+from .core import Problem, ____, not_a_name, short_repr
 from .predict import as_number, judge_count
 
 __all__ = ["____", "fix_share", "lab_pattern", "time_first_share"]
@@ -18,10 +18,17 @@ __all__ = ["____", "fix_share", "lab_pattern", "time_first_share"]
 _POINTS = 10.0
 
 
-def _judge_share(predicted: Any, share: float, what: str) -> tuple[bool, str, dict[str, Any]]:
-    number, _ = as_number(predicted)
+def _share_form(predicted: Any) -> str | None:
+    """Why ``predicted`` is not a share in percent, or None: judged before the designer changes."""
+    number, why = as_number(predicted)
     if number is not None and 0 < number < 1:
-        return False, f"give the share in percent (50 for half), not {number:g}.", {}
+        return f"give the share in percent (50 for half), not {number:g}."
+    return why
+
+
+def _judge_share(predicted: Any, share: float, what: str) -> tuple[bool, str, dict[str, Any]]:
+    if (why := _share_form(predicted)) is not None:
+        return False, why, {}
     return judge_count(predicted, round(share * 100, 1), what, relative=0.0, at_least=_POINTS)
 
 
@@ -41,6 +48,7 @@ time_first_share = Problem(
     100,
     "about 100 %: every new quote lands at the end of the key space, in one tablet on one node "
     "(G06).",
+    form=_share_form,
 )
 
 
@@ -64,7 +72,19 @@ fix_share = Problem(
     43,
     "about 43 %: the pairs' key ranges spread over the 3 nodes, one node holding more than its "
     "third (G07).",
+    form=_share_form,
 )
+
+
+def _pattern_form(pattern: Any) -> str | None:
+    """Why ``pattern`` is not a pattern's name (text), or None; the names themselves are the
+    designer's, checked by the judge."""
+    if isinstance(pattern, str):
+        return None
+    return (
+        "the answer is a pattern's name in quotes, one of lab.controls.pattern.options; "
+        f"got {short_repr(pattern)}."
+    )
 
 
 def _lab_pattern(pattern: str, lab) -> tuple[bool, str, dict[str, Any]]:
@@ -98,4 +118,5 @@ lab_pattern = Problem(
     "entity_first",
     '"entity_first": each meter\'s writes stay in its own key range (G07); reversed_timestamp, '
     "wide_rows and the serialized designs pass too.",
+    form=_pattern_form,
 )

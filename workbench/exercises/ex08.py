@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .core import Problem, ____
-from .predict import judge_count
+from .predict import judge_count, number_form
 
 __all__ = ["____", "cmv_maintenance", "counter_cells", "slash_bad_keys"]
 
@@ -40,6 +40,7 @@ slash_bad_keys = Problem(
     28_629,
     "28,629, every key: each pair is written with a slash (AUD/USD), so each key splits into three "
     "fields where the schema declares two (G20).",
+    form=number_form,
 )
 
 
@@ -62,6 +63,7 @@ cmv_maintenance = Problem(
     29_760,
     "29,760: one view update per reading (the sample's events), where hand-written rows write "
     "one summary per meter and hour (G29).",
+    form=number_form,
 )
 
 
@@ -80,4 +82,5 @@ counter_cells = Problem(
     7_440,
     "7,440: 31 meters × 10 days × 24 hours; the 29,760 readings add into them, four per cell "
     "(G12).",
+    form=number_form,
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .core import short_repr
+from .core import filled_in, short_repr
 
 
 def as_number(value: Any) -> tuple[float | None, str | None]:
@@ -29,6 +29,12 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
         shown = int(number) if number.is_integer() else number
         return None, f"{value!r} is text: did you mean {shown}, without the quotes?"
     return None, f"the answer is a number, got {short_repr(value)}."
+
+
+def number_form(value: Any) -> str | None:
+    """A :class:`~.core.Problem`'s ``form`` for a predicted count: why ``value`` is not a number
+    (a number in quotes is asked for without them), or None. A whole-number float is a number."""
+    return as_number(value)[1]
 
 
 def tolerance_for(truth: float, relative: float, at_least: float) -> float:
@@ -67,6 +73,9 @@ def judge_count(
     if abs(number - truth) <= slack:
         within = tolerance_text(truth, relative, at_least)
         how = "exactly" if number == truth else f"within {within}"
+        if filled_in():  # a report shows the blank, then the solution it was filled with
+            how = "" if number == truth else f", {how}"
+            return True, f"{what}: {shown} (solution: {number:,g}{how}).", found or {}
         return True, f"{what}: {shown} (you said {number:,g}: {how}).", found or {}
     direction = "more" if truth > number else "fewer"
     accepted = (
@@ -88,5 +97,7 @@ def judge_query_figure(
     against the workbench's own analysis of ``design`` on ``ds``."""
     from workbench.analysis import analyze
 
+    if (why := number_form(predicted)) is not None:  # no analysis for an answer that cannot match
+        return False, why, {}
     truth = analyze(ds, design).queries[query][column]
     return judge_count(predicted, float(truth), what, relative=relative)

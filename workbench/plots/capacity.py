@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from matplotlib.ticker import MaxNLocator
+
 from .style import OKABE_ITO, legend_outside, new_axes, styled
 
 if TYPE_CHECKING:
@@ -66,6 +68,7 @@ def plot_node_need(cap: Capacity, ax: Axes | None = None) -> Axes:
     ax.set_yticklabels([b[0] for b in bars])
     ax.invert_yaxis()
     ax.set_xlim(0, max(b[1] for b in bars) * 1.2 + 1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a node count: no 0.25-node ticks
     ax.set_xlabel("nodes per cluster")
     bound = {
         "hotspot": f"a hotspot: over the ceiling of {cap.ceiling_events_per_s:,.0f} events/s",

@@ -13,7 +13,7 @@ import numpy as np
 from ..formatting import amount
 from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
-from .html_parts import figure_box
+from .html_parts import breakable, figure_box
 from .style import BAD, GOOD, MUTED, WIDTH_IN, styled
 
 if TYPE_CHECKING:
@@ -153,11 +153,11 @@ def comparison_html(cmp: Comparison) -> str:
             )
             width = 100 * x / top if np.isfinite(x) and top > 0 else 0.0
             bars.append(
-                f"<tr><td class='wb-b-name'>{html.escape(nm)}</td><td style='width:45%'><div style='height:14px;"
+                f"<tr><td class='wb-b-name'>{breakable(nm)}</td><td style='width:45%'><div style='height:14px;"
                 f"width:{max(width, 0.5):.1f}%;background:{colour}'></div></td>"
                 f"<td class='wb-b-num'>{_fmt(col, x)}</td></tr>"
             )
-        reason = f"<br><small>{html.escape(str(r['reason']))}</small>" if r is not None else ""
+        reason = f"<br><small>{breakable(r['reason'])}</small>" if r is not None else ""
         panels.append(
             f"<div style='min-width:0'><b>{html.escape(label + _panel_note(col, r, v))}</b>{reason}"
             f"<table style='width:100%'>{''.join(bars)}</table></div>"

@@ -45,7 +45,7 @@ METRICS = {
     "pressure": ("pressure: CPU of the serving node, % of the 70 % target", False),
     "rows": ("rows per key bucket", False),
     "data": ("bytes stored per key bucket (the sample)", True),
-    "large_rows": ("rows over 256 MiB", False),
+    "large_rows": ("rows over 256 MB", False),
 }
 
 

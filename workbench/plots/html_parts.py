@@ -8,6 +8,7 @@ on every widget change and has half a second; notebooks and reports keep the mat
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -35,6 +36,12 @@ CSS = (
     ".wb-b td.wb-b-num{white-space:nowrap;text-align:left}"
     ".wb-b .bad{color:" + BAD + "}.wb-b .good{color:" + GOOD + "}</style>"
 )
+
+
+def breakable(text: str) -> str:
+    """``text`` escaped for HTML with a line-break chance after each "_": a design or query name
+    (``pair_microseconds``) wraps between its words in a narrow cell, never mid-word."""
+    return html.escape(str(text)).replace("_", "_<wbr>")
 
 
 def figure_box(body: str) -> str:

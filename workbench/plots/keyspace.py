@@ -9,10 +9,13 @@ notebooks. The key heat map is :mod:`.heatmap`.
 from __future__ import annotations
 
 import html
+import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import matplotlib.dates as mdates
 import numpy as np
+import pandas as pd
 
 from .heatmap import key_axis, window_times
 from .html_parts import PLOT_H, PLOT_W, date_ticks, figure_box
@@ -25,7 +28,8 @@ if TYPE_CHECKING:
 
 
 def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
-    """The node-load picture's takeaway and its colour (the figure's and the designer's)."""
+    """The node-load picture's takeaway and its colour (the figure's and the designer's): a
+    hotspot verdict as it stands, otherwise what the figure draws (:func:`window_spread`)."""
     where = f"({kd.nodes} node{'s' if kd.nodes > 1 else ''}, {kd.n_tablets} tablets)"
     if kd.nodes == 1:
         return (
@@ -36,40 +40,66 @@ def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
         return f"One node takes the load; the others idle {where}", BAD
     if kd.hotspot:  # spread over the nodes, yet the verdict is a hotspot at the model's rate
         return f"Hotspot at this rate: {hotspot_cause(kd)} {where}", BAD
-    if kd.spread == "even":
-        return f"Every node shares the load evenly{even_from_words(kd)} {where}", "black"
-    return (
-        f"Every node gets load, unevenly: the busiest {kd.hotspot_factor:.1f}× its fair share "
-        f"{where}",
-        "black",
-    )
+    return f"{window_spread(kd).words()} {where}", "black"
 
 
-EVEN_FACTOR = 1.5  # the busiest node within 1.5× its fair share: "even" (KeyDistribution.spread)
+UNEVEN_FACTOR = 2.0  # a drawn window whose busiest node takes 2× its fair share is uneven
+EVEN_FACTOR = 1.5  # within 1.5× its fair share: "evenly" (KeyDistribution.spread's "even")
 
 
-def even_from(kd: KeyDistribution) -> int:
-    """The first window from which every drawn window with load is even (busiest node within
-    1.5× its fair share): 0 when all are, the number of windows when the last one is not. The
-    verdict's "even" is a load-weighted mean after the warm-up; a start-up window where one node
-    still takes everything (the moves land after the warm-up) is drawn, so the title counts it."""
-    busiest = np.nan_to_num(node_shares(kd), nan=0.0).max(axis=1, initial=0.0)
-    over = np.flatnonzero(busiest > EVEN_FACTOR * kd.fair_share + 1e-9)
-    return int(over[-1]) + 1 if len(over) else 0
+@dataclass(frozen=True)
+class WindowSpread:
+    """What the node-load figure draws, window by window: the busiest node's share of each
+    window's load (NaN: no load), the fair share, and the window edges (µs)."""
+
+    busiest: np.ndarray
+    fair: float
+    edges_us: np.ndarray
+
+    @property
+    def factors(self) -> np.ndarray:
+        """Each window's busiest share over the fair share, to a tenth as the title states it
+        (1.99× reads "2.0×": a window the title calls 2.0× is uneven)."""
+        return np.round(np.nan_to_num(self.busiest, nan=0.0) / self.fair, 1)
+
+    @property
+    def uneven(self) -> np.ndarray:
+        """The windows whose busiest node takes :data:`UNEVEN_FACTOR` × its fair share or more."""
+        return np.flatnonzero(self.factors >= UNEVEN_FACTOR)
+
+    @property
+    def worst(self) -> int:
+        """The window whose busiest node takes the largest share."""
+        return int(np.argmax(np.nan_to_num(self.busiest, nan=0.0)))
+
+    def words(self) -> str:
+        """The title: even (the busiest share at most), even after a start-up run of uneven
+        windows (the busiest share before), or uneven (the busiest share and its window)."""
+        from ..formatting import duration
+
+        worst, uneven, n = self.worst, self.uneven, len(self.busiest)
+        share, factor = float(self.busiest[worst]), float(self.factors[worst])
+        took = f"{share:.0%} of a window's load ({factor:.1f}× fair)"
+        # "evenly" where every window the words cover stays within 1.5× (KeyDistribution.spread)
+        evenly = " evenly" if self.factors[len(uneven) :].max(initial=0.0) <= EVEN_FACTOR else ""
+        if not len(uneven):
+            return f"Every node shares the load{evenly}: the busiest at most {took}"
+        if uneven.tolist() == list(range(len(uneven))) and len(uneven) < n:
+            first = duration(float(self.edges_us[len(uneven)] - self.edges_us[0]) / 1e6)
+            return (
+                f"Every node shares the load{evenly} after the first "
+                f"{first.replace('.0 ', ' ')}; before, the busiest took {took}"
+            )
+        when = pd.Timestamp(int(self.edges_us[worst]), unit="us", tz="UTC")
+        return f"Uneven: the busiest node takes up to {took}, worst window from {when:%b %d %H:%M}"
 
 
-def even_from_words(kd: KeyDistribution) -> str:
-    """The even title's qualifier: "" (even throughout), " after the first 6 min" (the
-    start-up windows the figure draws uneven) or, when a late window is uneven too, " on
-    average: the busiest 1.2× its fair share"."""
-    first, edges = even_from(kd), np.asarray(kd.window_edges_us)
-    if first == 0:
-        return ""
-    if first >= len(edges) - 1:
-        return f" on average: the busiest {kd.hotspot_factor:.1f}× its fair share"
-    from ..formatting import duration
-
-    return f" after the first {duration(float(edges[first] - edges[0]) / 1e6).replace('.0 ', ' ')}"
+def window_spread(kd: KeyDistribution) -> WindowSpread:
+    """The node-load figure's windows as its title judges them: from :func:`node_shares`, the
+    lines it draws (the start-up windows included: the figure shades, not hides, them)."""
+    shares = node_shares(kd)
+    busiest = np.where(np.isnan(shares).all(axis=1), np.nan, np.nan_to_num(shares).max(axis=1))
+    return WindowSpread(busiest, float(kd.fair_share), np.asarray(kd.window_edges_us))
 
 
 WARMUP_LABEL = "warm-up (a new table: one tablet, moves not landed yet)"
@@ -149,7 +179,7 @@ def plot_node_load(kd: KeyDistribution, ax: Axes | None = None) -> Axes:
     legend_outside(ax)
     ax.set_ylim(0, 1.05)
     text, colour = node_load_title(kd)
-    ax.set_title(text, color=colour)
+    ax.set_title(textwrap.fill(text, 100), color=colour)  # a long title on two lines
     return ax
 
 

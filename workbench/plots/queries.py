@@ -10,7 +10,7 @@ import numpy as np
 
 from ..formatting import ratio
 from ..notes import EMULATOR_NOTES
-from .html_parts import figure_box, log_pos
+from .html_parts import breakable, figure_box, log_pos
 from .style import BAD, GOOD, MUTED, NEUTRAL, new_axes, note, styled
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
     rows = []
     for q, r in t.iterrows():
         name = html.escape(str(q))
-        shown = name.replace("_", "_<wbr>")  # a long name wraps after a "_", never mid-word
+        shown = breakable(q)  # a long name wraps after a "_", never mid-word
         if r["kind"] == "cannot plan":
             rows.append(
                 f"<tr><td class='wb-b-name'><b>{shown}</b></td><td colspan=3 class='bad'>cannot plan: "
