@@ -117,6 +117,23 @@ def _refused_entry(status: Any, key: str, table_id: str, orig: int) -> _Permanen
     )
 
 
+def _never_resent(
+    entries: list[int], once: Sequence[bool], key_text: list[str], table_id: str, why: str
+) -> None:
+    """Raise when an entry about to be resent adds to aggregate cells (``once``): its first
+    attempt may have been applied, and AddToCell is not idempotent."""
+    unsure = [e for e in entries if once and once[e]]
+    if unsure:
+        raise _Permanent(
+            f"{len(unsure):,} row entr{'y' if len(unsure) == 1 else 'ies'} adding to aggregate "
+            f"cells of table {table_id!r} (the first: row {key_text[unsure[0]]!r}) failed "
+            f"without a clear answer ({why}). AddToCell is not idempotent: a resend could add its "
+            "inputs twice (the official client does not retry it either), so it was not resent, "
+            "and whether those rows were added is unknown: read them to see",
+            unsure[0],
+        )
+
+
 def send_request(
     conn: Connection,
     req: Any,
@@ -131,9 +148,8 @@ def send_request(
 ) -> int:
     """Send one request; transient per-entry errors and broken streams are retried under the
     connection's one policy (:meth:`Connection.retry`), resending only the entries not yet
-    written. Returns the retries. An entry marked in ``once`` (it adds to aggregate cells:
-    ``AddToCell`` is not idempotent, and the official client never retries it either) is never
-    resent: a transient failure of it stops the write, saying its outcome is unknown.
+    written. Returns the retries. An entry marked in ``once`` (it adds to aggregate cells) is
+    never resent: AddToCell is not idempotent (:func:`_never_resent`).
 
     ``expected_s``: the request's estimated server time (a deep row); its deadline is
     ``DEEP_DEADLINE_FACTOR`` times that when longer than the usual one. The retry budget is the
@@ -158,18 +174,10 @@ def send_request(
         nxt = MutateRowsRequest(table_name=req.table_name)
         failed = sorted(set(failed))
         im = index_map[0]
-        unsure = [o for o in (im[i] if im is not None else i for i in failed) if once and once[o]]
-        if unsure:
-            raise _Permanent(
-                f"{len(unsure):,} row entr{'y' if len(unsure) == 1 else 'ies'} adding to aggregate "
-                f"cells of table {table_id!r} (the first: row {key_text[unsure[0]]!r}) failed "
-                f"without a clear answer ({last[0]}). AddToCell is not idempotent: a resend could "
-                "add its inputs twice (the official client does not retry it either), so it was "
-                "not resent, and whether those rows were added is unknown: read them to see",
-                unsure[0],
-            )
+        orig = [im[i] if im is not None else i for i in failed]
+        _never_resent(orig, once, key_text, table_id, last[0])
+        index_map[0] = orig
         nxt.entries.extend(pending[0].entries[i] for i in failed)
-        index_map[0] = [im[i] if im is not None else i for i in failed]
         pending[0] = nxt
 
     def attempt() -> None:
