@@ -3,12 +3,18 @@
 What the emulator does was measured (SDK 528 cbtemulator) and is pinned here, so a newer
 emulator that changes it makes these tests say so: it creates every aggregate type, combines
 only ``sum``, keeps the *last* AddToCell/MergeToCell input for min/max/hll, and refuses
-MergeToCell with an int value. The writer therefore combines each cell's inputs itself."""
+MergeToCell with an int value. The writer combines each cell's inputs of one write itself and
+sends them with AddToCell only (never a delete first), so batches add up: the sum of every
+event on the emulator too; for min/max the emulator's figure (the last batch's) is modelled
+beside Cloud Bigtable's by ``Counters.expected``."""
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
+from typing import Any
 
+import grpc
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,6 +22,7 @@ from google.cloud.bigtable_v2.types import MutateRowRequest, Mutation, ReadRowsR
 
 import workbench as wb
 from workbench.bigtable import admin, writer
+from workbench.bigtable.connection import Connection
 from workbench.cells import CellFrame
 from workbench.errors import SchemaError, WriteError
 from workbench.schema.counters import Counters
@@ -155,8 +162,14 @@ def test_writer_round_trips_min_max_sum_by_combining_each_cell(conn, table_facto
         (b"r1", "s", b"q"): 17, (b"r1", "lo", b"q"): 3, (b"r1", "hi", b"q"): 9,
         (b"r2", "s", b"q"): -7, (b"r2", "lo", b"q"): -7, (b"r2", "hi", b"q"): -7,
     }  # fmt: skip
-    writer.write_cells(conn, cells, tid, progress=False)  # a rerun replaces, never adds twice
-    assert _read(conn, tid) == got
+    # a second write of the same inputs is merged with the cells, as on Cloud Bigtable (no
+    # delete first): the sums double (2 × 17, 2 × -7); min and max of the same values again
+    # stay 3, 9, -7 (the emulator keeps the last input, which here is the same figure)
+    writer.write_cells(conn, cells, tid, progress=False)
+    assert _read(conn, tid) == {
+        (b"r1", "s", b"q"): 34, (b"r1", "lo", b"q"): 3, (b"r1", "hi", b"q"): 9,
+        (b"r2", "s", b"q"): -14, (b"r2", "lo", b"q"): -7, (b"r2", "hi", b"q"): -7,
+    }  # fmt: skip
 
 
 def test_hll_is_refused_on_the_emulator_before_any_request(conn, table_factory):
@@ -226,3 +239,174 @@ def test_counters_min_max_of_a_whole_number_measure(conn, table_factory):
     assert np.all(
         hi.to_cells(ds).frame["timestamp_us"] == pd.Timestamp("2024-01-01", tz="UTC").value // 1000
     )
+
+
+# ------------------------------------------------------------------ data arriving in batches
+
+
+def _scores(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """``n`` whole-number scores of two players over two days, at distinct random minutes."""
+    slot = rng.choice(2 * 2 * 24 * 60, size=n, replace=False)  # (player, minute) pairs
+    minutes = slot // 2
+    return pd.DataFrame(
+        {
+            "player": np.where(slot % 2 == 0, "ann", "bo"),
+            "time": pd.Timestamp("2024-03-01", tz="UTC") + pd.to_timedelta(minutes, unit="min"),
+            "score": rng.integers(-50, 51, size=n),
+        }
+    )
+
+
+def _batch(frame: pd.DataFrame, i: int):
+    return wb.from_dataframe(
+        frame.reset_index(drop=True),
+        name=f"scores_{i}",
+        entity=["player"],
+        time="time",
+        measures=["score"],
+    )
+
+
+_FAMILIES = {"s": "sum", "lo": "min", "hi": "max"}
+
+
+def _by_hand(batches: list[pd.DataFrame]) -> dict[str, dict[tuple[str, str], tuple[int, int]]]:
+    """Per family, (row key, hour) → (what Cloud Bigtable keeps, what the emulator keeps).
+
+    Cloud Bigtable merges every input into the cell: the sum, min or max of every event in it.
+    The emulator (measured) adds sums but keeps the last input of a min/max cell; the writer
+    sends one input per cell and write, so it keeps the min/max of the last batch in the cell.
+    """
+    inputs: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for b, frame in enumerate(batches):
+        for player, t, v in frame[["player", "time", "score"]].itertuples(index=False):
+            key = (f"{player}#{t:%Y%m%d}", f"{t:%H}")
+            inputs.setdefault(key, []).append((b, int(v)))
+    out: dict[str, dict[tuple[str, str], tuple[int, int]]] = {f: {} for f in _FAMILIES}
+    for key, got in inputs.items():
+        values = [v for _, v in got]
+        last = [v for b, v in got if b == max(b for b, _ in got)]
+        out["s"][key] = (sum(values), sum(values))
+        out["lo"][key] = (min(values), min(last))
+        out["hi"][key] = (max(values), max(last))
+    return out
+
+
+def test_the_issue_s_two_loads_add_up_sum_and_max(conn, table_factory):
+    """Scores 5, 3, 9 then (a second write) 1, 8, 2 in one hour: the sum cell holds 28; Cloud
+    Bigtable's max cell holds 9, the emulator's 8 (the max of the last write: measured)."""
+    t = pd.date_range("2024-01-01 10:00", periods=6, freq="5min", tz="UTC")
+    frame = pd.DataFrame({"player": ["p"] * 6, "time": t, "score": [5, 3, 9, 1, 8, 2]})
+    first, second = _batch(frame.iloc[:3], 0), _batch(frame.iloc[3:], 1)
+    total = Counters(("player",), measure="score", family=Family("x", aggregate="sum"))
+    top = Counters(("player",), measure="score", family=Family("m", aggregate="max"))
+    tid = table_factory([total.family, top.family])
+    for ds in (first, second):
+        writer.write_cells(conn, total.to_cells(ds), tid, progress=False)
+        writer.write_cells(conn, top.to_cells(ds), tid, progress=False)
+    assert _read(conn, tid) == {(b"p#20240101", "x", b"10"): 28, (b"p#20240101", "m", b"10"): 8}
+    assert top.expected(first, second).to_dict("records") == [
+        {"row_key": "p#20240101", "qualifier": "10", "value": 9, "emulator": 8}
+    ]
+    assert total.expected(first, second)[["value", "emulator"]].values.tolist() == [[28, 28]]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_counters_written_in_batches_hold_every_event_in_any_order(conn, table_factory, seed):
+    """2–10 batches of one event set, shuffled and cut at random (seeded): every sum cell ends
+    at the sum of all its events, on the emulator too; min/max as the emulator keeps them."""
+    rng = np.random.default_rng(seed)
+    events = _scores(120, rng)
+    n_batches = int(rng.integers(2, 11))
+    shuffled = events.iloc[rng.permutation(len(events))]
+    cuts = np.sort(rng.choice(np.arange(1, len(events)), size=n_batches - 1, replace=False))
+    bounds = [0, *cuts.tolist(), len(events)]
+    frames = [shuffled.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    batches = [_batch(f, i) for i, f in enumerate(frames)]
+    counters = {
+        name: Counters(("player",), measure="score", family=Family(name, aggregate=kind))
+        for name, kind in _FAMILIES.items()
+    }
+    tid = table_factory([c.family for c in counters.values()])
+    for ds in batches:
+        for c in counters.values():
+            writer.write_cells(conn, c.to_cells(ds), tid, progress=False)
+    want = _by_hand(frames)
+    got = _read(conn, tid)
+    assert len(got) == 3 * len(want["s"])
+    for name, c in counters.items():
+        stored = {(k.decode(), q.decode()): v for (k, fam, q), v in got.items() if fam == name}
+        assert stored == {key: emu for key, (_, emu) in want[name].items()}, name
+        model = c.expected(*batches)
+        assert {
+            (r.row_key, r.qualifier): (r.value, r.emulator) for r in model.itertuples()
+        } == want[name], name
+    # the sum is the sum of every event, however the batches were cut and ordered
+    assert sum(got[k] for k in got if k[1] == "s") == int(events["score"].sum())
+
+
+class _Unavailable(grpc.RpcError):
+    """A stream broken after the server applied the request: the client cannot tell."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "injected: connection reset after the request was applied"
+
+
+class _Broken:
+    """A real stream whose answers are replaced (and which can still be cancelled)."""
+
+    def __init__(self, stream: Any, responses: Iterator[Any]) -> None:
+        self.stream, self.responses = stream, responses
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.responses
+
+    def cancel(self) -> None:
+        self.stream.cancel()
+
+
+@pytest.fixture
+def own_conn(emulator: Any) -> Iterator[Connection]:
+    conn = Connection.emulator(emulator.host, project=emulator.project, instance=emulator.instance)
+    yield conn
+    conn.close()
+
+
+def test_an_aggregate_entry_is_never_resent_after_an_unclear_failure(
+    own_conn, table_factory, monkeypatch
+):
+    """The first MutateRows is applied, then its stream breaks before any answer: resending
+    would add 7 again (14). The write stops, names the row and why, and the cell holds 7."""
+    real = own_conn.stream_call
+    sent: list[int] = []
+
+    def stream_call(method: str, req_t: Any, resp_t: Any) -> Any:
+        inner = real(method, req_t, resp_t)
+        if method != writer.MUTATE_ROWS:
+            return inner
+
+        def call(req: Any, **kw: Any) -> Any:
+            stream = inner(req, **kw)
+            sent.append(len(req.entries))
+
+            def applied_then_lost() -> Iterator[Any]:
+                list(stream)  # every entry applied, every answer lost
+                raise _Unavailable()
+                yield  # a generator
+
+            return _Broken(stream, applied_then_lost()) if len(sent) == 1 else stream
+
+        return call
+
+    monkeypatch.setattr(own_conn, "stream_call", stream_call)
+    tid = table_factory([Family("s", aggregate="sum")])
+    cells = CellFrame.from_columns(
+        row_key=["r"], family=["s"], qualifier=["q"], timestamp_us=[0], value=[_i64(7)]
+    )
+    with pytest.raises(WriteError, match="row 'r'.*AddToCell is not idempotent.*not resent"):
+        writer.write_cells(own_conn, cells, tid, progress=False)
+    assert sent == [1]
+    assert _read(own_conn, tid) == {(b"r", "s", b"q"): 7}

@@ -8,6 +8,11 @@ same row keys as ``read_plan`` on the same table:
 * Python carries every filter, so its rows equal the reader's exactly;
 * cbt has no timestamp filter, so where the plan filters cell timestamps, cbt's rows equal the
   reader's rows of the same plan without that filter (and include every row of the plan's answer).
+
+And every Python read the export *prints* for the emulator runs there: a "latest" query's
+reverse scan (which the emulator refuses) is printed beside its emulator form, and that form
+returns the rows the reverse scan returns on Cloud Bigtable (``plan.evaluate`` of the reversed
+plan on the cells written).
 """
 
 from __future__ import annotations
@@ -68,10 +73,10 @@ def _reader_rows(conn, table_id, plan) -> set[str]:
     return set(cells["row_key"].tolist())
 
 
-def _python_rows(client, handle, plan) -> set[str]:
+def _python_rows(client, handle, plan, text: str | None = None) -> set[str]:
     table = client.instance(handle.instance).table(handle.tables[plan.table])
     scope: dict = {"table": table}
-    exec(compile(python_read(plan), "<exported read>", "exec"), scope)
+    exec(compile(text or python_read(plan), "<exported read>", "exec"), scope)
     return {k.decode("utf-8") for k in scope["row_keys"]}
 
 
@@ -90,7 +95,7 @@ def test_exported_reads_return_the_readers_rows(emulator, name, monkeypatch):
     # client would retry UNAVAILABLE against it for its whole 600 s deadline
     monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", host)
     client = bigtable.Client(project=emulator.connection().project, admin=False)
-    checked = 0
+    checked = reversed_checked = 0
     # the official client says where it connects, on its first read: this test's own emulator
     where = f"Connecting to Bigtable emulator at {re.escape(host)}$"
     with pytest.warns(RuntimeWarning, match=where):
@@ -103,7 +108,21 @@ def test_exported_reads_return_the_readers_rows(emulator, name, monkeypatch):
             handle = emulator.load(ds, schema, table_id=f"t-exp-{name}-{pattern}", progress=False)
             try:
                 conn = handle.conn
-                for qname, plan in wb.export(schema.bind(ds), ds).plans().items():
+                exp = wb.export(schema.bind(ds), ds)
+                printed, on_emulator = exp.python_reads(), exp.python_reads(emulator=True)
+                for qname, plan in exp.plans().items():
+                    # the emulator's form is printed as it runs here (below its header line)
+                    text = on_emulator[qname]
+                    assert text.split("\n", 1)[1] in printed[qname], (name, pattern, qname)
+                    got_py = _python_rows(client, handle, plan, text)
+                    if plan.reversed:  # what the reverse scan returns on Cloud Bigtable
+                        model = plan.evaluate(handle.cells).cells.frame["row_key"]
+                        assert got_py == set(model), (name, pattern, qname)
+                        assert "On Cloud Bigtable: a reverse scan" in printed[qname]
+                        reversed_checked += 1
+                    else:
+                        want_all = _reader_rows(conn, handle.tables[plan.table], plan)
+                        assert got_py == want_all, (name, pattern, qname)
                     emu = _first_ranges(plan.on_emulator())
                     tid = handle.tables[emu.table]
                     want = _reader_rows(conn, tid, emu)
@@ -123,3 +142,6 @@ def test_exported_reads_return_the_readers_rows(emulator, name, monkeypatch):
             finally:
                 handle.drop()
     assert checked >= 4 * len(ds.queries)  # at least four designs of the dataset were checked
+    # every dataset has a "latest" query, and some design of it answers with a reverse scan
+    assert any(q.kind == "latest" for q in ds.queries)
+    assert reversed_checked >= 1

@@ -87,7 +87,7 @@ def test_a_deep_rows_requests_are_paced_and_ordered_on_the_emulator() -> None:
     assert plan.after == [None, 0, 1]
 
 
-def test_aggregate_cells_are_combined_and_cost_two_mutations() -> None:
+def test_aggregate_cells_are_combined_and_added_without_a_delete() -> None:
     cells = _cells(
         [
             ("main", "r", "s", "kwh", 1000, _int(5)),
@@ -104,7 +104,10 @@ def test_aggregate_cells_are_combined_and_cost_two_mutations() -> None:
     assert agg == {"s": 8, "lo": 3}
     req = batches.build_request(p, "projects/p/instances/i/tables/t", 0, 2)
     kinds = [m.WhichOneof("mutation") for e in req.entries for m in e.mutations]
-    assert kinds == ["set_cell"] + ["delete_from_column", "add_to_cell"] * 2
+    # one AddToCell per aggregate cell and nothing else: a delete first would drop what
+    # earlier writes (batches) added to the cell
+    assert kinds == ["set_cell", "add_to_cell", "add_to_cell"]
+    assert p.batches == [(0, 2)] and len(req.entries) == 2
 
 
 def test_a_bad_aggregate_value_and_an_oversized_row_are_refused_before_anything_is_built() -> None:

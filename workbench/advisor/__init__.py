@@ -99,7 +99,7 @@ def advise(
         )
     if (
         context is not None
-        and context.ds is ds
+        and (context.source if context.source is not None else context.ds) is ds
         and context.schema == schema
         and context.settings == (settings or context.settings)
         and context.workload == wl

@@ -4,7 +4,8 @@ Built once per ``advise`` call. The cells come from ``schema.to_cells(ds,
 accept_loss=True)``, so a design that collides (G31) or rounds times is still
 analysed — its loss report is the evidence. A hard Cloud Bigtable limit
 (``LimitError``, G10/G19/G20) leaves no cells; rules that need them stay silent and
-the limit rule reports the error.
+the limit rule reports the error. Attribute columns the layout cannot carry are left out of
+the events as ``wb.compare`` leaves them out, and the ``left_out`` rule says so.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import Analysis, Settings, analyze
+from ..analysis.comparison import carried_or_left_out
 from ..analysis.settings import DEFAULT
 from ..cells import CellFrame
 from ..datasets.model import Dataset
@@ -36,6 +38,10 @@ class Context:
     loss: LossReport = field(default_factory=LossReport)
     limit_error: LimitError | None = None
     workload: Workload | None = None
+    # attribute columns the design's layout cannot carry, left out of ``ds`` as ``wb.compare``
+    # leaves them out (its note; "" when none), and the dataset as it was given
+    left_out: str = ""
+    source: Dataset | None = None
 
     @classmethod
     def build(
@@ -48,13 +54,24 @@ class Context:
         analysis: Analysis | None = None,
         workload: Workload | None = None,
     ) -> Context:
-        c = cls(ds=ds, schema=schema, settings=settings or DEFAULT, nodes=nodes, workload=workload)
+        # a text column the user named neither entity nor measure, which the layout cannot
+        # carry (new columns, wide rows), is left out as compare leaves it out: a finding says so
+        used, left_out = carried_or_left_out(ds, schema)
+        c = cls(
+            ds=used,
+            schema=schema,
+            settings=settings or DEFAULT,
+            nodes=nodes,
+            workload=workload,
+            left_out=left_out,
+            source=ds,
+        )
         if analysis is not None:  # the caller's analysis: findings quote the numbers it shows
             c.__dict__["analysis"] = analysis
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # advisory limits become findings, not warnings
-                c.cells = schema.to_cells(ds, accept_loss=True)
+                c.cells = schema.to_cells(used, accept_loss=True)
             c.loss = loss_report(c.cells)
         except LimitError as e:
             c.limit_error = e
@@ -133,9 +150,8 @@ class Context:
         return next((q.weight for q in self.ds.queries if q.name == query), 1.0)
 
     def example_keys(self, table: str, n: int = 2) -> list[str]:
+        """Up to ``n`` row keys of ``table`` ([] when a limit refused the design: no cells)."""
+        if self.cells is None:
+            return []
         f = self.frame
-        return (
-            list(pd.unique(f.loc[f["table"] == table, "row_key"])[:n])
-            if self.cells is not None
-            else []
-        )
+        return list(pd.unique(f.loc[f["table"] == table, "row_key"])[:n])

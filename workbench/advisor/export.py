@@ -36,10 +36,15 @@ from ..datasets.model import Dataset
 from ..errors import SchemaError, WorkbenchError
 from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
 from ..schema.plan import ReadPlan
-from .read_export import cbt_read_lines, python_read, row_set_lines
+from .read_export import cbt_read_lines, python_read, python_read_on_emulator, row_set_lines
 
 DEFAULT_PROJECT = "my-project"
 DEFAULT_INSTANCE = "my-instance"
+# the two forms of a reverse scan in the printed reads
+_PRODUCTION = "# On Cloud Bigtable: a reverse scan (the emulator refuses it: 501)."
+_ON_EMULATOR = (
+    "# On the emulator (no reverse scans): the same ranges read forward, the last rows kept."
+)
 
 
 # ----------------------------------------------------------------------------- GC rules
@@ -565,20 +570,46 @@ class Export:
         ids = self.table_ids(table_id)
         out = {}
         for name, plan in self.plans().items():
-            p = plan.on_emulator() if emulator else plan
-            head = [f"# {name}: {p.describe()}"]
-            out[name] = "\n".join(head + cbt_read_lines(p, ids[p.table], project, instance))
+            emu = plan.on_emulator()
+            forms = [] if emulator else [(_PRODUCTION if emu is not plan else "", plan)]
+            if emulator or emu is not plan:
+                keep = (
+                    f" The last {plan.rows_limit} row(s) each command prints are the answer."
+                    if plan.reversed and plan.rows_limit
+                    else ""
+                )
+                forms.append(((_ON_EMULATOR + keep) if emu is not plan else "", emu))
+            text = [f"# {name}: {forms[0][1].describe()}"]
+            for label, p in forms:
+                text += [label] if label else []
+                text += cbt_read_lines(p, ids[p.table], project, instance)
+            out[name] = "\n".join(text)
         return out
 
     def python_reads(
         self, table_id: str | None = None, *, emulator: bool = False
     ) -> dict[str, str]:
         """Python for each query: the plan's RowSet(s), filter, limit and direction, with the row
-        keys read left in ``row_keys`` (``table`` is the query's table, as in ``python_snippet``)."""
+        keys read left in ``row_keys`` (``table`` is the query's table, as in ``python_snippet``).
+        A reverse scan, which the emulator refuses, is printed twice, each labelled: as Cloud
+        Bigtable runs it, then as the emulator can (read forward, the last rows kept); with
+        ``emulator=True`` only the emulator's form."""
         out = {}
         for name, plan in self.plans().items():
-            p = plan.on_emulator() if emulator else plan
-            out[name] = f"# {name}: {p.describe()}\n" + python_read(p)
+            emu = plan.on_emulator()
+            if emu is plan:  # the emulator runs it as it is
+                out[name] = f"# {name}: {plan.describe()}\n" + python_read(plan)
+                continue
+            on_emulator = f"{_ON_EMULATOR}\n" + python_read_on_emulator(plan)
+            if emulator:
+                out[name] = f"# {name}: {emu.describe()}\n" + on_emulator
+            else:
+                out[name] = (
+                    f"# {name}: {plan.describe()}\n{_PRODUCTION}\n"
+                    + python_read(plan)
+                    + "\n"
+                    + on_emulator
+                )
         return out
 
     # -- display -----------------------------------------------------------------------------------

@@ -10,11 +10,15 @@ cannot express is said in a comment next to the command, never silently dropped:
 * The Python client's ``Table.read_rows`` has no ``reversed`` flag (google-cloud-bigtable 2.x),
   so a reverse scan goes through the data API's ``ReadRowsRequest`` directly.
 
-On the emulator, which refuses reverse scans, export ``plan.on_emulator()``.
+The emulator refuses reverse scans (``501 Client doesn't support reverse scans yet``):
+:func:`python_read_on_emulator` prints a reversed plan as the emulator can run it — the same
+requests read forward, the last ``rows_limit`` rows of each kept (what the reverse scan
+returns) — and the export shows it beside the production form.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 
 from ..schema.plan import CellFilter, ReadPlan, family_regex
@@ -121,9 +125,20 @@ def row_set_lines(plan: ReadPlan, var: str = "row_set") -> list[str]:
     return lines
 
 
-def python_read(plan: ReadPlan, table_var: str = "table") -> str:
+def python_read_on_emulator(plan: ReadPlan, table_var: str = "table") -> str:
+    """A reversed plan as the emulator runs it: each request read forward, its last
+    ``rows_limit`` rows kept (the rows the reverse scan returns), in ``row_keys``. A plan that
+    is not reversed is :func:`python_read` itself."""
+    if not plan.reversed:
+        return python_read(plan, table_var)
+    forward = dataclasses.replace(plan, reversed=False, rows_limit=None)
+    return python_read(forward, table_var, keep_last=plan.rows_limit)
+
+
+def python_read(plan: ReadPlan, table_var: str = "table", *, keep_last: int | None = None) -> str:
     """Python (official client) that sends the plan's RowSet, filter, limit and direction and
-    leaves the row keys read in ``row_keys`` (one request, or one per range)."""
+    leaves the row keys read in ``row_keys`` (one request, or one per range); ``keep_last``
+    keeps only the last rows of each request (a reverse scan's answer, read forward)."""
     lines = [
         "import datetime",
         "",
@@ -173,7 +188,14 @@ def python_read(plan: ReadPlan, table_var: str = "table") -> str:
         lines.append("requests.append(row_set)")
     lim = plan.rows_limit
     lines.append("row_keys = []")
-    if not plan.reversed:
+    if not plan.reversed and keep_last is not None:
+        lines += [
+            "for rs in requests:",
+            f"    keys = [row.row_key for row in {table_var}.read_rows(row_set=rs, filter_=flt)]",
+            f"    row_keys += keys[-{keep_last}:]  # the last {keep_last}: what a reverse scan "
+            "returns first",
+        ]
+    elif not plan.reversed:
         lines += [
             "for rs in requests:",
             f"    for row in {table_var}.read_rows(row_set=rs, filter_=flt, limit={lim!r}):",

@@ -424,3 +424,30 @@ def reversed_time_use(c: Context) -> Iterable[Finding]:
 
 
 __all__ = ["RULES", "Rule", "rule", "pii_kind"]
+
+
+@rule("left_out", "G12", "G02")
+def left_out(c: Context) -> Iterable[Finding]:
+    """Attribute columns the layout cannot carry (a value-in-the-qualifier or wide layout holds
+    only measures beside the key): left out of what is judged, as ``wb.compare`` leaves them
+    out, and said, since a load of this design would not store them."""
+    if not c.left_out:
+        return
+    dropped = [
+        a
+        for a in (c.source.attributes if c.source is not None else ())
+        if a not in c.ds.frame.columns
+    ]
+    yield make_finding(
+        "left_out",
+        "warning",
+        ("G12", "G02"),
+        f"{', '.join(map(repr, dropped)) or 'A column'} not stored by this design",
+        [
+            c.left_out,
+            "every other finding judges the events without it",
+        ],
+        fix="Name the column as a measure or an entity (from_csv/from_dataframe), or choose a "
+        "layout that carries it in cells (tall, serialized)",
+        left_out=dropped,
+    )

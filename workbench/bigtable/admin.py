@@ -18,6 +18,7 @@ Deleting or truncating on a real instance needs ``confirm=<table id>``
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -77,10 +78,26 @@ def table_ids(table_id: str, logical_tables: Sequence[str], main: str = MAIN) ->
     return {t: physical_table_id(table_id, t, main) for t in logical_tables}
 
 
-def default_table_id(dataset_name: str, schema_name: str) -> str:
-    """A readable table ID for a dataset+schema pair (``fx_prices-salted``)."""
-    raw = re.sub(r"[^-_.a-zA-Z0-9]+", "_", f"{dataset_name}-{schema_name}").strip("-.")
-    return raw[:40] or "workbench"
+# Bigtable table IDs (CreateTableRequest.table_id): at most 50 characters of
+# ``[_a-zA-Z0-9][-_.a-zA-Z0-9]*``. A default ID keeps ``DEFAULT_ID_WIDTH`` of them, so that a
+# session tag and a second table's ``--<logical>`` still fit.
+DEFAULT_ID_WIDTH = 40
+NAME_HASH_CHARS = 6  # the suffix that keeps a shortened or rewritten name's ID its own
+
+
+def default_table_id(dataset_name: str, schema_name: str, width: int = DEFAULT_ID_WIDTH) -> str:
+    """A readable table ID for a dataset+schema pair (``fx_prices-salted``), unique per pair.
+
+    When the names must change to fit — characters a table ID cannot hold replaced, or cut to
+    ``width`` — the ID ends in a short hash of both names (``-`` and :data:`NAME_HASH_CHARS`
+    characters, a letter first), so two designs of one long-named dataset never share an ID."""
+    whole = f"{dataset_name}-{schema_name}"
+    raw = re.sub(r"[^-_.a-zA-Z0-9]+", "_", whole).strip("-.")
+    if raw == whole and len(raw) <= width:
+        return raw
+    digest = hashlib.sha256(f"{dataset_name}\x00{schema_name}".encode("utf-8", "surrogatepass"))
+    head = raw[: width - NAME_HASH_CHARS - 1].rstrip("-.")
+    return f"{head or 'workbench'}-{readable_tag(NAME_HASH_CHARS, digest.digest())}"
 
 
 # A tag in a table ID is read by people (in listings, notebooks, reports): no vowels (no 'e' to

@@ -8,9 +8,12 @@ that the request builder reads by index.
   100,000-mutation and 256 MiB server limits); a row over 256 MiB is refused before
   anything is sent, naming the row (the emulator does not enforce it, G01/G16).
 * Every cell carries its explicit ``timestamp_us``: a rerun rewrites the same cells
-  instead of adding versions (no duplicates). Aggregate families (``AddToCell``) would add
-  twice, so each aggregate cell is first deleted at its timestamp and then added once, in the
-  same atomic row entry; the inputs of one cell are combined here by the family's aggregate.
+  instead of adding versions (no duplicates). Aggregate families are written with
+  ``AddToCell`` only, never a delete first: Bigtable merges each input with what the cell holds
+  ("Aggregate values at write time"), so a cell ends at the aggregate of every batch ever
+  written into it, whatever the order. The inputs of one cell in one write are combined here by
+  the family's aggregate and sent as one ``AddToCell`` (the same result: sum, min and max are
+  associative). So a rerun of the same events adds them again, as it would on Cloud Bigtable.
 * A deep row on the emulator (one row with very many cells) is cut into pieces that shrink as
   the row deepens, each request's estimated server time near ``DEEP_REQUEST_S``.
 * The client's per-mutation Python objects cost ~5 s per 100k rows: each request is the
@@ -67,8 +70,6 @@ class Prepared:
     depth: list[int] = field(default_factory=list)
     # estimated server seconds per piece (a deep row on the emulator; 0 when not paced)
     piece_s: list[float] = field(default_factory=list)
-    # per cell: an aggregate input added without deleting the cell first (hll); [] when none
-    add_only: list[bool] = field(default_factory=list)
 
 
 CELL_KEYS = ["table", "row_key", "family", "qualifier", "timestamp_us"]
@@ -78,10 +79,10 @@ def aggregate_cells(f: pd.DataFrame, kinds: np.ndarray) -> pd.DataFrame:
     """Aggregate-family cells combined per cell by the family's aggregate, as Bigtable would.
 
     ``sum``/``min``/``max``: one value per (table, row, family, qualifier, timestamp), sent as
-    one ``AddToCell`` after deleting the cell, so a rerun does not add twice — and so the
-    emulator, which combines only sums (measured: for min/max it keeps the last input), stores
-    the right value. ``hll``: each distinct input stays (a sketch of distinct values: adding one
-    twice changes nothing, so no delete); ````_add_only`` marks them."""
+    one ``AddToCell`` that Bigtable merges with what the cell holds (so the emulator, which
+    keeps the last input for min/max — measured —, gets one input per cell per write and holds
+    the right value after a single write). ``hll``: each distinct input stays, one
+    ``AddToCell`` each (a sketch of distinct values)."""
     bad = f["value"].map(lambda v: not isinstance(v, (bytes, bytearray)) or len(v) != 8)
     if bad.any():
         row = f[bad].iloc[0]
@@ -97,12 +98,10 @@ def aggregate_cells(f: pd.DataFrame, kinds: np.ndarray) -> pd.DataFrame:
     parts = []
     for kind, g in f.groupby("_kind", sort=False):
         if kind == "hll":
-            out = g.drop_duplicates(CELL_KEYS + ["_v"]).assign(_add_only=True)
+            out = g.drop_duplicates(CELL_KEYS + ["_v"])
         else:
-            out = (g.groupby(CELL_KEYS, sort=False)["_v"].agg(str(kind)).reset_index()).assign(
-                _add_only=False
-            )
-        parts.append(out[CELL_KEYS + ["_v", "_add_only"]])
+            out = g.groupby(CELL_KEYS, sort=False)["_v"].agg(str(kind)).reset_index()
+        parts.append(out[CELL_KEYS + ["_v"]])
     out = pd.concat(parts, ignore_index=True)
     out["value"] = out.pop("_v").astype(object).map(int)
     return out
@@ -155,13 +154,13 @@ def prepare(
     if is_sum.any():
         f = pd.concat(
             [
-                f[~is_sum].assign(_sum=False, _add_only=False),
+                f[~is_sum].assign(_sum=False),
                 aggregate_cells(f[is_sum], kinds[is_sum]).assign(_sum=True),
             ],
             ignore_index=True,
         )
     else:
-        f = f.assign(_sum=False, _add_only=False)
+        f = f.assign(_sum=False)
     n = len(f)
     # one sorted factorization gives the key order *and* each distinct key encoded once
     kcodes, kuniq = pd.factorize(f["row_key"].to_numpy(dtype=object), sort=True)
@@ -227,7 +226,7 @@ def prepare(
     ends_row = np.isin(ends, np.append(row_starts[1:], n)) if n else np.zeros(0, dtype=bool)
     pk = kcodes[starts]
     piece_bytes = cum[ends] - cum[starts] + _ENTRY_OVERHEAD + klen[pk]
-    piece_muts = (ends - starts) * np.where(sum_arr[starts], 2, 1)
+    piece_muts = ends - starts
 
     # the row each piece belongs to starts at the last row start at or before it
     first_of_row = (
@@ -262,9 +261,7 @@ def prepare(
         batches.append((b0, len(starts)))
     fam = f["family"].tolist()
     ts = f["timestamp_us"].to_numpy(dtype=np.int64).tolist()
-    add_only = f["_add_only"].to_numpy(dtype=bool)
     return Prepared(
-        add_only=add_only.tolist() if add_only.any() else [],
         tables=[tables[t] for t in ptab],
         logical=list(ptab),
         keys=[kenc[c] for c in pk.tolist()],
@@ -313,15 +310,8 @@ def build_request(p: Prepared, table_path: str, lo: int, hi: int) -> Any:
                 sc.column_qualifier = q
                 sc.timestamp_micros = t
                 sc.value = v
-        else:  # delete the aggregate cell at its timestamp, then add once: reruns do not double
-            keep = p.add_only[s:e] if p.add_only else [False] * (e - s)
-            for fa, q, t, v, k in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], keep, strict=True):
-                if not k:
-                    d = madd().delete_from_column
-                    d.family_name = fa
-                    d.column_qualifier = q
-                    d.time_range.start_timestamp_micros = t
-                    d.time_range.end_timestamp_micros = t + 1000
+        else:  # AddToCell only: Bigtable merges the input with what the cell holds already
+            for fa, q, t, v in zip(fam[s:e], qual[s:e], ts[s:e], val[s:e], strict=True):
                 a = madd().add_to_cell
                 a.family_name = fa
                 a.column_qualifier.raw_value = q

@@ -55,7 +55,7 @@ _DIGEST = re.compile(r"[0-9a-f]{16}")
 
 def session_table_id(dataset_name: str, schema_name: str) -> str:
     """The default table ID of a load: ``<dataset>-<design>-<tag>``, the tag this process's own."""
-    base = admin.default_table_id(dataset_name, schema_name)[:33].rstrip("-.")
+    base = admin.default_table_id(dataset_name, schema_name, width=33)
     return admin.check_table_id(f"{base}-{SESSION_TAG}")
 
 

@@ -1,4 +1,4 @@
-"""CellFrame → MutateRows, fast, idempotent and honest about failures.
+"""CellFrame → MutateRows, fast, idempotent for plain cells and honest about failures.
 
 ``batches.prepare`` cuts the cells into requests (sorted, limits checked, encoded once); this
 module checks the target tables, sends the requests and says what happened. Why it is built
@@ -117,6 +117,23 @@ def _refused_entry(status: Any, key: str, table_id: str, orig: int) -> _Permanen
     )
 
 
+def _never_resent(
+    entries: list[int], once: Sequence[bool], key_text: list[str], table_id: str, why: str
+) -> None:
+    """Raise when an entry about to be resent adds to aggregate cells (``once``): its first
+    attempt may have been applied, and AddToCell is not idempotent."""
+    unsure = [e for e in entries if once and once[e]]
+    if unsure:
+        raise _Permanent(
+            f"{len(unsure):,} row entr{'y' if len(unsure) == 1 else 'ies'} adding to aggregate "
+            f"cells of table {table_id!r} (the first: row {key_text[unsure[0]]!r}) failed "
+            f"without a clear answer ({why}). AddToCell is not idempotent: a resend could add its "
+            "inputs twice (the official client does not retry it either), so it was not resent, "
+            "and whether those rows were added is unknown: read them to see",
+            unsure[0],
+        )
+
+
 def send_request(
     conn: Connection,
     req: Any,
@@ -127,10 +144,12 @@ def send_request(
     expected_s: float = 0.0,
     what: str = "",
     inflight: set[Any] | None = None,
+    once: Sequence[bool] = (),
 ) -> int:
     """Send one request; transient per-entry errors and broken streams are retried under the
     connection's one policy (:meth:`Connection.retry`), resending only the entries not yet
-    written. Returns the retries.
+    written. Returns the retries. An entry marked in ``once`` (it adds to aggregate cells) is
+    never resent: AddToCell is not idempotent (:func:`_never_resent`).
 
     ``expected_s``: the request's estimated server time (a deep row); its deadline is
     ``DEEP_DEADLINE_FACTOR`` times that when longer than the usual one. The retry budget is the
@@ -149,14 +168,16 @@ def send_request(
     last = [""]
 
     def retry_only(failed: list[int], written: bool) -> None:
-        """The next attempt sends only the entries in ``failed``."""
+        """The next attempt sends only the entries in ``failed`` (never one marked ``once``)."""
         if written:
             progress[0] = time.monotonic()
         nxt = MutateRowsRequest(table_name=req.table_name)
         failed = sorted(set(failed))
-        nxt.entries.extend(pending[0].entries[i] for i in failed)
         im = index_map[0]
-        index_map[0] = [im[i] if im is not None else i for i in failed]
+        orig = [im[i] if im is not None else i for i in failed]
+        _never_resent(orig, once, key_text, table_id, last[0])
+        index_map[0] = orig
+        nxt.entries.extend(pending[0].entries[i] for i in failed)
         pending[0] = nxt
 
     def attempt() -> None:
@@ -252,11 +273,14 @@ def write_cells(
     """Write every cell; returns a :class:`WriteReport` or raises :class:`WriteError`.
 
     ``tables`` maps logical table → physical table ID (a string is the ID of the only
-    logical table, or the base ID for several: ``<id>--<logical>``). Rerunning is safe:
-    explicit timestamps rewrite the same cells. ``resume_from=(logical_table, row_key)``
+    logical table, or the base ID for several: ``<id>--<logical>``). Rerunning plain cells is
+    safe: explicit timestamps rewrite the same cells. ``resume_from=(logical_table, row_key)``
     skips rows before that key (what a WriteError suggests). ``reducers``: logical table →
     {family: "sum"|"min"|"max"|"hll"} for aggregate families (read from the stored tables
-    too): each cell's inputs are combined here and sent as one ``AddToCell``.
+    too): each cell's inputs are combined here and sent as one ``AddToCell``, never after a
+    delete, so Bigtable merges them with what the cell holds: a later write (another batch)
+    adds to it, and so does a rerun (aggregate entries are never resent after an unclear
+    failure: the error says so).
 
     Why one function: the thread pool, the progress bar, Ctrl-C and every error path share the
     same requests in flight and the same counts, and a failure's message must see all of them.
@@ -342,7 +366,16 @@ def write_cells(
                 f"{row_total[lo]:,}; the emulator slows down on rows with very many versions, G24)"
             )
         retried = send_request(
-            conn, req, table_id, p.key_text[lo:hi], budget, stop, expected[i], what, inflight
+            conn,
+            req,
+            table_id,
+            p.key_text[lo:hi],
+            budget,
+            stop,
+            expected[i],
+            what,
+            inflight,
+            once=p.is_sum[lo:hi] if any(p.is_sum[lo:hi]) else (),
         )
         finished_ev[i].set()  # only on success: after a failure the row's next batch stops
         return retried
@@ -432,6 +465,13 @@ def _stopped(
         f"cells), or pass resume_from={resume!r} to skip the rows before {resume[1]!r} "
         f"(logical table {resume[0]!r}), which are written"
     )
+    if any(p.is_sum):  # AddToCell adds: what was acknowledged must not be sent again
+        rerun = (
+            "write only what is missing: this write adds to aggregate cells (AddToCell), so "
+            "running it again or resuming it would add the inputs already acknowledged twice. "
+            f"Every row before {resume[1]!r} (logical table {resume[0]!r}) is written; from there "
+            "on some rows may be: read them to see which hold their inputs"
+        )
     if interrupted:
         stopped = KeyboardInterrupt(
             f"Write interrupted (Ctrl-C) after {counted}; the requests in flight were cancelled "
@@ -457,7 +497,7 @@ def _stopped(
         )
     err.rows_written = rows_done  # type: ignore[attr-defined]
     err.cells_written = cells_done  # type: ignore[attr-defined]
-    err.resume_from = None if lost else resume  # type: ignore[attr-defined]
+    err.resume_from = None if lost or any(p.is_sum) else resume  # type: ignore[attr-defined]
     return err
 
 

@@ -6,6 +6,11 @@ one int64 per cell — the sum (a count when every input is 1), the min or the m
 per hour for a sensor on a day" is a one-row read of at most 24 small cells, maintained as the
 data arrives, without a read-modify-write and without raw rows. It is derived data, like
 :class:`~.schema.Aggregates`: the events cannot be read back from it.
+
+Data arriving in batches (several writes, any order) adds up: each write's ``AddToCell`` is
+merged with what the cell holds, so the cell ends at the aggregate of every event
+(:meth:`Counters.expected` of all the batches). The emulator does that for sums only; for
+min/max it keeps the last input (measured), and ``expected`` gives its figure beside.
 """
 
 from __future__ import annotations
@@ -122,16 +127,29 @@ class Counters:
             )
         )
 
-    def expected(self, ds: Dataset) -> pd.DataFrame:
-        """What Bigtable keeps per cell: (row_key, qualifier) → value, computed with pandas."""
-        cells = self.to_cells(ds).frame
-        ints = np.frombuffer(b"".join(cells["value"].tolist()), dtype=">i8").astype(np.int64)
-        return (
-            cells.assign(value=ints)
-            .groupby(["row_key", "qualifier"], sort=True)["value"]
-            .agg(str(self.family.aggregate))
-            .reset_index()
-        )
+    def expected(self, ds: Dataset, *later: Dataset) -> pd.DataFrame:
+        """What Bigtable keeps per cell after ``ds`` and then each of ``later`` are written, one
+        write each: (row_key, qualifier) → ``value``, the family's aggregate of every event of
+        every batch (``AddToCell`` merges each input with what the cell holds, whatever the
+        order), computed with pandas; and ``emulator``, what the emulator holds instead
+        (measured, SDK 528: it adds sums, but a min/max cell keeps only the last input, so the
+        aggregate of the last batch written into it: the writer sends one input per cell and
+        write)."""
+        keys = ["row_key", "qualifier"]
+        parts = []
+        for i, batch in enumerate((ds, *later)):
+            cells = self.to_cells(batch).frame
+            ints = np.frombuffer(b"".join(cells["value"].tolist()), dtype=">i8").astype(np.int64)
+            parts.append(pd.DataFrame({"row_key": cells["row_key"], "qualifier": cells["qualifier"],
+                                       "value": ints, "_write": i}))  # fmt: skip
+        events = pd.concat(parts, ignore_index=True)
+        kind = str(self.family.aggregate)
+        out = events.groupby(keys, sort=True)["value"].agg(kind).reset_index()
+        if kind == "sum":
+            return out.assign(emulator=out["value"])
+        per_write = events.groupby([*keys, "_write"], sort=True)["value"].agg(kind)
+        last = per_write.reset_index().drop_duplicates(keys, keep="last")
+        return out.merge(last[[*keys, "value"]].rename(columns={"value": "emulator"}), on=keys)
 
     def describe(self) -> str:
         what = "events" if self.measure is None else f"{self.family.aggregate} of {self.measure}"

@@ -27,7 +27,7 @@ def table_id_for(ds: Dataset, schema: Schema) -> str:
 
     # the kernel's tag in the digest: two notebooks showing one design write two tables
     digest = readable_tag(8, hashlib.sha1(f"{SESSION_TAG}:{schema!r}".encode()).digest())
-    return f"{default_table_id(ds.name, schema.name or 'design')[:31]}-{digest}"
+    return f"{default_table_id(ds.name, schema.name or 'design', width=31)}-{digest}"
 
 
 def write_to_emulator(
