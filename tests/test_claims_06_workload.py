@@ -5,7 +5,6 @@ each per 15 minutes, 72 bytes per event on `sequential_id`."""
 from __future__ import annotations
 
 import math
-
 from pathlib import Path
 
 import pytest

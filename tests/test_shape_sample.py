@@ -115,8 +115,9 @@ def assert_sized_as_full(full, shape, pattern, counted_by="counted by DuckDB"):
         assert max(v) <= 1.15 * min(v), (pattern, figure, v)
     tf, ts = a_full.queries.table, a_shape.queries.table
     assert list(ts["kind"]) == list(tf["kind"]), pattern  # the same plans
-    if pattern == "entity_first":  # 1,500 sensors' ranges are over one request's 1,000
-        assert ts.loc["all_over_1_minute", "kind"] == "full-table scan"
+    if pattern == "entity_first":  # 1,500 sensors' ranges: two requests of at most 1,000
+        assert ts.loc["all_over_1_minute", "kind"] == "multi-range"
+        assert ts.loc["all_over_1_minute", "production_requests"] == 2
     for q in tf.index:
         v = float(tf.loc[q, "production_node_ms"]), float(ts.loc[q, "production_node_ms"])
         assert max(v) <= 1.15 * min(v), (pattern, q, v)

@@ -108,16 +108,6 @@ class PlanCost:
         )
         return cls(requests, seeks, rows, cells, nbytes, min(returned, rows), node_s)
 
-    def terms(self, costs: ReadCosts) -> list[tuple[str, float, float, float]]:
-        """(what, count, node-seconds each, node-seconds) for each term of :attr:`node_s`."""
-        return [
-            ("requests", float(self.requests), costs.request_s, self.requests * costs.request_s),
-            ("seeks", self.seeks, costs.seek_s, self.seeks * costs.seek_s),
-            ("rows", self.rows, costs.row_s, self.rows * costs.row_s),
-            ("cells", self.cells, costs.cell_s, self.cells * costs.cell_s),
-            ("bytes", self.nbytes, costs.byte_s, self.nbytes * costs.byte_s),
-        ]
-
 
 def family_regex(names: Sequence[str]) -> str:
     """A family-name regex matching exactly these families (RE2, full match on the server)."""

@@ -219,7 +219,7 @@ def estimate(
         rows=rows,
         cells=units * cells,
         nbytes=units * cells * CELL_BYTES,
-        returned=max(answer / per_row, 1.0) if answer > 0 else 0.0,
+        returned=_returned_rows(q, shape, answer, per_row),
     )
 
 
@@ -247,6 +247,15 @@ def series_at(shape: Shape, fixed: Mapping[str, object]) -> float:
     for c in keep:
         share /= stated.get(c) or sample_count(shape, c) or 1
     return share * grown
+
+
+def _returned_rows(q: Query, shape: Shape, answer: float, per_row: float) -> float:
+    """Rows the answer's events fill: a row each, or, where rows gather events, at least one row
+    of each series the answer holds (its bucket row of that time)."""
+    if answer <= 0:
+        return 0.0
+    series = shape.n_series * series_at(shape, q.known)
+    return max(answer / per_row, min(series, answer), 1.0)
 
 
 def _values_under(shape: Shape, cols: Set[str], base: Mapping[str, object]) -> float:
