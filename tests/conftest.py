@@ -4,6 +4,8 @@
   and stopped at the end. A missing emulator is a test FAILURE (never a skip): the
   workbench's promise is that everything runs against the real ``cbtemulator``.
 * ``conn``: that emulator's :class:`~workbench.bigtable.connection.Connection`.
+* ``own_conn``: a connection of the test's own to it, whose calls a test may wrap (injected
+  faults: ``tests/injected_faults.py``) without touching other tests'.
 * ``table_factory``: ``table_factory(families_or_schema) -> table_id`` makes a uniquely
   named table (or a schema's set of tables) that is deleted when the test ends.
 * ``throwaway_table``: the same as a context manager, for use inside a test::
@@ -41,6 +43,16 @@ def emulator() -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def conn(emulator: Any) -> Any:
     return emulator.connection()
+
+
+@pytest.fixture
+def own_conn(emulator: Any) -> Iterator[Any]:
+    """A connection of the test's own, so that its calls can be wrapped without touching others."""
+    from workbench.bigtable.connection import Connection
+
+    c = Connection.emulator(emulator.host, project=emulator.project, instance=emulator.instance)
+    yield c
+    c.close()
 
 
 @pytest.fixture

@@ -14,15 +14,14 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-import grpc
 import numpy as np
 import pandas as pd
 import pytest
 from google.cloud.bigtable_v2.types import MutateRowRequest, Mutation, ReadRowsRequest
+from injected_faults import Unavailable, Wrapped
 
 import workbench as wb
 from workbench.bigtable import admin, writer
-from workbench.bigtable.connection import Connection
 from workbench.cells import CellFrame
 from workbench.errors import SchemaError, WriteError
 from workbench.schema.counters import Counters
@@ -345,36 +344,6 @@ def test_counters_written_in_batches_hold_every_event_in_any_order(conn, table_f
     assert sum(got[k] for k in got if k[1] == "s") == int(events["score"].sum())
 
 
-class _Unavailable(grpc.RpcError):
-    """A stream broken after the server applied the request: the client cannot tell."""
-
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.UNAVAILABLE
-
-    def details(self) -> str:
-        return "injected: connection reset after the request was applied"
-
-
-class _Broken:
-    """A real stream whose answers are replaced (and which can still be cancelled)."""
-
-    def __init__(self, stream: Any, responses: Iterator[Any]) -> None:
-        self.stream, self.responses = stream, responses
-
-    def __iter__(self) -> Iterator[Any]:
-        return self.responses
-
-    def cancel(self) -> None:
-        self.stream.cancel()
-
-
-@pytest.fixture
-def own_conn(emulator: Any) -> Iterator[Connection]:
-    conn = Connection.emulator(emulator.host, project=emulator.project, instance=emulator.instance)
-    yield conn
-    conn.close()
-
-
 def test_an_aggregate_entry_is_never_resent_after_an_unclear_failure(
     own_conn, table_factory, monkeypatch
 ):
@@ -394,10 +363,10 @@ def test_an_aggregate_entry_is_never_resent_after_an_unclear_failure(
 
             def applied_then_lost() -> Iterator[Any]:
                 list(stream)  # every entry applied, every answer lost
-                raise _Unavailable()
+                raise Unavailable()
                 yield  # a generator
 
-            return _Broken(stream, applied_then_lost()) if len(sent) == 1 else stream
+            return Wrapped(stream, applied_then_lost()) if len(sent) == 1 else stream
 
         return call
 

@@ -23,6 +23,7 @@ from typing import Any
 import grpc
 import psutil
 import pytest
+from injected_faults import Unavailable, Wrapped
 
 import workbench as wb
 from workbench.bigtable import reader, writer
@@ -52,37 +53,6 @@ def _as_set(cells: CellFrame) -> set[tuple[str, str, str, int, bytes]]:
         f["row_key"], f["family"], f["qualifier"], f["timestamp_us"], f["value"], strict=True
     )
     return {(k, fam, q, int(t), bytes(v)) for k, fam, q, t, v in rows}
-
-
-@pytest.fixture
-def own_conn(emulator: Any) -> Iterator[Connection]:
-    """A connection of the test's own, so that its calls can be wrapped without touching others."""
-    conn = Connection.emulator(emulator.host, project=emulator.project, instance=emulator.instance)
-    yield conn
-    conn.close()
-
-
-class _Unavailable(grpc.RpcError):
-    """What a broken connection raises: a transient status."""
-
-    def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.UNAVAILABLE
-
-    def details(self) -> str:
-        return "injected: connection reset"
-
-
-class _Wrapped:
-    """A real stream, passed through a function of its responses."""
-
-    def __init__(self, stream: Any, responses: Iterator[Any]) -> None:
-        self.stream, self.responses = stream, responses
-
-    def __iter__(self) -> Iterator[Any]:
-        return self.responses
-
-    def cancel(self) -> None:
-        self.stream.cancel()
 
 
 def test_a_scan_slower_than_every_deadline_reads_every_row(
@@ -190,12 +160,12 @@ def test_a_broken_read_resumes_after_its_last_committed_row(
                 commits += chunk.commit_row
                 if commits == 5 and not chunk.commit_row:
                     stream.cancel()
-                    raise _Unavailable()
+                    raise Unavailable()
 
     def call(req: Any, **kw: Any) -> Any:
         requests.append(req)
         stream = real(req, **kw)
-        return _Wrapped(stream, breaking(stream) if len(requests) == 1 else iter(stream))
+        return Wrapped(stream, breaking(stream) if len(requests) == 1 else iter(stream))
 
     monkeypatch.setitem(own_conn._calls, READ_ROWS, call)
     got = read_table(own_conn, tid)
@@ -226,12 +196,12 @@ def test_a_resumed_read_keeps_its_rows_limit_and_ranges(
                 commits += chunk.commit_row
                 if commits == 3:
                     stream.cancel()
-                    raise _Unavailable()
+                    raise Unavailable()
 
     def call(req: Any, **kw: Any) -> Any:
         requests.append(req)
         stream = real(req, **kw)
-        return _Wrapped(stream, breaking(stream) if len(requests) == 1 else iter(stream))
+        return Wrapped(stream, breaking(stream) if len(requests) == 1 else iter(stream))
 
     monkeypatch.setitem(own_conn._calls, READ_ROWS, call)
     plan = ReadPlan(intent="r005..r024", ranges=(KeyRange("r005", "r025"),), rows_limit=12)
@@ -256,7 +226,7 @@ def test_a_read_that_never_gets_through_gives_up_naming_the_emulator(
 
     class Failing:
         def __iter__(self) -> Iterator[Any]:
-            raise _Unavailable()
+            raise Unavailable()
 
         def cancel(self) -> None:
             pass
@@ -303,7 +273,7 @@ def test_a_write_resends_only_the_entry_that_failed_transiently(
                     entry.status.code = grpc.StatusCode.UNAVAILABLE.value[0]
             yield resp
 
-        return _Wrapped(stream, answers())
+        return Wrapped(stream, answers())
 
     monkeypatch.setitem(own_conn._calls, writer.MUTATE_ROWS, call)
     report = writer.write_cells(own_conn, cells, tid, progress=False, check_families=False)

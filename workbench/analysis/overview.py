@@ -84,7 +84,7 @@ def _sample(ds: Dataset, n: int) -> Dataset:
 
 
 def _compression_cells(
-    ds: Dataset, schema: Schema, cells: CellFrame | None, st: Settings, per_cell: float
+    ds: Dataset, schema: Schema, cells: CellFrame | None, st: Settings, bytes_per_event: float
 ) -> CellFrame:
     """Cells to measure compression on: the sample's (about ``compression_sample_bytes`` from
     its middle), or, when the sample holds less than that, cells shaped like its own: more
@@ -95,11 +95,10 @@ def _compression_cells(
     import pandas as pd
 
     part = _sample(ds, COMPRESSION_SAMPLE_EVENTS)
-    have = len(part) * per_cell * index_cells_per_event(ds, cells)
+    have = len(part) * bytes_per_event
     copies = min(math.ceil(float(st.compression_sample_bytes) / max(have, 1.0)), 256)
-    plain = cells  # the design's own cells when the caller has them (their middle is taken)
     if copies <= 1 or not len(part):
-        return plain if plain is not None else schema.to_cells(part)
+        return cells if cells is not None else schema.to_cells(part)
     f0, t = part.frame, part.frame[part.time]
     ents = [c for c in part.entity if f0[c].dtype == object or pd.api.types.is_integer_dtype(f0[c])]
     if not ents:  # one series: later in time, as far as pandas' timestamps reach
@@ -122,14 +121,7 @@ def _compression_cells(
     try:
         return schema.to_cells(filled, accept_loss=True)
     except WorkbenchError:  # a design that cannot take the copies: the sample as it is
-        return plain if plain is not None else schema.to_cells(part)
-
-
-def index_cells_per_event(ds: Dataset, cells: CellFrame | None) -> float:
-    """Cells one event writes (1 when unknown)."""
-    if cells is None or not len(ds):
-        return 1.0
-    return max(len(cells.frame) / len(ds), 1e-9)
+        return cells if cells is not None else schema.to_cells(part)
 
 
 def build_index(
@@ -458,7 +450,9 @@ def analyze(
         index = build_index(ds, schema, cells=cells, chunk_events=chunk_events)
     with _timed(tm, "compression"):
         per_cell = float(index.nbytes.sum()) / max(index.n_cells, 1)
-        sample = _compression_cells(ds, schema, cells, st, per_cell)
+        sample = _compression_cells(
+            ds, schema, cells, st, float(index.nbytes.sum()) / max(len(ds), 1)
+        )
         ratio = compression_ratio(sample, st, bytes_per_cell=per_cell)
         del sample
         release_freed_memory()  # the sample's cells and their serialization: back to the OS

@@ -57,7 +57,9 @@ class ReadCosts:
         """Requests a plan of ``ranges`` ranges sends: its own (one per range when a rows
         limit counts per range), at least one per ``ranges_per_request`` ranges."""
         per = max(int(self.ranges_per_request), 1)
-        return max(int(requests), -(-int(math.ceil(ranges)) // per), 1)
+        # a count made of shares (production ÷ sample) carries float noise: 50,000.00000000002
+        whole = math.ceil(round(ranges, 6))
+        return max(int(requests), -(-whole // per), 1)
 
     def node_seconds(
         self, *, requests: int, seeks: int, rows: int, cells: int, nbytes: int

@@ -8,17 +8,18 @@ with filters. :class:`ChoiceWalk` records the choice taken at each point, so the
 replay the walk with every other combination (``planner.alternatives``) and keep the cheapest
 by :func:`estimate`, naming the runner-up.
 
-The estimate prices a plan with the design's :class:`~workbench.schema.plan.ReadCosts`: one
-request (or one per range), one seek per range or key, and the rows, cells and bytes it
-visits, each branch reading the dataset's events of the series its fixed fields select
-(``Shape.series_share``) over the share of the dataset's span its time bounds cover, uniform
-in time. At production counts (``Schema.bind(entities={"meter_id": 10_000})``) a column the
-branch leaves open holds ``production ÷ sample`` times as many rows (the other entities grow,
-each entity's own rows stay), and a plan listing one range per known value lists the
-production count of ranges, each with its value's rows. At production's rate and retention
-(``bind(rate_factor=, retention_s=)``) each series holds ``rate_factor`` times the events, and
-a plan bounding no time by the key reads retention's worth of them (``Shape.time_factor``):
-the scaling ``analysis.production_reads`` applies to each query's reads.
+The estimate is the one read cost: :class:`~workbench.schema.plan.PlanCost`, the requests
+(⌈ranges ÷ ``ReadCosts.ranges_per_request``⌉, or one per range when a rows limit counts per
+range), seeks, rows, cells and bytes one run visits at production, and their node-seconds at the
+design's :class:`~workbench.schema.plan.ReadCosts`. The planner ranks with it and every view
+shows it (``ReadPlan.cost``; ``analysis.production_reads`` only multiplies it by each query's
+stated rate). Each branch reads the events of the production series its fixed fields select
+(:func:`series_at`: the sample's own share while no count is stated, every series alike once
+one is) over the share of the dataset's span its time bounds cover, uniform in time; a plan
+listing one range per known value lists production's values under each branch's other fixed
+values. Each series writes ``rate_factor`` times the sample's events and a plan bounding no time
+reads retention's worth (``Shape.time_factor``); a rows limit counts rows, and a limited scan
+passes ``rows_limit`` ÷ the share of the passed series it asks for.
 """
 
 from __future__ import annotations
@@ -161,19 +162,14 @@ def estimate(
     )
     # a branch listing one value of an enumerated column stands for its share of the values
     # production holds under the branch's other fixed values (not the sample's draw of them)
-    groups: dict[tuple[object, ...], tuple[dict[str, object], set[tuple[object, ...]], int]] = {}
-    for bk in w.bknown:
-        fixed = {**kb, **bk}
-        base = {c: v for c, v in fixed.items() if c not in w.enumerated}
-        gk = tuple(sorted(base.items(), key=lambda cv: cv[0]))
-        vals = tuple(bk.get(c) for c in sorted(w.enumerated))
-        _, seen, n = groups.get(gk, (base, set(), 0))
-        groups[gk] = (base, seen | {vals}, n + 1)
+    bases = [{c: v for c, v in {**kb, **bk}.items() if c not in w.enumerated} for bk in w.bknown]
+    keys = [tuple(sorted(b.items(), key=lambda cv: cv[0])) for b in bases]
+    listed: dict[tuple[object, ...], set[tuple[object, ...]]] = {}
+    for gk, bk in zip(keys, w.bknown, strict=True):
+        listed.setdefault(gk, set()).add(tuple(bk.get(c) for c in sorted(w.enumerated)))
     units = 0.0
-    for bk, wt in zip(w.bknown, w.weights, strict=True):
-        base = {c: v for c, v in {**kb, **bk}.items() if c not in w.enumerated}
-        gk = tuple(sorted(base.items(), key=lambda cv: cv[0]))
-        units += total * series_at(shape, base) * wt * per_measure / len(groups[gk][1])
+    for base, gk, wt in zip(bases, keys, w.weights, strict=True):
+        units += total * series_at(shape, base) * wt * per_measure / len(listed[gk])
     units *= w.t_share
     # production: each series writes ``rate_factor`` times the sample's events (summary rows
     # do not grow with the rate), kept for retention: a read bounding no time reads all of it
@@ -181,12 +177,12 @@ def estimate(
     window = w.t_window if w.stop_reason != "full scan" else None
     units *= rate * shape.time_factor(window, w.t_counted)
     seeks = float(plan.n_ranges)
-    if w.enumerated:  # the production count of the listed values under each group's values
-        listed = sum(
-            n / len(vals) * _values_under(shape, w.enumerated, base)
-            for base, vals, n in groups.values()
+    if w.enumerated:  # the production count of the listed values under each branch's others
+        per_branch = sum(
+            _values_under(shape, w.enumerated, base) / len(listed[gk])
+            for base, gk in zip(bases, keys, strict=True)
         )
-        seeks *= listed / max(len(w.bknown), 1)
+        seeks = round(seeks * per_branch / max(len(w.bknown), 1), 6)  # a count, not noise
     requests = costs.requests_for(seeks, int(seeks) if plan.requests > 1 else 1)
     per_row = events_per_row(key, shape, total, rate) if multi_event else 1.0
     answer = _answer_events(q, shape, total, rate) * per_measure
@@ -290,11 +286,10 @@ def _answer_events(q: Query, shape: Shape, total: float, rate: float) -> float:
     return max(total * share * rate * min(window, kept) / span, floor)
 
 
-def events_per_row(key: RowKey, shape: Shape, total: float, rate: float | None = None) -> float:
+def events_per_row(key: RowKey, shape: Shape, total: float, rate: float) -> float:
     """Events one row of a multi-event layout holds on average in production: a series' events
     (at production's rate, ``rate`` × the sample's) over one bucket of the key's time segment,
     or over all the time kept when the key has none (without a retention: the sample's span)."""
-    rate = shape.rate_factor if rate is None else rate
     per_series = total / max(shape.n_series, 1) * rate
     spans = [bucket_us(s) for s in key.segments if TIME in s.sources()]
     span = shape.span_len_us
