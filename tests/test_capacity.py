@@ -91,6 +91,13 @@ def test_each_family_is_kept_as_its_gc_rule_says(slice_cells, monkeypatch):
     assert t.loc["b", "share of cells kept (versions)"] == pytest.approx(1 / 3)
     # no compression given: ratio 1; 5 TB per SSD node at 70 %
     assert cap.storage_nodes == max(1, math.ceil(cap.stored_bytes / 3.5e12))
+    # billed in binary GB (Bigtable pricing: "1 GB is 2^30 bytes", a GiB): 116.64e9 + 47.304e9
+    # + 7.776e9 + 2 × 141.912e9 = 455.544e9 bytes kept (ratio 1, one cluster) = 424.26 GiB, at
+    # $0.17 per GiB-month $72.12 (in 10^9-byte GB it would read 455.54 and $77.44)
+    assert sum(expected.values()) == pytest.approx(455.544e9, rel=1e-12)
+    assert cap.stored_gib == pytest.approx(455.544e9 / 2**30, rel=1e-9)
+    assert cap.stored_gib == pytest.approx(424.258, abs=1e-3)
+    assert cap.bill.usd("storage") == pytest.approx(72.124, abs=1e-3)
 
 
 @pytest.fixture(scope="module")
