@@ -195,8 +195,15 @@ def test_every_refused_field_is_named_at_once_with_its_default():
 # one violation of each rule between fields, derived by hand from the defaults
 VIOLATIONS = {
     "windows": ({"min_windows": 241}, "min_windows (241) must be at most max_windows (240)"),
-    "cell limits": ({"cell_advisory_bytes": 100 * MiB + 1}, "cell_advisory_bytes (104,857,601)"),
-    "row limits": ({"row_advisory_bytes": 256_000_001}, "row_advisory_bytes (256,000,001)"),
+    # 1 byte over 100 MiB: over the hard cell limit whether it is read as 100 MiB or 100 MB
+    "cell limits": (
+        {"cell_advisory_bytes": 100 * MiB + 1},
+        "cell_advisory_bytes (104,857,601) must be at most cell_hard_bytes (",
+    ),
+    "row limits": (
+        {"row_advisory_bytes": 256_000_001},  # 1 byte over the 256 MB hard row limit
+        "row_advisory_bytes (256,000,001) must be at most row_hard_bytes (256,000,000)",
+    ),
     "in-memory tier": ({"in_memory_tier": True}, "in_memory_tier needs edition='enterprise-plus'"),
     "tiering age": ({"tiered_after_days": 29.5}, "tiered_after_days must be at least 30 days"),
     "tiering storage": (
@@ -248,7 +255,8 @@ def test_the_read_cost_rule_reads_the_storage_types_own_rates():
         {"min_windows": 240},  # = max_windows
         {"max_windows": 24},  # = min_windows
         {"tiered_after_days": 30},  # = tiered_min_days
-        {"cell_advisory_bytes": 100 * MiB, "row_advisory_bytes": 256_000_000},  # = the limits
+        # each advisory limit equal to its hard limit
+        {"cell_advisory_bytes": DEFAULT.cell_hard_bytes, "row_advisory_bytes": 256_000_000},
         {"compression_codec": "zstd"},
         {"compression_codec": "lz4"},
         {"compression_codec": "gzip"},

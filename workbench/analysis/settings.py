@@ -225,13 +225,15 @@ class Settings:
         """Refuse a bad value when the settings are made, naming it, the value and what is
         accepted (as xarray's ``set_options`` does): ``Settings(storage="tape")`` never builds.
         Every field's rule is in :data:`SETTING_RULES`, the rules between fields in
-        :data:`SETTING_CONSTRAINTS`; every refused field is named at once."""
+        :data:`SETTING_CONSTRAINTS`; every refused field is named at once. A field without a
+        rule is not checked here (the package must still import) but fails
+        ``tests/test_settings_validation.py``, which names it."""
         if isinstance(self.storage, str) and self.storage.upper() in get_args(StorageType):
             object.__setattr__(self, "storage", self.storage.upper())
         problems = [
             _refusal(f, getattr(self, f.name))
             for f in dataclasses.fields(self)
-            if not SETTING_RULES[f.name].accepts(getattr(self, f.name))
+            if f.name in SETTING_RULES and not SETTING_RULES[f.name].accepts(getattr(self, f.name))
         ]
         if not problems:  # the rules between fields read values their own rules accept
             problems = [c.says(self) for c in SETTING_CONSTRAINTS if not c.holds(self)]
