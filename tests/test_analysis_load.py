@@ -13,9 +13,9 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from hand_production import hand_production
 
 from workbench.analysis import CellIndex, capacity, compression_ratio, key_distribution
-from workbench.analysis.capacity import cpu_nodes
 from workbench.analysis.keyspace import at_nodes
 from workbench.analysis.settings import DEFAULT
 from workbench.cells import CellFrame
@@ -243,12 +243,11 @@ def test_capacity_counts_storage_and_does_not_depend_on_the_model_node_count():
     assert c.storage_cost_month == pytest.approx(c.stored_gib * DEFAULT.ssd_gb_month_usd)
     a = analyze(ds, s, events_per_s=100_000)
 
-    def at(**changes):
+    def at(**changes):  # the same 100,000 events/s, sustained, under other settings
         return capacity(
             a.index,
             len(ds),
-            a.keyspace,
-            settings=DEFAULT.replace(**changes),
+            hand_production(100_000, settings=DEFAULT.replace(**changes)),
             compression=c.compression_ratio,
         )
 
@@ -279,20 +278,11 @@ def test_a_read_only_workload_needs_nodes_too():
         idx, seen_rows={"all": every}, write_rate_per_s=0, queries_per_s=10, nodes=3
     )
     assert kd.write_cpu == 0 and kd.read_cpu == pytest.approx(10 * 12_000 / 17_000, rel=0.01)
-    cap = capacity(idx, 12_000, kd)
-    assert cap.cpu.nodes >= 11 and cap.nodes_needed >= 11
-
-
-def test_cpu_nodes_iterates_until_the_busiest_node_fits():
-    # a model whose busiest node carries twice the fair share at any node count
-    class Fake:
-        def __init__(self, n):
-            self.busiest_node_cpu, self.busiest_tablet_cpu = 2 * 7.0 / n, 0.1
-            self.hotspot_factor, self.mean_tablet_share = 2.0, 0.01
-
-    need = cpu_nodes(7.0, Fake, 0.7)
-    # 7 nodes of CPU: 10 at 70 % if even; at 10 the busiest is at 1.4 → 20; 2 × 7 / 20 = 0.7 fits
-    assert [r[0] for r in need.rounds] == [10, 20] and need.nodes == 20
+    # capacity at that workload: no writes, 7.06 nodes of reads spread evenly at 70 %:
+    # ceil(7.06 / 0.7) = ceil(10.08) = 11 nodes, though nothing is written
+    reads = hand_production(0, queries_per_s=10, read_cpu=10 * 12_000 / 17_000)
+    cap = capacity(idx, 12_000, reads)
+    assert cap.write_cpu == 0 and cap.cpu.nodes == cap.nodes_needed == 11
 
 
 def test_figures_draw_every_key_visualizer_metric_and_the_node_sweep():

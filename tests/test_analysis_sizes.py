@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hand_production import hand_production
 
-from workbench.analysis import CellIndex, capacity, key_distribution, row_sizes
+from workbench.analysis import CellIndex, capacity, row_sizes
 from workbench.analysis.settings import DEFAULT
 from workbench.cells import CellFrame
 from workbench.errors import WorkbenchError
@@ -116,7 +117,7 @@ def test_bytes_per_event_shows_the_cost_of_long_names():
         "long": ("measurements", "temperature_celsius"),
     }.items():
         idx = CellIndex.build(cells(fam, qual))
-        out[label] = capacity(idx, 100, key_distribution(idx))
+        out[label] = capacity(idx, 100, hand_production(1))
     assert (
         out["long"].bytes_per_event - out["short"].bytes_per_event
         == len("measurements") - 1 + len("temperature_celsius") - 1
@@ -127,37 +128,35 @@ def test_bytes_per_event_shows_the_cost_of_long_names():
     assert sum(b.values()) == out["short"].total_bytes == 100 * (7 + 1 + 1 + 8 + 3)
 
 
-def test_nodes_needed_are_inflated_by_the_hotspot():
+def test_nodes_needed_for_a_write_frontier_and_a_spread_key():
     from test_analysis_keyspace import battery
 
-    for design, hot in (("timestamp_first", True), ("field_promotion", False)):
-        # 12,000 writes: a 100-user sample needs that many for ~1,000 writes per window (with
-        # fewer, the balancer chases sampling noise that production rates do not have)
+    # 100,000 writes/s of small rows (one 1 KB planning row each): 100,000 / 14,000 = 7.14
+    # nodes of CPU; at 70 %: ceil(10.2) = 11 nodes when the writes spread
+    frontier = {"unit_kind": "write frontier", "units": 1, "unit_share": 1.0}
+    for design, unit in (("timestamp_first", frontier), ("field_promotion", {})):
         idx = CellIndex.build(battery(design))
-        kd = key_distribution(idx)
-        cap = capacity(idx, 12_000, kd, target_writes_per_s=100_000)
-        # 100,000 writes/s of small rows: 100,000 / 14,000 = 7.1 nodes of CPU; a busy window
-        # (95th percentile of 24 random windows) a little more; at 70 %: 11 or 12 nodes
-        assert cap.nodes_fair in (11, 12)
-        assert cap.hotspot_limited is hot
-        if hot:  # the frontier tablet alone needs 7 nodes: no node count serves it
-            assert cap.cpu.busiest_tablet_cpu > 7 and cap.bound_by == "hotspot"
-        else:  # spread: the busiest node within 1.5x of fair, so at most 1.5x the even count
-            assert cap.nodes_fair <= cap.cpu.nodes <= 1.5 * cap.nodes_fair + 1
+        at = hand_production(100_000, **unit)
+        cap = capacity(idx, 12_000, at)
+        assert cap.nodes_fair == 11
+        if unit:  # the frontier takes every write, 7.14 nodes: no node count serves it; its
+            # ceiling is one node's 70 %: 0.7 × 14,000 = 9,800 writes/s
+            assert cap.hotspot_limited and cap.bound_by == "hotspot"
+            assert cap.cpu.busiest_tablet_cpu == pytest.approx(100_000 / 14_000)
+            assert cap.ceiling.writes_per_s == pytest.approx(9_800)
+        else:  # spread: the even count
+            assert not cap.hotspot_limited and cap.cpu.nodes == 11
         # storage: 100,000 events/s × bytes per event × 730 h × 12 months, 5 TB per SSD node
         # kept ≤ 70 % full (no compression given: the ratio is 1)
+        per_event = cap.total_bytes / 12_000
+        assert cap.stored_bytes == pytest.approx(100_000 * per_event * 730 * 3600 * 12)
         assert cap.storage_nodes == np.ceil(cap.stored_bytes / (5e12 * 0.7))
         assert cap.nodes_needed == max(cap.cpu.nodes, cap.storage_nodes)
         # the month's bill at a price set here (not the default's): $1 a node-hour over a
         # month of 8,760 h / 12 = 730 h is $730 per node; $2.50 is 2.5 times that
         for usd in (1.0, 2.5):
-            priced = capacity(
-                idx,
-                12_000,
-                kd,
-                target_writes_per_s=100_000,
-                settings=DEFAULT.replace(node_hour_usd=usd),
-            )
+            own = DEFAULT.replace(node_hour_usd=usd)
+            priced = capacity(idx, 12_000, hand_production(100_000, settings=own, **unit))
             assert priced.nodes_needed == cap.nodes_needed  # a price never changes the count
             assert priced.node_cost_month == pytest.approx(cap.nodes_needed * usd * 8_760 / 12)
     with pytest.raises(WorkbenchError, match="Unknown analysis setting"):

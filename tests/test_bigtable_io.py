@@ -528,3 +528,38 @@ def test_loading_another_design_under_the_same_table_id_says_what_to_do(emulator
             emulator.load(ds, edited, table_id="t-same-id", progress=False)
     finally:
         table.drop()
+
+
+# rows "a" … "e", one cell each: a range's end key is a row that exists
+_ABCDE = CellFrame.from_columns(
+    row_key=list("abcde"),
+    family="m",
+    qualifier="q",
+    timestamp_us=[1_425_168_000_000_000] * 5,
+    value=[b"v"] * 5,
+)
+# Bigtable's RowRange as the workbench writes it: start_key_closed, end_key_open, so a range
+# from "b" to "d" holds b and c, never d, though d exists; "b" to "c" holds b alone
+_END_OPEN = [
+    (KeyRange("b", "d"), ["b", "c"]),
+    (KeyRange("b", "c"), ["b"]),
+    (KeyRange(None, "b"), ["a"]),
+    (KeyRange("d", None), ["d", "e"]),
+]
+
+
+@pytest.mark.parametrize(("rng", "rows"), _END_OPEN, ids=str)
+def test_a_range_in_the_model_stops_before_its_end_key(rng, rows):
+    got = ReadPlan("r", ranges=(rng,)).evaluate(_ABCDE)
+    assert got.cells.frame["row_key"].tolist() == rows and got.rows_returned == len(rows)
+
+
+def test_a_range_read_on_the_emulator_stops_before_its_end_key(conn, table_factory):
+    tid = table_factory([Family("m")])
+    writer.write_cells(conn, _ABCDE, tid, progress=False)
+    for rng, rows in _END_OPEN:
+        res = read_plan(conn, tid, ReadPlan("r", ranges=(rng,)))
+        assert res.cells.frame["row_key"].tolist() == rows, rng
+    # two ranges in one request, the first ending where the second starts: each row once
+    two = ReadPlan("two", ranges=(KeyRange("a", "c"), KeyRange("c", "e")))
+    assert read_plan(conn, tid, two).cells.frame["row_key"].tolist() == ["a", "b", "c", "d"]

@@ -12,9 +12,10 @@ import math
 import re
 
 import pytest
+from hand_production import hand_production
 
 import workbench as wb
-from workbench.analysis import CellIndex, analyze, capacity, compare, key_distribution
+from workbench.analysis import CellIndex, analyze, capacity, compare
 from workbench.analysis import retention as retention_module
 from workbench.analysis.retention import limits
 from workbench.analysis.settings import DEFAULT
@@ -75,7 +76,7 @@ def test_each_family_is_kept_as_its_gc_rule_says(slice_cells, monkeypatch):
             Family("e"),
         )
     }
-    cap = capacity(idx, 100, key_distribution(idx), events_per_s=1000, families=families)
+    cap = capacity(idx, 100, hand_production(1000), families=families)
     per_month = 1000 / 100 * SECONDS_PER_MONTH  # sample bytes → bytes per month at 1,000 ev/s
     expected = {
         "main/a": 100 * 15 * per_month * MONTHS_90D,  # 90 days, every cell
@@ -91,6 +92,13 @@ def test_each_family_is_kept_as_its_gc_rule_says(slice_cells, monkeypatch):
     assert t.loc["b", "share of cells kept (versions)"] == pytest.approx(1 / 3)
     # no compression given: ratio 1; 5 TB per SSD node at 70 %
     assert cap.storage_nodes == max(1, math.ceil(cap.stored_bytes / 3.5e12))
+    # billed in binary GB (Bigtable pricing: "1 GB is 2^30 bytes", a GiB): 116.64e9 + 47.304e9
+    # + 7.776e9 + 2 × 141.912e9 = 455.544e9 bytes kept (ratio 1, one cluster) = 424.26 GiB, at
+    # $0.17 per GiB-month $72.12 (in 10^9-byte GB it would read 455.54 and $77.44)
+    assert sum(expected.values()) == pytest.approx(455.544e9, rel=1e-12)
+    assert cap.stored_gib == pytest.approx(455.544e9 / 2**30, rel=1e-9)
+    assert cap.stored_gib == pytest.approx(424.258, abs=1e-3)
+    assert cap.bill.usd("storage") == pytest.approx(72.124, abs=1e-3)
 
 
 @pytest.fixture(scope="module")
@@ -247,47 +255,45 @@ def test_small_rates_read_as_numbers():
 
 
 def test_a_row_every_query_reads_caps_the_query_rate():
-    import numpy as np
-
     idx = CellIndex.build(_families_cells())
-    # one query reads row r00 only and costs 10 ms of a node per run: that row alone needs
-    # 0.01 × q node-seconds per second, so at 70 % CPU it serves 70 queries/s, at any node count
-    kd = key_distribution(
-        idx,
-        seen_rows={"one": np.array([0])},
-        query_node_s={"one": 0.01},
-        queries_per_s=100,
-        write_rate_per_s=1,
-    )
-    cap = capacity(idx, 100, kd)
+    # one query reads one row and costs 10 ms of a node per run: at 100 queries/s that row
+    # alone needs 0.01 × 100 = 1.0 node of CPU, so at 70 % it serves 70 queries/s, at any
+    # node count (a row cannot split)
+    hot = hand_production(1, queries_per_s=100, read_cpu=1.0, busiest_row_cpu=1.0, read_query="one")
+    cap = capacity(idx, 100, hot)
     assert cap.query_ceiling_per_s == pytest.approx(70.0)
-    assert cap.hotspot_limited and not cap.write_limited and cap.read_row == "r00"
+    assert cap.hotspot_limited and not cap.write_limited and cap.read_row == "one"
     assert "stop scaling at 70.0 queries/s" in cap.verdict() and "(G05)" in cap.verdict()
-    calm = capacity(idx, 100, kd.rerun(queries_per_s=50))
-    assert not calm.hotspot_limited
+    # at 50 queries/s the row needs 0.5 of a node: served. CPU 0.5 + 1 / 14,000 (the writes)
+    # at 70 % is 0.714 of a node: one node
+    calm = hand_production(1, queries_per_s=50, read_cpu=0.5, busiest_row_cpu=0.5, read_query="one")
+    assert not capacity(idx, 100, calm).hotspot_limited
+    assert capacity(idx, 100, calm).nodes_needed == 1
 
 
-def test_a_busiest_node_more_nodes_do_not_relieve_is_not_extrapolated():
-    from workbench.analysis.cpu_need import cpu_nodes
-
-    class Stuck:  # the sample's warm-up: one node at 3.74 nodes of CPU whatever the count
-        def __init__(self, n):
-            self.busiest_node_cpu, self.busiest_tablet_cpu, self.hotspot_factor = 3.74, 0.1, 1.0
-
-    # 7.28 nodes of CPU at 70 %: 11 nodes if even; the busiest over the target asks for
-    # ceil(11 × 3.74 / 0.7) = 59, capped at twice the even count, 22; at 22 the busiest node is
-    # still 3.74 (an even spread would have taken 1.87 off): the 11 stands, with the reason
-    need = cpu_nodes(7.28, Stuck, 0.7)
-    assert [n for n, _ in need.rounds] == [11, 22] and need.nodes == 11
-    assert "not extrapolated" in need.note and not need.hotspot_limited
-
-    class Relieved:  # a busiest node at twice its fair share, which more nodes do relieve
-        def __init__(self, n):
-            self.busiest_node_cpu, self.busiest_tablet_cpu = 2 * 7.28 / n, 0.1
-            self.hotspot_factor = 2.0
-
-    # at 11: 1.32 → ceil(11 × 1.32 / 0.7) = 21; at 21: 0.69 fits
-    assert cpu_nodes(7.28, Relieved, 0.7).nodes == 21
+def test_nodes_spread_the_peak_evenly_and_pack_units_that_cannot_split_whole():
+    idx = CellIndex.build(_families_cells())
+    # 100,000 events/s, each one 1 KB planning row: 100,000 / 14,000 = 7.143 nodes of write
+    # CPU; spread evenly at 70 %: ceil(7.143 / 0.7) = ceil(10.20) = 11 nodes
+    even = capacity(idx, 100, hand_production(100_000))
+    assert even.write_cpu == pytest.approx(100_000 / 14_000)
+    assert even.cpu.nodes == even.nodes_fair == 11 and not even.hotspot_limited
+    # 20 salt buckets over 1,000 uniform series: each bucket 1/20 of the writes, 0.357 nodes;
+    # two on one node would be 0.714 > 0.7, so one bucket per node: 20 nodes, not 11
+    salted = hand_production(
+        100_000, unit_kind="salt bucket", units=20, unit_share=0.05, series=1000
+    )
+    cap = capacity(idx, 100, salted)
+    assert cap.cpu.nodes == 20 and cap.nodes_fair == 11 and not cap.hotspot_limited
+    assert cap.cpu.busiest_cpu == pytest.approx(100_000 / 14_000 / 20)
+    # 4 buckets: each 1/4 of the writes, 1.786 nodes, over one node's 70 %: no node count
+    # serves it. Ceiling: 0.7 × 14,000 / (1/4) = 39,200 events/s; the fix, ceil(4 × 100,000 /
+    # 39,200) = 11 buckets; the node count stays the even 11
+    four = hand_production(100_000, unit_kind="salt bucket", units=4, unit_share=0.25, series=1000)
+    cap = capacity(idx, 100, four)
+    assert cap.hotspot_limited and cap.bound_by == "hotspot" and cap.cpu.nodes == 11
+    assert cap.ceiling_events_per_s == pytest.approx(39_200)
+    assert "Salt(n=11)" in cap.verdict()
 
 
 def test_capacity_steps_on_hand_made_figures():

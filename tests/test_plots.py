@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from hand_production import hand_production  # noqa: E402
 from test_analysis_keyspace import battery  # noqa: E402
 from waits import HANG_S
 
@@ -49,7 +50,9 @@ def parts():
         }
         qc = query_costs(idx, plans)
         kd = key_distribution(idx, seen_rows=qc.seen_rows)
-        out[design] = dict(kd=kd, qc=qc, rs=row_sizes(idx), cap=capacity(idx, 3000, kd))
+        out[design] = dict(
+            kd=kd, qc=qc, rs=row_sizes(idx), cap=capacity(idx, 3000, hand_production(1))
+        )
     yield out
     plt.close("all")
 

@@ -126,3 +126,23 @@ def test_capacity_totals_the_bill_lines():
     assert "46.7%: assumption for 3 clusters" in three.assumptions()[0]
     # each cluster's writes cross to the two others: twice the 2-cluster traffic
     assert three.replication_gib_month == pytest.approx(2 * cap.replication_gib_month)
+
+
+def test_storage_and_network_are_billed_in_binary_gigabytes_of_the_printed_bytes():
+    """Bigtable pricing: "Storage and bandwidth usage are measured in binary gigabytes (GB),
+    where 1 GB is 2^30 bytes" (a GiB). The capacity table prints the bytes in decimal units
+    (TB, GB); each bill line is derived here from those printed figures: bytes ÷ 2^30 × price.
+    A decimal GB (10^9 bytes) would bill 2^30 / 10^9 = 1.0737 × as much."""
+    ds = wb.load_dataset("garden_temperature", size="small")
+    schema = wb.preset("garden_temperature", wb.pattern_names("garden_temperature")[0])
+    cap = analyze(ds, schema, settings=Settings(clusters=2), events_per_s=1000.0).capacity
+    printed = cap.table()["value"]
+    kept = printed["kept, compressed (TB, one cluster)"] * 1e12  # bytes, one cluster's copy
+    month = printed["growth per month (GB, logical)"] * 1e9  # bytes written in a month
+    assert kept > 2**30 and month > 2**30  # enough bytes that the unit shows
+    gib = 2 * kept / 2**30  # each of the 2 clusters stores its copy
+    assert printed["billed storage (GiB compressed, 2 cluster(s))"] == pytest.approx(gib)
+    assert cap.bill.usd("storage") == pytest.approx(gib * 0.17)  # $ per GiB-month, SSD
+    # 2 clusters: each write crosses to the one other cluster once, billed per GiB
+    assert printed["replication traffic (GiB per month)"] == pytest.approx(month / 2**30)
+    assert cap.bill.usd("replication network") == pytest.approx(month / 2**30 * 0.02)

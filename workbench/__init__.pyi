@@ -15,6 +15,7 @@ from .errors import (
     WorkbenchError as WorkbenchError,
     DatasetError as DatasetError,
     SchemaError as SchemaError,
+    SettingsError as SettingsError,
     CollisionError as CollisionError,
     LimitError as LimitError,
     EmulatorError as EmulatorError,

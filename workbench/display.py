@@ -184,9 +184,6 @@ def workload_line(cap: Capacity) -> str:
     Each input reads as its value where the value names its unit ("100,000 events/s", not
     "events/s 100,000 events/s"); 12 px, not ``<small>`` (~11 px, hard to read at 1280 px). The
     designer's headline shows the same block."""
-    if cap.production is None:
-        return ""
-
     own, default = cap.production.input_texts()
     mine = "; ".join(map(html.escape, own)) or "nothing stated"
     defaults = "; ".join(map(html.escape, default)) or "none"

@@ -31,6 +31,11 @@ class DatasetError(WorkbenchError, ValueError):
     """A dataset name, size or frame is not usable; the message names the column and rows."""
 
 
+class SettingsError(WorkbenchError, ValueError):
+    """An analysis setting is refused: the message names the field, the value given and what it
+    accepts (``workbench/analysis/settings.py``, ``SETTING_RULES``)."""
+
+
 class SchemaError(WorkbenchError, ValueError):
     """A schema cannot be applied to a dataset (unknown column, bad parameter, limit, collision)."""
 

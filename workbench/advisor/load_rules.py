@@ -64,7 +64,7 @@ def query_cost(c: Context) -> Iterable[Finding]:
     or more of CPU: a warning; one that alone takes ten times the CPU of every write and at
     least ten nodes: an error (the reads, not the writes, set the cluster's size)."""
     a = c.analysis
-    if a is None or a.capacity.production is None:
+    if a is None:
         return
     prod = a.capacity.production
     t = prod.queries.table

@@ -8,20 +8,14 @@ Rates are **events per second** (what a team knows); each design turns them into
 (a design that writes every event to two tables needs twice the writes). Nodes are the larger
 of two needs, per cluster:
 
-* **CPU**: with a workload (``analysis/production.py``, what ``analyze`` passes), the writes and
-  every query at production size at the stated peak rate, the ceiling from the busiest
-  unsplittable unit at production, and the node count the CPU spread evenly with units packed
-  whole. Without one (``capacity()`` called alone), the cluster's total CPU in a busy window
-  of the load model (reads + writes at the production rate,
-  which does not depend on the node count) over the CPU target of the replication and routing
-  (70 % single-cluster routing, or multi-cluster with autoscaling; 35 % per cluster for two or
-  more clusters with multi-cluster routing and no autoscaling). The load model is run at that
-  count and the count raised while the busiest node is over the target *and* the added nodes
-  actually relieve it (at most twice the even count: a balancer that packs units each under the
-  target never needs more). A busiest node that stays put however many nodes are added is the
-  sample's warm-up or an unsplittable unit, never extrapolated. When the rate exceeds the
-  design's **ceiling** (the busiest unsplittable unit at the CPU target: one write frontier, a
-  salt bucket, one hot row, one fixed entity) no node count serves it: the result is
+* **CPU**: one model, the design at the stated workload (``analysis/production.py``, what
+  ``analyze`` builds and passes): the writes and every query at production size at the peak
+  rate, over the CPU target of the replication and routing (70 % single-cluster routing, or
+  multi-cluster with autoscaling; 35 % per cluster for two clusters with multi-cluster routing
+  and no autoscaling), spread evenly with units that cannot split packed whole
+  (``cpu_need.production_need``). When the rate exceeds the design's **ceiling** (the busiest
+  unsplittable unit at the CPU target: one write frontier, a salt bucket, one hot row, one
+  fixed entity; or the most-read row) no node count serves it: the result is
   *hotspot-limited*, names the unit, the ceiling and the fix.
 * **storage**: the bytes each family keeps under its GC rule (``analysis/retention.py``: max
   age, max versions) on the planning horizon, **compressed** (the design's measured ratio:
@@ -47,7 +41,7 @@ each part would re-derive the others' figures (the retention and tier parts alre
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +53,7 @@ from ..reprs import html_of
 from ..schema.families import Family
 from ._index import CellIndex
 from .compression import compression_ratio
-from .cpu_need import NodeNeed, UnitLimit, cpu_nodes, unit_limit
-from .keyspace import KeyDistribution
+from .cpu_need import NodeNeed, UnitLimit, production_limit, production_need
 from .pricing import Bill, monthly_bill
 from .production import Production
 from .retention import FamilyRetention, retention
@@ -83,9 +76,9 @@ class Capacity:
     mutations_per_event: float  # the design's mutations for one event (two tables: 2)
     writes_per_s: float  # production mutations per second the nodes are sized for
     queries_per_s: float
-    write_cpu: float  # mean CPU of the writes, in nodes
-    read_cpu: float  # mean CPU of the reads, in nodes
-    peak_cpu: float  # total CPU in a busy window (95th percentile), in nodes
+    write_cpu: float  # CPU of the writes at the peak, in nodes
+    read_cpu: float  # CPU of the reads at the peak, in nodes
+    peak_cpu: float  # total CPU at the workload's peak (writes + reads + cold reads), in nodes
     cpu: NodeNeed
     cpu_target: float
     ceiling: UnitLimit
@@ -104,6 +97,7 @@ class Capacity:
     stored_gib: float  # compressed, all clusters (what is billed)
     node_cost_month: float
     storage_cost_month: float
+    production: Production = field(repr=False)  # the design at the workload: what was sized
     families: list[FamilyRetention] = field(default_factory=list)
     family_stored_bytes: dict[str, float] = field(default_factory=dict)  # logical, per family
     cold_bytes: float = 0.0  # logical, one copy, in the infrequent-access tier
@@ -118,7 +112,6 @@ class Capacity:
     settings: Settings = field(default=DEFAULT, repr=False)
     schema_name: str = ""
     target_given: bool = False
-    production: Production | None = field(default=None, repr=False)
 
     @property
     def bytes_per_event(self) -> float:
@@ -326,13 +319,9 @@ class Capacity:
         from ..formatting import rate
 
         if self.hotspot_limited and not self.write_limited:
-            what = (
-                f"the rows query {self.read_row!r} reads are"
-                if self.production is not None
-                else f"row {self.read_row!r} is"
-            )
             return (
-                f"Hotspot-limited at {rate(self.queries_per_s, 'queries')}: {what} "
+                f"Hotspot-limited at {rate(self.queries_per_s, 'queries')}: the rows query "
+                f"{self.read_row!r} reads are "
                 f"the most read and cannot split, so reads stop scaling at "
                 f"{rate(self.query_ceiling_per_s, 'queries')} ({self.cpu_target:.0%} CPU), "
                 f"whatever the node count; fix: {self.fix()}"
@@ -368,8 +357,6 @@ class Capacity:
             f"storage: compressed bytes at ≤ {st.storage_utilization_target:.0%} of "
             f"{st.tb_per_node:g} TB per {self.storage} node; each family kept as its GC rule says",
         ]
-        if self.cpu.note:
-            out.append(f"CPU: {self.cpu.note}")
         if self.clusters > 1:
             out.append(
                 f"replication: every cluster applies every write; "
@@ -418,16 +405,6 @@ def short_names_total(index: CellIndex, parts: Mapping[str, int], short_name_byt
     )
 
 
-def settled_peak_cpu(kd: KeyDistribution) -> float:
-    """The cluster's CPU (in nodes) in a busy window: the 95th percentile of the windows after
-    the load model's warm-up (the sample's first windows hold its cold start, not production
-    load), of those with any load."""
-    totals = kd.node_cpu.sum(axis=1)
-    settled = totals[kd.warmup_windows :]
-    settled = settled[settled > 0] if (settled > 0).any() else totals[totals > 0]
-    return float(np.percentile(settled, 95)) if len(settled) else 0.0
-
-
 def storage_nodes_needed(hot_bytes: float, cold_bytes: float, st: Settings) -> int:
     """Nodes the compressed bytes need: hot bytes at ``tb_per_node`` each filled to the
     utilisation target; with tiering, also hot and cold together at the tiered per-node
@@ -442,106 +419,44 @@ def storage_nodes_needed(hot_bytes: float, cold_bytes: float, st: Settings) -> i
     return max(st.min_nodes, math.ceil(need - 1e-9))
 
 
-def production_limit(p: Production) -> UnitLimit:
-    """The production model's ceiling as a capacity plan names it (in mutations/s)."""
-    w = p.writes
-    if not w.unit_kind:
-        return UnitLimit(math.inf, "", "", 0.0, 0, True)
-    kind = "entity" if w.unit_kind in ("per series", "shared range") else w.unit_kind
-    return UnitLimit(
-        p.ceiling_events_per_s * p.mutations_per_event,
-        kind,
-        w.unit_name,
-        float(p.unit_share),
-        max(1, round(p.units)),
-        p.unit_fixed,
-    )
-
-
-def production_need(p: Production, cold_read_nodes: float, min_nodes: int) -> NodeNeed:
-    """Nodes for the production CPU (``Production.nodes_for_cpu``), as a :class:`NodeNeed`."""
-    n = max(p.nodes_for_cpu(min_nodes), min_nodes)
-    extra = cold_read_nodes / p.cpu_target
-    if extra > 0:
-        n = max(n, math.ceil((p.peak_cpu + cold_read_nodes) / p.cpu_target - 1e-9))
-    busiest = p.busiest_node_cpu(n)
-    even = (p.peak_cpu + cold_read_nodes) / n
-    return NodeNeed(
-        nodes=n,
-        busiest_cpu=busiest,
-        busiest_tablet_cpu=max(p.busiest_unit_cpu, p.queries.busiest_row_cpu),
-        hotspot_factor=busiest / even if even > 0 else 1.0,
-        hotspot_limited=p.limited,
-        rounds=[(n, busiest)],
-    )
-
-
 def capacity(
     index: CellIndex,
     events: int,
-    kd: KeyDistribution,
+    production: Production,
     *,
-    settings: Settings = DEFAULT,
-    events_per_s: float | None = None,
-    target_writes_per_s: float | None = None,
     schema_name: str = "",
     compression: float | None = None,
-    load_at: Callable[[int], KeyDistribution] | None = None,
     families: Mapping[str, Sequence[Family]] | None = None,
     seen_rows: Mapping[str, np.ndarray] | None = None,
     weights: Mapping[str, float] | None = None,
-    salt_buckets: int | None = None,
-    production: Production | None = None,
 ) -> Capacity:
-    """Storage, nodes and cost of a design at a production event rate.
+    """Storage, nodes and cost of a design at its production workload.
 
-    ``events``: the dataset's event count; ``kd``: the load model; ``events_per_s``: the
-    production rate in events per second, turned into this design's mutations (default: the
-    rate ``kd`` ran at); ``target_writes_per_s``: deprecated, a rate in mutations per second
-    (prefer ``events_per_s``: designs that write an event twice then pay for it);
-    ``compression``: logical ÷ compressed bytes (:func:`compression_ratio`; default 1);
-    ``load_at(n)``: the load model at ``n`` nodes (default ``kd.at_nodes``); ``families``: the
-    design's families per table (``Schema.table_families()``: their GC rules set retention);
-    ``seen_rows`` and ``weights``: the rows each query reads and its share of the queries
-    (which tier they come from); ``salt_buckets``: the key's salt, if any (the fix names it);
-    ``production``: the design at the stated workload (``analysis/production.py``): when given,
-    the rates, the CPU of writes and reads, the ceiling and the node count are its figures
-    (computed from the workload, not from the sample's busy windows) and storage grows at its
-    mean rate; ``kd`` then only supplies the picture.
+    ``index``: the design's cells; ``events``: the dataset's event count (the sample the cells
+    hold); ``production``: the design at the stated workload (``analysis/production.py``): its
+    rates, the CPU of its writes and reads, its ceiling and node count, and its settings (one
+    model: ``analyze`` builds it); ``compression``: logical ÷ compressed bytes
+    (:func:`compression_ratio`; default 1); ``families``: the design's families per table
+    (``Schema.table_families()``: their GC rules set retention); ``seen_rows`` and ``weights``:
+    the rows each query reads and its share of the queries (which tier they come from).
 
     The steps, each its own function: :func:`bytes_by_part` (what a cell stores), ``retention``
-    (what each family keeps), ``tier_split`` (what tiering moves cold), :func:`settled_peak_cpu`
-    (the busy window's CPU), ``unit_limit`` (the ceiling), ``cpu_nodes`` (nodes for the CPU),
-    :func:`storage_nodes_needed` (nodes for the bytes); the rest is their arithmetic into the
-    bill.
+    (what each family keeps), ``tier_split`` (what tiering moves cold),
+    ``cpu_need.production_need`` (nodes for the CPU), ``cpu_need.production_limit`` (the
+    ceiling), :func:`storage_nodes_needed` (nodes for the bytes); the rest is their arithmetic
+    into the bill.
 
     Why one function: what remains after those steps is the rate conversion, a few products
     and the one ``Capacity`` of some forty named figures; split further, each part would pass
     most of them along.
     """
-    st = settings
-    mutations_per_event = kd.n_writes / max(events, 1) if kd.n_writes else 1.0
-    if events_per_s is not None and target_writes_per_s is not None:
-        from ..errors import WorkbenchError
-
-        raise WorkbenchError(
-            "Give events_per_s (events per second) or target_writes_per_s (mutations per "
-            "second, deprecated), not both."
-        )
-    rate = events_per_s * mutations_per_event if events_per_s is not None else target_writes_per_s
-    if production is not None:
-        mutations_per_event = production.mutations_per_event
-    elif rate is not None and abs(rate - kd.write_rate_per_s) > 1e-9 * max(1.0, rate):
-        kd = kd.rerun(write_rate_per_s=rate)
+    st = production.settings
     n = index.n_cells
     parts = bytes_by_part(index)
     total = sum(parts.values())
     short_total = short_names_total(index, parts, st.short_name_bytes)
 
-    writes = kd.write_rate_per_s
-    ev_rate = writes / mutations_per_event if kd.n_writes else 0.0
-    if production is not None:
-        writes, ev_rate = production.writes_per_s, production.events_per_s
+    writes, ev_rate = production.writes_per_s, production.events_per_s
     seconds_per_month = st.hours_per_month * 3600
     days_per_month = st.hours_per_month / 24
     scale = ev_rate * seconds_per_month / max(events, 1)  # sample bytes → bytes per month
@@ -562,39 +477,17 @@ def capacity(
             days_per_month=days_per_month,
             seen_rows=seen_rows or {},
             weights=dict(weights or {}),
-            queries_per_s=kd.queries_per_s if production is None else production.queries_per_s,
+            queries_per_s=production.queries_per_s,
             cold_reads_per_s_per_node=st.cold_reads_per_s_per_node,
         )
     )
     cold, cold_read_nodes = tiers.cold_bytes, tiers.cold_read_nodes
 
     clusters = int(st.clusters)
-    target = st.replication_cpu_target
-    if production is not None:
-        peak = production.peak_cpu + cold_read_nodes
-        ceiling = production_limit(production)
-        write_limited, read_limited = production.write_limited, production.read_limited
-        q_ceiling, read_row = production.query_ceiling_per_s, production.queries.busiest_row_query
-        write_cpu, read_cpu, qps = (
-            production.write_cpu,
-            production.read_cpu,
-            production.queries_per_s,
-        )
-        limited = write_limited or read_limited
-        need = production_need(production, cold_read_nodes, st.min_nodes)
-    else:
-        peak = settled_peak_cpu(kd) + cold_read_nodes
-        ceiling = unit_limit(kd, target, salt_buckets=salt_buckets, entities_grow=st.entities_grow)
-        write_limited = ceiling.limited and writes > ceiling.writes_per_s * (1 + 1e-9)
-        kc = kd.ceiling  # the busiest row the queries read cannot split either
-        q_ceiling = kc.queries_per_s * target / kc.cpu_target if kc is not None else math.inf
-        read_row = kc.read_row if kc is not None else ""
-        write_cpu, read_cpu, qps = kd.write_cpu, kd.read_cpu, kd.queries_per_s
-        read_limited = kd.queries_per_s > q_ceiling * (1 + 1e-9)
-        limited = write_limited or read_limited
-        need = cpu_nodes(
-            peak, load_at or kd.at_nodes, target, min_nodes=st.min_nodes, limited=limited
-        )
+    target = production.cpu_target
+    peak = production.peak_cpu + cold_read_nodes
+    ceiling = production_limit(production)
+    need = production_need(production, cold_read_nodes, st.min_nodes)
     storage_nodes = storage_nodes_needed((stored - cold) / ratio, cold / ratio, st)
     per_cluster = max(need.nodes, storage_nodes)
     nodes_total = per_cluster * clusters
@@ -616,11 +509,11 @@ def capacity(
         breakdown=parts,
         short_names_bytes=int(short_total),
         events_per_s=ev_rate,
-        mutations_per_event=float(mutations_per_event),
+        mutations_per_event=float(production.mutations_per_event),
         writes_per_s=float(writes),
-        queries_per_s=qps,
-        write_cpu=write_cpu,
-        read_cpu=read_cpu,
+        queries_per_s=production.queries_per_s,
+        write_cpu=production.write_cpu,
+        read_cpu=production.read_cpu,
         peak_cpu=peak,
         cpu=need,
         cpu_target=target,
@@ -633,10 +526,10 @@ def capacity(
         nodes_fair=max(st.min_nodes, math.ceil(peak / target - 1e-9)) if peak > 0 else st.min_nodes,
         nodes_per_cluster=per_cluster,
         nodes_needed=nodes_total,
-        hotspot_limited=limited,
-        write_limited=write_limited,
-        query_ceiling_per_s=float(q_ceiling),
-        read_row=read_row,
+        hotspot_limited=production.limited,
+        write_limited=production.write_limited,
+        query_ceiling_per_s=float(production.query_ceiling_per_s),
+        read_row=production.queries.busiest_row_query,
         bytes_per_month=float(per_month),
         stored_bytes=stored,
         compression_ratio=ratio,
@@ -655,12 +548,8 @@ def capacity(
         schema_name=schema_name,
         production=production,
         target_given=(
-            (
-                production is not None
-                and (production.workload.events_per_s is not None or bool(production.series.stated))
-            )
-            or events_per_s is not None
-            or target_writes_per_s is not None
+            production.workload.events_per_s is not None
+            or bool(production.series.stated)
             or st.write_rate_per_s is not None
         ),
     )
@@ -673,9 +562,6 @@ __all__ = [
     "bytes_by_part",
     "capacity",
     "compression_ratio",
-    "cpu_nodes",
-    "settled_peak_cpu",
     "storage_nodes_needed",
     "tier_text",
-    "unit_limit",
 ]

@@ -485,7 +485,6 @@ def analyze(
             events=len(ds),
         )
         del writes  # one entry per mutation: the model keeps what it needs (10M: ~190 MB)
-    salt = next((seg.n for seg in schema.key.segments if isinstance(seg, Salt)), None)
     bound = row_time_bound_s(schema.key)
     with _timed(tm, "production"):
         prod, qc = at_workload(ds, schema, index, qc, kd, wl, (n_writes, write_units), st, rates)
@@ -501,15 +500,12 @@ def analyze(
         cap = capacity(
             index,
             len(ds),
-            kd,
-            settings=st,
+            prod,
             schema_name=name,
             compression=ratio,
             families=schema.table_families(),
             seen_rows=qc.seen_rows,
             weights=weights,
-            salt_buckets=salt,
-            production=prod,
         )
     return Analysis(
         dataset=ds.name,

@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from ..errors import WorkbenchError
+from ..errors import SettingsError
 
 # the read cost model is the planner's too: its type lives with the plans
 from ..schema.plan import ReadCosts
@@ -24,6 +25,7 @@ StorageType = Literal["SSD", "HDD"]
 Routing = Literal["single-cluster", "multi-cluster"]
 Edition = Literal["enterprise", "enterprise-plus"]
 ReplicationNetwork = Literal["intra-region", "inter-region"]
+CompressionCodec = Literal["snappy", "lz4", "zstd", "gzip", "brotli"]  # pyarrow's Codec names
 
 MB = 1_000_000
 MiB = 1 << 20
@@ -113,7 +115,8 @@ class Settings:
     hdd_reads_per_s_per_node: float = 500.0
     hdd_writes_per_s_per_node: float = 10_000.0
     hdd_scan_bytes_per_s_per_node: float = 180 * MB
-    compression_codec: str = "snappy"  # Bigtable compresses SSTable blocks (paper: Zippy = Snappy)
+    # Bigtable compresses SSTable blocks (paper: Zippy = Snappy)
+    compression_codec: CompressionCodec = "snappy"
     compression_block_bytes: int = 64 * 1024  # SSTable block size (Bigtable paper: 64 KB)
     compression_sample_bytes: int = 256 * 1024  # cells compressed to estimate the ratio
     large_row_bytes: int = 256 * MB  # Key Visualizer "Large rows": a row over 256 MB ...
@@ -225,19 +228,23 @@ class Settings:
         return self.hdd_gb_month_usd if self.storage.upper() == "HDD" else self.ssd_gb_month_usd
 
     def __post_init__(self) -> None:
-        """Refuse a bad value when the settings are made, naming it and what is accepted (as
-        xarray's ``set_options`` does): ``Settings(storage="tape")`` never builds."""
+        """Refuse a bad value when the settings are made, naming it, the value and what is
+        accepted (as xarray's ``set_options`` does): ``Settings(storage="tape")`` never builds.
+        Every field's rule is in :data:`SETTING_RULES`, the rules between fields in
+        :data:`SETTING_CONSTRAINTS`; every refused field is named at once. A field without a
+        rule is not checked here (the package must still import) but fails
+        ``tests/test_settings_validation.py``, which names it."""
         if isinstance(self.storage, str) and self.storage.upper() in get_args(StorageType):
             object.__setattr__(self, "storage", self.storage.upper())
-        for name, kind in _CHOICES.items():
-            value, allowed = getattr(self, name), get_args(kind)
-            if value not in allowed:
-                raise WorkbenchError(
-                    f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}."
-                )
-        _check_counts(self)
-        _check_shares(self)
-        _check_choices(self)
+        problems = [
+            _refusal(f, getattr(self, f.name))
+            for f in dataclasses.fields(self)
+            if f.name in SETTING_RULES and not SETTING_RULES[f.name].accepts(getattr(self, f.name))
+        ]
+        if not problems:  # the rules between fields read values their own rules accept
+            problems = [c.says(self) for c in SETTING_CONSTRAINTS if not c.holds(self)]
+        if problems:
+            raise SettingsError(" ".join(problems))
 
     def replace(self, **changes: object) -> Settings:
         """These settings with ``changes``; an unknown name is refused with the known ones (a
@@ -245,72 +252,269 @@ class Settings:
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             known = ", ".join(f.name for f in dataclasses.fields(self))
-            raise WorkbenchError(
+            raise SettingsError(
                 f"Unknown analysis setting(s) {sorted(unknown)}; known settings: {known}."
             )
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
-_CHOICES = {
-    "storage": StorageType,
-    "routing": Routing,
-    "edition": Edition,
-    "replication_network": ReplicationNetwork,
+# -- what each setting accepts: one rule per field, checked when settings are made -------------
+
+
+@dataclass(frozen=True)
+class Number:
+    """A finite number from ``low`` to ``high`` (``open_low``/``open_high``: the bound itself
+    is refused); ``whole``: an integer (never a bool); ``optional``: None is accepted too."""
+
+    low: float
+    high: float = math.inf
+    open_low: bool = False
+    open_high: bool = False
+    whole: bool = False
+    optional: bool = False
+
+    def accepts(self, value: object) -> bool:
+        if value is None:
+            return self.optional
+        kind = numbers.Integral if self.whole else numbers.Real
+        if isinstance(value, bool) or not isinstance(value, kind):
+            return False
+        v = float(value)
+        if not math.isfinite(v):
+            return False
+        above = v > self.low if self.open_low else v >= self.low
+        below = v < self.high if self.open_high else v <= self.high
+        return above and below
+
+    @property
+    def allowed(self) -> str:
+        if self.high < math.inf:
+            left, right = "(" if self.open_low else "[", ")" if self.open_high else "]"
+            text = f"in {left}{self.low:g}, {self.high:g}{right}"
+        else:
+            kind = "whole" if self.whole else "finite"
+            text = f"a {kind} number {'>' if self.open_low else '≥'} {self.low:g}"
+        return f"None or {text}" if self.optional else text
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of a fixed set of names (a ``Literal`` type's)."""
+
+    names: tuple[str, ...]
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str) and value in self.names
+
+    @property
+    def allowed(self) -> str:
+        return f"one of {', '.join(map(repr, self.names))}"
+
+
+@dataclass(frozen=True)
+class Flag:
+    """True or False (not 1, "yes" or None)."""
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, bool)
+
+    @property
+    def allowed(self) -> str:
+        return "True or False"
+
+
+@dataclass(frozen=True)
+class Text:
+    """Non-empty text, e.g. a date as it is printed beside the figures it dates."""
+
+    example: str
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str) and bool(value.strip())
+
+    @property
+    def allowed(self) -> str:
+        return f"non-empty text such as {self.example!r}"
+
+
+Rule = Number | Choice | Flag | Text
+
+_POSITIVE = Number(0, open_low=True)  # a rate, a size, a duration: divided by, never 0
+_NON_NEGATIVE = Number(0)  # a price, a quantity that may be absent, a tolerance
+_COUNT = Number(1, whole=True)  # nodes, bytes of a limit, windows, steps
+_SHARE = Number(0, 1, open_low=True)  # a share of a node or of its load: (0, 1]
+_PRICE = _NON_NEGATIVE
+
+SETTING_RULES: dict[str, Rule] = {
+    "reads_per_s_per_node": _POSITIVE,
+    "writes_per_s_per_node": _POSITIVE,
+    "scan_bytes_per_s_per_node": _POSITIVE,
+    "view_updates_per_source_write": _NON_NEGATIVE,
+    "prices_date": Text("2025-06"),
+    "node_hour_usd": _PRICE,
+    "enterprise_plus_node_hour_usd": _PRICE,
+    "ssd_gb_month_usd": _PRICE,
+    "hdd_gb_month_usd": _PRICE,
+    "hours_per_month": _POSITIVE,
+    "replication_network": Choice(get_args(ReplicationNetwork)),
+    "intra_region_replication_gib_usd": _PRICE,
+    "inter_region_replication_gib_usd": _PRICE,
+    "backup_copies": Number(0, whole=True),
+    "backup_gb_month_usd": _PRICE,
+    "data_boost_spu_hours_per_month": _NON_NEGATIVE,
+    "data_boost_spu_hour_usd": _PRICE,
+    "cell_advisory_bytes": _COUNT,
+    "cell_hard_bytes": _COUNT,
+    "row_advisory_bytes": _COUNT,
+    "row_hard_bytes": _COUNT,
+    "key_hard_bytes": _COUNT,
+    "qualifier_hard_bytes": _COUNT,
+    "nodes": _COUNT,
+    "write_rate_per_s": Number(0, optional=True),  # 0: no writes (reads alone)
+    "queries_per_s": Number(0, optional=True),  # 0: no reads (writes alone)
+    "queries_per_write": _NON_NEGATIVE,
+    "planning_row_bytes": _COUNT,
+    "key_buckets": _COUNT,
+    "window_minutes": _COUNT,  # Key Visualizer's whole minutes
+    "max_windows": _COUNT,
+    "min_windows": _COUNT,
+    "min_writes_per_window": _COUNT,
+    "min_writes_per_step": _COUNT,
+    "max_steps": _COUNT,
+    "tablet_split_bytes": _POSITIVE,
+    "load_split_share": _SHARE,
+    "rebalance_minutes": _POSITIVE,
+    "rebalance_tolerance": _NON_NEGATIVE,  # 0: move at any imbalance
+    "pre_splits": Number(0, whole=True),
+    "cpu_target": _SHARE,
+    "cpu_target_multi_cluster": _SHARE,
+    "ceiling_headroom": Number(1),  # a factor over the rate
+    "hotspot_share": _SHARE,
+    "clusters": _COUNT,
+    "routing": Choice(get_args(Routing)),
+    "autoscaling": Flag(),
+    "entities_grow": Flag(),
+    "storage_utilization_target": _SHARE,
+    "storage": Choice(get_args(StorageType)),  # "ssd"/"hdd" are read as upper case first
+    "ssd_tb_per_node": _POSITIVE,
+    "hdd_tb_per_node": _POSITIVE,
+    "hdd_reads_per_s_per_node": _POSITIVE,
+    "hdd_writes_per_s_per_node": _POSITIVE,
+    "hdd_scan_bytes_per_s_per_node": _POSITIVE,
+    "compression_codec": Choice(get_args(CompressionCodec)),
+    "compression_block_bytes": _COUNT,
+    "compression_sample_bytes": _COUNT,
+    "large_row_bytes": _COUNT,
+    "large_row_range_avg_bytes": _COUNT,
+    "pressure_poor": _POSITIVE,
+    "min_nodes": _COUNT,
+    "planning_row_cells": _COUNT,
+    "scan_fixed_share": Number(0, 1, open_high=True),
+    "request_share": Number(0, 1),
+    "ranges_per_request": _COUNT,
+    "retention_months": _POSITIVE,
+    "tiers_date": Text("2026-01"),
+    "tiered_after_days": Number(0, open_low=True, optional=True),  # None: no tiering
+    "tiered_min_days": _POSITIVE,
+    "cold_reads_per_s_per_node": _POSITIVE,
+    "cold_writes_per_s_per_node": _POSITIVE,
+    "cold_scan_bytes_per_s_per_node": _POSITIVE,
+    "cold_gb_month_usd": _PRICE,
+    "edition": Choice(get_args(Edition)),
+    "tiered_tb_per_node": _POSITIVE,
+    "tiered_tb_per_node_plus": _POSITIVE,
+    "in_memory_tier": Flag(),
+    "in_memory_reads_per_s_per_node": _POSITIVE,
+    "in_memory_writes_per_s_per_node": _POSITIVE,
+    "short_name_bytes": _COUNT,
 }
+"""Every field of :class:`Settings` and what it accepts (``tests/test_settings_validation.py``
+checks that no field lacks a rule and refuses each rule's bad values)."""
 
 
-def _check_counts(st: Settings) -> None:
-    """Whole counts where Bigtable counts: clusters, nodes, backups."""
-    for name, least in (
-        ("clusters", 1),
-        ("nodes", 1),
-        ("min_nodes", 1),
-        ("planning_row_cells", 1),
-        ("backup_copies", 0),
-    ):
-        v = getattr(st, name)
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < least:
-            raise WorkbenchError(f"{name} must be a whole number ≥ {least}, got {v!r}.")
+def _refusal(field: dataclasses.Field, value: object) -> str:
+    rule = SETTING_RULES[field.name]
+    return f"{field.name} must be {rule.allowed}, got {value!r}; the default is {field.default!r}."
 
 
-def _check_shares(st: Settings) -> None:
-    """Targets are shares of a node; prices, hours and months are not negative."""
-    for name in ("cpu_target", "cpu_target_multi_cluster", "storage_utilization_target"):
-        v = getattr(st, name)
-        if not 0.0 < v <= 1.0:
-            raise WorkbenchError(f"{name} must be in (0, 1], got {v}.")
-    if not (0.0 <= st.scan_fixed_share < 1.0 and 0.0 <= st.request_share <= 1.0):
-        raise WorkbenchError(
-            "scan_fixed_share must be in [0, 1) and request_share in [0, 1], got "
-            f"{st.scan_fixed_share} and {st.request_share}."
-        )
-    prices = [f.name for f in dataclasses.fields(st) if f.name.endswith("_usd")]
-    for name in (*prices, "data_boost_spu_hours_per_month"):
-        v = getattr(st, name)
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
-            raise WorkbenchError(f"{name} must be a finite number ≥ 0, got {v!r}.")
-    for name in ("hours_per_month", "retention_months"):
-        v = getattr(st, name)
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-            raise WorkbenchError(f"{name} must be a finite number > 0, got {v!r}.")
+@dataclass(frozen=True)
+class Constraint:
+    """A rule between settings: ``holds(st)``, or ``says(st)`` is the refusal (naming the
+    fields and their values)."""
+
+    name: str
+    holds: Callable[[Settings], bool]
+    says: Callable[[Settings], str]
 
 
-def _check_choices(st: Settings) -> None:
-    """What Bigtable refuses together: the in-memory tier without Enterprise Plus, tiering
-    below its shortest age or on HDD."""
-    if st.in_memory_tier and st.edition != "enterprise-plus":
-        raise WorkbenchError(
+def _read_costs_positive(st: Settings) -> bool:
+    reads, _, scan = st.node_rates()
+    return reads * st.planning_row_bytes < scan
+
+
+def _read_costs_refusal(st: Settings) -> str:
+    reads, _, scan = st.node_rates()
+    prefix = "in_memory_" if st.in_memory_tier else "hdd_" if st.storage == "HDD" else ""
+    scan_name = "hdd_" if prefix == "hdd_" else ""
+    return (
+        f"{prefix}reads_per_s_per_node × planning_row_bytes ({reads:,.0f} × "
+        f"{st.planning_row_bytes:,}) must be below {scan_name}scan_bytes_per_s_per_node "
+        f"({scan:,.0f}): a point read of a planning row must cost more than scanning it, or the "
+        "read cost model's seek costs turn negative."
+    )
+
+
+SETTING_CONSTRAINTS: tuple[Constraint, ...] = (
+    Constraint(
+        "windows",
+        lambda st: st.min_windows <= st.max_windows,
+        lambda st: (
+            f"min_windows ({st.min_windows}) must be at most max_windows ({st.max_windows})."
+        ),
+    ),
+    Constraint(
+        "cell limits",
+        lambda st: st.cell_advisory_bytes <= st.cell_hard_bytes,
+        lambda st: (
+            f"cell_advisory_bytes ({st.cell_advisory_bytes:,}) must be at most cell_hard_bytes "
+            f"({st.cell_hard_bytes:,}): the advice comes before the limit."
+        ),
+    ),
+    Constraint(
+        "row limits",
+        lambda st: st.row_advisory_bytes <= st.row_hard_bytes,
+        lambda st: (
+            f"row_advisory_bytes ({st.row_advisory_bytes:,}) must be at most row_hard_bytes "
+            f"({st.row_hard_bytes:,}): the advice comes before the limit."
+        ),
+    ),
+    Constraint(
+        "in-memory tier",
+        lambda st: not st.in_memory_tier or st.edition == "enterprise-plus",
+        lambda st: (
             "in_memory_tier needs edition='enterprise-plus' (the in-memory tier is part of "
-            "Enterprise Plus)."
-        )
-    if st.tiered_after_days is not None:
-        if st.tiered_after_days < st.tiered_min_days:
-            raise WorkbenchError(
-                f"tiered_after_days must be at least {st.tiered_min_days:g} days (the shortest "
-                f"age a tiering rule accepts), got {st.tiered_after_days:g}."
-            )
-        if st.storage != "SSD":
-            raise WorkbenchError("tiered storage needs SSD clusters; storage is HDD.")
+            f"Enterprise Plus), got edition={st.edition!r}."
+        ),
+    ),
+    Constraint(
+        "tiering age",
+        lambda st: st.tiered_after_days is None or st.tiered_after_days >= st.tiered_min_days,
+        lambda st: (
+            f"tiered_after_days must be at least {st.tiered_min_days:g} days (tiered_min_days, "
+            f"the shortest age a tiering rule accepts), got {st.tiered_after_days:g}."
+        ),
+    ),
+    Constraint(
+        "tiering storage",
+        lambda st: st.tiered_after_days is None or st.storage == "SSD",
+        lambda st: (
+            "tiered storage needs SSD clusters; storage is HDD (set storage='SSD' or "
+            "tiered_after_days=None)."
+        ),
+    ),
+    Constraint("read costs", _read_costs_positive, _read_costs_refusal),
+)
+"""The rules between settings, checked once every field passes its own rule."""
 
 
 DEFAULT = Settings()
