@@ -152,6 +152,7 @@ QUERY_COLUMNS = (
     "waste",
     "emulator_rows_seen",
     "node_ms",
+    "production_node_ms",  # the planner's one read cost at the workload
 )
 
 

@@ -241,8 +241,15 @@ def _waste_line(t: pd.DataFrame, name: str) -> str:
                 one("bytes", r["bytes_seen"], r["bytes_returned"], human_bytes),
             ]
         )
-        + f"; {float(r['node_ms']):,.3g} node-ms per run"
+        + f"; {float(r['node_ms']):,.3g} node-ms per run on the sample"
+        + _at_production(r)
     )
+
+
+def _at_production(r: pd.Series) -> str:
+    """The same run at production (the planner's one read cost), when the workload priced it."""
+    ms = float(r.get("production_node_ms", float("nan")))
+    return f", {ms:,.3g} at production" if ms == ms else ""
 
 
 @rule("query_filter", "G04", "G05")
