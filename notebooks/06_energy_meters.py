@@ -105,8 +105,8 @@ wb.analyze(rollout, sequential, nodes=6).keyspace
 # ranges, sent as 44,954 requests of at most 1,000 side by side, about 2,250 node-seconds a run, still
 # far cheaper than scanning the year kept. It is an export, so it runs as a Data Boost batch, off the
 # serving nodes (`per_s=0`). A query whose rate you do not state sizes no node: its cost per run is
-# shown with how often the nodes sized for the rest could run it. The line under the figures says which
-# inputs are yours and which are defaults.
+# in the query table (the last table below). The line under the figures says which inputs are yours and
+# which are defaults.
 
 # %% tags=["finding"]
 production = wb.Workload(
@@ -114,13 +114,18 @@ production = wb.Workload(
     growth="grow",         # more meters like the sample's, each one reading per 15 minutes
     queries={"all_meters_hour": wb.QueryLoad(per_s=0)},  # the fleet export runs on Data Boost
 )
-cap = wb.analyze(ds, sequential, workload=production).capacity
+at_production = wb.analyze(ds, sequential, workload=production)
+cap = at_production.capacity
 print(cap.verdict())
 print(cap.production.inputs_line())  # what the figures assumed: yours, then the defaults
-cap.view(["CPU at the peak (nodes, reads + writes)", "nodes for CPU (busiest ≤ 70%)",
-          "ceiling (events/s, busiest unit at 70% CPU)",
-          "kept, compressed (TB, one cluster)", "nodes for storage (5 TB per SSD node at 70%)",
-          "compression (snappy, measured on the cells)", "total per month (USD)"])
+display(cap.view(["CPU at the peak (nodes, reads + writes)", "nodes for CPU (busiest ≤ 70%)",
+                  "ceiling (events/s, busiest unit at 70% CPU)",
+                  "kept, compressed (TB, one cluster)",
+                  "nodes for storage (5 TB per SSD node at 70%)",
+                  "compression (snappy, measured on the cells)", "total per month (USD)"]))
+# each query's one run at production: the ranges and requests its plan sends, and its node time
+wb.styled(at_production.queries.table[["production_ranges", "production_requests",
+                                        "production_rows_seen", "production_node_ms"]])
 
 # %% [markdown]
 # A year of readings is mostly old readings. With **tiered storage** (Preview) cells older than an age

@@ -375,7 +375,7 @@ def compare_analyses(
                 rec["reason"] += (
                     f"; rows seen {int(table.loc[b, query + ': rows seen']):,} vs "
                     f"{int(table.loc[w, query + ': rows seen']):,}, scans {int(table.loc[b, query + ': scans'])} "
-                    f"vs {int(table.loc[w, query + ': scans'])}"
+                    f"vs {int(table.loc[w, query + ': scans'])} on the sample"
                 )
         rank_recs.append(rec)
     rankings = pd.DataFrame.from_records(rank_recs).set_index("criterion")

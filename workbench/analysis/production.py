@@ -337,15 +337,26 @@ class Production:
             )
         )
         rows.append(("spread", wl.spread.text(), "spread" in said))
-        if self.queries_default and not self.queries_per_s:
-            qtext = (
-                "none stated: no query sizes the nodes; each shows its cost per run and the "
-                "runs/s the cluster sized for the rest serves (queries_per_s=, "
-                "Workload(queries=…))"
+        own = {
+            str(q): wl.query_load(str(q)).per_s
+            for q in self.queries.table.index
+            if wl.query_load(str(q)).per_s is not None
+        }
+        if not self.queries_default:
+            rows.append(("queries", rate(self.queries_per_s, "queries"), True))
+            return rows
+        if own:  # one query's own rate stated: the user's; the others' note is a default's
+            stated = "; ".join(f"{q} {rate(float(v or 0.0), 'queries')}" for q, v in own.items())
+            rows.append(("queries", stated, True))
+        rest = "the other queries: none stated" if own else "none stated"
+        rows.append(
+            (
+                "queries",
+                f"{rest}: no query sizes the nodes unless its rate is stated (each query's cost "
+                "per run is in the query table; queries_per_s=, Workload(queries=…))",
+                False,
             )
-        else:
-            qtext = rate(self.queries_per_s, "queries")
-        rows.append(("queries", qtext, not self.queries_default or "queries" in said))
+        )
         return rows
 
     def servable_per_s(self, query: str, nodes: int) -> float:
