@@ -120,7 +120,7 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
             f"<tr data-query='{name}'><td class='wb-b-name'><b>{shown}</b><br><small>{plan}</small></td>"
             f"<td style='width:35%'>{bar}</td><td class='wb-b-num'>{seen:,.0f} seen<br>{ret:,.0f} returned</td>"
             f"<td class='wb-b-num {_waste_class(w)}'><b>{ratio(w)} waste</b><br>"
-            f"{float(r['node_ms']):,.3f} node-ms per run on the sample</td></tr>"
+            f"{float(r['node_ms']):,.3f} node-ms per run<br><small>on the sample</small></td></tr>"
         )
     key = (
         f"<span style='background:{MUTED};opacity:.55'></span>rows seen"
