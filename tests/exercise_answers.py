@@ -139,5 +139,5 @@ WRONG: dict[str, list[tuple[str, str]]] = {
 RIGHT_ALIASES: dict[str, list[str]] = {
     "daily_panel": ['"daily"', '"day"'],
     # any design whose busiest node takes under half of my_meters' writes (07's goal)
-    "lab_pattern": ['"entity_first"', '"reversed_timestamp"', '"wide_rows"'],
+    "lab_pattern": ['"entity_first"', '"bucket_new_cells"', '"wide_rows"'],
 }

@@ -120,7 +120,8 @@ def test_production_rates_scale_the_sample():
     assert r["data"] == pytest.approx(100 / 60) and r["scale"] == pytest.approx(1.0)
     r = production_rates(100, 50.0, 1.0, DEFAULT, 20.0, None)
     assert r["data"] == 2.0 and r["scale"] == 10.0
-    assert r["qps"] == pytest.approx(20.0 * DEFAULT.queries_per_write)
+    assert r["qps"] == 0.0  # no query rate stated: no read load drawn
+    assert production_rates(100, 50.0, 1.0, DEFAULT, 20.0, 3.0)["qps"] == 3.0
 
 
 # -- tablets ---------------------------------------------------------------------------------

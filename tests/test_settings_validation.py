@@ -246,7 +246,7 @@ def test_the_read_cost_rule_reads_the_storage_types_own_rates():
     [
         # each rule's accepted edge, by hand
         {"cpu_target": 1.0, "storage_utilization_target": 1.0, "load_split_share": 1.0},
-        {"backup_copies": 0, "pre_splits": 0, "queries_per_write": 0.0},
+        {"backup_copies": 0, "pre_splits": 0},
         {"queries_per_s": 0.0, "write_rate_per_s": 0},
         {"queries_per_s": None, "write_rate_per_s": None, "tiered_after_days": None},
         {"rebalance_tolerance": 0.0, "view_updates_per_source_write": 0.0, "node_hour_usd": 0.0},

@@ -428,7 +428,6 @@ def capacity(
     compression: float | None = None,
     families: Mapping[str, Sequence[Family]] | None = None,
     seen_rows: Mapping[str, np.ndarray] | None = None,
-    weights: Mapping[str, float] | None = None,
 ) -> Capacity:
     """Storage, nodes and cost of a design at its production workload.
 
@@ -437,8 +436,9 @@ def capacity(
     rates, the CPU of its writes and reads, its ceiling and node count, and its settings (one
     model: ``analyze`` builds it); ``compression``: logical ÷ compressed bytes
     (:func:`compression_ratio`; default 1); ``families``: the design's families per table
-    (``Schema.table_families()``: their GC rules set retention); ``seen_rows`` and ``weights``:
-    the rows each query reads and its share of the queries (which tier they come from).
+    (``Schema.table_families()``: their GC rules set retention); ``seen_rows``:
+    the sample's rows each query reads (which tier they come from; how many a second is the
+    production figure, ``Production.rows_read_per_s``).
 
     The steps, each its own function: :func:`bytes_by_part` (what a cell stores), ``retention``
     (what each family keeps), ``tier_split`` (what tiering moves cold),
@@ -476,8 +476,7 @@ def capacity(
             after_days=after,
             days_per_month=days_per_month,
             seen_rows=seen_rows or {},
-            weights=dict(weights or {}),
-            queries_per_s=production.queries_per_s,
+            reads_per_s=production.rows_read_per_s(),
             cold_reads_per_s_per_node=st.cold_reads_per_s_per_node,
         )
     )

@@ -383,7 +383,7 @@ def key_distribution(
     ``seen_rows`` (query → row ids the production execution reads) and ``weights`` give the
     reads, ``query_node_s`` each query's modelled node-seconds per run (the query-cost table);
     ``write_rate_per_s``/``queries_per_s`` the production rates (default: settings, then the
-    data's own write rate and ``queries_per_write``); ``pre_splits`` the table's split points at
+    data's own write rate and no reads); ``pre_splits`` the table's split points at
     creation (evenly over the final keys); ``events`` the events the sample holds;
     ``ceiling``: the design's ceiling at the stated workload (``Production.ceiling()``), kept
     through re-runs; without it, the sample's own (``design_ceiling``)."""
@@ -506,8 +506,11 @@ def _assemble(
         write_cpu=rate / st.node_rates()[1] * mean_w,
         read_cpu=rates["read_cpu"],
         read_note=(
-            f"reads: {qps:,.3g} queries/s split by intent weight, each reading the rows its "
-            "production plan sees, steady over time"
+            f"reads: {qps:,.3g} queries/s at the peak, each query at its stated rate, reading "
+            "the rows its production plan sees, steady over time"
+            if qps > 0
+            else "reads: none drawn, no query rate stated (a query sizes nodes and draws read "
+            "load only at a stated rate)"
         ),
         schema_name=inputs["schema_name"],
         settings=st,

@@ -292,8 +292,9 @@ def production_rates(
     queries_per_s: float | None,
 ) -> dict[str, float]:
     """The sample's own write rate (``data``: ``n`` writes over the span, at least a window),
-    the production write and query rates (given, else the settings', else the data's own and
-    ``queries_per_write`` of it) and the ``scale``: production writes per sample write."""
+    the production write and query rates (given, else the settings'; writes else the data's
+    own, queries else none: a read load nobody stated is not drawn) and the ``scale``:
+    production writes per sample write."""
     from ..errors import WorkbenchError
 
     data_rate = n / max(span_s, win_s)
@@ -302,7 +303,7 @@ def production_rates(
     if rate < 0:
         raise WorkbenchError(f"write_rate_per_s must be ≥ 0, got {rate}.")
     qps = st.queries_per_s if queries_per_s is None else queries_per_s
-    qps = float(st.queries_per_write * rate if qps is None else qps)
+    qps = float(0.0 if qps is None else qps)
     return {
         "data": data_rate,
         "rate": rate,

@@ -29,7 +29,7 @@ from ..schema.segments import Salt
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
-from .production import Production, production
+from .production import Production, production, stated_query_rates
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, row_sizes, row_time_bound_s
 from .series import SeriesRates, series_rates
@@ -393,7 +393,8 @@ def analyze(
         A CellFrame already built for this schema (skips ``to_cells``).
     queries_per_s : float, optional
         The production query rate, all intents together, split by their weights (default:
-        ``settings.queries_per_s``, else ``settings.queries_per_write`` × the write rate).
+        ``settings.queries_per_s``, else none: a query whose rate nobody stated sizes no node
+        and draws no read load; it shows its cost per run).
     chunk_events : int, default 250000
         Events turned into cells at a time (bounds memory on large data).
     events_per_s : float, optional
@@ -468,18 +469,21 @@ def analyze(
     with _timed(tm, "queries"):
         rates = series_rates(ds, wl)  # one count: the planner and production() read it
         qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st, rates))
-        weights = {q.name: q.weight for q in ds.queries}
+        # the load model draws the reads capacity sizes for: each query at its stated rate at
+        # the peak, none where nobody stated one (weights here are runs/s, split exactly)
+        q_rates, _ = stated_query_rates(ds, qc.plans, wl, st)
+        q_rates = {q: r * wl.peak_factor for q, r in q_rates.items()}
     with _timed(tm, "keyspace"):
         write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
         kd = key_distribution(
             index,
             seen_rows=qc.seen_rows,
-            weights=weights,
+            weights={**dict.fromkeys(qc.seen_rows, 0.0), **q_rates},
             query_node_s=query_node_seconds(qc),
             nodes=nodes,
             settings=st,
             write_rate_per_s=write_rate,
-            queries_per_s=wl.queries_per_s,
+            queries_per_s=sum(q_rates.values()),
             writes=writes,
             schema_name=name,
             events=len(ds),
@@ -505,7 +509,6 @@ def analyze(
             compression=ratio,
             families=schema.table_families(),
             seen_rows=qc.seen_rows,
-            weights=weights,
         )
     return Analysis(
         dataset=ds.name,

@@ -26,6 +26,7 @@ with how much of a file was loaded (the sample's series are kept whole, G06–G0
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -242,6 +243,13 @@ class Production:
     def read_cpu(self) -> float:
         return self.queries.read_cpu
 
+    def rows_read_per_s(self) -> dict[str, float]:
+        """Each query's rows read a second at the peak: its stated rate × the rows its plan
+        passes at production (0 for a query whose rate nobody stated)."""
+        t = self.queries.table
+        per_s = t["production_per_s"] * self.workload.peak_factor * t["production_rows_seen"]
+        return {str(q): float(v) for q, v in per_s.fillna(0.0).items()}
+
     @property
     def query_ceiling_per_s(self) -> float:
         """All queries per second (mean, at the mix) at which the most-read row needs the CPU
@@ -451,16 +459,9 @@ def production(
     bucketed = events_per_row > _BUCKET_EVENTS_PER_ROW or (
         bucket_s is not None and bucket_s * rho_s > _BUCKET_EVENTS_PER_ROW
     )
-    if wl.queries_per_s is not None:
-        qps, default = float(wl.queries_per_s), False
-    elif st.queries_per_s is not None:
-        qps, default = float(st.queries_per_s), False
-    else:  # nobody stated a rate: no query sizes nodes; each shows its cost per run
-        qps, default = 0.0, True
-    intents = {q.name: q for q in ds.queries}
-    planned = {k: v for k, v in intents.items() if k in qc.plans}
-    rates = query_rates(planned, wl, qps)
+    rates, default = stated_query_rates(ds, qc.plans, wl, st)
     qps = sum(rates.values())
+    planned = {q.name: q for q in ds.queries if q.name in qc.plans}
     hits = {k: wl.query_load(k).hit_share(counts.production) for k in planned}
     pq = production_queries(qc, planned, rates=rates, hits=hits, peak_factor=wl.peak_factor)
     return Production(
@@ -483,4 +484,21 @@ def production(
     )
 
 
-__all__ = ["Production", "WriteUnits", "production"]
+def stated_query_rates(
+    ds: Dataset, plans: Mapping[str, object], wl: Workload, st: Settings
+) -> tuple[dict[str, float], bool]:
+    """Each planned query's mean runs per second as stated (the workload's total or the
+    settings', split by weight, or the query's own rate), and whether no rate was stated at
+    all: then every query runs 0 times a second, sizes no node and draws no read load, and
+    shows its cost per run. The load model's heat map and capacity read these same rates."""
+    if wl.queries_per_s is not None:
+        qps, default = float(wl.queries_per_s), False
+    elif st.queries_per_s is not None:
+        qps, default = float(st.queries_per_s), False
+    else:
+        qps, default = 0.0, True
+    planned = {q.name: q for q in ds.queries if q.name in plans}
+    return query_rates(planned, wl, qps), default
+
+
+__all__ = ["Production", "WriteUnits", "production", "stated_query_rates"]

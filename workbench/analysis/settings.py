@@ -74,7 +74,6 @@ class Settings:
     nodes: int = 3  # cluster size of the key-distribution model
     write_rate_per_s: float | None = None  # production mutations/s; None: the data's own rate
     queries_per_s: float | None = None  # production queries/s (all intents, split by weight)
-    queries_per_write: float = 0.001  # when queries_per_s is None: one query per 1,000 writes
     planning_row_bytes: int = (
         1000  # the per-node figures assume 1 KB rows ("Understand performance")
     )
@@ -372,7 +371,6 @@ SETTING_RULES: dict[str, Rule] = {
     "nodes": _COUNT,
     "write_rate_per_s": Number(0, optional=True),  # 0: no writes (reads alone)
     "queries_per_s": Number(0, optional=True),  # 0: no reads (writes alone)
-    "queries_per_write": _NON_NEGATIVE,
     "planning_row_bytes": _COUNT,
     "key_buckets": _COUNT,
     "window_minutes": _COUNT,  # Key Visualizer's whole minutes

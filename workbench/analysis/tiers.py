@@ -64,8 +64,7 @@ def tier_split(
     after_days: float,
     days_per_month: float,
     seen_rows: Mapping[str, np.ndarray],
-    weights: Mapping[str, float],
-    queries_per_s: float,
+    reads_per_s: Mapping[str, float],
     cold_reads_per_s_per_node: float,
 ) -> TierSplit:
     """The cold part of each family's kept bytes and of each query's reads.
@@ -74,8 +73,9 @@ def tier_split(
     Cells the sample already dates past ``after_days`` are cold from the start; the rest age
     through the family's kept months like the projection's uniform writes, so the cold share of
     a family kept ``m`` months is ``old + (1 - old) · max(0, m - after) / m``. A query's cold
-    reads are its share of the query rate (``weights``) times the rows it sees times their cold
-    share, served at ``cold_reads_per_s_per_node``."""
+    reads are the rows it reads a second at production (``reads_per_s``: its stated rate at the
+    peak × the rows its plan passes, the figure capacity sizes its CPU with) times the cold
+    share of the rows it sees in the sample, served at ``cold_reads_per_s_per_node``."""
     n = index.n_cells
     after_months = after_days / days_per_month
     q_cold, cold_row = cold_shares(index, seen_rows, after_days * 86_400)
@@ -87,12 +87,9 @@ def tier_split(
         old = float(index.nbytes[m & old_cells].sum()) / max(f.bytes, 1)
         ageing = max(0.0, f.months - after_months) / f.months if f.months > 0 else 0.0
         cold += kept[f"{f.table}/{f.family}"] * (old + (1 - old) * ageing)
-    wsum = sum(weights.get(q, 1.0) for q in q_cold) or 1.0
     read_nodes = 0.0
     for q, share in q_cold.items():
-        rows = len(np.asarray(seen_rows[q]))
-        per_s = queries_per_s * weights.get(q, 1.0) / wsum * rows * share
-        read_nodes += per_s / cold_reads_per_s_per_node
+        read_nodes += reads_per_s.get(q, 0.0) * share / cold_reads_per_s_per_node
     return TierSplit(cold_bytes=cold, query_tiers=q_cold, cold_read_nodes=read_nodes)
 
 

@@ -158,8 +158,8 @@ class Workload:
     spread : Spread
         How the rate spreads over the series (default uniform).
     queries_per_s : float, optional
-        All queries together per second, split by their weights (None: one query per
-        ``Settings.queries_per_write`` writes, a stated default).
+        All queries together per second, split by their weights (None: no query rate is
+        stated, so no query sizes nodes or draws read load; each shows its cost per run).
     queries : mapping of query name → QueryLoad
         Per-query rates and hit patterns (default: weights, uniform hits).
     """
