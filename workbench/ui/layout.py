@@ -80,10 +80,10 @@ def build(d: Designer, size: str, nodes: int) -> None:
     # controls, then the numbers, then the pictures at full width (readable at 1280 px)
     d.children = [
         d.title,
-        d.busy_sign,
         d.status,
         control_grid(d),
-        W.VBox([d.headline], layout=lay(width="100%", min_width="0")),
+        # the sign sits over the numbers it qualifies
+        W.VBox([d.busy_sign, d.headline], layout=lay(width="100%", min_width="0")),
         d.tabs,
         d.log_out,
         d.keys_js,
