@@ -86,9 +86,11 @@ print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the wri
 # %% [markdown]
 # ## What the advisor says, and one click to fix it
 #
-# The advisor reads the same measurements. For a key that starts with the time it reports the
-# hotspot with its guideline ID and offers a better design. `fix` below is a designer on the
-# timestamp-first design with its *Advisor* tab open (the tab makes the findings); its first finding:
+# The advisor reads the same measurements and lists its warnings by guideline ID, each with a better
+# design. For a key that starts with the time, the first is a query the key cannot serve — the latest
+# quote has no key range, so it is a full-table scan (G04, G05) — and the hotspot (G06) follows further
+# down. `fix` below is a designer on the timestamp-first design with its *Advisor* tab open (the tab
+# makes the findings); its first finding:
 
 # %% tags=["finding"]
 fix = wb.designer(ds, wb.preset("fx_prices", "timestamp_first"))

@@ -219,8 +219,8 @@ wb.styled(pd.DataFrame({"cells written (one per reading)": [len(energy.frame)],
 #
 # ## Cleanup
 #
-# Drops the tables this notebook created and closes the figures. The `cbt` commands printed with each
-# table above (`cbt … count <table>`) name those tables: run them before this cell — after it (or after
+# Drops the two tables this notebook wrote (`pre_table.table_id` and `raw_table.table_id` name them;
+# `cbt count <table ID>` counts their rows before this cell) and closes the figures. After it (or after
 # *Run All*, which ends here) the tables are gone and `cbt` answers that the table is not found.
 
 # %% tags=["cleanup"]

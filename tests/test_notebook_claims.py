@@ -123,3 +123,29 @@ def test_07_csv_query_over_the_last_hour_returns_the_rows_it_reports(emulator):
     page = run._repr_html_()
     assert "25 events; ✔ matches the source events" in page and ".000001" not in page
     table.drop()
+
+
+def test_07_the_prose_names_the_advisors_first_finding_and_where_the_hotspot_is(fx):
+    # 07 said the advisor "reports the hotspot" right before showing `fix.findings[0]`, which is
+    # the latest quote's full-table scan: warnings are listed by guideline ID (G04 before G06)
+    text = _text("07_design_lab.py")
+    fix = wb.designer(fx, wb.preset("fx_prices", "timestamp_first"))
+    fix.show_tab("advisor")
+    first = fix.findings[0]
+    assert first.rule == "full_scan" and first.title.startswith("latest_quote"), first.title
+    assert first.guidelines == ("G04", "G05")
+    hotspot = [i for i, f in enumerate(fix.findings) if f.rule == "time_first"]
+    assert hotspot and hotspot[0] > 0, [f.rule for f in fix.findings]
+    assert "the first is a query the key cannot serve" in text
+    assert (
+        "so it is a full-table scan (G04, G05) — and the hotspot (G06) follows further down" in text
+    )
+
+
+def test_08_cleanup_names_the_tables_it_drops_without_promising_printed_commands():
+    # 08 prints no cbt command; its cleanup said the commands were "printed with each table above"
+    text = _text("08_bigtable_today.py")
+    source = (REPO / "notebooks" / "08_bigtable_today.py").read_text()
+    assert "printed with each" not in text
+    for name in ("pre_table", "raw_table"):
+        assert f"{name} = emu.load(" in source and f"`{name}.table_id`" in text

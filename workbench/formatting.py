@@ -35,6 +35,12 @@ def count(x: Any) -> str:
     return ABSENT if _missing(x) else f"{round(float(x)):,}"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """A count and its noun agreeing: ``counted(1, "range")`` → "1 range", 1,200 → "1,200
+    ranges" (a sentence built from one count says it once, in the right number)."""
+    return f"{int(n):,} {noun if int(n) == 1 else (plural or noun + 's')}"
+
+
 SMALLEST = 0.001  # below this a measurement reads "<0.001": never e-06 nor six decimals
 
 
@@ -337,6 +343,7 @@ def as_written(frame: pd.DataFrame) -> Any:
 
 __all__ = [
     "count",
+    "counted",
     "number",
     "amount",
     "rate",

@@ -275,6 +275,13 @@ def _mask(v: str) -> str:
     return v[:3] + "".join("•" if ch.isdigit() else ch for ch in v[3:-2]) + v[-2:]
 
 
+def _masked_text(text: str) -> str:
+    """``text`` (a row key, an evidence line) with every part that looks like personal data
+    masked as the G26 finding masks it: no other finding prints in clear what G26 hides."""
+    parts = re.split(r"([#'\s,()|/])", text)
+    return "".join(_mask(p) if pii_kind(p) else p for p in parts)
+
+
 def _pii_columns(c: Context, key: RowKey) -> dict[str, tuple[str, int, int, str]]:
     """Key columns whose values look like personal data: column → (kind, hits, distinct, example)."""
     out = {}
@@ -593,8 +600,8 @@ def key_characters(c: Context) -> Iterable[Finding]:
         where = _sources(c, key, chars)
         ev = [
             f"{len(bad):,} of {len(keys):,} row keys hold characters outside "
-            f"[a-zA-Z0-9-_#] ({names}): e.g. {bad.iloc[0]!r}",
-            ("they come from " + "; ".join(where)) if where else "",
+            f"[a-zA-Z0-9-_#] ({names}): e.g. {_masked_text(bad.iloc[0])!r}",
+            _masked_text("they come from " + "; ".join(where)) if where else "",
             (
                 f"{', '.join(_char_name(ch) for ch in unsafe)} must be quoted or escaped in cbt, "
                 "gcloud and shell commands"
@@ -618,7 +625,7 @@ def key_characters(c: Context) -> Iterable[Finding]:
             fix="Map names to the set before keying (e.g. 'American Steel' → 'American_Steel', "
             "or an ID with the name in a cell); use # as the delimiter",
             table=tname,
-            row_key=str(bad.iloc[0]),
+            row_key=_masked_text(str(bad.iloc[0])),
             characters="".join(sorted(chars)),
             keys_outside=len(bad),
         )

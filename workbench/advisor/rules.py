@@ -24,6 +24,7 @@ from functools import partial
 import pandas as pd
 
 from ..datasets.model import QueryIntent
+from ..formatting import counted
 from ..schema import (
     Field,
     ReversedTimestamp,
@@ -277,10 +278,13 @@ def query_filter(c: Context) -> Iterable[Finding]:
         line = _waste_line(t, q.name)
         if waste >= QUERY_FILTER_WASTE and (q.entity or seen >= WHOLE_TABLE * rows):
             whole = seen >= WHOLE_TABLE * rows
+            # the title and the evidence say the plan's one range count, in the right number
+            ranges = counted(plan.n_ranges, "range")
             ev = [f"query {q.name!r} ({q.kind}, weight {q.weight:g}): {plan.describe()}", line]
             if whole:
                 ev.append(
-                    f"its {plan.n_ranges:,} ranges add up to {seen:,} of the table's {rows:,} rows: "
+                    f"its {ranges} {'covers' if plan.n_ranges == 1 else 'cover'} {seen:,} of "
+                    f"the table's {rows:,} rows: "
                     "a full-table scan in all but name"
                 )
             yield make_finding(
@@ -288,7 +292,7 @@ def query_filter(c: Context) -> Iterable[Finding]:
                 "warning" if q.entity else "info",
                 ("G04", "G05"),
                 f"{q.name} reads {waste:,.1f}× the rows it returns"
-                + (" (the whole table through many ranges)" if whole else " (query and filter)"),
+                + (f" (the whole table through {ranges})" if whole else " (query and filter)"),
                 ev
                 + (
                     []

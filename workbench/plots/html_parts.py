@@ -27,7 +27,12 @@ CSS = (
     ".wb-b-x span{position:absolute;transform:translateX(-50%);white-space:nowrap}"
     ".wb-b-note{color:#555;font-size:11px;margin-top:4px}"
     ".wb-b-key span{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px}"
-    ".wb-b table{border-collapse:collapse}.wb-b td,.wb-b th{padding:3px 8px;text-align:left;"
+    # auto layout: JupyterLab's output CSS sets `.jp-RenderedHTMLCommon table{table-layout:
+    # fixed}`, which splits a 100 %-wide table's width evenly among cells without a width and
+    # ignores their min-width, so the Compare tab's name cells shrank to a few characters and
+    # broke names mid-word ("pair_micr|osecond|s"); `div.wb-b table` outranks that rule
+    "div.wb-b table{border-collapse:collapse;table-layout:auto}"
+    ".wb-b td,.wb-b th{padding:3px 8px;text-align:left;"
     "vertical-align:middle;border-bottom:1px solid #eee}"
     # long names (query and design names have no spaces) wrap in their own cell instead of
     # running under the bar beside them, at a "_" (<wbr>) where they have one: break-word

@@ -21,10 +21,11 @@ tab (:mod:`.figure_tabs`, :mod:`.advisor_tab`, :mod:`.schema_tab`, :mod:`.emulat
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,7 @@ class Designer(W.VBox):
     controls: SimpleNamespace
     status: W.HTML
     title: W.HTML
+    busy_sign: W.HTML
     headline: W.HTML
     segment_hint: W.HTML
     csv_status: W.HTML
@@ -133,6 +135,7 @@ class Designer(W.VBox):
         self.family_roles: list[str] = []
         self.syncing = False  # controls being set from a schema: handlers do nothing
         self.stale: set[str] = set()  # tabs not drawn for the current design
+        self.busy_depth = 0  # handlers running (the busy sign shows while > 0)
         self.prefetch_round = 0
         self.view_order_key: Any = None  # the key the Views tab's index order was made for
         self.view_bucket_for: str | None = None  # the dataset the rollup's bucket was chosen for
@@ -144,18 +147,49 @@ class Designer(W.VBox):
         self.with_log(self.start)(ds, schema)
 
     def with_log(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """Run a callback inside the log Output; a workbench error becomes the red status line."""
+        """Run a callback inside the log Output and the busy state; a workbench error becomes the
+        red status line, any other error too (its traceback still goes to the log)."""
 
         @functools.wraps(fn)
         def run(*args: Any, **kwargs: Any) -> Any:
-            with self.log_out:
+            with self.log_out, self.busy():
                 try:
                     return fn(*args, **kwargs)
                 except WorkbenchError as exc:
                     self.fail(exc)
                     return None
+                except Exception as exc:
+                    self.fail(exc)
+                    self.busy_sign.value = (
+                        "<small class='wb-failed' style='color:#b00'>⚠ A redraw failed: the "
+                        "figures may still show the previous design (the error is below)."
+                        "</small>"
+                    )
+                    raise
 
         return run
+
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        """The busy state around a change: an "updating…" sign and the headline and tabs dimmed,
+        set before any work so the page shows it at once (widget state reaches the page as it is
+        set); cleared when the outermost handler has drawn the headline and the open tab. A
+        failed redraw's sign stays until the next change."""
+        if self.busy_depth == 0:
+            self.busy_sign.value = (
+                "<small data-busy style='color:#555'>⏳ updating… the headline and the open "
+                "tab are redrawn for this change</small>"
+            )
+            self.add_class("wb-busy")
+        self.busy_depth += 1
+        try:
+            yield
+        finally:
+            self.busy_depth -= 1
+            if self.busy_depth == 0:
+                self.remove_class("wb-busy")
+                if "wb-failed" not in self.busy_sign.value:
+                    self.busy_sign.value = ""
 
     def fail(self, exc: BaseException) -> None:
         self.error = exc
@@ -272,6 +306,8 @@ class Designer(W.VBox):
         for k in self.tab_names:  # placeholders first: never over a tab already drawn
             if k != visible and k in R.FIGURES:
                 figure_tabs.placeholder(self, k)
+            elif k != visible:  # another design's numbers: dimmed and signed until opened
+                self.panel_of(k).add_class("wb-stale")
         self.render_tab(visible)
         self.timings_ms = {"analysis": (t1 - t0) * 1e3, "render": (time.perf_counter() - t1) * 1e3}
 
@@ -328,6 +364,11 @@ class Designer(W.VBox):
                     self.figures[which].outputs = (R.html_bundle(R.error_html(exc)),)
                 raise
         self.stale.discard(which)
+        self.panel_of(which).remove_class("wb-stale")
+
+    def panel_of(self, which: str) -> Any:
+        """Tab ``which``'s panel (the widget the tab bar shows)."""
+        return self.tabs.children[self.tab_names.index(which)]
 
     def visible_tab(self) -> str:
         """The name of the tab the attendee has open."""

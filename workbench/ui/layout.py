@@ -33,7 +33,15 @@ STYLE = (
     ".wb-designer .widget-toggle-buttons{display:flex;align-items:center;margin:2px}"
     ".wb-designer .widget-toggle-buttons>.widget-label{display:inline-block;text-align:right;"
     "margin:0 8px 0 0;flex:0 0 auto}"
-    ".wb-designer .widget-html-content{line-height:1.35}</style>"
+    ".wb-designer .widget-html-content{line-height:1.35}"
+    # the busy state (Designer.busy): from a change until the headline and the open tab show the
+    # new design, they are dimmed under an "updating…" sign; a tab not redrawn since is dimmed
+    # with its own sign until it is opened (no old dataset's numbers under new controls unsigned)
+    ".wb-designer.wb-busy .wb-headline,.wb-designer.wb-busy .widget-tab-contents{opacity:.4}"
+    ".wb-designer .wb-busy-sign{min-height:1.4em}"
+    ".wb-designer .wb-stale{opacity:.45}"
+    ".wb-designer .wb-stale::before{content:'Not redrawn for the current design yet: drawn when "
+    "this tab is open…';display:block;font-style:italic;margin:4px 0}</style>"
 )
 
 
@@ -66,13 +74,16 @@ def build(d: Designer, size: str, nodes: int) -> None:
     tab_panels(d)
     d.segment_hint = W.HTML()
     d.title = W.HTML()
+    d.busy_sign = W.HTML()  # "updating…" from a change until the open tab shows it (Designer.busy)
+    d.busy_sign.add_class("wb-busy-sign")
     d.add_class("wb-designer")
     # controls, then the numbers, then the pictures at full width (readable at 1280 px)
     d.children = [
         d.title,
         d.status,
         control_grid(d),
-        W.VBox([d.headline], layout=lay(width="100%", min_width="0")),
+        # the sign sits over the numbers it qualifies
+        W.VBox([d.busy_sign, d.headline], layout=lay(width="100%", min_width="0")),
         d.tabs,
         d.log_out,
         d.keys_js,
@@ -243,6 +254,7 @@ def tab_panels(d: Designer) -> None:
         },
     )
     d.headline = W.HTML()
+    d.headline.add_class("wb-headline")
     d.figures = {}  # the figure tabs' outputs, by name
     tabs = registry()  # every tab module's entries (ui/tabs.py)
     d.tab_names = tuple(t.name for t in tabs)
