@@ -21,7 +21,9 @@ CHECK := PYTHON=$(PYTHON) sh tools/check-system --venv $(VENV)
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
-	$(PY) -m pip install --quiet -e ".[lab,test]"
+	# compat: a .pth naming the checkout, which mypy and IDEs follow from any folder (the default
+	# editable finder is an import hook they cannot see: every public name would be Any)
+	$(PY) -m pip install --quiet -e ".[lab,test]" --config-settings editable_mode=compat
 	@touch $(STAMP)
 
 install:
