@@ -266,6 +266,8 @@ class Capacity:
                 "total per month (USD)": self.monthly_cost,
             }
         )
+        if self.hotspot_limited:  # no node count serves this design: the price is the fix's
+            rows = {fix_label(k): v for k, v in rows.items()}
         return pd.DataFrame({"value": pd.Series(rows, dtype=float)})
 
     def view(self, rows: Sequence[str] | None = None) -> Any:
@@ -278,7 +280,9 @@ class Capacity:
         they must not read as 8.3e-06 nor 0.00000827)."""
         from ..formatting import shown
 
-        t = self.table() if rows is None else self.table().loc[list(rows)]
+        t = self.table()
+        if rows is not None:  # the plain labels name the fix's rows of a hotspot-limited design
+            t = t.loc[[r if r in t.index else fix_label(r) for r in rows]]
         pairs = [shown(str(k), v) for k, v in t["value"].items()]
         # the unit lives in the value ("329.3 kB"), so the label drops it ("growth per month
         # (logical)"); ``view(rows)`` still takes the labels of :meth:`table`
@@ -417,6 +421,20 @@ def storage_nodes_needed(hot_bytes: float, cold_bytes: float, st: Settings) -> i
         )
         need = max(need, (hot_bytes + cold_bytes) / (per_node * usable))
     return max(st.min_nodes, math.ceil(need - 1e-9))
+
+
+_FIX_PRICED = ("nodes per cluster", "nodes in total", "node cost per month", "total per month")
+ONCE_FIXED = " once the hotspot is fixed"
+
+
+def fix_label(label: str) -> str:
+    """A node-count or price row's label when no node count serves the design: the figure is
+    what the design costs once its hotspot is fixed (the verdict names the fix), never a price
+    for a rate it cannot serve. Other labels are returned unchanged."""
+    if not label.startswith(_FIX_PRICED):
+        return label
+    head, sep, tail = label.partition(" (")
+    return f"{head}{ONCE_FIXED}{sep}{tail}"
 
 
 def capacity(

@@ -1,0 +1,48 @@
+"""No price under a verdict that no node count serves the rate (G06, G07, G08): a
+hotspot-limited design's node count and bill are labelled as what it costs once the hotspot is
+fixed, the fix the verdict names; a design that serves the rate keeps its plain labels."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+
+import workbench as wb
+
+PRICE_ROWS = ("nodes per cluster", "nodes in total", "total per month (USD)")
+
+
+def _capacity(pattern: str, events_per_s: float):
+    ds = wb.load_dataset("fx_prices")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return wb.analyze(
+            ds, wb.preset(ds, pattern), workload=wb.Workload(events_per_s=events_per_s)
+        ).capacity
+
+
+def test_a_time_first_key_past_its_ceiling_prices_the_fix_not_the_rate():
+    # one write frontier at 70 % of 14,000 writes/s: 9,800 events/s, far under 100,000
+    cap = _capacity("timestamp_first", 100_000)
+    assert cap.hotspot_limited and cap.ceiling_events_per_s == pytest.approx(9_800)
+    labels = list(cap.table().index)
+    for plain in PRICE_ROWS:
+        assert plain not in labels
+    fixed = [k for k in labels if "once the hotspot is fixed" in k]
+    assert len(fixed) == 4, fixed  # nodes per cluster, in total, node cost, total
+    # the fix the verdict names is what the labels refer to
+    need = math.ceil(100_000 / 9_800)  # 11 busy values or salt buckets
+    assert f"at least {need}" in cap.verdict()
+    # the plain labels still find the rows
+    shown = cap.view(["nodes in total", "total per month (USD)"])
+    assert all("once the hotspot is fixed" in k for k in shown.index)
+
+
+def test_a_design_that_serves_the_rate_keeps_its_plain_price_labels():
+    cap = _capacity("pair_microseconds", 1_000)
+    assert not cap.hotspot_limited
+    labels = list(cap.table().index)
+    assert all(p in labels for p in PRICE_ROWS)
+    assert not any("once the hotspot is fixed" in k for k in labels)
