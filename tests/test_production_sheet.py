@@ -357,3 +357,13 @@ def test_an_analysis_at_another_workload_is_refused():
     a = wb.analyze(ds, schema, workload=wb.Workload(events_per_s=100))
     with pytest.raises(wb.WorkbenchError, match="another workload"):
         wb.production_sheet(ds, schema, wb.Workload(events_per_s=200), analysis=a)
+
+
+def test_the_designer_shows_the_sheet_of_the_analysis_it_shows():
+    ds = wb.load_dataset("garden_temperature", size="tiny")
+    d = wb.designer(ds)
+    d.show_tab("sheet")
+    # the tab's sheet is the designer's own analysis, line by line (one number)
+    assert d.sheet.line("nodes per cluster").value == d.analysis.capacity.nodes_per_cluster
+    assert "Production sheet" in d.sheet_panel.value
+    assert f"{d.analysis.schema} on garden_temperature" in d.sheet_panel.value

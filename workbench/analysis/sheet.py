@@ -21,6 +21,7 @@ the sheet names the fix instead.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,10 +31,11 @@ from ..formatting import rate as fmt_rate
 from .sheet_lines import (
     SheetLine,
     autoscaling_recommendation,
-    fmt_number,
     fmt_share,
     fmt_usd,
     sheet_lines,
+    shown_input,
+    shown_value,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,6 +174,9 @@ _TABLE_STYLE = (
     "table-layout:fixed;width:100%;border-collapse:collapse;font-size:12.5px;"
     "word-break:normal;overflow-wrap:break-word;hyphens:none"
 )
+# JupyterLab's rendered-HTML styles right-align and middle-align cells and stripe rows: a
+# sheet's cells say how they read
+_TD = "padding:3px;text-align:left;vertical-align:top"
 _COLS = (("line", "21%"), ("value", "13%"), ("formula and inputs", "46%"), ("documented", "20%"))
 
 
@@ -185,12 +190,22 @@ def _value_text(ln: SheetLine) -> str:
         return fmt_share(v)
     if ln.unit == "runs/s":
         return fmt_rate(v, "runs")
-    return f"{fmt_number(v)} {ln.unit}"
+    return shown_value(v, ln.unit)
+
+
+def _whole(text: str) -> str:
+    """``text`` escaped, each hyphenated word kept on one line ("cold-tier", "read-cost": a
+    browser breaks a line after a hyphen, which splits the word as read)."""
+    return re.sub(
+        r"\S*-\S*",
+        lambda m: f"<span style='white-space:nowrap'>{m.group(0)}</span>",
+        html.escape(text),
+    )
 
 
 def sheet_html(sheet: ProductionSheet) -> str:
     """The sheet as HTML (notebooks, the designer's tab, reports): one row per line."""
-    e = html.escape
+    e = _whole  # text only: every use below is an element's content
     head = (
         "".join(f"<col style='width:{w}'>" for _, w in _COLS)
         + "<tr>"
@@ -206,28 +221,31 @@ def sheet_html(sheet: ProductionSheet) -> str:
         if ln.section != section:
             section = ln.section
             rows.append(
-                f"<tr><td colspan='4' style='padding:6px 3px 2px;font-weight:bold;"
+                f"<tr><td colspan='4' style='padding:6px 3px 2px;font-weight:bold;text-align:left;"
                 f"border-bottom:1px solid #ddd'>{e(section)}</td></tr>"
             )
+        by_source: dict[str, list[str]] = {}  # one bullet per source: "rows = 57.6 M, …"
+        for k, (v, src) in ln.inputs.items():
+            by_source.setdefault(src, []).append(f"{k} = {shown_input(k, v)}")
         inputs = "".join(
-            f"<li>{e(k)} = {e(fmt_number(v))} <span style='color:#666'>({e(src)})</span></li>"
-            for k, (v, src) in ln.inputs.items()
+            f"<li>{e(', '.join(items))} <span style='color:#666'>({e(src)})</span></li>"
+            for src, items in by_source.items()
         )
         note = f"<div style='color:#8a5a00'>{e(ln.note)}</div>" if ln.note else ""
         rows.append(
-            "<tr style='vertical-align:top;border-bottom:1px solid #eee'>"
-            f"<td style='padding:3px'>{e(ln.name)}</td>"
-            f"<td style='padding:3px;white-space:nowrap' data-sheet-value>{e(_value_text(ln))}"
+            "<tr style='vertical-align:top;border-bottom:1px solid #eee;background:none'>"
+            f"<td style='{_TD}'>{e(ln.name)}</td>"
+            f"<td style='{_TD}' data-sheet-value>{e(_value_text(ln))}"
             "</td>"
-            f"<td style='padding:3px'><div>{e(ln.formula)}</div>"
+            f"<td style='{_TD}'><div>{e(ln.formula)}</div>"
             + (
-                f"<ul style='margin:2px 0 0 14px;padding:0;color:#333;font-size:11.5px'>{inputs}"
+                f"<ul style='margin:2px 0 0 14px;padding:0;color:#333;font-size:11.5px;text-align:left'>{inputs}"
                 "</ul>"
                 if inputs
                 else ""
             )
             + f"{note}</td>"
-            f"<td style='padding:3px;font-size:11.5px;color:#444'>{e(ln.figure)}</td></tr>"
+            f"<td style='{_TD};font-size:11.5px;color:#444'>{e(ln.figure)}</td></tr>"
         )
     return (
         f"<div class='wb-production-sheet' style='max-width:100%;overflow-x:hidden'>"

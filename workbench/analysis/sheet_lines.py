@@ -55,7 +55,9 @@ class SheetLine:
     note: str = ""
 
     def inputs_text(self) -> str:
-        return "; ".join(f"{k} = {_n(v)} ({src})" for k, (v, src) in self.inputs.items())
+        return "; ".join(
+            f"{k} = {shown_input(k, v)} ({src})" for k, (v, src) in self.inputs.items()
+        )
 
 
 # -- numbers as the formulas print them ---------------------------------------------------------
@@ -78,7 +80,7 @@ def _n(x: float) -> str:
         return f"{v:,.0f}"
     if a >= 0.001:
         return f"{v:.3g}"
-    return f"{v:.2e}"
+    return "<0.001" if v > 0 else ">-0.001"  # as formatting.number: never 2.0e-08
 
 
 def _s(seconds: float) -> str:
@@ -119,11 +121,21 @@ def sheet_lines(a: Analysis, served: bool) -> list[SheetLine]:
     ]
 
 
+def shown_value(value: float, unit: str) -> str:
+    """A line's value as printed: node time in s, ms, µs or ns, else the figure and its unit."""
+    return _s(value) if unit == "node-s" else f"{_n(value)} {unit}"
+
+
+def shown_input(name: str, value: float) -> str:
+    """An input as printed: a unit cost in s, ms, µs or ns (never 2.27e-09), else a figure."""
+    if name.startswith("node-s per"):
+        return _s(value)
+    if name.endswith("/s"):  # a rate in the first unit of time it reaches 1 in: 1.02/h
+        return rate(value)
+    return _n(value)
+
+
 # the formulas' numbers, for the views too
-def fmt_number(x: float) -> str:
-    return _n(x)
-
-
 def fmt_share(x: float) -> str:
     return _pct(x)
 
@@ -157,7 +169,7 @@ def _write_lines(a: Analysis) -> list[SheetLine]:
             "write CPU at the peak",
             cap.write_cpu,
             "nodes",
-            f"{_n(p.events_per_s)} events/s × peak {_n(peak)}× × {_n(upe)} write units per event "
+            f"{rate(p.events_per_s, 'events')} × peak {_n(peak)}× × {_n(upe)} write units per event "
             f"÷ {_n(per_node)} writes/s per node = {_n(cap.write_cpu)} nodes",
             {
                 "events/s": (p.events_per_s, _rate_source(a)),
@@ -303,7 +315,7 @@ def _query_lines(a: Analysis) -> list[SheetLine]:
                     f"{name}: on Data Boost",
                     hours,
                     "SPU-hours per month",
-                    f"max({_n(node_s)} node-s × {_n(st.data_boost_spu_per_node)} SPU, "
+                    f"max({_s(node_s)} × {_n(st.data_boost_spu_per_node)} SPU per node, "
                     f"{_n(st.data_boost_min_spu_s_per_request)} SPU-s × {_n(requests)} requests) "
                     f"= {_n(spu_s)} SPU-s per run × {rate(per_s, 'runs')} × {_n(month_s)} s "
                     f"÷ 3,600 = {_n(hours)} SPU-hours",
@@ -332,7 +344,7 @@ def _query_lines(a: Analysis) -> list[SheetLine]:
                     f"{name}: CPU at the peak",
                     cpu,
                     "nodes",
-                    f"{rate(per_s, 'runs')} × peak {_n(peak)}× × {_n(node_s)} node-s = "
+                    f"{rate(per_s, 'runs')} × peak {_n(peak)}× × {_s(node_s)} of node time = "
                     f"{_n(cpu)} nodes",
                     {
                         "runs/s": (per_s, source),
@@ -352,7 +364,7 @@ def _query_lines(a: Analysis) -> list[SheetLine]:
                     "runs/s",
                     f"no rate stated: sizes no node; ({nodes:,} nodes × "
                     f"{_pct(p.cpu_target)} − {_n(p.peak_cpu)} nodes of CPU) ÷ "
-                    f"{_n(node_s)} node-s ÷ peak {_n(peak)}× = {rate(servable, 'runs')}",
+                    f"{_s(node_s)} ÷ peak {_n(peak)}× = {rate(servable, 'runs')}",
                     {
                         "nodes (one cluster)": (float(nodes), "line: the nodes line"),
                         "CPU target": (p.cpu_target, MONITORING),
@@ -652,7 +664,9 @@ def _bill_lines(a: Analysis, served: bool) -> list[SheetLine]:
                 "USD per month",
                 formula,
                 inputs,
-                bl.source if src == PRICING else "",
+                bl.source.replace(" (cloud.google.com/bigtable/pricing)", "")
+                if src == PRICING
+                else "",
                 note=_bill_note(bl.item, st),
             )
         )
@@ -694,9 +708,10 @@ def _bill_note(item: str, st: Settings) -> str:
 
 __all__ = [
     "SheetLine",
-    "fmt_number",
     "fmt_share",
     "fmt_usd",
+    "shown_input",
+    "shown_value",
     "autoscaling_recommendation",
     "sheet_lines",
 ]
