@@ -104,7 +104,12 @@ def _usd(x: float) -> str:
 
 
 def _unit_price(x: float) -> str:
-    return f"${float(x):,.6g}"
+    """A unit price as read: $0.65, $0.17, and below a tenth of a cent per 1,000 units
+    ($0.845 per 1,000 SPU-hours, never $0.000845)."""
+    v = float(x)
+    if 0 < v < 0.001:
+        return f"${v * 1000:,.4g} per 1,000"
+    return f"${v:,.4g}"
 
 
 def sheet_lines(a: Analysis, served: bool) -> list[SheetLine]:
@@ -130,6 +135,8 @@ def shown_input(name: str, value: float) -> str:
     """An input as printed: a unit cost in s, ms, µs or ns (never 2.27e-09), else a figure."""
     if name.startswith("node-s per"):
         return _s(value)
+    if name.startswith("unit price"):
+        return _unit_price(value)
     if name.endswith("/s"):  # a rate in the first unit of time it reaches 1 in: 1.02/h
         return rate(value)
     return _n(value)
