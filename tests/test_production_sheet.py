@@ -367,3 +367,18 @@ def test_the_designer_shows_the_sheet_of_the_analysis_it_shows():
     assert d.sheet.line("nodes per cluster").value == d.analysis.capacity.nodes_per_cluster
     assert "Production sheet" in d.sheet_panel.value
     assert f"{d.analysis.schema} on garden_temperature" in d.sheet_panel.value
+
+
+def test_a_query_on_data_boost_is_not_judged_by_what_the_nodes_can_serve():
+    # the advisor warns of a query the sized nodes could run less than once a minute; one sent
+    # to Data Boost runs on no node, so no such warning (its SPU-hours are on the bill)
+    ds = wb.load_dataset("energy_meters", size="tiny")
+    schema = wb.preset(ds, "sequential_id")
+    wl = wb.Workload(events_per_s=50_000, growth="grow")
+    boosted = wl.replace(queries={"all_meters_hour": wb.QueryLoad(data_boost=True)})
+
+    def warned(w: wb.Workload) -> set[str]:
+        return {f.data["query"] for f in wb.advise(ds, schema, workload=w).by_rule("query_cost")}
+
+    assert "all_meters_hour" in warned(wl)  # on the nodes it could not run once a minute
+    assert "all_meters_hour" not in warned(boosted)
