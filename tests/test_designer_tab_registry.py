@@ -54,6 +54,6 @@ def test_a_tab_module_is_all_a_new_tab_needs(extra_tab_module):
 def test_the_designers_own_tabs_in_order():
     # the tab bar as the workshop notebooks describe it, left to right
     assert [t.name for t in tabs.registry()] == [
-        "heatmap", "nodes", "hotspot", "rowsizes", "queries",
+        "heatmap", "nodes", "hotspot", "rowsizes", "queries", "sheet",
         "advisor", "schema", "views", "emulator", "compare",
     ]  # fmt: skip

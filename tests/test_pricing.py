@@ -58,25 +58,35 @@ def test_replication_network_is_priced_by_where_the_clusters_are():
 
 
 def test_backups_cold_tier_and_data_boost_are_optional_lines():
-    st = Settings(clusters=2, backup_copies=2, data_boost_spu_hours_per_month=1000.0)
-    bill = monthly_bill(4, hot_gib=200.0, cold_gib=50.0, replication_gib=0.0, settings=st)
+    st = Settings(clusters=2, backup_retention_days=7.0)
+    bill = monthly_bill(
+        4,
+        hot_gib=200.0,
+        cold_gib=50.0,
+        replication_gib=0.0,
+        backup_gib=35.0,
+        data_boost_spu_hours=1000.0,
+        settings=st,
+    )
     items = [line.item for line in bill.lines]
     assert items == [
         "nodes (Enterprise, SSD)",
         "storage (SSD)",
         "storage (infrequent-access tier)",
-        "backups (2 full)",
+        "backups (incremental, kept 7 days)",
         "Data Boost",
     ]
-    # by hand: backups hold one copy of the table (250 GiB over 2 clusters = 125 GiB) twice:
-    # 250 GiB × $0.026 = $6.50; cold 50 GiB × $0.026 = $1.30; 1,000 SPU-h × $0.000845
-    assert bill.usd("backups") == pytest.approx(6.50)
+    # by hand: backups hold 35 GiB the table no longer shares: 35 × $0.026 = $0.91; cold
+    # 50 GiB × $0.026 = $1.30; 1,000 SPU-h × $0.000845 = $0.845
+    assert bill.usd("backups") == pytest.approx(0.91)
     assert bill.usd("storage (infrequent") == pytest.approx(1.30)
     assert bill.usd("Data Boost") == pytest.approx(0.845)
     # nodes 4 × 730 × 0.65 = 1,898; SSD 200 × 0.17 = 34
-    assert bill.total == pytest.approx(1898.0 + 34.0 + 1.30 + 6.50 + 0.845)
+    assert bill.total == pytest.approx(1898.0 + 34.0 + 1.30 + 0.91 + 0.845)
     frame = bill.frame()
-    assert list(frame["USD per month"].round(3)) == [1898.0, 34.0, 1.3, 6.5, 0.845]
+    assert list(frame["USD per month"].round(3)) == [1898.0, 34.0, 1.3, 0.91, 0.845]
+    # no retention stated: backups are not on the bill, whatever the quantity
+    assert "backups" not in str(monthly_bill(4, hot_gib=1.0, backup_gib=35.0).frame())
 
 
 def test_every_price_setting_has_a_source_and_hdd_uses_its_own_price():

@@ -15,6 +15,7 @@ PUBLIC = {
     "wb.analyze": wb.analyze,
     "wb.compare": wb.compare,
     "wb.advise": wb.advise,
+    "wb.production_sheet": wb.production_sheet,
     "wb.preset": wb.preset,
     "wb.load_dataset": wb.load_dataset,
     "wb.from_csv": wb.from_csv,

@@ -49,7 +49,7 @@ from workbench.errors import SettingsError, WorkbenchError
         ({"clusters": 1.5}, "clusters must be a whole number ≥ 1, got 1.5"),
         ({"clusters": True}, "clusters must be a whole number ≥ 1, got True"),
         ({"nodes": 0}, "nodes must be a whole number ≥ 1, got 0"),
-        ({"backup_copies": -1}, "backup_copies must be a whole number ≥ 0, got -1"),
+        ({"backup_retention_days": -1}, "backup_retention_days must be in [0, 365], got -1"),
         ({"cpu_target": 0.0}, "cpu_target must be in (0, 1], got 0.0"),
         ({"cpu_target": 1.2}, "cpu_target must be in (0, 1], got 1.2"),
         ({"storage_utilization_target": 0}, "storage_utilization_target must be in (0, 1]"),
@@ -98,10 +98,10 @@ def test_good_values_build_and_storage_case_is_read_as_upper():
         routing="multi-cluster",
         edition="enterprise-plus",
         in_memory_tier=True,
-        backup_copies=2,
+        backup_retention_days=7.0,
         replication_network="intra-region",
     )
-    assert (st.clusters, st.edition, st.backup_copies) == (3, "enterprise-plus", 2)
+    assert (st.clusters, st.edition, st.backup_retention_days) == (3, "enterprise-plus", 7.0)
     assert DEFAULT == Settings()  # the defaults pass their own checks
 
 
@@ -206,6 +206,16 @@ VIOLATIONS = {
     ),
     "in-memory tier": ({"in_memory_tier": True}, "in_memory_tier needs edition='enterprise-plus'"),
     "tiering age": ({"tiered_after_days": 29.5}, "tiered_after_days must be at least 30 days"),
+    # the increments are the in-memory tier's: 2 of them without the tier are refused
+    "in-memory increments": (
+        {"in_memory_increments": 2},
+        "in_memory_increments=2 needs in_memory_tier=True",
+    ),
+    # 80 % as the lowest accepted autoscaling target with 10 % as the highest
+    "autoscaling targets": (
+        {"autoscaling_cpu_min": 0.8, "autoscaling_cpu_max": 0.1},
+        "autoscaling_cpu_min (0.8) must be at most autoscaling_cpu_max (0.1)",
+    ),
     "tiering storage": (
         {"tiered_after_days": 90.0, "storage": "HDD"},
         "tiered storage needs SSD clusters",
@@ -246,7 +256,7 @@ def test_the_read_cost_rule_reads_the_storage_types_own_rates():
     [
         # each rule's accepted edge, by hand
         {"cpu_target": 1.0, "storage_utilization_target": 1.0, "load_split_share": 1.0},
-        {"backup_copies": 0, "pre_splits": 0},
+        {"backup_retention_days": 0.0, "pre_splits": 0},
         {"queries_per_s": 0.0, "write_rate_per_s": 0},
         {"queries_per_s": None, "write_rate_per_s": None, "tiered_after_days": None},
         {"rebalance_tolerance": 0.0, "view_updates_per_source_write": 0.0, "node_hour_usd": 0.0},

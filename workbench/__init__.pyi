@@ -109,6 +109,8 @@ from .formatting import styled as styled, styled_rows as styled_rows, as_written
 
 # analysis, advice, UI
 from .analysis import analyze as analyze, compare as compare
+from .analysis.sheet import production_sheet as production_sheet
+from .analysis.settings import Settings as Settings  # every modelling constant, with its rule
 from .advisor import advise as advise
 from .advisor.export import export as export
 from .ui import designer as designer

@@ -72,6 +72,8 @@ def query_cost(c: Context) -> Iterable[Finding]:
     nodes = a.capacity.nodes_needed
     for q in t.index:
         cpu = float(t.loc[q, "production_cpu"])
+        if t.loc[q, "production_data_boost"] == 1.0:  # on Data Boost: no node serves it
+            continue
         if float(t.loc[q, "production_per_s"]) == 0.0:  # nobody stated its rate
             yield from _unstated_cost(a, q, nodes)
             continue

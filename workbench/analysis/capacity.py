@@ -105,6 +105,10 @@ class Capacity:
     cold_read_nodes: float = 0.0  # CPU (nodes) of reads served from the cold tier
     query_tiers: dict[str, float] = field(default_factory=dict)  # query: share of rows cold
     replication_gib_month: float = 0.0  # written bytes copied between clusters
+    dropped_gib_per_day: float = 0.0  # compressed, one copy: what the GC rules drop a day at
+    # the retention horizon (what incremental backups hold beyond the table)
+    backup_gib: float = 0.0  # billed backup storage: dropped_gib_per_day × backup_retention_days
+    data_boost_spu_hours: float = 0.0  # a month of the queries sent to Data Boost
     bill: Bill | None = None  # the month's line items (pricing.monthly_bill)
     write_limited: bool = False  # the write rate exceeds the write ceiling
     query_ceiling_per_s: float = math.inf  # queries/s at which the most-read row fills a node
@@ -511,11 +515,21 @@ def capacity(
     gib = stored / ratio / 2**30 * clusters
     cold_gib = cold / ratio / 2**30 * clusters
     replication_gib = per_month / 2**30 * (clusters - 1)
+    # at the horizon each family drops a day's worth of what it keeps every day (its months
+    # kept): incremental backups kept D days hold that data beyond what the table still shares
+    dropped = sum(
+        kept[f"{f.table}/{f.family}"] / (f.months * days_per_month) for f in fams if f.months > 0
+    )
+    dropped_gib_day = dropped / ratio / 2**30
+    backup_gib = min(dropped_gib_day * st.backup_retention_days, (gib / clusters))
+    spu_hours = production.queries.data_boost_spu_hours
     bill = monthly_bill(
         nodes_total,
         hot_gib=gib - cold_gib,
         cold_gib=cold_gib,
         replication_gib=replication_gib,
+        backup_gib=backup_gib,
+        data_boost_spu_hours=spu_hours,
         settings=st,
     )
     node_cost, storage_cost = bill.usd("nodes"), bill.usd("storage")
@@ -560,6 +574,9 @@ def capacity(
         cold_read_nodes=float(cold_read_nodes),
         query_tiers=dict(tiers.query_tiers or {}),
         replication_gib_month=float(replication_gib),
+        dropped_gib_per_day=float(dropped_gib_day),
+        backup_gib=float(backup_gib),
+        data_boost_spu_hours=float(spu_hours),
         bill=bill,
         settings=st,
         schema_name=schema_name,

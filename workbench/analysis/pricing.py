@@ -16,10 +16,13 @@ book").
   infrequent-access tier's GiB at its own price.
 * Replication network: the bytes written, copied to each other cluster, per GiB, at the
   intra- or inter-region rate (``replication_network``).
-* Backups (optional, ``backup_copies``): each full backup is the table's compressed size,
-  stored once (a backup belongs to one cluster).
-* Data Boost (optional, ``data_boost_spu_hours_per_month``): serverless processing
-  unit-hours.
+* Backups (optional, ``backup_retention_days``): incremental, as "Backups overview" says (a
+  backup shares physical storage with its table and the table's other backups): billed are
+  only the bytes the backups hold that the table no longer does, the data it dropped (GC) or
+  replaced over the days the backups are kept (``backup_gib``, from ``capacity()``); stored
+  once (a backup belongs to one cluster).
+* Data Boost (optional): the serverless processing unit-hours of the queries sent there
+  (``data_boost_spu_hours``, from their node-seconds: ``production_reads.DataBoost``).
 """
 
 from __future__ import annotations
@@ -54,10 +57,20 @@ PRICE_SOURCES: dict[str, str] = {
         f"{_NOT_STORED}. Google Cloud's data transfer between regions within North America "
         "is used here; other continents cost more"
     ),
-    "backup_gb_month_usd": f"{_NOT_STORED}; the HDD storage price here",
+    "backup_gb_month_usd": (
+        f"{_NOT_STORED}; the HDD storage price here. Billed quantity (assumption): backups are "
+        "incremental (Backups overview: 'A backup shares physical storage with the source "
+        "table and other backups of the table'), so only the data the table dropped or "
+        "replaced while the backups were kept is billed as backup storage"
+    ),
     "data_boost_spu_hour_usd": (
         f"{_NOT_STORED}. The page bills Data Boost in serverless processing unit (SPU) hours "
         "(free while in Preview)"
+    ),
+    "in_memory_increment_node_hour_usd": (
+        f"{_NOT_STORED}. 'Understand performance': an Enterprise Plus node includes 40,000 "
+        "in-memory reads/s and scales to 120,000 in increments of 40,000; no stored page "
+        "prices an increment (None: left off the bill, said so)"
     ),
 }
 
@@ -135,11 +148,15 @@ def monthly_bill(
     hot_gib: float,
     cold_gib: float = 0.0,
     replication_gib: float = 0.0,
+    backup_gib: float = 0.0,
+    data_boost_spu_hours: float = 0.0,
     settings: Settings = DEFAULT,
 ) -> Bill:
     """The month's bill for ``nodes`` (all clusters), ``hot_gib`` and ``cold_gib`` compressed
-    GiB stored (all clusters) and ``replication_gib`` copied between clusters; backups and
-    Data Boost from ``settings`` (``backup_copies``, ``data_boost_spu_hours_per_month``)."""
+    GiB stored (all clusters), ``replication_gib`` copied between clusters, ``backup_gib`` held
+    by the backups beyond what the table shares (incremental backups) and the
+    ``data_boost_spu_hours`` of the queries sent to Data Boost; an in-memory increment past the
+    included one at ``in_memory_increment_node_hour_usd`` when that price is set."""
     st = settings
     unit, edition, source = node_price(st)
     lines = [
@@ -183,22 +200,32 @@ def monthly_bill(
                 PRICE_SOURCES[key],
             )
         )
-    if st.backup_copies > 0:
-        one_copy = (hot_gib + cold_gib) / max(st.clusters, 1)
+    extra = st.in_memory_increments - 1 if st.in_memory_tier else 0
+    if extra > 0 and st.in_memory_increment_node_hour_usd is not None:
         lines.append(
             BillLine(
-                f"backups ({st.backup_copies} full)",
-                one_copy * st.backup_copies,
+                f"in-memory increments ({extra} past the included one, 40,000 reads/s each)",
+                nodes * extra * st.hours_per_month,
+                "increment node-hours",
+                st.in_memory_increment_node_hour_usd,
+                PRICE_SOURCES["in_memory_increment_node_hour_usd"],
+            )
+        )
+    if st.backup_retention_days > 0 and backup_gib > 0:
+        lines.append(
+            BillLine(
+                f"backups (incremental, kept {st.backup_retention_days:g} days)",
+                backup_gib,
                 "GiB-months",
                 st.backup_gb_month_usd,
                 PRICE_SOURCES["backup_gb_month_usd"],
             )
         )
-    if st.data_boost_spu_hours_per_month > 0:
+    if data_boost_spu_hours > 0:
         lines.append(
             BillLine(
                 "Data Boost",
-                st.data_boost_spu_hours_per_month,
+                data_boost_spu_hours,
                 "SPU-hours",
                 st.data_boost_spu_hour_usd,
                 PRICE_SOURCES["data_boost_spu_hour_usd"],

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..datasets.workload import Workload
 from ..formatting import number, rate
-from .production_reads import ProductionQueries, production_queries, query_rates
+from .production_reads import DataBoost, ProductionQueries, production_queries, query_rates
 from .series import (
     SeriesCounts,
     SeriesRates,
@@ -463,7 +463,15 @@ def production(
     qps = sum(rates.values())
     planned = {q.name: q for q in ds.queries if q.name in qc.plans}
     hits = {k: wl.query_load(k).hit_share(counts.production) for k in planned}
-    pq = production_queries(qc, planned, rates=rates, hits=hits, peak_factor=wl.peak_factor)
+    boost = DataBoost(
+        frozenset(k for k in planned if wl.query_load(k).data_boost),
+        st.data_boost_spu_per_node,
+        st.data_boost_min_spu_s_per_request,
+        st.hours_per_month * 3600,
+    )
+    pq = production_queries(
+        qc, planned, rates=rates, hits=hits, peak_factor=wl.peak_factor, data_boost=boost
+    )
     return Production(
         workload=said,
         settings=st,

@@ -34,6 +34,7 @@ class ProductionQueries:
     read_cpu: float  # nodes of CPU at the peak, the queries whose rate was stated
     busiest_row_cpu: float  # the most-read row's CPU at the peak (a row cannot split)
     busiest_row_query: str
+    data_boost_spu_hours: float = 0.0  # a month of the queries sent to Data Boost
 
     COLUMNS = (
         "production_per_s",
@@ -45,7 +46,26 @@ class ProductionQueries:
         "production_requests",
         "production_node_ms",
         "production_cpu",
+        "production_spu_s",
+        "production_data_boost",
     )
+
+
+@dataclass(frozen=True)
+class DataBoost:
+    """How Data Boost bills a query sent there ("Data Boost overview"): ``spu_per_node`` SPUs do
+    one node's work, each request is billed at least ``min_spu_s_per_request`` SPU-seconds;
+    ``queries``: the queries sent there; ``seconds_per_month`` of runs at the mean rate."""
+
+    queries: frozenset[str] = frozenset()
+    spu_per_node: float = 1000.0
+    min_spu_s_per_request: float = 60.0
+    seconds_per_month: float = 730.0 * 3600
+
+    def spu_s(self, node_s: float, requests: float) -> float:
+        """SPU-seconds one run is billed: its node-seconds in SPUs, at least the minimum per
+        request."""
+        return max(node_s * self.spu_per_node, self.min_spu_s_per_request * max(requests, 1.0))
 
 
 @dataclass(frozen=True)
@@ -88,14 +108,18 @@ def production_queries(
     rates: Mapping[str, float],
     hits: Mapping[str, float],
     peak_factor: float,
+    data_boost: DataBoost | None = None,
 ) -> ProductionQueries:
     """Every planned query at production: its plan's cost (``ReadPlan.cost``, the planner's
     one estimate at the workload), its CPU at its rate and the workload's peak, and the CPU
     its most-read row takes (a run's CPU spread over the rows it reads, times the share of runs
-    asking for the same series: every run when the query names none)."""
+    asking for the same series: every run when the query names none). A query sent to Data
+    Boost (``data_boost``) takes no node CPU: its runs are billed in SPU-seconds
+    (``production_spu_s``, what a run would be billed there, is shown for every query)."""
     t = qc.table
+    boost = data_boost or DataBoost()
     out: dict[str, list[float]] = {c: [] for c in ProductionQueries.COLUMNS}
-    busiest, busiest_q, read_cpu = 0.0, "", 0.0
+    busiest, busiest_q, read_cpu, spu_hours = 0.0, "", 0.0, 0.0
     for name in t.index:
         plan: ReadPlan | None = qc.plans.get(name)
         q = intents.get(str(name))
@@ -105,10 +129,14 @@ def production_queries(
                 out[c].append(float("nan"))
             continue
         per_s = float(rates.get(str(name), 0.0))
-        cpu = per_s * peak_factor * cost.node_s
+        spu_s = boost.spu_s(cost.node_s, float(cost.requests))
+        on_boost = str(name) in boost.queries
+        cpu = 0.0 if on_boost else per_s * peak_factor * cost.node_s
         read_cpu += cpu
+        if on_boost:  # billed by use, at the mean rate
+            spu_hours += per_s * boost.seconds_per_month * spu_s / 3600
         hit = hits.get(str(name), 1.0) if q.entity else 1.0
-        row_cpu = per_s * peak_factor * hit * cost.node_s / max(cost.rows, 1.0)
+        row_cpu = 0.0 if on_boost else per_s * peak_factor * hit * cost.node_s / max(cost.rows, 1.0)
         if row_cpu > busiest:
             busiest, busiest_q = row_cpu, str(name)
         values = (
@@ -121,11 +149,13 @@ def production_queries(
             float(cost.requests),
             cost.node_s * 1e3,
             cpu,
+            spu_s,
+            float(on_boost),
         )
         for c, v in zip(ProductionQueries.COLUMNS, values, strict=True):
             out[c].append(v)
     table = pd.DataFrame(out, index=t.index)
-    return ProductionQueries(table, read_cpu, busiest, busiest_q)
+    return ProductionQueries(table, read_cpu, busiest, busiest_q, spu_hours)
 
 
 def series_codes(ds: Dataset) -> np.ndarray:
@@ -168,6 +198,7 @@ def query_rates(intents: Mapping[str, QueryIntent], wl: Workload, total: float) 
 
 
 __all__ = [
+    "DataBoost",
     "ProductionQueries",
     "WindowCounts",
     "series_codes",

@@ -5,6 +5,11 @@ nodes with ~1 KB rows; real throughput depends on row size, filters and load
 shape, so every modelled cost is a planning estimate, not a promise. Prices are
 list prices (us-central1, on-demand) at the time of writing: change them with
 ``settings.replace(node_hour_usd=...)`` for your region, discounts or HDD.
+
+Why one module: a setting, the rule that checks it (``SETTING_RULES``) and the rules between
+settings (``SETTING_CONSTRAINTS``) are read together by ``Settings.__post_init__`` and by
+``tests/test_settings_validation.py``, which checks that no field lacks its rule; apart, a new
+setting could be added without its rule.
 """
 
 from __future__ import annotations
@@ -56,9 +61,16 @@ class Settings:
     intra_region_replication_gib_usd: float = 0.01  # assumption (pricing.py)
     inter_region_replication_gib_usd: float = 0.02  # assumption (pricing.py)
     # optional lines of the bill (0: not on the bill)
-    backup_copies: int = 0  # full backups kept, each the size of the table (one copy)
+    # backups are incremental ("Backups overview": a backup shares physical storage with its
+    # table and the table's other backups): the backups kept over this many days hold, beyond
+    # what the table still shares, the data the table dropped in that time (pricing.py)
+    backup_retention_days: float = 0.0  # 0: no backups; up to 90 days (365 Enterprise Plus)
     backup_gb_month_usd: float = 0.026  # assumption (pricing.py)
-    data_boost_spu_hours_per_month: float = 0.0  # Data Boost serverless processing units
+    # Data Boost ("Data Boost overview"): 1,000 SPUs ≈ one node's performance, each request
+    # billed at least 60 SPU-seconds; the queries sent there (Workload: QueryLoad(data_boost=
+    # True)) are billed in SPU-hours from their node-seconds and take no node CPU
+    data_boost_spu_per_node: float = 1000.0
+    data_boost_min_spu_s_per_request: float = 60.0
     data_boost_spu_hour_usd: float = 0.000845  # assumption (pricing.py)
     # limits (G10, G19, G20); the emulator enforces none of them. Cell and row sizes in decimal MB,
     # as Bigtable's quotas page states them (10 MB / 100 MB per cell, 100 MB / 256 MB per row); a
@@ -99,6 +111,16 @@ class Settings:
     # of clusters), or multi-cluster routing with autoscaling (Monitoring)
     cpu_target_multi_cluster: float = 0.35  # two or more clusters, multi-cluster routing, no
     # autoscaling (Monitoring)
+    # the busiest node's CPU, shown beside the average target (the production sheet). Monitoring
+    # names a recommended maximum for "High-granularity CPU utilization of hottest node" but
+    # the stored page shows no figure: 90 % is from a Google Cloud Community post (assumption)
+    hottest_node_cpu_target: float = 0.90
+    # autoscaling recommendation (the production sheet): AutoscalingTargets accepts a CPU target
+    # of 10-80 %; the maximum node count may be at most 10× the minimum (Google Cloud blog,
+    # "Bigtable Autoscaling: Deep dive and cost saving analysis")
+    autoscaling_cpu_min: float = 0.10
+    autoscaling_cpu_max: float = 0.80
+    autoscaling_max_over_min: float = 10.0
     ceiling_headroom: float = 10.0  # compare: ceilings all this far above the rate rank as a tie
     hotspot_share: float = 0.5  # a tablet with half the load is a hotspot more keys do not spread
     clusters: int = 1  # replication: every cluster stores and applies every write
@@ -147,7 +169,12 @@ class Settings:
     tiered_tb_per_node: float = 32.0  # hot + cold per node with tiering, Enterprise
     tiered_tb_per_node_plus: float = 64.0  # ... Enterprise Plus
     in_memory_tier: bool = False  # Enterprise Plus in-memory tier (Preview)
-    in_memory_reads_per_s_per_node: float = 40_000.0  # included per node (up to 120,000)
+    in_memory_reads_per_s_per_node: float = 40_000.0  # one increment; a node includes one
+    # and scales "to 120,000 rows per second per node in increments of 40,000" (Understand
+    # performance): in_memory_increments of them per node
+    in_memory_increments: int = 1
+    in_memory_increment_node_hour_usd: float | None = None  # an increment past the included
+    # one, per node-hour: no stored page gives a price (None: not on the bill, said so)
     in_memory_writes_per_s_per_node: float = 10_000.0
     short_name_bytes: int = 1  # "short but meaningful" family/qualifier names (G01)
 
@@ -156,7 +183,7 @@ class Settings:
         (with Enterprise Plus' in-memory tier: its reads and writes, scans as SSD)."""
         if self.in_memory_tier:
             return (
-                self.in_memory_reads_per_s_per_node,
+                self.in_memory_reads_per_s_per_node * self.in_memory_increments,
                 self.in_memory_writes_per_s_per_node,
                 self.scan_bytes_per_s_per_node,
             )
@@ -358,9 +385,10 @@ SETTING_RULES: dict[str, Rule] = {
     "replication_network": Choice(get_args(ReplicationNetwork)),
     "intra_region_replication_gib_usd": _PRICE,
     "inter_region_replication_gib_usd": _PRICE,
-    "backup_copies": Number(0, whole=True),
+    "backup_retention_days": Number(0, 365),  # Backups overview: up to 90 days (365 Plus)
     "backup_gb_month_usd": _PRICE,
-    "data_boost_spu_hours_per_month": _NON_NEGATIVE,
+    "data_boost_spu_per_node": _POSITIVE,
+    "data_boost_min_spu_s_per_request": _NON_NEGATIVE,
     "data_boost_spu_hour_usd": _PRICE,
     "cell_advisory_bytes": _COUNT,
     "cell_hard_bytes": _COUNT,
@@ -386,6 +414,10 @@ SETTING_RULES: dict[str, Rule] = {
     "pre_splits": Number(0, whole=True),
     "cpu_target": _SHARE,
     "cpu_target_multi_cluster": _SHARE,
+    "hottest_node_cpu_target": _SHARE,
+    "autoscaling_cpu_min": _SHARE,
+    "autoscaling_cpu_max": _SHARE,
+    "autoscaling_max_over_min": Number(1),
     "ceiling_headroom": Number(1),  # a factor over the rate
     "hotspot_share": _SHARE,
     "clusters": _COUNT,
@@ -424,6 +456,8 @@ SETTING_RULES: dict[str, Rule] = {
     "in_memory_tier": Flag(),
     "in_memory_reads_per_s_per_node": _POSITIVE,
     "in_memory_writes_per_s_per_node": _POSITIVE,
+    "in_memory_increments": Number(1, 3, whole=True),  # 40,000 → 120,000 reads/s per node
+    "in_memory_increment_node_hour_usd": Number(0, optional=True),
     "short_name_bytes": _COUNT,
 }
 """Every field of :class:`Settings` and what it accepts (``tests/test_settings_validation.py``
@@ -492,6 +526,22 @@ SETTING_CONSTRAINTS: tuple[Constraint, ...] = (
         lambda st: (
             "in_memory_tier needs edition='enterprise-plus' (the in-memory tier is part of "
             f"Enterprise Plus), got edition={st.edition!r}."
+        ),
+    ),
+    Constraint(
+        "in-memory increments",
+        lambda st: st.in_memory_increments == 1 or st.in_memory_tier,
+        lambda st: (
+            f"in_memory_increments={st.in_memory_increments} needs in_memory_tier=True (the "
+            "increments are the in-memory tier's reads per node)."
+        ),
+    ),
+    Constraint(
+        "autoscaling targets",
+        lambda st: st.autoscaling_cpu_min <= st.autoscaling_cpu_max,
+        lambda st: (
+            f"autoscaling_cpu_min ({st.autoscaling_cpu_min:g}) must be at most "
+            f"autoscaling_cpu_max ({st.autoscaling_cpu_max:g})."
         ),
     ),
     Constraint(

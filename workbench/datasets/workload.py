@@ -108,12 +108,16 @@ class QueryLoad:
     ``per_s``: runs per second (None: the workload's query rate split by the queries' weights);
     ``hits``: ``"uniform"`` (each run asks for any series alike: the literal in the query line
     is an example, the default), ``"fixed"`` (always the series named in the query), or
-    ``"hot"`` (``hot_series_share`` of the series take ``hot_load_share`` of the runs)."""
+    ``"hot"`` (``hot_series_share`` of the series take ``hot_load_share`` of the runs);
+    ``data_boost``: the query is sent to Data Boost (serverless, "Data Boost overview"): it
+    takes no node CPU and is billed in SPU-hours from its node-seconds (a batch scan's place;
+    not meant for point reads)."""
 
     per_s: float | None = None
     hits: str = "uniform"
     hot_series_share: float = 0.01
     hot_load_share: float = 0.5
+    data_boost: bool = False
 
     def __post_init__(self) -> None:
         if self.per_s is not None:
@@ -121,6 +125,11 @@ class QueryLoad:
         if self.hits not in ("uniform", "fixed", "hot"):
             raise WorkbenchError(
                 f"QueryLoad hits must be 'uniform', 'fixed' or 'hot', got {self.hits!r}."
+            )
+        if not isinstance(self.data_boost, bool):
+            raise WorkbenchError(
+                f"QueryLoad data_boost must be True (send the query to Data Boost) or False, "
+                f"got {self.data_boost!r}."
             )
 
     def hit_share(self, series: float) -> float:

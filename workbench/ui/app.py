@@ -96,6 +96,8 @@ class Designer(W.VBox):
     design_panel: W.HTML
     cbt_panel: W.HTML
     advisor_panel: W.VBox
+    sheet_panel: W.HTML
+    sheet: Any  # the current design's production sheet (analysis/sheet.py), once drawn
     emulator_out: W.Output
     emulator_panel: W.HTML
     pinned_panel: W.HTML

@@ -21,13 +21,14 @@ CSV = "your CSV…"
 SIZES = ("tiny", "small", "workshop")
 LEFT_WIDTH = "290px"  # one control group: the grid fits 3 across at 1280 px with the file browser
 # JupyterLab shrinks nine tab titles to a few letters at 1280 px: let them keep their width and wrap
-# (their padding trimmed so the ten fit one row at 1280 px: "Compare" wrapped alone onto a second);
+# (their padding and type trimmed so the eleven fit one row at 1280 px: "Compare" wrapped alone
+# onto a second with ten, and so did "Compare" and "Emulator" when "Production sheet" came);
 # a control at width 100% plus its 2 px margins ran 4 px past its column, and every column grew
 # a horizontal scrollbar: the column's controls are kept inside it
 STYLE = (
     "<style>.wb-designer .lm-TabBar-content{flex-wrap:wrap}"
     ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important;"
-    "padding:0 7px!important}"
+    "padding:0 5px!important;font-size:12px}"
     ".wb-designer .wb-group>*{max-width:calc(100% - 4px);box-sizing:border-box}"
     # a labelled toggle row ("size") reads like a dropdown: its label right-aligned beside it
     ".wb-designer .widget-toggle-buttons{display:flex;align-items:center;margin:2px}"
