@@ -135,7 +135,7 @@ def _by_hand(line: SheetLine, sheet: ProductionSheet) -> float:
         return min(low, v("maximum nodes"))
     if n == "in-memory reads per node":
         return v("reads/s per increment") * v("increments")
-    if n == "total":
+    if n.startswith("total"):  # "total", or "total once the hotspot is fixed"
         return sum(float(x) for x, _ in line.inputs.values())
     if n == "no price":
         return math.nan
@@ -187,9 +187,13 @@ def test_the_sheet_reads_the_analysis_one_number(name, pattern, events_per_s):
     assert sum(cpu_lines) == pytest.approx(cap.read_cpu, rel=1e-9, abs=1e-12)
     if sheet.served:
         assert sheet.line("total").value == pytest.approx(cap.monthly_cost, rel=1e-12)
-    else:  # no price under "no node count serves this": the fix is named instead
-        assert "fix" in sheet.line("no price").formula
+    else:  # no price as designed: the fix is named and the bill is the fixed design's, as
+        # the capacity table labels it
+        assert "fix: " + cap.fix() in sheet.line("no price").formula
         assert not [ln for ln in sheet.lines if ln.name == "total"]
+        total = sheet.line("total once the hotspot is fixed").value
+        assert total == pytest.approx(cap.monthly_cost, rel=1e-12)
+        assert "total per month once the hotspot is fixed (USD)" in cap.table().index
 
 
 def test_the_cases_cover_every_kind_of_line():

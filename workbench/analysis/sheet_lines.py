@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..formatting import money, rate
+from .capacity import ONCE_FIXED
 from .settings import Settings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -622,20 +623,24 @@ def _bill_lines(a: Analysis, served: bool) -> list[SheetLine]:
     bill = cap.bill
     if bill is None:
         return []
+    out: list[SheetLine] = []
+    # no node count serves the design as it is: no price for that; the lines after this one
+    # price it once its hotspot is fixed (the capacity table's labels say the same)
+    once = "" if served else ONCE_FIXED
     if not served:
-        return [
+        out.append(
             SheetLine(
                 "bill",
                 "no price",
                 math.nan,
                 "USD per month",
-                "no node count serves this rate, so no bill is priced; fix: " + cap.fix(),
+                "no node count serves this rate as designed, so it has no price; the lines "
+                f"below price it once the hotspot is fixed; fix: {cap.fix()}",
                 {},
                 "",
-                note="price the design that applies the fix",
+                note="the fixed design's own analysis gives its exact bill",
             )
-        ]
-    out: list[SheetLine] = []
+        )
     for bl in bill.lines:
         src = PRICING if bl.source.startswith("Bigtable pricing") else f"default: {bl.source}"
         inputs: dict[str, tuple[float, str]] = {"unit price (USD)": (bl.unit_usd, src)}
@@ -666,7 +671,7 @@ def _bill_lines(a: Analysis, served: bool) -> list[SheetLine]:
         out.append(
             SheetLine(
                 "bill",
-                bl.item,
+                bl.item + once,
                 bl.usd,
                 "USD per month",
                 formula,
@@ -680,7 +685,7 @@ def _bill_lines(a: Analysis, served: bool) -> list[SheetLine]:
     out.append(
         SheetLine(
             "bill",
-            "total",
+            "total" + once,
             bill.total,
             "USD per month",
             " + ".join(_usd(bl.usd) for bl in bill.lines)
