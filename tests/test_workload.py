@@ -276,3 +276,54 @@ def test_a_query_asked_of_one_series_only_is_read_limited_where_a_template_is_no
     ).capacity
     assert pinned.production.queries.busiest_row_cpu > spread.production.queries.busiest_row_cpu
     assert pinned.query_ceiling_per_s < spread.query_ceiling_per_s
+
+
+# ----------------------------------------------------------------------------- one share per entity
+
+
+def test_fx_pair_first_gives_eur_usd_one_share_everywhere():
+    """The pair-first key writes one frontier per pair; with no series stated production has
+    the sample's 8 pairs, so the busiest, EUR/USD, keeps its share of the sample's quotes
+    (counted here by hand) in the keyspace's ceiling, capacity's limit and verdict, the
+    designer's headline and the inputs line: one figure, the table of shares notebook 04 shows
+    (G07). Stated more pairs, nothing says which is busy: uniform, and the line says so."""
+    from workbench.ui.model import Workspace
+
+    ds = wb.load_dataset("fx_prices", size="workshop")
+    quotes = ds.frame.groupby("pair", observed=True).size()
+    eur_usd = quotes["EUR/USD"] / quotes.sum()
+    assert quotes.idxmax() == "EUR/USD" and f"{eur_usd:.1%}" == "29.9%"
+    design = wb.preset(ds, "pair_microseconds")
+    a = analyze(ds, design)
+    kd, cap = a.keyspace, a.capacity
+    assert kd.ceiling.unit_share == pytest.approx(eur_usd, rel=1e-9)
+    assert cap.ceiling.share == pytest.approx(eur_usd, rel=1e-9)
+    upe = cap.production.units_per_event
+    # the ceiling: EUR/USD alone at 70 % of one node's 14,000 1 KB writes/s
+    ceiling = TARGET * NODE_WRITES / (eur_usd * upe)
+    assert cap.ceiling_events_per_s == pytest.approx(ceiling, rel=1e-9)
+    assert kd.ceiling.writes_per_s == pytest.approx(ceiling * cap.mutations_per_event, rel=1e-9)
+    said = "takes 29.9% of the writes at the sample's own skew"
+    assert "(EUR/USD#" in kd.ceiling.text() and said in kd.ceiling.text()
+    assert said in kd._repr_html_().replace("&#x27;", "'")  # what notebook 04 shows
+    line = cap.production.inputs_line()
+    assert "spread the sample's own skew (the default while production has" in line
+    # past the ceiling the verdict names the same share
+    over = analyze(ds, design, events_per_s=100_000).capacity
+    assert over.hotspot_limited and "takes 29.9% of the writes" in over.verdict()
+    # the designer's headline reads the same analysis
+    ws = Workspace()
+    d = wb.designer(ws.dataset("fx_prices", "workshop"), workspace=ws)
+    d.set_schema(design)
+    assert said in d.headline.value.replace("&#x27;", "'")
+    # 800 pairs stated: the busiest of 800 alike takes 1/800 = 0.125 %, and the line says why
+    many = analyze(ds, design, entities={"pair": 800})
+    assert many.capacity.ceiling.share == pytest.approx(1 / 800)
+    assert "takes 0.1% of the writes at a uniform spread" in many.keyspace.ceiling.text()
+    assert "spread uniform (the default once more series are stated" in (
+        many.capacity.production.inputs_line()
+    )
+    # a view at another spread than the default says which, in the same line
+    uniform = analyze(ds, design, workload=wb.Workload(spread="uniform"))
+    assert uniform.capacity.ceiling.share == pytest.approx(1 / 8)
+    assert "takes 12.5% of the writes at a uniform spread" in uniform.keyspace.ceiling.text()
