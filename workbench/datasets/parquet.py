@@ -21,7 +21,15 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.datasets.byo import as_names, check_sample, from_dataframe, sample_mask, sample_note
+from workbench.datasets.byo import (
+    as_names,
+    check_kept,
+    check_sample,
+    chunk_counter,
+    from_dataframe,
+    sample_mask,
+    sample_note,
+)
 from workbench.datasets.model import Dataset
 from workbench.datasets.shape_sample import SHAPE_EVENTS, check_shape_events, shape_note
 from workbench.errors import DatasetError
@@ -259,6 +267,18 @@ def from_parquet(
         check_shape_events(shape_events, sample)
     if shaped:
         sample = float(shape_events) / total  # type: ignore[arg-type]
+    counts = None  # sample=: production's series and rate are the files', counted batch by batch
+    if sample is not None and not shaped and entity_l and sample < 1:
+        if {*entity_l, time} <= set(cols):  # else from_dataframe refuses the missing column
+            counts = chunk_counter(
+                entity_l,
+                time,
+                kwargs.get("time_unit"),
+                kwargs.get("dayfirst"),
+                kwargs.get("naive_tz"),
+                kwargs.get("empty_ok", ()),
+                "pandas in from_parquet's batched read",
+            )
     batches = []
     label = _files_name(files) + (f" ({len(files)} files)" if len(files) > 1 else "")
     with tqdm(
@@ -267,11 +287,16 @@ def from_parquet(
         for g in opened:  # file after file; a series' CRC-32 picks it in every file alike
             for batch in g.iter_batches(batch_size=batch_rows, columns=cols):
                 bar.update(batch.num_rows)
-                if sample is not None and all(c in batch.schema.names for c in entity_l):
+                if counts is not None and sample is not None:  # every event counted
+                    keys = counts.count(batch.select([*entity_l, time]).to_pandas())
+                    batch = batch.filter(pa.array(sample_mask(keys, entity_l, sample)))
+                elif sample is not None and all(c in batch.schema.names for c in entity_l):
                     # choose on the entity columns alone, before the batch's other columns
                     keys = batch.select(entity_l).to_pandas()
                     batch = batch.filter(pa.array(sample_mask(keys, entity_l, sample)))
                 batches.append(batch)
+    if counts is not None and sample is not None:  # a share that kept nothing: refused, saying why
+        check_kept(sum(b.num_rows for b in batches), sample, counts, entity_l)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)
     ds = from_dataframe(
@@ -291,6 +316,11 @@ def from_parquet(
             [str(q) for q in files], entity=entity_l, time=time, lead=entity_l
         )
         ds.notes.insert(0, shape_note(ds, total))
+    elif counts is not None:
+        ds.aggregates = counts.aggregates()
+        ds.notes.insert(
+            0, shape_note(ds, total, "every event, counted in the same batched read", sample)
+        )
     elif sample is not None:
         ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
     binary = [c for c in cols if _is_binary(f.schema_arrow.field(c).type)]
