@@ -67,3 +67,57 @@ def test_a_missing_column_or_a_text_time_is_refused(tmp_path):
         file_aggregates(path, entity=["symbol"], time="time")
     with pytest.raises(DatasetError, match="not a Parquet timestamp"):
         file_aggregates(path, entity=["pair"], time="time")
+
+
+def test_a_two_column_entity_is_counted_exactly_out_of_core(tmp_path):
+    """100 metrics × 1,000 hosts = 100,000 series by construction, 2 readings each. A shape
+    sample of about a tenth of the series holds every metric and nearly every host, so a
+    product of per-column ratios (100/100 × 1,000/1,000) kept the sample's ~10,000 tuples; the
+    production figures must take DuckDB's count of distinct (metric, host) pairs instead."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    metrics, hosts, readings = 100, 1_000, 2
+    m = np.repeat(np.arange(metrics), hosts * readings)
+    h = np.tile(np.repeat(np.arange(hosts), readings), metrics)
+    minute = np.tile(np.arange(readings), metrics * hosts)
+    t0 = pd.Timestamp("2024-01-01", tz="UTC")
+    path = tmp_path / "metrics.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "metric": [f"m{i:03d}" for i in m],
+                "host": [f"h{i:04d}" for i in h],
+                "time": pa.array(
+                    (t0 + pd.to_timedelta(minute * 60 + h % 60, unit="s")).to_numpy(),
+                    type=pa.timestamp("us", tz="UTC"),
+                ),
+                "value": np.arange(len(m), dtype=float),
+            }
+        ),
+        path,
+    )
+    ds = wb.from_parquet(
+        path,
+        entity=["metric", "host"],
+        time="time",
+        measures="value",
+        shape_events=20_000,
+        queries=["latest 1 per metric, host"],
+        progress=False,
+    )
+    held = ds.frame.groupby(["metric", "host"]).ngroups
+    assert held < 20_000 and ds.frame["metric"].nunique() == metrics  # a shape sample, truly
+    assert ds.aggregates is not None and ds.aggregates.series == metrics * hosts
+    a = wb.analyze(ds, wb.preset(ds, "entity_first"))
+    prod = a.capacity.production
+    assert prod.series.production == metrics * hosts  # 100 × 1,000, not the sample's tuples
+    assert prod.series.production_by_column == {"metric": metrics, "host": hosts}
+    # every series writes 2 readings: the busiest is the mean, 1/100,000 of the writes (the
+    # file's own skew, production having the file's series), so the ceiling is 100,000 × 70 %
+    # × 14,000 1 KB writes/s ÷ the write units per event
+    assert prod.unit_share == pytest.approx(1 / (metrics * hosts))
+    want = metrics * hosts * 0.70 * 14_000 / prod.units_per_event
+    assert a.capacity.ceiling_events_per_s == pytest.approx(want, rel=1e-6)

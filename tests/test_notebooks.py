@@ -188,6 +188,59 @@ def test_the_number_check_sees_what_it_must():
     assert found and all("np.int64(4)" in f for f in found), found
 
 
+# a pair's share as 04's table of quotes shows it, and as a sentence names the pair's frontier
+_PAIR_ROW = re.compile(r"<th[^>]*>\s*([A-Z]{3}/[A-Z]{3})\s*</th>\s*<td[^>]*>\s*([\d.]+)%\s*</td>")
+_PAIR_TAKES = re.compile(r"\(([A-Z]{3}/[A-Z]{3})#[^)]*\) takes ([\d.]+)%")
+
+
+def pair_shares(nb) -> tuple[dict[str, str], list[tuple[int, str, str]]]:
+    """(each pair's share in the table of quotes, every (cell, pair, share) a sentence states
+    for the pair's frontier: "the busiest (EUR/USD#20150…) takes 29.9% of the writes")."""
+    import html as H
+
+    table: dict[str, str] = {}
+    said: list[tuple[int, str, str]] = []
+    for i, cell in enumerate(nb.cells):
+        for o in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            page = o.get("data", {}).get("text/html", "")
+            if "share of quotes" in page:
+                table.update(_PAIR_ROW.findall(page))
+            text = H.unescape(re.sub(r"<[^>]+>", " ", page)) + o.get("text", "")
+            said += [(i, pair, share) for pair, share in _PAIR_TAKES.findall(text)]
+    return table, said
+
+
+def share_contradictions(nb) -> list[str]:
+    """Sentences that give a pair another share than the table of quotes (issue 49: 04 said
+    EUR/USD "takes 12%" two cells below a table showing 29.9 %)."""
+    table, said = pair_shares(nb)
+    return [
+        f"cell {i}: {pair} takes {share}%, the table shows {table.get(pair)}%"
+        for i, pair, share in said
+        if table.get(pair) != share
+    ]
+
+
+def test_the_share_check_sees_what_it_must():
+    nb = _notebook_showing(
+        "<table><thead><tr><th></th><th>share of quotes</th></tr></thead><tbody>"
+        "<tr><th id='r0'>EUR/USD</th><td class='data'>29.9%</td></tr>"
+        "<tr><th>USD/JPY</th><td>21.8%</td></tr></tbody></table>"
+    )
+    nb.cells.append(nbformat.v4.new_code_cell(""))
+    nb.cells[1].outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            {
+                "text/html": "<p>the busiest (EUR/USD#20150…) takes 12% of the writes; "
+                "(USD/JPY#2015…) takes 21.8% of them</p>"
+            },
+        )
+    ]
+    assert pair_shares(nb)[0] == {"EUR/USD": "29.9", "USD/JPY": "21.8"}
+    assert share_contradictions(nb) == ["cell 1: EUR/USD takes 12%, the table shows 29.9%"]
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
@@ -239,6 +292,13 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, tmp_path):
         assert "Schema designer" in texts["body"] and any(
             i["output"] and i["h"] > 50 for i in images
         ), images
+    if path.stem == "04_fx_prices":
+        # one share per pair: the ceiling under the pair-first heat map gives EUR/USD the share
+        # of the table of quotes above it (the sample's own skew), never the uniform 1/8
+        table, said = pair_shares(nb)
+        assert table.get("EUR/USD") == "29.9", table
+        assert any(pair == "EUR/USD" for _, pair, _ in said), said
+        assert not share_contradictions(nb), share_contradictions(nb)
     if path.stem == "07_design_lab":
         # Run All leaves the first designer where the text says: timestamp first, heat map open,
         # the hotspot diagonal on screen (the advisor's fix happens in a designer of its own)

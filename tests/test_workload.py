@@ -151,6 +151,106 @@ def test_weather_balloons_size_the_same_on_a_fifth_two_fifths_or_all_of_the_ball
             assert _close(ms), (pattern, q.name, ms)
 
 
+def _own_csv(name: str, **kwargs):
+    """A fixture file as ``from_csv`` reads it, no ``entities=`` anywhere (the file decides)."""
+    opts = {
+        "stocks": dict(entity="symbol", time="date", measures="price", naive_tz="UTC"),
+        "grunfeld": dict(entity="firm", time="year", measures=["invest", "value", "capital"]),
+    }[name]
+    return wb.from_csv(F / f"{name}.csv", progress=False, **opts, **kwargs)
+
+
+@pytest.mark.parametrize("events_per_s", [None, 50_000])
+def test_a_sample_of_stocks_sizes_as_the_whole_file_without_entities(events_per_s):
+    """``from_csv(sample=0.4)`` keeps IBM alone (CRC-32 of "IBM" ÷ 2^32 = 0.29 < 0.4; the other
+    four draw 0.67-0.93), yet production has the file's 5 symbols, counted in the read: the
+    same series, ceiling and nodes as the whole file. Each symbol has 24 monthly prices, so the
+    busiest writes the mean, 1/5 of the writes (the file's own skew while production has its
+    series), and the ceiling is 5 × 70 % × 14,000 1 KB writes/s ÷ the write units per event."""
+    import zlib
+
+    assert [
+        s for s in ("MSFT", "AMZN", "IBM", "GOOG", "AAPL") if zlib.crc32(s.encode()) < 0.4 * 2**32
+    ] == ["IBM"]
+    runs = {}
+    for share in (0.4, None):
+        ds = _own_csv("stocks", sample=share)
+        assert len(ds) == 24 * (1 if share else 5)
+        runs[share] = analyze(ds, wb.preset(ds, "entity_first"), events_per_s=events_per_s)
+    caps = [a.capacity for a in runs.values()]
+    for c in caps:
+        assert c.production.series.production == 5
+        upe = c.production.units_per_event
+        assert c.ceiling_events_per_s == pytest.approx(5 * TARGET * NODE_WRITES / upe, rel=1e-6)
+    assert _close([c.ceiling_events_per_s for c in caps])
+    assert _close([c.nodes_needed for c in caps])
+    if events_per_s:  # the writes' CPU: 50,000 1 KB rows/s ÷ (70 % × 14,000) → 6 nodes
+        want = math.ceil(50_000 / (TARGET * NODE_WRITES))
+        assert [c.nodes_fair for c in caps] == [want, want]
+    sampled = caps[0].production.inputs_line()
+    assert "series 5 (symbol 5; fixed; the file's, counted by pandas" in sampled
+    assert events_per_s or "the file's: 120 events" in sampled  # the rate, when none is stated
+    assert "spread the sample's own skew (the default while production has" in sampled
+
+
+def test_a_sample_that_keeps_no_series_is_refused_with_the_share_that_would():
+    import zlib
+
+    # the lowest draw of the five symbols is IBM's, 0.2897: 0.29 is the least two-decimal
+    # share that keeps it
+    lowest = min(zlib.crc32(s.encode()) / 2**32 for s in ("MSFT", "AMZN", "IBM", "GOOG", "AAPL"))
+    need = (math.floor(lowest * 100) + 1) / 100
+    assert need == 0.29
+    with pytest.raises(
+        WorkbenchError,
+        match=r"sample=0\.2 keeps none of the file's 5 series.*"
+        r"0\.2897 \(IBM\)\. Give sample=0\.29 or more",
+    ):
+        _own_csv("stocks", sample=0.2)
+    assert len(_own_csv("stocks", sample=need)) == 24  # and that share keeps IBM
+
+
+def test_a_parquet_sample_counts_the_whole_file_too(tmp_path):
+    """The same file as Parquet: ``from_parquet(sample=)`` counts every batch as it draws the
+    share, so two fifths of stocks (IBM) has production's 5 symbols, and a fifth is refused
+    naming the share that keeps one."""
+    import pandas as pd
+
+    p = tmp_path / "stocks.parquet"
+    pd.read_csv(F / "stocks.csv").to_parquet(p, row_group_size=50)  # several batches
+    kw = dict(entity="symbol", time="date", measures="price", naive_tz="UTC", progress=False)
+    ds = wb.from_parquet(p, sample=0.4, batch_rows=50, **kw)
+    assert sorted(ds.frame["symbol"].unique()) == ["IBM"]
+    assert ds.aggregates is not None and ds.aggregates.events == 120
+    assert ds.notes[0].startswith("sampled: 24 of 120 events (5 series in the file")
+    cap = analyze(ds, wb.preset(ds, "entity_first")).capacity
+    assert cap.production.series.production == 5
+    with pytest.raises(WorkbenchError, match=r"sample=0\.2 keeps none.*Give sample=0\.29"):
+        wb.from_parquet(p, sample=0.2, **kw)
+
+
+@pytest.mark.parametrize(
+    ("name", "pattern"), [("grunfeld", "entity_first"), ("stocks", "entity_first")]
+)
+def test_storage_is_the_same_whatever_share_of_a_file_is_loaded(name, pattern):
+    """Compressed storage from a fifth, two fifths or all of a file (grunfeld: 3, 7 and 11 of 11
+    firms; stocks: 1 and 5 of 5, a fifth keeps none) within 15 %: the ratio is measured on at
+    least ``compression_sample_bytes`` (256 KiB) of cells shaped like the sample's, never on
+    the few kB a small sample holds, and the rate and series are the file's."""
+    from workbench.analysis.overview import _compression_cells
+
+    shares = (0.2, 0.4, None) if name == "grunfeld" else (0.4, None)
+    caps = []
+    for share in shares:
+        ds = _own_csv(name, sample=share)
+        design = wb.preset(ds, pattern)
+        cells = design.to_cells(ds)
+        caps.append(analyze(ds, design, cells=cells).capacity)
+        measured = _compression_cells(ds, design, cells, DEFAULT, cells.total_bytes / len(ds))
+        assert measured.total_bytes >= DEFAULT.compression_sample_bytes, share
+    assert _close([c.stored_gib for c in caps]), [c.stored_gib for c in caps]
+
+
 # ----------------------------------------------------------------------------- ceilings at scale
 
 
@@ -276,3 +376,54 @@ def test_a_query_asked_of_one_series_only_is_read_limited_where_a_template_is_no
     ).capacity
     assert pinned.production.queries.busiest_row_cpu > spread.production.queries.busiest_row_cpu
     assert pinned.query_ceiling_per_s < spread.query_ceiling_per_s
+
+
+# ----------------------------------------------------------------------------- one share per entity
+
+
+def test_fx_pair_first_gives_eur_usd_one_share_everywhere():
+    """The pair-first key writes one frontier per pair; with no series stated production has
+    the sample's 8 pairs, so the busiest, EUR/USD, keeps its share of the sample's quotes
+    (counted here by hand) in the keyspace's ceiling, capacity's limit and verdict, the
+    designer's headline and the inputs line: one figure, the table of shares notebook 04 shows
+    (G07). Stated more pairs, nothing says which is busy: uniform, and the line says so."""
+    from workbench.ui.model import Workspace
+
+    ds = wb.load_dataset("fx_prices", size="workshop")
+    quotes = ds.frame.groupby("pair", observed=True).size()
+    eur_usd = quotes["EUR/USD"] / quotes.sum()
+    assert quotes.idxmax() == "EUR/USD" and f"{eur_usd:.1%}" == "29.9%"
+    design = wb.preset(ds, "pair_microseconds")
+    a = analyze(ds, design)
+    kd, cap = a.keyspace, a.capacity
+    assert kd.ceiling.unit_share == pytest.approx(eur_usd, rel=1e-9)
+    assert cap.ceiling.share == pytest.approx(eur_usd, rel=1e-9)
+    upe = cap.production.units_per_event
+    # the ceiling: EUR/USD alone at 70 % of one node's 14,000 1 KB writes/s
+    ceiling = TARGET * NODE_WRITES / (eur_usd * upe)
+    assert cap.ceiling_events_per_s == pytest.approx(ceiling, rel=1e-9)
+    assert kd.ceiling.writes_per_s == pytest.approx(ceiling * cap.mutations_per_event, rel=1e-9)
+    said = "takes 29.9% of the writes at the sample's own skew"
+    assert "(EUR/USD#" in kd.ceiling.text() and said in kd.ceiling.text()
+    assert said in kd._repr_html_().replace("&#x27;", "'")  # what notebook 04 shows
+    line = cap.production.inputs_line()
+    assert "spread the sample's own skew (the default while production has" in line
+    # past the ceiling the verdict names the same share
+    over = analyze(ds, design, events_per_s=100_000).capacity
+    assert over.hotspot_limited and "takes 29.9% of the writes" in over.verdict()
+    # the designer's headline reads the same analysis
+    ws = Workspace()
+    d = wb.designer(ws.dataset("fx_prices", "workshop"), workspace=ws)
+    d.set_schema(design)
+    assert said in d.headline.value.replace("&#x27;", "'")
+    # 800 pairs stated: the busiest of 800 alike takes 1/800 = 0.125 %, and the line says why
+    many = analyze(ds, design, entities={"pair": 800})
+    assert many.capacity.ceiling.share == pytest.approx(1 / 800)
+    assert "takes 0.1% of the writes at a uniform spread" in many.keyspace.ceiling.text()
+    assert "spread uniform (the default once more series are stated" in (
+        many.capacity.production.inputs_line()
+    )
+    # a view at another spread than the default says which, in the same line
+    uniform = analyze(ds, design, workload=wb.Workload(spread="uniform"))
+    assert uniform.capacity.ceiling.share == pytest.approx(1 / 8)
+    assert "takes 12.5% of the writes at a uniform spread" in uniform.keyspace.ceiling.text()

@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..formatting import percent
 from ..reprs import html_of
 from ..schema.families import Family
 from ._index import CellIndex
@@ -209,7 +208,7 @@ class Capacity:
                 f"salt the key into at least {need} buckets (G08)"
             )
         return (
-            f"the busiest entity takes {percent(c.share)} of the writes: split it with a field "
+            f"the busiest entity takes {c.share_text()}: split it with a field "
             "after "
             "it or a salt (G08); if production adds series rather than speeding these up, "
             "state growth='grow' or the series count (wb.Workload)"
@@ -338,7 +337,8 @@ class Capacity:
             c = self.ceiling
             return (
                 f"Hotspot-limited at {self.rate_text()}: {c.kind} {c.name or '(unnamed)'} takes "
-                f"{c.share:.0%} of the writes, so this design stops scaling at "
+                f"{c.share_text() if c.spread else f'{c.share:.0%} of the writes'}, so this "
+                "design stops scaling at "
                 f"{rate(self.ceiling_events_per_s, 'events')} ({self.cpu_target:.0%} CPU), "
                 f"whatever the node count; fix: {self.fix()}"
             )

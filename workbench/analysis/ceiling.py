@@ -49,6 +49,7 @@ class Ceiling:
     node_writes_per_s: float
     units_grow: bool = False
     read_row: str = ""
+    spread: str = ""  # the spread a per-series unit's share is at (Spread.at()), said with it
 
     @property
     def assumption(self) -> str:
@@ -71,9 +72,11 @@ class Ceiling:
             return f"one row, {self.unit_name!r}, takes {percent(self.unit_share)} of the writes"
         if self.units == 1 or self.unit_share >= 0.999:
             return f"writes arrive at one write frontier ({self.unit_name})"
+        # one decimal: the same figure a table of the series' shares shows (29.9 %, not 30 %)
+        at = f" of the writes at {self.spread}" if self.spread else ""
         return (
             f"writes arrive at {self.units:,} write frontiers; the busiest ({self.unit_name}) "
-            f"takes {percent(self.unit_share)}"
+            f"takes {self.unit_share:.1%}{at}"
         )
 
     def text(self) -> str:

@@ -27,6 +27,12 @@ class UnitLimit:
     share: float  # the unit's share of the writes
     units: int  # how many such units carry the writes (K frontiers, N salt buckets)
     fixed: bool  # True: the unit does not grow with volume (stated, see Settings.entities_grow)
+    spread: str = ""  # the spread an entity's share is at (Spread.at()), said with the share
+
+    def share_text(self) -> str:
+        """The unit's share as every view says it: one decimal (a table of the series' shares
+        shows 29.9 %, so does this), with the spread it is at for an entity."""
+        return f"{self.share:.1%}" + (f" of the writes at {self.spread}" if self.spread else "")
 
     @property
     def limited(self) -> bool:
@@ -57,6 +63,7 @@ def production_limit(p: Production) -> UnitLimit:
         float(p.unit_share),
         max(1, round(p.units)),
         p.unit_fixed,
+        p.spread.at() if w.unit_kind == "per series" else "",
     )
 
 

@@ -96,11 +96,16 @@ def _compression_cells(
 
     part = _sample(ds, COMPRESSION_SAMPLE_EVENTS)
     have = len(part) * bytes_per_event
-    copies = min(math.ceil(float(st.compression_sample_bytes) / max(have, 1.0)), 256)
+    # as many copies as fill the sample bytes (24 stock prices need ~270): a cap below that
+    # measured a small sample on less than the bytes it asks for; this one bounds only a
+    # degenerate sample of a few bytes
+    copies = min(math.ceil(float(st.compression_sample_bytes) / max(have, 1.0)), 1 << 16)
     if copies <= 1 or not len(part):
         return cells if cells is not None else schema.to_cells(part)
     f0, t = part.frame, part.frame[part.time]
-    ents = [c for c in part.entity if f0[c].dtype == object or pd.api.types.is_integer_dtype(f0[c])]
+    # entity text may be object or pandas' string dtype (from_csv's): both take a "~i" suffix
+    ints = [c for c in part.entity if pd.api.types.is_integer_dtype(f0[c])]
+    ents = [c for c in part.entity if c in ints or pd.api.types.is_string_dtype(f0[c])]
     if not ents:  # one series: later in time, as far as pandas' timestamps reach
         span = max(t.max() - t.min(), pd.Timedelta(seconds=1)) * 1.001
         room = (pd.Timestamp("2200-01-01", tz="UTC") - t.max()) / span
@@ -111,7 +116,7 @@ def _compression_cells(
         f = f0.copy()
         if ents:
             c = ents[0]
-            f[c] = f[c] + i * (int(f0[c].max()) + 1) if f0[c].dtype != object else f[c] + f"~{i}"
+            f[c] = f[c] + i * (int(f0[c].max()) + 1) if c in ints else f[c] + f"~{i}"
         else:
             f[part.time] = t + span * i
         for m in part.measures:

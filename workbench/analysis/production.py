@@ -15,7 +15,9 @@ with how much of a file was loaded (the sample's series are kept whole, G06–G0
   one 1 KB planning row or its bytes' worth, as in the load model);
 * **ceiling**: the busiest unsplittable unit's share of the writes at production — a single
   frontier keeps all of it, a salt bucket ``1/N``, a frontier per series the busiest series'
-  share under the workload's spread (``1/S'`` when uniform) — at the CPU target of one node;
+  share under the workload's spread (:attr:`Production.spread`: unless stated, the sample's
+  own skew while production has the data's series, ``1/S'`` once more are stated) — at the
+  CPU target of one node;
 * **reads**: each query's rows, cells and bytes seen in the sample, split into its own answer,
   other series' rows in its time window and rows outside its window, scaled by the series
   factor, the rate factor (rows that hold one event each; bucket rows grow in cells instead)
@@ -30,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..datasets.workload import Workload
+from ..datasets.workload import Spread, Workload, default_spread
 from ..formatting import number, rate
 from .production_reads import DataBoost, ProductionQueries, production_queries, query_rates
 from .series import (
@@ -176,6 +178,29 @@ class Production:
         return w.lead_series * p / s
 
     @property
+    def own_series(self) -> bool:
+        """Production has the data's own series: no count stated and none grown with a stated
+        rate (a shape sample's file counts are the data's own)."""
+        wl = self.workload
+        return not self.series.stated and not (wl.growth == "grow" and wl.events_per_s is not None)
+
+    @property
+    def spread(self) -> Spread:
+        """The spread every production figure is at: the user's, else :func:`default_spread`
+        (the sample's own skew while production has the data's series, uniform once more are
+        stated or grown)."""
+        return self.workload.spread or default_spread(self.own_series)
+
+    def spread_text(self) -> str:
+        """The spread as the inputs line and the ceiling say it, with why when it is a default."""
+        text = self.spread.text()
+        if self.workload.spread is not None:
+            return text
+        if self.own_series:
+            return f"{text} (the default while production has the data's series)"
+        return f"{text} (the default once more series are stated than the data's)"
+
+    @property
     def unit_share(self) -> float:
         """The busiest unsplittable unit's share of the writes in production (0: none)."""
         w = self.writes
@@ -185,16 +210,12 @@ class Production:
             # hashed buckets even out as series are added; a bucket holds at least its busiest
             # series, and a few series leave the sample's unevenness
             even = 1.0 / max(w.units, 1)
-            busiest = self.workload.spread.busiest_share(
-                self.series.production, w.busiest_series_ratio
-            )
+            busiest = self.spread.busiest_share(self.series.production, w.busiest_series_ratio)
             if self.series.production >= 10 * w.units:
                 return max(even, busiest)
             return max(w.unit_share, busiest)
         if w.unit_kind == "per series":
-            busiest = self.workload.spread.busiest_share(
-                self.lead_production, w.busiest_series_ratio
-            )
+            busiest = self.spread.busiest_share(self.lead_production, w.busiest_series_ratio)
             return busiest / max(w.per_series, 1.0)
         return w.unit_share  # one frontier, one row or a fixed set of ranges
 
@@ -308,6 +329,7 @@ class Production:
             node_writes_per_s=self.settings.node_rates()[1],
             units_grow=not self.unit_fixed,
             read_row=self.queries.busiest_row_query,
+            spread=self.spread.at() if w.unit_kind == "per series" else "",
         )
 
     # -- what was stated ---------------------------------------------------------------------
@@ -344,7 +366,7 @@ class Production:
                 bool(self.series.stated) or "growth" in said,
             )
         )
-        rows.append(("spread", wl.spread.text(), "spread" in said))
+        rows.append(("spread", self.spread_text(), "spread" in said))
         own = {
             str(q): wl.query_load(str(q)).per_s
             for q in self.queries.table.index

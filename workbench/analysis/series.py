@@ -94,8 +94,15 @@ def with_file_counts(ds: Dataset, wl: Workload) -> Workload:
     return dataclasses.replace(wl, **changes) if changes else wl
 
 
-def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> SeriesCounts:
-    """The sample's series and production's: stated column counts, else grown or fixed."""
+def series_counts(
+    ds: Dataset, wl: Workload, rate_factor_if_grow: float, file_series: int | None = None
+) -> SeriesCounts:
+    """The sample's series and production's: stated column counts, else grown or fixed.
+    ``file_series``: the whole file's distinct entity tuples, counted exactly (DuckDB's
+    ``count(DISTINCT row(...))`` or from_csv's chunked read), production's series when the
+    workload's column counts are the file's: a product of column ratios would miss the tuples
+    the sample lacks (100 metrics × 1,000 hosts in a tenth of the series: every metric and host
+    is in the sample, 10,000 of the 100,000 tuples)."""
     f = ds.frame
     cols = list(ds.entity)
     by_col = {c: max(int(f[c].nunique()), 1) for c in cols}
@@ -124,6 +131,9 @@ def series_counts(ds: Dataset, wl: Workload, rate_factor_if_grow: float) -> Seri
             f"columns: {cols}."
         )
     prod = {c: float(stated.get(c, by_col[c])) for c in cols}
+    if file_series is not None:  # the file's tuples, counted exactly: no product of ratios
+        nested = len(cols) > 1 and file_series == max(prod.values())
+        return SeriesCounts(sample, float(file_series), by_col, prod, tuple(stated), nested)
     fine = max(cols, key=lambda c: by_col[c])
     nested = len(cols) > 1 and sample == by_col[fine]  # the finest column names every series
     if not stated and wl.growth == "grow":
@@ -158,7 +168,10 @@ def series_rates(ds: Dataset, wl: Workload) -> SeriesRates:
     Without a stated rate each series writes at the sample's own rate."""
     said = wl
     wl = with_file_counts(ds, wl)
-    counts = series_counts(ds, wl, sample_rate_factor(ds, wl))
+    agg = ds.aggregates
+    # the file's own series, counted exactly, when its column counts stand for the user's
+    exact = agg.series if agg is not None and said.entities is None and wl.entities else None
+    counts = series_counts(ds, wl, sample_rate_factor(ds, wl), exact)
     if wl is not said:  # the file's counts are not the user's
         counts = dataclasses.replace(counts, stated=tuple(said.entities or {}))
     sample_rate = len(ds) / sample_span_s(ds)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import math
 import os
 import re
 import zlib
@@ -525,6 +526,8 @@ def from_csv(
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
     check_unchanged(p, before)
+    if counts is not None and sample is not None:
+        check_kept(len(df), sample, counts, entity_l)
     lines = file_lines(p, encoding, sep, read_csv_kwargs, seen, codec)
     word = "data row"
     if lines is not None and ptypes.is_integer_dtype(df.index.dtype):
@@ -537,7 +540,7 @@ def from_csv(
             df[col] = df[col].fillna("")
     nm = name or p.stem
     df, entity_l, notes = _prepare(df, entity, time, nm, time_unit, dayfirst, word)
-    if sample is not None:
+    if sample is not None and counts is None:
         notes.append(sample_note(sample, entity_l, len(df), seen))
     ds = build_dataset(
         df,
@@ -557,7 +560,8 @@ def from_csv(
         from workbench.datasets.shape_sample import shape_note
 
         ds.aggregates = counts.aggregates()
-        notes.insert(0, shape_note(ds, seen, "every event, counted in the same chunked read"))
+        counted = "every event, counted in the same chunked read"
+        notes.insert(0, shape_note(ds, seen, counted, share=sample))
     return _finish(ds, queries, notes)
 
 
@@ -576,12 +580,41 @@ def _shape_counts(
     codec: str | None = None,
 ) -> tuple[Any, Any]:
     """The counter of a shape-sampled read of ``p`` and the chunk filter that counts every chunk
-    and keeps its sampled series (``(None, keep)`` when every event is kept)."""
-    from workbench.datasets.shape_sample import ChunkCounts, shape_share
+    and keeps its sampled series (``(None, keep)`` when every event is kept). ``sample=`` is a
+    shape sample too: production's series and rate are the whole file's, counted in the read
+    that draws the sample, not the sample's own."""
+    from workbench.datasets.shape_sample import shape_share
 
-    share = shape_share(p, shape_events, sample, entity, [*entity, time], columns, codec)
+    if sample is not None and shape_events is None:
+        named = set(entity) | {time}
+        share = sample if entity and sample < 1 and named <= set(columns) else None
+    else:
+        share = shape_share(p, shape_events, sample, entity, [*entity, time], columns, codec)
     if share is None:
         return None, keep
+    counts = chunk_counter(entity, time, time_unit, dayfirst, naive_tz, empty_ok)
+
+    def counted(chunk: pd.DataFrame) -> pd.DataFrame:
+        keys = counts.count(chunk)  # stripped entity text: a series is chosen whole
+        return chunk[sample_mask(keys, entity, share)]
+
+    return counts, counted
+
+
+def chunk_counter(
+    entity: list[str],
+    time: str,
+    time_unit: str | None,
+    dayfirst: bool | None,
+    naive_tz: str | None,
+    empty_ok: Sequence[str],
+    counted_by: str | None = None,
+) -> Any:
+    """A :class:`~workbench.datasets.shape_sample.ChunkCounts` whose chunks' entity and time
+    columns are parsed as the loaded events are (``counted_by``: what the inputs line says
+    counted them; default from_csv's chunked read)."""
+    from workbench.datasets.shape_sample import COUNTED_BY, ChunkCounts
+
     parse = functools.partial(
         _chunk_events,
         entity=entity,
@@ -591,13 +624,7 @@ def _shape_counts(
         naive_tz=naive_tz,
         empty_ok=empty_ok,
     )
-    counts = ChunkCounts(entity, parse)
-
-    def counted(chunk: pd.DataFrame) -> pd.DataFrame:
-        keys = counts.count(chunk)  # stripped entity text: a series is chosen whole
-        return chunk[sample_mask(keys, entity, share)]
-
-    return counts, counted
+    return ChunkCounts(entity, parse, counted_by or COUNTED_BY)
 
 
 def _chunk_events(
@@ -631,17 +658,45 @@ def check_sample(sample: float | None) -> None:
         )
 
 
+def series_draws(frame: pd.DataFrame, entity: list[str]) -> tuple[np.ndarray, np.ndarray, Any]:
+    """(each event's series code, each series' CRC-32 of its entity text ÷ 2^32, the series'
+    texts): a series is in a ``sample=`` share when its draw is under the share."""
+    text = frame[entity[0]].astype(str)
+    for c in entity[1:]:
+        text = text + "\x1f" + frame[c].astype(str)
+    codes, uniques = pd.factorize(text)
+    draws = np.array([zlib.crc32(u.encode()) / 2**32 for u in uniques], dtype=float)
+    return codes, draws, uniques
+
+
 def sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.ndarray:
     """True for the events of the series whose CRC-32 of their entity text falls under
     ``sample`` (every event when there is one series: nothing to choose between)."""
     if not entity or not len(frame):
         return np.ones(len(frame), dtype=bool)
-    text = frame[entity[0]].astype(str)
-    for c in entity[1:]:
-        text = text + "\x1f" + frame[c].astype(str)
-    codes, uniques = pd.factorize(text)
-    keep = np.array([zlib.crc32(u.encode()) / 2**32 < sample for u in uniques], dtype=bool)
-    return keep[codes]
+    codes, draws, _ = series_draws(frame, entity)
+    return (draws < sample)[codes]
+
+
+def check_kept(kept: int, sample: float, counts: Any, entity: list[str]) -> None:
+    """A ``sample=`` share that kept no event is refused, naming the share, the file's series
+    and the smallest share (of two decimals) that keeps one of them (its CRC-32 draw is the
+    lowest), instead of an empty frame's error later."""
+    sizes = counts.sizes
+    if kept or sizes is None or not len(sizes):
+        return
+    keys = sizes.index.to_frame(index=False)
+    keys.columns = entity
+    _, draws, texts = series_draws(keys, entity)
+    i = int(np.argmin(draws))
+    need = min(1.0, (math.floor(draws[i] * 100) + 1) / 100)
+    name = str(texts[i]).replace("\x1f", "/")
+    raise DatasetError(
+        f"sample={sample!r} keeps none of the file's {len(sizes):,} series: a series is kept "
+        f"whole when the CRC-32 of its {'/'.join(entity)} ÷ 2^32 is under the share, and the "
+        f"lowest is {draws[i]:.4f} ({name}). Give sample={need:g} or more to keep at least one "
+        "series, or leave sample= out to load every series."
+    )
 
 
 def _sampled(frame: pd.DataFrame, entity: list[str], sample: float) -> pd.DataFrame:

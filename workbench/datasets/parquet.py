@@ -21,7 +21,15 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.datasets.byo import as_names, check_sample, from_dataframe, sample_mask, sample_note
+from workbench.datasets.byo import (
+    as_names,
+    check_kept,
+    check_sample,
+    chunk_counter,
+    from_dataframe,
+    sample_mask,
+    sample_note,
+)
 from workbench.datasets.model import Dataset
 from workbench.datasets.shape_sample import SHAPE_EVENTS, check_shape_events, shape_note
 from workbench.errors import DatasetError
@@ -183,6 +191,57 @@ def _files_description(files: list[Path]) -> str:
     return f"Loaded from {', '.join(q.name for q in files[:3])}{more}."
 
 
+def _file_counts(
+    ds: Dataset, files: list[Path], total: int, shaped: bool, counts: Any, sample: float | None
+) -> None:
+    """The files' counts on ``ds`` and its first note: DuckDB's over every file for a shape
+    sample, the batched read's for a ``sample=`` (``counts``), else what the sample kept."""
+    if shaped:
+        from workbench.datasets.file_aggregates import file_aggregates
+
+        ent = list(ds.entity)
+        ds.aggregates = file_aggregates([str(q) for q in files], entity=ent, time=ds.time, lead=ent)
+        ds.notes.insert(0, shape_note(ds, total))
+    elif counts is not None:
+        ds.aggregates = counts.aggregates()
+        counted = "every event, counted in the same batched read"
+        ds.notes.insert(0, shape_note(ds, total, counted, sample))
+    elif sample is not None:
+        ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
+
+
+def _counter(entity: list[str], time: str, kwargs: dict[str, Any]) -> Any:
+    """The counter of a ``sample=`` read: every event's series and time, parsed with the
+    options ``from_dataframe`` gets."""
+    return chunk_counter(
+        entity,
+        time,
+        kwargs.get("time_unit"),
+        kwargs.get("dayfirst"),
+        kwargs.get("naive_tz"),
+        kwargs.get("empty_ok", ()),
+        "pandas in from_parquet's batched read",
+    )
+
+
+def _sampled_batch(
+    batch: Any, entity: list[str], time: str, sample: float | None, counts: Any, bar: Any
+) -> Any:
+    """The batch's events of the series ``sample`` keeps (all without a sample), chosen on the
+    entity columns alone before its other columns are touched; ``counts`` (a ``sample=``
+    read) counts every event of it first, parsed as the kept events are."""
+    import pyarrow as pa
+
+    bar.update(batch.num_rows)
+    if sample is None or not all(c in batch.schema.names for c in entity):
+        return batch
+    if counts is not None:
+        keys = counts.count(batch.select([*entity, time]).to_pandas())
+    else:
+        keys = batch.select(entity).to_pandas()
+    return batch.filter(pa.array(sample_mask(keys, entity, sample)))
+
+
 def from_parquet(
     path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     *,
@@ -259,19 +318,21 @@ def from_parquet(
         check_shape_events(shape_events, sample)
     if shaped:
         sample = float(shape_events) / total  # type: ignore[arg-type]
-    batches = []
+    # sample=: production's series and rate are the files', counted batch by batch (the
+    # named columns present: else from_dataframe refuses the missing one)
+    counted = sample is not None and not shaped and sample < 1 and {*entity_l, time} <= set(cols)
+    counts = _counter(entity_l, time, kwargs) if counted and entity_l else None
     label = _files_name(files) + (f" ({len(files)} files)" if len(files) > 1 else "")
     with tqdm(
         total=total, desc=f"reading {label}", unit=" events", unit_scale=True, disable=not progress
     ) as bar:
-        for g in opened:  # file after file; a series' CRC-32 picks it in every file alike
-            for batch in g.iter_batches(batch_size=batch_rows, columns=cols):
-                bar.update(batch.num_rows)
-                if sample is not None and all(c in batch.schema.names for c in entity_l):
-                    # choose on the entity columns alone, before the batch's other columns
-                    keys = batch.select(entity_l).to_pandas()
-                    batch = batch.filter(pa.array(sample_mask(keys, entity_l, sample)))
-                batches.append(batch)
+        batches = [
+            _sampled_batch(batch, entity_l, time, sample, counts, bar)
+            for g in opened  # file after file; a series' CRC-32 picks it in every file alike
+            for batch in g.iter_batches(batch_size=batch_rows, columns=cols)
+        ]
+    if counts is not None and sample is not None:  # a share that kept nothing: refused, saying why
+        check_kept(sum(b.num_rows for b in batches), sample, counts, entity_l)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)
     ds = from_dataframe(
@@ -284,15 +345,7 @@ def from_parquet(
         description=kwargs.pop("description", "") or _files_description(files),
         **kwargs,
     )
-    if shaped:
-        from workbench.datasets.file_aggregates import file_aggregates
-
-        ds.aggregates = file_aggregates(
-            [str(q) for q in files], entity=entity_l, time=time, lead=entity_l
-        )
-        ds.notes.insert(0, shape_note(ds, total))
-    elif sample is not None:
-        ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
+    _file_counts(ds, files, total, shaped, counts, sample)
     binary = [c for c in cols if _is_binary(f.schema_arrow.field(c).type)]
     if binary:
         ds.notes.append(

@@ -111,9 +111,12 @@ class ChunkCounts:
     """
 
     def __init__(
-        self, entity: list[str], parse: Callable[[pd.DataFrame], tuple[pd.DataFrame, pd.Series]]
+        self,
+        entity: list[str],
+        parse: Callable[[pd.DataFrame], tuple[pd.DataFrame, pd.Series]],
+        counted_by: str = COUNTED_BY,
     ) -> None:
-        self.entity, self.parse = entity, parse
+        self.entity, self.parse, self.counted_by = entity, parse, counted_by
         self.events = 0
         self.first: pd.Timestamp | None = None
         self.last: pd.Timestamp | None = None
@@ -136,7 +139,13 @@ class ChunkCounts:
         sizes = self.sizes
         if sizes is None or not self.events:
             return FileAggregates(
-                0, None, None, 1, dict.fromkeys(self.entity, 1), (0, 1.0), counted_by=COUNTED_BY
+                0,
+                None,
+                None,
+                1,
+                dict.fromkeys(self.entity, 1),
+                (0, 1.0),
+                counted_by=self.counted_by,
             )
         idx = sizes.index
         by_column = {c: max(int(idx.get_level_values(c).nunique()), 1) for c in self.entity}
@@ -147,18 +156,27 @@ class ChunkCounts:
             max(len(sizes), 1),
             by_column,
             (len(sizes), float(sizes.max()) / float(sizes.mean())),
-            counted_by=COUNTED_BY,
+            counted_by=self.counted_by,
         )
 
 
-def shape_note(ds: Dataset, total: int, counted: str = "DuckDB over every event") -> str:
-    """What a shape sample holds and where its counts come from (``counted``: by what)."""
+def shape_note(
+    ds: Dataset, total: int, counted: str = "DuckDB over every event", share: float | None = None
+) -> str:
+    """What a shape sample holds and where its counts come from (``counted``: by what;
+    ``share``: the ``sample=`` a user gave, else the share of events kept is said)."""
     agg = ds.aggregates
     assert agg is not None
+    what = "shape sample" if share is None else "sampled"
+    kept = (
+        f"{len(ds) / max(total, 1):.1%}"
+        if share is None
+        else f"{share * 100:g}% (sample={share:g})"
+    )
     return (
-        f"shape sample: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
+        f"{what}: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
         f"series whose CRC-32 of {'/'.join(ds.entity)} falls in the lowest "
-        f"{len(ds) / max(total, 1):.1%} kept whole). The production figures take the file's "
+        f"{kept} kept whole). The production figures take the file's "
         f"event rate and series ({counted}) for what the workload leaves unstated; "
         "the key layout, bytes, cells per event and each query's rows per series come from the "
         "sample, and the sample's own figures (rows, tables, pictures) describe the sample."

@@ -8,6 +8,12 @@ whether more rate means more series (``growth="grow"``) or the same series writi
 (``growth="fixed"``), how the rate spreads over the series, and how often each query runs and
 which series it hits.
 
+The spread, unless stated, follows the series: while production has the data's own series (none
+stated, none grown with the rate) each writes as much busier than the mean as it does in the
+sample (``Spread("sample")``: fx_prices' EUR/USD takes its 29.9 % of the quotes), and once more
+series are stated or grown, nothing says which of them is busy, so the rate spreads evenly
+(``Spread("uniform")``). :func:`default_spread` says which; every view reads the one result.
+
 Each input is either the user's or a default, and :meth:`Workload.inputs_line` says which, so
 a figure can state under itself what it assumed.
 """
@@ -42,9 +48,10 @@ def _positive(name: str, value: object, *, allow_zero: bool = False) -> float:
 class Spread:
     """How the event rate spreads over the series.
 
-    * ``Spread("uniform")``: every series writes at the same rate (the default);
+    * ``Spread("uniform")``: every series writes at the same rate (the default once production
+      has more series than the data: :func:`default_spread`);
     * ``Spread("sample")``: the sample's own skew, its busiest series as much busier than the
-      mean as it is in the sample;
+      mean as it is in the sample (the default while production has the data's own series);
     * ``Spread("zipf", s=1.0)``: the series ranked, the k-th writing ∝ 1/k^s;
     * ``Spread("hot", series_share=0.01, load_share=0.5)``: 1 % of the series take half of it.
     """
@@ -86,6 +93,15 @@ class Spread:
         if self.kind == "hot":
             return f"{self.series_share:.0%} of the series take {self.load_share:.0%}"
         return {"uniform": "uniform", "sample": "the sample's own skew"}[self.kind]
+
+    def at(self) -> str:
+        """The spread after "at", for a share that depends on it ("takes 29.9 % of the writes at
+        the sample's own skew")."""
+        if self.kind == "sample":
+            return self.text()
+        if self.kind == "hot":
+            return f"a hot set ({self.text()})"
+        return f"a {self.text()} spread"
 
 
 def _harmonic(n: float, s: float) -> float:
@@ -164,8 +180,9 @@ class Workload:
         Without a stated count, does a higher rate mean the sample's series each write faster
         (``"fixed"``, the default: a fixed set such as currency pairs or salt buckets) or more
         series like the sample's, each at the sample's own rate (``"grow"``)?
-    spread : Spread
-        How the rate spreads over the series (default uniform).
+    spread : Spread, optional
+        How the rate spreads over the series (None: :func:`default_spread`, the sample's own
+        skew while production has the data's own series, uniform once more are stated or grown).
     queries_per_s : float, optional
         All queries together per second, split by their weights (None: no query rate is
         stated, so no query sizes nodes or draws read load; each shows its cost per run).
@@ -178,7 +195,7 @@ class Workload:
     retention_months: float | None = None
     entities: Mapping[str, int] | None = None
     growth: str = "fixed"
-    spread: Spread = field(default_factory=Spread)
+    spread: Spread | None = None
     queries_per_s: float | None = None
     queries: Mapping[str, QueryLoad] = field(default_factory=dict)
 
@@ -199,6 +216,11 @@ class Workload:
             )
         if isinstance(self.spread, str):
             object.__setattr__(self, "spread", Spread(self.spread))
+        elif self.spread is not None and not isinstance(self.spread, Spread):
+            raise WorkbenchError(
+                f"Workload spread must be a wb.Spread (or its kind, e.g. 'uniform'), got "
+                f"{self.spread!r}."
+            )
         if self.queries_per_s is not None:
             _positive("queries_per_s", self.queries_per_s, allow_zero=True)
         if self.entities is not None:
@@ -245,6 +267,14 @@ class Workload:
         return self.queries.get(name, QueryLoad())
 
 
+def default_spread(own_series: bool) -> Spread:
+    """The spread a workload that states none is at: the sample's own skew while production has
+    the data's own series (``own_series``: no count stated, none grown with the rate: the busiest
+    series keeps its share, fx_prices' EUR/USD 29.9 %), uniform once there are more (which of
+    the new series are busy, the sample cannot say)."""
+    return Spread("sample") if own_series else Spread("uniform")
+
+
 def workload_from(
     workload: Workload | None = None,
     *,
@@ -277,4 +307,4 @@ def workload_from(
     return w.replace(**changes) if changes else w
 
 
-__all__ = ["QueryLoad", "Spread", "Workload", "workload_from"]
+__all__ = ["QueryLoad", "Spread", "Workload", "default_spread", "workload_from"]
