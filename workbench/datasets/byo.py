@@ -405,6 +405,15 @@ def read_options(
     return {"dtype": dtype, "na_values": na, "usecols": usecols}
 
 
+def _index_by_line(df: pd.DataFrame, lines: np.ndarray | None) -> str:
+    """Index ``df`` by each row's line in the file when the lines are known (errors then name
+    the line an editor shows); the word errors use for a row: "line" or "data row"."""
+    if lines is None or not ptypes.is_integer_dtype(df.index.dtype):
+        return "data row"
+    df.index = pd.Index(lines[df.index.to_numpy()], name="line")
+    return "line"
+
+
 def from_csv(
     path: str | os.PathLike[str],
     *,
@@ -528,11 +537,7 @@ def from_csv(
     check_unchanged(p, before)
     if counts is not None and sample is not None:
         check_kept(len(df), sample, counts, entity_l)
-    lines = file_lines(p, encoding, sep, read_csv_kwargs, seen, codec)
-    word = "data row"
-    if lines is not None and ptypes.is_integer_dtype(df.index.dtype):
-        df.index = pd.Index(lines[df.index.to_numpy()], name="line")
-        word = "line"
+    word = _index_by_line(df, file_lines(p, encoding, sep, read_csv_kwargs, seen, codec))
     if sample is None:
         _check_big_integers(p, df, as_names(measures), sep, encoding, word, compression)
     for col in empty_ok:
