@@ -27,6 +27,7 @@ from workbench.datasets.csv_file import (
     check_first_line,
     check_header_width,
     check_not_compressed,
+    check_not_json,
     check_unchanged,
     codec_of,
     decode_error,
@@ -333,6 +334,7 @@ def csv_columns(path: str | os.PathLike[str]) -> list[str]:
     codec = codec_of(p)
     if codec is None:
         check_not_compressed(p)
+    check_not_json(p, "utf-8-sig", codec)
     sep = _sniff_sep(p, "utf-8-sig", codec)
     check_header_width(p, sep, "utf-8-sig", codec)
     try:
@@ -483,6 +485,7 @@ def from_csv(
     if codec is None:
         check_not_compressed(p)
     encoding = read_csv_kwargs.pop("encoding", None) or bom_encoding(p, codec) or "utf-8-sig"
+    check_not_json(p, encoding, codec)
     sep = read_csv_kwargs.pop("sep", read_csv_kwargs.pop("delimiter", None)) or _sniff_sep(
         p, encoding, codec
     )
