@@ -27,6 +27,7 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     if args.action == "find":  # `make test` asks this before running the suite
         try:
             cmd = _emu.find_emulator_command()
+            _emu.check_is_emulator(cmd)  # a path that is something else is no emulator found
         except WorkbenchError as exc:
             print(
                 f"The test suite and the notebooks' tables need the Bigtable emulator.\n{exc}",

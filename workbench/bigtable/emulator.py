@@ -103,6 +103,39 @@ class EmulatorCommand:
         return [a.format(host="127.0.0.1", port=port) for a in self.argv]
 
 
+VERIFY_TIMEOUT_S = 10.0
+"""How long ``cbtemulator -help`` may take to print its flags (it prints them at once)."""
+
+
+def check_is_emulator(cmd: EmulatorCommand) -> None:
+    """Refuse a binary that is not the Bigtable emulator (``WORKBENCH_CBTEMULATOR=/bin/false``):
+    ``cbtemulator -help`` lists its flags, among them the ``-host`` and ``-port`` the workbench
+    starts it with; anything else is named with what it did instead. gcloud's own command is
+    not run here (``gcloud components install bigtable`` is checked where it is found)."""
+    if cmd.source == GCLOUD_UNVERIFIED or Path(cmd.argv[0]).name == "gcloud":
+        return
+    binary = cmd.argv[0]
+    try:
+        run = subprocess.run(
+            [binary, "-help"], capture_output=True, text=True, timeout=VERIFY_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        did = f"did not answer `{binary} -help` within {VERIFY_TIMEOUT_S:g} s"
+    except OSError as exc:
+        did = f"cannot be run ({exc.strerror or exc})"
+    else:
+        said = (run.stdout + run.stderr).strip()
+        if "-host" in said and "-port" in said:
+            return
+        shown = f"printed {said.splitlines()[0][:80]!r}" if said else "printed nothing"
+        did = f"`{binary} -help` exited {run.returncode} and {shown}"
+    raise EmulatorNotFound(
+        f"{binary} ({cmd.source}) is not the Bigtable emulator: {did}, where cbtemulator lists "
+        f"its -host and -port flags. Point {ENV_BINARY} at cbtemulator, or unset it to use the "
+        f"one on PATH or in the Google Cloud SDK.\n\n{_INSTALL_HELP}"
+    )
+
+
 def find_emulator_command(search_gcloud: bool = True) -> EmulatorCommand:
     """Locate a way to start ``cbtemulator``, in the documented order of preference."""
     explicit = os.environ.get(ENV_BINARY)

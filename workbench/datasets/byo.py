@@ -28,6 +28,7 @@ from workbench.datasets.csv_file import (
     check_first_line,
     check_header_width,
     check_not_compressed,
+    check_not_json,
     check_unchanged,
     codec_of,
     decode_error,
@@ -334,6 +335,7 @@ def csv_columns(path: str | os.PathLike[str]) -> list[str]:
     codec = codec_of(p)
     if codec is None:
         check_not_compressed(p)
+    check_not_json(p, "utf-8-sig", codec)
     sep = _sniff_sep(p, "utf-8-sig", codec)
     check_header_width(p, sep, "utf-8-sig", codec)
     try:
@@ -493,6 +495,7 @@ def from_csv(
     if codec is None:
         check_not_compressed(p)
     encoding = read_csv_kwargs.pop("encoding", None) or bom_encoding(p, codec) or "utf-8-sig"
+    check_not_json(p, encoding, codec)
     sep = read_csv_kwargs.pop("sep", read_csv_kwargs.pop("delimiter", None)) or _sniff_sep(
         p, encoding, codec
     )

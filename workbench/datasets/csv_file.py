@@ -13,6 +13,7 @@ import bz2
 import csv
 import gzip
 import io
+import json
 import lzma
 import zipfile
 import zlib
@@ -184,11 +185,56 @@ def open_text(p: Path, encoding: str, codec: str | None = None) -> Iterator[IO[s
         yield io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
 
 
+_OLE2 = bytes.fromhex("d0cf11e0a1b11ae1")  # a Compound File: legacy Excel .xls (and .doc)
+
+
+def _spreadsheet_advice(p: Path, package: str, engine: str = "") -> str:
+    return (
+        "Save the sheet as CSV where it was made (Excel: File > Save As > CSV UTF-8), or read it "
+        f"with pandas, df = pd.read_excel({p.name!r}{engine}) (needs the {package} package), "
+        "and pass df to wb.from_dataframe"
+    )
+
+
+def _other_format(p: Path, head: bytes) -> tuple[str, str] | None:
+    """What ``p`` is and how to load it, when its first bytes say it is a spreadsheet or a
+    Parquet file rather than CSV text; None otherwise."""
+    if head.startswith(_OLE2):
+        what = f"a legacy Excel workbook (.xls; its first bytes are {_OLE2[:4].hex(' ')})"
+        return what, _spreadsheet_advice(p, "xlrd")
+    if head.startswith(b"PAR1"):
+        return "a Parquet file (its first bytes are 'PAR1')", (
+            f"Load it with wb.from_parquet({p.name!r}, entity=..., time=..., measures=...)"
+        )
+    if not head.startswith(b"PK\x03\x04"):
+        return None
+    try:
+        with zipfile.ZipFile(p) as z:
+            names = set(z.namelist())
+            mime = z.read("mimetype")[:80] if "mimetype" in names else b""
+    except (zipfile.BadZipFile, OSError, KeyError):
+        return None
+    if "xl/workbook.xml" in names:
+        what = "an Excel workbook (.xlsx: a zip of XML sheets, no compressed CSV)"
+        return what, _spreadsheet_advice(p, "openpyxl")
+    if b"spreadsheet" in mime:
+        return "an OpenDocument spreadsheet (.ods)", _spreadsheet_advice(
+            p, "odfpy", ", engine='odf'"
+        )
+    return None
+
+
 def check_not_compressed(p: Path) -> None:
-    """A compressed file (whatever its name) read as text fails as a wrong encoding: say what
-    it is and how to read it."""
+    """A compressed file, a spreadsheet or a Parquet file (whatever its name) read as text fails
+    as a wrong encoding or an archive: say what it is and how to read it."""
     with open(p, "rb") as f:
-        head = f.read(6)
+        head = f.read(8)
+    other = _other_format(p, head)
+    if other:
+        what, advice = other
+        raise DatasetError(
+            f"{p.name!r} is {what}, not CSV text, whatever its name. {advice}. Nothing was loaded."
+        )
     for magic, kind, command, codec in _COMPRESSED:
         if head.startswith(magic):
             stem = p.name.split(".")[0] or "events"
@@ -199,6 +245,33 @@ def check_not_compressed(p: Path) -> None:
                 f"compression={codec!r}), and pass the frame to wb.from_dataframe. "
                 "Nothing was loaded."
             )
+
+
+def check_not_json(p: Path, encoding: str, codec: str | None = None) -> None:
+    """JSON lines (one object per line) or a JSON array read as CSV become a frame whose
+    "columns" are pieces of the first object: say what the file is and how to load it."""
+    with open_text(p, encoding, codec) as f:
+        first = next((line.strip() for line in f if line.strip()), "")
+    if not first.startswith(("{", "[")):
+        return
+    try:
+        obj = json.loads(first)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        kind, read = "JSON lines (line 1 is a JSON object", "lines=True"
+        keys = f" with keys {list(obj)[:6]})"
+    elif first.startswith("[{") or (isinstance(obj, list) and obj and isinstance(obj[0], dict)):
+        kind, read, keys = "a JSON array of objects", "", ""
+    else:
+        return
+    call = f"pd.read_json({p.name!r}{', ' + read if read else ''})"
+    raise DatasetError(
+        f"{p.name!r} holds {kind}{keys}, not CSV, whatever its name. Read it with pandas, "
+        f"df = {call}, and pass df to wb.from_dataframe(df, entity=..., time=..., "
+        "measures=...); or write it out as CSV (df.to_csv('events.csv', index=False)). "
+        "Nothing was loaded."
+    )
 
 
 def check_header_width(

@@ -1,7 +1,7 @@
 """Entity values as the row-key text they become: spaces around a value stripped (one sensor,
 one series; a note says so), and values refused that would be wrong key text — bytes (``str(b"a")``
 is ``"b'a'"``), lone surrogates UTF-8 cannot encode, distinct values with one text (``1`` and
-``"1"``)."""
+``"1"``), integers beyond 64 bits (their key text reads back as text)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def strip_entities(
 
 def check_key_collisions(frame: pd.DataFrame, entity: list[str], word: str) -> None:
     """Distinct values that would render to the same row-key text (``1`` and ``'1'``) are refused,
-    and so are values UTF-8 cannot encode (a lone surrogate): row keys are UTF-8 bytes."""
+    and so are values UTF-8 cannot encode (a lone surrogate: row keys are UTF-8 bytes) and
+    integers no int64/uint64 holds (``2**70``: its key text cannot read back as that number)."""
     for col in entity:
         s = frame[col]
         if s.dtype != object:
@@ -56,6 +57,20 @@ def check_key_collisions(frame: pd.DataFrame, entity: list[str], word: str) -> N
                     f"Entity column {col!r} holds bytes ({v!r}, {word} {row}), not text: a row "
                     f"key would spell them {str(v)!r}. Decode them first, e.g. df[{col!r}] = "
                     f"df[{col!r}].str.decode('utf-8'). Nothing was written."
+                )
+            if (
+                isinstance(v, int | np.integer)
+                and not isinstance(v, bool)
+                and not (-(2**63) <= int(v) < 2**64)
+            ):  # no int64/uint64 holds it: the key's digits would read back as text, not it
+                row = s.index[int(np.flatnonzero((s == v).to_numpy())[0])]
+                raise DatasetError(
+                    f"Entity column {col!r} holds the integer {v} ({word} {row}), beyond 64 bits: "
+                    "pandas keeps it as a Python object, and its row-key text would read back as "
+                    "the text of its digits, not that number, so the events read back would not "
+                    f"be the events written. Make the column text (df[{col!r}] = "
+                    f"df[{col!r}].astype(str): the same key) or map the IDs to integers below "
+                    "2^63. Nothing was written."
                 )
             try:
                 str(v).encode("utf-8")

@@ -23,6 +23,12 @@ from ..errors import DatasetError
 from ..formatting import EVENTS_CLASS, value
 from .file_aggregates import FileAggregates
 
+LIMIT_MAX = 2**31 - 1
+"""The largest ``limit`` a query may state: a newest-N read sends it as
+``RowFilter.cells_per_column_limit_filter``, an ``int32`` in Bigtable's ReadRows API
+(google/bigtable/v2/data.proto); the client refuses a larger one with a bare "Value out of
+range"."""
+
 QueryKind = Literal["range", "latest", "slice", "point", "scan"]
 """
 * ``range``  – events of one entity (or an entity prefix) between ``start`` and ``end``.
@@ -72,6 +78,13 @@ class QueryIntent:
             raise DatasetError(
                 f"Query {self.name!r}: limit must be a whole number >= 1 (or None), "
                 f"got {self.limit!r}."
+            )
+        if self.limit is not None and self.limit > LIMIT_MAX:
+            raise DatasetError(
+                f"Query {self.text or self.name!r}: a limit of {self.limit:,} is over "
+                f"{LIMIT_MAX:,} (2^31 - 1), the most a Bigtable read takes: the newest-N filter "
+                "(RowFilter.cells_per_column_limit_filter) is a 32-bit integer. Write a smaller "
+                "N, or read the whole series (e.g. 'sensor=S1 over 30 days') for every event."
             )
         if not isinstance(self.entity, Mapping):
             raise DatasetError(

@@ -308,6 +308,15 @@ def parse_time(
 _NS_MIN, _NS_MAX = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
 
 
+def _time_text(ts: pd.Timestamp) -> str:
+    """``ts`` as ``YYYY-MM-DD HH:MM:SS`` from its fields: ``strftime`` refuses the years Python's
+    datetime lacks (year 0000, which pandas' µs times hold), so an error naming one would
+    itself fail."""
+    return (
+        f"{ts.year:04d}-{ts.month:02d}-{ts.day:02d} {ts.hour:02d}:{ts.minute:02d}:{ts.second:02d}"
+    )
+
+
 def _check_time_range(t: pd.Series, name: str, word: str) -> None:
     """Times pandas parses (years 1 to 9999, in µs) but cannot hold as nanoseconds: the
     workbench computes times in nanoseconds (``Timestamp.value``, ``datetime64[ns]``), so a time
@@ -316,7 +325,7 @@ def _check_time_range(t: pd.Series, name: str, word: str) -> None:
     if not outside.any():
         return
     i = np.flatnonzero(outside)
-    shown = ", ".join(f"{word} {t.index[j]}: {t.iloc[j]:%Y-%m-%d %H:%M:%S}" for j in i[:3])
+    shown = ", ".join(f"{word} {t.index[j]}: {_time_text(t.iloc[j])}" for j in i[:3])
     raise DatasetError(
         f"Time column {name!r} holds {len(i):,} time(s) outside {_NS_MIN:%Y-%m-%d %H:%M:%S} to "
         f"{_NS_MAX:%Y-%m-%d %H:%M:%S} UTC ({shown}), the span pandas' nanosecond times hold "
@@ -328,6 +337,8 @@ def _check_time_range(t: pd.Series, name: str, word: str) -> None:
 
 def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, list[str]]:
     notes: list[str] = []
+    if isinstance(col.dtype, pd.ArrowDtype) and str(col.dtype).startswith("decimal"):
+        col = col.astype(object)  # Decimal values, checked one by one below (not cast blindly)
     dtype = col.dtype
     if (
         ptypes.is_datetime64_any_dtype(dtype)
@@ -365,6 +376,7 @@ def _check_measure(col: pd.Series, name: str, word: str) -> tuple[pd.Series, lis
                     "put text in an attribute (attributes=[...]) or convert it first."
                 )
             check_exact_integers(col, converted, name, word)
+            notes += check_exact_decimals(values, converted, col.index, name, word)
             out = converted
             notes.append(
                 f"measure {name!r} was {dtype} (not numeric); converted to numbers ({out.dtype})."
@@ -427,6 +439,33 @@ def check_exact_integers(col: pd.Series, converted: pd.Series, name: str, word: 
             "2^53 = 9,007,199,254,740,992. Store such identifiers as an attribute "
             f"(attributes=[{name!r}]) or as text in the entity, or scale them first."
         )
+
+
+def check_exact_decimals(
+    values: np.ndarray, converted: pd.Series, index: pd.Index, name: str, word: str
+) -> list[str]:
+    """Decimals (Parquet ``decimal128``, Python ``Decimal``) are stored as float64 only when the
+    float's shortest text is the same number (``12.50`` → ``12.5``); a decimal with more digits
+    than float64 keeps (about 15 to 17 significant) is refused, naming the row, not rounded."""
+    import decimal
+
+    at = [i for i, v in enumerate(values) if isinstance(v, decimal.Decimal) and v.is_finite()]
+    if not at:
+        return []
+    lost = [i for i in at if decimal.Decimal(repr(float(converted.iloc[i]))) != values[i]]
+    if lost:
+        i = lost[0]
+        raise DatasetError(
+            f"Measure column {name!r} holds decimals float64 cannot store exactly ({len(lost):,} "
+            f"of {len(at):,}, {_fmt_rows(index[lost], word)}: {values[i]} would become "
+            f"{float(converted.iloc[i])!r}); measures are float64, exact to 15 significant "
+            "digits. Keep the column as text in an attribute (attributes=[...]; cast it to "
+            "string first), or scale or round it where the file is written. Nothing was loaded."
+        )
+    return [
+        f"measure {name!r} holds decimals ({len(at):,}); each is stored as the float64 that "
+        "reads back as the same number (checked value by value)."
+    ]
 
 
 def _nullable_to_numpy(col: pd.Series, name: str) -> tuple[pd.Series, str | None]:

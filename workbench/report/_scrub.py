@@ -14,23 +14,26 @@ import html
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from detect_secrets.core.plugins.util import (
     get_mapping_from_secret_type_to_class,
     get_plugins_from_module,
 )
 from detect_secrets.filters import heuristic
-from detect_secrets.plugins.base import BasePlugin
+from detect_secrets.plugins.base import BasePlugin, RegexBasedDetector
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from . import _secret_plugins
+from ._secret_columns import column_values
 
 REDACTED = "[redacted]"
 _HOST_PLACEHOLDER = "[emulator-host]"
+_EXACT_KINDS = {_HOST_PLACEHOLDER: "the emulator's address"}
 
 # Environment variables whose values are secrets, by name.
 # *_PASS and *_PWD (DB_PASS, MYSQL_PWD) as whole name parts: PASSENGER_COUNT is no secret.
@@ -74,6 +77,11 @@ _HOST_NAMES = (
 # "postgres://alice:[redacted]@db", "password=[redacted]".
 _NOT_SECRETS = frozenset({"IPPublicDetector"})  # a public IP address says nothing secret
 _MIN_SECRET = 4  # shorter "values" (a keyword detector's `"abc"`) protect nothing
+# ANSI escape sequences (colours in tracebacks and coloured logs: CSI `ESC[…m`, OSC `ESC]…BEL`):
+# secrets are looked for in the text without them, `\x1b[1mpassword=\x1b[32mvalue` included.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+# What nbconvert makes of ANSI colours in a page: spans. The leak check reads through them.
+_ANSI_SPAN = re.compile(r"</?span\b[^>]*>")
 
 
 def _plugins() -> list[BasePlugin]:
@@ -136,25 +144,65 @@ def _random_enough(plugin: HighEntropyStringsPlugin, value: str, text: str) -> b
     )
 
 
-def detect(text: str, *, guesses: bool = True) -> set[str]:
-    """The secret values detect-secrets' plugins and the workbench's find in ``text``.
+def _values(plugin: BasePlugin, text: str) -> Iterator[str]:
+    """The secrets ``plugin`` finds in ``text``, each whole.
+
+    A regex plugin's capturing group is the secret when it marks one part of a longer match
+    (``://user:(password)@``); a group that only opens the match names the kind (GitLab's
+    ``(glpat|gldt|…)-…``, GitHub's ``(ghp|gho|…)_…``) and one too short to protect anything is a
+    detail of the format (GitLab's ``glcbt-`` partition): then the secret is the whole match, so
+    the token goes, not its prefix. Other plugins answer for themselves.
+    """
+    if not isinstance(plugin, RegexBasedDetector):
+        yield from plugin.analyze_string(text)
+        return
+    for regex in plugin.denylist:
+        for m in regex.finditer(text):
+            parts = [
+                m.group(i)
+                for i in range(1, regex.groups + 1)
+                if m.group(i)
+                and len(m.group(i)) >= _MIN_SECRET
+                and (m.start(i) > m.start() or m.end(i) == m.end())  # not a kind-naming prefix
+            ]
+            yield from parts or [m.group(0)]
+
+
+def detect_kinds(text: str, *, guesses: bool = True) -> dict[str, str]:
+    """The secret values detect-secrets' plugins and the workbench's find in ``text``, each with
+    the kind of secret it is (the plugin's ``secret_type``: "GitLab Token", ".netrc password").
 
     ``guesses=False`` leaves out the entropy checks: a quoted random-looking string is redacted
     when scrubbing, but the leak check of a whole page (nbconvert's template, its scripts and
-    styles included) holds only to the formats.
+    styles included) holds only to the formats. Text is read without its ANSI colour codes.
     """
+    text = _ANSI.sub("", text)
     unescaped = html.unescape(text)  # HTML output: `password = &quot;…&quot;` is quoted too
     if unescaped != text:
         text = text + "\n" + unescaped
-    found: set[str] = set()
+    found: dict[str, str] = {}
     for plugin in _TEXT_PLUGINS:
-        found.update(plugin.analyze_string(text))
+        found.update(dict.fromkeys(_values(plugin, text), plugin.secret_type))
     for entropy in _ENTROPY_PLUGINS if guesses else ():
-        found.update(v for v in entropy.analyze_string(text) if _random_enough(entropy, v, text))
+        for v in entropy.analyze_string(text):
+            if _random_enough(entropy, v, text):
+                found.setdefault(v, entropy.secret_type)
     for line in _named_lines(text):  # the keyword plugin finds one value per pattern and line
         for plugin in _NAMED_PLUGINS:
-            found.update(plugin.analyze_string(line))
-    return {v for v in found if len(v) >= _MIN_SECRET and REDACTED not in v}
+            for v in _values(plugin, line):
+                found.setdefault(v, plugin.secret_type)
+    return {v: kind for v, kind in found.items() if len(v) >= _MIN_SECRET and not _done(v)}
+
+
+def detect(text: str, *, guesses: bool = True) -> set[str]:
+    """The secret values in ``text`` (:func:`detect_kinds` without the kinds)."""
+    return set(detect_kinds(text, guesses=guesses))
+
+
+def _done(value: str) -> bool:
+    """Whether ``value`` holds the placeholder (as written, URL-encoded or HTML-escaped): a
+    value already replaced is never reported as a secret left."""
+    return REDACTED in unquote(html.unescape(value))
 
 
 # Local absolute paths that say who made the report and where.
@@ -197,9 +245,13 @@ class Scrubber:
     exact: dict[str, str] = field(default_factory=dict)
     paths: dict[str, str] = field(default_factory=dict)
     words: dict[str, str] = field(default_factory=dict)  # short/numeric secrets: whole words
+    kinds: dict[str, str] = field(default_factory=dict)  # value -> what it is, for errors
 
-    def add_secret(self, name: str, value: str, placeholder: str = REDACTED) -> None:
-        """Redact ``value`` (of variable ``name``) as written and as HTML-escaped.
+    def add_secret(
+        self, name: str, value: str, placeholder: str = REDACTED, *, kind: str | None = None
+    ) -> None:
+        """Redact ``value`` (of variable ``name``; what it is, for errors: ``kind``) as written
+        and as HTML-escaped.
 
         Long values are replaced wherever they occur; short or all-digit values of
         unmistakably secret names only as whole words, so "1234" in "12345" stays.
@@ -215,6 +267,7 @@ class Scrubber:
         target = self.exact if long_enough else self.words
         for variant in {value, html.escape(value), html.escape(value, quote=False)}:
             target[variant] = placeholder
+            self.kinds[variant] = kind or f"the value of {name}"
 
     def learn_source(self, source: str) -> None:
         """Add the secret-named variables a notebook cell sets (``%env``, ``os.environ``)."""
@@ -225,6 +278,22 @@ class Scrubber:
                     self.exact[value.strip()] = "[emulator-host]"
                 elif _SECRET_NAME.search(name):
                     self.add_secret(name, value)
+
+    def learn_outputs(self, outputs: Iterable[Mapping[str, Any]]) -> None:
+        """Add the values of secret-named table columns (``password``, ``api_key``) that a cell's
+        outputs show: they carry no format a plugin knows, only their column's name does."""
+        for out in outputs:
+            data = out.get("data") or {}
+            for text, is_html in (
+                (out.get("text"), False),
+                (data.get("text/plain"), False),
+                (data.get("text/html"), True),
+            ):
+                if isinstance(text, list):
+                    text = "".join(text)
+                if isinstance(text, str) and text:
+                    for column, value in column_values(_ANSI.sub("", text), html=is_html):
+                        self.add_secret(column, value, kind=f"a value of the column {column!r}")
 
     @classmethod
     def for_environment(
@@ -259,7 +328,7 @@ class Scrubber:
             for text in {str(root).rstrip("/"), os.path.realpath(str(root)).rstrip("/")}:
                 if text and text not in _PUBLIC_DIRS:
                     paths.setdefault(text, placeholder)
-        return cls(exact, paths, secrets.words)
+        return cls(exact, paths, secrets.words, secrets.kinds)
 
     def secrets(self, s: str, *, hosts: bool = False) -> str:
         """``s`` with every secret replaced; local paths (and emulator hosts unless ``hosts``)
@@ -272,16 +341,9 @@ class Scrubber:
         for value in sorted(self.words, key=len, reverse=True):
             if value in s:
                 s = re.sub(_word(value), self.words[value], s)
-        for _ in range(_PASSES):  # each pass replaces what it found: the next finds the rest
-            found = detect(s)
-            if not found:
-                break
-            for value in sorted(found, key=len, reverse=True):
-                for variant in {value, html.escape(value), html.escape(value, quote=False)}:
-                    if len(variant) >= 6:
-                        s = s.replace(variant, REDACTED)
-                    else:  # a short value only as a whole word: "abcd" in "abcdef" stays
-                        s = re.sub(_word(variant), REDACTED, s)
+        s = _redact(s)
+        if _ANSI.search(s) and detect(s):  # a secret cut by colour codes: its text loses them
+            s = _redact(_ANSI.sub("", s))
         return s
 
     def text(self, s: str) -> str:
@@ -316,18 +378,56 @@ class Scrubber:
 
     def leaks(self, text: str) -> list[str]:
         """Secrets or local paths still present in ``text`` (data: URIs excluded): empty when clean."""
+        return sorted(self.leak_kinds(text))
+
+    def leak_kinds(self, text: str) -> dict[str, str]:
+        """:meth:`leaks` with the kind of each ("GitLab Token", "the value of DB_PASSWORD",
+        "local path"): what an error names instead of the value itself."""
         text = _DATA_URI.sub("data:", text)
         unescaped = html.unescape(text)  # rendered HTML: a secret may show up entity-escaped
         if unescaped != text:
             text = text + "\n" + unescaped
-        found = [v for v in self.exact if v in text]
-        found += [v for v in self.words if re.search(_word(v), text)]
-        found += [p for p in self.paths if re.search(re.escape(p) + r"(?![\w.\-])", text)]
-        found += sorted(detect(text, guesses=False))
+        plain = _ANSI_SPAN.sub("", text)  # colours rendered as spans: read the text through them
+        if plain != text:
+            text = text + "\n" + plain
+        found: dict[str, str] = {}
+        for v, placeholder in self.exact.items():
+            if v in text:
+                found[v] = self.kinds.get(v, _EXACT_KINDS.get(placeholder, "a secret value"))
+        for v in self.words:
+            if re.search(_word(v), text):
+                found[v] = self.kinds.get(v, "a secret value")
+        for p in self.paths:
+            if re.search(re.escape(p) + r"(?![\w.\-])", text):
+                found[p] = "a local path"
+        found.update(detect_kinds(text, guesses=False))
         for pattern, _ in _PATH_PATTERNS:
-            found += [m.group(0) for m in pattern.finditer(text) if REDACTED not in m.group(0)]
-        found += [m.group(0) for m in _LOOPBACK.finditer(text)]
-        return sorted(set(found))
+            for m in pattern.finditer(text):
+                if REDACTED not in m.group(0):
+                    found.setdefault(m.group(0), "a local path")
+        for m in _LOOPBACK.finditer(text):
+            found.setdefault(m.group(0), "a local address")
+        return found
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without its ANSI escape sequences (colours, cursor moves)."""
+    return _ANSI.sub("", text)
+
+
+def _redact(s: str) -> str:
+    """``s`` with every secret the plugins find replaced by the placeholder."""
+    for _ in range(_PASSES):  # each pass replaces what it found: the next finds the rest
+        before = s
+        for value in sorted(detect(s), key=len, reverse=True):
+            for variant in {value, html.escape(value), html.escape(value, quote=False)}:
+                if len(variant) >= 6:
+                    s = s.replace(variant, REDACTED)
+                else:  # a short value only as a whole word: "abcd" in "abcdef" stays
+                    s = re.sub(_word(variant), REDACTED, s)
+        if s == before:
+            break
+    return s
 
 
 def _word(value: str) -> str:

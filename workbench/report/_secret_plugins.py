@@ -14,7 +14,9 @@ import re
 
 from detect_secrets.plugins.base import RegexBasedDetector
 
-_NOT_DONE = r"(?!\[redacted\])"  # a value already replaced is not found again
+# A value already replaced is not found again, as written or as a rendered link writes it
+# (markdown turns `user:[redacted]@` in a link's address into `user:%5Bredacted%5D@`).
+_NOT_DONE = r"(?!\[redacted\]|%5Bredacted%5D)"
 
 
 class PrivateKeyBlockDetector(RegexBasedDetector):
@@ -174,3 +176,92 @@ class JupyterTokenDetector(RegexBasedDetector):
 
     secret_type = "Hex token"
     denylist = [re.compile(r"(?<![0-9A-Za-z_])[0-9a-f]{40,}(?![0-9A-Za-z_])")]
+
+
+class NetrcPasswordDetector(RegexBasedDetector):
+    """A ``.netrc`` entry's password (``machine host login user password value``, on one line or
+    several): no ``=`` or ``:``, so neither the keyword plugin nor the assignment one sees it.
+    The login is required, so prose ("the default password is …") is not cut up."""
+
+    secret_type = ".netrc password"
+    denylist = [
+        re.compile(
+            r"(?i)\b(?:machine[ \t]+\S+|default)\s+login[ \t]+\S+(?:\s+account[ \t]+\S+)?"
+            r"\s+password[ \t]+" + _NOT_DONE + r"([^\s\"'<>]+)"
+        )
+    ]
+
+
+# Vendor tokens with a fixed prefix that detect-secrets 1.5 has no plugin for. Each pattern is
+# the token's documented shape (prefix, alphabet, length), as gitleaks' rules state them, and
+# matches the WHOLE token: a scrubber that removes only a prefix leaves the credential.
+class ShopifyTokenDetector(RegexBasedDetector):
+    """Shopify access, custom-app, private-app tokens and shared secrets: ``shpat_`` + 32 hex."""
+
+    secret_type = "Shopify token"
+    denylist = [re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32,}")]
+
+
+class VaultTokenDetector(RegexBasedDetector):
+    """HashiCorp Vault service, batch and recovery tokens (``hvs.``, ``hvb.``, ``hvr.``)."""
+
+    secret_type = "Vault token"
+    denylist = [re.compile(r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}")]
+
+
+class DopplerTokenDetector(RegexBasedDetector):
+    """Doppler personal, service, CLI, service-account, SCIM and audit tokens (``dp.pt.`` …; a
+    service token names its config: ``dp.st.prd.…``)."""
+
+    secret_type = "Doppler token"
+    denylist = [re.compile(r"\bdp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9._\-]{40,}")]
+
+
+class AiServiceKeyDetector(RegexBasedDetector):
+    """Groq (``gsk_`` + 52) and Replicate (``r8_`` + 37) API keys."""
+
+    secret_type = "AI service API key"
+    denylist = [
+        re.compile(r"\bgsk_[A-Za-z0-9]{48,}"),
+        re.compile(r"\br8_[A-Za-z0-9]{37,}"),
+    ]
+
+
+class DeveloperPlatformTokenDetector(RegexBasedDetector):
+    """Linear (``lin_api_`` + 40), DigitalOcean (``dop_v1_``/``doo_v1_``/``dor_v1_`` + 64 hex),
+    Databricks (``dapi`` + 32 hex, an optional ``-N``), Postman (``PMAK-``), Grafana (``glsa_``,
+    ``glc_``), Pulumi (``pul-`` + 40 hex), Prefect (``pnu_`` + 36) and Sentry (``sntrys_``)."""
+
+    secret_type = "Developer platform token"
+    denylist = [
+        re.compile(r"\blin_api_[A-Za-z0-9]{40,}"),
+        re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}"),
+        re.compile(r"\bdapi[a-f0-9]{32}(?:-\d+)?(?![A-Za-z0-9])"),
+        re.compile(r"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+        re.compile(r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}"),
+        re.compile(r"\bglc_[A-Za-z0-9+/]{32,}={0,2}"),
+        re.compile(r"\bpul-[a-f0-9]{40}"),
+        re.compile(r"\bpnu_[A-Za-z0-9]{36}"),
+        re.compile(r"\bsntrys_[A-Za-z0-9+/=_\-]{40,}"),
+    ]
+
+
+class MailgunKeyDetector(RegexBasedDetector):
+    """Mailgun private API keys (``key-`` + 32 hex) and webhook signing keys (``pubkey-``)."""
+
+    secret_type = "Mailgun key"
+    denylist = [re.compile(r"\b(?:pub)?key-[a-f0-9]{32}(?![A-Za-z0-9])")]
+
+
+class AtlassianTokenDetector(RegexBasedDetector):
+    """Atlassian API tokens (``ATATT3`` + 186 characters) and Connect/Forge ones (``ATCTT3``)."""
+
+    secret_type = "Atlassian API token"
+    denylist = [re.compile(r"\bAT[AC]TT3[A-Za-z0-9_\-=]{60,}")]
+
+
+class StripeWebhookSecretDetector(RegexBasedDetector):
+    """Stripe webhook signing secrets (``whsec_``): the built-in StripeDetector knows API keys."""
+
+    secret_type = "Stripe webhook secret"
+    denylist = [re.compile(r"\bwhsec_[A-Za-z0-9+/=]{24,}")]

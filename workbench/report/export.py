@@ -7,9 +7,12 @@ network; the page is checked for leaks and remote references before it is return
 
 from __future__ import annotations
 
+import html
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
+from urllib.parse import unquote
 
 import jinja2
 import nbformat
@@ -19,7 +22,7 @@ from nbconvert.preprocessors import Preprocessor
 from ..errors import ReportError
 from . import _templates
 from ._findings import FindingsPreprocessor, NotebookFacts, collect
-from ._scrub import Scrubber
+from ._scrub import Scrubber, strip_ansi
 from ._widgets import StaticWidgetsPreprocessor
 from .provenance import REPO_ROOT, emulator_description, git_commit, now_utc, report_versions
 
@@ -34,8 +37,9 @@ class ScrubPreprocessor(Preprocessor):
 
     def preprocess(self, nb, resources):
         for cell in nb.cells:  # secrets the notebook sets itself (%env, os.environ[...] = ...)
-            if cell.get("cell_type") == "code":
+            if cell.get("cell_type") == "code":  # and tables' secret-named columns show
                 self.scrubber.learn_source(cell.source)
+                self.scrubber.learn_outputs(cell.get("outputs", []))
         self.scrubber.obj(nb.metadata)
         for cell in nb.cells:
             cell.source = self.scrubber.text(cell.source)
@@ -145,11 +149,14 @@ def export_html(
     wb["emulator"] = scrubber.text(wb["emulator"])
     body, resources = _exporter(live).from_notebook_node(nb, resources={"workbench": wb})
     facts = resources["workbench"]["facts"]
-    leaks = scrubber.leaks(_strip_bundle(body, wb["live_bundle"]))
-    if leaks:
+    leaks = scrubber.leak_kinds(_strip_bundle(body, wb["live_bundle"]))
+    if leaks:  # named by kind and cell, never by value: the error must not carry the secret
+        places = sorted({f"{kind} in {_cell_of(nb, value)}" for value, kind in leaks.items()})
         raise ReportError(
             f"The report of {notebook} would still contain {len(leaks)} secret(s) or local path(s) "
-            f"after scrubbing: {', '.join(map(repr, leaks[:5]))}. Nothing was written."
+            f"after scrubbing: {'; '.join(places[:5])}"
+            f"{f' and {len(places) - 5} more' if len(places) > 5 else ''}. Nothing was written: "
+            "remove the value from that cell (or clear its output) and build the report again."
         )
     remote = offline_problems(_strip_bundle(body, wb["live_bundle"]))
     if remote:
@@ -158,6 +165,31 @@ def export_html(
             f"{', '.join(remote[:5])}. Nothing was written."
         )
     return body, facts
+
+
+def _cell_of(nb: Any, value: str) -> str:
+    """Where ``value`` is in the scrubbed notebook: "cell 3 (its output)", "cell 1 (its source)"."""
+    forms = {value, html.escape(value), html.escape(value, quote=False), unquote(value)}
+    for number, cell in enumerate(nb.cells, 1):
+        for part, texts in (
+            ("its source", [cell.get("source", "")]),
+            ("its output", list(_strings(cell.get("outputs", [])))),
+            ("its metadata", list(_strings(cell.get("metadata", {})))),
+        ):
+            if any(form in strip_ansi(text) for text in texts for form in forms):
+                return f"cell {number} ({cell.get('cell_type', 'cell')}, {part})"
+    return "the page around the cells (its title, header or metadata)"
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 def _strip_bundle(body: str, bundle: str) -> str:
