@@ -54,9 +54,7 @@ EXAMPLES = {
 def _parser_params() -> dict[str, object]:
     """Every parameter of the bulk-load parser but help and --template-out (which writes the
     template instead of loading), from the parser itself."""
-    return {
-        a.dest: a for a in command.parser()._actions if a.dest not in {"help", "template_out"}
-    }
+    return {a.dest: a for a in command.parser()._actions if a.dest not in {"help", "template_out"}}
 
 
 @pytest.fixture(scope="module")
