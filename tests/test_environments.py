@@ -1,7 +1,8 @@
 """The three ways to install the workbench name the same packages with the same bounds.
 
 pyproject.toml (pip, ``make``) is the source; ``environment.yml`` (conda) must list every
-runtime, ``[lab]`` and ``[test]`` dependency with the same version bounds,
+runtime, ``[lab]``, ``[test]``, ``[beam]`` and ``[dataflow]`` dependency with the same version
+bounds (an extra's extras, ``apache-beam[gcp]``, by the package's name),
 ``binder/environment.yml`` (repo2docker) every runtime and ``[lab]`` one (a binder is the lab). Both files are read here, never a list kept in this test, so a
 dependency added to pyproject.toml alone fails this test with the line to add.
 """
@@ -102,7 +103,8 @@ def _python_ok(conda: dict[str, SpecifierSet], *, exact: bool) -> None:
 def test_environment_yml_has_every_runtime_lab_and_test_dependency_with_the_same_bounds():
     conda, doc = _conda_requirements(REPO / "environment.yml")
     assert doc["channels"] == ["conda-forge"]
-    problems = _diff(_pip_requirements(("lab", "test")), conda, CONDA_ONLY)
+    # the beam and dataflow extras too: apache-beam[gcp] is apache-beam with the same bounds
+    problems = _diff(_pip_requirements(("lab", "test", "beam", "dataflow")), conda, CONDA_ONLY)
     assert problems == [], "environment.yml drifted from pyproject.toml:\n" + "\n".join(problems)
     _python_ok(conda, exact=True)
 

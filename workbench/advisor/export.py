@@ -34,7 +34,8 @@ import pandas as pd
 
 from ..datasets.model import Dataset
 from ..errors import SchemaError, WorkbenchError
-from ..schema import Family, Intersection, MaxAge, MaxVersions, Schema, Union_
+from ..schema import Family, MaxAge, MaxVersions, Schema, Union_
+from ..schema.families import cbt_gc, cbt_inline
 from ..schema.plan import ReadPlan
 from .read_export import cbt_read_lines, python_read, python_read_on_emulator, row_set_lines
 
@@ -48,36 +49,6 @@ _ON_EMULATOR = (
 
 
 # ----------------------------------------------------------------------------- GC rules
-
-
-def cbt_gc(rule: Any) -> list[str]:
-    """A GC rule as ``cbt setgcpolicy`` arguments (``["maxage=90d", "or", "maxversions=1"]``).
-
-    ``cbt`` takes one flat ``and``/``or`` list of maxage/maxversions; a nested rule
-    (a union of intersections) cannot be written for it: a clear error that points
-    to the Python snippet, which can."""
-    if rule is None:
-        return ["never"]
-    if isinstance(rule, (MaxAge, MaxVersions)):
-        return [rule.cbt()]
-    op = "or" if isinstance(rule, Union_) else "and" if isinstance(rule, Intersection) else None
-    if op is None:
-        raise SchemaError(f"Unknown GC rule {rule!r}.")
-    out: list[str] = []
-    for r in rule.rules:
-        if not isinstance(r, (MaxAge, MaxVersions)):
-            raise SchemaError(
-                f"The GC rule {rule.cbt()!r} nests a {'union' if isinstance(r, Union_) else 'intersection'} "
-                "inside another rule; cbt can only write one flat 'and'/'or' list. Use the Python snippet "
-                "(export.python_snippet) to create this family."
-            )
-        out += ([op] if out else []) + [r.cbt()]
-    return out
-
-
-def _cbt_inline(rule: Any) -> str:
-    """The rule as one token for ``createtable families=…`` (``maxage=1d||maxversions=1``)."""
-    return "".join({"or": "||", "and": "&&"}.get(a, a) for a in cbt_gc(rule))
 
 
 def _py_gc(rule: Any) -> str:
@@ -256,7 +227,7 @@ class Export:
             create = base + ["createtable", tid]
             if typed:  # a family's value type can only be given when the table is created
                 create.append(
-                    "families=" + ",".join(f"{f.name}:{_cbt_inline(f.gc)}:intsum" for f in typed)
+                    "families=" + ",".join(f"{f.name}:{cbt_inline(f.gc)}:intsum" for f in typed)
                 )
             out.append(create)
             for f in fams:

@@ -133,6 +133,22 @@ class KeyDistribution:
             self._runs[nodes] = self.rerun(nodes=nodes)
         return self._runs[nodes]
 
+    def split_keys(self) -> dict[str, list[str]]:
+        """Per logical table, the first keys of its tablets past its first one: the split
+        points the model's table ends with at this workload, what ``CreateTable``'s
+        ``initial_splits`` (``cbt createtable … splits=``) needs to start a load there rather
+        than in one tablet (G06). A table's first tablet starts at its first key, which is no
+        split; a table the model never split has none."""
+        index = self.inputs.get("index")
+        if index is None:
+            raise ValueError("This KeyDistribution was not made by key_distribution().")
+        out: dict[str, list[str]] = {t: [] for t in index.tables}
+        for r in np.asarray(self.tablet_starts, dtype=np.int64):
+            t = index.tables[int(index.row_table[r])]
+            if r > index.table_rows(t)[0]:
+                out[t].append(index.key(int(r)))
+        return out
+
     # -- headline figures ------------------------------------------------------------------
     @property
     def fair_share(self) -> float:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +117,18 @@ class Plan:
     # the time precision a design for one's own data keys (G31), from the first events; None
     # for a named dataset's preset (its precision is the preset's own)
     precision: str | None = None
+    app_profile: str | None = None  # the app profile every write request names
+    # the job's limit in row mutations per second, and the processes that write at once (each
+    # gets its share: pacing.writer_processes); None: no limit
+    max_mutations_per_s: float | None = None
+    writers: int = 1
+
+    @property
+    def per_process_rate(self) -> float | None:
+        """Row mutations per second one writing process may send (the job's limit ÷ writers)."""
+        if self.max_mutations_per_s is None:
+            return None
+        return self.max_mutations_per_s / max(1, self.writers)
 
     @property
     def grouped(self) -> bool:
@@ -155,12 +167,18 @@ def check_precision(ds: Any, precision: str | None, where: str) -> None:
 
 
 def prepare_tables(
-    conn: Any, schema: Any, dataset_name: str, table_id: str, confirm: str | None = None
+    conn: Any,
+    schema: Any,
+    dataset_name: str,
+    table_id: str,
+    confirm: str | None = None,
+    splits: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[dict[str, str], dict[str, tuple[Family, ...]], list[str]]:
     """Create the design's tables and families as ``load`` does, before the pipeline starts:
     (logical → physical IDs, the designed families, notes). A table that exists must be empty
     and hold this design (its record, or none with the same families); anything else is refused
-    before anything is created, changed or written."""
+    before anything is created, changed or written. ``splits`` (logical table → row keys): the
+    split points a table created here starts with (G06); a table that exists keeps its own."""
     from ..bigtable import admin, ownership
 
     table_id = admin.check_table_id(table_id)
@@ -184,9 +202,16 @@ def prepare_tables(
     existing = ownership.check_existing(
         conn, ids, stored, CellFrame.empty(), schema, table_id, record=record, dataset=dataset_name
     )
-    tables, _ = ownership.create_claimed(
-        conn, schema, table_id, stored, ids, existing, record, confirm, "bulk load"
+    tables, specs = ownership.create_claimed(
+        conn, schema, table_id, stored, ids, existing, record, confirm, "bulk load", splits
     )
+    for spec in specs:
+        logical = next(t for t, p in tables.items() if p == spec.table_id)
+        if not spec.created and (splits or {}).get(logical):
+            notes.append(
+                f"Table {spec.table_id!r} existed (empty): it keeps the tablets it has; the split "
+                "points are given only to a table this load creates."
+            )
     return tables, fams, notes
 
 
@@ -232,11 +257,23 @@ class WriteEvents(beam.DoFn):
     """A batch of events → Dataset → cells → the workbench's writer; counts what it did."""
 
     def __init__(self, plan: Plan):
+        from apache_beam.utils.shared import Shared
+
         self.plan = plan
         self.conn: Any = None
+        self.limiter: Any = None
+        self.shared = Shared()  # one rate limiter per worker process, for all its threads
 
     def setup(self) -> None:
         self.conn = self.plan.target.connect()
+        rate = self.plan.per_process_rate
+        if rate is not None:
+            from .pacing import TokenBucket
+
+            limit, writers = float(self.plan.max_mutations_per_s or rate), self.plan.writers
+            self.limiter = self.shared.acquire(
+                lambda: TokenBucket(rate, limit, writers), tag=("pace", rate)
+            )
 
     def teardown(self) -> None:
         if self.conn is not None:
@@ -260,6 +297,13 @@ class WriteEvents(beam.DoFn):
         cells = schema.to_cells(ds)
         if not self.conn.is_production:
             check_row_depth(cells, ds, schema, EMULATOR_MAX_ROW_CELLS)
+        paced: dict[str, Any] = {}
+        if self.limiter is not None:
+            from .pacing import request_rows
+
+            rate = float(plan.per_process_rate or 0)
+            # requests no larger than the bucket's burst, so the pace stays smooth
+            paced = {"pace": self.limiter.allow, "batch_mutations": request_rows(rate)}
         report = write_cells(
             self.conn,
             cells,
@@ -267,7 +311,11 @@ class WriteEvents(beam.DoFn):
             progress=False,
             reducers={k: dict(v) for k, v in plan.reducers.items()},
             check_families=False,  # created and checked once, before the pipeline
+            app_profile_id=plan.app_profile,
+            **paced,
         )
+        if self.limiter is not None:
+            self.limiter.report()
         _count("events", len(ds.frame))
         _count("cells_built", len(cells))
         _count("cells_written", report.cells)
@@ -398,6 +446,18 @@ class BulkReport:
             f"{c.get('cells_built', 0):>26,}   {ok}",
             f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
             f"requests, {self.elapsed_s:.1f} s ({self.rows_per_s:,.0f} rows/s)",
+        ] + self.paced_lines()
+
+    def paced_lines(self) -> list[str]:
+        """The rate limit's part (``--max-mutations-per-s``): requests it held back and for how
+        long, from Beam's rate-limiter counters."""
+        c = self.counts
+        if not c.get("RatelimitRequestsTotal"):
+            return []
+        return [
+            f"paced writes       {c.get('RatelimitRequestsThrottled', 0):>14,}   requests of "
+            f"{c['RatelimitRequestsTotal']:,} held back by the rate limit, "
+            f"{c.get('throttled_ms', 0) / 1000:,.1f} s in all"
         ]
 
 
@@ -411,12 +471,15 @@ def counters(result: Any) -> dict[str, int]:
     return out
 
 
-def run(plan: Plan, options: Any) -> BulkReport:
-    """Run the pipeline to its end and return its counts (raises WriteError when they differ)."""
+def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
+    """Run the pipeline to its end and return its counts (raises WriteError when they differ).
+    ``wait=False`` (a Flex Template's launcher): submit it and return None at once."""
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(options=options)
     build(pipeline, plan)
     result = pipeline.run()
+    if not wait:
+        return None
     result.wait_until_finish()
     report = BulkReport(counters(result), time.perf_counter() - t0, dict(plan.tables))
     if report.mismatches():

@@ -13,7 +13,8 @@ from typing import Any
 
 from ..errors import WorkbenchError
 from . import bulk_load as bl
-from . import sources
+from . import sources, splits
+from .template import LAUNCH_MARK, command_argv
 
 
 def _names(text: str | None) -> tuple[str, ...]:
@@ -60,20 +61,50 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--batch-events", type=int, default=bl.BATCH_EVENTS)
     p.add_argument("--sample-events", type=int, default=bl.SAMPLE_EVENTS)
+    p.add_argument(
+        "--pre-split",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="create new tables split where the load model's tablets start (default: on)",
+    )
+    p.add_argument(
+        "--events-per-s",
+        type=float,
+        help="the production rate the split points are computed at (default: the data's own)",
+    )
+    p.add_argument(
+        "--nodes",
+        type=int,
+        help="the cluster's nodes the split points are computed for (default 3)",
+    )
+    p.add_argument("--app-profile", help="the app profile every write request names")
+    p.add_argument(
+        "--max-mutations-per-s",
+        type=float,
+        help="the job's limit in row mutations per second, divided among its writing processes",
+    )
+    p.add_argument(
+        "--template-out",
+        help="write a Dataflow Flex Template (metadata.json, launcher, Dockerfile) to this "
+        "folder instead of loading",
+    )
     return p
 
 
-def plan(args: argparse.Namespace) -> tuple[bl.Plan, str, list[str]]:
+def plan(args: argparse.Namespace, writers: int = 1) -> tuple[bl.Plan, str, list[str]]:
     """Target checks, the design from the first events, the tables: (plan, target, notes).
-    The production opt-in is checked first, before the files are read or any request is sent."""
+    The production opt-in is checked first, before the files are read or any request is sent.
+    ``writers``: the processes that write at once (the rate limit is divided among them)."""
     target, conn = bl.Target.open(args.project, args.instance, args.allow_production)
     try:
-        return _plan(args, target, conn)
+        return _plan(args, target, conn, writers)
     finally:
         conn.close()
 
 
-def _plan(args: argparse.Namespace, target: bl.Target, conn: Any) -> tuple[bl.Plan, str, list[str]]:
+def _plan(
+    args: argparse.Namespace, target: bl.Target, conn: Any, writers: int
+) -> tuple[bl.Plan, str, list[str]]:
     files = sources.match(args.source)
     kind = sources.kind_of(files[0], args.format)
     name = args.name or PurePosixPath(files[0]).name.split(".")[0]
@@ -93,10 +124,33 @@ def _plan(args: argparse.Namespace, target: bl.Target, conn: Any) -> tuple[bl.Pl
         source = _replace(source, columns=sources.parquet_columns(files[0], source))
     sample = source.dataset(sources.first_events(source, files[0], args.sample_events))
     schema, precision = bl.design(sample, args.design, dict(args.param))
-    tables, fams, notes = bl.prepare_tables(conn, schema, name, args.table, args.confirm)
+    head = [f"{len(files)} file(s) ({kind}), design {schema.name!r}"]
+    cuts: dict[str, list[str]] = {}
+    if args.pre_split:
+        cuts, where = splits.split_points(sample, schema, args.events_per_s, args.nodes)
+        head.append(f"Split points, from {where} (G06):")
+    tables, fams, notes = bl.prepare_tables(conn, schema, name, args.table, args.confirm, cuts)
+    if args.pre_split:
+        head += splits.split_lines(cuts, tables)
+        head.append("The same tables by hand:")
+        head += [
+            "  " + line
+            for line in splits.create_lines(args.project, args.instance, tables, fams, cuts)
+        ]
     reducers = bl.reducers_of(fams)
-    p = bl.Plan(source, schema, tables, reducers, target, args.batch_events, precision)
-    return p, conn.target, [f"{len(files)} file(s) ({kind}), design {schema.name!r}", *notes]
+    p = bl.Plan(
+        source,
+        schema,
+        tables,
+        reducers,
+        target,
+        args.batch_events,
+        precision,
+        app_profile=args.app_profile,
+        max_mutations_per_s=args.max_mutations_per_s,
+        writers=writers,
+    )
+    return p, conn.target, [*head, *notes]
 
 
 def _replace(source: sources.Source, **changes: Any) -> sources.Source:
@@ -105,19 +159,63 @@ def _replace(source: sources.Source, **changes: Any) -> sources.Source:
     return replace(source, **changes)
 
 
-def main_bulk_load(argv: Sequence[str]) -> int:
-    """``workbench bulk-load``: 0 when every count matched, 2 on a refusal or bad input."""
+def main_bulk_load(argv: Sequence[str], launched: bool = False) -> int:
+    """``workbench bulk-load``: 0 when every count matched, 2 on a refusal or bad input.
+    ``launched``: run by a Flex Template's launcher, which must return once the job is
+    submitted (Dataflow's rule), so the counts are not waited for."""
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    args, beam_args = parser().parse_known_args(list(argv))
-    if args.batch_events < 1 or args.sample_events < 1:
-        raise WorkbenchError("--batch-events and --sample-events must be at least 1.")
-    p, where, notes = plan(args)
+    argv = list(argv)
+    launched = launched or LAUNCH_MARK in argv
+    if LAUNCH_MARK in argv:  # a Flex Template's parameters, back into this command line
+        argv = command_argv(parser(), [a for a in argv if a != LAUNCH_MARK])
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--template-out")
+    out = early.parse_known_args(argv)[0].template_out
+    if out and launched:
+        raise WorkbenchError("A Flex Template launch cannot write a template (--template-out).")
+    if out:  # the template needs none of a load's arguments
+        from .template import write_template
+
+        for line in write_template(out, parser()):
+            print(line)
+        return 0
+    args, beam_args = parser().parse_known_args(argv)
+    check_numbers(args)
+    beam_args.append(f"--project={args.project}")  # Dataflow's job runs in that project too
+    options = PipelineOptions(beam_args)
+    writers = 1
+    if args.max_mutations_per_s is not None:
+        from .pacing import writer_processes
+
+        writers = writer_processes(options)
+    p, where, notes = plan(args, writers)
     for line in notes:
         print(line)
+    if p.per_process_rate is not None:
+        print(
+            f"Paced: at most {args.max_mutations_per_s:,.0f} row mutations/s in all, "
+            f"{p.per_process_rate:,.0f}/s in each of {writers} writing process(es).",
+            flush=True,
+        )
     print(f"Writing to {', '.join(p.tables.values())} on the {where} ...", flush=True)
-    beam_args.append(f"--project={args.project}")  # Dataflow's job runs in that project too
-    report = bl.run(p, PipelineOptions(beam_args))
+    report = bl.run(p, options, wait=not launched)
+    if report is None:  # a Flex Template's launch: the job goes on without this process
+        print("Launched: the job's counts are in its Dataflow metrics (workbench.bulk_load).")
+        return 0
     for line in report.lines():
         print(line)
     return 0
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    """Counts and rates that must be positive, refused before anything is read or sent."""
+    for flag, value in (
+        ("--batch-events", args.batch_events),
+        ("--sample-events", args.sample_events),
+        ("--nodes", args.nodes),
+        ("--events-per-s", args.events_per_s),
+        ("--max-mutations-per-s", args.max_mutations_per_s),
+    ):
+        if value is not None and not value > 0:
+            raise WorkbenchError(f"{flag} must be above 0, got {value}. Nothing was written.")

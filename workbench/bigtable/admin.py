@@ -338,6 +338,7 @@ def ensure_table(
     *,
     confirm: str | None = None,
     create_only: bool = False,
+    initial_splits: Sequence[str] = (),
 ) -> TableSpec:
     """Create the table with its families, or bring an existing one up to date.
 
@@ -345,7 +346,9 @@ def ensure_table(
     the schema does not name are left alone (they may hold someone's data). An existing
     family whose aggregate type differs cannot be changed in place: a clear error.
     ``create_only``: a table that exists (another loader made it a moment ago) is left exactly
-    as it is (``created=False``): a load that did not check it must not change it."""
+    as it is (``created=False``): a load that did not check it must not change it.
+    ``initial_splits``: row keys the new table starts split at (``CreateTableRequest``'s
+    ``initial_splits``, G06); a table that exists keeps the tablets it has."""
     check_table_id(table_id)
     wanted = {f.name: column_family_pb(f) for f in families}
     if len(wanted) != len(families):
@@ -362,6 +365,12 @@ def ensure_table(
                     parent=conn.instance_path,
                     table_id=table_id,
                     table=admin_types.Table(column_families=wanted),
+                    initial_splits=[
+                        admin_types.CreateTableRequest.Split(
+                            key=k.encode("utf-8", "surrogateescape")
+                        )
+                        for k in initial_splits
+                    ],
                 ),
             )
             return TableSpec(table_id, created=True, added=tuple(wanted))
@@ -429,13 +438,15 @@ def ensure_tables(
     confirm: str | None = None,
     specs: list[TableSpec] | None = None,
     create_only: Collection[str] = (),
+    splits: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, str]:
     """Create/update every table of a schema (or the given families); returns logical → physical IDs.
 
     On a real instance a GC-rule change of an existing table needs ``confirm=<table_id>``
     (the physical ID of the table that changes). ``specs``, when given, receives what was done
     to each table (which ones this call created). ``create_only``: physical IDs that are only
-    created, never changed if they exist (a load checked them absent)."""
+    created, never changed if they exist (a load checked them absent). ``splits``: logical
+    table → the row keys a table this call creates starts split at."""
     fams = (
         table_families(schema) if families is None else {k: tuple(v) for k, v in families.items()}
     )
@@ -447,6 +458,7 @@ def ensure_tables(
             fams[logical],
             confirm=physical if confirm == table_id else confirm,
             create_only=physical in create_only,
+            initial_splits=(splits or {}).get(logical, ()),
         )
         if specs is not None:
             specs.append(spec)

@@ -343,11 +343,13 @@ def create_claimed(
     record: str | None,
     confirm: str | None,
     loader: str,
+    splits: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[dict[str, str], list[admin.TableSpec]]:
     """Create the tables ``check_existing`` did not find, each with its design ``record``
     (an empty family, atomic with the table), and refuse when another loader made one of them
     meanwhile: two loads into one table ID would mix their cells. ``loader`` names this one in
-    the message ("load", "bulk load"). Returns the tables and what was done to each."""
+    the message ("load", "bulk load"); ``splits`` (logical table → row keys) the split points
+    a table created here starts with. Returns the tables and what was done to each."""
     from ..schema.families import Family
 
     specs: list[admin.TableSpec] = []
@@ -359,6 +361,7 @@ def create_claimed(
         confirm=confirm,
         specs=specs,
         create_only=set(ids.values()) - existing,
+        splits=splits,
     )
     raced = [s.table_id for s in specs if not s.created and s.table_id not in existing]
     if raced:

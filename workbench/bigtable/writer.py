@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -269,6 +269,8 @@ def write_cells(
     resume_from: tuple[str, str] | None = None,
     retry_budget_s: float | None = None,
     max_row_bytes: int = MAX_REQUEST_BYTES,
+    app_profile_id: str | None = None,
+    pace: Callable[[int], Any] | None = None,
 ) -> WriteReport:
     """Write every cell; returns a :class:`WriteReport` or raises :class:`WriteError`.
 
@@ -280,7 +282,10 @@ def write_cells(
     too): each cell's inputs are combined here and sent as one ``AddToCell``, never after a
     delete, so Bigtable merges them with what the cell holds: a later write (another batch)
     adds to it, and so does a rerun (aggregate entries are never resent after an unclear
-    failure: the error says so).
+    failure: the error says so). ``app_profile_id``: the app profile every request names (its
+    routing and priority on a real instance; the official client's ``app_profile_id``).
+    ``pace(entries)``: called before each request with its row mutations, blocks as a rate
+    limit needs (``workbench bulk-load --max-mutations-per-s``).
 
     Why one function: the thread pool, the progress bar, Ctrl-C and every error path share the
     same requests in flight and the same counts, and a failure's message must see all of them.
@@ -358,6 +363,10 @@ def write_cells(
         lo, hi = p.batches[i]
         table_id = p.tables[lo]
         req = build_request(p, conn.table_path(table_id), lo, hi)
+        if app_profile_id:
+            req.app_profile_id = app_profile_id
+        if pace is not None:
+            pace(hi - lo)  # one entry per row piece: the row mutations this request sends
         what = ""
         if row_total[lo] > p.ends[lo] - p.starts[lo]:  # a row written over several requests
             d, m = p.depth[lo], p.ends[hi - 1] - p.starts[lo]
@@ -404,9 +413,9 @@ def write_cells(
                             bar.update(cells_in[i])
                             est_done += expected[i]
                             if total_est > 0 and est_done > 0:
-                                pace = (time.perf_counter() - t0) / est_done
+                                per_est = (time.perf_counter() - t0) / est_done
                                 bar.set_postfix_str(
-                                    f"ETA {pace * (total_est - est_done):.0f} s", refresh=False
+                                    f"ETA {per_est * (total_est - est_done):.0f} s", refresh=False
                                 )
                         except _Permanent as exc:
                             halt()

@@ -193,6 +193,46 @@ class Family:
         return f"{self.name}{gc}{agg}"
 
 
+# -- the command-line forms (cbt, gcloud) ---------------------------------------------------
+
+
+def cbt_gc(rule: GcRule | None) -> list[str]:
+    """A GC rule as ``cbt setgcpolicy`` arguments (``["maxage=90d", "or", "maxversions=1"]``).
+
+    ``cbt`` takes one flat ``and``/``or`` list of maxage/maxversions; a nested rule
+    (a union of intersections) cannot be written for it: a clear error that points
+    to the Python snippet, which can."""
+    if rule is None:
+        return ["never"]
+    if isinstance(rule, (MaxAge, MaxVersions)):
+        return [rule.cbt()]
+    op = "or" if isinstance(rule, Union_) else "and" if isinstance(rule, Intersection) else None
+    if op is None:
+        raise SchemaError(f"Unknown GC rule {rule!r}.")
+    out: list[str] = []
+    for r in rule.rules:
+        if not isinstance(r, (MaxAge, MaxVersions)):
+            raise SchemaError(
+                f"The GC rule {rule.cbt()!r} nests a {'union' if isinstance(r, Union_) else 'intersection'} "
+                "inside another rule; cbt can only write one flat 'and'/'or' list. Use the Python snippet "
+                "(export.python_snippet) to create this family."
+            )
+        out += ([op] if out else []) + [r.cbt()]
+    return out
+
+
+def cbt_inline(rule: GcRule | None) -> str:
+    """The rule as one token for ``createtable families=…`` (``maxage=1d||maxversions=1``)."""
+    return "".join({"or": "||", "and": "&&"}.get(a, a) for a in cbt_gc(rule))
+
+
+def cbt_family(family: Family) -> str:
+    """One family of ``cbt createtable families=…``: ``name:gc-policy[:type]`` (types
+    ``intsum``, ``intmin``, ``intmax``, ``inthll``: ``cbt help createtable``)."""
+    kind = f":int{family.aggregate}" if family.aggregate else ""
+    return f"{family.name}:{cbt_inline(family.gc)}{kind}"
+
+
 # -- helpers (additive): build rules without spelling the classes -------------------------
 
 

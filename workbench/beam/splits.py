@@ -1,0 +1,100 @@
+"""Split points for a bulk load's new tables, and the commands that make the same tables.
+
+A new table is one tablet, on one node: a bulk load into it writes there until Bigtable has
+split it (G06). The split points are the first keys of the tablets the load model's table
+ends with (``KeyDistribution.split_keys``) for the design on the first events at the stated
+production (``--events-per-s``, ``--nodes``): the same figure ``wb.analyze`` shows for that
+sample and workload, computed once and sent as ``CreateTableRequest.initial_splits``.
+
+They come from the first events: keys past them (later times in a key led by time) fall in
+the last tablet, which Bigtable splits as it fills.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import SchemaError
+from ..schema.families import Family, cbt_family, cbt_inline
+
+
+def split_points(
+    sample: Any, schema: Any, events_per_s: float | None, nodes: int | None
+) -> tuple[dict[str, list[str]], str]:
+    """(logical table → split keys, the workload they are for, as a line) from the load model
+    on ``sample`` at ``events_per_s`` on ``nodes`` nodes (defaults: ``analyze``'s)."""
+    from ..analysis.overview import analyze
+
+    kd = analyze(sample, schema, nodes=nodes, events_per_s=events_per_s).keyspace
+    rate = "the data's own rate" if events_per_s is None else f"{events_per_s:,.0f} events/s"
+    where = (
+        f"the load model at {rate} ({_rate(kd.write_rate_per_s)} row mutations/s at the peak) on "
+        f"{kd.nodes} nodes, over the first {len(sample):,} events"
+    )
+    return kd.split_keys(), where
+
+
+def _rate(x: float) -> str:
+    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"
+
+
+def _joined(keys: Sequence[str]) -> str | None:
+    """Keys as one comma-separated argument, or None when a key holds a comma (neither cbt
+    nor gcloud can take it in a list)."""
+    return None if any("," in k for k in keys) else ",".join(keys)
+
+
+def create_lines(
+    project: str,
+    instance: str,
+    tables: Mapping[str, str],
+    families: Mapping[str, Sequence[Family]],
+    splits: Mapping[str, Sequence[str]],
+) -> list[str]:
+    """The ``cbt createtable`` and ``gcloud bigtable instances tables create`` lines that make
+    each table with its designed families and split points (cbt: ``cbt help createtable``;
+    gcloud: ``--column-families``, ``--splits``)."""
+    out: list[str] = []
+    for logical, physical in tables.items():
+        fams, keys = list(families.get(logical, ())), list(splits.get(logical, ()))
+        joined = _joined(keys)
+        if keys and joined is None:
+            out.append(f"# {physical}: a split key holds a comma; use the Python client")
+            continue
+        try:
+            cbt_fams = ",".join(cbt_family(f) for f in fams)
+        except SchemaError as exc:
+            out.append(f"# {physical}: {exc}")
+            continue
+        cbt = ["cbt", "-project", project, "-instance", instance, "createtable", physical]
+        cbt += [f"families={cbt_fams}"] if fams else []
+        cbt += [f"splits={joined}"] if keys else []
+        out.append(shlex.join(cbt))
+        gfams = ",".join(f.name + (f":{cbt_inline(f.gc)}" if f.gc else "") for f in fams)
+        gcloud = ["gcloud", "bigtable", "instances", "tables", "create", physical]
+        gcloud += [f"--instance={instance}", f"--project={project}"]
+        gcloud += [f"--column-families={gfams}"] if fams else []
+        gcloud += [f"--splits={joined}"] if keys else []
+        out.append(shlex.join(gcloud))
+        if any(f.aggregate for f in fams):
+            out.append(
+                "# gcloud's --column-families takes no aggregate type: the cbt line makes them"
+            )
+    return out
+
+
+def split_lines(splits: Mapping[str, Sequence[str]], tables: Mapping[str, str]) -> list[str]:
+    """The split points per table, as the command prints them before the load."""
+    out = []
+    for logical, keys in splits.items():
+        physical = tables.get(logical, logical)
+        if not keys:
+            out.append(f"  {physical}: no split (the model keeps it one tablet)")
+            continue
+        shown = ", ".join(repr(k) for k in keys[:8]) + (" …" if len(keys) > 8 else "")
+        out.append(
+            f"  {physical}: {len(keys):,} split point(s) → {len(keys) + 1:,} tablets: {shown}"
+        )
+    return out
