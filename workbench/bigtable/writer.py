@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -269,6 +269,7 @@ def write_cells(
     resume_from: tuple[str, str] | None = None,
     retry_budget_s: float | None = None,
     max_row_bytes: int = MAX_REQUEST_BYTES,
+    guard: Callable[[], None] | None = None,
 ) -> WriteReport:
     """Write every cell; returns a :class:`WriteReport` or raises :class:`WriteError`.
 
@@ -280,7 +281,8 @@ def write_cells(
     too): each cell's inputs are combined here and sent as one ``AddToCell``, never after a
     delete, so Bigtable merges them with what the cell holds: a later write (another batch)
     adds to it, and so does a rerun (aggregate entries are never resent after an unclear
-    failure: the error says so).
+    failure: the error says so). ``guard``, called before each request, stops the write by
+    raising (a load's lease lost to another writer: ``lease.Lease.check``).
 
     Why one function: the thread pool, the progress bar, Ctrl-C and every error path share the
     same requests in flight and the same counts, and a failure's message must see all of them.
@@ -355,6 +357,8 @@ def write_cells(
                     raise _Permanent("stopped")
         if stop.is_set():
             raise _Permanent("stopped")
+        if guard is not None:
+            guard()
         lo, hi = p.batches[i]
         table_id = p.tables[lo]
         req = build_request(p, conn.table_path(table_id), lo, hi)
