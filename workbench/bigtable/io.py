@@ -603,18 +603,21 @@ def load(
     try:
         with held as holding:
             if holding is not None:  # checked again: another load may have written meanwhile
-                existing = ownership.check_existing(
-                    conn,
-                    ids,
-                    stored,
-                    cells,
-                    schema,
-                    table_id,
-                    append,
-                    record=record,
-                    dataset=dataset.name,
-                    fresh=set(created),
-                )
+                try:
+                    existing = ownership.check_existing(
+                        conn,
+                        ids,
+                        stored,
+                        cells,
+                        schema,
+                        table_id,
+                        append,
+                        record=record,
+                        dataset=dataset.name,
+                        fresh=set(created),
+                    )
+                except WriteError as exc:
+                    raise WriteError(lease.only_change(str(exc), holding.added)) from None
                 notes += holding.notes
             handle = _write_held(
                 conn,

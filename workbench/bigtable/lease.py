@@ -393,9 +393,11 @@ class Lease:
         while not self._stop.wait(LEASE_TTL_S / 3):
             try:
                 self.renew()
-            except (WorkbenchError, api_exceptions.GoogleAPIError) as exc:
-                self.lost = exc if isinstance(exc, WriteError) else WriteError(str(exc))
+            except WriteError as exc:  # taken over, or the table dropped: stop the write
+                self.lost = exc
                 return
+            except (WorkbenchError, api_exceptions.GoogleAPIError):
+                continue  # no answer: the write's own requests say why; renewed next time
 
     def check(self) -> None:
         """Raise the :class:`WriteError` of a lost lease (the writer calls it before each request)."""
@@ -418,6 +420,19 @@ class Lease:
             except (WorkbenchError, api_exceptions.GoogleAPIError):
                 pass  # the emulator is gone or the table dropped: nothing left to release
             self.held.remove(table_id)
+
+
+def only_change(message: str, added: Sequence[str]) -> str:
+    """A refusal's message, true when this load added the lease family to ``added`` tables
+    before it was refused (the one change it made: an empty family every load uses)."""
+    if not added:
+        return message
+    return message.replace(
+        "Nothing was written, created or changed.",
+        f"Nothing was written or created; the one change is the empty lease family "
+        f"{LEASE_FAMILY!r} this load added to table(s) {list(added)} (every load of a table "
+        "takes turns through it).",
+    )
 
 
 @contextmanager
