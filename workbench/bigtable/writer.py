@@ -271,6 +271,7 @@ def write_cells(
     max_row_bytes: int = MAX_REQUEST_BYTES,
     app_profile_id: str | None = None,
     pace: Callable[[int], Any] | None = None,
+    guard: Callable[[], None] | None = None,
 ) -> WriteReport:
     """Write every cell; returns a :class:`WriteReport` or raises :class:`WriteError`.
 
@@ -285,7 +286,9 @@ def write_cells(
     failure: the error says so). ``app_profile_id``: the app profile every request names (its
     routing and priority on a real instance; the official client's ``app_profile_id``).
     ``pace(entries)``: called before each request with its row mutations, blocks as a rate
-    limit needs (``workbench bulk-load --max-mutations-per-s``).
+    limit needs (``workbench bulk-load --max-mutations-per-s``). ``guard``, called before each
+    request, stops the write by raising (a load's lease lost to another writer:
+    ``lease.Lease.check``).
 
     Why one function: the thread pool, the progress bar, Ctrl-C and every error path share the
     same requests in flight and the same counts, and a failure's message must see all of them.
@@ -360,6 +363,8 @@ def write_cells(
                     raise _Permanent("stopped")
         if stop.is_set():
             raise _Permanent("stopped")
+        if guard is not None:
+            guard()
         lo, hi = p.batches[i]
         table_id = p.tables[lo]
         req = build_request(p, conn.table_path(table_id), lo, hi)
