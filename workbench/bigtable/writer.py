@@ -17,6 +17,10 @@ this way (each point measured against the emulator and the client):
   requests in flight and raises KeyboardInterrupt with the count written and the rerun.
 * grpc releases the GIL while waiting, so ``threads=2`` overlaps building one request
   with sending another (bench/bench_write.py measures it).
+
+Why one module: the checks of the target tables, the requests in flight, their retries, the
+pacing and lease guard, and the failure messages share one count of what was written; a message
+that says how to resume must see all of it.
 """
 
 from __future__ import annotations
