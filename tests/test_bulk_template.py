@@ -35,6 +35,7 @@ EXAMPLES = {
     "design": ("entity_first", "Entity-First"),
     "param": ("bucket=day,salt=8", "bucket"),
     "format": ("parquet", "json"),
+    "duplicates": ("last", "newest"),
     "sep": (";", ";;"),
     "project": ("my-project-123", "My_Project"),
     "instance": ("serving-1", "srv"),

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,8 +55,15 @@ from .sources import Source, arrow_frame, csv_frames  # noqa: E402 (after the ch
 
 NAMESPACE = "workbench.bulk_load"
 BATCH_EVENTS = 200_000  # events per batch turned into cells and written (one write_cells call)
-SAMPLE_EVENTS = 100_000  # events of the first file the design is derived from
-_COUNTERS = ("events_read", "events", "cells_built", "cells_written", "rows_written", "requests")
+_COUNTERS = (
+    "events_read",
+    "duplicates_dropped",
+    "events",
+    "cells_built",
+    "cells_written",
+    "rows_written",
+    "requests",
+)
 
 
 # ----------------------------------------------------------------------------- target
@@ -122,6 +129,8 @@ class Plan:
     # gets its share: pacing.writer_processes); None: no limit
     max_mutations_per_s: float | None = None
     writers: int = 1
+    # rows left out as duplicates (--duplicates first|last): file → data row numbers, from 0
+    drop: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def per_process_rate(self) -> float | None:
@@ -199,9 +208,20 @@ def prepare_tables(
                 )
     record = None if conn.is_production else ownership.record_family(schema, dataset_name)
     ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
+    # append only into a table whose design record is this load's: a rerun after a failed or
+    # killed bulk load (the record is on the emulator only; a real instance's table must be empty)
     existing = ownership.check_existing(
-        conn, ids, stored, CellFrame.empty(), schema, table_id, record=record, dataset=dataset_name
+        conn,
+        ids,
+        stored,
+        CellFrame.empty(),
+        schema,
+        table_id,
+        append=record is not None,
+        record=record,
+        dataset=dataset_name,
     )
+    notes += _resumed(conn, ids, existing, fams)
     tables, specs = ownership.create_claimed(
         conn, schema, table_id, stored, ids, existing, record, confirm, "bulk load", splits
     )
@@ -209,10 +229,41 @@ def prepare_tables(
         logical = next(t for t, p in tables.items() if p == spec.table_id)
         if not spec.created and (splits or {}).get(logical):
             notes.append(
-                f"Table {spec.table_id!r} existed (empty): it keeps the tablets it has; the split "
+                f"Table {spec.table_id!r} existed: it keeps the tablets it has; the split "
                 "points are given only to a table this load creates."
             )
     return tables, fams, notes
+
+
+def _resumed(
+    conn: Any, ids: Mapping[str, str], existing: set[str], fams: Mapping[str, Iterable[Family]]
+) -> list[str]:
+    """What a rerun found: tables of this design (their record) that hold rows already, which
+    the load finishes (SetCell is idempotent: a cell written again with the same timestamp and
+    value is the same cell). An aggregate family's AddToCell is not: such a table is refused."""
+    from ..bigtable.ownership import foreign_row
+
+    notes = []
+    for logical, physical in ids.items():
+        if (
+            physical not in existing
+            or not foreign_row(conn, physical, logical, CellFrame.empty())[2]
+        ):
+            continue
+        agg = [f.name for f in fams.get(logical, ()) if f.aggregate]
+        if agg:
+            raise WriteError(
+                f"Table {physical!r} holds rows of this design already (an earlier bulk load), "
+                f"and its aggregate families {agg} add every event again (AddToCell is not "
+                "idempotent), so it cannot be finished by a rerun. Drop it (cbt deletetable "
+                f"{physical}) and run the command again. Nothing was written."
+            )
+        notes.append(
+            f"Table {physical!r} exists with this design's record and holds rows (an earlier "
+            "bulk load that failed or was stopped): finishing it — every event is written "
+            "again, and a cell written again is the same cell (SetCell is idempotent)."
+        )
+    return notes
 
 
 def reducers_of(fams: Mapping[str, Iterable[Family]]) -> dict[str, dict[str, str]]:
@@ -358,17 +409,52 @@ def by_entity(frame: pd.DataFrame, entity: tuple[str, ...]) -> Iterator[tuple[An
         yield tuple(str(v) for v in values), part
 
 
-class ReadCsv(beam.DoFn):
-    """A matched CSV file → its events, ``batch`` lines at a time (pandas, from_csv's options)."""
+def _kept(frame: pd.DataFrame, drop: np.ndarray | None, offset: int) -> pd.DataFrame:
+    """A batch read (counted) without the rows left out as duplicates (counted)."""
+    from .preflight import drop_rows
 
-    def __init__(self, options: Mapping[str, Any], batch: int):
-        self.options, self.batch = dict(options), batch
+    _count("events_read", len(frame))
+    kept = drop_rows(frame, drop, offset)
+    if len(kept) != len(frame):
+        _count("duplicates_dropped", len(frame) - len(kept))
+    return kept
+
+
+class ReadCsv(beam.DoFn):
+    """A matched CSV file → its events, ``batch`` lines at a time (pandas, from_csv's options),
+    without the rows ``drop`` leaves out (file → data row numbers)."""
+
+    def __init__(
+        self, options: Mapping[str, Any], batch: int, drop: Mapping[str, np.ndarray] | None = None
+    ):
+        self.options, self.batch, self.drop = dict(options), batch, dict(drop or {})
 
     def process(self, readable: Any) -> Iterator[pd.DataFrame]:
+        drop, offset = self.drop.get(readable.metadata.path), 0
         with readable.open() as fh:
             for frame in csv_frames(fh, self.options, self.batch):
-                _count("events_read", len(frame))
-                yield frame
+                yield _kept(frame, drop, offset)
+                offset += len(frame)
+
+
+class ReadParquet(beam.DoFn):
+    """A matched Parquet file → its events in batches, converted as ``from_parquet`` does,
+    without the rows ``drop`` leaves out: used only when duplicates are left out, as it needs
+    each row's place in its file (the file is the unit of parallel work here)."""
+
+    def __init__(self, columns: Sequence[str], batch: int, drop: Mapping[str, np.ndarray]):
+        self.columns, self.batch, self.drop = list(columns), batch, dict(drop)
+
+    def process(self, readable: Any) -> Iterator[pd.DataFrame]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        drop, offset = self.drop.get(readable.metadata.path), 0
+        with readable.open() as fh:
+            for b in pq.ParquetFile(fh).iter_batches(batch_size=self.batch, columns=self.columns):
+                frame = arrow_frame(pa.Table.from_batches([b]))
+                yield _kept(frame, drop, offset)
+                offset += len(frame)
 
 
 def _parquet_frame(table: Any) -> pd.DataFrame:
@@ -380,7 +466,17 @@ def _parquet_frame(table: Any) -> pd.DataFrame:
 def build(pipeline: Any, plan: Plan) -> None:
     """The pipeline's steps: read → (group by entity) → cells → write."""
     src = plan.source
-    if src.kind == "parquet":
+    if src.kind == "parquet" and plan.drop:
+        from apache_beam.io import fileio
+
+        frames = (
+            pipeline
+            | "Match Parquet" >> fileio.MatchFiles(src.pattern)
+            | "Open Parquet" >> fileio.ReadMatches()
+            | "Read Parquet"
+            >> beam.ParDo(ReadParquet(src.columns or (), plan.batch_events, plan.drop))
+        )
+    elif src.kind == "parquet":
         from apache_beam.io.parquetio import ReadFromParquetBatched
 
         frames = (
@@ -395,7 +491,7 @@ def build(pipeline: Any, plan: Plan) -> None:
             pipeline
             | "Match CSV" >> fileio.MatchFiles(src.pattern)
             | "Open CSV" >> fileio.ReadMatches()
-            | "Read CSV" >> beam.ParDo(ReadCsv(src.csv_options, plan.batch_events))
+            | "Read CSV" >> beam.ParDo(ReadCsv(src.csv_options, plan.batch_events, plan.drop))
         )
     if plan.grouped:
         _ = (
@@ -426,10 +522,9 @@ class BulkReport:
     def mismatches(self) -> list[str]:
         c = self.counts
         out = []
-        if c.get("events", 0) != c.get("events_read", 0):
-            out.append(
-                f"events: {c.get('events_read', 0):,} read, {c.get('events', 0):,} turned into cells"
-            )
+        kept = c.get("events_read", 0) - c.get("duplicates_dropped", 0)
+        if c.get("events", 0) != kept:
+            out.append(f"events: {kept:,} read and kept, {c.get('events', 0):,} turned into cells")
         if c.get("cells_written", 0) != c.get("cells_built", 0):
             out.append(
                 f"cells: {c.get('cells_built', 0):,} built, {c.get('cells_written', 0):,} written"
@@ -439,9 +534,12 @@ class BulkReport:
     def lines(self) -> list[str]:
         c = self.counts
         ok = "✔ equal" if not self.mismatches() else "✘ differ"
+        dropped = c.get("duplicates_dropped", 0)
+        kept = [f"duplicates left out{dropped:>14,}   (--duplicates: one event kept of each pair)"]
         return [
             f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
             f"{c.get('events', 0):>14,}",
+            *(kept if dropped else []),
             f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
             f"{c.get('cells_built', 0):>26,}   {ok}",
             f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
