@@ -267,3 +267,97 @@ def test_an_unknown_runner_is_refused_by_beams_own_lookup():
     assert preflight.check_runner(PipelineOptions(["--runner=DirectRunner"]), []) == "DirectRunner"
     with pytest.raises(WorkbenchError, match="Valid values are"):
         preflight.check_runner(PipelineOptions(["--runner=Dirct"]), ["--runner=Dirct"])
+
+
+def _plan(tmp_path: Path, max_bad: int | None):
+    from workbench.beam import bulk_load as bl
+    from workbench.beam.sources import Source
+
+    first = pd.DataFrame(
+        {
+            "sensor": ["a", "a", "b"],
+            "time": pd.to_datetime(
+                ["2024-01-01T00:00Z", "2024-01-01T00:01Z", "2024-01-01T00:00Z"], utc=True
+            ),
+            "count": [1, 2, 3],
+        }
+    )
+    src = Source(pattern="x", kind="csv", time="time", measures=("count",), entity=("sensor",))
+    schema, precision = bl.design(src.dataset(first), "entity_first", {})
+    target = bl.Target("p", "i", "127.0.0.1:1")
+    return bl.Plan(
+        src,
+        schema,
+        {"main": "t"},
+        {},
+        target,
+        precision=precision,
+        max_bad_records=max_bad,
+        dead_letter=str(tmp_path / "dead"),
+    )
+
+
+def test_rows_refused_mid_run_go_to_the_dead_letter_file(tmp_path):
+    from workbench.beam.bulk_load import WriteEvents
+    from workbench.errors import DatasetError
+
+    # the design keys whole seconds; a batch of 8 events holds two at .250 s (rows 3 and 6):
+    # with --max-bad-records 2 those two are written to the dead-letter file with the reason,
+    # and the other 6 go on; with 1, the run stops naming the flag
+    times = pd.date_range("2024-01-02", periods=8, freq="1min", tz="UTC").to_series()
+    times.iloc[[3, 6]] += pd.Timedelta(milliseconds=250)
+    batch = pd.DataFrame(
+        {"sensor": ["a"] * 8, "time": times.to_numpy(), "count": np.arange(8)}
+    ).reset_index(drop=True)
+    do = WriteEvents(_plan(tmp_path, 2))
+    ds = do.checked(batch)
+    assert ds.frame["count"].tolist() == [0, 1, 2, 4, 5, 7]
+    (dead,) = tmp_path.glob("dead-*.csv")
+    got = pd.read_csv(dead)
+    assert got["count"].tolist() == [3, 6]
+    assert got["_error"].str.contains("ms precision").all(), got["_error"].tolist()
+    with pytest.raises(DatasetError, match="More than --max-bad-records 1 rows"):
+        WriteEvents(_plan(tmp_path / "b", 1)).checked(batch)
+    with pytest.raises(DatasetError, match="ms precision"):  # no flag: the first bad row stops
+        WriteEvents(_plan(tmp_path / "c", None)).checked(batch)
+
+
+@pytest.mark.slow
+def test_a_bulk_load_writes_refused_rows_to_its_dead_letter_file(
+    conn, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv(ENV_HOST, conn.host)
+    monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", conn.host)
+    # 10 sensors × 20 minutes; s00's 6th reading at .250 s. A shape sample of about 40 events
+    # keeps 3 whole series (60 events; s00 is not one of them, checked below), so the design keys
+    # whole seconds and the batch holding s00's reading is refused mid-run: that one row goes to
+    # the dead-letter file, the other 199 events are written
+    t = pd.date_range("2024-01-01", periods=20, freq="1min", tz="UTC").strftime(
+        "%Y-%m-%dT%H:%M:%S.000Z"
+    )
+    frame = pd.DataFrame(
+        {
+            "sensor": np.repeat([f"s{i:02d}" for i in range(10)], 20),
+            "time": np.tile(t, 10),
+            "temp": np.arange(200),
+        }
+    )
+    frame.loc[5, "time"] = "2024-01-01T00:05:00.250Z"
+    frame.to_csv(tmp_path / "ten.csv", index=False)
+    table_id = admin.unique_table_id("dead")
+    argv = _args(conn, str(tmp_path / "ten.csv"), table_id, "--sample-events=40")
+    argv += ["--batch-events=50", f"--dead-letter={tmp_path / 'dead'}"]
+    try:
+        assert main([*argv, "--max-bad-records=1"]) == 0
+        out = capsys.readouterr().out
+        assert "derived from 60 events" in out, out
+        assert re.search(r"bad records +1 +refused, written to .*dead-\*\.csv", out), out
+        assert "✔ equal" in out, out
+        got = _cells(conn, table_id)
+        assert len(got) == 199 and ("s00#20240101000500", "m:temp") not in got
+        (dead,) = tmp_path.glob("dead-*.csv")
+        bad = pd.read_csv(dead)
+        assert bad["temp"].tolist() == [5] and bad["sensor"].tolist() == ["s00"]
+        assert "ms precision" in bad["_error"].iloc[0]
+    finally:
+        admin.drop_table(conn, table_id)

@@ -36,6 +36,8 @@ EXAMPLES = {
     "param": ("bucket=day,salt=8", "bucket"),
     "format": ("parquet", "json"),
     "duplicates": ("last", "newest"),
+    "max_bad_records": ("100", "-1"),
+    "dead_letter": ("gs://bucket/dead/meters", "my dead letters"),
     "sep": (";", ";;"),
     "project": ("my-project-123", "My_Project"),
     "instance": ("serving-1", "srv"),

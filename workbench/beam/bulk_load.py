@@ -58,6 +58,7 @@ BATCH_EVENTS = 200_000  # events per batch turned into cells and written (one wr
 _COUNTERS = (
     "events_read",
     "duplicates_dropped",
+    "bad_records",
     "events",
     "cells_built",
     "cells_written",
@@ -131,6 +132,10 @@ class Plan:
     writers: int = 1
     # rows left out as duplicates (--duplicates first|last): file → data row numbers, from 0
     drop: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # --max-bad-records: rows a batch's input checks refuse are written to CSV files named
+    # dead_letter-<id>.csv instead of stopping the run, up to this many (None: none allowed)
+    max_bad_records: int | None = None
+    dead_letter: str | None = None
 
     @property
     def per_process_rate(self) -> float | None:
@@ -333,18 +338,77 @@ class WriteEvents(beam.DoFn):
     def process(self, frame: pd.DataFrame) -> None:
         self.write(frame)
 
-    def write(self, frame: pd.DataFrame) -> None:
-        from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_loadable, check_row_depth
-        from ..bigtable.writer import write_cells
+    def events(self, frame: pd.DataFrame) -> Any:
+        """A batch as a Dataset held to the design (``from_dataframe``'s checks, the design's
+        dtypes and time precision, ``check_loadable``): the input checks of one batch."""
+        from ..bigtable.checks import check_loadable
 
-        if not len(frame):
-            return
         plan, schema = self.plan, self.plan.schema
         ds = plan.source.dataset(frame)
         where = f"a batch of {len(frame):,} events"
         ds.frame = conform(ds.frame, schema.shape.dtypes, where)
         check_precision(ds, plan.precision, where)
         check_loadable(ds)
+        return ds
+
+    def checked(self, frame: pd.DataFrame) -> Any:
+        """The batch's events; with ``--max-bad-records``, the rows the input checks refuse are
+        found by halving the batch (a row refused on its own is bad), written to the
+        dead-letter file with the reason and counted, and the rest go on as one batch."""
+        if self.plan.max_bad_records is None:
+            return self.events(frame)
+        try:
+            return self.events(frame)
+        except DatasetError:
+            good, bad = self._split(frame.reset_index(drop=True))
+        if bad:
+            self._dead_letter(bad)
+        return self.events(pd.concat(good, ignore_index=True)) if good else None
+
+    def _split(
+        self, frame: pd.DataFrame
+    ) -> tuple[list[pd.DataFrame], list[tuple[pd.DataFrame, str]]]:
+        try:
+            self.events(frame)
+            return [frame], []
+        except DatasetError as exc:
+            if len(frame) == 1:
+                return [], [(frame, str(exc).splitlines()[0])]
+        half = len(frame) // 2
+        g1, b1 = self._split(frame.iloc[:half])
+        g2, b2 = self._split(frame.iloc[half:])
+        return g1 + g2, b1 + b2
+
+    def _dead_letter(self, bad: list[tuple[pd.DataFrame, str]]) -> None:
+        import uuid
+
+        from apache_beam.io.filesystems import FileSystems
+
+        self.bad = getattr(self, "bad", 0) + len(bad)
+        limit = int(self.plan.max_bad_records or 0)
+        if self.bad > limit:
+            raise DatasetError(
+                f"More than --max-bad-records {limit} rows were refused ({bad[-1][1]}). "
+                "Fix the files (the rows refused so far are in the dead-letter files "
+                f"{self.plan.dead_letter}-*.csv) and run the command again: the rerun finishes "
+                "the table."
+            )
+        rows = pd.concat([f.assign(_error=why) for f, why in bad], ignore_index=True)
+        path = f"{self.plan.dead_letter}-{uuid.uuid4().hex[:12]}.csv"
+        with FileSystems.create(path) as fh:
+            fh.write(rows.to_csv(index=False).encode())
+        _count("bad_records", len(bad))
+
+    def write(self, frame: pd.DataFrame) -> None:
+        from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_row_depth
+        from ..bigtable.writer import write_cells
+
+        if not len(frame):
+            return
+        plan, schema = self.plan, self.plan.schema
+        ds = self.checked(frame)
+        if ds is None:
+            return
         cells = schema.to_cells(ds)
         if not self.conn.is_production:
             check_row_depth(cells, ds, schema, EMULATOR_MAX_ROW_CELLS)
@@ -514,6 +578,7 @@ class BulkReport:
     counts: Mapping[str, int]
     elapsed_s: float
     tables: Mapping[str, str]
+    dead_letter: str | None = None
 
     @property
     def rows_per_s(self) -> float:
@@ -522,7 +587,7 @@ class BulkReport:
     def mismatches(self) -> list[str]:
         c = self.counts
         out = []
-        kept = c.get("events_read", 0) - c.get("duplicates_dropped", 0)
+        kept = c.get("events_read", 0) - c.get("duplicates_dropped", 0) - c.get("bad_records", 0)
         if c.get("events", 0) != kept:
             out.append(f"events: {kept:,} read and kept, {c.get('events', 0):,} turned into cells")
         if c.get("cells_written", 0) != c.get("cells_built", 0):
@@ -536,10 +601,13 @@ class BulkReport:
         ok = "✔ equal" if not self.mismatches() else "✘ differ"
         dropped = c.get("duplicates_dropped", 0)
         kept = [f"duplicates left out{dropped:>14,}   (--duplicates: one event kept of each pair)"]
+        bad = c.get("bad_records", 0)
+        dead = [f"bad records        {bad:>14,}   refused, written to {self.dead_letter}-*.csv"]
         return [
             f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
             f"{c.get('events', 0):>14,}",
             *(kept if dropped else []),
+            *(dead if bad else []),
             f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
             f"{c.get('cells_built', 0):>26,}   {ok}",
             f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
@@ -579,7 +647,17 @@ def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
     if not wait:
         return None
     result.wait_until_finish()
-    report = BulkReport(counters(result), time.perf_counter() - t0, dict(plan.tables))
+    report = BulkReport(
+        counters(result), time.perf_counter() - t0, dict(plan.tables), plan.dead_letter
+    )
+    bad = report.counts.get("bad_records", 0)
+    if plan.max_bad_records is not None and bad > plan.max_bad_records:
+        raise WriteError(
+            f"{bad:,} rows were refused, more than --max-bad-records {plan.max_bad_records:,} "
+            f"(each writing process kept to the limit alone): they are in "
+            f"{plan.dead_letter}-*.csv. Fix the files and run the command again: the rerun "
+            "finishes the table."
+        )
     if report.mismatches():
         raise WriteError(
             "The bulk load's counts differ from what was expected: "

@@ -90,6 +90,18 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         help="the cluster's nodes the split points are computed for (default 3)",
     )
+    p.add_argument(
+        "--max-bad-records",
+        type=int,
+        help="rows the input checks refuse mid-run (a missing time, a fraction in an integer "
+        "column, ...) written to the dead-letter file instead of stopping the run, up to N "
+        "(default: none, the first stops it)",
+    )
+    p.add_argument(
+        "--dead-letter",
+        help="the dead-letter files' path prefix, local or gs:// (PREFIX-<id>.csv; default: "
+        "the table ID + '.dead-letter' in the current folder)",
+    )
     p.add_argument("--app-profile", help="the app profile every write request names")
     p.add_argument(
         "--max-mutations-per-s",
@@ -187,6 +199,8 @@ def _plan(
         max_mutations_per_s=args.max_mutations_per_s,
         writers=writers,
         drop=found.drop,
+        max_bad_records=args.max_bad_records,
+        dead_letter=args.dead_letter or f"{args.table}.dead-letter",
     )
     return p, conn.target, [*head, *notes]
 
@@ -298,3 +312,7 @@ def check_numbers(args: argparse.Namespace) -> None:
     ):
         if value is not None and not value > 0:
             raise WorkbenchError(f"{flag} must be above 0, got {value}. Nothing was written.")
+    if args.max_bad_records is not None and args.max_bad_records < 0:
+        raise WorkbenchError(
+            f"--max-bad-records must be 0 or more, got {args.max_bad_records}. Nothing was written."
+        )

@@ -68,6 +68,8 @@ REGEXES = {
     "pre_split": _SWITCH,
     "events_per_s": _RATE,
     "nodes": _COUNT,
+    "max_bad_records": r"^[0-9]+$",
+    "dead_letter": r"^(gs://)?[^\s]+$",
     "app_profile": r"^[_a-zA-Z0-9][-_.a-zA-Z0-9]{0,49}$",
     "max_mutations_per_s": _RATE,
 }
