@@ -6,16 +6,19 @@ The same code runs on the DirectRunner (tests, one machine) and on Dataflow (opt
    client and Beam's own Bigtable sink read it); otherwise Cloud Bigtable, reached only with the
    production opt-in (``WORKBENCH_ALLOW_PRODUCTION=1`` or ``--allow-production``), checked by
    :class:`~workbench.bigtable.connection.Connection` before any socket, exactly as ``load``.
-2. **Design** (:func:`plan`): ``wb.preset(sample, PATTERN)`` on the first events of the first
-   file (``sample_events``), bound to them: a named dataset's preset when ``name`` and the
-   columns are that dataset's, else the design built from the data's shape (time precision,
-   gaps). Every batch's columns are then held to the sample's dtypes (an integer measure stays
-   written as ``5``, not ``5.0``); a batch that cannot be (a missing value in a column the
-   sample holds as integers) stops the pipeline naming the column.
+2. **Design** (:func:`design`): ``wb.preset(sample, PATTERN)`` on the whole input's shape
+   sample (``sources.shape_sample``: whole series, as ``from_parquet`` / ``from_csv`` take it),
+   after ``preflight`` checked the runner, every file's columns and types, times before 1970
+   and duplicates: a named dataset's preset when ``name`` and the columns are that dataset's,
+   else the design built from the data's shape (time precision, gaps). Every batch's columns
+   are then held to the sample's dtypes (an integer measure stays written as ``5``, not
+   ``5.0``); a batch that cannot be stops the pipeline naming the column, or with
+   ``--max-bad-records`` sends its refused rows to the dead-letter file.
 3. **Tables** (:func:`prepare_tables`): the same admin path and checks as ``load`` —
    ``admin.table_families``, the emulator's storable GC rules, the design record,
-   ``ownership.check_existing`` (a table that exists must be empty and this design's: a
-   bulk load never writes into data), ``admin.ensure_tables(create_only=)`` and the race check.
+   ``ownership.check_existing`` (a table that exists must be empty, or hold this design's
+   record: the rerun of a failed or killed bulk load, which it finishes — SetCell is
+   idempotent), ``admin.ensure_tables(create_only=)`` and the race check.
 4. **Pipeline** (:func:`build`): CSV files (``fileio``; pandas in chunks, with ``from_csv``'s
    read options) or Parquet (``ReadFromParquetBatched``, converted as ``from_parquet`` does) →
    ``from_dataframe`` → ``Schema.to_cells`` → ``write_cells`` (the workbench's writer, not
