@@ -361,3 +361,59 @@ def test_a_bulk_load_writes_refused_rows_to_its_dead_letter_file(
         assert "ms precision" in bad["_error"].iloc[0]
     finally:
         admin.drop_table(conn, table_id)
+
+
+def test_csv_duplicates_are_the_same_instant_and_entity_whatever_their_text(tmp_path):
+    # " s1" is s1 (entity text stripped, as from_csv strips it) and 00:00:00Z is 00:00:00+00:00;
+    # a blank line is no row (pandas and DuckDB both skip it), so rows keep their numbers
+    (tmp_path / "a.csv").write_text(
+        "sensor,time,temp\ns1,2024-01-01T00:00:00Z,1\n\ns2,2024-01-01T00:00:00Z,2\n"
+    )
+    (tmp_path / "b.csv").write_text(
+        "sensor,time,temp\ns2,2024-01-01T00:01:00Z,3\n s1,2024-01-01 00:00:00+00:00,4\n"
+    )
+    files = [str(tmp_path / "a.csv"), str(tmp_path / "b.csv")]
+    with pytest.raises(WorkbenchError, match=r"1 \(entity, time\) pair.*sensor='s1'"):
+        preflight.scan(files, "csv", ["sensor"], "time", None, ",", "error")
+    last = preflight.scan(files, "csv", ["sensor"], "time", None, ",", "last")
+    first = preflight.scan(files, "csv", ["sensor"], "time", None, ",", "first")
+    # last keeps b.csv's data row 2 (temp 4): a.csv's data row 1 (index 0) is left out
+    assert {k: v.tolist() for k, v in last.drop.items()} == {files[0]: [0]}
+    assert {k: v.tolist() for k, v in first.drop.items()} == {files[1]: [1]}
+    frame = pd.DataFrame({"temp": [3, 4]})
+    assert preflight.drop_rows(frame, first.drop[files[1]], 0)["temp"].tolist() == [3]
+
+
+@pytest.mark.slow
+def test_duplicates_resolved_in_a_grouped_design_match_load(conn, tmp_path, monkeypatch, capsys):
+    # summary rows (pre_aggregated: GroupByKey) over two Parquet files sharing 3 (s1, time)
+    # pairs, --duplicates last: the cells load writes for from_parquet(duplicates="last")
+    import workbench as wb
+    from workbench.bigtable.io import load
+
+    monkeypatch.setenv(ENV_HOST, conn.host)
+    _parquet(tmp_path / "f-0.parquet", ["s1", "s2"], "2024-01-01", 5, pa.int64())
+    _parquet(tmp_path / "f-1.parquet", ["s1"], "2024-01-01 00:02", 5, pa.int64())
+    files = sorted(str(p) for p in tmp_path.glob("f-*.parquet"))
+    ds = wb.from_parquet(
+        files, entity="sensor", time="time", measures="temp", name="pre", duplicates="last"
+    )
+    assert len(ds.frame) == 12  # 15 events, 3 repeated pairs
+    schema = wb.preset(ds, "pre_aggregated")
+    bulk_id, ref_id = admin.unique_table_id("dupg"), admin.unique_table_id("ref")
+    argv = _args(conn, str(tmp_path / "f-*.parquet"), bulk_id, "--duplicates=last")
+    argv[argv.index("--design=entity_first")] = "--design=pre_aggregated"
+    try:
+        assert main(argv) == 0
+        assert "✔ equal" in capsys.readouterr().out
+        ref = load(conn, ds, schema, table_id=ref_id, progress=False)
+        ids = admin.table_ids(bulk_id, list(schema.table_families()), admin.main_table(schema))
+        got = read_table(conn, ids[admin.main_table(schema)], table=admin.main_table(schema))
+        want = ref.read_all()
+        assert len(want) > 0 and got.equals(want), (len(got), len(want))
+    finally:
+        for t in (bulk_id, ref_id):
+            for p in admin.table_ids(
+                t, list(schema.table_families()), admin.main_table(schema)
+            ).values():
+                admin.drop_table(conn, p)
