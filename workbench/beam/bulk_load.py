@@ -6,16 +6,19 @@ The same code runs on the DirectRunner (tests, one machine) and on Dataflow (opt
    client and Beam's own Bigtable sink read it); otherwise Cloud Bigtable, reached only with the
    production opt-in (``WORKBENCH_ALLOW_PRODUCTION=1`` or ``--allow-production``), checked by
    :class:`~workbench.bigtable.connection.Connection` before any socket, exactly as ``load``.
-2. **Design** (:func:`plan`): ``wb.preset(sample, PATTERN)`` on the first events of the first
-   file (``sample_events``), bound to them: a named dataset's preset when ``name`` and the
-   columns are that dataset's, else the design built from the data's shape (time precision,
-   gaps). Every batch's columns are then held to the sample's dtypes (an integer measure stays
-   written as ``5``, not ``5.0``); a batch that cannot be (a missing value in a column the
-   sample holds as integers) stops the pipeline naming the column.
+2. **Design** (:func:`design`): ``wb.preset(sample, PATTERN)`` on the whole input's shape
+   sample (``sources.shape_sample``: whole series, as ``from_parquet`` / ``from_csv`` take it),
+   after ``preflight`` checked the runner, every file's columns and types, times before 1970
+   and duplicates: a named dataset's preset when ``name`` and the columns are that dataset's,
+   else the design built from the data's shape (time precision, gaps). Every batch's columns
+   are then held to the sample's dtypes (an integer measure stays written as ``5``, not
+   ``5.0``); a batch that cannot be stops the pipeline naming the column, or with
+   ``--max-bad-records`` sends its refused rows to the dead-letter file.
 3. **Tables** (:func:`prepare_tables`): the same admin path and checks as ``load`` —
    ``admin.table_families``, the emulator's storable GC rules, the design record,
-   ``ownership.check_existing`` (a table that exists must be empty and this design's: a
-   bulk load never writes into data), ``admin.ensure_tables(create_only=)`` and the race check.
+   ``ownership.check_existing`` (a table that exists must be empty, or hold this design's
+   record: the rerun of a failed or killed bulk load, which it finishes — SetCell is
+   idempotent), ``admin.ensure_tables(create_only=)`` and the race check.
 4. **Pipeline** (:func:`build`): CSV files (``fileio``; pandas in chunks, with ``from_csv``'s
    read options) or Parquet (``ReadFromParquetBatched``, converted as ``from_parquet`` does) →
    ``from_dataframe`` → ``Schema.to_cells`` → ``write_cells`` (the workbench's writer, not
@@ -31,7 +34,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -55,8 +58,16 @@ from .sources import Source, arrow_frame, csv_frames  # noqa: E402 (after the ch
 
 NAMESPACE = "workbench.bulk_load"
 BATCH_EVENTS = 200_000  # events per batch turned into cells and written (one write_cells call)
-SAMPLE_EVENTS = 100_000  # events of the first file the design is derived from
-_COUNTERS = ("events_read", "events", "cells_built", "cells_written", "rows_written", "requests")
+_COUNTERS = (
+    "events_read",
+    "duplicates_dropped",
+    "bad_records",
+    "events",
+    "cells_built",
+    "cells_written",
+    "rows_written",
+    "requests",
+)
 
 
 # ----------------------------------------------------------------------------- target
@@ -122,6 +133,12 @@ class Plan:
     # gets its share: pacing.writer_processes); None: no limit
     max_mutations_per_s: float | None = None
     writers: int = 1
+    # rows left out as duplicates (--duplicates first|last): file → data row numbers, from 0
+    drop: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # --max-bad-records: rows a batch's input checks refuse are written to CSV files named
+    # dead_letter-<id>.csv instead of stopping the run, up to this many (None: none allowed)
+    max_bad_records: int | None = None
+    dead_letter: str | None = None
 
     @property
     def per_process_rate(self) -> float | None:
@@ -199,9 +216,20 @@ def prepare_tables(
                 )
     record = None if conn.is_production else ownership.record_family(schema, dataset_name)
     ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
+    # append only into a table whose design record is this load's: a rerun after a failed or
+    # killed bulk load (the record is on the emulator only; a real instance's table must be empty)
     existing = ownership.check_existing(
-        conn, ids, stored, CellFrame.empty(), schema, table_id, record=record, dataset=dataset_name
+        conn,
+        ids,
+        stored,
+        CellFrame.empty(),
+        schema,
+        table_id,
+        append=record is not None,
+        record=record,
+        dataset=dataset_name,
     )
+    notes += _resumed(conn, ids, existing, fams)
     tables, specs = ownership.create_claimed(
         conn, schema, table_id, stored, ids, existing, record, confirm, "bulk load", splits
     )
@@ -209,10 +237,41 @@ def prepare_tables(
         logical = next(t for t, p in tables.items() if p == spec.table_id)
         if not spec.created and (splits or {}).get(logical):
             notes.append(
-                f"Table {spec.table_id!r} existed (empty): it keeps the tablets it has; the split "
+                f"Table {spec.table_id!r} existed: it keeps the tablets it has; the split "
                 "points are given only to a table this load creates."
             )
     return tables, fams, notes
+
+
+def _resumed(
+    conn: Any, ids: Mapping[str, str], existing: set[str], fams: Mapping[str, Iterable[Family]]
+) -> list[str]:
+    """What a rerun found: tables of this design (their record) that hold rows already, which
+    the load finishes (SetCell is idempotent: a cell written again with the same timestamp and
+    value is the same cell). An aggregate family's AddToCell is not: such a table is refused."""
+    from ..bigtable.ownership import foreign_row
+
+    notes = []
+    for logical, physical in ids.items():
+        if (
+            physical not in existing
+            or not foreign_row(conn, physical, logical, CellFrame.empty())[2]
+        ):
+            continue
+        agg = [f.name for f in fams.get(logical, ()) if f.aggregate]
+        if agg:
+            raise WriteError(
+                f"Table {physical!r} holds rows of this design already (an earlier bulk load), "
+                f"and its aggregate families {agg} add every event again (AddToCell is not "
+                "idempotent), so it cannot be finished by a rerun. Drop it (cbt deletetable "
+                f"{physical}) and run the command again. Nothing was written."
+            )
+        notes.append(
+            f"Table {physical!r} exists with this design's record and holds rows (an earlier "
+            "bulk load that failed or was stopped): finishing it — every event is written "
+            "again, and a cell written again is the same cell (SetCell is idempotent)."
+        )
+    return notes
 
 
 def reducers_of(fams: Mapping[str, Iterable[Family]]) -> dict[str, dict[str, str]]:
@@ -282,18 +341,77 @@ class WriteEvents(beam.DoFn):
     def process(self, frame: pd.DataFrame) -> None:
         self.write(frame)
 
-    def write(self, frame: pd.DataFrame) -> None:
-        from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_loadable, check_row_depth
-        from ..bigtable.writer import write_cells
+    def events(self, frame: pd.DataFrame) -> Any:
+        """A batch as a Dataset held to the design (``from_dataframe``'s checks, the design's
+        dtypes and time precision, ``check_loadable``): the input checks of one batch."""
+        from ..bigtable.checks import check_loadable
 
-        if not len(frame):
-            return
         plan, schema = self.plan, self.plan.schema
         ds = plan.source.dataset(frame)
         where = f"a batch of {len(frame):,} events"
         ds.frame = conform(ds.frame, schema.shape.dtypes, where)
         check_precision(ds, plan.precision, where)
         check_loadable(ds)
+        return ds
+
+    def checked(self, frame: pd.DataFrame) -> Any:
+        """The batch's events; with ``--max-bad-records``, the rows the input checks refuse are
+        found by halving the batch (a row refused on its own is bad), written to the
+        dead-letter file with the reason and counted, and the rest go on as one batch."""
+        if self.plan.max_bad_records is None:
+            return self.events(frame)
+        try:
+            return self.events(frame)
+        except DatasetError:
+            good, bad = self._split(frame.reset_index(drop=True))
+        if bad:
+            self._dead_letter(bad)
+        return self.events(pd.concat(good, ignore_index=True)) if good else None
+
+    def _split(
+        self, frame: pd.DataFrame
+    ) -> tuple[list[pd.DataFrame], list[tuple[pd.DataFrame, str]]]:
+        try:
+            self.events(frame)
+            return [frame], []
+        except DatasetError as exc:
+            if len(frame) == 1:
+                return [], [(frame, str(exc).splitlines()[0])]
+        half = len(frame) // 2
+        g1, b1 = self._split(frame.iloc[:half])
+        g2, b2 = self._split(frame.iloc[half:])
+        return g1 + g2, b1 + b2
+
+    def _dead_letter(self, bad: list[tuple[pd.DataFrame, str]]) -> None:
+        import uuid
+
+        from apache_beam.io.filesystems import FileSystems
+
+        self.bad = getattr(self, "bad", 0) + len(bad)
+        limit = int(self.plan.max_bad_records or 0)
+        if self.bad > limit:
+            raise DatasetError(
+                f"More than --max-bad-records {limit} rows were refused ({bad[-1][1]}). "
+                "Fix the files (the rows refused so far are in the dead-letter files "
+                f"{self.plan.dead_letter}-*.csv) and run the command again: the rerun finishes "
+                "the table."
+            )
+        rows = pd.concat([f.assign(_error=why) for f, why in bad], ignore_index=True)
+        path = f"{self.plan.dead_letter}-{uuid.uuid4().hex[:12]}.csv"
+        with FileSystems.create(path) as fh:
+            fh.write(rows.to_csv(index=False).encode())
+        _count("bad_records", len(bad))
+
+    def write(self, frame: pd.DataFrame) -> None:
+        from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_row_depth
+        from ..bigtable.writer import write_cells
+
+        if not len(frame):
+            return
+        plan, schema = self.plan, self.plan.schema
+        ds = self.checked(frame)
+        if ds is None:
+            return
         cells = schema.to_cells(ds)
         if not self.conn.is_production:
             check_row_depth(cells, ds, schema, EMULATOR_MAX_ROW_CELLS)
@@ -358,17 +476,52 @@ def by_entity(frame: pd.DataFrame, entity: tuple[str, ...]) -> Iterator[tuple[An
         yield tuple(str(v) for v in values), part
 
 
-class ReadCsv(beam.DoFn):
-    """A matched CSV file → its events, ``batch`` lines at a time (pandas, from_csv's options)."""
+def _kept(frame: pd.DataFrame, drop: np.ndarray | None, offset: int) -> pd.DataFrame:
+    """A batch read (counted) without the rows left out as duplicates (counted)."""
+    from .preflight import drop_rows
 
-    def __init__(self, options: Mapping[str, Any], batch: int):
-        self.options, self.batch = dict(options), batch
+    _count("events_read", len(frame))
+    kept = drop_rows(frame, drop, offset)
+    if len(kept) != len(frame):
+        _count("duplicates_dropped", len(frame) - len(kept))
+    return kept
+
+
+class ReadCsv(beam.DoFn):
+    """A matched CSV file → its events, ``batch`` lines at a time (pandas, from_csv's options),
+    without the rows ``drop`` leaves out (file → data row numbers)."""
+
+    def __init__(
+        self, options: Mapping[str, Any], batch: int, drop: Mapping[str, np.ndarray] | None = None
+    ):
+        self.options, self.batch, self.drop = dict(options), batch, dict(drop or {})
 
     def process(self, readable: Any) -> Iterator[pd.DataFrame]:
+        drop, offset = self.drop.get(readable.metadata.path), 0
         with readable.open() as fh:
             for frame in csv_frames(fh, self.options, self.batch):
-                _count("events_read", len(frame))
-                yield frame
+                yield _kept(frame, drop, offset)
+                offset += len(frame)
+
+
+class ReadParquet(beam.DoFn):
+    """A matched Parquet file → its events in batches, converted as ``from_parquet`` does,
+    without the rows ``drop`` leaves out: used only when duplicates are left out, as it needs
+    each row's place in its file (the file is the unit of parallel work here)."""
+
+    def __init__(self, columns: Sequence[str], batch: int, drop: Mapping[str, np.ndarray]):
+        self.columns, self.batch, self.drop = list(columns), batch, dict(drop)
+
+    def process(self, readable: Any) -> Iterator[pd.DataFrame]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        drop, offset = self.drop.get(readable.metadata.path), 0
+        with readable.open() as fh:
+            for b in pq.ParquetFile(fh).iter_batches(batch_size=self.batch, columns=self.columns):
+                frame = arrow_frame(pa.Table.from_batches([b]))
+                yield _kept(frame, drop, offset)
+                offset += len(frame)
 
 
 def _parquet_frame(table: Any) -> pd.DataFrame:
@@ -380,7 +533,17 @@ def _parquet_frame(table: Any) -> pd.DataFrame:
 def build(pipeline: Any, plan: Plan) -> None:
     """The pipeline's steps: read → (group by entity) → cells → write."""
     src = plan.source
-    if src.kind == "parquet":
+    if src.kind == "parquet" and plan.drop:
+        from apache_beam.io import fileio
+
+        frames = (
+            pipeline
+            | "Match Parquet" >> fileio.MatchFiles(src.pattern)
+            | "Open Parquet" >> fileio.ReadMatches()
+            | "Read Parquet"
+            >> beam.ParDo(ReadParquet(src.columns or (), plan.batch_events, plan.drop))
+        )
+    elif src.kind == "parquet":
         from apache_beam.io.parquetio import ReadFromParquetBatched
 
         frames = (
@@ -395,7 +558,7 @@ def build(pipeline: Any, plan: Plan) -> None:
             pipeline
             | "Match CSV" >> fileio.MatchFiles(src.pattern)
             | "Open CSV" >> fileio.ReadMatches()
-            | "Read CSV" >> beam.ParDo(ReadCsv(src.csv_options, plan.batch_events))
+            | "Read CSV" >> beam.ParDo(ReadCsv(src.csv_options, plan.batch_events, plan.drop))
         )
     if plan.grouped:
         _ = (
@@ -418,6 +581,7 @@ class BulkReport:
     counts: Mapping[str, int]
     elapsed_s: float
     tables: Mapping[str, str]
+    dead_letter: str | None = None
 
     @property
     def rows_per_s(self) -> float:
@@ -426,10 +590,9 @@ class BulkReport:
     def mismatches(self) -> list[str]:
         c = self.counts
         out = []
-        if c.get("events", 0) != c.get("events_read", 0):
-            out.append(
-                f"events: {c.get('events_read', 0):,} read, {c.get('events', 0):,} turned into cells"
-            )
+        kept = c.get("events_read", 0) - c.get("duplicates_dropped", 0) - c.get("bad_records", 0)
+        if c.get("events", 0) != kept:
+            out.append(f"events: {kept:,} read and kept, {c.get('events', 0):,} turned into cells")
         if c.get("cells_written", 0) != c.get("cells_built", 0):
             out.append(
                 f"cells: {c.get('cells_built', 0):,} built, {c.get('cells_written', 0):,} written"
@@ -439,9 +602,15 @@ class BulkReport:
     def lines(self) -> list[str]:
         c = self.counts
         ok = "✔ equal" if not self.mismatches() else "✘ differ"
+        dropped = c.get("duplicates_dropped", 0)
+        kept = [f"duplicates left out{dropped:>14,}   (--duplicates: one event kept of each pair)"]
+        bad = c.get("bad_records", 0)
+        dead = [f"bad records        {bad:>14,}   refused, written to {self.dead_letter}-*.csv"]
         return [
             f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
             f"{c.get('events', 0):>14,}",
+            *(kept if dropped else []),
+            *(dead if bad else []),
             f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
             f"{c.get('cells_built', 0):>26,}   {ok}",
             f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
@@ -481,7 +650,17 @@ def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
     if not wait:
         return None
     result.wait_until_finish()
-    report = BulkReport(counters(result), time.perf_counter() - t0, dict(plan.tables))
+    report = BulkReport(
+        counters(result), time.perf_counter() - t0, dict(plan.tables), plan.dead_letter
+    )
+    bad = report.counts.get("bad_records", 0)
+    if plan.max_bad_records is not None and bad > plan.max_bad_records:
+        raise WriteError(
+            f"{bad:,} rows were refused, more than --max-bad-records {plan.max_bad_records:,} "
+            f"(each writing process kept to the limit alone): they are in "
+            f"{plan.dead_letter}-*.csv. Fix the files and run the command again: the rerun "
+            "finishes the table."
+        )
     if report.mismatches():
         raise WriteError(
             "The bulk load's counts differ from what was expected: "

@@ -150,3 +150,74 @@ def first_events(source: Source, path: str, n: int) -> pd.DataFrame:
         if first is None:
             return pd.DataFrame()
         return arrow_frame(pa.Table.from_batches([first]))
+
+
+def shape_sample(
+    source: Source, files: list[str], duplicates: str, shape_events: int | None
+) -> Any:
+    """The events the design and split points are derived from: the whole input's shape
+    sample, as ``from_parquet`` / ``from_csv`` take it (whole series, chosen by CRC-32, about
+    ``shape_events`` events — their default when None — with the whole files' counts), so the
+    design is the one ``load`` would choose for all the files. Remote files (``gs://``): the
+    first ``shape_events`` (default ``SHAPE_EVENTS``) events of the first file."""
+    from ..datasets.shape_sample import SHAPE_EVENTS
+
+    common: dict[str, Any] = {
+        "entity": list(source.entity) or None,
+        "time": source.time,
+        "measures": list(source.measures),
+        "attributes": None if source.attributes is None else list(source.attributes),
+        "name": source.name,
+        "naive_tz": source.naive_tz,
+        "duplicates": duplicates,
+        "queries": [],
+        "progress": False,
+    }
+    if any("://" in f for f in files):
+        return source.dataset(first_events(source, files[0], shape_events or SHAPE_EVENTS))
+    # a shape sample far smaller than the series' sizes can keep no series at all (the CRC-32
+    # share picks none): ask for more, up to every event
+    tries = [shape_events, *(shape_events * k for k in (10, 100)), None] if shape_events else [None]
+    for n in tries:
+        try:
+            return _local_sample(source, files, n, common)
+        except DatasetError as exc:
+            if n is None or not str(exc).startswith("The frame is empty"):
+                raise
+    raise AssertionError("unreachable: the last try keeps every event")
+
+
+def _local_sample(
+    source: Source, files: list[str], shape_events: int | None, common: dict[str, Any]
+) -> Any:
+    from ..datasets.shape_sample import SHAPE_EVENTS
+
+    if source.kind == "parquet":
+        from ..datasets.parquet import from_parquet
+
+        return from_parquet(files, shape_events=shape_events, **common)
+    from ..datasets.byo import from_csv
+
+    opts: dict[str, Any] = {"sep": source.csv_options.get("sep")}
+    if len(files) == 1:
+        return from_csv(files[0], shape_events=shape_events, **common, **opts)
+    return _csv_files_sample(files, shape_events or SHAPE_EVENTS, common, opts)
+
+
+def _csv_files_sample(
+    files: list[str], n: int, common: dict[str, Any], opts: dict[str, Any]
+) -> Any:
+    """Several CSV files: the same share of series (``from_csv(sample=)``, by CRC-32: the same
+    series in every file) from each, about ``n`` events in all, as one Dataset."""
+    from pathlib import Path
+
+    from ..datasets.byo import from_csv, from_dataframe
+    from ..datasets.shape_sample import estimate_events
+
+    total = sum(estimate_events(Path(f)) for f in files)
+    share = None if total <= n or not common["entity"] else n / total
+    parts = [from_csv(f, sample=share, **common, **opts) for f in files]
+    frame = pd.concat([p.frame for p in parts], ignore_index=True)
+    keep = {k: v for k, v in common.items() if k not in ("progress", "naive_tz")}
+    keep["attributes"] = list(parts[0].attributes)
+    return from_dataframe(frame, **keep)

@@ -31,7 +31,7 @@ def split_points(
     rate = "the data's own rate" if events_per_s is None else f"{events_per_s:,.0f} events/s"
     where = (
         f"the load model at {rate} ({_rate(kd.write_rate_per_s)} row mutations/s at the peak) on "
-        f"{kd.nodes} nodes, over the first {len(sample):,} events"
+        f"{kd.nodes} nodes, over the {len(sample):,} events the design was derived from"
     )
     return kd.split_keys(), where
 
