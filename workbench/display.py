@@ -33,7 +33,7 @@ def _note(view: str) -> str:
 @shows("workbench.analysis.keyspace.KeyDistribution")
 def key_distribution_html(kd: KeyDistribution) -> str:
     """The verdict, the diagnostics, the heat map, node load, hotspot, the node sweep, hot tablets."""
-    from .formatting import styled
+    from .formatting import counted, styled
     from .plots import figure_html
     from .plots.heatmap import key_heatmap_html
     from .plots.keyspace import plot_hotspot, plot_node_load, plot_node_sweep
@@ -46,7 +46,7 @@ def key_distribution_html(kd: KeyDistribution) -> str:
     hot = kd.hot_tablets.head(5)
     return (
         f"<div><b>Key distribution</b> {html.escape(kd.schema_name)}: {html.escape(kd.verdict())}. "
-        f"{s['tablets']:,} tablets on {kd.nodes:,} nodes; busiest key range "
+        f"{counted(kd.n_tablets, 'tablet')} on {counted(kd.nodes, 'node')}; busiest key range "
         f"<code>{html.escape(str(s['busiest_range']))}</code>"
         + (
             f"<p><b>Ceiling</b>: {html.escape(kd.ceiling.text())}; "

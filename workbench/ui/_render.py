@@ -120,7 +120,7 @@ def headline_html(a: Analysis) -> str:
         "<table>",
         (
             f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>busiest node "
-            f"takes <b>{kd.mean_share:.0%}</b> of the load ({kd.hotspot_factor:.1f}× its fair "
+            f"takes <b>{kd.mean_share:.0%}</b> of the load ({kd.factor_text} its fair "
             f"share of {kd.fair_share:.0%}, {kd.nodes} nodes)</td></tr>"
             if kd.nodes > 1
             else f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>one "
