@@ -148,6 +148,7 @@ QUERY_COLUMNS = (
     "ranges",
     "rows_seen",
     "rows_returned",
+    "rows_kept",  # what waste divides by: fewer than returned where the client drops rows
     "bytes_seen",
     "waste",
     "emulator_rows_seen",
