@@ -249,6 +249,16 @@ class Session:
 SESSION = Session()
 
 
+def _plain_numbers() -> None:
+    """NumPy scalars print as numbers in the kernel: a list of them formatted into text (a
+    table cell, a finding, a widget's label) read ``[np.int64(4)]`` in 08 where ``[4]`` was
+    meant. NumPy 2 made the type part of a scalar's repr; its ``legacy="1.25"`` print option
+    (NumPy's own switch back) changes only that, for every text the kernel formats."""
+    import numpy as np
+
+    np.set_printoptions(legacy="1.25")
+
+
 def setup(*, emulator: bool = True) -> SetupInfo:
     """Prepare a notebook kernel: versions, emulator (start one if none runs), display defaults.
 
@@ -261,6 +271,7 @@ def setup(*, emulator: bool = True) -> SetupInfo:
     pd.set_option("display.width", 160)
     # whole texts in tables (a ranking's reason ran to "…" at 50 characters): the page wraps them
     pd.set_option("display.max_colwidth", None)
+    _plain_numbers()
     _style_plots()
     # a workbench error shows its message in one line, not 30 lines of the workbench's internals
     install_notebook_display()
