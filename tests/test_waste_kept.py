@@ -48,3 +48,13 @@ def test_the_designer_and_the_figures_say_returned_and_kept(salted):
     ax = plot_query_costs(salted.queries)
     texts = [t.get_text() for t in ax.texts]
     assert f"{seen / 1:.1f}× waste (client keeps 1 of 4)" in texts, texts
+
+
+def test_the_notebook_table_shows_rows_kept_only_where_it_differs(salted):
+    from workbench.display import query_costs_result_html
+
+    assert "rows kept" in query_costs_result_html(salted.queries)  # latest_quote keeps 1 of 4
+    ds = wb.load_dataset("fx_prices", size="workshop")
+    plain = wb.analyze(ds, wb.preset("fx_prices", "pair_microseconds")).queries
+    assert (plain.table["rows_kept"] == plain.table["rows_returned"]).all()
+    assert "rows kept" not in query_costs_result_html(plain)  # a copy of rows returned

@@ -165,6 +165,8 @@ def query_costs_result_html(qc: QueryCosts) -> str:
     from .plots.queries import plot_query_costs
 
     cols = [c for c in QUERY_COLUMNS if c in qc.table.columns]
+    if "rows_kept" in cols and (qc.table["rows_kept"] == qc.table["rows_returned"]).all():
+        cols.remove("rows_kept")  # the same figure as rows returned: one column says it
     cols += [c for c in qc.table.columns if c.startswith("measured_")]
     # spaced headers wrap (the raw names ran past a 1280-px page); each column formatted as
     # its name says: rows with separators, bytes in kB/MB, waste as ×, node time in ms

@@ -60,6 +60,15 @@ def plan_as_analyzed(emu: Emulator) -> Emulator:
     return emu
 
 
+# JupyterLab breaks printed text anywhere (its output ``pre`` has ``word-break: break-all``): at
+# 1280 px 02 printed "'seria|lized_protobuf'" and a player's "93|1" games over two lines. The
+# setup cell's output carries this rule for the page it is shown in: printed lines wrap between
+# words, and only a word longer than the line breaks inside.
+WRAP_WHOLE_WORDS = (
+    "<style>.jp-OutputArea-output pre{word-break:normal;overflow-wrap:anywhere}</style>"
+)
+
+
 @dataclass
 class SetupInfo:
     """What ``setup()`` found; renders as a small table in the notebook and the report."""
@@ -98,7 +107,7 @@ class SetupInfo:
         colour = "#009E73" if self.emulator_ok else "#D55E00"
         status = html.escape(self._status_line()).replace("\n", "<br>")
         return (
-            f"<div><b>Bigtable time-series schema workbench</b>"
+            f"{WRAP_WHOLE_WORDS}<div><b>Bigtable time-series schema workbench</b>"
             f"<table>{rows}</table>"
             f"<p style='color:{colour}'><b>Emulator:</b> {status}</p></div>"
         )
