@@ -462,3 +462,9 @@ def test_the_prose_of_08_states_its_outputs(executed_notebook):
     counters = shown(nb, r"equal to pandas 0 [\d,]+ (?P<n>[\d,]+) [\d,]+ \[\d+\]")
     assert written / counters == 4 == shown(nb, r"\[(?P<n>\d+)\] True")
     assert "np.int64" not in outputs(nb)
+    # "a dashboard's hourly query reads the same 24 rows a day": both designs' rows seen
+    day = stated(nb, r"hourly query reads the same (?P<n>\d+) rows a day")
+    assert day == 24  # one summary row per hour
+    for who in (r"pre_aggregated client", r"cmv_rollup Bigtable \(CMV\)"):
+        row = who + r" [\d.]+ [\d,]+ [\d.]+ s [\d,]+ (?P<n>\d+) \d+"
+        assert shown(nb, row) == day, who

@@ -58,3 +58,18 @@ def test_the_notebook_table_shows_rows_kept_only_where_it_differs(salted):
     plain = wb.analyze(ds, wb.preset("fx_prices", "pair_microseconds")).queries
     assert (plain.table["rows_kept"] == plain.table["rows_returned"]).all()
     assert "rows kept" not in query_costs_result_html(plain)  # a copy of rows returned
+
+
+def test_the_advisors_waste_line_says_a_byte_unit_once():
+    # 07's advisor read "24.0 kB bytes read for 2.3 kB returned"
+    from workbench.advisor.rules import _waste_line
+    from workbench.units import human_bytes
+
+    ds = wb.load_dataset("fx_prices", size="workshop")
+    t = wb.analyze(ds, wb.preset("fx_prices", "timestamp_first")).queries.table
+    line = _waste_line(t, "usdjpy_day")
+    seen, ret = (
+        human_bytes(t.loc["usdjpy_day", "bytes_seen"]),
+        human_bytes(t.loc["usdjpy_day", "bytes_returned"]),
+    )
+    assert f"{seen} read for {ret} returned" in line and " bytes read" not in line, line
