@@ -95,7 +95,7 @@ def render_figures(
 _CSS = (
     "<style>.wb-d{line-height:1.35;font-size:13px}.wb-d table{border-collapse:collapse;font-size:13px}"
     ".wb-d td,.wb-d th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}"
-    ".wb-d code{font-size:12.5px;word-break:break-all}.wb-d .bad{color:"
+    ".wb-d code{font-size:12.5px;overflow-wrap:anywhere}.wb-d .bad{color:"
     + BAD
     + "}.wb-d .good{color:"
     + GOOD
