@@ -60,6 +60,15 @@ def plan_as_analyzed(emu: Emulator) -> Emulator:
     return emu
 
 
+# JupyterLab breaks printed text anywhere (its output ``pre`` has ``word-break: break-all``): at
+# 1280 px 02 printed "'seria|lized_protobuf'" and a player's "93|1" games over two lines. The
+# setup cell's output carries this rule for the page it is shown in: printed lines wrap between
+# words, and only a word longer than the line breaks inside.
+WRAP_WHOLE_WORDS = (
+    "<style>.jp-OutputArea-output pre{word-break:normal;overflow-wrap:anywhere}</style>"
+)
+
+
 @dataclass
 class SetupInfo:
     """What ``setup()`` found; renders as a small table in the notebook and the report."""
@@ -98,7 +107,7 @@ class SetupInfo:
         colour = "#009E73" if self.emulator_ok else "#D55E00"
         status = html.escape(self._status_line()).replace("\n", "<br>")
         return (
-            f"<div><b>Bigtable time-series schema workbench</b>"
+            f"{WRAP_WHOLE_WORDS}<div><b>Bigtable time-series schema workbench</b>"
             f"<table>{rows}</table>"
             f"<p style='color:{colour}'><b>Emulator:</b> {status}</p></div>"
         )
@@ -249,6 +258,16 @@ class Session:
 SESSION = Session()
 
 
+def _plain_numbers() -> None:
+    """NumPy scalars print as numbers in the kernel: a list of them formatted into text (a
+    table cell, a finding, a widget's label) read ``[np.int64(4)]`` in 08 where ``[4]`` was
+    meant. NumPy 2 made the type part of a scalar's repr; its ``legacy="1.25"`` print option
+    (NumPy's own switch back) changes only that, for every text the kernel formats."""
+    import numpy as np
+
+    np.set_printoptions(legacy="1.25")
+
+
 def setup(*, emulator: bool = True) -> SetupInfo:
     """Prepare a notebook kernel: versions, emulator (start one if none runs), display defaults.
 
@@ -261,6 +280,7 @@ def setup(*, emulator: bool = True) -> SetupInfo:
     pd.set_option("display.width", 160)
     # whole texts in tables (a ranking's reason ran to "…" at 50 characters): the page wraps them
     pd.set_option("display.max_colwidth", None)
+    _plain_numbers()
     _style_plots()
     # a workbench error shows its message in one line, not 30 lines of the workbench's internals
     install_notebook_display()

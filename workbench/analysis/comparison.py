@@ -280,25 +280,25 @@ def _rank_ceiling(s: pd.Series, label: str) -> dict[str, str]:
 def _ties_under_the_ceilings(
     rec: dict[str, str], table: pd.DataFrame, analyses: Mapping[str, Analysis]
 ) -> dict[str, str]:
-    """The hotspot ranking as a tie when every design's ceiling is far above the rate judged
+    """The hotspot ranking when every design's ceiling is far above the rate judged
     (``Settings.ceiling_headroom`` ×) and no busiest node is over the CPU target: the shapes
-    differ, but at this rate none of them costs anything, and the ranking says so."""
+    keep their order ("<" where one is really worse: "≈" means within 5 %, and a 3.0× hotspot
+    is not within 5 % of 1.3×, G06), but no design is coloured best or worst, and the reason
+    says that at this rate none of them costs anything yet."""
     rate = float(table["events_per_s"].max())
     ceilings = table["ceiling_events_per_s"].astype(float)
     headroom = min(a.keyspace.settings.ceiling_headroom for a in analyses.values())
     busy = any(a.keyspace.hotspot for a in analyses.values())
-    if busy or not (ceilings >= headroom * rate).all():
+    if busy or not (ceilings >= headroom * rate).all() or not rec["best"]:
         return rec
-    order = table["hotspot_factor"].astype(float).sort_values(kind="stable").index.tolist()
     return {
         **rec,
-        "ranking": " ≈ ".join(order),
         "best": "",
         "worst": "",
         "reason": (
-            f"a tie at {rate_text(rate, 'events')}: every design's ceiling is over {headroom:,.0f}× "
-            f"that (lowest {number(ceilings.min())} events/s) and no node is near its CPU target, "
-            f"so the shapes ({rec['reason']}) cost nothing at this rate"
+            f"the shapes differ ({rec['reason']}), but none costs anything at "
+            f"{rate_text(rate, 'events')}: every design's ceiling is over {headroom:,.0f}× that "
+            f"(lowest {number(ceilings.min())} events/s) and no node is near its CPU target"
         ),
     }
 

@@ -288,16 +288,24 @@ class KeyDistribution:
                 f" of the load, so more nodes would share it{row}"
             )
         if self.spread == "even":
-            return (
-                f"Load spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share{row}"
-            )
+            return f"Load spread evenly: busiest node {self.factor_text} its fair share{row}"
         floor = (
             f"; its busiest tablet alone takes {percent(self.mean_tablet_share)}"
             if self.mean_tablet_share * self.nodes > 1.2
             else ""
         )
-        return f"Uneven load: busiest node carries {self.hotspot_factor:.1f}× its fair share" + (
+        return f"Uneven load: busiest node carries {self.factor_text} its fair share" + (
             row or floor
+        )
+
+    @property
+    def factor_text(self) -> str:
+        """The mean hotspot factor as the verdict states it (two decimals when even, one when
+        uneven): the node-load title quotes it in the same words."""
+        return (
+            f"{self.hotspot_factor:.2f}×"
+            if self.spread == "even"
+            else f"{self.hotspot_factor:.1f}×"
         )
 
     @property

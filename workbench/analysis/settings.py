@@ -24,6 +24,7 @@ from typing import Literal, get_args
 from ..errors import SettingsError
 
 # the read cost model is the planner's too: its type lives with the plans
+from ..schema import limits as _limits
 from ..schema.plan import ReadCosts
 
 StorageType = Literal["SSD", "HDD"]
@@ -72,15 +73,16 @@ class Settings:
     data_boost_spu_per_node: float = 1000.0
     data_boost_min_spu_s_per_request: float = 60.0
     data_boost_spu_hour_usd: float = 0.000845  # assumption (pricing.py)
-    # limits (G10, G19, G20); the emulator enforces none of them. Cell and row sizes in decimal MB,
-    # as Bigtable's quotas page states them (10 MB / 100 MB per cell, 100 MB / 256 MB per row); a
-    # key's and a qualifier's in KiB, as the API states a key's "up to 4KiB"
-    cell_advisory_bytes: int = 10 * MB
-    cell_hard_bytes: int = 100 * MB
-    row_advisory_bytes: int = 100 * MB
-    row_hard_bytes: int = 256 * MB
-    key_hard_bytes: int = 4 * 1024
-    qualifier_hard_bytes: int = 16 * 1024
+    # limits (G10, G19, G20); the emulator enforces none of them. The numbers to_cells enforces
+    # (schema/limits.py: cell and row sizes in decimal MB as Bigtable's quotas page states them,
+    # 10 MB / 100 MB per cell and 100 MB / 256 MB per row; a key's and a qualifier's in KiB, as
+    # the API states a key's "up to 4KiB"): one figure per limit
+    cell_advisory_bytes: int = _limits.CELL_ADVISORY
+    cell_hard_bytes: int = _limits.CELL_MAX
+    row_advisory_bytes: int = _limits.ROW_ADVISORY
+    row_hard_bytes: int = _limits.ROW_MAX
+    key_hard_bytes: int = _limits.ROW_KEY_MAX
+    qualifier_hard_bytes: int = _limits.QUALIFIER_MAX
     # -- load model, Key Visualizer and capacity (sources: docs/architecture.md, "Load model") --
     # cluster and workload
     nodes: int = 3  # cluster size of the key-distribution model

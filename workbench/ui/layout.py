@@ -30,6 +30,8 @@ STYLE = (
     ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important;"
     "padding:0 5px!important;font-size:12px}"
     ".wb-designer .wb-group>*{max-width:calc(100% - 4px);box-sizing:border-box}"
+    # and inside the group's own boxes (your CSV, your queries: 418 px in a 414-px box at 1280)
+    ".wb-designer .wb-group .widget-box>*{max-width:calc(100% - 4px);box-sizing:border-box}"
     # a labelled toggle row ("size") reads like a dropdown: its label right-aligned beside it
     ".wb-designer .widget-toggle-buttons{display:flex;align-items:center;margin:2px}"
     ".wb-designer .widget-toggle-buttons>.widget-label{display:inline-block;text-align:right;"
