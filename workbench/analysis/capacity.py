@@ -582,9 +582,7 @@ def capacity(
         schema_name=schema_name,
         production=production,
         target_given=(
-            production.workload.events_per_s is not None
-            or bool(production.series.stated)
-            or st.write_rate_per_s is not None
+            production.workload.events_per_s is not None or bool(production.series.stated)
         ),
     )
 

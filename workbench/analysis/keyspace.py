@@ -412,7 +412,7 @@ def key_distribution(
     t0, win_us, W = grid = window_grid(w.ts, n, st)
     win = time_ids(w.ts, t0, win_us, 1)
     span_s = (int(w.ts[-1]) - t0) / 1e6 if n else 0.0
-    rates = production_rates(n, span_s, win_us / 1e6, st, write_rate_per_s, queries_per_s)
+    rates = production_rates(n, span_s, win_us / 1e6, write_rate_per_s, queries_per_s)
     first = first_writes(w.row, R)
     row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=R)
     km = write_matrices(w, win, first, row_bytes, (W, B), st.large_row_bytes)

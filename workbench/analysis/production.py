@@ -481,7 +481,7 @@ def production(
     bucketed = events_per_row > _BUCKET_EVENTS_PER_ROW or (
         bucket_s is not None and bucket_s * rho_s > _BUCKET_EVENTS_PER_ROW
     )
-    rates, default = stated_query_rates(ds, qc.plans, wl, st)
+    rates, default = stated_query_rates(ds, qc.plans, wl)
     qps = sum(rates.values())
     planned = {q.name: q for q in ds.queries if q.name in qc.plans}
     hits = {k: wl.query_load(k).hit_share(counts.production) for k in planned}
@@ -515,16 +515,13 @@ def production(
 
 
 def stated_query_rates(
-    ds: Dataset, plans: Mapping[str, object], wl: Workload, st: Settings
+    ds: Dataset, plans: Mapping[str, object], wl: Workload
 ) -> tuple[dict[str, float], bool]:
-    """Each planned query's mean runs per second as stated (the workload's total or the
-    settings', split by weight, or the query's own rate), and whether no rate was stated at
-    all: then every query runs 0 times a second, sizes no node and draws no read load, and
+    """Each planned query's mean runs per second as stated (the workload's total split by
+    weight, or the query's own rate), and whether no rate was stated at all: then every query runs 0 times a second, sizes no node and draws no read load, and
     shows its cost per run. The load model's heat map and capacity read these same rates."""
     if wl.queries_per_s is not None:
         qps, default = float(wl.queries_per_s), False
-    elif st.queries_per_s is not None:
-        qps, default = float(st.queries_per_s), False
     else:
         qps, default = 0.0, True
     planned = {q.name: q for q in ds.queries if q.name in plans}

@@ -37,6 +37,16 @@ MiB = 1 << 20
 GB = 1_000_000_000
 
 
+# production facts Settings once held beside Bigtable's constants, and the Workload field that
+# states each now (write_rate_per_s was mutations/s: a Workload states events, each design turns
+# them into its own mutations)
+MOVED_TO_WORKLOAD = {
+    "write_rate_per_s": "events_per_s=...",
+    "queries_per_s": "queries_per_s=...",
+    "entities_grow": 'growth="grow"',
+}
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the analysis models assume about Cloud Bigtable."""
@@ -82,10 +92,8 @@ class Settings:
     key_hard_bytes: int = 4 * 1024
     qualifier_hard_bytes: int = 16 * 1024
     # -- load model, Key Visualizer and capacity (sources: docs/architecture.md, "Load model") --
-    # cluster and workload
+    # cluster (production itself, its rates, series and growth, is a wb.Workload: MOVED_TO_WORKLOAD)
     nodes: int = 3  # cluster size of the key-distribution model
-    write_rate_per_s: float | None = None  # production mutations/s; None: the data's own rate
-    queries_per_s: float | None = None  # production queries/s (all intents, split by weight)
     planning_row_bytes: int = (
         1000  # the per-node figures assume 1 KB rows ("Understand performance")
     )
@@ -126,8 +134,6 @@ class Settings:
     clusters: int = 1  # replication: every cluster stores and applies every write
     routing: Routing = "single-cluster"  # app profile routing
     autoscaling: bool = False  # clusters scale themselves to the CPU target (Autoscaling)
-    entities_grow: bool = False  # at a higher rate: False, the dataset's entities each write
-    # faster (a fixed set: pairs, salt buckets); True, production adds entities like them
     storage_utilization_target: float = 0.70  # keep stored bytes ≤ 70 % of a node's storage
     # (Monitoring: "Disk usage"; Quotas and limits: storage per node)
     storage: StorageType = "SSD"  # one type per instance ("ssd"/"hdd" are read as upper case)
@@ -276,6 +282,12 @@ class Settings:
         """These settings with ``changes``; an unknown name is refused with the known ones (a
         bad value is refused by ``__post_init__``, as at construction)."""
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
+        moved = sorted(unknown & set(MOVED_TO_WORKLOAD))
+        if moved:
+            raise SettingsError(
+                f"Settings no longer hold production ({', '.join(moved)}): state it once, as "
+                f"analyze(..., workload=wb.Workload({MOVED_TO_WORKLOAD[moved[0]]}))."
+            )
         if unknown:
             known = ", ".join(f.name for f in dataclasses.fields(self))
             raise SettingsError(
@@ -397,8 +409,6 @@ SETTING_RULES: dict[str, Rule] = {
     "key_hard_bytes": _COUNT,
     "qualifier_hard_bytes": _COUNT,
     "nodes": _COUNT,
-    "write_rate_per_s": Number(0, optional=True),  # 0: no writes (reads alone)
-    "queries_per_s": Number(0, optional=True),  # 0: no reads (writes alone)
     "planning_row_bytes": _COUNT,
     "key_buckets": _COUNT,
     "window_minutes": _COUNT,  # Key Visualizer's whole minutes
@@ -423,7 +433,6 @@ SETTING_RULES: dict[str, Rule] = {
     "clusters": _COUNT,
     "routing": Choice(get_args(Routing)),
     "autoscaling": Flag(),
-    "entities_grow": Flag(),
     "storage_utilization_target": _SHARE,
     "storage": Choice(get_args(StorageType)),  # "ssd"/"hdd" are read as upper case first
     "ssd_tb_per_node": _POSITIVE,
