@@ -383,7 +383,7 @@ class Production:
             (
                 "queries",
                 f"{rest}: no query sizes the nodes unless its rate is stated (each query's cost "
-                "per run is in the query table; queries_per_s=, Workload(queries=…))",
+                "per run is in the query table; Workload(queries_per_s=…) or Workload(queries=…))",
                 False,
             )
         )
