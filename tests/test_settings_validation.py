@@ -163,7 +163,9 @@ def test_the_kinds_of_rule_say_their_range_in_words():
     assert SETTING_RULES["cpu_target"].allowed == "in (0, 1]"
     assert SETTING_RULES["scan_fixed_share"].allowed == "in [0, 1)"
     assert SETTING_RULES["request_share"].allowed == "in [0, 1]"
-    assert SETTING_RULES["queries_per_s"].allowed == "None or a finite number ≥ 0"
+    assert (
+        SETTING_RULES["in_memory_increment_node_hour_usd"].allowed == "None or a finite number ≥ 0"
+    )
     assert SETTING_RULES["tiered_after_days"].allowed == "None or a finite number > 0"
     assert SETTING_RULES["autoscaling"].allowed == "True or False"
 
