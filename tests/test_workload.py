@@ -108,6 +108,7 @@ def test_old_production_keywords_say_how_to_write_them_with_a_workload(entry, ol
         ("write_rate_per_s", "events_per_s=..."),
         ("queries_per_s", "queries_per_s=..."),
         ("entities_grow", 'growth="grow"'),
+        ("retention_months", "retention_months=..."),
     ],
 )
 def test_settings_hold_no_production(old, says):

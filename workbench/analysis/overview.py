@@ -310,7 +310,7 @@ def plan_scale(
         ents = {
             c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity
         }
-    return PlanScale(ents or None, sr.rate_factor, st.retention_months * st.hours_per_month * 3600)
+    return PlanScale(ents or None, sr.rate_factor, wl.retention_months * st.hours_per_month * 3600)
 
 
 def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str, ...]:
@@ -390,8 +390,6 @@ def analyze(
     if tiered_after_days is not None:
         st = st.replace(tiered_after_days=float(tiered_after_days))
     wl = require_workload(workload)
-    if wl.retention_months is not None:  # the horizon every size is projected over
-        st = st.replace(retention_months=float(wl.retention_months))
     name = schema_name(schema)
     tm: dict[str, float] = {}
     with _timed(tm, "index"):
@@ -445,6 +443,7 @@ def analyze(
             schema_name=name,
             row_bound_s=bound,
             rate_factor=prod.rate_factor if prod.bucketed else 1.0,
+            retention_months=wl.retention_months,
         )
     with _timed(tm, "capacity"):
         cap = capacity(

@@ -335,9 +335,9 @@ class Production:
     # -- what was stated ---------------------------------------------------------------------
     def inputs(self) -> list[tuple[str, str, bool]]:
         """(input, value, the user's?) for every input the production figures used."""
-        wl, st = self.workload, self.settings
+        wl = self.workload
         said = set(wl.stated())
-        retention = wl.retention_months or st.retention_months
+        retention = wl.retention_months
         rows = [
             (
                 "events/s",
@@ -455,7 +455,7 @@ def production(
     wl = sr.workload
     counts, sample_rate, mean = sr.counts, sr.sample_events_per_s, sr.events_per_s
     rho_s, rho_p = sr.sample_per_series, sr.production_per_series
-    retention_s = (wl.retention_months or st.retention_months) * st.hours_per_month * 3600
+    retention_s = wl.retention_months * st.hours_per_month * 3600
     time_factor = retention_s / span  # < 1 when the sample spans more than production keeps
     lead = [c for c in lead_columns if c in ds.entity]
     agg = ds.aggregates

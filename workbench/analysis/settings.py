@@ -44,6 +44,7 @@ MOVED_TO_WORKLOAD = {
     "write_rate_per_s": "events_per_s=...",
     "queries_per_s": "queries_per_s=...",
     "entities_grow": 'growth="grow"',
+    "retention_months": "retention_months=...",
 }
 
 
@@ -159,8 +160,6 @@ class Settings:
     # assumption: row ranges one ReadRows request carries (the API documents no count); a read
     # of more ranges is several requests sent side by side, as the client's read_rows_sharded
     ranges_per_request: int = 1000
-    # storage model
-    retention_months: float = 12.0  # planning horizon; a family's GC rule may keep less
     # tiered storage (Preview) and editions, dated: "Tiered storage overview", "Understand
     # performance", "Editions overview" (docs/architecture.md, "Capacity")
     tiers_date: str = "2026-01"
@@ -451,7 +450,6 @@ SETTING_RULES: dict[str, Rule] = {
     "scan_fixed_share": Number(0, 1, open_high=True),
     "request_share": Number(0, 1),
     "ranges_per_request": _COUNT,
-    "retention_months": _POSITIVE,
     "tiers_date": Text("2026-01"),
     "tiered_after_days": Number(0, open_low=True, optional=True),  # None: no tiering
     "tiered_min_days": _POSITIVE,

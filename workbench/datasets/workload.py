@@ -29,6 +29,11 @@ from typing import Literal, ParamSpec, TypeVar
 
 from ..errors import RemovedKeyword, WorkbenchError
 
+# how long data is kept when a workload states no retention: the planning horizon storage,
+# row growth and the reads bounding no time are projected over (a model default, not a Bigtable
+# figure; a family's GC rule may keep less)
+RETENTION_MONTHS = 12.0
+
 P = ParamSpec("P")
 R = TypeVar("R")
 Growth = Literal["fixed", "grow"]
@@ -172,9 +177,9 @@ class Workload:
     peak_factor : float
         The busiest hour's rate over the mean; nodes are sized for the peak, storage for the
         mean (default 1: the stated rate is sustained).
-    retention_months : float, optional
-        How long data is kept (None: ``Settings.retention_months``, 12); a family's GC rule may
-        keep less.
+    retention_months : float
+        How long data is kept, the planning horizon (default ``RETENTION_MONTHS``, 12); a
+        family's GC rule may keep less.
     entities : mapping of column → count, optional
         Production's distinct values per entity column (``{"sensor_id": 50_000}``); a file of
         one series takes ``{"series": N}`` ("N series like this one"). Unnamed columns keep the
@@ -195,7 +200,7 @@ class Workload:
 
     events_per_s: float | None = None
     peak_factor: float = 1.0
-    retention_months: float | None = None
+    retention_months: float = RETENTION_MONTHS
     entities: Mapping[str, int] | None = None
     growth: str = "fixed"
     spread: Spread | None = None
@@ -210,8 +215,7 @@ class Workload:
                 f"Workload peak_factor is the peak over the mean rate, so at least 1; got "
                 f"{self.peak_factor!r}."
             )
-        if self.retention_months is not None:
-            _positive("retention_months", self.retention_months)
+        _positive("retention_months", self.retention_months)
         if self.growth not in ("fixed", "grow"):
             raise WorkbenchError(
                 f"Workload growth must be 'fixed' (the sample's series write faster) or 'grow' "
@@ -332,6 +336,7 @@ def require_workload(workload: Workload | None) -> Workload:
 
 __all__ = [
     "REMOVED_KEYWORDS",
+    "RETENTION_MONTHS",
     "QueryLoad",
     "Spread",
     "Workload",
