@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
@@ -46,6 +46,15 @@ MOVED_TO_WORKLOAD = {
     "entities_grow": 'growth="grow"',
     "retention_months": "retention_months=...",
 }
+
+
+def _refuse_production(given: Mapping[str, object]) -> None:
+    moved = [k for k in MOVED_TO_WORKLOAD if k in given]
+    if moved:
+        raise SettingsError(
+            f"Settings no longer hold production ({', '.join(moved)}): state it once, as "
+            f"analyze(..., workload=wb.Workload({MOVED_TO_WORKLOAD[moved[0]]}))."
+        )
 
 
 @dataclass(frozen=True)
@@ -258,6 +267,12 @@ class Settings:
     def storage_gb_month_usd(self) -> float:
         return self.hdd_gb_month_usd if self.storage.upper() == "HDD" else self.ssd_gb_month_usd
 
+    def __new__(cls, *args: object, **kwargs: object) -> Settings:
+        """Refuse a production fact these settings once held (``MOVED_TO_WORKLOAD``), naming the
+        Workload field that states it (Python alone would say only "unexpected keyword")."""
+        _refuse_production(kwargs)
+        return super().__new__(cls)
+
     def __post_init__(self) -> None:
         """Refuse a bad value when the settings are made, naming it, the value and what is
         accepted (as xarray's ``set_options`` does): ``Settings(storage="tape")`` never builds.
@@ -280,13 +295,8 @@ class Settings:
     def replace(self, **changes: object) -> Settings:
         """These settings with ``changes``; an unknown name is refused with the known ones (a
         bad value is refused by ``__post_init__``, as at construction)."""
+        _refuse_production(changes)
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
-        moved = sorted(unknown & set(MOVED_TO_WORKLOAD))
-        if moved:
-            raise SettingsError(
-                f"Settings no longer hold production ({', '.join(moved)}): state it once, as "
-                f"analyze(..., workload=wb.Workload({MOVED_TO_WORKLOAD[moved[0]]}))."
-            )
         if unknown:
             known = ", ".join(f.name for f in dataclasses.fields(self))
             raise SettingsError(
