@@ -398,8 +398,8 @@ def key_distribution(
 
     ``seen_rows`` (query → row ids the production execution reads) and ``weights`` give the
     reads, ``query_node_s`` each query's modelled node-seconds per run (the query-cost table);
-    ``write_rate_per_s``/``queries_per_s`` the production rates (default: settings, then the
-    data's own write rate and no reads); ``pre_splits`` the table's split points at
+    ``write_rate_per_s``/``queries_per_s`` the production rates in mutations and queries
+    (``analyze`` derives them from the workload; default: the data's own write rate, no reads); ``pre_splits`` the table's split points at
     creation (evenly over the final keys); ``events`` the events the sample holds;
     ``ceiling``: the design's ceiling at the stated workload (``Production.ceiling()``), kept
     through re-runs; without it, the sample's own (``design_ceiling``)."""
