@@ -104,6 +104,48 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
     return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
 
 
+def _designs_and_labels(
+    schemas: Sequence[Schema | ViewDesign] | Mapping[str, Schema], names: Sequence[str] | None
+) -> tuple[list[Schema | ViewDesign], list[str]]:
+    """``compare``'s designs as a checked list and a label each (``names`` or the designs' own;
+    two designs with one name get numbered, never merged)."""
+    if isinstance(schemas, Mapping):  # wb.presets(ds): the whole gallery
+        schemas = list(schemas.values())
+    if isinstance(schemas, Schema):
+        raise WorkbenchError(
+            "compare takes a list of schemas, e.g. wb.compare(ds, [a, b]); for one design "
+            "use wb.analyze(ds, schema)."
+        )
+    if isinstance(schemas, (str, bytes, dict)) or not hasattr(schemas, "__iter__"):
+        raise WorkbenchError(f"compare takes a list of schemas, got {type(schemas).__name__}.")
+    designs = list(schemas)
+    bad = [s for s in designs if not isinstance(s, (Schema, ViewDesign))]
+    if bad:
+        raise WorkbenchError(
+            f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)) or ViewDesigns "
+            f"(wb.view_designs(ds)); got {bad[0]!r}."
+        )
+    if not designs:
+        raise WorkbenchError("compare needs at least one schema.")
+    if isinstance(names, str):
+        raise WorkbenchError(
+            f"names must be a list with one name per schema, got the string {names!r}."
+        )
+    labels = (
+        list(names)
+        if names is not None
+        else [s.name if isinstance(s, ViewDesign) else schema_name(s) for s in designs]
+    )
+    if len(labels) != len(designs):
+        raise WorkbenchError(f"compare got {len(designs)} schemas but {len(labels)} names.")
+    seen: dict[str, int] = {}
+    for i, lab in enumerate(labels):
+        if lab in seen:
+            labels[i] = f"{lab} ({seen[lab] + 1})"
+        seen[lab] = seen.get(lab, 0) + 1
+    return designs, labels
+
+
 @workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead
 def compare(
     ds: Dataset,
@@ -153,40 +195,7 @@ def compare(
         from ..datasets.queries import with_queries
 
         ds = with_queries(ds, queries)
-    if isinstance(schemas, Mapping):  # wb.presets(ds): the whole gallery
-        schemas = list(schemas.values())
-    if isinstance(schemas, Schema):
-        raise WorkbenchError(
-            "compare takes a list of schemas, e.g. wb.compare(ds, [a, b]); for one design "
-            "use wb.analyze(ds, schema)."
-        )
-    if isinstance(schemas, (str, bytes, dict)) or not hasattr(schemas, "__iter__"):
-        raise WorkbenchError(f"compare takes a list of schemas, got {type(schemas).__name__}.")
-    schemas = list(schemas)
-    bad = [s for s in schemas if not isinstance(s, (Schema, ViewDesign))]
-    if bad:
-        raise WorkbenchError(
-            f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)) or ViewDesigns "
-            f"(wb.view_designs(ds)); got {bad[0]!r}."
-        )
-    if not schemas:
-        raise WorkbenchError("compare needs at least one schema.")
-    if isinstance(names, str):
-        raise WorkbenchError(
-            f"names must be a list with one name per schema, got the string {names!r}."
-        )
-    labels = (
-        list(names)
-        if names is not None
-        else [s.name if isinstance(s, ViewDesign) else schema_name(s) for s in schemas]
-    )
-    if len(labels) != len(schemas):
-        raise WorkbenchError(f"compare got {len(schemas)} schemas but {len(labels)} names.")
-    seen: dict[str, int] = {}
-    for i, lab in enumerate(labels):  # two designs with one name get numbered, never merged
-        if lab in seen:
-            labels[i] = f"{lab} ({seen[lab] + 1})"
-        seen[lab] = seen.get(lab, 0) + 1
+    schemas, labels = _designs_and_labels(schemas, names)
     analyses: dict[str, Analysis] = {}
     notes: dict[str, str] = {}
     not_built: dict[str, str] = {}
