@@ -184,7 +184,7 @@ def test_compare_ranks_designs_with_a_reason(games):
     fast = compare(
         games,
         [wb.preset("game_scores", p) for p in ("game_player_time", "timestamp_first")],
-        events_per_s=20_000,
+        workload=wb.Workload(events_per_s=20_000),
     )
     assert fast.rankings.loc["hotspot (busiest node ÷ fair share)", "worst"] == "timestamp_first"
 

@@ -116,7 +116,7 @@ def test_compare_ties_hotspot_rankings_when_every_ceiling_is_far_above_the_rate(
         9_800, rel=0.01
     )
     # at 100,000 events/s the timestamp-first design is past its ceiling: ranked, not tied
-    fast = wb.compare(ds, schemas, events_per_s=100_000)
+    fast = wb.compare(ds, schemas, workload=wb.Workload(events_per_s=100_000))
     hot = fast.rankings.loc["hotspot (busiest node ÷ fair share)"]
     assert hot["best"] == "tall" and hot["worst"] == "timestamp_first"
 

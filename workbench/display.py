@@ -92,7 +92,7 @@ def hot_tablets_heading(kd: KeyDistribution) -> str:
         return f"{head}: the tablets using the most of their node's CPU."
     return (
         f"{head}: the busiest tablets, but at this rate none is hot (the busiest uses "
-        f"{percent(busiest)} of its node). State a production rate (events_per_s=…) to see "
+        f"{percent(busiest)} of its node). State a production rate (workload=wb.Workload(events_per_s=…)) to see "
         "them under load; the node-load figure shows their share of the load."
     )
 

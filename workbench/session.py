@@ -51,12 +51,13 @@ def versions() -> dict[str, str]:
 
 def plan_as_analyzed(emu: Emulator) -> Emulator:
     """Make ``emu``'s loaded tables plan their reads as ``analyze`` does without a stated
-    workload: at the settings' read costs and retention (a read bounding no time weighs a
-    year of history), so ``TableHandle.run`` reads the plans the analysis shows."""
+    workload: at the settings' read costs and the default retention (a read bounding no time
+    weighs a year of history), so ``TableHandle.run`` reads the plans the analysis shows."""
     from .analysis.settings import DEFAULT
+    from .datasets.workload import RETENTION_MONTHS
 
     emu.read_costs = DEFAULT.read_costs()
-    emu.plan_retention_s = DEFAULT.retention_months * DEFAULT.hours_per_month * 3600
+    emu.plan_retention_s = RETENTION_MONTHS * DEFAULT.hours_per_month * 3600
     return emu
 
 

@@ -212,7 +212,8 @@ def _storage_lines(a: Analysis) -> list[SheetLine]:
                 "kept (logical TB)": (
                     kept_tb,
                     f"{MEASURED}: bytes per event × events/s × the months each family keeps "
-                    f"(≤ {st.retention_months:g} months, {'yours' if retention else 'default'})",
+                    f"(≤ {cap.production.workload.retention_months:g} months, "
+                    f"{'yours' if retention else 'default'})",
                 ),
                 "compression ratio": (
                     ratio,

@@ -226,7 +226,7 @@ def design_controls(c: Any, nodes: int) -> None:
     c.qps = production_field(
         W.BoundedFloatText,
         "queries/s",
-        "All queries per second (0: the default, one per 1,000 writes)",
+        "All queries per second (0: none stated, no query sizes the nodes)",
     )
     c.families = []  # (name, max age days, versions) per family slot
     c.pin = button(
@@ -296,7 +296,7 @@ def control_grid(d: Designer) -> W.GridBox:
                     d.families_box,
                     W.HTML("<b>Model</b>"),
                     c.nodes,
-                    # 0 is "not stated" (queries/s then is one per 1,000 writes, not the sample's own);
+                    # 0 is "not stated" (queries/s then none: no query sizes the nodes);
                     # the workload line under the numbers says what each input was
                     W.HTML("<b>Production</b> <small>(0 = not stated)</small>"),
                     c.rate,
