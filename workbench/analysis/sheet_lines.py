@@ -96,7 +96,11 @@ def _s(seconds: float) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{float(x) * 100:.3g} %"
+    """A share as a percentage: 42.1 %, 0.5 %, and "<0.001 %" below that (never 5.92e-05 %)."""
+    v = float(x) * 100
+    if 0 < abs(v) < 0.001:
+        return "<0.001 %" if v > 0 else ">-0.001 %"
+    return f"{v:.3g} %"
 
 
 def _usd(x: float) -> str:
