@@ -238,6 +238,20 @@ def test_a_sample_of_stocks_sizes_as_the_whole_file_without_entities(events_per_
     assert "spread the sample's own skew (the default while production has" in sampled
 
 
+def test_the_derived_queries_follow_the_whole_file_not_the_share_drawn():
+    """With no queries given, the derived ones read the file's shape: 5 symbols over 2000-01 to
+    2001-12 (730 days: a tenth is 30 days on the nice scale), so a 40 % sample keeping IBM alone
+    still gets "all over …" (several series) and the same window as the whole file; only the
+    series a query names is one the sample holds."""
+    whole, part = _own_csv("stocks"), _own_csv("stocks", sample=0.4)
+
+    def lines(ds):
+        return [(q.text or q.name).replace("IBM", "S").replace("AAPL", "S") for q in ds.queries]
+
+    assert lines(whole) == lines(part)
+    assert "all over 30 days" in lines(part) and "symbol=S over 30 days" in lines(part)
+
+
 def test_a_sample_that_keeps_no_series_is_refused_with_the_share_that_would():
     import zlib
 
