@@ -27,6 +27,11 @@ The same code runs on the DirectRunner (tests, one machine) and on Dataflow (opt
    summary row and every aggregate cell is built from all of its events in one batch.
 5. **Counts** (:class:`BulkReport`): Beam counters of events read, events, cells built and
    cells written, compared at the end (equal, or the run fails).
+
+Why one module: the pipeline's steps share the one ``Plan`` a run is launched with (the design,
+the tables, the dropped duplicates, the dead-letter limit, the pacing) and count into the same
+Beam counters the report compares; the readers are the part that can leave, to ``sources.py``
+(a branch that moves them and keys summary rows by entity and bucket waits to be merged).
 """
 
 from __future__ import annotations
