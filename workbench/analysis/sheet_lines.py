@@ -132,8 +132,13 @@ def sheet_lines(a: Analysis, served: bool) -> list[SheetLine]:
 
 
 def shown_value(value: float, unit: str) -> str:
-    """A line's value as printed: node time in s, ms, µs or ns, else the figure and its unit."""
-    return _s(value) if unit == "node-s" else f"{_n(value)} {unit}"
+    """A line's value as printed: node time in s, ms, µs or ns, else the figure and its unit
+    ("1 node", "3 nodes": a count of one in the singular)."""
+    if unit == "node-s":
+        return _s(value)
+    if unit == "nodes" and value == 1:
+        unit = "node"
+    return f"{_n(value)} {unit}"
 
 
 def shown_input(name: str, value: float) -> str:
