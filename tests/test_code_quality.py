@@ -6,6 +6,8 @@ other test, so a change that breaks them fails the suite with the tool's own rep
 
 from __future__ import annotations
 
+import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -279,3 +281,91 @@ def test_the_dead_code_check_finds_a_dead_function(tmp_path):
     found = dead_definitions([pkg], pkg)
     rel = {line.split()[-1] for line in found}
     assert rel == {"unused", "never"}, found
+
+
+# Sentence pins (issue 47, "Smaller"): an assert that pins a message's wording breaks on every
+# rewording while the behaviour stays right. A test asserts what a sentence carries instead: the
+# error type and its key tokens (the column, row, limit, figure), e.g.
+# `pytest.raises(SettingsError, match="clusters")`; each error class's whole sentence is pinned
+# once, in tests/test_error_messages.py. Pins that are the oracle stay (a notebook's claim read
+# against its output, a printed command line, a heading the browser clicks on).
+PIN_WORDS = 4  # a literal of this many words or more is a sentence, not a token
+PIN_SHARE = 0.10
+_REGEX_GAP = re.compile(r"\.[*+]\??")  # `.*` between tokens: the words between are free
+
+
+def _string_parts(node: ast.AST) -> list[str]:
+    """The literal text an operand is made of: a string, an f-string's constant parts (each
+    one on its own), and those inside a tuple/list/set or a `+` of strings."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return [v.value for v in node.values if isinstance(v, ast.Constant)]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [s for e in node.elts for s in _string_parts(e)]
+    if isinstance(node, ast.BinOp):
+        return _string_parts(node.left) + _string_parts(node.right)
+    return []
+
+
+def sentence_pins(source: str) -> tuple[int, list[int]]:
+    """(checks, lines of the sentence pins) in one test module's source. A check is an `assert`
+    or a `pytest.raises(..., match=...)`; it pins a sentence when a comparison (`==`, `in`, ...)
+    in the assert's test has an operand with a literal of PIN_WORDS words or more, or when a
+    `match=` pattern has that many words between two `.*` (the assert's message is not a check)."""
+    checks, pins = 0, []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assert):
+            checks += 1
+            texts = [
+                s
+                for c in ast.walk(node.test)
+                if isinstance(c, ast.Compare)
+                for operand in (c.left, *c.comparators)
+                for s in _string_parts(operand)
+            ]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "raises"
+            and any(k.arg == "match" for k in node.keywords)
+        ):
+            checks += 1
+            match = next(k.value for k in node.keywords if k.arg == "match")
+            texts = [run for s in _string_parts(match) for run in _REGEX_GAP.split(s)]
+        else:
+            continue
+        if any(len(t.split()) >= PIN_WORDS for t in texts):
+            pins.append(node.lineno)
+    return checks, sorted(pins)
+
+
+def test_sentence_pins_stay_under_a_tenth_of_the_checks():
+    per_file = {
+        str(p.relative_to(REPO)): sentence_pins(p.read_text(encoding="utf-8"))
+        for p in sorted((REPO / "tests").rglob("*.py"))
+    }
+    checks = sum(c for c, _ in per_file.values())
+    pins = sum(len(p) for _, p in per_file.values())
+    worst = sorted(per_file.items(), key=lambda kv: -len(kv[1][1]))[:10]
+    listing = "\n".join(f"  {len(p):3} of {c:4}  {f}: lines {p}" for f, (c, p) in worst)
+    assert pins < PIN_SHARE * checks, (
+        f"{pins} of {checks} checks ({pins / checks:.1%}) pin a sentence of {PIN_WORDS}+ words; "
+        f"assert the error type and its key tokens instead. The most:\n{listing}"
+    )
+
+
+def test_the_sentence_pin_measure_tells_tokens_from_sentences():
+    """Hand-made module: 6 checks, of which 3 pin a sentence (lines 3, 4 and 6)."""
+    source = (
+        "def test_x(msg, n):\n"
+        "    assert \"'sensor'\" in msg and 'rows 2, 4' in msg\n"  # tokens: 1 and 3 words
+        "    assert 'the emulator has stopped' in msg\n"  # 4 words: a sentence
+        "    assert f'{n} rows of the table read' == msg\n"  # f-string part of 5 words
+        "    assert msg, 'a message of many words is not a check'\n"
+        "    with pytest.raises(E, match='no such column family zz'):\n"  # 5 words
+        "        pass\n"
+        "    with pytest.raises(E, match=r\"'zz'.*no column family.*Nothing was\"):\n"
+        "        pass\n"
+    )
+    assert sentence_pins(source) == (6, [3, 4, 6])
