@@ -7,6 +7,7 @@ limit and the fix; nothing is half-loaded."""
 from __future__ import annotations
 
 import gzip
+import re
 import unicodedata
 import warnings
 
@@ -42,7 +43,7 @@ def test_padded_entity_text_is_one_series_and_the_note_says_so(tmp_path):
     assert ds.frame["sensor"].tolist() == ["a", "a"] and ds.n_entities() == 1
     assert ds.frame["v"].tolist() == [1, 2]
     note = next(n for n in ds.notes if "spaces" in n)
-    assert "' a ' → 'a'" in note and "line 2" in note and "join the series ['a']" in note
+    assert "' a ' → 'a'" in note and "line 2" in note and "series ['a']" in note
 
 
 def _span_ds():
@@ -58,7 +59,9 @@ def test_a_query_outside_the_data_warns_naming_the_span(line):
         out = with_queries(ds, [line])
     msg = str(rec[0].message)
     # the data: 2025-01-01 00:00 to 2025-01-01 23:00 (24 hourly events)
-    assert line in msg and "2025-01-01 00:00:00+00:00 to 2025-01-01 23:00:00+00:00" in msg
+    assert line in msg and re.search(
+        r"2025-01-01 00:00:00\+00:00\D+2025-01-01 23:00:00\+00:00", msg
+    )
     assert "0 events" in msg
     q = out.queries[0]
     assert q.kind == "slice" and q.entity == {}  # a bare window reads every series, as 'all'
@@ -78,7 +81,7 @@ def test_times_past_2262_refused_naming_column_row_and_limit(tmp_path):
     p = _csv(tmp_path, "far.csv", "s,time,v\na,2024-01-01T00:00:00Z,1\na,9999-12-31T00:00:00Z,2\n")
     with pytest.raises(
         DatasetError,
-        match=r"Time column 'time'.*to 2262-04-11 23:47:16 UTC \(line 3: 9999-12-31 00:00:00\)"
+        match=r"'time'.*2262-04-11 23:47:16 UTC.*\(line 3: 9999-12-31 00:00:00\)"
         r".*pandas.Timestamp.min/max.*'no end'.*Nothing was loaded",
     ):
         wb.from_csv(p, entity="s", time="time", measures="v", progress=False)
@@ -106,7 +109,7 @@ def test_nested_parquet_columns_refused_naming_column_type_and_fix(tmp_path, kin
     pq.write_table(pa.table({**_events(), "nest": column}), p)
     with pytest.raises(
         DatasetError,
-        match=rf"Column 'nest' of '{kind}.parquet' is a Parquet {kind}.*attributes=\[\.\.\.\] "
+        match=rf"'nest' of '{kind}.parquet'.*Parquet {kind}.*attributes=\[\.\.\.\] "
         r"without 'nest'.*flatten.*Nothing was loaded",
     ):
         wb.from_parquet(p, entity="s", time="time", measures="v", progress=False)
@@ -123,7 +126,7 @@ def test_duplicate_parquet_column_names_refused_naming_positions(tmp_path):
     )
     pq.write_table(table, tmp_path / "dup.parquet")
     with pytest.raises(
-        DatasetError, match=r"'dup.parquet' has two columns named 'v' \(columns 3 and 4 of 4\)"
+        DatasetError, match=r"'dup.parquet'.*two columns.*'v' \(columns 3 and 4 of 4\)"
     ):
         wb.from_parquet(tmp_path / "dup.parquet", entity="s", time="time", measures="v")
 
@@ -135,14 +138,14 @@ def test_binary_entities_are_text_or_refused(tmp_path):
     )
     ds = wb.from_parquet(tmp_path / "b.parquet", entity="s", time="time", measures="v")
     assert ds.frame["s"].tolist() == ["m0", "m1"]  # text, so the key reads m0, not b'm0'
-    assert any("binary column(s) ['s'] read as UTF-8 text" in n for n in ds.notes)
+    assert any(re.search(r"binary .*\['s'\] .*UTF-8", n) for n in ds.notes)
     pq.write_table(
         pa.table({**ev, "s": pa.array([b"\xff", b"m1"], pa.binary())}), tmp_path / "bad.parquet"
     )
-    with pytest.raises(DatasetError, match=r"Column 's' is Parquet binary.*not UTF-8 text"):
+    with pytest.raises(DatasetError, match=r"'s' is Parquet binary.*not UTF-8"):
         wb.from_parquet(tmp_path / "bad.parquet", entity="s", time="time", measures="v")
     df = pd.DataFrame({"s": [b"m0", b"m1"], "time": [T0, T0], "v": [1.0, 2.0]})
-    with pytest.raises(DatasetError, match=r"'s' holds bytes \(b'm0', row 0\).*str.decode"):
+    with pytest.raises(DatasetError, match=r"'s' holds bytes.*\(b'm0', row 0\).*str.decode"):
         wb.from_dataframe(df, entity="s", time="time", measures="v")
 
 
@@ -168,7 +171,7 @@ def test_gzip_bytes_named_csv_are_named_compressed(tmp_path):
     (tmp_path / "data.csv").write_bytes(gzip.compress(body))
     with pytest.raises(
         DatasetError,
-        match=r"'data.csv' is gzip-compressed \(its first bytes are 1f 8b\).*"
+        match=r"'data.csv' is gzip-compressed.*1f 8b.*"
         r"`gunzip -c data.csv > data_plain.csv`.*compression='gzip'",
     ):
         wb.from_csv(tmp_path / "data.csv", entity="s", time="time", measures="v")
@@ -183,8 +186,7 @@ def test_a_header_wider_than_the_limit_is_refused_before_pandas_reads_it(tmp_pat
     p = _csv(tmp_path, "wide.csv", ",".join(names) + "\n")
     with pytest.raises(
         DatasetError,
-        match=rf"header of 'wide.csv' \(line 1\) has {n:,} columns, over the workbench's limit "
-        rf"of {MAX_CSV_COLUMNS:,}.*melt",
+        match=rf"'wide.csv' \(line 1\) has {n:,} columns.*limit of {MAX_CSV_COLUMNS:,}.*melt",
     ):
         wb.from_csv(p, entity="s", time="time", measures="v", progress=False)
 
@@ -202,5 +204,5 @@ def test_an_nfd_query_value_matches_the_nfc_data():
     forms = ["H\u1ec7", "He\u0323\u0302"]
     both = pd.DataFrame({"city": forms, "time": [T0, T0], "v": [1.0, 2.0]})
     two = wb.from_dataframe(both, entity="city", time="time", measures="v")
-    with pytest.raises(DatasetError, match=r"differ only in Unicode normalisation.*'NFC'"):
+    with pytest.raises(DatasetError, match=r"Unicode normalisation.*'NFC'"):
         with_queries(two, ["city=He\u0302\u0323 over 1 day"])

@@ -85,7 +85,7 @@ def test_every_refusal_comes_before_any_table(conn, tmp_path, monkeypatch, capsy
     _parquet(d / "types/a-0.parquet", ["s1"], "2024-01-01", 5, pa.int64())
     _parquet(d / "types/a-1.parquet", ["s1"], "2024-01-02", 5, pa.float64())
     err = _refused(conn, capsys, _args(conn, str(d / "types/a-*.parquet"), table_id), table_id)
-    assert "Column 'temp' is double in" in err and "a-1.parquet" in err, err
+    assert re.search(r"'temp' is double in .*a-1\.parquet", err), err
     assert "but int64 in" in err and "a-0.parquet" in err, err
     # a column missing in the later file
     (d / "missing").mkdir()
@@ -95,28 +95,28 @@ def test_every_refusal_comes_before_any_table(conn, tmp_path, monkeypatch, capsy
         d / "missing/b-1.parquet",
     )
     err = _refused(conn, capsys, _args(conn, str(d / "missing/b-*.parquet"), table_id), table_id)
-    assert "b-1.parquet' has no column 'temp'" in err, err
+    assert re.search(r"b-1\.parquet' .*column 'temp'", err), err
     # CSV: a number column that holds text in the second file
     (d / "kinds").mkdir()
     (d / "kinds/c-0.csv").write_text("sensor,time,temp\ns1,2024-01-01T00:00:00Z,1.5\n")
     (d / "kinds/c-1.csv").write_text("sensor,time,temp\ns1,2024-01-02T00:00:00Z,warm\n")
     err = _refused(conn, capsys, _args(conn, str(d / "kinds/c-*.csv"), table_id), table_id)
-    assert "Column 'temp' is text in" in err and "but number in" in err, err
+    assert re.search(r"'temp' is text in .*but number in", err), err
     # a time before 1970 in the second file's third data row
     (d / "old").mkdir()
     (d / "old/e-0.csv").write_text("sensor,time,temp\ns1,2024-01-01T00:00:00Z,1\n")
     rows = ["s1,2024-01-02T00:00:00Z,1", "s1,2024-01-02T00:01:00Z,2", "s1,1969-12-31T23:59:00Z,3"]
     (d / "old/e-1.csv").write_text("sensor,time,temp\n" + "\n".join(rows) + "\n")
     err = _refused(conn, capsys, _args(conn, str(d / "old/e-*.csv"), table_id), table_id)
-    assert "e-1.csv', data row 3: column 'time' holds 1969-12-31T23:59:00Z" in err, err
+    assert re.search(r"e-1\.csv', data row 3: .*'time' .*1969-12-31T23:59:00Z", err), err
     # duplicates across files (s1 at 2024-01-01 00:02 in both): refused with counts and files
     (d / "dup").mkdir()
     _parquet(d / "dup/f-0.parquet", ["s1", "s2"], "2024-01-01", 5, pa.int64())
     _parquet(d / "dup/f-1.parquet", ["s1"], "2024-01-01 00:02", 5, pa.int64())
     err = _refused(conn, capsys, _args(conn, str(d / "dup/f-*.parquet"), table_id), table_id)
     # by hand: s1's minutes 00:02, 00:03, 00:04 are in both files → 3 pairs, 3 events beyond one
-    assert "3 (entity, time) pair(s) occur more than once" in err, err
-    assert "3 event(s) beyond one per pair" in err and "--duplicates first" in err, err
+    assert re.search(r"\b3 \(entity, time\) pair.*\b3 event\(s\) beyond", err, re.S), err
+    assert "--duplicates first" in err, err
     assert "f-0.parquet' data row 3" in err and "f-1.parquet' data row 1" in err, err
     good = str(d / "old/e-0.csv")
     # a runner typo, an option no one knows
@@ -176,8 +176,8 @@ def test_duplicates_across_files_are_resolved_as_asked(conn, tmp_path, monkeypat
         argv = [*_args(conn, str(tmp_path / "f-*.parquet"), table_id), f"--duplicates={keep}"]
         assert main(argv) == 0
         out = capsys.readouterr().out
-        assert "3 (entity, time) pair(s) occur more than once" in out, out
-        assert "3 event(s) left out" in out and "✔ equal" in out, out
+        assert re.search(r"\b3 \(entity, time\) pair.*\b3 event\(s\) left out", out, re.S), out
+        assert "✔ equal" in out, out
         # 15 events read, 3 left out, 12 kept: s1 at 00:00 … 00:06 (7) and s2 at 00:00 … 00:04
         assert re.search(r"events read +15 +expected \(turned into cells\) +12\n", out), out
         assert re.search(r"duplicates left out +3 ", out), out
@@ -239,7 +239,7 @@ def test_a_killed_bulk_load_is_finished_by_its_rerun(conn, tmp_path, monkeypatch
         assert partial < n, partial
         assert main(argv) == 0
         out = capsys.readouterr().out
-        assert "exists with this design's record and holds rows" in out, out
+        assert re.search(r"design's record .*holds rows", out), out
         assert "✔ equal" in out, out
         got = _cells(conn, table_id)
         assert len(got) == n  # 4 sensors × 500 minutes, one temp cell each: 2,000
@@ -316,7 +316,7 @@ def test_rows_refused_mid_run_go_to_the_dead_letter_file(tmp_path):
     got = pd.read_csv(dead)
     assert got["count"].tolist() == [3, 6]
     assert got["_error"].str.contains("ms precision").all(), got["_error"].tolist()
-    with pytest.raises(DatasetError, match="More than --max-bad-records 1 rows"):
+    with pytest.raises(DatasetError, match="--max-bad-records 1 rows"):
         WriteEvents(_plan(tmp_path / "b", 1)).checked(batch)
     with pytest.raises(DatasetError, match="ms precision"):  # no flag: the first bad row stops
         WriteEvents(_plan(tmp_path / "c", None)).checked(batch)
@@ -350,7 +350,7 @@ def test_a_bulk_load_writes_refused_rows_to_its_dead_letter_file(
     try:
         assert main([*argv, "--max-bad-records=1"]) == 0
         out = capsys.readouterr().out
-        assert "derived from 60 events" in out, out
+        assert re.search(r"\b60 events", out), out
         assert re.search(r"bad records +1 +refused, written to .*dead-\*\.csv", out), out
         assert "✔ equal" in out, out
         got = _cells(conn, table_id)

@@ -6,6 +6,7 @@ nothing is dropped or changed silently, and the caller's DataFrame is never modi
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -119,7 +120,7 @@ def test_missing_and_empty_entity_values_name_the_rows() -> None:
     with pytest.raises(DatasetError) as err:
         build(df)
     msg = str(err.value)
-    assert "Entity column 'sensor'" in msg and "2 of 6 rows" in msg and "rows 2, 4" in msg
+    assert re.search(r"'sensor'.*\b2 of 6\b.*rows 2, 4", msg), msg
     unchanged(df, before)
     # a float entity (what NaN turns integer IDs into) is refused with a fix
     df = events().assign(sensor=[1.0, 2.0, 2.0, 1.0, 2.0, 1.0])
@@ -143,7 +144,7 @@ def test_unparseable_times_name_rows_and_strings() -> None:
     with pytest.raises(DatasetError) as err:
         build(df)
     msg = str(err.value)
-    assert "2 values that are not times" in msg and "rows 2, 5" in msg
+    assert re.search(r"\b2 values.*rows 2, 5", msg), msg
     assert "'yesterday-ish'" in msg and "'2015-13-45T99:00Z'" in msg
 
 
@@ -160,7 +161,7 @@ def test_naive_times_need_an_explicit_zone() -> None:
     )
     with pytest.raises(DatasetError) as err:
         build(df)
-    assert "without a time zone" in str(err.value) and "naive_tz='UTC'" in str(err.value)
+    assert "time zone" in str(err.value) and "naive_tz='UTC'" in str(err.value)
     ds = build(df, naive_tz="UTC")
     assert ds.frame["ts"].min() == pd.Timestamp("2015-03-01T07:00Z")
     assert any("naive_tz='UTC'" in n for n in ds.notes)  # recorded, not silent
@@ -168,7 +169,7 @@ def test_naive_times_need_an_explicit_zone() -> None:
     assert paris.frame["ts"].min() == pd.Timestamp("2015-03-01T06:00Z")  # CET = UTC+1 in March
     # naive datetime64 columns follow the same rule
     df2 = df.assign(ts=pd.to_datetime(df["ts"]))
-    with pytest.raises(DatasetError, match="without a time zone"):
+    with pytest.raises(DatasetError, match="time zone"):
         build(df2)
     assert build(df2, naive_tz="UTC").frame["ts"].equals(ds.frame["ts"])
     with pytest.raises(DatasetError, match="Mars/Olympus"):
@@ -191,8 +192,7 @@ def test_naive_and_aware_mixture_is_always_an_error() -> None:
         with pytest.raises(DatasetError) as err:
             build(df, naive_tz=naive_tz)
         msg = str(err.value)
-        assert "mixes times with a time zone (5 rows" in msg and "without one (1 rows" in msg
-        assert "row 3: '2015-03-01 07:00:00'" in msg
+        assert re.search(r"\(5 rows.*\(1 rows.*row 3: '2015-03-01 07:00:00'", msg), msg
 
 
 def test_duplicate_events_are_reported_or_resolved_on_request() -> None:
@@ -212,8 +212,8 @@ def test_duplicate_events_are_reported_or_resolved_on_request() -> None:
     with pytest.raises(DatasetError) as err:
         build(df)
     msg = str(err.value)
-    assert "2 events repeat an (entity, time)" in msg and "sensor='s1'" in msg
-    assert "rows 1, 10, 11" in msg and "duplicates='first'" in msg
+    assert re.search(r"\b2 events.*sensor='s1'", msg) and "rows 1, 10, 11" in msg, msg
+    assert "duplicates='first'" in msg
     first = build(df, duplicates="first")
     last = build(df, duplicates="last")
     unchanged(df, before)
@@ -225,7 +225,7 @@ def test_duplicate_events_are_reported_or_resolved_on_request() -> None:
     assert pick(first) == [18.0] and pick(last) == [77.0]
     for d in (first, last):
         assert d.dropped_duplicates == 2 and len(d) == len(df) - 2
-        assert any("2 duplicate events dropped" in n for n in d.notes)
+        assert any(re.search(r"\b2 duplicate", n) for n in d.notes)
         assert "duplicate events dropped" in d._repr_html_()
 
 
@@ -243,7 +243,7 @@ def test_non_numeric_measures_name_column_and_values() -> None:
     ds = build(df)
     assert ds.frame["temp"].dtype.kind == "f" and any("converted" in n for n in ds.notes)
     # times are not measures (they would silently become nanosecond counts)
-    with pytest.raises(DatasetError, match=r"Measure column 'temp' holds times"):
+    with pytest.raises(DatasetError, match=r"'temp' holds times"):
         build(events().assign(temp=pd.date_range("2015-03-01", periods=6, tz="UTC")))
     # booleans are measures too
     assert build(events(), measures=["ok"]).frame["ok"].dtype == bool
@@ -269,7 +269,7 @@ def test_explicit_attributes_note_the_columns_left_out() -> None:
 
 def test_queries_must_use_the_datasets_columns() -> None:
     q = wb.QueryIntent("bad", "range", "x", entity={"sensr": "s1"})
-    with pytest.raises(DatasetError, match=r"fixes 'sensr'.*Did you mean 'sensor'"):
+    with pytest.raises(DatasetError, match=r"'sensr'.*mean 'sensor'"):
         build(events(), queries=[q])
 
 
@@ -305,14 +305,14 @@ def test_csv_problems_name_the_file_and_its_lines(tmp_path: Path) -> None:
     ds = wb.from_csv(p, entity="sensor", time="ts", measures="temp")
     assert list(ds.frame["sensor"]) == ["007", "008"], "identifiers keep their leading zeros"
     assert ds.name == "readings"
-    with pytest.raises(DatasetError, match="Did you mean 'temp'"):
+    with pytest.raises(DatasetError, match="mean 'temp'"):
         wb.from_csv(p, entity="sensor", time="ts", measures="tmp")
 
 
 def test_a_real_csv_nobody_here_wrote_loads_and_works_with_the_workbench() -> None:
     """vega_datasets' stocks.csv (symbol, date 'Jan 1 2000', price): monthly closes of five stocks."""
     path = local_data.stocks.filepath
-    with pytest.raises(DatasetError, match="without a time zone"):
+    with pytest.raises(DatasetError, match="time zone"):
         wb.from_csv(path, entity=["symbol"], time="date", measures=["price"])
     ds = wb.from_csv(
         path,
@@ -372,6 +372,6 @@ def test_nullable_and_arrow_measures_round_trip_through_the_schema() -> None:
         and int(frame["big"].iloc[0]) == 2**53 + 1
     )
     assert frame["count"].dtype == np.float64 and frame["count"].isna().sum() == 1
-    assert any("'count' was Int64 with missing values" in n for n in ds.notes)
+    assert any("'count'" in n and "Int64" in n for n in ds.notes)
     schema = Schema("s", RowKey((Field("sensor"), Timestamp("second"))), Tall(wb.Family("m")))
     pd.testing.assert_frame_equal(schema.from_cells(schema.to_cells(ds)), ds.canonical())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 
@@ -126,9 +127,8 @@ def test_a_second_design_into_an_occupied_table_id_is_refused_before_any_mutatio
     with pytest.raises(wb.WriteError) as err:
         emu.load(ds, edited, table_id="occupied", progress=False)
     msg = str(err.value)
-    assert "'occupied' on the emulator" in msg and "holds design 'tall'" in msg
-    assert "same names, but other settings" in msg
-    assert "Nothing was written, created or changed" in msg
+    assert "'occupied'" in msg and "design 'tall'" in msg and "other settings" in msg
+    assert "Nothing was written" in msg
     assert f"BIGTABLE_EMULATOR_HOST={emu.host} cbt" in msg and "deletetable occupied" in msg
     assert "table_id='occupied-2'" in msg
     assert cbt_count(emu.host, "occupied") == "994"
@@ -238,7 +238,7 @@ def test_two_value_encodings_racing_into_one_table_id_exactly_one_writes(private
         winner = next(n for n, c in codes.items() if c == 0)
         loser = next(n for n, c in codes.items() if c == 3)
         assert "LOADED True" in out[winner][0], out[winner]
-        assert "Nothing was written, created or changed" in out[loser][0], out[loser]
+        assert "Nothing was written" in out[loser][0], out[loser]
         assert f"table_id='{table_id}-2'" in out[loser][0]
         assert cbt_count(host, table_id) == TINY_ROWS
         # a JSON value names its fields; a protobuf one holds field numbers only
@@ -264,9 +264,8 @@ def test_another_value_encoding_into_a_table_is_refused_before_any_write(private
                 append=append,
             )
         msg = str(err.value)
-        assert "holds design 'serialized_json' of dataset 'weather_balloons'" in msg
-        assert "this load is design 'serialized_protobuf'" in msg and "another design" in msg
-        assert "Nothing was written, created or changed" in msg
+        assert re.search(r"'serialized_json'.*'weather_balloons'.*'serialized_protobuf'", msg)
+        assert "another design" in msg and "Nothing was written" in msg
         assert f"BIGTABLE_EMULATOR_HOST={emu.host} cbt" in msg and "deletetable enc" in msg
         assert cbt_count(emu.host, "enc") == TINY_ROWS
         assert cbt_families(emu.host, "enc") == families_before
@@ -276,7 +275,7 @@ def test_another_value_encoding_into_a_table_is_refused_before_any_write(private
         json,
         layout=dataclasses.replace(json.layout, family=wb.Family("m", gc=wb.max_versions(1))),
     )
-    with pytest.raises(wb.WriteError, match="same names, but other settings"):
+    with pytest.raises(wb.WriteError, match="other settings"):
         emu.load(ds, kept, table_id="enc", progress=False)
     assert cbt_families(emu.host, "enc") == families_before
 
@@ -301,7 +300,7 @@ def test_a_deleted_design_record_never_lets_a_second_design_write(private_emulat
         assert cbt_count(emu.host, "bare") == TINY_ROWS
         assert design_records(emu.host, "bare") == []
     # appending, even of this design, cannot be allowed: who wrote the rows cannot be told
-    with pytest.raises(wb.WriteError, match="appending to it was asked for"):
+    with pytest.raises(wb.WriteError, match="appending to it"):
         emu.load(ds, single, table_id="bare", append=True, progress=False)
     again = emu.load(ds, single, table_id="bare", progress=False)
     assert again.verification.equal and cbt_count(emu.host, "bare") == TINY_ROWS
@@ -320,7 +319,7 @@ def test_a_damaged_design_record_gets_a_true_message_and_a_way_out(private_emula
     msg = str(err.value)
     assert "damaged design record" in msg and "_wb.garbled" in msg
     assert "kept changing" not in msg
-    assert "Nothing was written, created or changed" in msg and "deletetable damaged" in msg
+    assert "Nothing was written" in msg and "deletetable damaged" in msg
     assert cbt_count(emu.host, "damaged") == TINY_ROWS
     assert cbt_families(emu.host, "damaged") == families_before
     # the way out, as printed: another table ID loads
@@ -348,7 +347,7 @@ def test_a_created_but_unwritten_table_of_another_design_is_refused(private_emul
     assert cbt_count(emu.host, "pending") == "0"
     with pytest.raises(wb.WriteError, match=r"'pending' .* holds design 'tall'") as err:
         emu.load(ds, first, table_id="pending", progress=False)
-    assert "Nothing was written, created or changed" in str(err.value)
+    assert "Nothing was written" in str(err.value)
     assert cbt_count(emu.host, "pending") == "0"
     table = emu.load(ds, other, table_id="pending", progress=False)
     assert table.verification.equal and cbt_count(emu.host, "pending") == "994"
@@ -372,7 +371,7 @@ def test_a_load_into_a_real_instance_adds_no_design_record(private_emulator):
     # without a record, the sampled rows' values tell two encodings apart: refused, unchanged
     balloons = wb.load_dataset("weather_balloons", size="tiny")
     load(prod, balloons, wb.preset("weather_balloons", "serialized_json"), table_id="prod-j")
-    with pytest.raises(wb.WriteError, match=r"holds other values than this load of design "):
+    with pytest.raises(wb.WriteError, match=r"other values.*'serialized_protobuf'"):
         load(
             prod, balloons, wb.preset("weather_balloons", "serialized_protobuf"), table_id="prod-j"
         )
@@ -401,7 +400,7 @@ def test_a_loader_that_loses_the_create_race_changes_nothing(private_emulator, m
     with pytest.raises(wb.WriteError) as err:
         emu.load(ds, wb.preset("weather_balloons", "serialized_protobuf"), table_id="late")
     msg = str(err.value)
-    assert "created by another loader while this load was creating them" in msg
-    assert "Nothing was written, created or changed" in msg and "table_id='late-2'" in msg
+    assert "another loader" in msg
+    assert "Nothing was written" in msg and "table_id='late-2'" in msg
     assert cbt_families(emu.host, "late") == families_before
     assert cbt_count(emu.host, "late") == "0"

@@ -4,11 +4,16 @@ Each is refused naming the column, the row and what to do."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
 import workbench as wb
 from workbench.errors import DatasetError
+
+# float64 keeps 53 bits: 1234567890123456789012 becomes the nearest multiple of 2^18 = 262,144
+ROUNDED = "1,234,567,890,123,456,774,144"
 
 
 def _csv(tmp_path, body: str):
@@ -22,8 +27,8 @@ def test_a_two_digit_year_is_refused_not_read_as_20xx(tmp_path):
     with pytest.raises(DatasetError) as ei:
         wb.from_csv(p, entity="sensor", time="time", measures="v", naive_tz="UTC")
     msg = str(ei.value)
-    assert "Time column 'time' has dates with a two-digit year (1 lines, e.g. line 3: " in msg
-    assert "'31/12/99'" in msg and "19xx or 20xx would be a guess" in msg
+    assert re.search(r"'time' .*two-digit year \(1 lines, .*line 3: '31/12/99'", msg), msg
+    assert "19xx or 20xx" in msg
     assert "four-digit years" in msg and "format='%d/%m/%y'" in msg
 
 
@@ -33,12 +38,12 @@ def test_an_infinite_measure_is_refused_with_its_row(tmp_path):
         wb.from_csv(p, entity="sensor", time="time", measures="v")
     msg = str(ei.value)
     # pandas reads 1e400 as inf: the row is named
-    assert "Measure column 'v' holds 1 infinite value(s) (line 3: ['inf'])" in msg
-    assert "Fix or drop those rows" in msg
+    assert re.search(r"'v' holds 1 infinite value\(s\) \(line 3: \['inf'\]\)", msg), msg
+    assert "drop those rows" in msg
     df = pd.DataFrame(
         {"sensor": ["S1"], "time": pd.to_datetime(["2024-01-01"], utc=True), "v": [float("-inf")]}
     )
-    with pytest.raises(DatasetError, match=r"holds 1 infinite value\(s\) \(row 0: \['-inf'\]\)"):
+    with pytest.raises(DatasetError, match=r"1 infinite.*\(row 0: \['-inf'\]\)"):
         wb.from_dataframe(df, entity="sensor", time="time", measures="v")
 
 
@@ -54,8 +59,8 @@ def test_an_integer_float64_would_round_is_refused():
     with pytest.raises(DatasetError) as ei:
         wb.from_dataframe(df, entity="sensor", time="time", measures="v")
     msg = str(ei.value)
-    assert "holds integers float64 cannot store exactly (1 rows, row 1: " in msg
-    assert "'1234567890123456789012' would become 1,234,567,890,123,456,774,144" in msg
+    # float64(1234567890123456789012) = 1,234,567,890,123,456,774,144 (53-bit mantissa)
+    assert re.search(r"float64 .*\(1 rows, row 1: '1234567890123456789012'\D+" + ROUNDED, msg)
     assert "2^53 = 9,007,199,254,740,992" in msg and "attributes=['v']" in msg
     # 2^53 itself is exact: read
     df["v"] = ["12", "9007199254740992"]
@@ -70,8 +75,7 @@ def test_an_entity_given_as_a_number_is_named_not_a_type_error():
     )
     with pytest.raises(
         DatasetError,
-        match=r"entity must be a column name or a list of column names, not 0: name the column "
-        r"\(columns: \['sensor', 'time', 'v'\]\)",
+        match=r"entity .*not 0.*\(columns: \['sensor', 'time', 'v'\]\)",
     ):
         wb.from_dataframe(df, entity=0, time="time", measures="v")
 
@@ -83,13 +87,12 @@ def test_a_22_digit_integer_in_a_csv_is_refused_not_rounded(tmp_path):
     with pytest.raises(DatasetError) as ei:
         wb.from_csv(p, entity="sensor", time="time", measures="v")
     msg = str(ei.value)
-    assert "holds integers float64 cannot store exactly (1 rows, line 3: " in msg
-    assert "'1234567890123456789012' would become 1,234,567,890,123,456,774,144" in msg
+    assert re.search(r"float64 .*\(1 rows, line 3: '1234567890123456789012'\D+" + ROUNDED, msg)
     # next to a decimal, pandas reads the column as float64 (already rounded): read again
     mixed = _csv(
         tmp_path, "S1,2024-01-01T00:00:00Z,1.5\nS1,2024-01-01T00:01:00Z,1234567890123456789012\n"
     )
-    with pytest.raises(DatasetError, match=r"line 3: '1234567890123456789012' would become"):
+    with pytest.raises(DatasetError, match=r"line 3: '1234567890123456789012'\D+" + ROUNDED):
         wb.from_csv(mixed, entity="sensor", time="time", measures="v")
     # a large number written as a float is what it says: read
     ok = _csv(tmp_path, "S1,2024-01-01T00:00:00Z,1e21\n")
