@@ -203,7 +203,7 @@ def test_sequential_ids_that_write_evenly_are_a_note_not_a_warning(data):
     assert not _fired(adv, "sequential_id")
     (note,) = adv.by_rule("sequential_id")
     assert note.severity == "info"
-    assert any("does not apply here" in e and "fair share" in e for e in note.evidence)
+    assert any("not apply" in e and "fair share" in e for e in note.evidence)
 
 
 def test_hashed_key_segment(data):
@@ -540,17 +540,17 @@ def test_bad_input_is_named(data):
         advise(data["garden_temperature"], Schema("x", RowKey((Field("nope"), Timestamp()))))
     ds, tall = data["garden_temperature"], preset("garden_temperature", "tall")
     with pytest.raises(
-        wb.DatasetError, match="advise takes a Dataset, not a DataFrame.*wb.from_dataframe"
+        wb.DatasetError, match="advise takes a Dataset.*DataFrame.*wb.from_dataframe"
     ):
         advise(ds.frame, tall)
     assert [f.rule for f in advise(ds, tall, rules="limits")] == [
         f.rule for f in advise(ds, tall, rules=["limits"])
     ]
-    with pytest.raises(wb.WorkbenchError, match="compare takes a list of schemas"):
+    with pytest.raises(wb.WorkbenchError, match="compare takes a list"):
         wb.compare(ds, tall)
     with pytest.raises(wb.WorkbenchError, match="got None"):
         wb.compare(ds, [tall, None])
-    with pytest.raises(wb.DatasetError, match="analyze takes a Dataset"):
+    with pytest.raises(wb.DatasetError, match="analyze takes"):
         wb.analyze(ds.frame, tall)
     with pytest.raises(wb.SchemaError, match="over 1,024 buckets"):
         preset("fx_prices", "salted", n=16_000)

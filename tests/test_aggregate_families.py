@@ -72,7 +72,7 @@ def test_family_accepts_min_max_hll_and_names_the_choices():
         pb = admin.column_family_pb(Family("a", aggregate=kind))
         assert admin.aggregate_kind(pb) == kind
         assert pb.value_type.aggregate_type.input_type.int64_type is not None
-    with pytest.raises(SchemaError, match="one of 'sum', 'min', 'max', 'hll'.*got 'avg'"):
+    with pytest.raises(SchemaError, match="'sum',.*'min',.*'max',.*'hll'.*got 'avg'"):
         Family("a", aggregate="avg")  # type: ignore[arg-type]
 
 
@@ -180,9 +180,7 @@ def test_hll_is_refused_on_the_emulator_before_any_request(conn, table_factory):
         timestamp_us=[0, 0, 0],
         value=[b"plain", _i64(11), _i64(12)],
     )
-    with pytest.raises(
-        WriteError, match="'u' of table 'main' is an HLL aggregate.*Nothing was written"
-    ):
+    with pytest.raises(WriteError, match="'u' of table 'main'.*HLL.*Nothing was written"):
         writer.write_cells(conn, cells, tid, progress=False)
     assert _read_rows_count(conn, tid) == 0  # not even the plain cell
 
@@ -233,7 +231,7 @@ def test_counters_min_max_of_a_whole_number_measure(conn, table_factory):
                 measures=["score"],
             )
         )
-    with pytest.raises(SchemaError, match="needs a 'sum' family"):
+    with pytest.raises(SchemaError, match="'sum' family"):
         Counters(("player",), family=Family("x", aggregate="max"))
     assert np.all(
         hi.to_cells(ds).frame["timestamp_us"] == pd.Timestamp("2024-01-01", tz="UTC").value // 1000
@@ -375,7 +373,7 @@ def test_an_aggregate_entry_is_never_resent_after_an_unclear_failure(
     cells = CellFrame.from_columns(
         row_key=["r"], family=["s"], qualifier=["q"], timestamp_us=[0], value=[_i64(7)]
     )
-    with pytest.raises(WriteError, match="row 'r'.*AddToCell is not idempotent.*not resent"):
+    with pytest.raises(WriteError, match="row 'r'.*AddToCell.*not idempotent.*not resent"):
         writer.write_cells(own_conn, cells, tid, progress=False)
     assert sent == [1]
     assert _read(own_conn, tid) == {(b"r", "s", b"q"): 7}

@@ -54,7 +54,7 @@ def test_times_after_2262_refused_before_any_write(emulator):
     before = _tables(emulator)
     with pytest.raises(
         DatasetError,
-        match=r"'time'.*outside 1677-09-21.* to 2262-04-11 23:47:16 UTC \(row 1: 2300-01-01.*"
+        match=r"'time'.*outside 1677-09-21.*2262-04-11 23:47:16 UTC.*\(row 1: 2300-01-01.*"
         r"pandas.Timestamp.min/max.*Nothing was loaded",
     ):
         _meters(times)
@@ -77,7 +77,7 @@ def test_lone_surrogate_in_an_entity_refused_before_any_write(emulator):
 
 def test_query_start_as_int_is_refused_not_read_as_nanoseconds():
     # 1_425_168_000 would be read by pandas as 1.4 s after 1970 (nanoseconds).
-    with pytest.raises(DatasetError, match=r"start=1425168000 is a number, not a time.*unit='s'"):
+    with pytest.raises(DatasetError, match=r"start=1425168000 is a number.*unit='s'"):
         wb.QueryIntent("q", "range", "d", start=1_425_168_000)
 
 
@@ -107,7 +107,7 @@ def test_unknown_query_name_names_the_known_ones(table):
 
 def test_unknown_entity_value_names_known_values(table):
     q = wb.QueryIntent("m9", "latest", "d", entity={"meter_id": 9})
-    with pytest.raises(DatasetError, match=r"meter_id=9 is not in dataset.*0 rows.*\(3\): 1, 2, 3"):
+    with pytest.raises(DatasetError, match=r"meter_id=9 .*0 rows.*\(3\): 1, 2, 3"):
         table.run(q)
 
 
@@ -115,7 +115,7 @@ def test_end_not_after_start_is_refused_before_reading(table):
     q = wb.QueryIntent(
         "r", "range", "d", entity={"meter_id": 1}, start="2024-01-02", end="2024-01-01"
     )
-    with pytest.raises(DatasetError, match=r"end 2024-01-01.*is not after start 2024-01-02"):
+    with pytest.raises(DatasetError, match=r"end 2024-01-01.*not after.*start 2024-01-02"):
         table.run(q)
 
 

@@ -7,6 +7,7 @@ record under test, which is always on line 6; line 7 follows it."""
 
 from __future__ import annotations
 
+import re
 import zlib
 from pathlib import Path
 
@@ -36,18 +37,18 @@ def _refusal(tmp_path: Path, bad: str, chunksize: int = 1_000_000, **kw) -> str:
 def test_a_repeated_event_names_both_file_lines_after_sorting(tmp_path, chunksize):
     # line 6 repeats line 2's (S1, 00:00) after a later time (line 4): sorting puts it second
     msg = _refusal(tmp_path, "S1,2024-01-01T00:00:00Z,9,x", chunksize)
-    assert "at lines 2, 6" in msg
+    assert "lines 2, 6" in msg
 
 
 def test_dropped_duplicates_are_noted_with_their_file_lines(tmp_path):
     ds = _load(tmp_path, "S1,2024-01-01T00:00:00Z,9,x", duplicates="first")
-    assert any("at lines 2, 6" in n for n in ds.notes)
+    assert any("lines 2, 6" in n for n in ds.notes)
 
 
 @pytest.mark.parametrize("chunksize", [1_000_000, 2])
 def test_a_value_that_is_not_a_time_names_its_line(tmp_path, chunksize):
     msg = _refusal(tmp_path, "S1,not a time,3,c", chunksize)
-    assert "(line 6: ['not a time'])" in msg
+    assert "line 6: ['not a time']" in msg
 
 
 def test_a_time_without_zone_names_its_line(tmp_path):
@@ -55,7 +56,7 @@ def test_a_time_without_zone_names_its_line(tmp_path):
     p.write_text(
         HEAD.replace("00:00Z", "00:00").replace("01:00Z", "01:00") + "S1,2024-01-01T00:02:00,3,c\n"
     )
-    with pytest.raises(DatasetError, match=r"e\.g\. line 2: '2024-01-01T00:00:00'"):
+    with pytest.raises(DatasetError, match=r"line 2: '2024-01-01T00:00:00'"):
         wb.from_csv(p, entity="sensor", time="time", measures="v", progress=False)
 
 
@@ -69,7 +70,7 @@ def test_a_text_measure_names_its_line(tmp_path):
 
 def test_an_integer_float64_would_round_names_its_line(tmp_path):
     msg = _refusal(tmp_path, "S1,2024-01-01T00:02:00Z,1234567890123456789012,c")
-    assert "(1 rows, line 6: '1234567890123456789012' would become" in msg
+    assert re.search(r"\(1 rows, line 6: '1234567890123456789012'", msg), msg
 
 
 def test_a_missing_entity_names_its_line(tmp_path):
@@ -81,10 +82,10 @@ def test_a_two_digit_year_and_a_bad_date_name_their_lines(tmp_path):
     p.write_text(
         'sensor,time,v,note\nS1,30/12/1999,1,a\n\nS1,30/12/1999,2,"x\ny"\nS2,31/12/99,3,c\n'
     )
-    with pytest.raises(DatasetError, match=r"e\.g\. line 6: '31/12/99'"):
+    with pytest.raises(DatasetError, match=r"line 6: '31/12/99'"):
         wb.from_csv(p, entity="sensor", time="time", measures="v", naive_tz="UTC", progress=False)
     p.write_text('sensor,time,v,note\nS1,20240101,1,a\n\nS1,20240102,2,"x\ny"\nS1,20240231,3,c\n')
-    with pytest.raises(DatasetError, match=r"'time': line 6 holds 20240231"):
+    with pytest.raises(DatasetError, match=r"'time': line 6.*20240231"):
         wb.from_csv(p, entity="sensor", time="time", measures="v", time_unit="date", progress=False)
 
 
@@ -98,7 +99,7 @@ def test_sample_keeps_the_file_lines(tmp_path):
         f"sensor,time,v,note\n{drop},2024-01-01T00:00:00Z,1,a\n\n"
         f'{keep},2024-01-01T00:01:00Z,2,"two\nlines"\n{keep},2024-01-01T00:01:00Z,5,c\n'
     )
-    with pytest.raises(DatasetError, match="at lines 4, 6"):
+    with pytest.raises(DatasetError, match="lines 4, 6"):
         wb.from_csv(
             p,
             entity="sensor",

@@ -161,14 +161,14 @@ def test_unknown_dataset_seed_and_option() -> None:
     with pytest.raises(DatasetError) as err:
         wb.load_dataset("garden_temp")
     msg = str(err.value)
-    assert "Did you mean 'garden_temperature'" in msg and all(n in msg for n in NAMES)
+    assert "mean 'garden_temperature'" in msg and all(n in msg for n in NAMES)
     with pytest.raises(DatasetError, match="Known datasets"):
         wb.load_dataset("stock_prices")
     with pytest.raises(DatasetError, match="seed"):
         wb.load_dataset("fx_prices", seed=-1)
     with pytest.raises(DatasetError, match="seed"):
         wb.load_dataset("fx_prices", seed="one")  # type: ignore[arg-type]
-    with pytest.raises(DatasetError, match=r"no option 'frq'.*Did you mean 'freq'"):
+    with pytest.raises(DatasetError, match=r"no option 'frq'.*mean 'freq'"):
         wb.load_dataset("garden_temperature", size="tiny", frq="1h")
     with pytest.raises(DatasetError, match="'1D'.*'1h'"):
         wb.load_dataset("garden_temperature", size="tiny", freq="5min")
@@ -371,10 +371,10 @@ def test_committed_sample_loads_back_through_from_csv(name: str) -> None:
 def test_query_intents_are_checked_when_made():
     from workbench.errors import DatasetError
 
-    with pytest.raises(DatasetError, match="kind 'lastest' is not one of range, latest"):
+    with pytest.raises(DatasetError, match="kind 'lastest'.*range, latest"):
         wb.QueryIntent("q", "lastest", "typo")
     for bad in (0, -1, 1.5, True):
-        with pytest.raises(DatasetError, match="limit must be a whole number"):
+        with pytest.raises(DatasetError, match="limit .*whole number"):
             wb.QueryIntent("q", "latest", "newest", entity={"pair": "USD/JPY"}, limit=bad)
-    with pytest.raises(DatasetError, match="start='yesterday' is not a time"):
+    with pytest.raises(DatasetError, match="start='yesterday'.*not a time"):
         wb.QueryIntent("q", "range", "r", start="yesterday")

@@ -5,6 +5,7 @@ and then blamed on something else, or answered with a raw pandas or protobuf err
 from __future__ import annotations
 
 import decimal
+import re
 import zipfile
 
 import pandas as pd
@@ -51,7 +52,7 @@ def test_parquet_decimals_beyond_float_precision_are_refused_naming_the_row(tmp_
         wb.from_parquet(path, entity="sensor", time="time", measures="price", progress=False)
     msg = str(err.value)
     assert "'price'" in msg and "row 1" in msg
-    assert "12345678901234567.89 would become 1.2345678901234568e+16" in msg
+    assert re.search(r"12345678901234567\.89\D+1\.2345678901234568e\+16", msg), msg
     assert "attributes=" in msg  # what to do
 
 
@@ -74,7 +75,7 @@ def test_an_arrow_decimal_column_of_a_dataframe_is_checked_too():
             dtype=pd.ArrowDtype(pa.decimal128(38, 20)),
         )
     )
-    with pytest.raises(DatasetError, match=r"'price'.*row 1: 0\.12345678901234567891 would become"):
+    with pytest.raises(DatasetError, match=r"'price'.*row 1: 0\.12345678901234567891\b"):
         wb.from_dataframe(frame, entity="sensor", time="time", measures="price")
 
 
@@ -90,7 +91,7 @@ def test_an_entity_integer_beyond_64_bits_is_refused_before_anything_is_written(
     with pytest.raises(DatasetError) as err:
         wb.from_dataframe(frame, entity="player", time="time", measures="score")
     msg = str(err.value)
-    assert "Entity column 'player' holds the integer 1180591620717411303424 (row 1)" in msg
+    assert re.search(r"'player' .*1180591620717411303424 \(row 1\)", msg), msg  # 2^70
     assert "astype(str)" in msg and "another design" not in msg
     # the largest uint64, 2^64 - 1, fits its column's dtype: kept
     ok = frame.assign(player=[5, 2**64 - 1])
@@ -105,7 +106,7 @@ def test_year_0000_is_a_clear_error_naming_the_column_and_line(tmp_path):
     with pytest.raises(DatasetError) as err:
         wb.from_csv(path, entity="sensor", time="time", measures="v", progress=False)
     msg = str(err.value)
-    assert "Time column 'time'" in msg and "line 3: 0000-01-01 00:00:00" in msg
+    assert "'time'" in msg and re.search(r"line 3: 0000-01-01 00:00:00", msg), msg
     assert "strftime" not in msg
 
 
@@ -203,7 +204,7 @@ def test_emulator_find_refuses_a_path_that_is_not_the_emulator(monkeypatch, caps
     monkeypatch.setenv(emu_mod.ENV_BINARY, binary)
     assert cli.main(["emulator", "find"]) == 1
     err = capsys.readouterr().err
-    assert f"{binary} (WORKBENCH_CBTEMULATOR) is not the Bigtable emulator" in err
+    assert re.search(rf"{re.escape(str(binary))} \(WORKBENCH_CBTEMULATOR\).*not the Bigtable", err)
     assert "-host and -port" in err
 
 

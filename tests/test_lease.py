@@ -11,6 +11,7 @@ reader of the summary rows and of the row counts."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -178,7 +179,7 @@ def test_two_designs_racing_into_an_existing_empty_table_one_wins(emulator, conn
             assert len(won) == 1 and len(lost) == 1, (round_, got)
             winner, loser = won[0], lost[0]
             msg = str(got[loser])
-            assert f"holds design {winner!r} of dataset 'meters'" in msg, msg
+            assert re.search(rf"design {winner!r} .*'meters'", msg), msg
             # the loser may be the one that gave the table its (shared) lease family: said so
             assert "Nothing was written, created or changed" in msg or (
                 "Nothing was written or created; the one change is the empty lease family "
@@ -211,9 +212,9 @@ def test_a_load_into_a_table_another_load_writes_is_refused_naming_it(conn, tabl
         holder = lease.read_holder(conn, table_id)
         assert holder is not None and holder.token == held.token
     msg = str(err.value)
-    assert "is being written by a load of design 'theirs' of dataset 'other_data'" in msg
+    assert re.search(r"being written .*design 'theirs' .*dataset 'other_data'", msg), msg
     assert f"by process {os.getpid()} on host" in msg and f"started at {holder.started}" in msg
-    assert "lease_wait_s=0" in msg and "Nothing was written, created or changed" in msg
+    assert "lease_wait_s=0" in msg and "Nothing was written" in msg
     assert set(admin.get_families(conn, table_id) or {}) == {*before, lease.LEASE_FAMILY}
     assert len(read_table(conn, table_id)) == 0 and conn.list_tables() == tables
     assert lease.read_holder(conn, table_id) is None  # released with the with-block
@@ -228,7 +229,7 @@ def test_the_lease_row_is_taken_once_and_never_read_as_data(conn, table_id):
     ds = meters(np.arange(0, 60, 2))
     table = load(conn, ds, wb.preset(ds, "entity_first"), table_id=table_id, progress=False)
     with lease.hold(conn, [table_id], design="a", dataset="b", wait_s=0) as first:
-        with pytest.raises(wb.WriteError, match="is being written by a load of design 'a'"):
+        with pytest.raises(wb.WriteError, match="being written .*design 'a'"):
             with lease.hold(conn, [table_id], design="c", dataset="d", wait_s=0):
                 pass  # never reached
         assert lease.read_holder(conn, table_id).token == first.token  # type: ignore[union-attr]
@@ -277,8 +278,8 @@ def test_a_killed_writers_lease_is_taken_over_after_its_expiry(
             proc.wait(HANG_S)
     took = [n for n in table.notes if n.startswith("Took over the lease")]
     assert len(took) == 1, table.notes
-    assert f"design 'killed_design' of dataset 'meters' by process {proc.pid}" in took[0]
-    assert "past its 2 s expiry" in took[0]
+    assert re.search(rf"'killed_design' .*'meters' .*process {proc.pid}\b", took[0]), took
+    assert "2 s expiry" in took[0]
     assert table.verification.equal
     assert lease.read_holder(conn, table_id) is None
     assert _cbt(emulator, "count", table_id).strip() == "30"
@@ -301,9 +302,9 @@ def test_a_writer_whose_lease_was_taken_over_stops_before_its_next_request(
         with lease.hold(
             conn, [table_id], design="next", dataset="meters", wait_s=HANG_S, say=said.append
         ) as second:
-            assert any("Took over the lease" in n for n in second.notes), second.notes
+            assert any("Took over" in n for n in second.notes), second.notes
             with pytest.raises(wb.WriteError, match="lost the lease .* design 'next'"):
                 stopped.renew()
             assert lease.read_holder(conn, table_id).token == second.token  # type: ignore[union-attr]
-    assert said and "waits for its lease" in said[0]
+    assert said and "waits" in said[0] and "lease" in said[0]
     assert lease.read_holder(conn, table_id) is None  # the second released; the first had none

@@ -3,6 +3,8 @@ per cell (measured) and the kernel's, against what the machine can give."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import workbench as wb
@@ -27,7 +29,7 @@ def test_the_cap_an_instructor_sets_is_read_in_binary_units(monkeypatch):
     monkeypatch.setenv(ENV_MEMORY_LIMIT, "2M")
     assert available_memory() == (2 * 2**20, f"{ENV_MEMORY_LIMIT}=2M")
     monkeypatch.setenv(ENV_MEMORY_LIMIT, "lots")
-    with pytest.raises(ValueError, match=r"WORKBENCH_MEMORY_LIMIT='lots' is not a size"):
+    with pytest.raises(ValueError, match=r"WORKBENCH_MEMORY_LIMIT='lots'.*size"):
         available_memory()
 
 
@@ -41,9 +43,8 @@ def test_a_load_over_the_available_memory_is_refused_before_the_first_request(
     with pytest.raises(wb.WriteError) as ei:
         emulator.load(ds, wb.preset("garden_temperature", "tall"), table_id="too-big")
     msg = str(ei.value)
-    assert "would not fit in memory: at least 994 cells need about 883.3 KiB" in msg
-    assert "500.0 KiB is available (WORKBENCH_MEMORY_LIMIT=500K)" in msg
-    assert "460 bytes per cell" in msg and "Nothing was written" in msg
+    assert re.search(r"\b994 cells .*883\.3 KiB.*500\.0 KiB .*\(WORKBENCH_MEMORY_LIMIT=500K\)", msg)
+    assert re.search(r"\b460 bytes per cell", msg) and "Nothing was written" in msg
     assert "sample=0.1" in msg and "check_memory=False" in msg
     assert "too-big" not in emulator.connection().list_tables()  # not even created
 
@@ -61,7 +62,7 @@ def test_a_load_taking_over_half_the_memory_warns_with_the_numbers(emulator, mon
             ds, wb.preset("garden_temperature", "tall"), table_id="half", progress=False
         )
     try:
-        assert any("Over half of it" in n for n in table.notes)
+        assert any("Over half" in n for n in table.notes)
         assert table.verification.equal
     finally:
         table.drop()

@@ -74,7 +74,7 @@ def test_query_lines_become_intents_and_errors_name_the_column_or_value():
     assert (q0.kind, q0.limit, q0.entity) == ("latest", 3, {"symbol": "IBM"})
     # MSFT rows are monthly from Jan 2000: Jan..Jun = 6 events in [2000-01-01, 2000-07-01)
     assert q1.name == "msft" and len(q1.answer(ds.frame, ds.time)) == 6
-    with pytest.raises(DatasetError, match=r"'symbl'.*Did you mean 'symbol'"):
+    with pytest.raises(DatasetError, match=r"'symbl'.*mean 'symbol'"):
         wb.from_csv(
             F / "stocks.csv",
             entity="symbol",
@@ -83,7 +83,7 @@ def test_query_lines_become_intents_and_errors_name_the_column_or_value():
             naive_tz="UTC",
             queries=["symbl=IBM over 1 day"],
         )
-    with pytest.raises(DatasetError, match=r"symbol='IMB' is not in the data.*Did you mean 'IBM'"):
+    with pytest.raises(DatasetError, match=r"symbol='IMB'.*mean 'IBM'"):
         wb.from_csv(
             F / "stocks.csv",
             entity="symbol",
@@ -97,7 +97,7 @@ def test_query_lines_become_intents_and_errors_name_the_column_or_value():
 def test_bad_files_are_refused_naming_line_column_or_value(tmp_path):
     p = tmp_path / "extra.csv"
     p.write_text("id,time,v\nA,2024-01-01T00:00:00Z,1,9\nA,2024-01-02T00:00:00Z,2\n")
-    with pytest.raises(DatasetError, match=r"line 2 has 4 fields.*header.*3.*Fix that line"):
+    with pytest.raises(DatasetError, match=r"line 2.*4 fields.*header.*3.*Fix that"):
         wb.from_csv(p, entity="id", time="time", measures="v")
     p.write_text("id,time,v\nA,2024-01-01T00:00:00Z,1\nA,2024-01-02T00:00:00Z,2,9\n")
     with pytest.raises(DatasetError, match=r"line 3.*Fix that line"):
@@ -257,7 +257,7 @@ def test_sampling_keeps_whole_series_and_says_so(tmp_path):
     pd.read_csv(F / "grunfeld.csv").to_parquet(p, row_group_size=100)
     pq_ds = wb.from_parquet(p, entity="firm", time="year", measures="invest", sample=0.5)
     assert sorted(pq_ds.frame["firm"].unique()) == want  # same series from either file
-    with pytest.raises(DatasetError, match=r"sample=2.*0 < sample <= 1"):
+    with pytest.raises(DatasetError, match=r"sample=2.*0 < .*<= 1"):
         wb.from_csv(F / "grunfeld.csv", entity="firm", time="year", measures="invest", sample=2)
 
 
@@ -268,7 +268,7 @@ def test_numeric_and_day_month_times_refused_naming_column_value_and_fix(tmp_pat
     p.write_text("id,t,v\nA,5000,1\nA,90000,2\n")
     with pytest.raises(
         DatasetError,
-        match=r"'t' holds numbers from 5000 to 90000.*cannot be told apart.*time_unit=",
+        match=r"'t' holds numbers.*5000 to 90000.*told apart.*time_unit=",
     ):
         wb.from_csv(p, entity="id", time="t", measures="v")
     # ... and the stated unit reads them: 5000 s after the epoch = 1970-01-01T01:23:20Z
@@ -276,28 +276,26 @@ def test_numeric_and_day_month_times_refused_naming_column_value_and_fix(tmp_pat
     assert ds.frame["t"].iloc[0] == pd.Timestamp("1970-01-01T01:23:20", tz="UTC")
     # 20240231: an 8-digit date that does not exist (31 February), on the file's line 3
     p.write_text("id,t,v\nA,20240101,1\nA,20240231,2\n")
-    with pytest.raises(DatasetError, match=r"'t': line 3 holds 20240231, not a YYYYMMDD"):
+    with pytest.raises(DatasetError, match=r"'t': line 3 holds 20240231.*YYYYMMDD"):
         wb.from_csv(p, entity="id", time="t", measures="v", time_unit="date")
     # fractional numbers cannot be dates or years: the message names the first one (line
     # 2: 1.5) and the units that fit
     p.write_text("id,t,v\nA,1.5,1\nA,2.5,2\n")
-    with pytest.raises(
-        DatasetError, match=r"'t' holds fractional numbers \(line 2: 1.5\).*time_unit='s'"
-    ):
+    with pytest.raises(DatasetError, match=r"'t' holds fractional.*\(line 2: 1.5\).*time_unit='s'"):
         wb.from_csv(p, entity="id", time="t", measures="v")
     # a stated unit with a text time names the file line and the value, and the way out
     p.write_text("id,t,v\nA,1704067200,1\nA,2024-01-02,2\n")
     with pytest.raises(
-        DatasetError, match=r"time_unit='s' needs numbers in column 't'.*line 3.*'2024-01-02'"
+        DatasetError, match=r"time_unit='s' needs numbers.*'t'.*line 3.*'2024-01-02'"
     ):
         wb.from_csv(p, entity="id", time="t", measures="v", time_unit="s")
     # 13/01/2024 is day first, 01/13/2024 month first: one column cannot be both
     p.write_text("id,t,v\nA,13/01/2024,1\nA,01/13/2024,2\n")
     with pytest.raises(
-        DatasetError, match=r"'t' mixes day-first \('13/01/2024'\) and month-first \('01/13/2024'\)"
+        DatasetError, match=r"'t' mixes.*day-first \('13/01/2024'\).*month-first \('01/13/2024'\)"
     ):
         wb.from_csv(p, entity="id", time="t", measures="v", naive_tz="UTC")
     # one series (no entity) in a file that already has a 'series' column: name it
     p.write_text("series,t,v\nA,2024-01-01T00:00:00Z,1\n")
-    with pytest.raises(DatasetError, match=r"already has a column 'series'.*entity='series'"):
+    with pytest.raises(DatasetError, match=r"already has.*'series'.*entity='series'"):
         wb.from_csv(p, time="t", measures="v")

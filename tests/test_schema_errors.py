@@ -40,7 +40,7 @@ def _ds(
 
 def test_unknown_column_suggests_the_closest():
     schema = Schema("s", RowKey((Field("playr"), Timestamp("ms"))))
-    with pytest.raises(SchemaError, match=r"Unknown column 'playr'.*Did you mean 'player'"):
+    with pytest.raises(SchemaError, match=r"Unknown column 'playr'.*mean 'player'"):
         schema.to_cells(_ds())
 
 
@@ -112,7 +112,7 @@ def test_layout_constraints_are_explained():
 def test_unknown_preset_and_dataset_names():
     with pytest.raises(SchemaError, match="known:.*game_player_time"):
         preset("game_scores", "nope")
-    with pytest.raises(SchemaError, match="Did you mean 'fx_prices'"):
+    with pytest.raises(SchemaError, match="mean 'fx_prices'"):
         pattern_names("fx_price")
     with pytest.raises(SchemaError, match="accepts"):
         preset("game_scores", "salted", buckets=3)
@@ -158,11 +158,9 @@ def test_family_names_follow_bigtables_rule():
         with pytest.raises(SchemaError, match="Family name"):
             Family(bad)
     assert Family("raw-1.v_2").name == "raw-1.v_2"
-    with pytest.raises(SchemaError, match="gc must be a rule"):
+    with pytest.raises(SchemaError, match="gc must be"):
         Family("m", gc="maxage=90d")
-    with pytest.raises(
-        SchemaError, match="aggregate must be None or one of 'sum', 'min', 'max', 'hll'"
-    ):
+    with pytest.raises(SchemaError, match="aggregate .*None.*'sum',.*'min',.*'max',.*'hll'"):
         Family("m", aggregate="avg")
 
 
@@ -181,12 +179,12 @@ def test_delimiters_that_could_not_split_the_key_back_are_refused():
     pd.testing.assert_frame_equal(schema.from_cells(schema.to_cells(ds)), ds.canonical())
     with pytest.raises(SchemaError, match="sequence of segments"):
         RowKey("player")
-    with pytest.raises(SchemaError, match="must be key segments"):
+    with pytest.raises(SchemaError, match="key segments"):
         RowKey(["player"])
 
 
 def test_accept_loss_must_be_a_real_yes():
-    with pytest.raises(SchemaError, match="accept_loss must be True or False"):
+    with pytest.raises(SchemaError, match="accept_loss .*True or False"):
         Schema("s", RowKey((Field("player"), Timestamp("second")))).to_cells(
             _ds(), accept_loss="no"
         )

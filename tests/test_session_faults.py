@@ -188,7 +188,7 @@ def test_stale_env_var_from_another_kernel_does_not_trap_setup(fresh_session, mo
     # A port nobody listens on (bound, then closed).
     monkeypatch.setenv(emu_mod.ENV_HOST, f"127.0.0.1:{emu_mod.free_port()}")
     info = wb.setup()
-    assert info.emulator_ok and "names no running emulator" in info.note
+    assert info.emulator_ok and "no running emulator" in info.note
 
 
 def test_restarted_emulator_is_reported_as_empty_not_just_missing_table():
@@ -205,7 +205,7 @@ def test_restarted_emulator_is_reported_as_empty_not_just_missing_table():
             with pytest.raises(WriteError) as ei:
                 writer.write_cells(again.connection(), h.cells, "restart-me", progress=False)
             msg = str(ei.value)
-            assert "was most likely restarted" in msg and "holds nothing" in msg
+            assert "restarted" in msg and "holds nothing" in msg
             assert "Nothing was written" in msg
             rc, out = cbt_count(again.host, "restart-me")
             assert rc != 0 and "not found" in out.lower(), out
@@ -248,7 +248,7 @@ def test_load_with_a_string_instead_of_a_schema_says_how_to_get_one(emulator):
 def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
     monkeypatch.setenv(emu_mod.ENV_HOST, http_server)
     calls = _no_calls(monkeypatch)
-    with pytest.raises(EmulatorError, match="is not a Bigtable emulator"):
+    with pytest.raises(EmulatorError, match="not a Bigtable"):
         wb.Emulator().start()
     assert calls == []  # named on its probe, before any call with a 30 s start deadline
     env = {**os.environ, "BIGTABLE_EMULATOR_HOST": http_server, "PYTHONPATH": os.getcwd()}
@@ -260,7 +260,7 @@ def test_http_server_is_named_not_a_bigtable_emulator(http_server, monkeypatch):
         timeout=HANG_S,
     )
     assert out.returncode == 1, out.stdout
-    assert "not a Bigtable emulator" in out.stdout
+    assert "not a Bigtable" in out.stdout  # the diagnosis: not "not running"
     # (cbt itself retries such a server without end: no `cbt count` here.)
 
 
@@ -273,8 +273,7 @@ def test_setup_with_an_http_server_in_the_env_var_says_so_and_its_fix_works(
         info = wb.setup()
     # a port check, then one HTTP/2 preface answered by "HTTP/1.0 400": no call is made
     assert calls == []
-    assert not info.emulator_ok and "is not a Bigtable emulator" in info.problem
-    assert "unset it so the workbench starts its own" in info.problem
+    assert not info.emulator_ok and re.search(r"not a Bigtable.*unset it", info.problem, re.S)
     # The advised fix: unset it; wb.setup() starts a private emulator and a load lands there.
     monkeypatch.delenv(emu_mod.ENV_HOST)
     info = wb.setup()
@@ -309,7 +308,7 @@ def test_unbounded_row_is_refused_up_front_citing_g24(emulator):
     with pytest.raises(WriteError) as ei:
         emulator.load(ds, schema, table_id="unbounded", progress=False)
     msg = str(ei.value)
-    assert "would hold 200,000 cells" in msg and "G24" in msg and "≈ 160 s" in msg
+    assert "200,000 cells" in msg and "G24" in msg and "≈ 160 s" in msg
     assert "Nothing was written" in msg and "max_row_cells=None" in msg
     assert "still running" not in msg  # never blames a live emulator
     assert set(emulator.connection().list_tables()) == before
@@ -392,7 +391,7 @@ def test_a_deep_row_allowed_past_the_limit_is_paced_and_written_whole():
         assert errors and isinstance(errors[0], WriteError)
         msg = str(errors[0])
         assert re.search(r"cells into row '[^']+' \(its cells [\d,]+–[\d,]+ of 60,000", msg), msg
-        assert re.search(r"deadline 1\d s", msg) and "alive but not answering" in msg, msg
+        assert re.search(r"deadline 1\d s", msg) and "not answering" in msg, msg
         # thawed, the row still holds each of its cells once (rewrites are idempotent)
         rc, out = cbt_count(emu.host, "deep60k")
         assert rc == 0 and out == "1", out
@@ -422,8 +421,8 @@ def test_frozen_emulator_is_reported_after_the_stated_deadline_as_alive_but_sile
             took = time.monotonic() - t
             msg = str(ei.value)
             assert writer.MIN_CALL_TIMEOUT - 0.5 <= _stated_wait(msg) <= took + 0.05, (took, msg)
-            assert "alive but not answering" in msg
-            assert "Written so far: 0 of 20 rows (0 of 40 cells)" in msg
+            assert "not answering" in msg
+            assert re.search(r"\b0 of 20 rows \(0 of 40 cells\)", msg), msg
             t = time.monotonic()
             with pytest.raises(
                 wb.EmulatorUnavailable, match=r"after \d+\.\d s.*alive but not"
@@ -456,7 +455,7 @@ def test_dead_emulator_is_called_stopped_not_frozen():
     os.killpg(emu.pid, signal.SIGKILL)
     emu._proc.wait(timeout=10)
     with pytest.raises(
-        wb.EmulatorUnavailable, match="Nothing listens at .* the emulator has stopped"
+        wb.EmulatorUnavailable, match="Nothing listens at .*emulator has stopped"
     ) as ei:
         conn.list_tables()
     assert f"(deadline {DEFAULT_TIMEOUT:.0f} s)" in str(ei.value)  # the connection's own

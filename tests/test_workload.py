@@ -124,9 +124,9 @@ def test_each_figure_says_which_inputs_are_the_users():
     line = a.capacity.production.inputs_line()
     yours, defaults = line.split(" · defaults: ")
     assert "10,000 events/s" in yours and "retention" not in yours
-    assert "retention 12 months" in defaults and "peak 1× the mean" in defaults
+    assert "retention 12 months" in defaults and "peak 1×" in defaults
     # no query rate stated: none sizes the nodes, and the line says how to state one
-    assert "none stated: no query sizes the nodes" in defaults and "queries_per_s=" in defaults
+    assert "none stated" in defaults and "queries_per_s=" in defaults
     assert a.capacity.read_cpu == 0
     stated = analyze(
         ds,
@@ -233,9 +233,9 @@ def test_a_sample_of_stocks_sizes_as_the_whole_file_without_entities(events_per_
         want = math.ceil(50_000 / (TARGET * NODE_WRITES))
         assert [c.nodes_fair for c in caps] == [want, want]
     sampled = caps[0].production.inputs_line()
-    assert "series 5 (symbol 5; fixed; the file's, counted by pandas" in sampled
-    assert events_per_s or "the file's: 120 events" in sampled  # the rate, when none is stated
-    assert "spread the sample's own skew (the default while production has" in sampled
+    assert re.search(r"series 5 \(symbol 5; fixed; the file's", sampled), sampled
+    assert events_per_s or re.search(r"file's: 120 events", sampled)  # the rate, when not stated
+    assert "sample's own skew" in sampled and "(the default" in sampled, sampled
 
 
 def test_the_derived_queries_follow_the_whole_file_not_the_share_drawn():
@@ -262,8 +262,8 @@ def test_a_sample_that_keeps_no_series_is_refused_with_the_share_that_would():
     assert need == 0.29
     with pytest.raises(
         WorkbenchError,
-        match=r"sample=0\.2 keeps none of the file's 5 series.*"
-        r"0\.2897 \(IBM\)\. Give sample=0\.29 or more",
+        match=r"sample=0\.2 keeps none.*5 series.*"
+        r"0\.2897 \(IBM\).*sample=0\.29 or more",
     ):
         _own_csv("stocks", sample=0.2)
     assert len(_own_csv("stocks", sample=need)) == 24  # and that share keeps IBM
@@ -468,10 +468,10 @@ def test_fx_pair_first_gives_eur_usd_one_share_everywhere():
     assert "(EUR/USD#" in kd.ceiling.text() and said in kd.ceiling.text()
     assert said in kd._repr_html_().replace("&#x27;", "'")  # what notebook 04 shows
     line = cap.production.inputs_line()
-    assert "spread the sample's own skew (the default while production has" in line
+    assert "sample's own skew" in line and "(the default" in line, line
     # past the ceiling the verdict names the same share
     over = analyze(ds, design, workload=wb.Workload(events_per_s=100_000)).capacity
-    assert over.hotspot_limited and "takes 29.9% of the writes" in over.verdict()
+    assert over.hotspot_limited and re.search(r"29\.9% of the writes", over.verdict())
     # the designer's headline reads the same analysis
     ws = Workspace()
     d = wb.designer(ws.dataset("fx_prices", "workshop"), workspace=ws)
@@ -480,11 +480,9 @@ def test_fx_pair_first_gives_eur_usd_one_share_everywhere():
     # 800 pairs stated: the busiest of 800 alike takes 1/800 = 0.125 %, and the line says why
     many = analyze(ds, design, workload=wb.Workload(entities={"pair": 800}))
     assert many.capacity.ceiling.share == pytest.approx(1 / 800)
-    assert "takes 0.1% of the writes at a uniform spread" in many.keyspace.ceiling.text()
-    assert "spread uniform (the default once more series are stated" in (
-        many.capacity.production.inputs_line()
-    )
+    assert re.search(r"0\.1% of the writes .*uniform", many.keyspace.ceiling.text())
+    assert re.search(r"spread uniform \(the default", many.capacity.production.inputs_line())
     # a view at another spread than the default says which, in the same line
     uniform = analyze(ds, design, workload=wb.Workload(spread="uniform"))
     assert uniform.capacity.ceiling.share == pytest.approx(1 / 8)
-    assert "takes 12.5% of the writes at a uniform spread" in uniform.keyspace.ceiling.text()
+    assert re.search(r"12\.5% of the writes .*uniform", uniform.keyspace.ceiling.text())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -73,8 +74,8 @@ def test_ctrl_c_mid_write_reports_the_count_and_the_rerun(emulator):
             writer.write_cells(conn, cells, tid, progress=False, batch_mutations=500, threads=2)
         msg = str(ei.value)
         assert msg.startswith("Write interrupted (Ctrl-C) after ")
-        assert " of 120,000 rows (" in msg and "acknowledged" in msg
-        assert "run the same write again" in msg and "resume_from=('main', 'k" in msg
+        assert re.search(r"\d of 120,000 rows \(.*acknowledged", msg), msg
+        assert "same write again" in msg and "resume_from=('main', 'k" in msg
         written = ei.value.rows_written
         stored = int(cbt_count(emulator.host, tid))
         # acknowledged rows are stored; requests sent but not yet counted, or cancelled, may
@@ -101,8 +102,7 @@ def test_a_read_after_an_emulator_restart_names_the_restart():
             with pytest.raises(WorkbenchError) as ei:
                 h.run(ds.queries[0])
             msg = str(ei.value)
-            assert "does not exist" in msg and "it was most likely restarted" in msg
-            assert "Load the data again" in msg
+            assert "does not exist" in msg and "restarted" in msg and "Load the data" in msg
             assert cbt_count(again.host, h.table_id).startswith("error:")
         finally:
             again.stop()
@@ -127,7 +127,7 @@ def test_connection_to_an_http_server_is_named_not_grpc_not_frozen(http_server):
     finally:
         conn.close()
     msg = str(ei.value)
-    assert "is not a Bigtable emulator" in msg and "does not speak gRPC" in msg
+    assert "not a Bigtable" in msg and "gRPC" in msg
     assert "SIGSTOP" not in msg
 
 
@@ -163,7 +163,7 @@ def test_emulator_find_fails_when_gcloud_lacks_the_component(tmp_path, monkeypat
     monkeypatch.setattr(emu_mod, "_SDK_GUESSES", ())
     assert cli.main(["emulator", "find"]) == 1
     err = capsys.readouterr().err
-    assert "no Bigtable emulator component" in err and "gcloud components install bigtable" in err
+    assert "no Bigtable emulator" in err and "gcloud components install bigtable" in err
     # gcloud with an unknown SDK root: not verified, so not reported as found either
     bare = tmp_path / "bare"  # not in a bin/ folder, and `gcloud info` fails
     bare.mkdir()
@@ -171,4 +171,4 @@ def test_emulator_find_fails_when_gcloud_lacks_the_component(tmp_path, monkeypat
     (bare / "gcloud").chmod(0o755)
     monkeypatch.setenv("PATH", str(bare))
     assert cli.main(["emulator", "find"]) == 1
-    assert "not its Bigtable emulator component" in capsys.readouterr().err
+    assert "not its Bigtable" in capsys.readouterr().err
