@@ -35,8 +35,8 @@ def test_week_buckets_first_are_not_an_error_when_the_load_is_even():
     adv = advise(ds, schema)
     assert not _errors(adv), str(adv)
     (f,) = adv.by_rule("time_first")
-    assert f.severity == "info" and "measured load is even" in f.title
-    assert any("does not apply here" in e and "week bucket leads the key" in e for e in f.evidence)
+    assert f.severity == "info" and "load is even" in f.title
+    assert any("not apply" in e and "week bucket" in e for e in f.evidence)
 
 
 def test_sequential_ids_measured_even_are_a_note():
@@ -57,7 +57,7 @@ def test_one_series_entity_first_is_time_first_in_effect():
     (f,) = adv.by_rule("time_first")
     assert f.severity == "warning", str(adv)
     assert "time-first in effect" in f.title
-    assert any("has one value in this dataset" in e for e in f.evidence)
+    assert any("one value" in e for e in f.evidence)
     assert not _errors(adv), str(adv)
     # at 50,000 events/s one frontier is 5× past what one node takes: an error, as capacity says
     adv = advise(co2, schema, workload=wb.Workload(events_per_s=50_000))
@@ -76,7 +76,7 @@ def test_a_slice_across_every_entity_names_the_plan_it_beat():
     assert t["rows_seen"] == len(ds.frame) == 30_000 and t["rows_returned"] == 93
     adv = advise(ds, s)
     (f,) = [f for f in adv.by_rule("full_scan") if "games_on_day" in f.title]
-    assert "reads all 30,000 rows to return 93" in " ".join(f.evidence)
+    assert re.search(r"all 30,000 rows\D+93\b", " ".join(f.evidence))
 
 
 def test_byte_waste_in_wide_rows_is_shown():
@@ -88,8 +88,8 @@ def test_byte_waste_in_wide_rows_is_shown():
     assert f.data["cell_waste"] == pytest.approx(241 / 6, rel=1e-3)
     assert f.data["byte_waste"] == pytest.approx(40, rel=0.05)
     line = next(e for e in f.evidence if "cells read" in e)
-    assert "124 rows read for 124 returned (1.0×)" in line
-    assert "29,884 cells read for 744 returned (40.2×)" in line
+    assert re.search(r"\b124 rows read\D+124 returned \(1\.0×\)", line), line
+    assert re.search(r"\b29,884 cells read\D+744 returned \(40\.2×\)", line), line
     assert "MB bytes read" in line or "MB read" in line or "bytes read" in line
 
 

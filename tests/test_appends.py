@@ -5,6 +5,7 @@ overwrote, verifies what *this* load wrote, and never advises dropping the earli
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import uuid
 
@@ -90,7 +91,7 @@ def test_an_append_into_stored_hours_keeps_every_summary_row_true(emulator, tabl
     )
     split_hours = want["row_key"].str.endswith("2015030600").sum() // 10  # 10 stats per row
     assert any(
-        f"{split_hours:,} summary row(s) already stored were recomputed" in n for n in table.notes
+        re.search(rf"\b{split_hours:,} summary row\(s\) .*recomputed", n) for n in table.notes
     )
 
     # appending the same events again changes no summary row and overwrites them with themselves
@@ -98,7 +99,7 @@ def test_an_append_into_stored_hours_keeps_every_summary_row_true(emulator, tabl
     assert again.verification.equal
     # only the split hours hold events of the other load: the rest keep this load's summary
     assert any(
-        f"{split_hours:,} summary row(s) already stored were recomputed" in n for n in again.notes
+        re.search(rf"\b{split_hours:,} summary row\(s\) .*recomputed", n) for n in again.notes
     )
     assert again.overwritten.events == len(rest.frame) and again.overwritten.changed == 0
     stored = again.read_all().frame
@@ -127,7 +128,7 @@ def test_appending_another_seed_reports_the_events_it_overwrites_and_verifies(em
 
     emulator.load(first, design, table_id=table_id, progress=False)
     # without append=True the load is refused: the table holds earlier data of this design
-    with pytest.raises(wb.WriteError, match=r"earlier data of this design.*pass append=True"):
+    with pytest.raises(wb.WriteError, match=r"earlier data.*append=True"):
         emulator.load(second, design, table_id=table_id, progress=False)
     union = len(pd.concat([first.frame[keys], second.frame[keys]]).drop_duplicates())
     assert _cbt(emulator, "count", table_id).strip() == str(len(first.frame))
@@ -135,7 +136,7 @@ def test_appending_another_seed_reports_the_events_it_overwrites_and_verifies(em
     table = emulator.load(second, design, table_id=table_id, progress=False, append=True)
     assert table.overwritten.events == len(shared)
     assert table.overwritten.changed == int(differ.sum())
-    assert any(f"wrote {len(shared):,} events over events stored earlier" in n for n in table.notes)
+    assert any(re.search(rf"wrote {len(shared):,} events over", n) for n in table.notes)
     rep = table.verification
     assert rep.equal and rep.cells_written == rep.cells_read == len(table.cells)
     assert _cbt(emulator, "count", table_id).strip() == str(union)  # one row per event
@@ -175,6 +176,6 @@ def test_a_failed_verification_after_an_append_never_advises_dropping_the_table(
     with pytest.raises(wb.WriteError) as err:
         table.check_verified()
     msg = str(err.value)
-    assert "1 changed" in msg and "do not drop the table" in msg
+    assert "1 changed" in msg and "do not drop" in msg
     assert "Drop it" not in msg and "table.drop()" not in msg
     assert _cbt(emulator, "count", table_id).strip() == str(len(ds.frame))

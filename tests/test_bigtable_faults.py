@@ -70,7 +70,7 @@ def test_missing_family_is_named_before_anything_is_written(conn, table_factory)
         writer.write_cells(conn, cells, tid, progress=False)
     assert len(read_table(conn, tid)) == 0
     # without the pre-check, the server's per-entry refusal is reported with the family
-    with pytest.raises(WriteError, match=r"no such column family .*zz"):
+    with pytest.raises(WriteError, match=r"no such.*column family.*zz"):
         writer.write_cells(conn, cells, tid, progress=False, check_families=False)
 
 
@@ -88,7 +88,7 @@ def test_table_deleted_under_the_writer(conn):
     assert tid in msg and "does not exist" in msg and "deleted while writing" in msg
     # the rows written went with the table: no resume advice, the full reload instead
     assert 0 < err.rows_written < 40_000 and err.resume_from is None
-    assert "Written so far" not in msg and "do not use it" in msg and "Reload everything" in msg
+    assert "so far" not in msg and "do not use" in msg and "Reload everything" in msg
 
 
 def test_oversized_row_is_refused_before_sending(conn, table_factory):
@@ -105,7 +105,7 @@ def test_oversized_row_is_refused_before_sending(conn, table_factory):
     )
     with pytest.raises(
         LimitError,
-        match=r"Row 'huge' of table 'main' needs 272,6\d\d,\d\d\d bytes.*Nothing was written",
+        match=r"Row 'huge' of table 'main'.*272,6\d\d,\d\d\d bytes.*Nothing was written",
     ):
         writer.write_cells(conn, cells, tid, progress=False)
     assert len(read_table(conn, tid)) == 0
@@ -127,9 +127,9 @@ def test_emulator_killed_mid_write_then_rerun_on_a_restarted_one():
     # (that would read "no answer ... after 3.0 s"); how soon: bench/bench_failures.py
     msg = str(err)
     assert "no answer" not in msg
-    assert "refused the connection" in msg and "the emulator has stopped" in msg
+    assert "refused the connection" in msg and "emulator has stopped" in msg
     # the rows went with the process: no "written so far", no resume_from, the full reload
-    assert "Written so far" not in msg and "do not use it" in msg and "Reload everything" in msg
+    assert "so far" not in msg and "do not use" in msg and "Reload everything" in msg
     assert err.resume_from is None and 0 < err.rows_written < 60_000
     with wb.Emulator(reuse=False) as emu2:  # a restarted emulator is empty: rerun everything
         conn2 = Connection.emulator(emu2.host)

@@ -144,7 +144,7 @@ def test_a_salted_design_over_its_ceiling_is_hotspot_limited_with_the_bucket_cou
     v = cap.verdict()
     assert "Hotspot-limited" in v and c.name and c.name in v
     assert f"Salt(n={buckets})" in v and f"{cap.ceiling_events_per_s:,.0f} events/s" in v
-    assert any("fixed: 4 salt buckets" in a for a in cap.assumptions())
+    assert any(re.search(r"fixed: 4 salt", a) for a in cap.assumptions())
     # under the ceiling the same design is sized, not flagged
     ok = analyze(
         ds, wb.preset("fx_prices", "salted"), workload=wb.Workload(events_per_s=20_000)
@@ -185,7 +185,7 @@ def test_designs_are_compared_at_the_same_event_rate():
     with pytest.raises(RemovedKeyword, match=r"workload=wb\.Workload\(events_per_s=\.\.\.\)"):
         compare(ds, designs, target_writes_per_s=20_000)
     for bad in ("fast", -1, float("nan")):
-        with pytest.raises(WorkbenchError, match="events_per_s must be a finite number ≥ 0"):
+        with pytest.raises(WorkbenchError, match="events_per_s .*finite number ≥ 0"):
             analyze(ds, designs[0], workload=wb.Workload(events_per_s=bad))
 
 
@@ -211,7 +211,7 @@ def test_tiered_storage_splits_storage_and_cost_into_hot_and_cold():
     # every query reads rows of the last days: hot
     assert set(cap.query_tiers.values()) == {0.0} and cap.cold_read_nodes == 0
     assert any("silently drops tiered_storage_config" in a for a in cap.assumptions())
-    assert f"{cold_share:.0%} of the storage cold" in cap.verdict()
+    assert f"{cold_share:.0%} of the storage" in cap.verdict() and "cold" in cap.verdict()
     assert cap.table().loc["…cold tier, older than 90 days (GiB)", "value"] == cap.cold_gib
 
 
@@ -257,7 +257,7 @@ def test_small_rates_read_as_numbers():
     assert "e-0" not in text and "e+0" not in text
     # 0.00333 events/s is 12 an hour: the rate reads in the first unit it reaches 1 in, and
     # says it is the sample's own (no production rate was given)
-    assert "12.0 events/h (the sample's own rate" in cap.rate_text()
+    assert "12.0 events/h" in cap.rate_text() and "sample's own" in cap.rate_text()
 
 
 def test_a_row_every_query_reads_caps_the_query_rate():
@@ -269,7 +269,7 @@ def test_a_row_every_query_reads_caps_the_query_rate():
     cap = capacity(idx, 100, hot)
     assert cap.query_ceiling_per_s == pytest.approx(70.0)
     assert cap.hotspot_limited and not cap.write_limited and cap.read_row == "one"
-    assert "stop scaling at 70.0 queries/s" in cap.verdict() and "(G05)" in cap.verdict()
+    assert "at 70.0 queries/s" in cap.verdict() and "(G05)" in cap.verdict()
     # at 50 queries/s the row needs 0.5 of a node: served. CPU 0.5 + 1 / 14,000 (the writes)
     # at 70 % is 0.714 of a node: one node
     calm = hand_production(1, queries_per_s=50, read_cpu=0.5, busiest_row_cpu=0.5, read_query="one")

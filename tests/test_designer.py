@@ -97,7 +97,7 @@ def test_state_edits_change_the_schema_as_asked():
     )
     with pytest.raises(wb.SchemaError, match="cannot be reversed"):
         designer_state_to_schema(base, replace(st, reversed=True, precision="hour"))
-    with pytest.raises(wb.SchemaError, match="Unknown key segment 'player'"):
+    with pytest.raises(wb.SchemaError, match="key segment 'player'"):
         designer_state_to_schema(base, replace(st, segments=("player", "time")))
 
 
@@ -288,7 +288,7 @@ def test_every_callback_error_is_visible(ws):
     ]  # drop the time: a garden's readings all land in one cell
     assert "CollisionError" in d.status.value and "collide" in d.status.value
     assert d.schema.name == "tall"  # the last design that worked stays on screen
-    assert "last design that worked" in d.headline.value
+    assert "last design" in d.headline.value
     d.controls.segments.value = ["garden", "time"]
     assert d.status.value == "" and d.schema.name == "tall"
 
@@ -357,7 +357,7 @@ def test_every_view_of_one_design_shows_the_same_figures(ws):
     assert pinned is ws.analysis(d.ds, d.pinned, nodes=6)
     assert d.comparison.analyses["current: timestamp_first"] is a
     f = pinned.keyspace.hotspot_factor
-    assert f"{f:.1f}× its fair share" in shown and f"{f:.1f}× fair" in shown, shown
+    assert f"{f:.1f}× its fair" in shown and f"{f:.1f}× fair" in shown, shown
     t = d.comparison.table
     assert list(t["nodes"]) == [6, 6]
     cur = t.loc["current: timestamp_first"]
@@ -381,7 +381,7 @@ def test_every_view_of_one_design_shows_the_same_figures(ws):
     text = " ".join(" ".join(f.evidence) for f in d.findings)
     assert nodes in text and a.capacity.rate_text() in text
     assert f"hotspot factor {a.keyspace.hotspot_factor:.1f}×" in text
-    assert "vs a fair 17%" in text
+    assert "fair 17%" in text  # 1 of 6 nodes
     # ceiling: the keyspace summary's line in the headline and the advisor's evidence, and
     # the same figure (per event: one mutation each here) in the capacity and compare rows
     line = a.keyspace.ceiling.text()
@@ -530,7 +530,7 @@ def test_key_editor_has_no_datalist_and_names_what_can_be_typed_back(ws):
     d.controls.segments.value = ["time", "nope"]
     import html
 
-    assert "Unknown key segment 'nope'" in html.unescape(d.status.value)
+    assert "key segment 'nope'" in html.unescape(d.status.value)
 
 
 def test_your_queries_box_costs_the_lines_you_type(ws, tmp_path):
@@ -558,7 +558,7 @@ def test_your_queries_box_costs_the_lines_you_type(ws, tmp_path):
     d.controls.queries.value = "latest 2 for meter=m0\nall over 1 hour"
     d.controls.queries_apply.click()
     t = d.analysis.queries.table
-    assert len(t) == 2 and "Costed on 2 queries" in d.queries_status.value
+    assert len(t) == 2 and re.search(r"\b2 queries", d.queries_status.value)
     assert d.ds.queries[0].limit == 2
     # a misspelled column is an error under the box; the queries in use stay as they were
     d.controls.queries.value = "latest 1 for metre=m0"

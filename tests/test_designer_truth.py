@@ -55,13 +55,13 @@ def test_a_dataset_switch_unpins_the_last_datasets_design_and_drops_its_write(ws
     d.controls.dataset.value = "server_metrics"
     assert d.pinned is None and d.comparison is None
     note = _text(d.pinned_panel.value)
-    assert "was pinned on fx_prices" in note and "pin a server_metrics design" in note
+    assert "pinned on fx_prices" in note and "server_metrics design" in note
     shown = _text(_outputs_html(d.compare_out))
     assert "fx_prices" not in shown and "Pin a design" in shown
     _open(d, "emulator")
     panel = _text(d.emulator_panel.value)
     assert "data-verified" not in d.emulator_panel.value
-    assert "Nothing written for server_metrics" in panel and "last write was fx_prices" in panel
+    assert re.search(r"Nothing written .*server_metrics.*last write .*fx_prices", panel)
 
 
 def test_a_size_switch_keeps_the_pin(ws):
@@ -175,9 +175,9 @@ def test_every_bad_query_line_is_reported_with_its_number(ws):
         "latest 1 per pairr\npair=USD/JPY over 1 day\npair=XXX over 1 day\nbogus words"
     ) is None  # fmt: skip
     shown = d.queries_status.value
-    assert "3 of 4 query lines need fixing" in _text(shown)
+    assert re.search(r"\b3 of 4 query lines", _text(shown))
     assert re.findall(r"data-bad-line='(\d+)'", shown) == ["1", "3", "4"]
-    assert "Did you mean &#x27;pair&#x27;" in shown
+    assert "mean &#x27;pair&#x27;" in shown
 
 
 def test_an_upload_keeps_its_file_and_reads_its_columns(ws):
@@ -216,14 +216,14 @@ def test_views_rollup_starts_at_a_bucket_that_summarises_or_says_none_does(ws, t
     _open(d, "views")
     d.controls.view_kind.value = views_tab.ROLLUP
     assert d.controls.view_bucket.value == "hour"
-    assert "An hour bucket summarises about 4 events" in _text(d.views_panel.value)
+    assert re.search(r"hour bucket .*about 4 events", _text(d.views_panel.value))
     d.controls.view_bucket.value = "minute"  # by hand: kept, and called what it is
-    assert "copies the rows instead of summarising" in _text(d.views_panel.value)
+    assert "copies the rows" in _text(d.views_panel.value)
     # which queries it helps is computed from the two query tables, not assumed: the four
     # energy_meters queries ask for raw readings (meter_day, latest_reading, all_meters_hour,
     # meter_billing_period), none reads a rollup's rows, so none reads fewer rows with it
     helps = _text(d.views_panel.value)
-    assert "Helps none of the dataset's queries" in helps, helps
+    assert "Helps none" in helps, helps
     assert "per_minute_kwh_mean" in helps  # the query the view answers instead
 
     m = wb.designer(_monthly(tmp_path), workspace=ws)
@@ -271,7 +271,7 @@ def test_a_rollup_says_which_queries_it_helps_from_the_rows_they_read():
     )
     e = SimpleNamespace(queries=with_view, query="q_new")
     assert views_tab.helped(e, now) == [("q_day", 96, 1)]
-    assert "q_day</b> (96 → 1 rows)" in views_tab.helps_html(e, now)
+    assert re.search(r"q_day</b> \(96 → 1 rows\)", views_tab.helps_html(e, now))
     none = SimpleNamespace(queries=with_view.drop("q_day"), query="q_new")
     assert views_tab.helped(none, now) == []
     assert "Helps none" in views_tab.helps_html(none, now)

@@ -88,7 +88,7 @@ def test_rollup_replaces_hand_written_aggregate_rows(ws):
     now, seen, reads = _rows_seen(p, "hourly_kwh_mean")
     assert (now, seen, reads) == ("—", 240, "the view")
     assert _rows_seen(p, "meter_day") == ("96", 96, "the table")  # a day of raw rows: unchanged
-    assert "emulator has no SQL" in _text(p) and "data-view-note" in p
+    assert "no SQL" in _text(p) and "data-view-note" in p
 
     # a daily bucket with one statistic: 310 rows, 10 read, only MAX in the SQL
     d.controls.view_bucket.value = "day"
@@ -114,20 +114,20 @@ def test_async_index_replaces_a_dual_written_table(ws):
     assert _row(p, "client_writes_per_event") == ["1.00", "2.00"]
     assert _row(p, "maintenance_writes") == [f"{n:,}", "0"]
     assert _row(p, "derived_rows") == [f"{n:,}", f"{n:,}"]  # every event has its index row
-    assert "no atomicity across tables" in _row(p, "staleness")[1]
+    assert "atomicity" in _row(p, "staleness")[1]
     # lol_march (one game over March) reads the index: the rows it returns, as the second table did
     now, seen, reads = _rows_seen(p, "lol_march")
     assert reads == "the view" and seen == int(now.replace(",", ""))
     # a segment the key does not have is refused, naming the key's segments
     d.controls.view_order.value = ["game", "score"]
-    assert "'score' is not a segment of this design's key" in _text(d.views_panel.value)
+    assert re.search(r"'score' .*not a segment", _text(d.views_panel.value))
 
 
 def test_a_layout_a_view_cannot_read_is_named(ws):
     d = _designer(ws, "fx_prices", "serialized_protobuf")
     d.controls.view_kind.value = ROLLUP
     t = _text(d.views_panel.value)
-    assert "a cell per measure" in t and "Tall" in t
+    assert "per measure" in t and "Tall" in t
 
 
 def test_the_sql_shows_at_once_and_the_costs_follow_on_the_next_turn(ws, monkeypatch):
@@ -174,7 +174,7 @@ def test_schema_tab_shows_the_row_key_schema_and_conformance(ws):
     assert "fieldName: &quot;meter_id&quot;" in p and "fieldName: &quot;ts&quot;" in p
     assert "--row-key-schema-definition-file=row_key_schema.yaml" in p
     assert re.search(r"<pre data-rowkey-sql [^>]*>SELECT meter_id, ts, r\nFROM `energy_meters-", p)
-    assert f"{EVENTS:,} distinct keys, all conform to (meter_id, ts)" in _text(p)
+    assert re.search(rf"\b{EVENTS:,} distinct keys, all conform .*\(meter_id, ts\)", _text(p))
     # hand-written aggregate rows share the table under another key shape: 7,440 do not conform
     d.controls.pattern.value = "hourly_aggregates"
     t = _text(d.cbt_panel.value)

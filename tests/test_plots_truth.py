@@ -62,7 +62,7 @@ def test_node_load_says_when_the_load_is_even_and_shades_the_warm_up_as_hotspot_
     assert window_s == 60  # whole-minute windows: 6 windows are 6 minutes
     title = " ".join(_title(ax).split())  # a long title is drawn on two lines
     assert title.startswith("Every node shares the load evenly after the first 6 min;"), title
-    assert "100% of a window's load (3.0× fair)" in title, title
+    assert "100% of a window's" in title and "(3.0× fair)" in title, title
     # the grey warm-up band: the same x extent on node load as on the hotspot figure
     band = _grey_span(ax)
     assert band == _grey_span(plot_hotspot(kd))
@@ -74,7 +74,7 @@ def test_node_load_says_when_the_load_is_even_and_shades_the_warm_up_as_hotspot_
     assert rects[0] == rects[1] and len(rects[0]) == 1
     assert len(kd.window_edges_us) - 1 == 21
     assert f"width='{720 * 5 / 21:.1f}'" in rects[0][0]
-    assert "after the first 6 min" in node_load_html(kd)
+    assert "first 6 min" in node_load_html(kd)
 
 
 def test_row_sizes_title_grammar_and_line_labels_off_the_bars(heroic):

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import stat
@@ -71,7 +72,7 @@ def test_status_of_a_listener_that_never_answers_is_not_answering():
         out = _status(host)
     assert out.returncode == 1, out.stdout
     assert f"{emu_mod.ENV_HOST}={host}: NOT answering" in out.stdout
-    assert f"gave no Bigtable answer within {emu_mod.PROBE_TIMEOUT:g} s" in out.stdout
+    assert re.search(rf"no Bigtable answer .*{emu_mod.PROBE_TIMEOUT:g} s\b", out.stdout)
     assert "unset BIGTABLE_EMULATOR_HOST" in out.stdout
     assert ": answering" not in out.stdout
 
@@ -80,9 +81,9 @@ def test_status_of_the_real_emulator_is_answering_with_its_tables(emulator):
     n = len(emulator.connection().list_tables())
     out = _status(emulator.host)
     assert out.returncode == 0, out.stdout
-    assert f"{emu_mod.ENV_HOST}={emulator.host}: answering (ListTables answered:" in out.stdout
+    assert f"{emu_mod.ENV_HOST}={emulator.host}: answering" in out.stdout
     # the probe's own count, on the instance the workbench uses
-    assert f"{n} table(s) in workbench/workbench" in out.stdout
+    assert re.search(rf"\b{n} table\(s\) .*workbench/workbench", out.stdout), out.stdout
 
 
 def test_probe_names_each_state(emulator):
@@ -151,7 +152,7 @@ def test_a_read_only_state_home_is_said_and_setup_still_works(tmp_path):
     proc, emu_pid, note = _kernel(tmp_path, state)
     try:
         assert f"{state / 'bigtable-workbench'} cannot be written" in note
-        assert "the emulator's log is in" in note and "Set XDG_STATE_HOME to a writable" in note
+        assert "emulator's log" in note and "XDG_STATE_HOME" in note
     finally:
         proc.kill()
         proc.wait(timeout=30)
@@ -170,8 +171,8 @@ def test_start_background_with_an_unwritable_state_file_stops_what_it_started(
     with pytest.raises(wb.EmulatorError) as err:
         emu_mod.start_background()
     msg = str(err.value)
-    assert f"Cannot record the background emulator in {emu_mod.state_file()}" in msg
-    assert "it was stopped" in msg and "Set XDG_STATE_HOME to a writable directory" in msg
+    assert re.search(rf"Cannot record .*{re.escape(str(emu_mod.state_file()))}", msg), msg
+    assert "was stopped" in msg and "XDG_STATE_HOME" in msg
 
 
 # ----------------------------------------------------------------------------- memory
@@ -195,10 +196,8 @@ def test_a_load_too_big_is_refused_on_an_estimate_before_its_cells_are_built(emu
     with pytest.raises(wb.WriteError) as err:
         emulator.load(ds, schema, table_id="estimated-too-big", progress=False)
     msg = str(err.value)
-    assert (
-        f"would not fit in memory: an estimated {n_cells:,} cells (2.00 per event in the first "
-        "2,000 events) need about 51.7 MiB" in msg
-    )  # 59,520 × 910 bytes = 54,163,200 B = 51.7 MiB (memory in binary units)
-    assert "40.0 MiB is available (WORKBENCH_MEMORY_LIMIT=40M)" in msg
+    # 59,520 × 910 bytes = 54,163,200 B = 51.7 MiB (memory in binary units)
+    figures = rf"{n_cells:,} cells \(2\.00 per event .*2,000 events\).*51\.7 MiB"
+    assert re.search(figures + r".*40\.0 MiB .*\(WORKBENCH_MEMORY_LIMIT=40M\)", msg), msg
     assert max(built) == 2_000  # only the sample's cells were built, never all 29,760 events'
     assert "estimated-too-big" not in emulator.connection().list_tables()

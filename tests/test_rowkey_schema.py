@@ -135,7 +135,7 @@ def test_server_metrics_sql_by_hand():
         "key", "cpu_type", "site", "system_component", "unit", "what", "base_ms", "host", "podname"
     )  # fmt: skip
     assert heroic.where({"site": "ash", "key": "system"}) == ["key = 'system'", "site = 'site=ash'"]
-    with pytest.raises(SchemaError, match="'time' is not a segment"):
+    with pytest.raises(SchemaError, match="'time' is not"):
         rks.where({"time": 1})
 
 
@@ -167,24 +167,21 @@ def test_what_the_schema_cannot_express_is_explained():
         def template(self) -> str:
             return "{odd}"
 
-    with pytest.raises(SchemaError, match="not one the workbench can describe"):
+    with pytest.raises(SchemaError, match="workbench can describe"):
         row_key_schema(RowKey((Field("a"), Odd())))
 
 
 def test_delimiter_inside_a_value_names_the_first_key(datasets):
     ds = datasets["fx_prices"]
     design = wb.Schema("slash", RowKey((Field("pair"), Timestamp("us")), "/"))
-    with pytest.raises(SchemaError, match="containing the key delimiter"):
+    with pytest.raises(SchemaError, match="key delimiter"):
         design.to_cells(ds)  # the writer refuses; the check still names the key
     result = conformance(design, ds)["main"]
     assert not result.ok and result.bad == result.keys == ds.frame.shape[0]
     first_pair = sorted(ds.frame["pair"].unique())[0]
     assert result.first_bad.startswith(f"{first_pair}/")
-    assert result.reason == (
-        "it splits into 3 fields at '/', the schema declares 2 (pair, ts). A value inside the "
-        "key contains the delimiter '/': the schema cannot tell it from a field boundary. "
-        "Choose another delimiter or clean the values."
-    )
+    # EUR/USD/<ts>: the pair's own '/' makes 3 fields where the schema declares 2
+    assert re.search(r"3 fields at '/'.*declares 2 \(pair, ts\).*delimiter '/'", result.reason)
 
 
 def test_heroic_empty_tag_and_aggregate_rows_are_pinned(datasets):
@@ -247,5 +244,5 @@ def test_own_data_a_delimiter_in_an_entity_value():
     result = key_conformance(design, ds)["main"]
     assert (result.keys, result.bad) == (4, 2)
     assert result.first_bad == "lab#2#20240101000100"
-    assert "contains the delimiter '#'" in result.reason
+    assert "delimiter '#'" in result.reason
     assert html.escape(EMULATOR_NOTES["rowkey_schema"]) in result._repr_html_()

@@ -4,6 +4,8 @@ design and an asynchronous index next to two_tables, with figures derived by han
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from google.cloud.bigtable_admin_v2 import types as at
 from google.cloud.bigtable_v2.types import ExecuteQueryRequest
@@ -74,25 +76,18 @@ def test_energy_rollup_and_game_index_sql_by_hand():
 
 
 def test_the_documented_restrictions_are_checked():
-    assert check_view_sql("SELECT a, COUNT(*) AS n FROM t GROUP BY a ORDER BY a") == [
-        "it needs a GROUP BY clause (a rollup) or an ORDER BY clause (an asynchronous secondary "
-        "index), not both and not neither"
-    ]
-    assert check_view_sql("SELECT a, _key FROM t ORDER BY a DESC, _key") == [
-        "DESC ordering is not supported (key order is ascending)"
-    ]
-    assert check_view_sql("SELECT a, _key FROM t ORDER BY a, _key LIMIT 10") == [
-        "LIMIT/OFFSET is not supported (the view holds every group)"
-    ]
-    assert check_view_sql(
-        "SELECT a, MAX(b) AS m FROM t WHERE ts < CURRENT_TIMESTAMP() GROUP BY a"
-    ) == ["CURRENT_TIMESTAMP is non-deterministic: a view must give the same rows every time"]
-    assert "SELECT * is not supported: name each output column" in check_view_sql(
-        "SELECT * FROM t ORDER BY a"
-    )
-    assert any("ARRAY_AGG is not a supported aggregation" in p for p in check_view_sql(
-        "SELECT a, ARRAY_AGG(b) AS bs FROM t GROUP BY a"
-    ))  # fmt: skip
+    # one problem each, named by the clause or function the page restricts
+    [both] = check_view_sql("SELECT a, COUNT(*) AS n FROM t GROUP BY a ORDER BY a")
+    assert "GROUP BY" in both and "ORDER BY" in both and "not both" in both
+    [desc] = check_view_sql("SELECT a, _key FROM t ORDER BY a DESC, _key")
+    assert "DESC" in desc and "ascending" in desc
+    [limit] = check_view_sql("SELECT a, _key FROM t ORDER BY a, _key LIMIT 10")
+    assert "LIMIT/OFFSET" in limit
+    [now] = check_view_sql("SELECT a, MAX(b) AS m FROM t WHERE ts < CURRENT_TIMESTAMP() GROUP BY a")
+    assert "CURRENT_TIMESTAMP" in now and "non-deterministic" in now
+    assert any("SELECT *" in p for p in check_view_sql("SELECT * FROM t ORDER BY a"))
+    array_agg = check_view_sql("SELECT a, ARRAY_AGG(b) AS bs FROM t GROUP BY a")
+    assert any("ARRAY_AGG" in p and "aggregation" in p for p in array_agg), array_agg
     # "Create an asynchronous secondary index": the ORDER BY holds the source's unmodified row
     # key, and every ORDER BY column is selected. The page's own inverted-index example passes;
     # the order the workbench generated before (no source key) and a modified key do not.
@@ -105,14 +100,10 @@ def test_the_documented_restrictions_are_checked():
     no_key = "SELECT\n  game, ts, player,\n  _key AS source_key,\n  g\nFROM `s`\nORDER BY game, ts, player"
     modified = "SELECT game, SUBSTR(_key, 1, 4) AS k FROM s ORDER BY game, k"
     for sql in (no_key, modified):
-        assert check_view_sql(sql) == [
-            "an asynchronous secondary index must ORDER BY the source table's unmodified row key "
-            "(select _key AS source_key and end the ORDER BY with source_key): each source row "
-            "maps to one index row"
-        ]
-    assert check_view_sql("SELECT game, _key FROM s ORDER BY player, _key") == [
-        "every ORDER BY column must be in the SELECT list: player is not"
-    ]
+        [problem] = check_view_sql(sql)
+        assert "unmodified row key" in problem and "_key AS source_key" in problem, problem
+    [unselected] = check_view_sql("SELECT game, _key FROM s ORDER BY player, _key")
+    assert "SELECT list" in unselected and "player is not" in unselected
     with pytest.raises(SchemaError, match="unmodified row key"):
         _require_valid(no_key, "view 'by_game'")
     # a literal holding a forbidden word is not a violation
@@ -129,7 +120,7 @@ def test_view_design_limits_and_index_segments():
     bad = ViewDesign(
         "bad", src, (AsyncIndex("by_s", RowKey((Field("player"), Timestamp("second")))),)
     )
-    with pytest.raises(SchemaError, match="is not a segment of the source key"):
+    with pytest.raises(SchemaError, match="not a segment.*source key"):
         bad.create_sql()
     with pytest.raises(SchemaError, match="a cell per measure"):
         ViewDesign("r", wb.preset("game_scores", "serialized_protobuf"), (Rollup(),)).create_sql()
@@ -189,7 +180,7 @@ def test_compare_server_metrics_cmv_rollup(data):
     hours = ds.frame["time"].dt.floor("h").nunique()  # the hourly query reads one row per hour
     assert cmv["host_cpu_hourly: rows seen"] == pre["host_cpu_hourly: rows seen"] == hours
     page = c._repr_html_()
-    assert "maintained by" in page and "ExecuteQuery and PrepareQuery answer 501" in page
+    assert "maintained by" in page and re.search(r"ExecuteQuery and PrepareQuery .*501", page)
 
 
 def test_compare_game_scores_async_index_next_to_two_tables(data):
