@@ -550,7 +550,7 @@ def test_bad_input_is_named(data):
         wb.compare(ds, tall)
     with pytest.raises(wb.WorkbenchError, match="got None"):
         wb.compare(ds, [tall, None])
-    with pytest.raises(wb.DatasetError, match="analyze takes"):
+    with pytest.raises(wb.DatasetError, match="analyze takes.*Dataset"):
         wb.analyze(ds.frame, tall)
     with pytest.raises(wb.SchemaError, match="over 1,024 buckets"):
         preset("fx_prices", "salted", n=16_000)

@@ -169,7 +169,7 @@ def test_naive_times_need_an_explicit_zone() -> None:
     assert paris.frame["ts"].min() == pd.Timestamp("2015-03-01T06:00Z")  # CET = UTC+1 in March
     # naive datetime64 columns follow the same rule
     df2 = df.assign(ts=pd.to_datetime(df["ts"]))
-    with pytest.raises(DatasetError, match="time zone"):
+    with pytest.raises(DatasetError, match=r"time zone.*naive_tz="):
         build(df2)
     assert build(df2, naive_tz="UTC").frame["ts"].equals(ds.frame["ts"])
     with pytest.raises(DatasetError, match="Mars/Olympus"):
@@ -312,7 +312,7 @@ def test_csv_problems_name_the_file_and_its_lines(tmp_path: Path) -> None:
 def test_a_real_csv_nobody_here_wrote_loads_and_works_with_the_workbench() -> None:
     """vega_datasets' stocks.csv (symbol, date 'Jan 1 2000', price): monthly closes of five stocks."""
     path = local_data.stocks.filepath
-    with pytest.raises(DatasetError, match="time zone"):
+    with pytest.raises(DatasetError, match=r"time zone.*naive_tz="):
         wb.from_csv(path, entity=["symbol"], time="date", measures=["price"])
     ds = wb.from_csv(
         path,
