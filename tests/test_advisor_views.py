@@ -8,6 +8,7 @@ node-seconds; a view costs an assumed one maintenance write per source row writt
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -42,11 +43,10 @@ def test_hand_written_aggregate_rows_get_a_cmv_rollup(data):
     assert f.data["write_node_s"] == pytest.approx(
         ((EVENTS + HOURLY) / 14_000, 2 * EVENTS / 14_000)
     )
-    assert f.evidence[0] == (
-        "the client sends 1.25 row mutations per event with the hand-written aggregate rows, "
-        f"1.00 with the view: 7,440 fewer of 37,200 ({EVENTS:,} events)"
-    )
-    assert "eventually consistent" in f.evidence[2] and "emulator has no SQL" in f.evidence[3]
+    # (29,760 + 7,440) / 29,760 = 1.25 mutations an event by hand, 1.00 with the view
+    figures = rf"\b1\.25 row mutations.*\b1\.00 .*view.*\b7,440 fewer.*37,200 \({EVENTS:,}"
+    assert re.search(figures, f.evidence[0]), f.evidence[0]
+    assert "eventually consistent" in f.evidence[2] and "no SQL" in f.evidence[3]
     (sql,) = f.data["sql"].values()
     assert (
         sql.startswith("CREATE MATERIALIZED VIEW `hourly` AS") and "GROUP BY meter_id, hour" in sql
@@ -65,7 +65,7 @@ def test_a_dual_written_table_gets_an_async_index(data):
     assert f.data["client_writes_per_event"] == pytest.approx((2.0, 1.0))
     assert f.data["maintenance_writes"] == GAMES
     assert f.data["write_node_s"] == pytest.approx((2 * GAMES / 14_000, 2 * GAMES / 14_000))
-    assert "no atomicity across tables" in f.evidence[2]
+    assert "atomicity" in f.evidence[2]
     assert "ORDER BY game, ts, player, source_key" in f.fix
     assert f.data["sql"]["by_game"].endswith("ORDER BY game, ts, player, source_key")
     assert f.suggestion.tables == ()

@@ -142,7 +142,7 @@ def test_binary_entities_are_text_or_refused(tmp_path):
     pq.write_table(
         pa.table({**ev, "s": pa.array([b"\xff", b"m1"], pa.binary())}), tmp_path / "bad.parquet"
     )
-    with pytest.raises(DatasetError, match=r"'s' is Parquet binary.*not UTF-8"):
+    with pytest.raises(DatasetError, match=r"'s' .*Parquet binary.*not UTF-8"):
         wb.from_parquet(tmp_path / "bad.parquet", entity="s", time="time", measures="v")
     df = pd.DataFrame({"s": [b"m0", b"m1"], "time": [T0, T0], "v": [1.0, 2.0]})
     with pytest.raises(DatasetError, match=r"'s' holds bytes.*\(b'm0', row 0\).*str.decode"):
@@ -186,7 +186,7 @@ def test_a_header_wider_than_the_limit_is_refused_before_pandas_reads_it(tmp_pat
     p = _csv(tmp_path, "wide.csv", ",".join(names) + "\n")
     with pytest.raises(
         DatasetError,
-        match=rf"'wide.csv' \(line 1\) has {n:,} columns.*limit of {MAX_CSV_COLUMNS:,}.*melt",
+        match=rf"'wide.csv' \(line 1\).*{n:,} columns.*limit of {MAX_CSV_COLUMNS:,}.*melt",
     ):
         wb.from_csv(p, entity="s", time="time", measures="v", progress=False)
 

@@ -374,7 +374,7 @@ def test_load_presets_verify_and_run_every_query(emulator):
                     "max_age" not in stored["r"].gc_rule
                     and stored["s"].gc_rule.max_num_versions == 1
                 )
-                assert any("older than these families' max-age rules" in n for n in table.notes)
+                assert any("max-age rules" in n for n in table.notes)
             for q in ds.queries:
                 run = table.run(q)
                 assert run.result.agrees, (name, pattern, q.name, run.figures())
@@ -461,9 +461,8 @@ def test_summary_row_queries_are_checked_against_the_same_stats_of_the_source(em
         )
         assert model.cells_seen == 10 * hours  # the server still visits the whole row
         assert list(run.answer.columns) == ["meter_id", "time", "kwh_sum", "voltage_sum"]
-        assert (
-            "summary rows; ✔ matches the same statistics of the source events" in run._repr_html_()
-        )
+        page = run._repr_html_()
+        assert "summary rows" in page and "✔ matches" in page
         # a wrong summary cell in the table is caught
         cell = run.result.cells.frame
         cell = cell[cell["qualifier"] == "kwh_sum"].iloc[0]
@@ -500,11 +499,9 @@ def test_run_takes_a_query_name_and_refuses_columns_the_dataset_lacks(emulator):
         typo = wb.QueryIntent(
             "typo", "latest", "newest quote", entity={"pairr": "USD/JPY"}, limit=1
         )
-        with pytest.raises(DatasetError, match=r"fixes 'pairr'.*Did you mean 'pair'"):
+        with pytest.raises(DatasetError, match=r"fixes 'pairr'.*mean 'pair'"):
             table.run(typo)  # would otherwise plan a silent full-table scan
-        with pytest.raises(
-            DatasetError, match=r"has no query .latest.*Did you mean .latest_quote."
-        ):
+        with pytest.raises(DatasetError, match=r"has no query .latest.*mean .latest_quote."):
             table.run("latest")
     finally:
         table.drop()
@@ -522,8 +519,7 @@ def test_loading_another_design_under_the_same_table_id_says_what_to_do(emulator
         )
         with pytest.raises(
             wb.WriteError,
-            match=r"holds design 'tall'.*same names, but other settings.*"
-            r"Nothing was written, created or changed.*table.drop\(\)",
+            match=r"holds design 'tall'.*other settings.*Nothing was written.*table.drop\(\)",
         ):
             emulator.load(ds, edited, table_id="t-same-id", progress=False)
     finally:

@@ -26,8 +26,7 @@ def test_a_header_naming_a_column_twice_is_refused(tmp_path):
     p.write_text("sensor,time,v,v\nS1,2024-01-01T00:00:00Z,1,2\n")
     with pytest.raises(
         DatasetError,
-        match=r"line 1 \(the header\) names column 'v' twice \(columns 3 and 4\); pandas would "
-        r"rename the second to 'v.1'",
+        match=r"line 1 \(the header\).*'v' twice \(columns 3 and 4\).*'v.1'",
     ):
         wb.from_csv(p, entity="sensor", time="time", measures="v")
 
@@ -80,7 +79,7 @@ def test_a_file_rewritten_while_it_is_read_is_refused(tmp_path):
         stop.set()
         th.join(10)
     msg = str(ei.value)
-    assert "'live.csv' changed while it was being read (" in msg
+    assert "'live.csv' changed while" in msg
     assert "Nothing was loaded" in msg
 
 
@@ -108,4 +107,4 @@ def test_a_file_truncated_in_place_while_it_is_read_is_refused(tmp_path):
         stop.set()
         th.join(10)
     # refused as changed, or (caught mid-write) as a file that does not parse: never accepted
-    assert "changed while it was being read" in str(ei.value) or "Cannot read" in str(ei.value)
+    assert "changed while" in str(ei.value) or "Cannot read" in str(ei.value)

@@ -49,7 +49,7 @@ def test_a_tab_not_redrawn_is_signed_until_opened(designer):
     # the Advisor tab still holds fx_prices' findings: dimmed under "not redrawn" until opened
     assert "advisor" in d.stale and "wb-stale" in advisor._dom_classes
     # a figure tab shows its placeholder instead (never the old picture)
-    assert "when this tab is open" in str(d.figures["nodes"].outputs)
+    assert "tab is open" in str(d.figures["nodes"].outputs)
     d.show_tab("advisor")
     assert "advisor" not in d.stale and "wb-stale" not in advisor._dom_classes
     assert all(f.rule for f in d.findings)  # drawn for server_metrics now

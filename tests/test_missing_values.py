@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shutil
 import string
 import subprocess
@@ -56,7 +57,9 @@ def _nan_cells(cells: wb.CellFrame) -> int:
 
 def test_co2_note_and_cells_agree_in_every_design(co2):
     assert len(co2) == 160 and int(co2.frame["co2"].isna().sum()) == 19
-    assert any("missing in 19 events" in n and "no cell" in n for n in co2.notes)
+    assert any(
+        "missing" in n and re.search(r"\b19 events", n) and "no cell" in n for n in co2.notes
+    )
     assert any(n.startswith("19 events have no value at all") for n in co2.notes)
     for name in pattern_names(co2):
         schema = gallery_preset(co2, name)
@@ -179,7 +182,7 @@ def test_sentinel_is_written_and_read_back_as_missing(co2):
 def test_sentinel_that_a_value_already_has_is_refused():
     ds = _two_measures()
     schema = Schema("t", RowKey((Field("sensor"), Timestamp("ms"))), Tall(), missing="1.5")
-    with pytest.raises(SchemaError, match=r"Column 'x' holds the value '1.5'.*another missing="):
+    with pytest.raises(SchemaError, match=r"'x' holds.*'1.5'.*another missing="):
         schema.to_cells(ds)
 
 
@@ -187,7 +190,7 @@ def test_sentinel_refused_for_protobuf_and_for_a_non_text():
     key = RowKey((Field("sensor"), Timestamp("ms")))
     with pytest.raises(SchemaError, match=r"protobuf.*unset field.*missing=None"):
         Schema("p", key, Serialized("protobuf"), missing="NaN")
-    with pytest.raises(SchemaError, match=r"missing must be None.*missing='NaN'"):
+    with pytest.raises(SchemaError, match=r"missing must be.*None.*missing='NaN'"):
         Schema("p", key, Tall(), missing=0)  # type: ignore[arg-type]
 
 

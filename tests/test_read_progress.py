@@ -134,7 +134,7 @@ def test_an_emulator_frozen_mid_scan_is_named_with_the_rows_read(
         finally:
             os.kill(emu.pid, signal.SIGCONT)
         msg = str(ei.value)
-        assert "sent nothing for" in msg and "alive but not answering" in msg, msg
+        assert "sent nothing for" in msg and "not answering" in msg, msg
         got = int(msg.split(" rows received before")[0].rsplit("(", 1)[1].replace(",", ""))
         assert 1 <= got < 200, msg
     finally:
@@ -308,6 +308,6 @@ def test_a_read_the_server_never_answers_is_cancelled_at_the_silent_limit(
             cancelled.set()
 
     monkeypatch.setitem(own_conn._calls, READ_ROWS, lambda req, **kw: Silent())
-    with pytest.raises(wb.EmulatorUnavailable, match=r"still answers on its port but sent nothing"):
+    with pytest.raises(wb.EmulatorUnavailable, match=r"still answers.*sent nothing"):
         read_table(own_conn, tid)
     assert cancelled.is_set()
