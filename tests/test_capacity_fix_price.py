@@ -46,3 +46,20 @@ def test_a_design_that_serves_the_rate_keeps_its_plain_price_labels():
     labels = list(cap.table().index)
     assert all(p in labels for p in PRICE_ROWS)
     assert not any("once the hotspot is fixed" in k for k in labels)
+
+
+def test_the_comparison_table_prices_a_hotspot_limited_design_once_fixed():
+    # at 20,000 events/s one write frontier (9,800/s) cannot keep up; salting's four buckets can
+    ds = wb.load_dataset("fx_prices")
+    designs = [wb.preset(ds, "timestamp_first"), wb.preset(ds, "salted")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cmp = wb.compare(ds, designs, workload=wb.Workload(events_per_s=20_000))
+    assert list(cmp.table["hotspot_limited"]) == [True, False]
+    html = cmp.view(["nodes_needed", "monthly_cost_usd"]).to_html()
+    cells = [c for c in html.split("<td") if "</td>" in c]
+    limited, served = cells[:2], cells[2:4]
+    nodes = cmp.analyses["timestamp_first"].capacity.nodes_needed
+    assert f">{nodes:,} once the hotspot is fixed</td>" in limited[0]
+    assert "once the hotspot is fixed" in limited[1] and "$" in limited[1]
+    assert not any("once" in c for c in served)  # salting serves the rate: a plain price
