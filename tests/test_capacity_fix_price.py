@@ -63,3 +63,20 @@ def test_the_comparison_table_prices_a_hotspot_limited_design_once_fixed():
     assert f">{nodes:,} once the hotspot is fixed</td>" in limited[0]
     assert "once the hotspot is fixed" in limited[1] and "$" in limited[1]
     assert not any("once" in c for c in served)  # salting serves the rate: a plain price
+
+
+def test_the_advisors_hotspot_evidence_prices_the_fix_not_the_rate():
+    ds = wb.load_dataset("fx_prices")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = wb.analyze(
+            ds, wb.preset(ds, "timestamp_first"), workload=wb.Workload(events_per_s=20_000)
+        )
+        report = wb.advise(ds, wb.preset(ds, "timestamp_first"), analysis=a)
+    hot = next(f for f in report.errors if "G07" in f.guidelines)
+    line = next(e for e in hot.evidence if e.startswith("capacity"))
+    nodes = a.capacity.nodes_needed
+    # the verdict (no node count serves 20,000/s past a 9,800/s ceiling) comes first, and the
+    # node count is the fixed design's, never a price at the rate
+    assert "9,800 events/s" in line and "whatever the node count" in line
+    assert line.endswith(f"; {nodes:,} SSD node(s) once the hotspot is fixed"), line

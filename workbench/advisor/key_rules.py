@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analysis.capacity import ONCE_FIXED
 from ..formatting import percent
 from ..schema import (
     Field,
@@ -69,10 +70,11 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
     if kd.ceiling is not None:  # the keyspace summary's own line: one ceiling everywhere
         ev.append(f"ceiling: {kd.ceiling.text()}")
     cap = a.capacity  # the capacity view's own figures: one node count everywhere
-    ev.append(
-        f"capacity at {cap.rate_text()}: {cap.nodes_needed:,} {cap.storage} node(s) "
-        f"({cap.bound_text})" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
-    )
+    nodes = f"{cap.nodes_needed:,} {cap.storage} node(s)"
+    if cap.hotspot_limited:  # no node count serves the rate: the count is the fixed design's
+        ev.append(f"capacity: {cap.verdict()}; {nodes}{ONCE_FIXED}")
+    else:
+        ev.append(f"capacity at {cap.rate_text()}: {nodes} ({cap.bound_text})")
     data = {
         "busiest_share": kd.mean_write_share,
         "fair_share": kd.fair_share,
