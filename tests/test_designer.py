@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import workbench as wb
+from workbench.formatting import counted
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
 from workbench.schema.gallery import pattern_names, patterns_for, schema_for, time_precision
 from workbench.ui import _render as R
@@ -371,7 +372,7 @@ def test_every_view_of_one_design_shows_the_same_figures(ws):
         assert cur[f"{q}: waste"] == row["waste"]
     assert cur["projected_max_row_bytes"] == a.rowsizes.projected_max_bytes
     # capacity: one node count in the analysis, the headline, the comparison and the advisor
-    nodes = f"{a.capacity.nodes_needed} SSD node(s)"
+    nodes = counted(a.capacity.nodes_needed, "SSD node")
     assert nb.capacity.nodes_needed == a.capacity.nodes_needed
     assert nodes in _text(d.headline.value)
     assert cur["nodes_needed"] == a.capacity.nodes_needed

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..formatting import percent
+from ..formatting import counted, percent
 from ..schema import (
     Field,
     Hashed,
@@ -70,7 +70,7 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
         ev.append(f"ceiling: {kd.ceiling.text()}")
     cap = a.capacity  # the capacity view's own figures: one node count everywhere
     ev.append(
-        f"capacity at {cap.rate_text()}: {cap.nodes_needed:,} {cap.storage} node(s) "
+        f"capacity at {cap.rate_text()}: {counted(cap.nodes_needed, cap.storage + ' node')} "
         f"({cap.bound_text})" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
     )
     data = {
