@@ -515,6 +515,11 @@ def test_the_prose_of_06_states_its_outputs(executed_notebook):
 @pytest.mark.notebook
 def test_the_prose_of_07_states_its_outputs(executed_notebook):
     nb = _run(executed_notebook, "07")
+    # `fix` after its suggestion: one note (the "/" in pair names) and no warning on its Advisor
+    # tab (tests/test_designer.py::test_07s_fixed_designer_keeps_one_note_and_no_warning); the
+    # prose said "no findings left"
+    assert "has no warnings left (one note stays" in prose(nb)
+    assert "no findings left" not in prose(nb)
     # "with 3 nodes the fair share is a third": 100 / 3 shown to the percent
     assert shown(nb, r"\(fair share (?P<n>\d+)%\)") == round(100 / 3)
     # the hotspot ranking keeps its order where the factors differ by more than 5 %
