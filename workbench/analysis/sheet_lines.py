@@ -282,8 +282,8 @@ def _run_line(name: str, row: Any, costs: Any, figure: str, per_request: int) ->
     for what, n, unit, one in parts:
         inputs[what] = (n, PLANNED)
         inputs[f"node-s per {one}"] = (unit, READ_COSTS)
-        if n:
-            terms.append(f"{_n(n)} {what} × {_s(unit)}")
+        if n:  # "1 request", "1 seek": a count of one in the singular, as "1 node" is
+            terms.append(f"{_n(n)} {one if n == 1 else what} × {_s(unit)}")
     return SheetLine(
         "queries",
         f"{name}: one run",
@@ -334,7 +334,8 @@ def _query_lines(a: Analysis) -> list[SheetLine]:
                     hours,
                     "SPU-hours per month",
                     f"max({_s(node_s)} × {_n(st.data_boost_spu_per_node)} SPU per node, "
-                    f"{_n(st.data_boost_min_spu_s_per_request)} SPU-s × {_n(requests)} requests) "
+                    f"{_n(st.data_boost_min_spu_s_per_request)} SPU-s × {_n(requests)} "
+                    f"{'request' if requests == 1 else 'requests'}) "
                     f"= {_n(spu_s)} SPU-s per run × {rate(per_s, 'runs')} × {_n(month_s)} s "
                     f"÷ 3,600 = {_n(hours)} SPU-hours",
                     {
