@@ -409,6 +409,11 @@ def test_a_query_run_of_one_request_and_one_seek_reads_in_the_singular():
     assert not re.search(
         r"(?<![\d.,])1 (requests|seeks|rows|cells|bytes) ×", " ".join(runs.values())
     )
+    # the sample's rate needs the 1-node minimum: every formula counting nodes says "1 node"
+    formulas = " ".join(ln.formula for ln in sheet.lines)
+    assert sheet.line("nodes per cluster").value == 1
+    assert not re.search(r"(?<![\d.,<])1 nodes", formulas), formulas  # "<0.001 nodes" is fine
+    assert "(1 node × 70 %" in formulas and "1 node × 730 h" in formulas, formulas
     # a Data Boost run of one request: "60 SPU-s × 1 request", not "1 requests"
     boosted = wb.production_sheet(
         ds,
