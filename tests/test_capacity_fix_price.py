@@ -79,4 +79,4 @@ def test_the_advisors_hotspot_evidence_prices_the_fix_not_the_rate():
     # the verdict (no node count serves 20,000/s past a 9,800/s ceiling) comes first, and the
     # node count is the fixed design's, never a price at the rate
     assert "9,800 events/s" in line and "whatever the node count" in line
-    assert line.endswith(f"; {nodes:,} SSD node(s) once the hotspot is fixed"), line
+    assert line.endswith(f"; {nodes:,} SSD nodes once the hotspot is fixed"), line

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.capacity import ONCE_FIXED
-from ..formatting import percent
+from ..formatting import counted, percent
 from ..schema import (
     Hashed,
     PaddedInt,
@@ -68,7 +68,7 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
     if kd.ceiling is not None:  # the keyspace summary's own line: one ceiling everywhere
         ev.append(f"ceiling: {kd.ceiling.text()}")
     cap = a.capacity  # the capacity view's own figures: one node count everywhere
-    nodes = f"{cap.nodes_needed:,} {cap.storage} node(s)"
+    nodes = counted(cap.nodes_needed, cap.storage + " node")
     if cap.hotspot_limited:  # no node count serves the rate: the count is the fixed design's
         ev.append(f"capacity: {cap.verdict()}; {nodes}{ONCE_FIXED}")
     else:

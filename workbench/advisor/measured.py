@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..formatting import rate
 from ..schema import RowKey
 from .context import Context
 
@@ -32,10 +33,12 @@ def measured_even(c: Context) -> str | None:
     ceiling = (
         ""
         if math.isinf(cap.ceiling_events_per_s)
-        else f", under the design's ceiling of {cap.ceiling_events_per_s:,.3g} events/s"
+        else f", under the design's ceiling of {rate(cap.ceiling_events_per_s, 'events')}"
     )
+    # rates as every view states them ("20.3 writes/h", "49,000 events/s"): ",.3g" printed
+    # the designer's my_meters ceiling as "4.9e+04 events/s" and its rate as "0.00565 writes/s"
     return (
-        f"the load model replays these writes at {kd.write_rate_per_s:,.3g} writes/s on "
+        f"the load model replays these writes at {rate(kd.write_rate_per_s, 'writes')} on "
         f"{kd.nodes} node{'s' if kd.nodes != 1 else ''}: the busiest node carries "
         f"{kd.hotspot_factor:.2f}× its fair share (under {EVEN_FACTOR}×, spread evenly)" + ceiling
     )

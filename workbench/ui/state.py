@@ -381,7 +381,10 @@ def describe_key(schema: Schema, base: Schema | None = None) -> str:
 
 
 def describe_changes(base: Schema, schema: Schema) -> str:
-    """What the edits changed, for the design's name shown in comparisons."""
+    """What the edits changed, for the design's name shown in comparisons, the title and the
+    headline: "pair_microseconds (edited): key time#pair", as the design picker says "✎
+    pair_microseconds (edited)" (bare, "pair_microseconds: key time#pair" read as that gallery
+    design's key, which is pair#time)."""
     if schema == base:
         return base.name
     a, b = state_from_schema(base), state_from_schema(schema)
@@ -400,7 +403,7 @@ def describe_changes(base: Schema, schema: Schema) -> str:
         parts.append(b.layout.split(" (")[0])
     if a.families != b.families:
         parts.append("families " + ",".join(f.name for f in b.families))
-    return f"{base.name}: " + ", ".join(parts) if parts else base.name
+    return f"{base.name} (edited): " + ", ".join(parts) if parts else base.name
 
 
 __all__ = [
