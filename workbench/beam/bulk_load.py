@@ -16,12 +16,16 @@ The same code runs on the DirectRunner (tests, one machine) and on Dataflow (opt
    ``admin.table_families``, the emulator's storable GC rules, the design record,
    ``ownership.check_existing`` (a table that exists must be empty and this design's: a
    bulk load never writes into data), ``admin.ensure_tables(create_only=)`` and the race check.
-4. **Pipeline** (:func:`build`): CSV files (``fileio``; pandas in chunks, with ``from_csv``'s
-   read options) or Parquet (``ReadFromParquetBatched``, converted as ``from_parquet`` does) →
-   ``from_dataframe`` → ``Schema.to_cells`` → ``write_cells`` (the workbench's writer, not
-   Beam's ``WriteToBigTable``, whose ``DirectRow`` path measured 3.4–9.4× slower). A design with
-   summary rows or aggregate families groups each entity's events (``GroupByKey``) so every
-   summary row and every aggregate cell is built from all of its events in one batch.
+4. **Pipeline** (:func:`build`): the files read in parallel by Beam — Parquet by row groups
+   (``ReadFromParquetBatched``, converted as ``from_parquet`` does), CSV by byte ranges any
+   worker takes (pandas, with ``from_csv``'s read options; the quotes before each range tell a
+   quoted field's line break from a row's end; a compressed file is one range) → ``from_dataframe``
+   → ``Schema.to_cells`` → ``write_cells`` (the workbench's writer, not Beam's
+   ``WriteToBigTable``, whose ``DirectRow`` path measured 3.4–9.4× slower). A design with
+   summary rows (G29) writes its events' cells straight from the batches read and builds each
+   summary row from the events of one (entity, group of whole buckets) key
+   (``CombinePerKey``): no element holds an entity's whole history. A design with aggregate families groups each
+   entity's events (``GroupByKey``), so the writer combines every cell from all of its events.
 5. **Counts** (:class:`BulkReport`): Beam counters of events read, events, cells built and
    cells written, compared at the end (equal, or the run fails).
 """
@@ -30,15 +34,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..cells import CellFrame
-from ..errors import DatasetError, WorkbenchError, WriteError
+from ..errors import WorkbenchError, WriteError
 from ..schema.families import Family
 
 try:
@@ -51,9 +54,15 @@ except ImportError as exc:  # pragma: no cover - the extra is installed by make 
         f"(or pip install apache-beam). ({exc})"
     ) from None
 
-from .sources import Source, arrow_frame, csv_frames  # noqa: E402 (after the check above)
+from .batches import (  # noqa: E402 (after the check above)
+    BucketEvents,
+    KeyByBucket,
+    by_entity,
+    check_precision,
+    conform,
+)
+from .sources import NAMESPACE, Source, count, read_events  # noqa: E402
 
-NAMESPACE = "workbench.bulk_load"
 BATCH_EVENTS = 200_000  # events per batch turned into cells and written (one write_cells call)
 SAMPLE_EVENTS = 100_000  # events of the first file the design is derived from
 _COUNTERS = ("events_read", "events", "cells_built", "cells_written", "rows_written", "requests")
@@ -122,6 +131,8 @@ class Plan:
     # gets its share: pacing.writer_processes); None: no limit
     max_mutations_per_s: float | None = None
     writers: int = 1
+    # summary buckets per group (batches.group_span): consecutive whole buckets of one entity
+    group_span: int = 1
 
     @property
     def per_process_rate(self) -> float | None:
@@ -143,27 +154,6 @@ def design(sample: Any, pattern: str, params: Mapping[str, Any]) -> tuple[Any, s
 
     schema = preset(sample, pattern, **dict(params)).bind(sample)
     return schema, None if has_presets(sample) else time_precision(sample)
-
-
-_PRECISIONS = ("second", "ms", "us")
-
-
-def check_precision(ds: Any, precision: str | None, where: str) -> None:
-    """A design built from the first events keys their time precision (G31); a batch needing
-    a finer one would be written under coarser keys than one load of all the events chooses."""
-    from ..schema.gallery import time_precision
-
-    if precision is None:
-        return
-    need = time_precision(ds)
-    if _PRECISIONS.index(need) > _PRECISIONS.index(precision):
-        raise DatasetError(
-            f"{where} holds times with {need} precision, but the first events the design was "
-            f"derived from need only {precision}s, so its keys keep {precision}s (G31) and one "
-            f"load of all the events would key {need}. Derive the design from more events "
-            "(--sample-events, so that they include such a time) or put a file with such "
-            "times first. Nothing more was written."
-        )
 
 
 def prepare_tables(
@@ -223,38 +213,10 @@ def reducers_of(fams: Mapping[str, Iterable[Family]]) -> dict[str, dict[str, str
 # ----------------------------------------------------------------------------- batches
 
 
-def conform(frame: pd.DataFrame, dtypes: Iterable[tuple[str, str]], where: str) -> pd.DataFrame:
-    """The batch's columns in the design's dtypes where only their kind differs (integers read
-    as floats in one batch, floats in another): a value's text follows its dtype (``5`` or
-    ``5.0``), so every batch must write what one load of all the events writes."""
-    out = frame
-    for col, want in dtypes:
-        if col not in out.columns or str(out[col].dtype) == want:
-            continue
-        have_kind, want_kind = out[col].dtype.kind, np.dtype(want).kind if want[0] in "fiub" else ""
-        if (have_kind, want_kind) not in {("i", "f"), ("f", "i"), ("u", "f"), ("f", "u")}:
-            continue
-        v = out[col].to_numpy()
-        with np.errstate(invalid="ignore"):
-            cast = v.astype(want)
-        if not np.array_equal(cast.astype(v.dtype), v):  # NaN, fractions or beyond 2^53
-            raise DatasetError(
-                f"Column {col!r} is {want} in the first events the design was derived from, "
-                f"but {where} holds values that are not ({out[col].dtype}: a missing value or a "
-                f"fraction). One load of all the events would write every {col!r} value as a "
-                "float: derive the design from more events (--sample-events, so that they "
-                "include such a value) or write the column as floats in every file."
-            )
-        out = out.assign(**{col: cast})
-    return out
-
-
-def _count(name: str, n: int) -> None:
-    Metrics.counter(NAMESPACE, name).inc(int(n))
-
-
 class WriteEvents(beam.DoFn):
     """A batch of events → Dataset → cells → the workbench's writer; counts what it did."""
+
+    counts_events = True  # the events' own cells come from here (each event counted once)
 
     def __init__(self, plan: Plan):
         from apache_beam.utils.shared import Shared
@@ -282,6 +244,10 @@ class WriteEvents(beam.DoFn):
     def process(self, frame: pd.DataFrame) -> None:
         self.write(frame)
 
+    def cells_of(self, ds: Any) -> CellFrame:
+        """The cells this step writes for a batch (every cell of the design here)."""
+        return self.plan.schema.to_cells(ds)
+
     def write(self, frame: pd.DataFrame) -> None:
         from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_loadable, check_row_depth
         from ..bigtable.writer import write_cells
@@ -294,8 +260,8 @@ class WriteEvents(beam.DoFn):
         ds.frame = conform(ds.frame, schema.shape.dtypes, where)
         check_precision(ds, plan.precision, where)
         check_loadable(ds)
-        cells = schema.to_cells(ds)
-        if not self.conn.is_production:
+        cells = self.cells_of(ds)
+        if not self.conn.is_production and self.counts_events:
             check_row_depth(cells, ds, schema, EMULATOR_MAX_ROW_CELLS)
         paced: dict[str, Any] = {}
         if self.limiter is not None:
@@ -316,23 +282,25 @@ class WriteEvents(beam.DoFn):
         )
         if self.limiter is not None:
             self.limiter.report()
-        _count("events", len(ds.frame))
-        _count("cells_built", len(cells))
-        _count("cells_written", report.cells)
-        _count("rows_written", report.rows)
-        _count("requests", report.requests)
+        if self.counts_events:
+            count("events", len(ds.frame))
+        count("cells_built", len(cells))
+        count("cells_written", report.cells)
+        count("rows_written", report.rows)
+        count("requests", report.requests)
 
 
 class WriteGroups(WriteEvents):
-    """Whole entities (every event of each, after a GroupByKey) gathered into batches of about
-    ``batch_events``: every summary row and aggregate cell sees all of its events."""
+    """Whole groups (every event of each, after a GroupByKey or a CombinePerKey) gathered into
+    batches of about ``batch_events``: every summary cell sees all of its events."""
 
     def start_bundle(self) -> None:
         self.parts: list[pd.DataFrame] = []
         self.held = 0
 
-    def process(self, keyed: tuple[Any, Iterable[pd.DataFrame]]) -> None:
-        for part in keyed[1]:
+    def process(self, keyed: tuple[Any, Any]) -> None:
+        parts = [keyed[1]] if isinstance(keyed[1], pd.DataFrame) else keyed[1]
+        for part in parts:
             self.parts.append(part)
             self.held += len(part)
         if self.held >= self.plan.batch_events:
@@ -348,56 +316,43 @@ class WriteGroups(WriteEvents):
             self.write(frame)
 
 
-def by_entity(frame: pd.DataFrame, entity: tuple[str, ...]) -> Iterator[tuple[Any, pd.DataFrame]]:
-    """(entity values as text, that entity's events in this batch)."""
-    if not entity:
-        yield ("",), frame
-        return
-    for key, part in frame.groupby(list(entity), sort=False, dropna=False):
-        values = key if isinstance(key, tuple) else (key,)
-        yield tuple(str(v) for v in values), part
+class WriteSummaries(WriteGroups):
+    """The summary rows of whole (entity, buckets) groups (G29): the events' own cells are
+    written by the event path, so only the aggregates' cells are kept here, and the events are
+    not counted twice."""
 
+    counts_events = False
 
-class ReadCsv(beam.DoFn):
-    """A matched CSV file → its events, ``batch`` lines at a time (pandas, from_csv's options)."""
+    def process(self, keyed: tuple[Any, Any]) -> None:
+        Metrics.distribution(NAMESPACE, "group_events").update(len(keyed[1]))
+        super().process(keyed)
 
-    def __init__(self, options: Mapping[str, Any], batch: int):
-        self.options, self.batch = dict(options), batch
-
-    def process(self, readable: Any) -> Iterator[pd.DataFrame]:
-        with readable.open() as fh:
-            for frame in csv_frames(fh, self.options, self.batch):
-                _count("events_read", len(frame))
-                yield frame
-
-
-def _parquet_frame(table: Any) -> pd.DataFrame:
-    frame = arrow_frame(table)
-    _count("events_read", len(frame))
-    return frame
+    def cells_of(self, ds: Any) -> CellFrame:
+        schema = self.plan.schema
+        f = schema.to_cells(ds).frame
+        agg = schema.aggregates
+        lead = agg.lead(schema.key.delimiter) + schema.key.delimiter
+        keep = (f["family"] == agg.family.name) & f["row_key"].str.startswith(lead)
+        return CellFrame(f[keep.to_numpy()].reset_index(drop=True))
 
 
 def build(pipeline: Any, plan: Plan) -> None:
-    """The pipeline's steps: read → (group by entity) → cells → write."""
+    """The pipeline's steps: read → (events keyed by entity and bucket) → cells → write."""
     src = plan.source
-    if src.kind == "parquet":
-        from apache_beam.io.parquetio import ReadFromParquetBatched
-
-        frames = (
-            pipeline
-            | "Read Parquet" >> ReadFromParquetBatched(src.pattern, columns=list(src.columns or ()))
-            | "Arrow to pandas" >> beam.Map(_parquet_frame)
+    frames = read_events(pipeline, src, plan.batch_events)
+    if plan.schema.aggregates is not None and not any(plan.reducers.values()):
+        # summary rows (G29): the events' own cells need no grouping; the summaries are built
+        # per (entity, a few whole buckets), so no element holds an entity's whole history
+        events_only = replace(plan, schema=replace(plan.schema, aggregates=None))
+        _ = frames | "Event cells to Bigtable" >> beam.ParDo(WriteEvents(events_only))
+        _ = (
+            frames
+            | "Key by entity and bucket" >> beam.ParDo(KeyByBucket(plan))
+            | "Events per bucket" >> beam.CombinePerKey(BucketEvents())
+            | "Summary cells to Bigtable" >> beam.ParDo(WriteSummaries(plan))
         )
-    else:
-        from apache_beam.io import fileio
-
-        frames = (
-            pipeline
-            | "Match CSV" >> fileio.MatchFiles(src.pattern)
-            | "Open CSV" >> fileio.ReadMatches()
-            | "Read CSV" >> beam.ParDo(ReadCsv(src.csv_options, plan.batch_events))
-        )
-    if plan.grouped:
+    elif plan.grouped:
+        # aggregate families (cells combined by the writer): each entity's events in one batch
         _ = (
             frames
             | "Key by entity" >> beam.FlatMap(by_entity, src.entity)
@@ -418,6 +373,10 @@ class BulkReport:
     counts: Mapping[str, int]
     elapsed_s: float
     tables: Mapping[str, str]
+    # Beam distributions (name → (count, sum, min, max)): ``group_events``, the events of each
+    # (entity, buckets) group summary rows are built from; ``part_events``, of each part of a
+    # batch sent to a group
+    sizes: Mapping[str, tuple[int, int, int, int]] = field(default_factory=dict)
 
     @property
     def rows_per_s(self) -> float:
@@ -439,14 +398,28 @@ class BulkReport:
     def lines(self) -> list[str]:
         c = self.counts
         ok = "✔ equal" if not self.mismatches() else "✘ differ"
+        return (
+            [
+                f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
+                f"{c.get('events', 0):>14,}",
+                f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
+                f"{c.get('cells_built', 0):>26,}   {ok}",
+                f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
+                f"requests, {self.elapsed_s:.1f} s ({self.rows_per_s:,.0f} rows/s)",
+            ]
+            + self.group_lines()
+            + self.paced_lines()
+        )
+
+    def group_lines(self) -> list[str]:
+        """How large the summary rows' groups were: one (entity, bucket) each, G29."""
+        if "group_events" not in self.sizes:
+            return []
+        n, total, _, most = self.sizes["group_events"]
         return [
-            f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
-            f"{c.get('events', 0):>14,}",
-            f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
-            f"{c.get('cells_built', 0):>26,}   {ok}",
-            f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
-            f"requests, {self.elapsed_s:.1f} s ({self.rows_per_s:,.0f} rows/s)",
-        ] + self.paced_lines()
+            f"summary groups     {n:>14,}   (entity, buckets) groups of {total:,} events, "
+            f"at most {most:,} in one"
+        ]
 
     def paced_lines(self) -> list[str]:
         """The rate limit's part (``--max-mutations-per-s``): requests it held back and for how
@@ -471,6 +444,19 @@ def counters(result: Any) -> dict[str, int]:
     return out
 
 
+def distributions(result: Any) -> dict[str, tuple[int, int, int, int]]:
+    """The run's distributions: name → (count, sum, min, max), over every step reporting it."""
+    got = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["distributions"]
+    out: dict[str, tuple[int, int, int, int]] = {}
+    for m in got:
+        d = m.committed if m.committed is not None else m.attempted
+        if d is None or not d.count:
+            continue
+        n, total, lo, hi = out.get(m.key.metric.name, (0, 0, d.min, d.max))
+        out[m.key.metric.name] = (n + d.count, total + d.sum, min(lo, d.min), max(hi, d.max))
+    return out
+
+
 def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
     """Run the pipeline to its end and return its counts (raises WriteError when they differ).
     ``wait=False`` (a Flex Template's launcher): submit it and return None at once."""
@@ -481,7 +467,8 @@ def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
     if not wait:
         return None
     result.wait_until_finish()
-    report = BulkReport(counters(result), time.perf_counter() - t0, dict(plan.tables))
+    elapsed = time.perf_counter() - t0
+    report = BulkReport(counters(result), elapsed, dict(plan.tables), distributions(result))
     if report.mismatches():
         raise WriteError(
             "The bulk load's counts differ from what was expected: "

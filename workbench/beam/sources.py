@@ -6,14 +6,24 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import apache_beam as beam
 import pandas as pd
 from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
 
 from ..errors import DatasetError
+
+NAMESPACE = "workbench.bulk_load"  # the Beam metrics of a bulk load
+
+# Bytes of an uncompressed CSV file one worker reads (a range): Beam's text sources split
+# files into bundles of tens of MB the same way; a compressed file is one range (it cannot be
+# entered in the middle).
+CSV_RANGE_BYTES = 64 * 2**20
+_BLOCK = 2**20  # bytes read at a time when looking for a line's end
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,7 @@ class Source:
     name: str = "custom"
     columns: tuple[str, ...] | None = None  # Parquet: the columns read
     csv_options: Mapping[str, Any] = field(default_factory=dict)
+    range_bytes: int = CSV_RANGE_BYTES  # CSV: bytes per range (0: every file whole)
 
     def dataset(self, frame: pd.DataFrame) -> Any:
         """One batch of events as a Dataset, checked as ``from_dataframe`` checks any frame."""
@@ -150,3 +161,188 @@ def first_events(source: Source, path: str, n: int) -> pd.DataFrame:
         if first is None:
             return pd.DataFrame()
         return arrow_frame(pa.Table.from_batches([first]))
+
+
+# ----------------------------------------------------------------------------- CSV ranges
+
+
+@dataclass(frozen=True)
+class CsvRange:
+    """Bytes [start, end) of a CSV file: the rows that *start* there are this range's (a row
+    crossing ``end`` is read to its end; one crossing ``start`` belongs to the range before).
+    ``end`` -1: the whole file, read as one (compressed, or small)."""
+
+    path: str
+    start: int
+    end: int
+
+
+def csv_ranges(path: str, size: int, range_bytes: int) -> list[CsvRange]:
+    """A file's ranges of ``range_bytes`` (the whole file when it is compressed or smaller)."""
+    from apache_beam.io.filesystem import CompressionTypes
+
+    plain = CompressionTypes.detect_compression_type(path) == CompressionTypes.UNCOMPRESSED
+    if not plain or range_bytes <= 0 or size <= range_bytes:
+        return [CsvRange(path, 0, -1)]
+    return [CsvRange(path, s, min(s + range_bytes, size)) for s in range(0, size, range_bytes)]
+
+
+def _open_plain(path: str) -> Any:
+    from apache_beam.io.filesystem import CompressionTypes
+
+    return FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
+
+
+def quote_parity(r: CsvRange) -> int:
+    """The parity of the ``"`` characters in a range's bytes. A CSV writes a quote inside a
+    quoted field doubled (RFC 4180, pandas' default), so a position is inside a quoted field
+    exactly when an odd number of quotes come before it: with the parities of the ranges before
+    it, a range knows whether its first newline ends a row or sits inside a field."""
+    if r.end < 0:
+        return 0
+    odd, left = 0, r.end - r.start
+    with _open_plain(r.path) as fh:
+        fh.seek(r.start)
+        while left > 0:
+            block = fh.read(min(_BLOCK, left))
+            if not block:
+                break
+            odd ^= block.count(b'"') & 1
+            left -= len(block)
+    return odd
+
+
+def parities_before(
+    path_parities: tuple[str, Iterable[tuple[int, int]]],
+) -> tuple[str, dict[int, tuple[int, int]]]:
+    """(path, {range start: (odd quotes before it, odd quotes before its end)}) from each
+    range's own parity."""
+    path, got = path_parities
+    out, odd = {}, 0
+    for start, parity in sorted(got):
+        out[start] = (odd, odd ^ parity)
+        odd ^= parity
+    return path, out
+
+
+def _row_end(fh: Any, pos: int, odd: int) -> int:
+    """The position after the first newline at or after ``pos`` outside a quoted field
+    (``odd``: quotes before ``pos``, mod 2), or the file's end."""
+    fh.seek(pos)
+    while True:
+        block = fh.read(_BLOCK)
+        if not block:
+            return pos
+        i = 0
+        while (nl := block.find(b"\n", i)) >= 0:
+            odd ^= block.count(b'"', i, nl) & 1
+            if not odd:
+                return pos + nl + 1
+            i = nl + 1
+        odd ^= block.count(b'"', i) & 1
+        pos += len(block)
+
+
+def _row_start(fh: Any, pos: int, odd: int) -> int:
+    """The first row start at or after ``pos``: ``pos`` itself when a newline outside quotes
+    ends the byte before it."""
+    if pos == 0:
+        return 0
+    fh.seek(pos - 1)
+    if fh.read(1) == b"\n" and not odd:
+        return pos
+    return _row_end(fh, pos, odd)
+
+
+def range_frames(
+    r: CsvRange, odd: tuple[int, int], options: Mapping[str, Any], batch: int
+) -> Iterator[pd.DataFrame]:
+    """The events of the rows starting in a range (the file's header put before them), read
+    with ``from_csv``'s options, ``batch`` rows at a time."""
+    if r.end < 0:
+        with FileSystems.open(r.path) as fh:
+            yield from csv_frames(fh, options, batch)
+        return
+    with _open_plain(r.path) as fh:
+        header_end = _row_end(fh, 0, 0)
+        first = max(_row_start(fh, r.start, odd[0]), header_end)
+        if first >= r.end:
+            return  # no row starts here
+        last = _row_start(fh, r.end, odd[1])
+        fh.seek(0)
+        text = fh.read(header_end)
+        fh.seek(first)
+        text += fh.read(last - first)
+    yield from csv_frames(io.BytesIO(text), options, batch)
+
+
+def count(name: str, n: int) -> None:
+    """Add to one of the bulk load's Beam counters."""
+    Metrics.counter(NAMESPACE, name).inc(int(n))
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+class ReadCsvRange(beam.DoFn):
+    """A range of a CSV file → its events, ``batch`` rows at a time (pandas, from_csv's options);
+    ``parities``: path → {range start: quotes before it and before its end, mod 2}."""
+
+    def __init__(self, options: Mapping[str, Any], batch: int):
+        self.options, self.batch = dict(options), batch
+
+    def process(self, r: CsvRange, parities: Mapping[str, Any]) -> Iterator[pd.DataFrame]:
+        odd = parities.get(r.path, {}).get(r.start, (0, 0))
+        for frame in range_frames(r, odd, self.options, self.batch):
+            count("events_read", len(frame))
+            yield frame
+
+
+def _ranges(match: Any, range_bytes: int) -> list[CsvRange]:
+    return csv_ranges(match.path, match.size_in_bytes, range_bytes)
+
+
+def _parity(r: CsvRange) -> tuple[str, tuple[int, int]]:
+    return r.path, (r.start, quote_parity(r))
+
+
+def _parquet_frame(table: Any) -> pd.DataFrame:
+    frame = arrow_frame(table)
+    count("events_read", len(frame))
+    return frame
+
+
+def read_events(pipeline: Any, src: Source, batch: int) -> Any:
+    """The files' events as a PCollection of frames, read in parallel: Parquet by row groups
+    (``ReadFromParquetBatched``, Beam's splittable source), CSV by byte ranges."""
+    if src.kind == "parquet":
+        from apache_beam.io.parquetio import ReadFromParquetBatched
+
+        frames = (
+            pipeline
+            | "Read Parquet" >> ReadFromParquetBatched(src.pattern, columns=list(src.columns or ()))
+            | "Arrow to pandas" >> beam.Map(_parquet_frame)
+        )
+    else:
+        from apache_beam.io import fileio
+
+        # splittable: each file cut into byte ranges any worker reads (after a reshuffle),
+        # a quoted field's line breaks told apart by the quotes before each range
+        ranges = (
+            pipeline
+            | "Match CSV" >> fileio.MatchFiles(src.pattern)
+            | "CSV ranges" >> beam.FlatMap(_ranges, src.range_bytes)
+        )
+        parities = (
+            ranges
+            | "Quotes per range" >> beam.Map(_parity)
+            | "Ranges per file" >> beam.GroupByKey()
+            | "Quotes before ranges" >> beam.Map(parities_before)
+        )
+        frames = (
+            ranges
+            | "Spread ranges" >> beam.Reshuffle()
+            | "Read CSV"
+            >> beam.ParDo(ReadCsvRange(src.csv_options, batch), beam.pvalue.AsDict(parities))
+        )
+    return frames
