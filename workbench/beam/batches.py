@@ -112,26 +112,32 @@ def group_span(sample: Any, schema: Any, target: int) -> int:
     return max(1, target // max(1, busiest))
 
 
+def parse_events(frame: pd.DataFrame, plan: Plan) -> Iterator[pd.DataFrame]:
+    """A batch as read → its events as ``from_dataframe`` makes them (times parsed, values
+    checked) in the design's dtypes and precision: parsed once for both paths of a design with
+    summary rows (parsing the times of text is most of a batch's work)."""
+    if not len(frame):
+        return
+    ds = plan.source.dataset(frame)
+    where = f"a batch of {len(frame):,} events"
+    ds.frame = conform(ds.frame, plan.schema.shape.dtypes, where)
+    check_precision(ds, plan.precision, where)
+    yield ds.frame
+
+
 class KeyByBucket(beam.DoFn):
-    """A batch of events → ((entity values as text, group number), the events of that entity
-    in ``plan.group_span`` consecutive summary buckets): whole buckets under one key, so every
-    summary row is built from all of its events, and a group holds a few buckets of one entity,
-    never its whole history. The batch is read as a Dataset first (times parsed exactly as the
-    writer parses them: an event's bucket is the one its summary row names)."""
+    """A batch of events (parsed) → ((entity values as text, group number), the events of that
+    entity in ``plan.group_span`` consecutive summary buckets): whole buckets under one key, so
+    every summary row is built from all of its events, and a group holds a few buckets of one
+    entity, never its whole history. The bucket is computed from the parsed times, as the
+    summary row names it."""
 
     def __init__(self, plan: Plan):
         self.plan = plan
 
-    def process(self, frame: pd.DataFrame) -> Iterator[tuple[Any, pd.DataFrame]]:
-        if not len(frame):
-            return
-        plan, schema = self.plan, self.plan.schema
-        ds = plan.source.dataset(frame)
-        where = f"a batch of {len(frame):,} events"
-        events = conform(ds.frame, schema.shape.dtypes, where)
-        ds.frame = events
-        check_precision(ds, plan.precision, where)
-        keys = group_keys(events, ds.time, schema, plan.group_span)
+    def process(self, events: pd.DataFrame) -> Iterator[tuple[Any, pd.DataFrame]]:
+        plan = self.plan
+        keys = group_keys(events, plan.source.time, plan.schema, plan.group_span)
         for key, idx in keys.groupby(list(keys.columns), sort=False, dropna=False).indices.items():
             part = events.iloc[idx]
             Metrics.distribution(NAMESPACE, "part_events").update(len(part))

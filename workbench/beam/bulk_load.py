@@ -60,6 +60,7 @@ from .batches import (  # noqa: E402 (after the check above)
     by_entity,
     check_precision,
     conform,
+    parse_events,
 )
 from .sources import NAMESPACE, Source, count, read_events  # noqa: E402
 
@@ -344,9 +345,10 @@ def build(pipeline: Any, plan: Plan) -> None:
         # summary rows (G29): the events' own cells need no grouping; the summaries are built
         # per (entity, a few whole buckets), so no element holds an entity's whole history
         events_only = replace(plan, schema=replace(plan.schema, aggregates=None))
-        _ = frames | "Event cells to Bigtable" >> beam.ParDo(WriteEvents(events_only))
+        events = frames | "Parse events" >> beam.FlatMap(parse_events, plan)
+        _ = events | "Event cells to Bigtable" >> beam.ParDo(WriteEvents(events_only))
         _ = (
-            frames
+            events
             | "Key by entity and bucket" >> beam.ParDo(KeyByBucket(plan))
             | "Events per bucket" >> beam.CombinePerKey(BucketEvents())
             | "Summary cells to Bigtable" >> beam.ParDo(WriteSummaries(plan))
