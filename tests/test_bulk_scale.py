@@ -20,7 +20,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from workbench.beam import bulk_load as bl
 from workbench.beam import command
-from workbench.beam.batches import GROUP_EVENTS
+from workbench.beam.batches import GROUP_EVENTS, bucket_index
 from workbench.beam.sources import CsvRange, Source, csv_options, csv_ranges, read_events
 from workbench.bigtable import admin
 from workbench.bigtable.emulator import ENV_HOST
@@ -154,3 +154,18 @@ def test_summary_rows_are_built_per_entity_and_bucket(conn, tmp_path, monkeypatc
             table_id, list(plan.schema.table_families()), admin.main_table(plan.schema)
         ).values():
             admin.drop_table(conn, p)
+
+
+def test_summary_buckets_are_numbered_consecutively():
+    # by hand: 2024-01-01 is day 19,723 of the epoch (54 × 365 + 13 leap days); 2024-03-01 is
+    # day 19,723 + 31 + 29 = 19,783, a Friday, hour 474,792; its Monday, 2024-02-26, is day
+    # 19,779 and 1970-01-05 (day 4) the first Monday: week (19,779 − 4) ÷ 7 = 2,825; month
+    # (2024 − 1970) × 12 + 2 = 650. The next Monday starts week 2,826; 2024-02-29 is month 649.
+    times = pd.to_datetime(
+        ["2024-03-01T00:30:00Z", "2024-03-04T00:00:00Z", "2024-02-29T23:59:59Z"], utc=True
+    )
+    t = times.as_unit("us").asi8
+    assert bucket_index(t, "hour").tolist() == [474_792, 474_792 + 3 * 24, 474_792 - 1]
+    assert bucket_index(t, "day").tolist() == [19_783, 19_786, 19_782]
+    assert bucket_index(t, "week").tolist() == [2_825, 2_826, 2_825]
+    assert bucket_index(t, "month").tolist() == [650, 650, 649]
