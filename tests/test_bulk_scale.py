@@ -21,9 +21,17 @@ from apache_beam.testing.util import assert_that, equal_to
 from workbench.beam import bulk_load as bl
 from workbench.beam import command
 from workbench.beam.batches import GROUP_EVENTS, bucket_index
-from workbench.beam.sources import CsvRange, Source, csv_options, csv_ranges, read_events
+from workbench.beam.sources import (
+    CsvRange,
+    Source,
+    csv_options,
+    csv_ranges,
+    range_frames,
+    read_events,
+)
 from workbench.bigtable import admin
 from workbench.bigtable.emulator import ENV_HOST
+from workbench.errors import DatasetError
 
 ROWS = 120
 
@@ -169,3 +177,14 @@ def test_summary_buckets_are_numbered_consecutively():
     assert bucket_index(t, "day").tolist() == [19_783, 19_786, 19_782]
     assert bucket_index(t, "week").tolist() == [2_825, 2_826, 2_825]
     assert bucket_index(t, "month").tolist() == [650, 650, 649]
+
+
+def test_a_bad_row_in_a_range_is_named_by_file_and_bytes(tmp_path):
+    path = tmp_path / "bad.csv"
+    good = "".join(f"s1,2024-01-01T00:00:{i:02d}Z,{i}\n" for i in range(20))
+    path.write_text("sensor,time,v\n" + good + "s1,2024-01-01T00:01:00Z,1,2,3\n")
+    src = _source(path, 100)
+    size = path.stat().st_size
+    last = csv_ranges(str(path), size, 100)[-1]  # holds the row with three fields too many
+    with pytest.raises(DatasetError, match=r"bad\.csv \(the rows in bytes [\d,]+-[\d,]+"):
+        list(range_frames(last, (0, 0), src.csv_options, 5))

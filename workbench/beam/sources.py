@@ -117,12 +117,16 @@ def csv_options(path: str, source: Source, sep: str | None = None) -> dict[str, 
     return {"sep": sep, "encoding": "utf-8-sig", **opts, **extra}
 
 
-def csv_frames(fh: Any, options: Mapping[str, Any], batch: int) -> Iterator[pd.DataFrame]:
-    """A CSV file's events, ``batch`` lines at a time."""
+def csv_frames(
+    fh: Any, options: Mapping[str, Any], batch: int, where: str = ""
+) -> Iterator[pd.DataFrame]:
+    """A CSV file's events, ``batch`` lines at a time (``where``: the file and bytes, named in
+    an error)."""
     try:
         yield from pd.read_csv(fh, chunksize=batch, **options)
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise DatasetError(f"Cannot read CSV: {str(exc).strip()}") from None
+        at = f" {where}" if where else ""
+        raise DatasetError(f"Cannot read CSV{at}: {str(exc).strip()}") from None
 
 
 def parquet_columns(path: str, source: Source) -> tuple[str, ...]:
@@ -261,7 +265,7 @@ def range_frames(
     with ``from_csv``'s options, ``batch`` rows at a time."""
     if r.end < 0:
         with FileSystems.open(r.path) as fh:
-            yield from csv_frames(fh, options, batch)
+            yield from csv_frames(fh, options, batch, r.path)
         return
     with _open_plain(r.path) as fh:
         header_end = _row_end(fh, 0, 0)
@@ -273,7 +277,9 @@ def range_frames(
         text = fh.read(header_end)
         fh.seek(first)
         text += fh.read(last - first)
-    yield from csv_frames(io.BytesIO(text), options, batch)
+    # a line number in pandas' message counts from the header put first
+    where = f"{r.path} (the rows in bytes {first:,}-{last:,}, after its header)"
+    yield from csv_frames(io.BytesIO(text), options, batch, where)
 
 
 def count(name: str, n: int) -> None:
