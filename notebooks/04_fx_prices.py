@@ -148,7 +148,7 @@ wb.analyze(ds, wb.preset("fx_prices", "salted", n=3)).keyspace
 
 # %% tags=["G08", "finding"]
 for design in (wb.preset("fx_prices", "salted", n=4), promoted):
-    cap = wb.analyze(ds, design, events_per_s=100_000).capacity
+    cap = wb.analyze(ds, design, workload=wb.Workload(events_per_s=100_000)).capacity
     print(cap.verdict(), end="\n\n")
 print(cap.production.inputs_line())  # what the verdicts assumed: yours, then the defaults
 

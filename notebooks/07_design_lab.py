@@ -176,7 +176,7 @@ mine.queries
 # %%
 ranked = wb.compare(mine, wb.presets(mine))
 print(ranked.analyses["timestamp_first"].capacity.production.inputs_line())  # the workload ranked at
-ranked.rankings
+ranked.rankings[["ranking", "reason"]]   # best first; the reason says why
 
 # %%
 wb.advise(mine, wb.preset(mine, "timestamp_first"))

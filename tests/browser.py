@@ -64,6 +64,19 @@ def chromium_path() -> str:
     return path
 
 
+def code_notebook(path: Path, cells: list[str]) -> Path:
+    """A notebook of ``cells`` (code) on the python3 kernel, written to ``path``: what a browser
+    test opens in the lab and runs."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                 "name": "python3"}  # fmt: skip
+    nbformat.write(nb, path)
+    return path
+
+
 def artifact(name: str) -> Path:
     """A path under test-artifacts/ (gitignored) for screenshots the tests keep."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -41,6 +41,34 @@ def emulator() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def executed_notebook(emulator: Any) -> Callable[[Any], Any]:
+    """``executed_notebook(path)``: the workshop notebook run top to bottom ONCE per test run
+    (solutions filled in, as the report runs them; ``workbench.report.execute_notebook``) and
+    shared by every test that reads its outputs: the run-all checks, the report screenshots and
+    the prose-vs-output claims. Each caller gets its own copy of ``(nb, seconds, stopped)``.
+
+    ``make test`` sends a test FILE to a worker (``--dist loadfile``): the tests reading an
+    executed notebook live in ``tests/test_notebooks.py`` so that each notebook runs once in
+    the suite (a second file would run them again on its own worker).
+    """
+    import copy
+    from pathlib import Path
+
+    from workbench.report import execute_notebook
+
+    runs: dict[Path, Any] = {}
+
+    def run(path: Any) -> Any:
+        key = Path(path).resolve()
+        if key not in runs:
+            runs[key] = execute_notebook(key, emulator_host=emulator.host, timeout=300)
+        nb, seconds, stopped = runs[key]
+        return copy.deepcopy(nb), seconds, stopped
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def conn(emulator: Any) -> Any:
     return emulator.connection()
 

@@ -114,9 +114,9 @@ WRONG: dict[str, list[tuple[str, str]]] = {
         ("typo", '"100"'),  # a number in quotes
     ],
     "fix_share": [
-        ("near-miss", "0.43"),  # a fraction, not a percentage
+        ("near-miss", "0.42"),  # a fraction, not a percentage
         ("prose", "100"),  # the hotspot's share printed just above
-        ("typo", '"43"'),  # a number in quotes
+        ("typo", '"42"'),  # a number in quotes
     ],
     "slash_bad_keys": [
         ("near-miss", "0"),  # "looks harmless"

@@ -60,7 +60,7 @@ def test_one_series_entity_first_is_time_first_in_effect():
     assert any("has one value in this dataset" in e for e in f.evidence)
     assert not _errors(adv), str(adv)
     # at 50,000 events/s one frontier is 5× past what one node takes: an error, as capacity says
-    adv = advise(co2, schema, events_per_s=50_000)
+    adv = advise(co2, schema, workload=wb.Workload(events_per_s=50_000))
     (f,) = adv.by_rule("time_first")
     assert f.severity == "error" and adv.context.analysis.capacity.hotspot_limited
 

@@ -88,7 +88,13 @@ def _fires(ds, schema, rule, severity=None, **kw) -> Finding:
 def test_timestamp_first_is_a_hotspot_error_with_measured_shares(data, name):
     ds = data[name]
     # an error at a rate one frontier cannot take (over 9,800 1 KB writes/s at 70 % of a node)
-    f = _fires(ds, preset(name, "timestamp_first"), "time_first", "error", events_per_s=20_000)
+    f = _fires(
+        ds,
+        preset(name, "timestamp_first"),
+        "time_first",
+        "error",
+        workload=wb.Workload(events_per_s=20_000),
+    )
     assert f.guideline == "G06" and "G07" in f.guidelines
     assert f.data["busiest_share"] > 0.55 and f.data["fair_share"] == pytest.approx(1 / 3)
     assert any("fair 33%" in e for e in f.evidence)
@@ -105,7 +111,7 @@ def test_hotspot_limited_fires_when_no_node_count_serves_the_stated_rate(data):
         preset("fx_prices", "salted"),
         "hotspot_limited",
         "error",
-        events_per_s=100_000,
+        workload=wb.Workload(events_per_s=100_000),
     )
     # even buckets would need 11; this sample's few pairs fill 4 buckets unevenly, so more
     buckets = int(re.search(r"Salt\(n=(\d+)\)", f.fix).group(1))
@@ -113,7 +119,11 @@ def test_hotspot_limited_fires_when_no_node_count_serves_the_stated_rate(data):
     assert f.data["ceiling_events_per_s"] < 100_000
     assert buckets == math.ceil(4 * 100_000 / f.data["ceiling_events_per_s"])
     assert not _fired(
-        advise(data["fx_prices"], preset("fx_prices", "salted"), events_per_s=20_000),
+        advise(
+            data["fx_prices"],
+            preset("fx_prices", "salted"),
+            workload=wb.Workload(events_per_s=20_000),
+        ),
         "hotspot_limited",
         None,
     )
@@ -125,21 +135,25 @@ def test_query_cost_fires_when_a_query_sets_the_cluster_size(data):
     # its share of the rate than every write
     ds = data["weather_balloons"]
     design = preset("weather_balloons", "timestamp_first")
-    adv = advise(ds, design, events_per_s=100_000, queries_per_s=10)
+    adv = advise(ds, design, workload=wb.Workload(events_per_s=100_000, queries_per_s=10))
     f = next(
         f for f in _fired(adv, "query_cost", "error") if f.data["query"] == "location_pressure_week"
     )
     assert f.data["production_cpu"] >= 10 * f.data["write_cpu"]
     # at the sample's own rate every query is a sliver of a node: silent
     assert not _fired(advise(ds, design), "query_cost", None)
-    _fires(ds, design, "query_cost", events_per_s=100_000, queries_per_s=10)
+    _fires(ds, design, "query_cost", workload=wb.Workload(events_per_s=100_000, queries_per_s=10))
 
 
 def test_a_query_whose_rate_nobody_stated_sizes_nothing_but_is_named(data):
     # the same week read with no query rate stated: it sizes no node (a warning, not an error)
     # and the finding says how often the nodes the writes need can run it
     ds = data["weather_balloons"]
-    adv = advise(ds, preset("weather_balloons", "timestamp_first"), events_per_s=100_000)
+    adv = advise(
+        ds,
+        preset("weather_balloons", "timestamp_first"),
+        workload=wb.Workload(events_per_s=100_000),
+    )
     assert not _fired(adv, "query_cost", "error")
     f = next(
         f
@@ -157,7 +171,7 @@ def test_reversed_timestamp_first_cites_g09(data):
         RowKey((ReversedTimestamp("s"), Field("garden"))),
         Tall(Family("t"), {"temp_f": "T"}),
     )
-    f = _fires(ds, s, "time_first", "error", events_per_s=20_000)
+    f = _fires(ds, s, "time_first", "error", workload=wb.Workload(events_per_s=20_000))
     assert f.guidelines[:2] == ("G09", "G06")
     assert "reversed" in f.evidence[0]
     _assert_fix_removes(ds, f)
@@ -494,7 +508,11 @@ def test_advice_is_a_list_of_limit_findings_worst_first(data):
 
 def test_html_reads_well(data):
     ds = data["garden_temperature"]
-    adv = advise(ds, preset("garden_temperature", "timestamp_first"), events_per_s=20_000)
+    adv = advise(
+        ds,
+        preset("garden_temperature", "timestamp_first"),
+        workload=wb.Workload(events_per_s=20_000),
+    )
     h = adv._repr_html_()
     assert "#D55E00" in h and "ERROR" in h and "✖" in h  # colour, label and symbol
     assert "G06" in h and wb.GUIDELINES["G06"] in h

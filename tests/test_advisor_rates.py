@@ -28,7 +28,7 @@ def test_advice_follows_capacity_at_three_rates(name, pattern):
     ds = wb.load_dataset(name)
     schema = wb.preset(name, pattern)
     for rate in RATES:
-        adv = advise(ds, schema, events_per_s=rate)
+        adv = advise(ds, schema, workload=wb.Workload(events_per_s=rate))
         a = adv.context.analysis
         if a is None:  # a design a limit refuses: the limit rule reports it
             assert any(f.rule == "limits" for f in adv), (name, pattern)
@@ -44,7 +44,7 @@ def test_advice_follows_capacity_at_three_rates(name, pattern):
         for f in adv:
             if f.suggestion is None:
                 continue
-            theirs = analyze(ds, f.suggestion, events_per_s=rate).capacity
+            theirs = analyze(ds, f.suggestion, workload=wb.Workload(events_per_s=rate)).capacity
             assert not theirs.hotspot_limited, (name, pattern, rate, f.rule, theirs.verdict())
 
 
@@ -52,14 +52,16 @@ def test_a_withdrawn_suggestion_says_why():
     # fx salted at 100,000 events/s: 4 buckets stop at ~39,200; the usual "no salt, entity
     # first" fix puts 8 currency pairs first, each a frontier at 12,500 events/s, over 9,800
     ds = wb.load_dataset("fx_prices")
-    adv = advise(ds, wb.preset("fx_prices", "salted"), events_per_s=100_000)
+    adv = advise(ds, wb.preset("fx_prices", "salted"), workload=wb.Workload(events_per_s=100_000))
     cap = adv.context.analysis.capacity
     assert cap.hotspot_limited
     (f,) = adv.by_rule("hotspot_limited")
     assert f.severity == "error" and "Salt(n=11)" in f.fix
     for g in adv:
         if g.suggestion is not None:
-            assert not analyze(ds, g.suggestion, events_per_s=100_000).capacity.hotspot_limited
+            assert not analyze(
+                ds, g.suggestion, workload=wb.Workload(events_per_s=100_000)
+            ).capacity.hotspot_limited
     withdrawn = [e for g in adv for e in g.evidence if "is not suggested" in e]
     for e in withdrawn:
         assert "would itself stop scaling at" in e

@@ -44,6 +44,6 @@ def test_the_same_file_at_a_rate_one_series_cannot_carry_is_an_error():
     # by hand: one series' frontier takes every write; one node at a 70 % target carries
     # 0.7 × 14,000 = 9,800 writes/s, so 50,000 events/s on timestamp_first is past it
     ds = _co2()
-    adv = advise(ds, wb.preset(ds, "timestamp_first"), events_per_s=50_000)
+    adv = advise(ds, wb.preset(ds, "timestamp_first"), workload=wb.Workload(events_per_s=50_000))
     assert adv.context.analysis.capacity.hotspot_limited
     assert any(f.severity == "error" and f.rule == "hotspot_limited" for f in adv), str(adv)

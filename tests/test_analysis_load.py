@@ -19,6 +19,7 @@ from workbench.analysis import CellIndex, capacity, compression_ratio, key_distr
 from workbench.analysis.keyspace import at_nodes
 from workbench.analysis.settings import DEFAULT
 from workbench.cells import CellFrame
+from workbench.datasets.workload import Workload
 
 T0_US = 1_425_168_000_000_000  # 2015-03-01 UTC
 
@@ -241,7 +242,7 @@ def test_capacity_counts_storage_and_does_not_depend_on_the_model_node_count():
     assert c.cpu.nodes >= 11
     # billed: compressed GiB × $/GiB-month; replication doubles nodes and storage
     assert c.storage_cost_month == pytest.approx(c.stored_gib * DEFAULT.ssd_gb_month_usd)
-    a = analyze(ds, s, events_per_s=100_000)
+    a = analyze(ds, s, workload=Workload(events_per_s=100_000))
 
     def at(**changes):  # the same 100,000 events/s, sustained, under other settings
         return capacity(

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hand_production import hand_production
 
+import workbench as wb
 from workbench.analysis import CellIndex, capacity, row_sizes
 from workbench.analysis.settings import DEFAULT
 from workbench.cells import CellFrame
@@ -56,13 +57,29 @@ def test_a_row_without_time_grows_over_the_retention_period():
     rs = row_sizes(CellIndex.build(_garden(layout="one_row")))
     assert rs.open_rows == 2
     span_days = 61
-    months = DEFAULT.retention_months
+    months = 12  # the default horizon a workload that states none keeps (Workload.retention_months)
     expected = rs.max_bytes * months * DEFAULT.hours_per_month * 3600 / (span_days * 86_400)
     assert rs.projected_max_bytes == pytest.approx(expected, abs=1)
     tiny = DEFAULT.replace(row_advisory_bytes=rs.max_bytes * 2, row_hard_bytes=rs.max_bytes * 3)
     rs2 = row_sizes(CellIndex.build(_garden(layout="one_row")), settings=tiny)
     assert "hard limit" in rs2.verdict()
     assert rs2.limits().loc[f"row (after {months:g} months)", "rows_over_advisory"] == 2
+    # a workload keeping 3 months projects over 3 (retention is production's, issue 47), and
+    # the advisor's unbounded-row evidence states the same months
+    rs3 = row_sizes(CellIndex.build(_garden(layout="one_row")), retention_months=3)
+    three = rs3.max_bytes * 3 * 730 * 3600 / (span_days * 86_400)
+    assert rs3.projected_max_bytes == pytest.approx(three, abs=1)
+    assert rs3.horizon_text == "3 months" and "row (after 3 months)" in rs3.limits().index
+
+
+def test_the_workloads_retention_reaches_row_sizes_and_the_advisor():
+    ds = wb.load_dataset("energy_meters")
+    design = wb.preset(ds, "unbounded_row")
+    adv = wb.advise(ds, design, workload=wb.Workload(retention_months=3))
+    rs = adv.context.analysis.rowsizes
+    assert rs.retention_months == 3 and rs.horizon_text == "3 months"
+    (f,) = adv.by_rule("unbounded_rows")
+    assert any("after 3 months" in e for e in f.evidence), f.evidence
 
 
 def test_big_cells_are_flagged_against_the_cell_limit():
@@ -181,7 +198,7 @@ def test_heroic_rows_close_with_their_base_timestamp_bucket():
     assert rs.data_span_s < rs.row_bound_s
     expected = rs.max_bytes * (2**32 / 1000) / rs.data_span_s
     assert abs(rs.projected_max_bytes - expected) <= 1  # int truncation
-    retention_s = rs.settings.retention_months * rs.settings.hours_per_month * 3600
+    retention_s = rs.retention_months * rs.settings.hours_per_month * 3600
     assert rs.projected_max_bytes < rs.max_bytes * retention_s / rs.data_span_s / 7
     assert rs.open_rows == 0 and rs.growing_rows == rs.n_rows
     assert "256 MB" not in rs.verdict() and "49.7-day" in rs.verdict()
@@ -198,7 +215,7 @@ def test_rows_without_time_in_the_key_still_run_to_retention():
     ds = wb.load_dataset("energy_meters", size="workshop")
     rs = wb.analyze(ds, wb.preset("energy_meters", "unbounded_row")).rowsizes
     assert rs.row_bound_s is None
-    retention_s = rs.settings.retention_months * rs.settings.hours_per_month * 3600
+    retention_s = rs.retention_months * rs.settings.hours_per_month * 3600
     expected = rs.max_bytes * retention_s / rs.data_span_s
     assert abs(rs.projected_max_bytes - expected) <= 1
     assert rs.open_rows == rs.growing_rows > 0

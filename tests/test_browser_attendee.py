@@ -180,36 +180,3 @@ def test_typing_a_key_segment_back_and_pressing_enter_puts_it_where_it_was(tmp_p
         # back to the gallery design itself: its name, not "edited"
         assert "pair_microseconds" in title.inner_text(), title.inner_text()
         designer.screenshot(path=str(artifact("attendee_key_editor.png")))
-
-
-# what a reader sees cut short on an exported page: a table or heading wider than the page body
-_PAGE_CLIPPED = """() => [...document.querySelectorAll('table, h1, h2, h3, pre, img')]
-  .filter(e => e.offsetParent !== null && e.getBoundingClientRect().right > window.innerWidth + 1)
-  .map(e => `${e.tagName.toLowerCase()}: ${(e.innerText || e.alt || '').trim().slice(0, 40)} `
-            + `(right edge ${Math.round(e.getBoundingClientRect().right)} > ${window.innerWidth})`)"""
-
-
-@pytest.mark.notebook
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_every_notebook_page_is_kept_as_a_screenshot_and_fits(path, emulator, tmp_path):
-    """Each workshop notebook executed (solutions filled in, as the report runs them) and exported
-    as the report's HTML page, opened at 1280 and 1440 px: a full-page screenshot per width kept
-    in ``test-artifacts/`` to be looked at, and no table, heading or figure past the right edge."""
-    from workbench.report import execute_notebook, export_html
-
-    nb, _, stopped = execute_notebook(path, emulator_host=emulator.host, timeout=300)
-    assert not stopped, f"{path.name} stopped at a failing cell"
-    page_html, _ = export_html(nb, stem=path.stem, notebook=path.name)
-    out = tmp_path / f"{path.stem}.html"
-    out.write_text(page_html, encoding="utf-8")
-    wide: dict[int, list[str]] = {}
-    for width, height in ((1280, 800), (1440, 900)):
-        with chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx:
-            page = ctx.new_page()
-            page.goto(out.as_uri())
-            page.wait_for_load_state("load")
-            page.screenshot(path=str(artifact(f"notebook_{width}_{path.stem}.png")), full_page=True)
-            bad = page.evaluate(_PAGE_CLIPPED)
-            if bad:
-                wide[width] = bad
-    assert not wide, f"{path.name}: past the right edge: {wide}"

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, code_notebook, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 from workbench.ui.app import TAB_TITLES, TABS
@@ -61,14 +61,8 @@ _CEILING = """root => { const td = root.querySelector("td[data-metric='ceiling']
 CELLS = ['import workbench as wb\nd = wb.designer("fx_prices", size="tiny")\nd']
 
 
-def _notebook(tmp_path: Path) -> None:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
-    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
-                                 "name": "python3"}  # fmt: skip
-    nbformat.write(nb, tmp_path / "switch.ipynb")
+def _notebook(tmp_path: Path) -> Path:
+    return code_notebook(tmp_path / "switch.ipynb", CELLS)
 
 
 def _open_tab(page, designer, tab: str) -> None:

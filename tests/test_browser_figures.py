@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, code_notebook, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -66,18 +66,7 @@ def _panel(designer):
 
 
 def _notebook(tmp_path: Path) -> Path:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
-    nb.metadata["kernelspec"] = {
-        "display_name": "Python 3 (ipykernel)",
-        "language": "python",
-        "name": "python3",
-    }
-    path = tmp_path / "figures.ipynb"
-    nbformat.write(nb, path)
-    return path
+    return code_notebook(tmp_path / "figures.ipynb", CELLS)
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])

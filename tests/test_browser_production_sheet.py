@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser import REPO, artifact, chromium_context, jupyter_lab
+from browser import REPO, artifact, chromium_context, code_notebook, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -52,14 +52,8 @@ _TAB_ROWS = """root => new Set([...root.querySelectorAll('.lm-TabBar-tab')]
   .filter(t => t.offsetParent !== null).map(t => Math.round(t.getBoundingClientRect().top))).size"""
 
 
-def _notebook(tmp_path: Path) -> None:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
-    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
-                                 "name": "python3"}  # fmt: skip
-    nbformat.write(nb, tmp_path / "sheet.ipynb")
+def _notebook(tmp_path: Path) -> Path:
+    return code_notebook(tmp_path / "sheet.ipynb", CELLS)
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])

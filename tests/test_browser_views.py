@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, code_notebook, jupyter_lab
 from test_browser_lab import _open_and_run_all, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -32,15 +32,7 @@ _PAST = """(root, width) => [...root.querySelectorAll('*')]
 
 
 def _notebook(tmp_path: Path) -> Path:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
-    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
-                                 "name": "python3"}  # fmt: skip
-    path = tmp_path / "views.ipynb"
-    nbformat.write(nb, path)
-    return path
+    return code_notebook(tmp_path / "views.ipynb", CELLS)
 
 
 def test_views_and_row_key_schema_tabs_fit_at_1280(tmp_path, emulator):

@@ -17,7 +17,7 @@ import pytest
 
 import workbench as wb
 from workbench.beam import sources
-from workbench.beam.bulk_load import check_precision, conform
+from workbench.beam.batches import check_precision, conform
 from workbench.bigtable import admin
 from workbench.bigtable import connection as conn_mod
 from workbench.bigtable.emulator import ENV_HOST
@@ -160,17 +160,27 @@ def test_bulk_load_writes_exactly_the_cells_load_writes(conn, files, kind, monke
 
 
 @pytest.mark.slow
-def test_bulk_load_refuses_a_table_holding_data(conn, files, monkeypatch, capsys):
+def test_a_rerun_finishes_its_own_table_and_another_design_is_refused(
+    conn, files, monkeypatch, capsys
+):
+    # a rerun into the table its own design made finishes it (SetCell is idempotent: the same
+    # cells, said so); another design is refused before it writes (item 4 of issue 45)
     monkeypatch.setenv(ENV_HOST, conn.host)
     table_id = admin.unique_table_id("bulk")
     try:
         assert _bulk(conn, files["csv"], "entity_first", table_id) == 0
-        before = len(read_table(conn, table_id))
+        before = read_table(conn, table_id)
+        assert len(before) == SENSORS * PER_SENSOR * 2  # by hand: a cell per measure
         capsys.readouterr()
-        assert _bulk(conn, files["csv"], "entity_first", table_id) == 2
+        assert _bulk(conn, files["csv"], "entity_first", table_id) == 0
+        out = capsys.readouterr().out
+        assert "exists with this design's record and holds rows" in out, out
+        assert read_table(conn, table_id).equals(before)
+        assert _bulk(conn, files["csv"], "timestamp_first", table_id) == 2
         err = capsys.readouterr().err
-        assert "already exists" in err and "Nothing was written" in err, err
-        assert len(read_table(conn, table_id)) == before
+        assert "holds design 'entity_first'" in err and "Nothing was written" in err, err
+        assert f"--table {table_id}-2" in err and "table_id" not in err, err  # flags, not Python
+        assert read_table(conn, table_id).equals(before)
     finally:
         admin.drop_table(conn, table_id)
 
@@ -237,17 +247,40 @@ def test_a_batch_needing_finer_times_than_the_design_keys_is_refused():
 
 
 @pytest.mark.slow
-def test_bulk_load_stops_at_times_finer_than_its_first_events(conn, tmp_path, monkeypatch, capsys):
+def test_the_design_comes_from_the_whole_input_not_its_first_events(
+    conn, tmp_path, monkeypatch, capsys
+):
+    # 20 events a minute apart, then 40 half a minute apart (the rate doubles), the last one at
+    # .500 s (milliseconds, G31): the first 20 events alone ask for whole seconds; the design
+    # must be the one load chooses for every event (issue 45, item 4; before, the rerun was
+    # refused with "holds times with ms precision")
+    design = "entity_first"
     monkeypatch.setenv(ENV_HOST, conn.host)
-    path = tmp_path / "late_ms.csv"
-    rows = [f"a,2024-01-01T00:00:{i:02d}Z,{i}" for i in range(10)]
-    rows.append("a,2024-01-01T00:01:00.500Z,10")  # the 11th event needs milliseconds
+    t0 = pd.Timestamp("2024-01-01", tz="UTC")
+    times = [t0 + pd.Timedelta(minutes=i) for i in range(20)]
+    times += [times[-1] + pd.Timedelta(seconds=30 * (i + 1)) for i in range(40)]
+    times[-1] += pd.Timedelta(milliseconds=500)
+    path = tmp_path / "doubling.csv"
+    rows = [f"a,{t.isoformat().replace('+00:00', 'Z')},{i}" for i, t in enumerate(times)]
     path.write_text("sensor,time,v\n" + "\n".join(rows) + "\n")
-    table_id = admin.unique_table_id("bulk")
+    bulk_id, ref_id = admin.unique_table_id("bulk"), admin.unique_table_id("ref")
     args = ["bulk-load", str(path), "--entity=sensor", "--time=time", "--measures=v"]
-    args += ["--design=entity_first", f"--project={conn.project}", f"--instance={conn.instance}"]
+    args += [f"--design={design}", f"--project={conn.project}", f"--instance={conn.instance}"]
+    ds = wb.from_csv(path, entity="sensor", time="time", measures="v", progress=False)
+    schema = wb.preset(ds, design)
     try:
-        assert main([*args, f"--table={table_id}", "--sample-events=10", "--batch-events=5"]) == 2
-        assert "holds times with ms precision" in capsys.readouterr().err
+        assert main([*args, f"--table={bulk_id}", "--sample-events=20", "--batch-events=7"]) == 0
+        assert "✔ equal" in capsys.readouterr().out
+        ref = load(conn, ds, schema, table_id=ref_id, progress=False)
+        got, want = _tables(conn, bulk_id, schema), ref.read_all()
+        assert len(want) > 0 and got.equals(want), (len(got), len(want))
+        # one row per event, the last keyed to the millisecond
+        assert got.frame["row_key"].nunique() == 60
+        # the last: 19 min + 40 × 30 s = 00:39:00, plus 500 ms
+        assert "a#20240101003900500" in set(got.frame["row_key"])
     finally:
-        admin.drop_table(conn, table_id)
+        for t in (bulk_id, ref_id):
+            for p in admin.table_ids(
+                t, list(schema.table_families()), admin.main_table(schema)
+            ).values():
+                admin.drop_table(conn, p)

@@ -113,7 +113,9 @@ def test_a_bulk_load_is_pre_split_paced_and_names_its_app_profile(
     assert len(created) == 1
     sent = [s.key.decode() for s in created[0].initial_splits]
     ds = wb.from_csv(csv_path, entity="sensor", time="time", measures="temp", progress=False)
-    model = wb.analyze(ds, wb.preset(ds, "entity_first"), events_per_s=1000).keyspace
+    model = wb.analyze(
+        ds, wb.preset(ds, "entity_first"), workload=wb.Workload(events_per_s=1000)
+    ).keyspace
     assert sent == model.split_keys()["main"]  # one figure: the analysis's, sent as it is
     # by hand: each sensor appends at its own end of the key space (a write frontier, G07),
     # which no split cuts, so every split is a sensor's first row (its first minute)

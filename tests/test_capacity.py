@@ -20,7 +20,7 @@ from workbench.analysis import retention as retention_module
 from workbench.analysis.retention import limits
 from workbench.analysis.settings import DEFAULT
 from workbench.cells import CellFrame
-from workbench.errors import WorkbenchError
+from workbench.errors import RemovedKeyword, WorkbenchError
 from workbench.schema import Family, max_age, max_versions
 from workbench.schema.families import intersection, union
 
@@ -129,7 +129,9 @@ def test_heroic_at_100000_events_is_within_twice_an_experts_count_on_any_sample(
 
 def test_a_salted_design_over_its_ceiling_is_hotspot_limited_with_the_bucket_count_that_serves_it():
     ds = wb.load_dataset("fx_prices")
-    cap = analyze(ds, wb.preset("fx_prices", "salted"), events_per_s=100_000).capacity
+    cap = analyze(
+        ds, wb.preset("fx_prices", "salted"), workload=wb.Workload(events_per_s=100_000)
+    ).capacity
     c = cap.ceiling
     # 4 salt buckets: at most 4 × 14,000 × 70 % = 39,200 writes/s of 1 KB rows; the sample's
     # buckets are not exactly even, so the busiest one caps it a little lower
@@ -144,13 +146,19 @@ def test_a_salted_design_over_its_ceiling_is_hotspot_limited_with_the_bucket_cou
     assert f"Salt(n={buckets})" in v and f"{cap.ceiling_events_per_s:,.0f} events/s" in v
     assert any("fixed: 4 salt buckets" in a for a in cap.assumptions())
     # under the ceiling the same design is sized, not flagged
-    ok = analyze(ds, wb.preset("fx_prices", "salted"), events_per_s=20_000).capacity
+    ok = analyze(
+        ds, wb.preset("fx_prices", "salted"), workload=wb.Workload(events_per_s=20_000)
+    ).capacity
     assert not ok.hotspot_limited and ok.fix() == ""
 
 
 def test_gc_max_age_sizes_bucket_new_cells_on_90_days():
     ds = wb.load_dataset("weather_balloons")
-    cap = analyze(ds, wb.preset("weather_balloons", "bucket_new_cells"), events_per_s=100_000)
+    cap = analyze(
+        ds,
+        wb.preset("weather_balloons", "bucket_new_cells"),
+        workload=wb.Workload(events_per_s=100_000),
+    )
     cap = cap.capacity
     (fam,) = cap.families
     assert fam.rule == "maxage=90d" and fam.months == pytest.approx(MONTHS_90D)
@@ -164,7 +172,7 @@ def test_gc_max_age_sizes_bucket_new_cells_on_90_days():
 def test_designs_are_compared_at_the_same_event_rate():
     ds = wb.load_dataset("game_scores")
     designs = [wb.preset("game_scores", p) for p in ("two_tables", "game_player_time")]
-    cmp = compare(ds, designs, events_per_s=20_000)
+    cmp = compare(ds, designs, workload=wb.Workload(events_per_s=20_000))
     two, one = (cmp.analyses[n].capacity for n in ("two_tables", "game_player_time"))
     # each event is written to two tables: twice the mutations, about twice the bytes kept
     assert two.mutations_per_event == 2.0 and one.mutations_per_event == 1.0
@@ -173,21 +181,19 @@ def test_designs_are_compared_at_the_same_event_rate():
     assert two.stored_gib / one.stored_gib == pytest.approx(2.0, rel=0.1)
     assert list(cmp.table["events_per_s"]) == pytest.approx([20_000, 20_000])
     assert "20,000 events/s (production;" in two.verdict()  # a stated rate, not the sample's
-    # the deprecated mutation rate is read as the event rate in a comparison, for the same reason
-    old = compare(ds, designs, target_writes_per_s=20_000)
-    assert old.table["nodes_needed"].tolist() == cmp.table["nodes_needed"].tolist()
-    with pytest.raises(WorkbenchError, match="events_per_s .* or target_writes_per_s"):
-        analyze(ds, designs[0], events_per_s=1, target_writes_per_s=1)
+    # the old mutation rate is refused, naming the event rate to state instead (a Workload)
+    with pytest.raises(RemovedKeyword, match=r"workload=wb\.Workload\(events_per_s=\.\.\.\)"):
+        compare(ds, designs, target_writes_per_s=20_000)
     for bad in ("fast", -1, float("nan")):
-        with pytest.raises(WorkbenchError, match="events_per_s must be a number"):
-            analyze(ds, designs[0], events_per_s=bad)
+        with pytest.raises(WorkbenchError, match="events_per_s must be a finite number ≥ 0"):
+            analyze(ds, designs[0], workload=wb.Workload(events_per_s=bad))
 
 
 def test_tiered_storage_splits_storage_and_cost_into_hot_and_cold():
     ds = wb.load_dataset("weather_balloons")
     s = wb.preset("weather_balloons", "single_timestamp")
-    flat = analyze(ds, s, events_per_s=100_000).capacity
-    cap = analyze(ds, s, events_per_s=100_000, tiered_after_days=90).capacity
+    flat = analyze(ds, s, workload=wb.Workload(events_per_s=100_000)).capacity
+    cap = analyze(ds, s, tiered_after_days=90, workload=wb.Workload(events_per_s=100_000)).capacity
     # the sample spans 6 days, all younger than 90: on the 12-month projection a cell is hot
     # for 90 days (2.96 months) and cold for the other 9.04 months
     cold_share = (12 - MONTHS_90D) / 12
@@ -212,7 +218,7 @@ def test_tiered_storage_splits_storage_and_cost_into_hot_and_cold():
 def test_queries_of_old_rows_read_from_the_cold_tier_at_its_rate():
     ds = wb.load_dataset("garden_temperature")
     s = wb.preset("garden_temperature", wb.pattern_names("garden_temperature")[0])
-    a = analyze(ds, s, events_per_s=1000, tiered_after_days=90)
+    a = analyze(ds, s, tiered_after_days=90, workload=wb.Workload(events_per_s=1000))
     cap = a.capacity
     assert cap.query_tiers["latest_reading"] == 0.0
     cold = {q for q, share in cap.query_tiers.items() if share > 0}

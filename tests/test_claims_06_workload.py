@@ -48,7 +48,7 @@ def test_06_more_meters_and_the_export_off_the_nodes_is_what_the_prose_says(ener
     rc = DEFAULT.read_costs()
     # the default ("fixed"): the 31 meters write 1,612.9 readings/s each, so one meter's day is
     # 1,612.9 × 86,400 = 139.4 million readings, a row each: its cost is those rows' cells
-    fixed = wb.analyze(ds, design, events_per_s=50_000)
+    fixed = wb.analyze(ds, design, workload=wb.Workload(events_per_s=50_000))
     t = fixed.queries.table.loc["meter_day"]
     day = 50_000 / 31 * 86_400
     assert float(t["production_rows_seen"]) == pytest.approx(day, rel=0.01)

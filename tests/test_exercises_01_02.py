@@ -143,7 +143,7 @@ def test_the_comparison_says_the_ceiling_goes_up_and_names_a_tie_at_this_rate(ga
     from workbench.plots.compare import comparison_html, plot_comparison
 
     # timestamp-first concentrates the writes (busiest node 3.0× fair) but at the sample's 1.63
-    # events/h both ceilings are far above the rate: the ranking calls the hotspot a tie
+    # events/h both ceilings are far above the rate: the hotspot panel says it costs nothing yet
     cmp = wb.compare(
         garden,
         [
@@ -158,7 +158,7 @@ def test_the_comparison_says_the_ceiling_goes_up_and_names_a_tie_at_this_rate(ga
     box = comparison_html(cmp)
     assert "lower is better in every panel;" not in box
     assert "ceiling (events/s no node count lifts) — higher is better" in box
-    assert "hotspot (busiest node ÷ fair share) — a tie at this rate" in box
+    assert "hotspot (busiest node ÷ fair share) — no cost at this rate" in box
     assert "e+0" not in box  # the ceiling reads 382,200, not 3.82e+05
     axes = plot_comparison(cmp)
     titles = [
@@ -167,7 +167,7 @@ def test_the_comparison_says_the_ceiling_goes_up_and_names_a_tie_at_this_rate(ga
         if ax.get_visible()
     ]
     assert any(t.startswith("ceiling") and "— higher is better" in t for t in titles), titles
-    assert any(t.startswith("hotspot") and "a tie at this rate" in t for t in titles), titles
+    assert any(t.startswith("hotspot") and "no cost at this rate" in t for t in titles), titles
     # the storage panel ties within 5 % (40 B both): no note, nothing differs
     assert not any(t.startswith("storage") and "tie" in t for t in titles), titles
     import matplotlib.pyplot as plt

@@ -191,3 +191,17 @@ def test_07_the_ranking_directions_the_prose_names(fx):
     assert ">" not in storage, storage
     text = (REPO / "notebooks" / "07_design_lab.py").read_text()
     assert "`>` where higher" in text and "`<` where lower is better" in text
+
+
+def test_07_fix_share_solution_is_the_share_07_prints(fx, monkeypatch):
+    # the report and the check said "(solution: 43)" under a designer and a print showing 42 %
+    # (41.7 % of the writes): the stated solution is the fixed design's share to the percent
+    monkeypatch.delenv("WORKBENCH_SOLUTIONS", raising=False)
+    from workbench.exercises import PROBLEMS
+
+    (d,) = context_06_08("fix_share", fx)
+    assert PROBLEMS["fix_share"].check(PROBLEMS["fix_share"].solution_value, d).passed
+    share = d.analysis.keyspace.mean_write_share  # after the check applied the suggestion
+    assert d.schema.name == "pair_microseconds"
+    assert PROBLEMS["fix_share"].solution_value == int(f"{share:.0%}".rstrip("%"))
+    assert f"about {PROBLEMS['fix_share'].solution_value} %" in PROBLEMS["fix_share"].solution_text

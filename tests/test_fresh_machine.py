@@ -245,7 +245,10 @@ def test_inside_the_conda_environment_make_installs_into_it(tmp_path):
     prefix = str(tmp_path / "envs" / "bigtable-workbench")
     commands = _dry_run("test", CONDA_DEFAULT_ENV="bigtable-workbench", CONDA_PREFIX=prefix)
     assert commands[0] == f"PYTHON=python3 sh tools/check-system --venv {prefix} --browser"
-    assert f'{prefix}/bin/python -m pip install --quiet -e ".[lab,test]"' in commands
+    assert (
+        f'{prefix}/bin/python -m pip install --quiet -e ".[lab,test]" '
+        "--config-settings editable_mode=compat"
+    ) in commands
     assert commands[-1].strip().startswith(f"{prefix}/bin/python -m pytest ")
     assert not any(".venv" in c for c in commands), commands
 

@@ -25,7 +25,9 @@ def test_at_the_samples_own_rate_no_tablet_is_called_hot(fx):
 def test_at_a_production_rate_the_frontier_tablet_is_hot(fx):
     # timestamp_first at 20,000 events/s: every write lands on the one frontier tablet, which a
     # node serves at 14,000 writes/s at most (Google's SSD figure): over 100 % of its node
-    kd = wb.analyze(fx, wb.preset("fx_prices", "timestamp_first"), events_per_s=20_000).keyspace
+    kd = wb.analyze(
+        fx, wb.preset("fx_prices", "timestamp_first"), workload=wb.Workload(events_per_s=20_000)
+    ).keyspace
     assert kd.hot_tablets["node_cpu_usage_percent"].max() >= 100 * HOT_TABLET_CPU
     text = hot_tablets_heading(kd)
     assert "the target rate" in text and "none is hot" not in text

@@ -116,12 +116,12 @@ def test_reads_share_a_querys_node_time_by_planning_row_plus_bytes():
 
 def test_production_rates_scale_the_sample():
     # 100 writes over 50 s: 2 writes/s of its own; at 20 writes/s each sample write stands for 10
-    r = production_rates(100, 50.0, 60.0, DEFAULT, None, None)  # shorter than a window: 60 s
+    r = production_rates(100, 50.0, 60.0, None, None)  # shorter than a window: 60 s
     assert r["data"] == pytest.approx(100 / 60) and r["scale"] == pytest.approx(1.0)
-    r = production_rates(100, 50.0, 1.0, DEFAULT, 20.0, None)
+    r = production_rates(100, 50.0, 1.0, 20.0, None)
     assert r["data"] == 2.0 and r["scale"] == 10.0
     assert r["qps"] == 0.0  # no query rate stated: no read load drawn
-    assert production_rates(100, 50.0, 1.0, DEFAULT, 20.0, 3.0)["qps"] == 3.0
+    assert production_rates(100, 50.0, 1.0, 20.0, 3.0)["qps"] == 3.0
 
 
 # -- tablets ---------------------------------------------------------------------------------

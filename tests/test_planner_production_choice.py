@@ -163,7 +163,7 @@ def test_analyze_weighs_plans_at_the_workloads_rate_and_retention():
     shows for every query is the one bind() gives at those figures (not the sample's)."""
     name, pattern = "game_scores", "game_player_time"
     ds = _ds(name)
-    a = wb.analyze(ds, wb.preset(name, pattern), events_per_s=5000)
+    a = wb.analyze(ds, wb.preset(name, pattern), workload=wb.Workload(events_per_s=5000))
     rate_factor = 5000 / (len(ds) / _span_s(name))
     at_sample = wb.preset(name, pattern).bind(ds, costs=COSTS)
     bound = wb.preset(name, pattern).bind(

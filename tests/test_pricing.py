@@ -118,7 +118,7 @@ def test_capacity_totals_the_bill_lines():
     ds = wb.load_dataset("garden_temperature", size="small")
     schema = wb.preset("garden_temperature", wb.pattern_names("garden_temperature")[0])
     st = Settings(clusters=2, edition="enterprise-plus")
-    cap = analyze(ds, schema, settings=st, events_per_s=1000.0).capacity
+    cap = analyze(ds, schema, settings=st, workload=wb.Workload(events_per_s=1000.0)).capacity
     # by hand from the capacity's own quantities and the unit prices
     nodes = cap.nodes_needed * H * 0.845
     storage = cap.stored_gib * 0.17
@@ -130,7 +130,10 @@ def test_capacity_totals_the_bill_lines():
     assert "inter-region network" in " ".join(cap.assumptions())
     # three clusters, multi-cluster routing, no autoscaling: 70 % × 2/3, said to be assumed
     three = analyze(
-        ds, schema, settings=Settings(clusters=3, routing="multi-cluster"), events_per_s=1000.0
+        ds,
+        schema,
+        settings=Settings(clusters=3, routing="multi-cluster"),
+        workload=wb.Workload(events_per_s=1000.0),
     ).capacity
     assert three.cpu_target == pytest.approx(0.70 * 2 / 3)
     assert "46.7%: assumption for 3 clusters" in three.assumptions()[0]
@@ -145,7 +148,9 @@ def test_storage_and_network_are_billed_in_binary_gigabytes_of_the_printed_bytes
     A decimal GB (10^9 bytes) would bill 2^30 / 10^9 = 1.0737 × as much."""
     ds = wb.load_dataset("garden_temperature", size="small")
     schema = wb.preset("garden_temperature", wb.pattern_names("garden_temperature")[0])
-    cap = analyze(ds, schema, settings=Settings(clusters=2), events_per_s=1000.0).capacity
+    cap = analyze(
+        ds, schema, settings=Settings(clusters=2), workload=wb.Workload(events_per_s=1000.0)
+    ).capacity
     printed = cap.table()["value"]
     kept = printed["kept, compressed (TB, one cluster)"] * 1e12  # bytes, one cluster's copy
     month = printed["growth per month (GB, logical)"] * 1e9  # bytes written in a month

@@ -23,7 +23,9 @@ def _ds():
 
 
 def _costs(pattern, entities=None):
-    a = wb.analyze(_ds(), wb.preset("energy_meters", pattern), entities=entities)
+    a = wb.analyze(
+        _ds(), wb.preset("energy_meters", pattern), workload=wb.Workload(entities=entities)
+    )
     return a.queries.plans["all_meters_hour"], a.queries.table.loc["all_meters_hour"]
 
 
@@ -80,7 +82,7 @@ def test_compare_ranks_at_the_production_cardinality():
     crit = "query all_meters_hour (node-ms per run)"
     sample = wb.compare(_ds(), designs)
     assert sample.rankings.loc[crit, "best"] == "timestamp_first"  # 0.24 vs 1.55 node-ms
-    prod = wb.compare(_ds(), designs, entities=TEN_THOUSAND)
+    prod = wb.compare(_ds(), designs, workload=wb.Workload(entities=TEN_THOUSAND))
     assert prod.rankings.loc[crit, "ranking"] == "timestamp_first < reversed_id_hourly"
     ratio = (
         prod.table.loc["reversed_id_hourly", "all_meters_hour: node ms"]

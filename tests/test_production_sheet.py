@@ -386,3 +386,10 @@ def test_a_query_on_data_boost_is_not_judged_by_what_the_nodes_can_serve():
 
     assert "all_meters_hour" in warned(wl)  # on the nodes it could not run once a minute
     assert "all_meters_hour" not in warned(boosted)
+
+
+def test_a_count_of_one_node_reads_in_the_singular():
+    from workbench.analysis.sheet_lines import shown_value
+
+    assert shown_value(1, "nodes") == "1 node"
+    assert shown_value(3, "nodes") == "3 nodes"

@@ -9,6 +9,7 @@ writes/s; at 100,000 writes/s it is 100,000 / 9,800 ≈ 10.2× past any cluster.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -101,15 +102,21 @@ def test_compare_ties_hotspot_rankings_when_every_ceiling_is_far_above_the_rate(
     own = wb.compare(ds, schemas)
     hot = own.rankings.loc["hotspot (busiest node ÷ fair share)"]
     # at the garden's own rate (a reading an hour per bed) the lowest ceiling, one frontier's
-    # 9,800 writes/s, is millions of times the rate: the shapes cost nothing, a tie said so
-    assert hot["best"] == "" and "a tie at" in hot["reason"] and "≈" in hot["ranking"]
+    # 9,800 writes/s, is millions of times the rate: the shapes cost nothing, and the reason says
+    # so; but the ranking keeps their order: "≈" is within 5 %, and timestamp_first's 3.0× fair
+    # (one node of 3 takes every write) is not within 5 % of tall's
+    assert hot["best"] == "" and "none costs anything at" in hot["reason"]
+    factors = own.table["hotspot_factor"]
+    assert factors["timestamp_first"] == pytest.approx(3.0, abs=0.05)
+    assert factors["timestamp_first"] > 1.05 * factors["tall"]
+    assert hot["ranking"] == "tall < timestamp_first", hot["ranking"]
     ceil = own.rankings.loc["ceiling (events/s no node count lifts)"]
     assert ceil["ranking"].startswith("tall") and ceil["worst"] == "timestamp_first"
     assert own.table.loc["timestamp_first", "ceiling_events_per_s"] == pytest.approx(
         9_800, rel=0.01
     )
     # at 100,000 events/s the timestamp-first design is past its ceiling: ranked, not tied
-    fast = wb.compare(ds, schemas, events_per_s=100_000)
+    fast = wb.compare(ds, schemas, workload=wb.Workload(events_per_s=100_000))
     hot = fast.rankings.loc["hotspot (busiest node ÷ fair share)"]
     assert hot["best"] == "tall" and hot["worst"] == "timestamp_first"
 
@@ -135,3 +142,20 @@ def test_the_ceiling_reads_the_same_in_the_summary_the_headline_and_print():
     assert line in str(a.keyspace)
     # capacity reads the same ceiling (one writes per event here, one cluster at 70 %)
     assert a.capacity.ceiling_events_per_s == pytest.approx(a.keyspace.ceiling.writes_per_s)
+
+
+def test_a_hotspot_costing_nothing_yet_is_not_ranked_about_equal():
+    # 07 ranked "pair_microseconds ≈ salted ≈ timestamp_first" under a legend that says "≈ within
+    # 5 %", beside a reason giving 1.3× and 3.0× fair: the order stays, with "<" where the next is
+    # more than 5 % worse; the designs are still coloured neither best nor worst at this rate
+    ds = wb.load_dataset("fx_prices", size="workshop")
+    names = ("pair_microseconds", "timestamp_first", "salted")
+    cmp = wb.compare(ds, [wb.preset("fx_prices", p) for p in names])
+    hot = cmp.rankings.loc["hotspot (busiest node ÷ fair share)"]
+    f = cmp.table["hotspot_factor"].astype(float).sort_values()
+    assert f["timestamp_first"] == pytest.approx(3.0, abs=0.05)  # one node of 3 takes it all
+    expected = f.index[0]
+    for a, b in itertools.pairwise(f.index):
+        expected += (" ≈ " if f[b] <= 1.05 * f[a] else " < ") + b
+    assert hot["ranking"] == expected and hot["ranking"].endswith(" < timestamp_first")
+    assert hot["best"] == hot["worst"] == "" and "none costs anything at" in hot["reason"]

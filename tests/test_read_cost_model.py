@@ -124,3 +124,28 @@ def test_a_newest_bucket_row_holds_one_bucket_and_a_scan_reads_every_bucket_row(
     weeks = 12 * 730 * 3600 / week
     assert scan.cost is not None
     assert scan.cost.rows == pytest.approx(234 * weeks, rel=0.05)
+
+
+def test_a_newest_day_row_is_one_day_of_cells():
+    """A meter's own CSV through the gallery's ``bucket_new_cells`` (meter_id#day, a cell per
+    reading and measure). At 100,000 events/s over 50,000 meters each writes 2 readings/s:
+    its newest day row holds 2 × 86,400 readings of 2 cells = 345,600 cells, read whole in one
+    request, whatever the 12 months kept."""
+    csv = Path(__file__).parent.parent / "datasets" / "energy_meters.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mine = wb.from_csv(
+            csv,
+            entity=["meter_id"],
+            time="time",
+            measures=["kwh", "voltage"],
+            name="meters",
+            queries=["latest 1 for meter_id=100001"],
+        )
+    schema = wb.preset(mine, "bucket_new_cells")
+    assert "TimeBucket(precision='day'" in str(schema.key)
+    wl = wb.Workload(events_per_s=100_000, retention_months=12, entities={"meter_id": 50_000})
+    t = wb.analyze(mine, schema, workload=wl).queries.table.loc["latest_1_for_meter_id_100001"]
+    per_meter = 100_000 / 50_000
+    assert t["production_rows_seen"] == 1 and t["production_requests"] == 1
+    assert t["production_cells_seen"] == pytest.approx(per_meter * 86_400 * 2, rel=0.01)

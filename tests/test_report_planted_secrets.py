@@ -412,3 +412,16 @@ def test_ordinary_text_near_the_new_formats_is_kept():
         "[redacted] stays [redacted]",
     ]:
         assert s.text(line) == line
+
+
+def test_neighbouring_spans_are_not_read_as_one_run_but_colour_spans_are():
+    """A figure's labels (row keys of 20 digits, each in its own span) are not a 40-digit hex
+    token; a secret split by colour spans is still found whole."""
+    scrubber = Scrubber()
+    keys = "".join(f"<span>{k}</span>" for k in ("20150301220741599935", "20150304102816446991"))
+    assert scrubber.leak_kinds(f"<div>{keys}</div>") == {}
+    token = "glpat-" + "Ab3dEf6hIj9kLm2nOp5q"
+    coloured = (
+        f"<span class='ansi-red-fg'>{token[:9]}</span><span class='ansi-blue-fg'>{token[9:]}</span>"
+    )
+    assert token in scrubber.leak_kinds(f"<pre>{coloured}</pre>")

@@ -163,7 +163,9 @@ def test_the_kinds_of_rule_say_their_range_in_words():
     assert SETTING_RULES["cpu_target"].allowed == "in (0, 1]"
     assert SETTING_RULES["scan_fixed_share"].allowed == "in [0, 1)"
     assert SETTING_RULES["request_share"].allowed == "in [0, 1]"
-    assert SETTING_RULES["queries_per_s"].allowed == "None or a finite number ≥ 0"
+    assert (
+        SETTING_RULES["in_memory_increment_node_hour_usd"].allowed == "None or a finite number ≥ 0"
+    )
     assert SETTING_RULES["tiered_after_days"].allowed == "None or a finite number > 0"
     assert SETTING_RULES["autoscaling"].allowed == "True or False"
 
@@ -257,8 +259,7 @@ def test_the_read_cost_rule_reads_the_storage_types_own_rates():
         # each rule's accepted edge, by hand
         {"cpu_target": 1.0, "storage_utilization_target": 1.0, "load_split_share": 1.0},
         {"backup_retention_days": 0.0, "pre_splits": 0},
-        {"queries_per_s": 0.0, "write_rate_per_s": 0},
-        {"queries_per_s": None, "write_rate_per_s": None, "tiered_after_days": None},
+        {"tiered_after_days": None},
         {"rebalance_tolerance": 0.0, "view_updates_per_source_write": 0.0, "node_hour_usd": 0.0},
         {"scan_fixed_share": 0.0, "request_share": 0.0},
         {"request_share": 1.0, "ceiling_headroom": 1.0},
@@ -271,8 +272,8 @@ def test_the_read_cost_rule_reads_the_storage_types_own_rates():
         {"compression_codec": "lz4"},
         {"compression_codec": "gzip"},
         {"compression_codec": "brotli"},
-        {"nodes": np.int64(4), "write_rate_per_s": np.float64(2.5)},  # numpy numbers, as counted
-        {"prices_date": "2026-11", "autoscaling": True, "entities_grow": True},
+        {"nodes": np.int64(4), "ssd_tb_per_node": np.float64(2.5)},  # numpy numbers, as counted
+        {"prices_date": "2026-11", "autoscaling": True},
     ],
     ids=repr,
 )

@@ -8,7 +8,9 @@ per SSD node, 70 % CPU target) and from the data's own counts, not from the code
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +18,8 @@ import pytest
 
 import workbench as wb
 from workbench.analysis import analyze
-from workbench.analysis.settings import DEFAULT
-from workbench.errors import WorkbenchError
+from workbench.analysis.settings import DEFAULT, Settings
+from workbench.errors import RemovedKeyword, SettingsError, WorkbenchError
 
 F = Path(__file__).parent / "fixtures" / "owndata"
 NODE_WRITES, TARGET = 14_000.0, 0.70
@@ -68,19 +70,57 @@ def test_workload_refuses_what_it_cannot_mean():
         wb.Workload().replace(rate=1)
     ds = wb.load_dataset("energy_meters")
     with pytest.raises(WorkbenchError, match=r"entities names \['meters'\].*entity columns"):
-        analyze(ds, wb.preset(ds, "reversed_id_hourly"), entities={"meters": 10})
-    with pytest.raises(WorkbenchError, match="contradicts the workload's events_per_s"):
         analyze(
-            ds,
-            wb.preset(ds, "reversed_id_hourly"),
-            workload=wb.Workload(events_per_s=10),
-            events_per_s=20,
+            ds, wb.preset(ds, "reversed_id_hourly"), workload=wb.Workload(entities={"meters": 10})
         )
+
+
+# one way to state production (issue 47): the old shorthands are refused with the line to write
+@pytest.mark.parametrize("entry", ["analyze", "compare", "advise"])
+@pytest.mark.parametrize(
+    ("old", "value", "field"),
+    [
+        ("events_per_s", 20, "events_per_s=..."),
+        ("entities", {"meter": 10}, "entities={...}"),
+        ("queries_per_s", 2, "queries_per_s=..."),
+        ("target_writes_per_s", 20, "events_per_s=..."),  # mutations/s: stated as events now
+    ],
+)
+def test_old_production_keywords_say_how_to_write_them_with_a_workload(entry, old, value, field):
+    ds = wb.load_dataset("energy_meters")
+    design = wb.preset(ds, "reversed_id_hourly")
+    fn, designs = getattr(wb, entry), ([design] if entry == "compare" else design)
+    said = f"{entry}() takes workload=wb.Workload({field}) instead of {old}="
+    # also beside a workload: no second place to state the same figure
+    for extra in ({}, {"workload": wb.Workload(events_per_s=10)}):
+        with pytest.raises(RemovedKeyword) as e:
+            fn(ds, designs, **{old: value}, **extra)
+        assert str(e.value).startswith(said)
+        assert isinstance(e.value, TypeError)  # what Python raises for a keyword not taken
+    params = inspect.signature(fn).parameters
+    assert old not in params and "workload" in params
+    assert all(p.kind is not p.VAR_KEYWORD for p in params.values())  # named, mypy sees them
+
+
+@pytest.mark.parametrize(
+    ("old", "says"),
+    [
+        ("write_rate_per_s", "events_per_s=..."),
+        ("queries_per_s", "queries_per_s=..."),
+        ("entities_grow", 'growth="grow"'),
+        ("retention_months", "retention_months=..."),
+    ],
+)
+def test_settings_hold_no_production(old, says):
+    assert old not in {f.name for f in dataclasses.fields(Settings)}
+    for make in (Settings, DEFAULT.replace):
+        with pytest.raises(SettingsError, match=re.escape(f"workload=wb.Workload({says})")):
+            make(**{old: 1})
 
 
 def test_each_figure_says_which_inputs_are_the_users():
     ds = wb.load_dataset("energy_meters")
-    a = analyze(ds, wb.preset(ds, "reversed_id_hourly"), events_per_s=10_000)
+    a = analyze(ds, wb.preset(ds, "reversed_id_hourly"), workload=wb.Workload(events_per_s=10_000))
     line = a.capacity.production.inputs_line()
     yours, defaults = line.split(" · defaults: ")
     assert "10,000 events/s" in yours and "retention" not in yours
@@ -113,7 +153,9 @@ def test_stocks_at_5000_symbols_size_the_same_whatever_share_of_the_file_is_load
     for share in (0.2, 0.4, 1.0):
         ds = _series_subset(full, "symbol", share)
         a = analyze(
-            ds, wb.preset(ds, "entity_first"), events_per_s=50_000, entities={"symbol": 5_000}
+            ds,
+            wb.preset(ds, "entity_first"),
+            workload=wb.Workload(events_per_s=50_000, entities={"symbol": 5_000}),
         )
         results.append(a)
     caps = [a.capacity for a in results]
@@ -135,8 +177,9 @@ def test_weather_balloons_size_the_same_on_a_fifth_two_fifths_or_all_of_the_ball
             analyze(
                 _series_subset(full, "balloon_id", share, keep=("b00001",)),
                 wb.preset(full, pattern),
-                events_per_s=100_000,
-                entities={"balloon_id": 5_000, "location": 9},
+                workload=wb.Workload(
+                    events_per_s=100_000, entities={"balloon_id": 5_000, "location": 9}
+                ),
             )
             for share in (0.2, 0.4, 1.0)
         ]
@@ -176,7 +219,9 @@ def test_a_sample_of_stocks_sizes_as_the_whole_file_without_entities(events_per_
     for share in (0.4, None):
         ds = _own_csv("stocks", sample=share)
         assert len(ds) == 24 * (1 if share else 5)
-        runs[share] = analyze(ds, wb.preset(ds, "entity_first"), events_per_s=events_per_s)
+        runs[share] = analyze(
+            ds, wb.preset(ds, "entity_first"), workload=wb.Workload(events_per_s=events_per_s)
+        )
     caps = [a.capacity for a in runs.values()]
     for c in caps:
         assert c.production.series.production == 5
@@ -191,6 +236,20 @@ def test_a_sample_of_stocks_sizes_as_the_whole_file_without_entities(events_per_
     assert "series 5 (symbol 5; fixed; the file's, counted by pandas" in sampled
     assert events_per_s or "the file's: 120 events" in sampled  # the rate, when none is stated
     assert "spread the sample's own skew (the default while production has" in sampled
+
+
+def test_the_derived_queries_follow_the_whole_file_not_the_share_drawn():
+    """With no queries given, the derived ones read the file's shape: 5 symbols over 2000-01 to
+    2001-12 (730 days: a tenth is 30 days on the nice scale), so a 40 % sample keeping IBM alone
+    still gets "all over …" (several series) and the same window as the whole file; only the
+    series a query names is one the sample holds."""
+    whole, part = _own_csv("stocks"), _own_csv("stocks", sample=0.4)
+
+    def lines(ds):
+        return [(q.text or q.name).replace("IBM", "S").replace("AAPL", "S") for q in ds.queries]
+
+    assert lines(whole) == lines(part)
+    assert "all over 30 days" in lines(part) and "symbol=S over 30 days" in lines(part)
 
 
 def test_a_sample_that_keeps_no_series_is_refused_with_the_share_that_would():
@@ -257,8 +316,10 @@ def test_storage_is_the_same_whatever_share_of_a_file_is_loaded(name, pattern):
 def test_a_one_series_file_told_ten_thousand_series_sizes_as_ten_thousand():
     co2 = wb.from_csv(F / "co2.csv", time="date", measures="co2").shifted()
     design = wb.preset(co2, "entity_first")
-    alone = analyze(co2, design, events_per_s=50_000).capacity
-    many = analyze(co2, design, events_per_s=50_000, entities={"series": 10_000}).capacity
+    alone = analyze(co2, design, workload=wb.Workload(events_per_s=50_000)).capacity
+    many = analyze(
+        co2, design, workload=wb.Workload(events_per_s=50_000, entities={"series": 10_000})
+    ).capacity
     # one series: every write at one frontier, 9,800 events/s at most (of 1 KB planning rows)
     upe = alone.production.units_per_event
     assert alone.hotspot_limited
@@ -269,7 +330,7 @@ def test_a_one_series_file_told_ten_thousand_series_sizes_as_ten_thousand():
     assert not many.hotspot_limited
     # the file's one series is the column "series": another name is refused, naming it
     with pytest.raises(WorkbenchError, match=r"entities names \['sensor'\].*\['series'\]"):
-        analyze(co2, design, entities={"sensor": 10})
+        analyze(co2, design, workload=wb.Workload(entities={"sensor": 10}))
 
 
 def test_game_player_time_is_limited_by_one_generated_player_only_when_players_are_fixed():
@@ -332,7 +393,7 @@ def test_a_limited_scan_passes_rows_by_interleaving_not_by_retention(
 
 def test_an_unbounded_row_reaches_256_mb_when_a_hand_derivation_says():
     ds = wb.load_dataset("garden_temperature")
-    a = analyze(ds, wb.preset(ds, "unbounded_row"), events_per_s=50_000)
+    a = analyze(ds, wb.preset(ds, "unbounded_row"), workload=wb.Workload(events_per_s=50_000))
     rs = a.rowsizes
     # a row per garden for ever, the gardens a fixed set: at 50,000 events/s each garden writes
     # 50,000 × span ÷ events times faster than in the sample, so its row grows by its bytes so
@@ -409,7 +470,7 @@ def test_fx_pair_first_gives_eur_usd_one_share_everywhere():
     line = cap.production.inputs_line()
     assert "spread the sample's own skew (the default while production has" in line
     # past the ceiling the verdict names the same share
-    over = analyze(ds, design, events_per_s=100_000).capacity
+    over = analyze(ds, design, workload=wb.Workload(events_per_s=100_000)).capacity
     assert over.hotspot_limited and "takes 29.9% of the writes" in over.verdict()
     # the designer's headline reads the same analysis
     ws = Workspace()
@@ -417,7 +478,7 @@ def test_fx_pair_first_gives_eur_usd_one_share_everywhere():
     d.set_schema(design)
     assert said in d.headline.value.replace("&#x27;", "'")
     # 800 pairs stated: the busiest of 800 alike takes 1/800 = 0.125 %, and the line says why
-    many = analyze(ds, design, entities={"pair": 800})
+    many = analyze(ds, design, workload=wb.Workload(entities={"pair": 800}))
     assert many.capacity.ceiling.share == pytest.approx(1 / 800)
     assert "takes 0.1% of the writes at a uniform spread" in many.keyspace.ceiling.text()
     assert "spread uniform (the default once more series are stated" in (

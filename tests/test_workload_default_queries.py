@@ -23,14 +23,16 @@ def _garden():
 
 def test_only_a_rate_stated_no_query_sizes_the_nodes():
     ds, design = _garden()
-    cap = analyze(ds, design, events_per_s=100_000).capacity
+    cap = analyze(ds, design, workload=wb.Workload(events_per_s=100_000)).capacity
     p = cap.production
     assert p.queries_default and p.queries_per_s == 0 and p.read_cpu == 0
     # by hand: writes alone are 100,000 ÷ 14,000 = 7.14 nodes of CPU, at least 11 nodes at a
     # 70 % target, at most one garden (a unit that does not split, 39 of them) per node
     assert cap.write_cpu == pytest.approx(100_000 / 14_000)
     assert math.ceil(100_000 / 14_000 / 0.7) <= cap.nodes_needed <= 39
-    no_reads = analyze(ds, design, events_per_s=100_000, queries_per_s=0).capacity
+    no_reads = analyze(
+        ds, design, workload=wb.Workload(events_per_s=100_000, queries_per_s=0)
+    ).capacity
     assert no_reads.nodes_needed == cap.nodes_needed
     defaults = p.inputs_line().split(" · defaults: ")[1]
     assert "none stated: no query sizes the nodes" in defaults
@@ -49,19 +51,23 @@ def test_heroic_at_100k_writes_per_second_sizes_for_its_writes():
     100,000 ÷ 14,000 ÷ 0.7 = 10.2 → 11 nodes, a few more for what does not split), not the
     millions a default query rate over every derived query made of it."""
     ds = wb.load_dataset("server_metrics")
-    cap = analyze(ds, wb.preset(ds, "heroic"), events_per_s=100_000).capacity
+    cap = analyze(ds, wb.preset(ds, "heroic"), workload=wb.Workload(events_per_s=100_000)).capacity
     assert cap.read_cpu == 0
     assert 11 <= cap.nodes_needed <= 20
 
 
 def test_stated_query_rates_add_their_cpu_exactly():
     ds, design = _garden()
-    base = analyze(ds, design, events_per_s=100_000).capacity.production.queries.table
+    base = analyze(
+        ds, design, workload=wb.Workload(events_per_s=100_000)
+    ).capacity.production.queries.table
     ms = {q: float(base.loc[q, "production_node_ms"]) for q in base.index}
     weights = {q.name: q.weight for q in ds.queries if q.name in ms}
     total_w = sum(weights.values())
     # 10 queries/s over every query, split by weight: Σ 10 × w/W × node-s a run
-    stated = analyze(ds, design, events_per_s=100_000, queries_per_s=10).capacity
+    stated = analyze(
+        ds, design, workload=wb.Workload(events_per_s=100_000, queries_per_s=10)
+    ).capacity
     want = sum(10 * weights[q] / total_w * ms[q] / 1e3 for q in ms)
     assert stated.read_cpu == pytest.approx(want, rel=1e-9)
     assert "none stated" not in stated.production.inputs_line()
@@ -74,6 +80,6 @@ def test_stated_query_rates_add_their_cpu_exactly():
 
 def test_the_designer_and_notebook_line_carries_the_same_note():
     ds, design = _garden()
-    cap = analyze(ds, design, events_per_s=100_000).capacity
+    cap = analyze(ds, design, workload=wb.Workload(events_per_s=100_000)).capacity
     html = wb.display.workload_line(cap)
     assert "no query sizes the nodes" in html

@@ -25,5 +25,7 @@ def test_a_slow_sample_rate_is_read_in_its_own_unit_only():
 def test_a_stated_rate_reads_as_stated():
     ds = wb.load_dataset("game_scores")
     design = next(iter(wb.presets(ds).values()))
-    line = wb.analyze(ds, design, events_per_s=5000).capacity.production.inputs_line()
+    line = wb.analyze(
+        ds, design, workload=wb.Workload(events_per_s=5000)
+    ).capacity.production.inputs_line()
     assert "yours: 5,000 events/s" in line, line

@@ -16,6 +16,7 @@ from .errors import (
     DatasetError as DatasetError,
     SchemaError as SchemaError,
     SettingsError as SettingsError,
+    RemovedKeyword as RemovedKeyword,
     CollisionError as CollisionError,
     LimitError as LimitError,
     EmulatorError as EmulatorError,

@@ -33,7 +33,7 @@ def _note(view: str) -> str:
 @shows("workbench.analysis.keyspace.KeyDistribution")
 def key_distribution_html(kd: KeyDistribution) -> str:
     """The verdict, the diagnostics, the heat map, node load, hotspot, the node sweep, hot tablets."""
-    from .formatting import styled
+    from .formatting import counted, styled
     from .plots import figure_html
     from .plots.heatmap import key_heatmap_html
     from .plots.keyspace import plot_hotspot, plot_node_load, plot_node_sweep
@@ -46,7 +46,7 @@ def key_distribution_html(kd: KeyDistribution) -> str:
     hot = kd.hot_tablets.head(5)
     return (
         f"<div><b>Key distribution</b> {html.escape(kd.schema_name)}: {html.escape(kd.verdict())}. "
-        f"{s['tablets']:,} tablets on {kd.nodes:,} nodes; busiest key range "
+        f"{counted(kd.n_tablets, 'tablet')} on {counted(kd.nodes, 'node')}; busiest key range "
         f"<code>{html.escape(str(s['busiest_range']))}</code>"
         + (
             f"<p><b>Ceiling</b>: {html.escape(kd.ceiling.text())}; "
@@ -92,7 +92,7 @@ def hot_tablets_heading(kd: KeyDistribution) -> str:
         return f"{head}: the tablets using the most of their node's CPU."
     return (
         f"{head}: the busiest tablets, but at this rate none is hot (the busiest uses "
-        f"{percent(busiest)} of its node). State a production rate (events_per_s=…) to see "
+        f"{percent(busiest)} of its node). State a production rate (workload=wb.Workload(events_per_s=…)) to see "
         "them under load; the node-load figure shows their share of the load."
     )
 
@@ -148,6 +148,7 @@ QUERY_COLUMNS = (
     "ranges",
     "rows_seen",
     "rows_returned",
+    "rows_kept",  # what waste divides by: fewer than returned where the client drops rows
     "bytes_seen",
     "waste",
     "emulator_rows_seen",
@@ -164,6 +165,8 @@ def query_costs_result_html(qc: QueryCosts) -> str:
     from .plots.queries import plot_query_costs
 
     cols = [c for c in QUERY_COLUMNS if c in qc.table.columns]
+    if "rows_kept" in cols and (qc.table["rows_kept"] == qc.table["rows_returned"]).all():
+        cols.remove("rows_kept")  # the same figure as rows returned: one column says it
     cols += [c for c in qc.table.columns if c.startswith("measured_")]
     # spaced headers wrap (the raw names ran past a 1280-px page); each column formatted as
     # its name says: rows with separators, bytes in kB/MB, waste as ×, node time in ms

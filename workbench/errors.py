@@ -27,6 +27,10 @@ class ConfirmationRequired(WorkbenchError, PermissionError):
     """A destructive action on a real instance lacks its second confirmation."""
 
 
+class RemovedKeyword(WorkbenchError, TypeError):
+    """A keyword an entry point no longer takes; the message says what to write instead."""
+
+
 class DatasetError(WorkbenchError, ValueError):
     """A dataset name, size or frame is not usable; the message names the column and rows."""
 

@@ -51,13 +51,23 @@ def versions() -> dict[str, str]:
 
 def plan_as_analyzed(emu: Emulator) -> Emulator:
     """Make ``emu``'s loaded tables plan their reads as ``analyze`` does without a stated
-    workload: at the settings' read costs and retention (a read bounding no time weighs a
-    year of history), so ``TableHandle.run`` reads the plans the analysis shows."""
+    workload: at the settings' read costs and the default retention (a read bounding no time
+    weighs a year of history), so ``TableHandle.run`` reads the plans the analysis shows."""
     from .analysis.settings import DEFAULT
+    from .datasets.workload import RETENTION_MONTHS
 
     emu.read_costs = DEFAULT.read_costs()
-    emu.plan_retention_s = DEFAULT.retention_months * DEFAULT.hours_per_month * 3600
+    emu.plan_retention_s = RETENTION_MONTHS * DEFAULT.hours_per_month * 3600
     return emu
+
+
+# JupyterLab breaks printed text anywhere (its output ``pre`` has ``word-break: break-all``): at
+# 1280 px 02 printed "'seria|lized_protobuf'" and a player's "93|1" games over two lines. The
+# setup cell's output carries this rule for the page it is shown in: printed lines wrap between
+# words, and only a word longer than the line breaks inside.
+WRAP_WHOLE_WORDS = (
+    "<style>.jp-OutputArea-output pre{word-break:normal;overflow-wrap:anywhere}</style>"
+)
 
 
 @dataclass
@@ -98,7 +108,7 @@ class SetupInfo:
         colour = "#009E73" if self.emulator_ok else "#D55E00"
         status = html.escape(self._status_line()).replace("\n", "<br>")
         return (
-            f"<div><b>Bigtable time-series schema workbench</b>"
+            f"{WRAP_WHOLE_WORDS}<div><b>Bigtable time-series schema workbench</b>"
             f"<table>{rows}</table>"
             f"<p style='color:{colour}'><b>Emulator:</b> {status}</p></div>"
         )
@@ -249,6 +259,16 @@ class Session:
 SESSION = Session()
 
 
+def _plain_numbers() -> None:
+    """NumPy scalars print as numbers in the kernel: a list of them formatted into text (a
+    table cell, a finding, a widget's label) read ``[np.int64(4)]`` in 08 where ``[4]`` was
+    meant. NumPy 2 made the type part of a scalar's repr; its ``legacy="1.25"`` print option
+    (NumPy's own switch back) changes only that, for every text the kernel formats."""
+    import numpy as np
+
+    np.set_printoptions(legacy="1.25")
+
+
 def setup(*, emulator: bool = True) -> SetupInfo:
     """Prepare a notebook kernel: versions, emulator (start one if none runs), display defaults.
 
@@ -261,6 +281,7 @@ def setup(*, emulator: bool = True) -> SetupInfo:
     pd.set_option("display.width", 160)
     # whole texts in tables (a ranking's reason ran to "…" at 50 characters): the page wraps them
     pd.set_option("display.max_colwidth", None)
+    _plain_numbers()
     _style_plots()
     # a workbench error shows its message in one line, not 30 lines of the workbench's internals
     install_notebook_display()

@@ -12,11 +12,11 @@ engine (limits, collisions) and the analysis (hotspots, row sizes, query costs).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from ..analysis import Analysis, Settings
 from ..datasets.model import Dataset, require_dataset
-from ..datasets.workload import Workload, workload_from
+from ..datasets.workload import Workload, require_workload, workload_only
 from ..errors import WorkbenchError
 from ..schema.schema import Schema
 from . import (
@@ -28,6 +28,7 @@ from .findings import SEVERITIES, Advice, Finding
 from .rules import RULES, Rule, pii_kind
 
 
+@workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead
 def advise(
     ds: Dataset,
     schema: Schema,
@@ -38,9 +39,6 @@ def advise(
     analysis: Analysis | None = None,
     context: Context | None = None,
     workload: Workload | None = None,
-    events_per_s: float | None = None,
-    entities: Mapping[str, int] | None = None,
-    queries_per_s: float | None = None,
 ) -> Advice:
     """Findings for ``schema`` on ``ds``: severity, guideline IDs, measured evidence, a fix and
     a better schema.
@@ -68,8 +66,6 @@ def advise(
         severities follow what a shape costs at that rate, a design capacity calls
         hotspot-limited always has a finding, and no suggestion is itself limited below the
         stated rate.
-    events_per_s, entities, queries_per_s : optional
-        Shorthands for the workload's fields, as in :func:`~workbench.analyze`.
 
     Returns
     -------
@@ -90,9 +86,7 @@ def advise(
         if bad:
             raise WorkbenchError(f"Unknown advisor rule(s) {bad}; rules: {', '.join(known)}.")
     t0 = time.perf_counter()
-    wl = workload_from(
-        workload, events_per_s=events_per_s, entities=entities, queries_per_s=queries_per_s
-    )
+    wl = require_workload(workload)
     if analysis is not None and nodes is not None and analysis.keyspace.nodes != nodes:
         raise WorkbenchError(
             f"advise got an analysis on {analysis.keyspace.nodes} nodes but nodes={nodes}."

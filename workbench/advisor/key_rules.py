@@ -58,7 +58,7 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
     )
     ev = [
         f"the busiest of {kd.nodes} nodes takes {percent(kd.mean_write_share)} of the writes in each "
-        f"{duration_text(win)} window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.hotspot_factor:.1f}×)"
+        f"{duration_text(win)} window vs a fair {kd.fair_share:.0%} (hotspot factor {kd.factor_text})"
     ]
     br = kd.busiest_range
     if br:  # a share of one step's total load (never above 100 %)

@@ -19,6 +19,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from ..datasets.workload import Workload
 from ..schema import (
     Family,
     NewCells,
@@ -302,7 +303,7 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
             f"the row key {key.template()!r} has no time: {rs.n_rows:,} rows take every event and never close",
             f"the largest row holds {human_bytes(rs.max_bytes)} ({int(rs.cells.max()):,} cells) after "
             f"{duration_text(rs.data_span_s)} of data and would reach {human_bytes(rs.projected_max_bytes)} after "
-            f"{st.retention_months:g} months (advice {human_bytes(st.row_advisory_bytes)}, hard limit "
+            f"{rs.retention_months:g} months (advice {human_bytes(st.row_advisory_bytes)}, hard limit "
             f"{human_bytes(st.row_hard_bytes)})",
         ]
         yield make_finding(
@@ -375,7 +376,7 @@ def versions_without_gc(c: Context) -> Iterable[Finding]:
     if per_col.max() <= 1:
         return
     (_table, rk, fam, q), mx = per_col.idxmax(), int(per_col.max())
-    days = int(round(c.settings.retention_months * 30))
+    days = int(round((c.workload or Workload()).retention_months * 30))
     sugg = renamed(
         with_family_gc(c.schema, fam, max_age(f"{days}D")),
         f"maxage={days}d",

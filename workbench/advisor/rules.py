@@ -232,14 +232,15 @@ def _waste_line(t: pd.DataFrame, name: str) -> str:
     r = t.loc[name]
 
     def one(what: str, seen: float, ret: float, fmt) -> str:
-        return f"{fmt(seen)} {what} read for {fmt(ret)} returned ({seen / max(ret, 1):,.1f}×)"
+        what = f" {what}" if what else ""  # bytes carry their unit: "24.0 kB read", not "kB bytes"
+        return f"{fmt(seen)}{what} read for {fmt(ret)} returned ({seen / max(ret, 1):,.1f}×)"
 
     return (
         "; ".join(
             [
                 one("rows", r["rows_seen"], r["rows_returned"], lambda v: f"{int(v):,}"),
                 one("cells", r["cells_seen"], r["cells_returned"], lambda v: f"{int(v):,}"),
-                one("bytes", r["bytes_seen"], r["bytes_returned"], human_bytes),
+                one("", r["bytes_seen"], r["bytes_returned"], human_bytes),
             ]
         )
         + f"; {float(r['node_ms']):,.3g} node-ms per run on the sample"

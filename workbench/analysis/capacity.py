@@ -240,9 +240,8 @@ class Capacity:
             "hotspot factor (busiest node ÷ fair)": self.hotspot_factor,
             f"nodes for CPU (busiest ≤ {self.cpu_target:.0%})": self.cpu.nodes,
             "growth per month (GB, logical)": self.bytes_per_month / 1e9,
-            f"kept under the GC rules, ≤ {st.retention_months:g} months (TB, logical)": (
-                self.stored_bytes / 1e12
-            ),
+            f"kept under the GC rules, ≤ {self.production.workload.retention_months:g} months "
+            "(TB, logical)": (self.stored_bytes / 1e12),
             f"compression ({st.compression_codec}, measured on the cells)": self.compression_ratio,
             "kept, compressed (TB, one cluster)": self.stored_bytes / self.compression_ratio / 1e12,
             (
@@ -483,7 +482,8 @@ def capacity(
     days_per_month = st.hours_per_month / 24
     scale = ev_rate * seconds_per_month / max(events, 1)  # sample bytes → bytes per month
     per_month = total * scale
-    fams = retention(index, families, st.retention_months, days_per_month=days_per_month)
+    months = production.workload.retention_months  # the horizon the workload keeps data for
+    fams = retention(index, families, months, days_per_month=days_per_month)
     kept = {f"{f.table}/{f.family}": f.bytes * scale * f.months * f.versions_share for f in fams}
     stored = float(sum(kept.values()))
     ratio = float(compression) if compression else 1.0
@@ -582,9 +582,7 @@ def capacity(
         schema_name=schema_name,
         production=production,
         target_given=(
-            production.workload.events_per_s is not None
-            or bool(production.series.stated)
-            or st.write_rate_per_s is not None
+            production.workload.events_per_s is not None or bool(production.series.stated)
         ),
     )
 

@@ -15,15 +15,17 @@ from typing import Any
 
 import pandas as pd
 
-from ..datasets.model import Dataset, require_dataset
+from ..datasets.model import Dataset, QueryIntent, require_dataset
+from ..datasets.workload import Workload, require_workload, workload_only
 from ..errors import WorkbenchError
 from ..formatting import number
 from ..reprs import html_of
 from ..schema.schema import Schema
 from ..schema.views import ViewDesign
 from ..units import human_bytes
-from .overview import Analysis, analyze, schema_name
+from .overview import CHUNK_EVENTS, Analysis, analyze, schema_name
 from .rate_verdict import rate_text
+from .settings import Settings
 from .spill import SPILL_EVENTS, spill
 
 
@@ -102,48 +104,11 @@ def _rank(table: pd.DataFrame, col: str, label: str, fmt) -> dict[str, str]:
     return {"criterion": label, "ranking": ranking, "best": best, "worst": worst, "reason": reason}
 
 
-def compare(
-    ds: Dataset, schemas: Sequence[Schema], *, names: Sequence[str] | None = None, **kwargs: Any
-) -> Comparison:
-    """Analyse each schema on ``ds`` and rank them.
-
-    Every design is sized for the same **events** per second (``events_per_s=``), each turned
-    into its own mutations: a design that writes every event twice needs twice the writes.
-    ``target_writes_per_s=`` (deprecated) is read here as that event rate, for the same reason.
-
-    Parameters
-    ----------
-    ds : Dataset
-        The events every design is analysed on.
-    schemas : Sequence[Schema]
-        The designs to compare (``[wb.preset(ds, p) for p in wb.pattern_names(ds)]``).
-    names : Sequence[str], optional
-        A name per design (default: each schema's ``name``).
-    **kwargs
-        Passed to :func:`analyze` for every design (``nodes``, ``events_per_s``,
-        ``workload``, ``settings``, ...).
-
-    Returns
-    -------
-    Comparison
-        The analyses side by side with their rankings (cost, ceiling, hotspots);
-        ``.view(columns)`` formats a table of them.
-    """
-
-    require_dataset(ds, "compare")
-    if "target_writes_per_s" in kwargs:
-        rate = kwargs.pop("target_writes_per_s")
-        if kwargs.get("events_per_s") is not None and rate is not None:
-            raise WorkbenchError(
-                "Give events_per_s (events per second) or target_writes_per_s, not both."
-            )
-        if rate is not None:
-            kwargs["events_per_s"] = rate
-    queries = kwargs.pop("queries", None)
-    if queries is not None:  # your queries, in a line each, instead of the dataset's
-        from ..datasets.queries import with_queries
-
-        ds = with_queries(ds, queries)
+def _designs_and_labels(
+    schemas: Sequence[Schema | ViewDesign] | Mapping[str, Schema], names: Sequence[str] | None
+) -> tuple[list[Schema | ViewDesign], list[str]]:
+    """``compare``'s designs as a checked list and a label each (``names`` or the designs' own;
+    two designs with one name get numbered, never merged)."""
     if isinstance(schemas, Mapping):  # wb.presets(ds): the whole gallery
         schemas = list(schemas.values())
     if isinstance(schemas, Schema):
@@ -153,14 +118,14 @@ def compare(
         )
     if isinstance(schemas, (str, bytes, dict)) or not hasattr(schemas, "__iter__"):
         raise WorkbenchError(f"compare takes a list of schemas, got {type(schemas).__name__}.")
-    schemas = list(schemas)
-    bad = [s for s in schemas if not isinstance(s, (Schema, ViewDesign))]
+    designs = list(schemas)
+    bad = [s for s in designs if not isinstance(s, (Schema, ViewDesign))]
     if bad:
         raise WorkbenchError(
             f"compare takes workbench Schemas (wb.preset(...), wb.Schema(...)) or ViewDesigns "
             f"(wb.view_designs(ds)); got {bad[0]!r}."
         )
-    if not schemas:
+    if not designs:
         raise WorkbenchError("compare needs at least one schema.")
     if isinstance(names, str):
         raise WorkbenchError(
@@ -169,15 +134,68 @@ def compare(
     labels = (
         list(names)
         if names is not None
-        else [s.name if isinstance(s, ViewDesign) else schema_name(s) for s in schemas]
+        else [s.name if isinstance(s, ViewDesign) else schema_name(s) for s in designs]
     )
-    if len(labels) != len(schemas):
-        raise WorkbenchError(f"compare got {len(schemas)} schemas but {len(labels)} names.")
+    if len(labels) != len(designs):
+        raise WorkbenchError(f"compare got {len(designs)} schemas but {len(labels)} names.")
     seen: dict[str, int] = {}
-    for i, lab in enumerate(labels):  # two designs with one name get numbered, never merged
+    for i, lab in enumerate(labels):
         if lab in seen:
             labels[i] = f"{lab} ({seen[lab] + 1})"
         seen[lab] = seen.get(lab, 0) + 1
+    return designs, labels
+
+
+@workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead
+def compare(
+    ds: Dataset,
+    schemas: Sequence[Schema | ViewDesign] | Mapping[str, Schema],
+    *,
+    names: Sequence[str] | None = None,
+    queries: Sequence[str | QueryIntent] | str | None = None,
+    nodes: int | None = None,
+    measured: Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    chunk_events: int = CHUNK_EVENTS,
+    tiered_after_days: float | None = None,
+    workload: Workload | None = None,
+) -> Comparison:
+    """Analyse each schema on ``ds`` and rank them.
+
+    Every design is sized for the same workload (the same **events** per second), each turning
+    it into its own mutations: a design that writes every event twice needs twice the writes.
+
+    Parameters
+    ----------
+    ds : Dataset
+        The events every design is analysed on.
+    schemas : Sequence[Schema]
+        The designs to compare (``[wb.preset(ds, p) for p in wb.pattern_names(ds)]``).
+    names : Sequence[str], optional
+        A name per design (default: each schema's ``name``).
+    queries : Sequence[str | QueryIntent] or str, optional
+        Your queries, a line each (``"latest 1 per sensor"``) or QueryIntents, instead of the
+        dataset's.
+    nodes, measured, settings, chunk_events, tiered_after_days : optional
+        Passed to :func:`analyze` for every design, as it documents them.
+    workload : Workload, optional
+        The production every design is sized for (:class:`~workbench.Workload`), as in
+        :func:`analyze`.
+
+    Returns
+    -------
+    Comparison
+        The analyses side by side with their rankings (cost, ceiling, hotspots);
+        ``.view(columns)`` formats a table of them.
+    """
+
+    require_dataset(ds, "compare")
+    wl = require_workload(workload)
+    if queries is not None:  # your queries, in a line each, instead of the dataset's
+        from ..datasets.queries import with_queries
+
+        ds = with_queries(ds, queries)
+    schemas, labels = _designs_and_labels(schemas, names)
     analyses: dict[str, Analysis] = {}
     notes: dict[str, str] = {}
     not_built: dict[str, str] = {}
@@ -189,7 +207,16 @@ def compare(
             # a CMV's rows are the rows its client-maintained equivalent stores (analysis/views.py)
             schema = s.equivalent if isinstance(s, ViewDesign) else s
             used, note = carried_or_left_out(ds, schema)
-            a = analyze(used, schema, **kwargs)
+            a = analyze(
+                used,
+                schema,
+                nodes=nodes,
+                measured=measured,
+                settings=settings,
+                chunk_events=chunk_events,
+                tiered_after_days=tiered_after_days,
+                workload=wl,
+            )
             if len(used) > SPILL_EVENTS:  # its figures now, its arrays to mapped files
                 summaries[lab] = {"verdict": a.keyspace.verdict(), **a.summary()}
                 a = spill(a)
@@ -208,7 +235,7 @@ def compare(
     if any(
         isinstance(s, ViewDesign) for s in schemas
     ):  # who keeps the derived rows, and at what cost
-        c = with_view_costs(c, ds, dict(zip(labels, schemas, strict=True)), kwargs.get("settings"))
+        c = with_view_costs(c, ds, dict(zip(labels, schemas, strict=True)), settings)
     return c.with_rows_not_built(not_built, notes)
 
 
@@ -280,25 +307,25 @@ def _rank_ceiling(s: pd.Series, label: str) -> dict[str, str]:
 def _ties_under_the_ceilings(
     rec: dict[str, str], table: pd.DataFrame, analyses: Mapping[str, Analysis]
 ) -> dict[str, str]:
-    """The hotspot ranking as a tie when every design's ceiling is far above the rate judged
+    """The hotspot ranking when every design's ceiling is far above the rate judged
     (``Settings.ceiling_headroom`` ×) and no busiest node is over the CPU target: the shapes
-    differ, but at this rate none of them costs anything, and the ranking says so."""
+    keep their order ("<" where one is really worse: "≈" means within 5 %, and a 3.0× hotspot
+    is not within 5 % of 1.3×, G06), but no design is coloured best or worst, and the reason
+    says that at this rate none of them costs anything yet."""
     rate = float(table["events_per_s"].max())
     ceilings = table["ceiling_events_per_s"].astype(float)
     headroom = min(a.keyspace.settings.ceiling_headroom for a in analyses.values())
     busy = any(a.keyspace.hotspot for a in analyses.values())
-    if busy or not (ceilings >= headroom * rate).all():
+    if busy or not (ceilings >= headroom * rate).all() or not rec["best"]:
         return rec
-    order = table["hotspot_factor"].astype(float).sort_values(kind="stable").index.tolist()
     return {
         **rec,
-        "ranking": " ≈ ".join(order),
         "best": "",
         "worst": "",
         "reason": (
-            f"a tie at {rate_text(rate, 'events')}: every design's ceiling is over {headroom:,.0f}× "
-            f"that (lowest {number(ceilings.min())} events/s) and no node is near its CPU target, "
-            f"so the shapes ({rec['reason']}) cost nothing at this rate"
+            f"the shapes differ ({rec['reason']}), but none costs anything at "
+            f"{rate_text(rate, 'events')}: every design's ceiling is over {headroom:,.0f}× that "
+            f"(lowest {number(ceilings.min())} events/s) and no node is near its CPU target"
         ),
     }
 

@@ -26,7 +26,7 @@ class UnitLimit:
     name: str  # the unit's key range or row key
     share: float  # the unit's share of the writes
     units: int  # how many such units carry the writes (K frontiers, N salt buckets)
-    fixed: bool  # True: the unit does not grow with volume (stated, see Settings.entities_grow)
+    fixed: bool  # True: the unit does not grow with volume (stated, see Workload.growth)
     spread: str = ""  # the spread an entity's share is at (Spread.at()), said with the share
 
     def share_text(self) -> str:

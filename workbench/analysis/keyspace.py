@@ -288,16 +288,24 @@ class KeyDistribution:
                 f" of the load, so more nodes would share it{row}"
             )
         if self.spread == "even":
-            return (
-                f"Load spread evenly: busiest node {self.hotspot_factor:.2f}× its fair share{row}"
-            )
+            return f"Load spread evenly: busiest node {self.factor_text} its fair share{row}"
         floor = (
             f"; its busiest tablet alone takes {percent(self.mean_tablet_share)}"
             if self.mean_tablet_share * self.nodes > 1.2
             else ""
         )
-        return f"Uneven load: busiest node carries {self.hotspot_factor:.1f}× its fair share" + (
+        return f"Uneven load: busiest node carries {self.factor_text} its fair share" + (
             row or floor
+        )
+
+    @property
+    def factor_text(self) -> str:
+        """The mean hotspot factor as the verdict states it (two decimals when even, one when
+        uneven): the node-load title quotes it in the same words."""
+        return (
+            f"{self.hotspot_factor:.2f}×"
+            if self.spread == "even"
+            else f"{self.hotspot_factor:.1f}×"
         )
 
     @property
@@ -398,8 +406,8 @@ def key_distribution(
 
     ``seen_rows`` (query → row ids the production execution reads) and ``weights`` give the
     reads, ``query_node_s`` each query's modelled node-seconds per run (the query-cost table);
-    ``write_rate_per_s``/``queries_per_s`` the production rates (default: settings, then the
-    data's own write rate and no reads); ``pre_splits`` the table's split points at
+    ``write_rate_per_s``/``queries_per_s`` the production rates in mutations and queries
+    (``analyze`` derives them from the workload; default: the data's own write rate, no reads); ``pre_splits`` the table's split points at
     creation (evenly over the final keys); ``events`` the events the sample holds;
     ``ceiling``: the design's ceiling at the stated workload (``Production.ceiling()``), kept
     through re-runs; without it, the sample's own (``design_ceiling``)."""
@@ -412,7 +420,7 @@ def key_distribution(
     t0, win_us, W = grid = window_grid(w.ts, n, st)
     win = time_ids(w.ts, t0, win_us, 1)
     span_s = (int(w.ts[-1]) - t0) / 1e6 if n else 0.0
-    rates = production_rates(n, span_s, win_us / 1e6, st, write_rate_per_s, queries_per_s)
+    rates = production_rates(n, span_s, win_us / 1e6, write_rate_per_s, queries_per_s)
     first = first_writes(w.row, R)
     row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=R)
     km = write_matrices(w, win, first, row_bytes, (W, B), st.large_row_bytes)

@@ -287,23 +287,20 @@ def production_rates(
     n: int,
     span_s: float,
     win_s: float,
-    st: Settings,
     write_rate_per_s: float | None,
     queries_per_s: float | None,
 ) -> dict[str, float]:
     """The sample's own write rate (``data``: ``n`` writes over the span, at least a window),
-    the production write and query rates (given, else the settings'; writes else the data's
-    own, queries else none: a read load nobody stated is not drawn) and the ``scale``:
-    production writes per sample write."""
+    the production write and query rates (given; writes else the data's own, queries else
+    none: a read load nobody stated is not drawn) and the ``scale``: production writes per
+    sample write."""
     from ..errors import WorkbenchError
 
     data_rate = n / max(span_s, win_s)
-    rate = st.write_rate_per_s if write_rate_per_s is None else write_rate_per_s
-    rate = float(data_rate if rate is None else rate)
+    rate = float(data_rate if write_rate_per_s is None else write_rate_per_s)
     if rate < 0:
         raise WorkbenchError(f"write_rate_per_s must be ≥ 0, got {rate}.")
-    qps = st.queries_per_s if queries_per_s is None else queries_per_s
-    qps = float(0.0 if qps is None else qps)
+    qps = float(0.0 if queries_per_s is None else queries_per_s)
     return {
         "data": data_rate,
         "rate": rate,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ import numpy as np
 
 from ..cells import CellFrame
 from ..datasets.model import Dataset, require_dataset
-from ..datasets.workload import Workload, workload_from
+from ..datasets.workload import Workload, require_workload, workload_only
 from ..errors import WorkbenchError
 from ..memory import release_freed_memory
 from ..reprs import html_of
@@ -286,34 +285,6 @@ def at_workload(
     return prod, with_production(qc, prod)
 
 
-def stated_workload(
-    workload: Workload | None,
-    st: Settings,
-    mutations_per_event: float,
-    events_per_s: float | None,
-    target_writes_per_s: float | None,
-    entities: Mapping[str, int] | None,
-    queries_per_s: float | None,
-) -> tuple[Workload, Settings]:
-    """The one workload the analysis runs at, from ``workload`` and the shorthand keywords
-    (a deprecated mutation rate, or ``Settings.write_rate_per_s``, is read as events through
-    the design's mutations per event; ``Settings.entities_grow`` as ``growth="grow"``), and
-    the settings with its retention."""
-    legacy = target_writes_per_s
-    if legacy is None and events_per_s is None and st.write_rate_per_s is not None:
-        legacy = st.write_rate_per_s
-    wl = workload_from(
-        workload,
-        events_per_s=events_per_s if legacy is None else legacy / (mutations_per_event or 1.0),
-        entities=entities,
-        queries_per_s=queries_per_s,
-        growth="grow" if st.entities_grow else None,
-    )
-    if wl.retention_months is not None:
-        st = st.replace(retention_months=float(wl.retention_months))
-    return wl, st
-
-
 @dataclass(frozen=True)
 class PlanScale:
     """Production as the planner weighs its plans: the entity counts (None: the sample's own,
@@ -339,7 +310,7 @@ def plan_scale(
         ents = {
             c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity
         }
-    return PlanScale(ents or None, sr.rate_factor, st.retention_months * st.hours_per_month * 3600)
+    return PlanScale(ents or None, sr.rate_factor, wl.retention_months * st.hours_per_month * 3600)
 
 
 def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str, ...]:
@@ -360,6 +331,7 @@ def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str,
     return tuple(out)
 
 
+@workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead
 def analyze(
     ds: Dataset,
     schema: Schema,
@@ -367,13 +339,9 @@ def analyze(
     nodes: int | None = None,
     measured: Mapping[str, Any] | None = None,
     settings: Settings | None = None,
-    target_writes_per_s: float | None = None,
     cells: CellFrame | None = None,
-    queries_per_s: float | None = None,
     chunk_events: int = CHUNK_EVENTS,
-    events_per_s: float | None = None,
     tiered_after_days: float | None = None,
-    entities: Mapping[str, int] | None = None,
     workload: Workload | None = None,
 ) -> Analysis:
     """Run every analysis of ``schema`` on ``ds``: key distribution over time (the load model),
@@ -392,32 +360,19 @@ def analyze(
         Emulator results per query name (``TableHandle.run`` results), shown beside the model.
     settings : Settings, optional
         Every modelling constant (``analysis/settings.py``); default ``DEFAULT``.
-    target_writes_per_s : float, optional
-        Deprecated: the rate in mutations per second (use ``events_per_s``).
     cells : CellFrame, optional
         A CellFrame already built for this schema (skips ``to_cells``).
-    queries_per_s : float, optional
-        The production query rate, all intents together, split by their weights (default:
-        ``settings.queries_per_s``, else none: a query whose rate nobody stated sizes no node
-        and draws no read load; it shows its cost per run).
     chunk_events : int, default 250000
         Events turned into cells at a time (bounds memory on large data).
-    events_per_s : float, optional
-        The production rate in events per second, what the load model replays and capacity
-        sizes for, turned into this design's mutations (a design writing every event to two
-        tables needs twice the writes; default: ``settings.write_rate_per_s``, else the data's
-        own rate).
     tiered_after_days : float, optional
         Tiered storage (Preview): cells older than this many days (by cell timestamp, at
         least 30) in the infrequent-access tier (``settings.tiered_after_days``).
-    entities : Mapping[str, int], optional
-        Entity counts expected in production (see :func:`costed_queries`).
     workload : Workload, optional
-        The production a team states (:class:`~workbench.Workload`: rates, peak, retention,
-        series counts and growth, spread, query rates); ``events_per_s``, ``entities`` and
-        ``queries_per_s`` are shorthands for its fields. Nodes, ceilings, storage, each
-        query's production cost and row growth are computed at it
-        (``analysis/production.py``).
+        The production a team states, the one place it is stated (:class:`~workbench.Workload`:
+        the event rate and its peak, retention, series counts and growth, spread, query rates;
+        default: the sample's own rate, no query rate). Nodes, ceilings, storage, each query's
+        production cost and row growth are computed at it (``analysis/production.py``); a
+        design writing every event to two tables needs twice the mutations.
 
     Returns
     -------
@@ -426,7 +381,7 @@ def analyze(
         ``.index`` and ``.timings``; a notebook shows it with its figures.
 
     Why one function: it is the sequence of timed steps, each already its own function
-    (``build_index``, ``compression_ratio``, ``stated_workload``, ``costed_queries``,
+    (``build_index``, ``compression_ratio``, ``costed_queries``,
     ``key_distribution``, ``at_workload``, ``row_sizes``, ``capacity``); what remains is
     passing one step's result to the next.
     """
@@ -434,20 +389,7 @@ def analyze(
     st = settings or DEFAULT
     if tiered_after_days is not None:
         st = st.replace(tiered_after_days=float(tiered_after_days))
-    if events_per_s is not None and target_writes_per_s is not None:
-        raise WorkbenchError(
-            "Give events_per_s (events per second) or target_writes_per_s (mutations per "
-            "second, deprecated), not both."
-        )
-    if events_per_s is not None and (
-        isinstance(events_per_s, bool)
-        or not isinstance(events_per_s, numbers.Real)
-        or not math.isfinite(events_per_s)
-        or events_per_s < 0
-    ):
-        raise WorkbenchError(
-            f"events_per_s must be a number of events per second ≥ 0, got {events_per_s!r}."
-        )
+    wl = require_workload(workload)
     name = schema_name(schema)
     tm: dict[str, float] = {}
     with _timed(tm, "index"):
@@ -468,15 +410,12 @@ def analyze(
         np.maximum(writes.nbytes / float(st.planning_row_bytes), 1.0).sum(dtype=np.float64)
     )
     mpe = n_writes / max(len(ds), 1) if n_writes else 1.0
-    wl, st = stated_workload(
-        workload, st, mpe, events_per_s, target_writes_per_s, entities, queries_per_s
-    )
     with _timed(tm, "queries"):
         rates = series_rates(ds, wl)  # one count: the planner and production() read it
         qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st, rates))
         # the load model draws the reads capacity sizes for: each query at its stated rate at
         # the peak, none where nobody stated one (weights here are runs/s, split exactly)
-        q_rates, _ = stated_query_rates(ds, qc.plans, wl, st)
+        q_rates, _ = stated_query_rates(ds, qc.plans, wl)
         q_rates = {q: r * wl.peak_factor for q, r in q_rates.items()}
     with _timed(tm, "keyspace"):
         write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
@@ -504,6 +443,7 @@ def analyze(
             schema_name=name,
             row_bound_s=bound,
             rate_factor=prod.rate_factor if prod.bucketed else 1.0,
+            retention_months=wl.retention_months,
         )
     with _timed(tm, "capacity"):
         cap = capacity(

@@ -335,9 +335,9 @@ class Production:
     # -- what was stated ---------------------------------------------------------------------
     def inputs(self) -> list[tuple[str, str, bool]]:
         """(input, value, the user's?) for every input the production figures used."""
-        wl, st = self.workload, self.settings
+        wl = self.workload
         said = set(wl.stated())
-        retention = wl.retention_months or st.retention_months
+        retention = wl.retention_months
         rows = [
             (
                 "events/s",
@@ -383,7 +383,7 @@ class Production:
             (
                 "queries",
                 f"{rest}: no query sizes the nodes unless its rate is stated (each query's cost "
-                "per run is in the query table; queries_per_s=, Workload(queries=…))",
+                "per run is in the query table; Workload(queries_per_s=…) or Workload(queries=…))",
                 False,
             )
         )
@@ -455,7 +455,7 @@ def production(
     wl = sr.workload
     counts, sample_rate, mean = sr.counts, sr.sample_events_per_s, sr.events_per_s
     rho_s, rho_p = sr.sample_per_series, sr.production_per_series
-    retention_s = (wl.retention_months or st.retention_months) * st.hours_per_month * 3600
+    retention_s = wl.retention_months * st.hours_per_month * 3600
     time_factor = retention_s / span  # < 1 when the sample spans more than production keeps
     lead = [c for c in lead_columns if c in ds.entity]
     agg = ds.aggregates
@@ -481,7 +481,7 @@ def production(
     bucketed = events_per_row > _BUCKET_EVENTS_PER_ROW or (
         bucket_s is not None and bucket_s * rho_s > _BUCKET_EVENTS_PER_ROW
     )
-    rates, default = stated_query_rates(ds, qc.plans, wl, st)
+    rates, default = stated_query_rates(ds, qc.plans, wl)
     qps = sum(rates.values())
     planned = {q.name: q for q in ds.queries if q.name in qc.plans}
     hits = {k: wl.query_load(k).hit_share(counts.production) for k in planned}
@@ -515,16 +515,13 @@ def production(
 
 
 def stated_query_rates(
-    ds: Dataset, plans: Mapping[str, object], wl: Workload, st: Settings
+    ds: Dataset, plans: Mapping[str, object], wl: Workload
 ) -> tuple[dict[str, float], bool]:
-    """Each planned query's mean runs per second as stated (the workload's total or the
-    settings', split by weight, or the query's own rate), and whether no rate was stated at
-    all: then every query runs 0 times a second, sizes no node and draws no read load, and
+    """Each planned query's mean runs per second as stated (the workload's total split by
+    weight, or the query's own rate), and whether no rate was stated at all: then every query runs 0 times a second, sizes no node and draws no read load, and
     shows its cost per run. The load model's heat map and capacity read these same rates."""
     if wl.queries_per_s is not None:
         qps, default = float(wl.queries_per_s), False
-    elif st.queries_per_s is not None:
-        qps, default = float(st.queries_per_s), False
     else:
         qps, default = 0.0, True
     planned = {q.name: q for q in ds.queries if q.name in plans}

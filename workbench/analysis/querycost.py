@@ -244,7 +244,9 @@ def query_costs(
             "cells_returned": r.cells_returned,
             "bytes_seen": r.bytes_seen,
             "bytes_returned": r.bytes_returned,
-            # rows read per row the query keeps: latest-N read forward keeps only the newest rows
+            # the rows the query keeps: a latest-N read forward returns its whole range and the
+            # client keeps the newest N; waste is rows seen per row kept (every view says which)
+            "rows_kept": min(r.rows_returned, plan.client_keeps or r.rows_returned),
             "waste": r.rows_seen
             / max(min(r.rows_returned, plan.client_keeps or r.rows_returned), 1),
             "byte_waste": r.bytes_seen / max(r.bytes_returned, 1),

@@ -5,7 +5,7 @@ by the cell's timestamp, ``max_versions`` by the newest cells of each column. So
 design needs after months of writing is not "everything written" but, per family:
 
 * **how long**: the rule's age limit, capped by the planning horizon
-  (``Settings.retention_months``); a family with no age limit keeps the whole horizon;
+  (``Workload.retention_months``); a family with no age limit keeps the whole horizon;
 * **how much of it**: the share of the family's cells that survive the versions limit, measured
   on the design's own cells (the newest ``n`` cells of each row/family/qualifier).
 

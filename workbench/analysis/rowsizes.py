@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..datasets.workload import RETENTION_MONTHS
 from ..reprs import html_of
 from ._index import CellIndex
 from .settings import DEFAULT, Settings
@@ -56,6 +57,7 @@ class RowSizes:
         1.0  # one series' events/s, production ÷ sample (rows grow this much faster)
     )
     open_row_bytes_per_s: float = 0.0  # the fastest-growing open row at production, bytes/s
+    retention_months: float = RETENTION_MONTHS  # the workload's: how long rows are kept
 
     def seconds_to(self, limit_bytes: float) -> float:
         """How long the fastest-growing open row takes to reach ``limit_bytes`` at production
@@ -78,7 +80,7 @@ class RowSizes:
 
     @property
     def retention_s(self) -> float:
-        return self.settings.retention_months * self.settings.hours_per_month * 3600
+        return self.retention_months * self.settings.hours_per_month * 3600
 
     @property
     def horizon_s(self) -> float:
@@ -92,7 +94,7 @@ class RowSizes:
         """The projection's horizon in words: "12 months", or "their 49.7-day time bucket fills"
         (the rows' own bucket: "Rows close when their … bucket fills")."""
         if self.row_bound_s is None or self.row_bound_s >= self.retention_s:
-            return f"{self.settings.retention_months:g} months"
+            return f"{self.retention_months:g} months"
         return f"their {_duration(self.row_bound_s)} time bucket fills"
 
     @property
@@ -116,7 +118,7 @@ class RowSizes:
             (
                 "row (when full)"
                 if self.horizon_s < self.retention_s
-                else f"row (after {s.retention_months:g} months)",
+                else f"row (after {self.retention_months:g} months)",
                 self.projected_max_bytes,
                 s.row_advisory_bytes,
                 s.row_hard_bytes,
@@ -229,9 +231,10 @@ def row_sizes(
     schema_name: str = "",
     row_bound_s: float | None = None,
     rate_factor: float = 1.0,
+    retention_months: float = RETENTION_MONTHS,
 ) -> RowSizes:
     """Per-row sizes; rows still filling at the end are projected until ``row_bound_s`` closes
-    them or the retention period ends.
+    them or the retention period ends (``retention_months``: the workload's).
 
     ``rate_factor``: one series' events per second in production over the sample's
     (``Production.rate_factor``): a row that gathers events (a time bucket, a row per device)
@@ -248,7 +251,7 @@ def row_sizes(
         del tmin, tmax
         t0, t1 = int(index.ts.min()), int(index.ts.max())
         data_span = max((t1 - t0) / 1e6, 1e-6)
-        retention_s = settings.retention_months * settings.hours_per_month * 3600
+        retention_s = retention_months * settings.hours_per_month * 3600
         horizon_s = retention_s if row_bound_s is None else min(row_bound_s, retention_s)
         # still filling: written from (near) the start to (near) the end of the data; such a row
         # grows at its observed rate until its time bound closes it or retention ends
@@ -281,6 +284,7 @@ def row_sizes(
         row_bound_s=row_bound_s,
         rate_factor=float(rate_factor),
         open_row_bytes_per_s=byte_rate,
+        retention_months=float(retention_months),
     )
 
 

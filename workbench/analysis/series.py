@@ -118,7 +118,8 @@ def series_counts(
         if unknown:
             raise WorkbenchError(
                 f"entities names {unknown}, but {ds.name!r} is one series (no entity column): "
-                f"say how many series like it production has with entities={{'{SERIES}': N}}."
+                f"say how many series like it production has with "
+                f"wb.Workload(entities={{'{SERIES}': N}})."
             )
         n = float(stated.get(SERIES, 1))
         if SERIES not in stated and wl.growth == "grow":

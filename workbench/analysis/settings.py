@@ -17,13 +17,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
 from ..errors import SettingsError
 
 # the read cost model is the planner's too: its type lives with the plans
+from ..schema import limits as _limits
 from ..schema.plan import ReadCosts
 
 StorageType = Literal["SSD", "HDD"]
@@ -35,6 +36,26 @@ CompressionCodec = Literal["snappy", "lz4", "zstd", "gzip", "brotli"]  # pyarrow
 MB = 1_000_000
 MiB = 1 << 20
 GB = 1_000_000_000
+
+
+# production facts Settings once held beside Bigtable's constants, and the Workload field that
+# states each now (write_rate_per_s was mutations/s: a Workload states events, each design turns
+# them into its own mutations)
+MOVED_TO_WORKLOAD = {
+    "write_rate_per_s": "events_per_s=...",
+    "queries_per_s": "queries_per_s=...",
+    "entities_grow": 'growth="grow"',
+    "retention_months": "retention_months=...",
+}
+
+
+def _refuse_production(given: Mapping[str, object]) -> None:
+    moved = [k for k in MOVED_TO_WORKLOAD if k in given]
+    if moved:
+        raise SettingsError(
+            f"Settings no longer hold production ({', '.join(moved)}): state it once, as "
+            f"analyze(..., workload=wb.Workload({MOVED_TO_WORKLOAD[moved[0]]}))."
+        )
 
 
 @dataclass(frozen=True)
@@ -72,20 +93,19 @@ class Settings:
     data_boost_spu_per_node: float = 1000.0
     data_boost_min_spu_s_per_request: float = 60.0
     data_boost_spu_hour_usd: float = 0.000845  # assumption (pricing.py)
-    # limits (G10, G19, G20); the emulator enforces none of them. Cell and row sizes in decimal MB,
-    # as Bigtable's quotas page states them (10 MB / 100 MB per cell, 100 MB / 256 MB per row); a
-    # key's and a qualifier's in KiB, as the API states a key's "up to 4KiB"
-    cell_advisory_bytes: int = 10 * MB
-    cell_hard_bytes: int = 100 * MB
-    row_advisory_bytes: int = 100 * MB
-    row_hard_bytes: int = 256 * MB
-    key_hard_bytes: int = 4 * 1024
-    qualifier_hard_bytes: int = 16 * 1024
+    # limits (G10, G19, G20); the emulator enforces none of them. The numbers to_cells enforces
+    # (schema/limits.py: cell and row sizes in decimal MB as Bigtable's quotas page states them,
+    # 10 MB / 100 MB per cell and 100 MB / 256 MB per row; a key's and a qualifier's in KiB, as
+    # the API states a key's "up to 4KiB"): one figure per limit
+    cell_advisory_bytes: int = _limits.CELL_ADVISORY
+    cell_hard_bytes: int = _limits.CELL_MAX
+    row_advisory_bytes: int = _limits.ROW_ADVISORY
+    row_hard_bytes: int = _limits.ROW_MAX
+    key_hard_bytes: int = _limits.ROW_KEY_MAX
+    qualifier_hard_bytes: int = _limits.QUALIFIER_MAX
     # -- load model, Key Visualizer and capacity (sources: docs/architecture.md, "Load model") --
-    # cluster and workload
+    # cluster (production itself, its rates, series and growth, is a wb.Workload: MOVED_TO_WORKLOAD)
     nodes: int = 3  # cluster size of the key-distribution model
-    write_rate_per_s: float | None = None  # production mutations/s; None: the data's own rate
-    queries_per_s: float | None = None  # production queries/s (all intents, split by weight)
     planning_row_bytes: int = (
         1000  # the per-node figures assume 1 KB rows ("Understand performance")
     )
@@ -126,8 +146,6 @@ class Settings:
     clusters: int = 1  # replication: every cluster stores and applies every write
     routing: Routing = "single-cluster"  # app profile routing
     autoscaling: bool = False  # clusters scale themselves to the CPU target (Autoscaling)
-    entities_grow: bool = False  # at a higher rate: False, the dataset's entities each write
-    # faster (a fixed set: pairs, salt buckets); True, production adds entities like them
     storage_utilization_target: float = 0.70  # keep stored bytes ≤ 70 % of a node's storage
     # (Monitoring: "Disk usage"; Quotas and limits: storage per node)
     storage: StorageType = "SSD"  # one type per instance ("ssd"/"hdd" are read as upper case)
@@ -153,8 +171,6 @@ class Settings:
     # assumption: row ranges one ReadRows request carries (the API documents no count); a read
     # of more ranges is several requests sent side by side, as the client's read_rows_sharded
     ranges_per_request: int = 1000
-    # storage model
-    retention_months: float = 12.0  # planning horizon; a family's GC rule may keep less
     # tiered storage (Preview) and editions, dated: "Tiered storage overview", "Understand
     # performance", "Editions overview" (docs/architecture.md, "Capacity")
     tiers_date: str = "2026-01"
@@ -253,6 +269,12 @@ class Settings:
     def storage_gb_month_usd(self) -> float:
         return self.hdd_gb_month_usd if self.storage.upper() == "HDD" else self.ssd_gb_month_usd
 
+    def __new__(cls, *args: object, **kwargs: object) -> Settings:
+        """Refuse a production fact these settings once held (``MOVED_TO_WORKLOAD``), naming the
+        Workload field that states it (Python alone would say only "unexpected keyword")."""
+        _refuse_production(kwargs)
+        return super().__new__(cls)
+
     def __post_init__(self) -> None:
         """Refuse a bad value when the settings are made, naming it, the value and what is
         accepted (as xarray's ``set_options`` does): ``Settings(storage="tape")`` never builds.
@@ -275,6 +297,7 @@ class Settings:
     def replace(self, **changes: object) -> Settings:
         """These settings with ``changes``; an unknown name is refused with the known ones (a
         bad value is refused by ``__post_init__``, as at construction)."""
+        _refuse_production(changes)
         unknown = set(changes) - {f.name for f in dataclasses.fields(self)}
         if unknown:
             known = ", ".join(f.name for f in dataclasses.fields(self))
@@ -397,8 +420,6 @@ SETTING_RULES: dict[str, Rule] = {
     "key_hard_bytes": _COUNT,
     "qualifier_hard_bytes": _COUNT,
     "nodes": _COUNT,
-    "write_rate_per_s": Number(0, optional=True),  # 0: no writes (reads alone)
-    "queries_per_s": Number(0, optional=True),  # 0: no reads (writes alone)
     "planning_row_bytes": _COUNT,
     "key_buckets": _COUNT,
     "window_minutes": _COUNT,  # Key Visualizer's whole minutes
@@ -423,7 +444,6 @@ SETTING_RULES: dict[str, Rule] = {
     "clusters": _COUNT,
     "routing": Choice(get_args(Routing)),
     "autoscaling": Flag(),
-    "entities_grow": Flag(),
     "storage_utilization_target": _SHARE,
     "storage": Choice(get_args(StorageType)),  # "ssd"/"hdd" are read as upper case first
     "ssd_tb_per_node": _POSITIVE,
@@ -442,7 +462,6 @@ SETTING_RULES: dict[str, Rule] = {
     "scan_fixed_share": Number(0, 1, open_high=True),
     "request_share": Number(0, 1),
     "ranges_per_request": _COUNT,
-    "retention_months": _POSITIVE,
     "tiers_date": Text("2026-01"),
     "tiered_after_days": Number(0, open_low=True, optional=True),  # None: no tiering
     "tiered_min_days": _POSITIVE,

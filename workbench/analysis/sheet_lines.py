@@ -96,7 +96,11 @@ def _s(seconds: float) -> str:
 
 
 def _pct(x: float) -> str:
-    return f"{float(x) * 100:.3g} %"
+    """A share as a percentage: 42.1 %, 0.5 %, and "<0.001 %" below that (never 5.92e-05 %)."""
+    v = float(x) * 100
+    if 0 < abs(v) < 0.001:
+        return "<0.001 %" if v > 0 else ">-0.001 %"
+    return f"{v:.3g} %"
 
 
 def _usd(x: float) -> str:
@@ -128,8 +132,13 @@ def sheet_lines(a: Analysis, served: bool) -> list[SheetLine]:
 
 
 def shown_value(value: float, unit: str) -> str:
-    """A line's value as printed: node time in s, ms, µs or ns, else the figure and its unit."""
-    return _s(value) if unit == "node-s" else f"{_n(value)} {unit}"
+    """A line's value as printed: node time in s, ms, µs or ns, else the figure and its unit
+    ("1 node", "3 nodes": a count of one in the singular)."""
+    if unit == "node-s":
+        return _s(value)
+    if unit == "nodes" and value == 1:
+        unit = "node"
+    return f"{_n(value)} {unit}"
 
 
 def shown_input(name: str, value: float) -> str:
@@ -212,7 +221,8 @@ def _storage_lines(a: Analysis) -> list[SheetLine]:
                 "kept (logical TB)": (
                     kept_tb,
                     f"{MEASURED}: bytes per event × events/s × the months each family keeps "
-                    f"(≤ {st.retention_months:g} months, {'yours' if retention else 'default'})",
+                    f"(≤ {cap.production.workload.retention_months:g} months, "
+                    f"{'yours' if retention else 'default'})",
                 ),
                 "compression ratio": (
                     ratio,

@@ -13,7 +13,7 @@ import pandas as pd
 from apache_beam.metrics import Metrics
 
 from ..errors import DatasetError
-from .sources import NAMESPACE
+from .sources import NAMESPACE, count
 
 if TYPE_CHECKING:  # pragma: no cover
     from .bulk_load import Plan
@@ -112,17 +112,94 @@ def group_span(sample: Any, schema: Any, target: int) -> int:
     return max(1, target // max(1, busiest))
 
 
-def parse_events(frame: pd.DataFrame, plan: Plan) -> Iterator[pd.DataFrame]:
+class BatchChecks:
+    """The input checks of one batch (``from_dataframe``'s, the design's dtypes and time
+    precision, ``check_loadable``) and, with ``--max-bad-records``, the dead-letter file of the
+    rows they refuse: one per DoFn instance (the limit is kept by each writing process alone)."""
+
+    def __init__(self, plan: Plan):
+        self.plan, self.bad = plan, 0
+
+    def events(self, frame: pd.DataFrame) -> Any:
+        """A batch as a Dataset held to the design (raises DatasetError naming the column)."""
+        from ..bigtable.checks import check_loadable
+
+        plan = self.plan
+        ds = plan.source.dataset(frame)
+        where = f"a batch of {len(frame):,} events"
+        ds.frame = conform(ds.frame, plan.schema.shape.dtypes, where)
+        check_precision(ds, plan.precision, where)
+        check_loadable(ds)
+        return ds
+
+    def checked(self, frame: pd.DataFrame) -> Any:
+        """The batch's events; with ``--max-bad-records``, the rows the input checks refuse are
+        found by halving the batch (a row refused on its own is bad), written to the
+        dead-letter file with the reason and counted, and the rest go on as one batch (None
+        when none is left)."""
+        if self.plan.max_bad_records is None:
+            return self.events(frame)
+        try:
+            return self.events(frame)
+        except DatasetError:
+            good, bad = self._split(frame.reset_index(drop=True))
+        if bad:
+            self._dead_letter(bad)
+        return self.events(pd.concat(good, ignore_index=True)) if good else None
+
+    def _split(
+        self, frame: pd.DataFrame
+    ) -> tuple[list[pd.DataFrame], list[tuple[pd.DataFrame, str]]]:
+        try:
+            self.events(frame)
+            return [frame], []
+        except DatasetError as exc:
+            if len(frame) == 1:
+                return [], [(frame, str(exc).splitlines()[0])]
+        half = len(frame) // 2
+        g1, b1 = self._split(frame.iloc[:half])
+        g2, b2 = self._split(frame.iloc[half:])
+        return g1 + g2, b1 + b2
+
+    def _dead_letter(self, bad: list[tuple[pd.DataFrame, str]]) -> None:
+        import uuid
+
+        from apache_beam.io.filesystems import FileSystems
+
+        self.bad += len(bad)
+        limit = int(self.plan.max_bad_records or 0)
+        if self.bad > limit:
+            raise DatasetError(
+                f"More than --max-bad-records {limit} rows were refused ({bad[-1][1]}). "
+                "Fix the files (the rows refused so far are in the dead-letter files "
+                f"{self.plan.dead_letter}-*.csv) and run the command again: the rerun finishes "
+                "the table."
+            )
+        rows = pd.concat([f.assign(_error=why) for f, why in bad], ignore_index=True)
+        path = f"{self.plan.dead_letter}-{uuid.uuid4().hex[:12]}.csv"
+        with FileSystems.create(path) as fh:
+            fh.write(rows.to_csv(index=False).encode())
+        count("bad_records", len(bad))
+
+
+class ParseEvents(beam.DoFn):
     """A batch as read → its events as ``from_dataframe`` makes them (times parsed, values
-    checked) in the design's dtypes and precision: parsed once for both paths of a design with
-    summary rows (parsing the times of text is most of a batch's work)."""
-    if not len(frame):
-        return
-    ds = plan.source.dataset(frame)
-    where = f"a batch of {len(frame):,} events"
-    ds.frame = conform(ds.frame, plan.schema.shape.dtypes, where)
-    check_precision(ds, plan.precision, where)
-    yield ds.frame
+    checked, refused rows sent to the dead-letter file) in the design's dtypes and precision:
+    parsed once for both paths of a design with summary rows (parsing the times of text is most
+    of a batch's work), so both paths see the same events."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+
+    def setup(self) -> None:
+        self.checks = BatchChecks(self.plan)
+
+    def process(self, frame: pd.DataFrame) -> Iterator[pd.DataFrame]:
+        if not len(frame):
+            return
+        ds = self.checks.checked(frame)
+        if ds is not None:
+            yield ds.frame
 
 
 class KeyByBucket(beam.DoFn):

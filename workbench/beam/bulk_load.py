@@ -6,28 +6,38 @@ The same code runs on the DirectRunner (tests, one machine) and on Dataflow (opt
    client and Beam's own Bigtable sink read it); otherwise Cloud Bigtable, reached only with the
    production opt-in (``WORKBENCH_ALLOW_PRODUCTION=1`` or ``--allow-production``), checked by
    :class:`~workbench.bigtable.connection.Connection` before any socket, exactly as ``load``.
-2. **Design** (:func:`plan`): ``wb.preset(sample, PATTERN)`` on the first events of the first
-   file (``sample_events``), bound to them: a named dataset's preset when ``name`` and the
-   columns are that dataset's, else the design built from the data's shape (time precision,
-   gaps). Every batch's columns are then held to the sample's dtypes (an integer measure stays
-   written as ``5``, not ``5.0``); a batch that cannot be (a missing value in a column the
-   sample holds as integers) stops the pipeline naming the column.
+2. **Design** (:func:`design`): ``wb.preset(sample, PATTERN)`` on the whole input's shape
+   sample (``sources.shape_sample``: whole series, as ``from_parquet`` / ``from_csv`` take it),
+   after ``preflight`` checked the runner, every file's columns and types, times before 1970
+   and duplicates: a named dataset's preset when ``name`` and the columns are that dataset's,
+   else the design built from the data's shape (time precision, gaps). Every batch's columns
+   are then held to the sample's dtypes (an integer measure stays written as ``5``, not
+   ``5.0``); a batch that cannot be stops the pipeline naming the column, or with
+   ``--max-bad-records`` sends its refused rows to the dead-letter file.
 3. **Tables** (:func:`prepare_tables`): the same admin path and checks as ``load`` —
    ``admin.table_families``, the emulator's storable GC rules, the design record,
-   ``ownership.check_existing`` (a table that exists must be empty and this design's: a
-   bulk load never writes into data), ``admin.ensure_tables(create_only=)`` and the race check.
-4. **Pipeline** (:func:`build`): the files read in parallel by Beam — Parquet by row groups
-   (``ReadFromParquetBatched``, converted as ``from_parquet`` does), CSV by byte ranges any
-   worker takes (pandas, with ``from_csv``'s read options; the quotes before each range tell a
-   quoted field's line break from a row's end; a compressed file is one range) → ``from_dataframe``
-   → ``Schema.to_cells`` → ``write_cells`` (the workbench's writer, not Beam's
-   ``WriteToBigTable``, whose ``DirectRow`` path measured 3.4–9.4× slower). A design with
-   summary rows (G29) writes its events' cells straight from the batches read and builds each
-   summary row from the events of one (entity, group of whole buckets) key
-   (``CombinePerKey``): no element holds an entity's whole history. A design with aggregate families groups each
-   entity's events (``GroupByKey``), so the writer combines every cell from all of its events.
+   ``ownership.check_existing`` (a table that exists must be empty, or hold this design's
+   record: the rerun of a failed or killed bulk load, which it finishes — SetCell is
+   idempotent), ``admin.ensure_tables(create_only=)`` and the race check.
+4. **Pipeline** (:func:`build`): the files read in parallel by Beam (``sources.read_events``) —
+   Parquet by row groups (``ReadFromParquetBatched``, converted as ``from_parquet`` does), CSV
+   by byte ranges any worker takes (pandas, with ``from_csv``'s read options; the quotes before
+   each range tell a quoted field's line break from a row's end; a compressed file is one
+   range); a file with duplicates left out (``--duplicates``) is read whole, as its rows'
+   numbers in the file say which to leave out → ``from_dataframe`` → ``Schema.to_cells`` →
+   ``write_cells`` (the workbench's writer, not Beam's ``WriteToBigTable``, whose ``DirectRow``
+   path measured 3.4–9.4× slower). A design with summary rows (G29) writes its events' cells
+   straight from the batches read and builds each summary row from the events of one (entity,
+   group of whole buckets) key (``CombinePerKey``): no element holds an entity's whole history.
+   A design with aggregate families groups each entity's events (``GroupByKey``), so the writer
+   combines every cell from all of its events.
 5. **Counts** (:class:`BulkReport`): Beam counters of events read, events, cells built and
    cells written, compared at the end (equal, or the run fails).
+
+Why one module: the pipeline's steps share the one ``Plan`` a run is launched with (the design,
+the tables, the dropped duplicates, the dead-letter limit, the pacing) and count into the same
+Beam counters the report compares; the readers live in ``sources.py`` and a batch's checks
+and keys in ``batches.py``.
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..cells import CellFrame
@@ -55,18 +66,25 @@ except ImportError as exc:  # pragma: no cover - the extra is installed by make 
     ) from None
 
 from .batches import (  # noqa: E402 (after the check above)
+    BatchChecks,
     BucketEvents,
     KeyByBucket,
+    ParseEvents,
     by_entity,
-    check_precision,
-    conform,
-    parse_events,
 )
 from .sources import NAMESPACE, Source, count, read_events  # noqa: E402
 
 BATCH_EVENTS = 200_000  # events per batch turned into cells and written (one write_cells call)
-SAMPLE_EVENTS = 100_000  # events of the first file the design is derived from
-_COUNTERS = ("events_read", "events", "cells_built", "cells_written", "rows_written", "requests")
+_COUNTERS = (
+    "events_read",
+    "duplicates_dropped",
+    "bad_records",
+    "events",
+    "cells_built",
+    "cells_written",
+    "rows_written",
+    "requests",
+)
 
 
 # ----------------------------------------------------------------------------- target
@@ -134,6 +152,12 @@ class Plan:
     writers: int = 1
     # summary buckets per group (batches.group_span): consecutive whole buckets of one entity
     group_span: int = 1
+    # rows left out as duplicates (--duplicates first|last): file → data row numbers, from 0
+    drop: Mapping[str, np.ndarray] = field(default_factory=dict)
+    # --max-bad-records: rows a batch's input checks refuse are written to CSV files named
+    # dead_letter-<id>.csv instead of stopping the run, up to this many (None: none allowed)
+    max_bad_records: int | None = None
+    dead_letter: str | None = None
 
     @property
     def per_process_rate(self) -> float | None:
@@ -190,9 +214,20 @@ def prepare_tables(
                 )
     record = None if conn.is_production else ownership.record_family(schema, dataset_name)
     ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
+    # append only into a table whose design record is this load's: a rerun after a failed or
+    # killed bulk load (the record is on the emulator only; a real instance's table must be empty)
     existing = ownership.check_existing(
-        conn, ids, stored, CellFrame.empty(), schema, table_id, record=record, dataset=dataset_name
+        conn,
+        ids,
+        stored,
+        CellFrame.empty(),
+        schema,
+        table_id,
+        append=record is not None,
+        record=record,
+        dataset=dataset_name,
     )
+    notes += _resumed(conn, ids, existing, fams)
     tables, specs = ownership.create_claimed(
         conn, schema, table_id, stored, ids, existing, record, confirm, "bulk load", splits
     )
@@ -200,10 +235,41 @@ def prepare_tables(
         logical = next(t for t, p in tables.items() if p == spec.table_id)
         if not spec.created and (splits or {}).get(logical):
             notes.append(
-                f"Table {spec.table_id!r} existed (empty): it keeps the tablets it has; the split "
+                f"Table {spec.table_id!r} existed: it keeps the tablets it has; the split "
                 "points are given only to a table this load creates."
             )
     return tables, fams, notes
+
+
+def _resumed(
+    conn: Any, ids: Mapping[str, str], existing: set[str], fams: Mapping[str, Iterable[Family]]
+) -> list[str]:
+    """What a rerun found: tables of this design (their record) that hold rows already, which
+    the load finishes (SetCell is idempotent: a cell written again with the same timestamp and
+    value is the same cell). An aggregate family's AddToCell is not: such a table is refused."""
+    from ..bigtable.ownership import foreign_row
+
+    notes = []
+    for logical, physical in ids.items():
+        if (
+            physical not in existing
+            or not foreign_row(conn, physical, logical, CellFrame.empty())[2]
+        ):
+            continue
+        agg = [f.name for f in fams.get(logical, ()) if f.aggregate]
+        if agg:
+            raise WriteError(
+                f"Table {physical!r} holds rows of this design already (an earlier bulk load), "
+                f"and its aggregate families {agg} add every event again (AddToCell is not "
+                "idempotent), so it cannot be finished by a rerun. Drop it (cbt deletetable "
+                f"{physical}) and run the command again. Nothing was written."
+            )
+        notes.append(
+            f"Table {physical!r} exists with this design's record and holds rows (an earlier "
+            "bulk load that failed or was stopped): finishing it — every event is written "
+            "again, and a cell written again is the same cell (SetCell is idempotent)."
+        )
+    return notes
 
 
 def reducers_of(fams: Mapping[str, Iterable[Family]]) -> dict[str, dict[str, str]]:
@@ -228,6 +294,7 @@ class WriteEvents(beam.DoFn):
         self.shared = Shared()  # one rate limiter per worker process, for all its threads
 
     def setup(self) -> None:
+        self.checks = BatchChecks(self.plan)
         self.conn = self.plan.target.connect()
         rate = self.plan.per_process_rate
         if rate is not None:
@@ -250,17 +317,15 @@ class WriteEvents(beam.DoFn):
         return self.plan.schema.to_cells(ds)
 
     def write(self, frame: pd.DataFrame) -> None:
-        from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_loadable, check_row_depth
+        from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_row_depth
         from ..bigtable.writer import write_cells
 
         if not len(frame):
             return
         plan, schema = self.plan, self.plan.schema
-        ds = plan.source.dataset(frame)
-        where = f"a batch of {len(frame):,} events"
-        ds.frame = conform(ds.frame, schema.shape.dtypes, where)
-        check_precision(ds, plan.precision, where)
-        check_loadable(ds)
+        ds = self.checks.checked(frame)
+        if ds is None:
+            return
         cells = self.cells_of(ds)
         if not self.conn.is_production and self.counts_events:
             check_row_depth(cells, ds, schema, EMULATOR_MAX_ROW_CELLS)
@@ -340,12 +405,12 @@ class WriteSummaries(WriteGroups):
 def build(pipeline: Any, plan: Plan) -> None:
     """The pipeline's steps: read → (events keyed by entity and bucket) → cells → write."""
     src = plan.source
-    frames = read_events(pipeline, src, plan.batch_events)
+    frames = read_events(pipeline, src, plan.batch_events, plan.drop)
     if plan.schema.aggregates is not None and not any(plan.reducers.values()):
         # summary rows (G29): the events' own cells need no grouping; the summaries are built
         # per (entity, a few whole buckets), so no element holds an entity's whole history
         events_only = replace(plan, schema=replace(plan.schema, aggregates=None))
-        events = frames | "Parse events" >> beam.FlatMap(parse_events, plan)
+        events = frames | "Parse events" >> beam.ParDo(ParseEvents(plan))
         _ = events | "Event cells to Bigtable" >> beam.ParDo(WriteEvents(events_only))
         _ = (
             events
@@ -379,6 +444,7 @@ class BulkReport:
     # (entity, buckets) group summary rows are built from; ``part_events``, of each part of a
     # batch sent to a group
     sizes: Mapping[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    dead_letter: str | None = None
 
     @property
     def rows_per_s(self) -> float:
@@ -387,10 +453,9 @@ class BulkReport:
     def mismatches(self) -> list[str]:
         c = self.counts
         out = []
-        if c.get("events", 0) != c.get("events_read", 0):
-            out.append(
-                f"events: {c.get('events_read', 0):,} read, {c.get('events', 0):,} turned into cells"
-            )
+        kept = c.get("events_read", 0) - c.get("duplicates_dropped", 0) - c.get("bad_records", 0)
+        if c.get("events", 0) != kept:
+            out.append(f"events: {kept:,} read and kept, {c.get('events', 0):,} turned into cells")
         if c.get("cells_written", 0) != c.get("cells_built", 0):
             out.append(
                 f"cells: {c.get('cells_built', 0):,} built, {c.get('cells_written', 0):,} written"
@@ -400,18 +465,22 @@ class BulkReport:
     def lines(self) -> list[str]:
         c = self.counts
         ok = "✔ equal" if not self.mismatches() else "✘ differ"
-        return (
-            [
-                f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
-                f"{c.get('events', 0):>14,}",
-                f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
-                f"{c.get('cells_built', 0):>26,}   {ok}",
-                f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
-                f"requests, {self.elapsed_s:.1f} s ({self.rows_per_s:,.0f} rows/s)",
-            ]
-            + self.group_lines()
-            + self.paced_lines()
-        )
+        dropped = c.get("duplicates_dropped", 0)
+        kept = [f"duplicates left out{dropped:>14,}   (--duplicates: one event kept of each pair)"]
+        bad = c.get("bad_records", 0)
+        dead = [f"bad records        {bad:>14,}   refused, written to {self.dead_letter}-*.csv"]
+        return [
+            f"events read        {c.get('events_read', 0):>14,}   expected (turned into cells) "
+            f"{c.get('events', 0):>14,}",
+            *(kept if dropped else []),
+            *(dead if bad else []),
+            f"cells written      {c.get('cells_written', 0):>14,}   expected (built) "
+            f"{c.get('cells_built', 0):>26,}   {ok}",
+            f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
+            f"requests, {self.elapsed_s:.1f} s ({self.rows_per_s:,.0f} rows/s)",
+            *self.group_lines(),
+            *self.paced_lines(),
+        ]
 
     def group_lines(self) -> list[str]:
         """How large the summary rows' groups were: one (entity, bucket) each, G29."""
@@ -469,8 +538,21 @@ def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
     if not wait:
         return None
     result.wait_until_finish()
-    elapsed = time.perf_counter() - t0
-    report = BulkReport(counters(result), elapsed, dict(plan.tables), distributions(result))
+    report = BulkReport(
+        counters(result),
+        time.perf_counter() - t0,
+        dict(plan.tables),
+        sizes=distributions(result),
+        dead_letter=plan.dead_letter,
+    )
+    bad = report.counts.get("bad_records", 0)
+    if plan.max_bad_records is not None and bad > plan.max_bad_records:
+        raise WriteError(
+            f"{bad:,} rows were refused, more than --max-bad-records {plan.max_bad_records:,} "
+            f"(each writing process kept to the limit alone): they are in "
+            f"{plan.dead_letter}-*.csv. Fix the files and run the command again: the rerun "
+            "finishes the table."
+        )
     if report.mismatches():
         raise WriteError(
             "The bulk load's counts differ from what was expected: "

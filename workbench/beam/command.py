@@ -7,12 +7,13 @@ Its own options are parsed here; every other option is Beam's (``--runner``, ``-
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
 from ..errors import WorkbenchError
-from . import batches, sources, splits
+from . import batches, preflight, sources, splits
 from . import bulk_load as bl
 from .template import LAUNCH_MARK, command_argv
 
@@ -60,7 +61,19 @@ def parser() -> argparse.ArgumentParser:
         help="the production opt-in (or WORKBENCH_ALLOW_PRODUCTION=1)",
     )
     p.add_argument("--batch-events", type=int, default=bl.BATCH_EVENTS)
-    p.add_argument("--sample-events", type=int, default=bl.SAMPLE_EVENTS)
+    p.add_argument(
+        "--sample-events",
+        type=int,
+        help="events of the whole input's shape sample the design is derived from (whole "
+        "series; default: from_parquet's / from_csv's)",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=["error", "first", "last"],
+        default="error",
+        help="the same entity and time more than once in the input: refuse (default), or keep "
+        "the first or last of each in file order",
+    )
     p.add_argument(
         "--pre-split",
         action=argparse.BooleanOptionalAction,
@@ -77,6 +90,18 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         help="the cluster's nodes the split points are computed for (default 3)",
     )
+    p.add_argument(
+        "--max-bad-records",
+        type=int,
+        help="rows the input checks refuse mid-run (a missing time, a fraction in an integer "
+        "column, ...) written to the dead-letter file instead of stopping the run, up to N "
+        "(default: none, the first stops it)",
+    )
+    p.add_argument(
+        "--dead-letter",
+        help="the dead-letter files' path prefix, local or gs:// (PREFIX-<id>.csv; default: "
+        "the table ID + '.dead-letter' in the current folder)",
+    )
     p.add_argument("--app-profile", help="the app profile every write request names")
     p.add_argument(
         "--max-mutations-per-s",
@@ -91,12 +116,18 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def plan(args: argparse.Namespace, writers: int = 1) -> tuple[bl.Plan, str, list[str]]:
-    """Target checks, the design from the first events, the tables: (plan, target, notes).
-    The production opt-in is checked first, before the files are read or any request is sent.
-    ``writers``: the processes that write at once (the rate limit is divided among them)."""
+def plan(
+    args: argparse.Namespace, writers: int = 1, options: Any = None, beam_argv: Sequence[str] = ()
+) -> tuple[bl.Plan, str, list[str]]:
+    """Target checks, the runner, every file, the design from the whole input, the tables:
+    (plan, target, notes). The production opt-in is checked first, before the files are read
+    or any request is sent; everything else that can refuse comes before the first table is
+    created. ``writers``: the processes that write at once (the rate limit is divided among
+    them)."""
     target, conn = bl.Target.open(args.project, args.instance, args.allow_production)
     try:
+        if options is not None:
+            preflight.check_runner(options, beam_argv)
         return _plan(args, target, conn, writers)
     finally:
         conn.close()
@@ -123,9 +154,27 @@ def _plan(
         source = _replace(source, csv_options=sources.csv_options(files[0], source, args.sep))
     else:
         source = _replace(source, columns=sources.parquet_columns(files[0], source))
-    sample = source.dataset(sources.first_events(source, files[0], args.sample_events))
+    columns = {f: preflight.file_columns(f, kind, source.csv_options) for f in files}
+    wanted = None
+    if args.attributes is not None:
+        wanted = {*source.entity, source.time, *source.measures, *(source.attributes or ())}
+    preflight.check_same_columns(columns, wanted)
+    found = preflight.scan(
+        files,
+        kind,
+        source.entity,
+        source.time,
+        source.naive_tz,
+        source.csv_options.get("sep"),
+        args.duplicates,
+    )
+    sample = sources.shape_sample(source, files, args.duplicates, args.sample_events)
     schema, precision = bl.design(sample, args.design, dict(args.param))
-    head = [f"{len(files)} file(s) ({kind}), design {schema.name!r}"]
+    head = [
+        f"{len(files)} file(s) ({kind}), design {schema.name!r}, derived from "
+        f"{len(sample.frame):,} events of the whole input's shape",
+        *found.notes,
+    ]
     cuts: dict[str, list[str]] = {}
     if args.pre_split:
         cuts, where = splits.split_points(sample, schema, args.events_per_s, args.nodes)
@@ -151,6 +200,9 @@ def _plan(
         max_mutations_per_s=args.max_mutations_per_s,
         writers=writers,
         group_span=_span(sample, schema, args.batch_events),
+        drop=found.drop,
+        max_bad_records=args.max_bad_records,
+        dead_letter=args.dead_letter or f"{args.table}.dead-letter",
     )
     return p, conn.target, [*head, *notes]
 
@@ -172,9 +224,50 @@ def main_bulk_load(argv: Sequence[str], launched: bool = False) -> int:
     """``workbench bulk-load``: 0 when every count matched, 2 on a refusal or bad input.
     ``launched``: run by a Flex Template's launcher, which must return once the job is
     submitted (Dataflow's rule), so the counts are not waited for."""
+    try:
+        return _main(list(argv), launched)
+    except WorkbenchError as exc:  # the command's flags, never Python arguments
+        exc.args = (as_flags(str(exc)), *exc.args[1:])
+        raise
+
+
+# Python arguments a shared check's message names → this command's flags
+_FLAGS = (
+    (re.compile(r"\bnaive_tz=(['\"]?)([^'\"\s,)]*)\1"), r"--naive-tz \2"),
+    (re.compile(r"\bduplicates='first' or 'last'"), "--duplicates first or --duplicates last"),
+    (re.compile(r"\bduplicates=(['\"])(\w+)\1"), r"--duplicates \2"),
+    (
+        re.compile(r"\b(pass )?accept_loss=True[^.;]*"),
+        "choose a design that keys every event apart (a bulk load writes every event: it has "
+        "no --accept-loss)",
+    ),
+    (
+        re.compile(r"\bpass append=True"),
+        "load them into a table of their own, or from Python with wb.load's append option (a "
+        "bulk load adds only to an unfinished table of its own design)",
+    ),
+    (re.compile(r"\bsample_events=|\bshape_events="), "--sample-events "),
+    (re.compile(r" \(or table\.drop\(\) on its handle\)"), ""),
+    (
+        re.compile(
+            r"load again; otherwise load under another ID: emu\.load\([^)]*table_id='"
+            r"([^']*)'\), or leave table_id unset \([^)]*\)"
+        ),
+        r"run the command again; otherwise load under another ID: --table \1",
+    ),
+)
+
+
+def as_flags(message: str) -> str:
+    """A message as the command line says it: ``naive_tz='UTC'`` → ``--naive-tz UTC``, ..."""
+    for pattern, flag in _FLAGS:
+        message = pattern.sub(flag, message)
+    return message
+
+
+def _main(argv: list[str], launched: bool) -> int:
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    argv = list(argv)
     launched = launched or LAUNCH_MARK in argv
     if LAUNCH_MARK in argv:  # a Flex Template's parameters, back into this command line
         argv = command_argv(parser(), [a for a in argv if a != LAUNCH_MARK])
@@ -198,7 +291,7 @@ def main_bulk_load(argv: Sequence[str], launched: bool = False) -> int:
         from .pacing import writer_processes
 
         writers = writer_processes(options)
-    p, where, notes = plan(args, writers)
+    p, where, notes = plan(args, writers, options, beam_args)
     for line in notes:
         print(line)
     if p.per_process_rate is not None:
@@ -228,3 +321,7 @@ def check_numbers(args: argparse.Namespace) -> None:
     ):
         if value is not None and not value > 0:
             raise WorkbenchError(f"{flag} must be above 0, got {value}. Nothing was written.")
+    if args.max_bad_records is not None and args.max_bad_records < 0:
+        raise WorkbenchError(
+            f"--max-bad-records must be 0 or more, got {args.max_bad_records}. Nothing was written."
+        )

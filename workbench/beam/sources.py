@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import apache_beam as beam
+import numpy as np
 import pandas as pd
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
@@ -290,22 +291,61 @@ def count(name: str, n: int) -> None:
 # ----------------------------------------------------------------------------- reading
 
 
+def kept(frame: pd.DataFrame, drop: np.ndarray | None, offset: int) -> pd.DataFrame:
+    """A batch read (counted) without the rows ``drop`` leaves out as duplicates (counted):
+    ``offset``, the file's data row the batch starts at."""
+    from .preflight import drop_rows
+
+    count("events_read", len(frame))
+    out = drop_rows(frame, drop, offset)
+    if len(out) != len(frame):
+        count("duplicates_dropped", len(frame) - len(out))
+    return out
+
+
 class ReadCsvRange(beam.DoFn):
     """A range of a CSV file → its events, ``batch`` rows at a time (pandas, from_csv's options);
-    ``parities``: path → {range start: quotes before it and before its end, mod 2}."""
+    ``parities``: path → {range start: quotes before it and before its end, mod 2}; ``drop``:
+    file → the data rows left out as duplicates (such a file is one range, read whole, so each
+    row's number in its file is known)."""
 
-    def __init__(self, options: Mapping[str, Any], batch: int):
-        self.options, self.batch = dict(options), batch
+    def __init__(
+        self, options: Mapping[str, Any], batch: int, drop: Mapping[str, np.ndarray] | None = None
+    ):
+        self.options, self.batch, self.drop = dict(options), batch, dict(drop or {})
 
     def process(self, r: CsvRange, parities: Mapping[str, Any]) -> Iterator[pd.DataFrame]:
         odd = parities.get(r.path, {}).get(r.start, (0, 0))
+        drop = self.drop.get(r.path) if r.end < 0 else None
+        offset = 0
         for frame in range_frames(r, odd, self.options, self.batch):
-            count("events_read", len(frame))
-            yield frame
+            yield kept(frame, drop, offset)
+            offset += len(frame)
 
 
-def _ranges(match: Any, range_bytes: int) -> list[CsvRange]:
-    return csv_ranges(match.path, match.size_in_bytes, range_bytes)
+class ReadParquet(beam.DoFn):
+    """A matched Parquet file → its events in batches, converted as ``from_parquet`` does,
+    without the rows ``drop`` leaves out: used only when duplicates are left out, as it needs
+    each row's place in its file (the file is the unit of parallel work here)."""
+
+    def __init__(self, columns: Iterable[str], batch: int, drop: Mapping[str, np.ndarray]):
+        self.columns, self.batch, self.drop = list(columns), batch, dict(drop)
+
+    def process(self, readable: Any) -> Iterator[pd.DataFrame]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        drop, offset = self.drop.get(readable.metadata.path), 0
+        with readable.open() as fh:
+            for b in pq.ParquetFile(fh).iter_batches(batch_size=self.batch, columns=self.columns):
+                frame = arrow_frame(pa.Table.from_batches([b]))
+                yield kept(frame, drop, offset)
+                offset += len(frame)
+
+
+def _ranges(match: Any, range_bytes: int, whole: frozenset[str]) -> list[CsvRange]:
+    size = -1 if match.path in whole else range_bytes  # a file with rows to drop: one range
+    return csv_ranges(match.path, match.size_in_bytes, size)
 
 
 def _parity(r: CsvRange) -> tuple[str, tuple[int, int]]:
@@ -318,37 +358,117 @@ def _parquet_frame(table: Any) -> pd.DataFrame:
     return frame
 
 
-def read_events(pipeline: Any, src: Source, batch: int) -> Any:
+def read_events(
+    pipeline: Any, src: Source, batch: int, drop: Mapping[str, np.ndarray] | None = None
+) -> Any:
     """The files' events as a PCollection of frames, read in parallel: Parquet by row groups
-    (``ReadFromParquetBatched``, Beam's splittable source), CSV by byte ranges."""
+    (``ReadFromParquetBatched``, Beam's splittable source), CSV by byte ranges; ``drop``: file →
+    the data rows ``--duplicates`` leaves out (counted as read and as dropped)."""
+    from apache_beam.io import fileio
+
+    drop = dict(drop or {})
+    if src.kind == "parquet" and drop:
+        return (
+            pipeline
+            | "Match Parquet" >> fileio.MatchFiles(src.pattern)
+            | "Open Parquet" >> fileio.ReadMatches()
+            | "Read Parquet" >> beam.ParDo(ReadParquet(src.columns or (), batch, drop))
+        )
     if src.kind == "parquet":
         from apache_beam.io.parquetio import ReadFromParquetBatched
 
-        frames = (
+        return (
             pipeline
             | "Read Parquet" >> ReadFromParquetBatched(src.pattern, columns=list(src.columns or ()))
             | "Arrow to pandas" >> beam.Map(_parquet_frame)
         )
-    else:
-        from apache_beam.io import fileio
+    # splittable: each file cut into byte ranges any worker reads (after a reshuffle), a quoted
+    # field's line breaks told apart by the quotes before each range
+    ranges = (
+        pipeline
+        | "Match CSV" >> fileio.MatchFiles(src.pattern)
+        | "CSV ranges" >> beam.FlatMap(_ranges, src.range_bytes, frozenset(drop))
+    )
+    parities = (
+        ranges
+        | "Quotes per range" >> beam.Map(_parity)
+        | "Ranges per file" >> beam.GroupByKey()
+        | "Quotes before ranges" >> beam.Map(parities_before)
+    )
+    return (
+        ranges
+        | "Spread ranges" >> beam.Reshuffle()
+        | "Read CSV"
+        >> beam.ParDo(ReadCsvRange(src.csv_options, batch, drop), beam.pvalue.AsDict(parities))
+    )
 
-        # splittable: each file cut into byte ranges any worker reads (after a reshuffle),
-        # a quoted field's line breaks told apart by the quotes before each range
-        ranges = (
-            pipeline
-            | "Match CSV" >> fileio.MatchFiles(src.pattern)
-            | "CSV ranges" >> beam.FlatMap(_ranges, src.range_bytes)
-        )
-        parities = (
-            ranges
-            | "Quotes per range" >> beam.Map(_parity)
-            | "Ranges per file" >> beam.GroupByKey()
-            | "Quotes before ranges" >> beam.Map(parities_before)
-        )
-        frames = (
-            ranges
-            | "Spread ranges" >> beam.Reshuffle()
-            | "Read CSV"
-            >> beam.ParDo(ReadCsvRange(src.csv_options, batch), beam.pvalue.AsDict(parities))
-        )
-    return frames
+
+def shape_sample(
+    source: Source, files: list[str], duplicates: str, shape_events: int | None
+) -> Any:
+    """The events the design and split points are derived from: the whole input's shape
+    sample, as ``from_parquet`` / ``from_csv`` take it (whole series, chosen by CRC-32, about
+    ``shape_events`` events — their default when None — with the whole files' counts), so the
+    design is the one ``load`` would choose for all the files. Remote files (``gs://``): the
+    first ``shape_events`` (default ``SHAPE_EVENTS``) events of the first file."""
+    from ..datasets.shape_sample import SHAPE_EVENTS
+
+    common: dict[str, Any] = {
+        "entity": list(source.entity) or None,
+        "time": source.time,
+        "measures": list(source.measures),
+        "attributes": None if source.attributes is None else list(source.attributes),
+        "name": source.name,
+        "naive_tz": source.naive_tz,
+        "duplicates": duplicates,
+        "queries": [],
+        "progress": False,
+    }
+    if any("://" in f for f in files):
+        return source.dataset(first_events(source, files[0], shape_events or SHAPE_EVENTS))
+    # a shape sample far smaller than the series' sizes can keep no series at all (the CRC-32
+    # share picks none): ask for more, up to every event
+    tries = [shape_events, *(shape_events * k for k in (10, 100)), None] if shape_events else [None]
+    for n in tries:
+        try:
+            return _local_sample(source, files, n, common)
+        except DatasetError as exc:
+            if n is None or not str(exc).startswith("The frame is empty"):
+                raise
+    raise AssertionError("unreachable: the last try keeps every event")
+
+
+def _local_sample(
+    source: Source, files: list[str], shape_events: int | None, common: dict[str, Any]
+) -> Any:
+    from ..datasets.shape_sample import SHAPE_EVENTS
+
+    if source.kind == "parquet":
+        from ..datasets.parquet import from_parquet
+
+        return from_parquet(files, shape_events=shape_events, **common)
+    from ..datasets.byo import from_csv
+
+    opts: dict[str, Any] = {"sep": source.csv_options.get("sep")}
+    if len(files) == 1:
+        return from_csv(files[0], shape_events=shape_events, **common, **opts)
+    return _csv_files_sample(files, shape_events or SHAPE_EVENTS, common, opts)
+
+
+def _csv_files_sample(
+    files: list[str], n: int, common: dict[str, Any], opts: dict[str, Any]
+) -> Any:
+    """Several CSV files: the same share of series (``from_csv(sample=)``, by CRC-32: the same
+    series in every file) from each, about ``n`` events in all, as one Dataset."""
+    from pathlib import Path
+
+    from ..datasets.byo import from_csv, from_dataframe
+    from ..datasets.shape_sample import estimate_events
+
+    total = sum(estimate_events(Path(f)) for f in files)
+    share = None if total <= n or not common["entity"] else n / total
+    parts = [from_csv(f, sample=share, **common, **opts) for f in files]
+    frame = pd.concat([p.frame for p in parts], ignore_index=True)
+    keep = {k: v for k, v in common.items() if k not in ("progress", "naive_tz")}
+    keep["attributes"] = list(parts[0].attributes)
+    return from_dataframe(frame, **keep)

@@ -16,6 +16,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..datasets.workload import Workload
 from ..errors import SchemaError
 from ..schema.families import Family, cbt_family, cbt_inline
 
@@ -27,11 +28,12 @@ def split_points(
     on ``sample`` at ``events_per_s`` on ``nodes`` nodes (defaults: ``analyze``'s)."""
     from ..analysis.overview import analyze
 
-    kd = analyze(sample, schema, nodes=nodes, events_per_s=events_per_s).keyspace
+    wl = Workload(events_per_s=events_per_s)
+    kd = analyze(sample, schema, nodes=nodes, workload=wl).keyspace
     rate = "the data's own rate" if events_per_s is None else f"{events_per_s:,.0f} events/s"
     where = (
         f"the load model at {rate} ({_rate(kd.write_rate_per_s)} row mutations/s at the peak) on "
-        f"{kd.nodes} nodes, over the first {len(sample):,} events"
+        f"{kd.nodes} nodes, over the {len(sample):,} events the design was derived from"
     )
     return kd.split_keys(), where
 

@@ -56,6 +56,7 @@ REGEXES = {
     "design": r"^[a-z][a-z0-9_]*$",
     "param": r"^[A-Za-z_][A-Za-z0-9_]*=[^,=\n\r]+(,[A-Za-z_][A-Za-z0-9_]*=[^,=\n\r]+)*$",
     "format": r"^(csv|parquet)$",
+    "duplicates": r"^(error|first|last)$",
     "sep": r"^[^\n\r]$",  # one character
     "project": r"^[a-z][-a-z0-9]{4,28}[a-z0-9]$",  # Google Cloud project IDs: 6-30
     "instance": r"^[a-z][-a-z0-9]{4,31}[a-z0-9]$",  # Bigtable instance IDs: 6-33
@@ -67,6 +68,8 @@ REGEXES = {
     "pre_split": _SWITCH,
     "events_per_s": _RATE,
     "nodes": _COUNT,
+    "max_bad_records": r"^[0-9]+$",
+    "dead_letter": r"^(gs://)?[^\s]+$",
     "app_profile": r"^[_a-zA-Z0-9][-_.a-zA-Z0-9]{0,49}$",
     "max_mutations_per_s": _RATE,
 }

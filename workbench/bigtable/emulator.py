@@ -4,6 +4,10 @@ The workbench never fakes Bigtable: every write and read in a notebook or a test
 goes to the emulator shipped with the Google Cloud SDK. This module owns the
 process: it finds the binary, starts it on a free loopback port, waits until it
 answers an RPC, and stops exactly the process it started (never one it reused).
+
+Why one module: finding the binary, checking it is the emulator, starting, reusing and stopping
+it all read and write one record of the process (its pid, port and start time): split, each
+part would need the others' private state to tell a process it started from one it found.
 """
 
 from __future__ import annotations

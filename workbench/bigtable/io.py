@@ -17,9 +17,11 @@ emulator), the write, the verification and the handle's query runs share one tab
 
 from __future__ import annotations
 
+import contextlib
 import html
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +30,7 @@ import pandas as pd
 
 from ..cells import CellFrame
 from ..errors import WorkbenchError, WriteError
-from . import admin, appends, ownership
+from . import admin, appends, lease, ownership
 from .appends import Overwrites
 from .batches import CELL_KEYS
 from .checks import (
@@ -41,6 +43,7 @@ from .checks import (
     check_memory as check_memory_need,
 )
 from .connection import Connection
+from .lease import LEASE_WAIT_S
 from .net import is_loopback
 from .reader import ReadResult, read_plan, read_table
 from .writer import WriteReport, write_cells
@@ -470,6 +473,43 @@ class TableHandle:
         return f"<TableHandle {self.table_ids} on {self.conn.target}, {len(self.cells):,} cells>"
 
 
+def _require_schema(schema: object, dataset: Dataset) -> None:
+    """Refuse a pattern name (or anything else) given where the design belongs."""
+    from ..schema.schema import Schema
+
+    if not isinstance(schema, Schema):
+        from ..errors import SchemaError
+
+        raise SchemaError(
+            f"load() needs a Schema as its second argument, got {type(schema).__name__} "
+            f"{schema!r}. Get one with wb.preset({dataset.name!r}, NAME) "
+            f"(names: wb.pattern_names({dataset.name!r})) or build a "
+            "wb.Schema. Nothing was written."
+        )
+
+
+def _storable(
+    conn: Connection, fams: dict[str, Any], cells: CellFrame
+) -> tuple[dict[str, Any], list[str]]:
+    """The families each table is created with, and what was changed and why: on the emulator
+    a GC rule that would drop the sample's own cells at once is stored so it keeps them
+    (``admin.storable_families``); a real instance gets exactly the designed rules."""
+    if conn.is_production:
+        return fams, []
+    oldest = (
+        {t: int(g.min()) for t, g in cells.frame.groupby("table")["timestamp_us"]}
+        if len(cells)
+        else {}
+    )
+    now = int(time.time() * 1_000_000)
+    stored: dict[str, Any] = {}
+    notes: list[str] = []
+    for t, fs in fams.items():
+        stored[t], n = admin.storable_families(fs, oldest.get(t), now)
+        notes += n
+    return stored, notes
+
+
 def load(
     conn: Connection,
     dataset: Dataset,
@@ -488,6 +528,7 @@ def load(
     costs: ReadCosts | None = None,
     append: bool = False,
     retention_s: float | None = None,
+    lease_wait_s: float = LEASE_WAIT_S,
 ) -> TableHandle:
     """Create the schema's tables, write the dataset's cells, verify (unless ``verify=False``).
 
@@ -499,6 +540,11 @@ def load(
     report attached (``err.report``, ``err.table``). A load whose estimated memory (emulator
     and kernel) exceeds what is available is refused before any request (``check_memory``).
 
+    On the emulator the load holds each table's lease (``lease.py``) from its checks to its
+    verification: while another load writes the table, this one waits up to ``lease_wait_s``
+    seconds (default 60; 0: refused at once) and is then refused before any write, naming
+    that load (host, pid, started at, design and dataset).
+
     Why one function: it is the order of a load (checks, tables, write, verify, register) with
     each step's failure handling in one place; the steps themselves are functions of their own
     (ensure_tables, write_cells, verify).
@@ -507,17 +553,7 @@ def load(
 
     require_dataset(dataset, "load")
     check_loadable(dataset)
-    from ..schema.schema import Schema
-
-    if not isinstance(schema, Schema):  # a pattern name given where the design belongs
-        from ..errors import SchemaError
-
-        raise SchemaError(
-            f"load() needs a Schema as its second argument, got {type(schema).__name__} "
-            f"{schema!r}. Get one with wb.preset({dataset.name!r}, NAME) "
-            f"(names: wb.pattern_names({dataset.name!r})) or build a "
-            "wb.Schema. Nothing was written."
-        )
+    _require_schema(schema, dataset)
     # TableHandle.run plans at the read costs and retention the analysis weighs candidates at
     # (``costs``, ``retention_s``: the notebook session's emulator passes the settings' own), so
     # it reads the plans ``analyze`` shows when no other workload is stated
@@ -543,29 +579,120 @@ def load(
     if max_row_cells is not None and not conn.is_production:
         check_row_depth(cells, dataset, schema, max_row_cells)
     fams = admin.table_families(schema)
-    stored, notes = fams, []
-    if not conn.is_production:  # a real instance gets exactly the designed rules
-        oldest = (
-            {t: int(g.min()) for t, g in cells.frame.groupby("table")["timestamp_us"]}
-            if len(cells)
-            else {}
-        )
-        now = int(time.time() * 1_000_000)
-        stored = {}
-        for t, fs in fams.items():
-            stored[t], n = admin.storable_families(fs, oldest.get(t), now)
-            notes += n
+    stored, notes = _storable(conn, fams, cells)
     # A table that exists already must hold this design and dataset (a rerun, or append=True),
-    # nothing else. On the emulator a lab shares, each table is created with its design record
-    # (an empty family, made atomically with the table): of two loaders racing to create one
-    # table ID, the one whose CreateTable loses finds the table made and changes nothing.
+    # nothing else: refused here, before anything is created. On the emulator a lab shares, each
+    # table is created with its design record and its lease family (empty families, made
+    # atomically with the table): of two loaders racing to create one table ID, the one whose
+    # CreateTable loses finds the table made and changes nothing.
     record = None if conn.is_production else ownership.record_family(schema, dataset.name)
     ids = admin.table_ids(table_id, list(stored), admin.main_table(schema))
     existing = ownership.check_existing(
         conn, ids, stored, cells, schema, table_id, append, record=record, dataset=dataset.name
     )
-    # What the load finds under its own keys: the events it overwrites, summary rows to combine
-    # with stored events, aggregate cells it must not replace (all before anything is changed)
+    created: tuple[str, ...] = ()
+    held: contextlib.AbstractContextManager[lease.Lease | None] = contextlib.nullcontext()
+    if record is not None:
+        new = {t: p for t, p in ids.items() if p not in existing}
+        if new:
+            _, specs = ownership.create_claimed(
+                conn,
+                schema,
+                table_id,
+                {t: stored[t] for t in new},
+                new,
+                set(),
+                record,
+                None,
+                "load",
+            )
+            created = tuple(s.table_id for s in specs if s.created)
+        # From its checks to its verification the load holds each table's lease (lease.py): a
+        # second writer waits or is refused, so two loads never interleave their reads and writes
+        held = lease.hold(
+            conn,
+            list(ids.values()),
+            design=schema.name or "schema",
+            dataset=dataset.name,
+            wait_s=lease_wait_s,
+        )
+    try:
+        with held as holding:
+            if holding is not None:  # checked again: another load may have written meanwhile
+                try:
+                    existing = ownership.check_existing(
+                        conn,
+                        ids,
+                        stored,
+                        cells,
+                        schema,
+                        table_id,
+                        append,
+                        record=record,
+                        dataset=dataset.name,
+                        fresh=set(created),
+                    )
+                except WriteError as exc:
+                    raise WriteError(lease.only_change(str(exc), holding.added)) from None
+                notes += holding.notes
+            handle = _write_held(
+                conn,
+                dataset,
+                schema,
+                table_id,
+                cells,
+                stored,
+                fams,
+                ids,
+                existing,
+                record,
+                created,
+                notes=[*notes, *([memory_note] if memory_note else [])],
+                confirm=confirm,
+                append=append,
+                progress=progress,
+                threads=threads,
+                resume_from=resume_from,
+                gc_now=gc_now,
+                guard=holding.check if holding is not None else None,
+            )
+            if verify:
+                handle.check_verified()
+    except BaseException as exc:  # the tables it created stay this kernel's to drop (wb.cleanup())
+        exc.created_tables = tuple(  # type: ignore[attr-defined]
+            dict.fromkeys((*created, *getattr(exc, "created_tables", ())))
+        )
+        raise
+    return handle
+
+
+def _write_held(
+    conn: Connection,
+    dataset: Dataset,
+    schema: Schema,
+    table_id: str,
+    cells: CellFrame,
+    stored: dict[str, tuple[Any, ...]],
+    fams: dict[str, tuple[Any, ...]],
+    ids: dict[str, str],
+    existing: set[str],
+    record: str | None,
+    created: tuple[str, ...],
+    *,
+    notes: list[str],
+    confirm: str | None,
+    append: bool,
+    progress: bool,
+    threads: int,
+    resume_from: tuple[str, str] | None,
+    gc_now: str | int | None,
+    guard: Callable[[], None] | None,
+) -> TableHandle:
+    """The part of a load its lease covers: what it finds under its own keys, the tables brought
+    up to date, the write."""
+    # What the load finds under its own keys: the events it overwrites, summary rows (G29) to
+    # combine with stored events (read under the lease: no other load writes them meanwhile), aggregate
+    # cells it must not replace (all before anything is changed)
     over, summaries = None, 0
     if existing:
         held = {t: p for t, p in ids.items() if p in existing}
@@ -574,9 +701,9 @@ def load(
         over = appends.overwrites(schema, dataset, found)
     # On a real instance, a changed GC rule of an existing table needs confirm=table_id.
     tables, specs = ownership.create_claimed(
-        conn, schema, table_id, stored, ids, existing, record, confirm, "load"
+        conn, schema, table_id, stored, ids, existing | set(created), record, confirm, "load"
     )
-    created = tuple(s.table_id for s in specs if s.created)
+    created = (*created, *(s.table_id for s in specs if s.created))
     try:
         report = write_cells(
             conn,
@@ -586,11 +713,12 @@ def load(
             threads=threads,
             reducers=_reducers(fams),
             resume_from=resume_from,
+            guard=guard,
         )
     except BaseException as exc:  # the tables stay this kernel's to drop (wb.cleanup())
         exc.created_tables = created  # type: ignore[attr-defined]
         raise
-    handle = TableHandle(
+    return TableHandle(
         conn=conn,
         schema=schema,
         dataset=dataset,
@@ -600,11 +728,8 @@ def load(
         families=fams,
         gc_now_us=_gc_now(cells, gc_now),
         write_report=report,
-        notes=[*notes, *([memory_note] if memory_note else []), *appends.describe(summaries, over)],
+        notes=[*notes, *appends.describe(summaries, over)],
         created=created,
         overwritten=over,
         appended=append and bool(existing),
     )
-    if verify:
-        handle.check_verified()
-    return handle

@@ -25,13 +25,18 @@ damaged one, a row this load would not write, a family its design does not have,
 values other than this load's mean the table holds another design or dataset (or earlier data:
 ``append=True``): the load is refused, with the command to drop it or the argument to pick
 another ID, and nothing is created, changed or written.
+
+**Who writes it now** is the lease's business (``lease.py``): a load takes each table's lease
+after these checks and before it reads stored rows, then checks again under it
+(``check_existing(fresh=)``), so a design racing another into a table made outside a load finds
+the winner's record, and only then adds its own (``create_claimed`` on the existing tables).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,6 +46,7 @@ from ..cells import CellFrame
 from ..errors import WriteError
 from . import admin
 from .connection import Connection
+from .lease import LEASE_FAMILY
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..schema.families import Family
@@ -129,7 +135,7 @@ def check_record(
     """True when ``physical`` records this design and dataset, False when it records none (made
     outside a load, or its record family was deleted); raises :class:`WriteError` when it
     records another design or dataset, or when its record is damaged."""
-    marks = sorted(f for f in stored if f.startswith(RECORD_PREFIX))
+    marks = sorted(f for f in stored if f.startswith(RECORD_PREFIX) and f != LEASE_FAMILY)
     if marks == [record]:
         return True
     if not marks:
@@ -167,13 +173,17 @@ def check_record(
 
 
 def _probe(conn: Connection, physical: str, logical: str, start: str | None) -> CellFrame:
-    """The first row at or after ``start`` (the table's first row when None)."""
+    """The first row at or after ``start`` (the table's first row when None). Two rows are
+    asked for: the reader leaves out the lease row (``lease.py``), which may be one of them."""
     from ..schema.plan import KeyRange, ReadPlan
     from .reader import read_plan
 
     ranges = () if start is None else (KeyRange(start=start),)
-    plan = ReadPlan("ownership probe", table=logical, ranges=ranges, rows_limit=1)
-    return read_plan(conn, physical, plan).cells
+    plan = ReadPlan("ownership probe", table=logical, ranges=ranges, rows_limit=2)
+    got = read_plan(conn, physical, plan).cells.frame
+    if len(got):
+        got = got[got["row_key"] == got["row_key"].iloc[0]].reset_index(drop=True)
+    return CellFrame(got)
 
 
 def _probe_starts(keys: np.ndarray) -> list[str | None]:
@@ -251,6 +261,7 @@ def check_existing(
     *,
     record: str | None = None,
     dataset: str = "",
+    fresh: Collection[str] = (),
 ) -> set[str]:
     """Refuse, before anything is created or written, to load into a table that holds another
     design or dataset; returns the physical IDs that exist already (a rerun writes into them).
@@ -264,14 +275,17 @@ def check_existing(
     With ``append=True`` a table of this design may also hold rows this load does not write,
     and other values under its keys (new data added to one's own table, e.g. the next day's
     readings; the load reports what it overwrote). Without a record (a real instance), rows
-    this design cannot read still refuse the load."""
+    this design cannot read still refuse the load.
+
+    ``fresh``: tables this load has just created (checked again under its lease): one still
+    empty is not returned (nothing stored to read); one another load of this design wrote into
+    meanwhile is checked as any existing table."""
     existing: set[str] = set()
     name = getattr(schema, "name", "") or "this design"
     for logical, physical in tables.items():
         stored = admin.get_families(conn, physical)
         if stored is None:
             continue
-        existing.add(physical)
         ours = record is not None and check_record(
             conn, physical, stored, record, table_id=table_id, design_name=name, dataset=dataset
         )
@@ -284,6 +298,9 @@ def check_existing(
                 "holds another design. " + way_out(conn, physical, table_id)
             )
         row, kind, any_rows = foreign_row(conn, physical, logical, cells)
+        if physical in fresh and not any_rows:
+            continue
+        existing.add(physical)
         if record is not None and not ours:
             if not any_rows or (
                 row is None and not append and _same_families(stored, families.get(logical, ()))
@@ -345,8 +362,9 @@ def create_claimed(
     loader: str,
     splits: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[dict[str, str], list[admin.TableSpec]]:
-    """Create the tables ``check_existing`` did not find, each with its design ``record``
-    (an empty family, atomic with the table), and refuse when another loader made one of them
+    """Create the tables ``check_existing`` did not find, each with its design ``record`` and
+    the lease family (empty families, atomic with the table), bring the ``existing`` ones up to
+    date (a record added to a table made outside a load: under the load's lease), and refuse when another loader made one of them
     meanwhile: two loads into one table ID would mix their cells. ``loader`` names this one in
     the message ("load", "bulk load"); ``splits`` (logical table → row keys) the split points
     a table created here starts with. Returns the tables and what was done to each."""
@@ -357,7 +375,10 @@ def create_claimed(
         conn,
         schema,
         table_id,
-        families={t: (*fs, *([Family(record)] if record else [])) for t, fs in stored.items()},
+        families={
+            t: (*fs, *([Family(record), Family(LEASE_FAMILY)] if record else []))
+            for t, fs in stored.items()
+        },
         confirm=confirm,
         specs=specs,
         create_only=set(ids.values()) - existing,

@@ -50,6 +50,7 @@ from ..schema.families import Family, GcRule, Intersection, MaxAge, MaxVersions,
 from ..schema.plan import CellFilter, PlanResult, ReadPlan, family_regex
 from .chunks import decode, new_columns
 from .connection import TRANSIENT_CODES, Connection
+from .lease import LEASE_FAMILY, LEASE_KEY_BYTES
 from .net import speaks_grpc
 from .writer import routing_metadata
 
@@ -405,6 +406,21 @@ def _counts(values: list[Any]) -> dict[Any, int]:
     return Counter(values)
 
 
+def _without_lease(cols: dict[str, list[Any]]) -> None:
+    """Leave out the table's lease row (``lease.py``: a load writing the table holds it, a
+    killed one left it): no count, verification or analysis sees it."""
+    try:
+        i = cols["row_key"].index(LEASE_KEY_BYTES)
+    except ValueError:
+        return
+    start, n = sum(cols["n"][:i]), cols["n"][i]
+    if any(f != LEASE_FAMILY for f in cols["family"][start : start + n]):
+        return  # a row of data that happens to have that key: kept
+    for k in ("family", "qualifier", "timestamp_us", "value"):
+        del cols[k][start : start + n]
+    del cols["row_key"][i], cols["n"][i]
+
+
 def _to_cellframe(cols: dict[str, list[Any]], table: str) -> CellFrame:
     n = len(cols["value"])
     keys = np.asarray([k.decode("utf-8", "surrogateescape") for k in cols["row_key"]], dtype=object)
@@ -621,6 +637,7 @@ def read_plan(
         notes.append(
             "the emulator does not support reverse scans: the range was read forward and reversed here"
         )
+    _without_lease(cols)
     cells = _to_cellframe(cols, plan.table)
     f = cells.frame
     n_rows, n_bytes = len(cols["row_key"]), _raw_bytes(cols)

@@ -17,6 +17,10 @@ this way (each point measured against the emulator and the client):
   requests in flight and raises KeyboardInterrupt with the count written and the rerun.
 * grpc releases the GIL while waiting, so ``threads=2`` overlaps building one request
   with sending another (bench/bench_write.py measures it).
+
+Why one module: the checks of the target tables, the requests in flight, their retries, the
+pacing and lease guard, and the failure messages share one count of what was written; a message
+that says how to resume must see all of it.
 """
 
 from __future__ import annotations
@@ -271,6 +275,7 @@ def write_cells(
     max_row_bytes: int = MAX_REQUEST_BYTES,
     app_profile_id: str | None = None,
     pace: Callable[[int], Any] | None = None,
+    guard: Callable[[], None] | None = None,
 ) -> WriteReport:
     """Write every cell; returns a :class:`WriteReport` or raises :class:`WriteError`.
 
@@ -285,7 +290,9 @@ def write_cells(
     failure: the error says so). ``app_profile_id``: the app profile every request names (its
     routing and priority on a real instance; the official client's ``app_profile_id``).
     ``pace(entries)``: called before each request with its row mutations, blocks as a rate
-    limit needs (``workbench bulk-load --max-mutations-per-s``).
+    limit needs (``workbench bulk-load --max-mutations-per-s``). ``guard``, called before each
+    request, stops the write by raising (a load's lease lost to another writer:
+    ``lease.Lease.check``).
 
     Why one function: the thread pool, the progress bar, Ctrl-C and every error path share the
     same requests in flight and the same counts, and a failure's message must see all of them.
@@ -360,6 +367,8 @@ def write_cells(
                     raise _Permanent("stopped")
         if stop.is_set():
             raise _Permanent("stopped")
+        if guard is not None:
+            guard()
         lo, hi = p.batches[i]
         table_id = p.tables[lo]
         req = build_request(p, conn.table_path(table_id), lo, hi)

@@ -482,7 +482,12 @@ def default_query_lines(ds: Dataset) -> list[str]:
     who = ", ".join(f"{k}={v}" for k, v in ent.items())
     if ds.entity:
         lines.append(f"latest 1 per {', '.join(ds.entity)}")
+    # the whole file's shape when the read counted it (a sample of its series keeps the file's
+    # span and series count): the queries do not change with the share drawn
+    agg = ds.aggregates
     start, end = ds.time_span
+    if agg is not None and agg.first is not None and agg.last is not None:
+        start, end = agg.first, agg.last
     span = end - start
     rng = _nice(span / 10) if span > pd.Timedelta(0) else "1 day"
     if ds.entity:
@@ -496,7 +501,8 @@ def default_query_lines(ds: Dataset) -> list[str]:
                 lines.append(f"mean {measure} for {who} over {rng}")
     else:
         lines.append(f"everything over {rng}")
-    if ds.entity and ds.n_entities() > 1:
+    series = agg.series if agg is not None and agg.series else ds.n_entities()
+    if ds.entity and series > 1:
         t = np.sort(ds.frame[ds.time].unique())
         step = pd.Timedelta(np.median(np.diff(t))) if len(t) > 1 else pd.Timedelta("1h")
         lines.append(f"all over {_nice(max(step, pd.Timedelta('1min')))}")

@@ -20,14 +20,22 @@ a figure can state under itself what it assumed.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Literal
+from typing import Literal, ParamSpec, TypeVar
 
-from ..errors import WorkbenchError
+from ..errors import RemovedKeyword, WorkbenchError
 
+# how long data is kept when a workload states no retention: the planning horizon storage,
+# row growth and the reads bounding no time are projected over (a model default, not a Bigtable
+# figure; a family's GC rule may keep less)
+RETENTION_MONTHS = 12.0
+
+P = ParamSpec("P")
+R = TypeVar("R")
 Growth = Literal["fixed", "grow"]
 HitKind = Literal["uniform", "fixed", "hot"]
 
@@ -169,9 +177,9 @@ class Workload:
     peak_factor : float
         The busiest hour's rate over the mean; nodes are sized for the peak, storage for the
         mean (default 1: the stated rate is sustained).
-    retention_months : float, optional
-        How long data is kept (None: ``Settings.retention_months``, 12); a family's GC rule may
-        keep less.
+    retention_months : float
+        How long data is kept, the planning horizon (default ``RETENTION_MONTHS``, 12); a
+        family's GC rule may keep less.
     entities : mapping of column → count, optional
         Production's distinct values per entity column (``{"sensor_id": 50_000}``); a file of
         one series takes ``{"series": N}`` ("N series like this one"). Unnamed columns keep the
@@ -192,7 +200,7 @@ class Workload:
 
     events_per_s: float | None = None
     peak_factor: float = 1.0
-    retention_months: float | None = None
+    retention_months: float = RETENTION_MONTHS
     entities: Mapping[str, int] | None = None
     growth: str = "fixed"
     spread: Spread | None = None
@@ -207,8 +215,7 @@ class Workload:
                 f"Workload peak_factor is the peak over the mean rate, so at least 1; got "
                 f"{self.peak_factor!r}."
             )
-        if self.retention_months is not None:
-            _positive("retention_months", self.retention_months)
+        _positive("retention_months", self.retention_months)
         if self.growth not in ("fixed", "grow"):
             raise WorkbenchError(
                 f"Workload growth must be 'fixed' (the sample's series write faster) or 'grow' "
@@ -275,36 +282,66 @@ def default_spread(own_series: bool) -> Spread:
     return Spread("sample") if own_series else Spread("uniform")
 
 
-def workload_from(
-    workload: Workload | None = None,
-    *,
-    events_per_s: float | None = None,
-    entities: Mapping[str, int] | None = None,
-    queries_per_s: float | None = None,
-    growth: str | None = None,
-) -> Workload:
-    """One workload from the keyword arguments the analyses have always taken; a keyword given
-    beside a workload that states the same input differently is refused (one number)."""
-    w = workload if workload is not None else Workload()
-    if not isinstance(w, Workload):
-        raise WorkbenchError(f"workload must be a wb.Workload, got {type(w).__name__}.")
-    changes: dict[str, object] = {}
-    for name, value in (
-        ("events_per_s", events_per_s),
-        ("entities", entities),
-        ("queries_per_s", queries_per_s),
-        ("growth", growth),
-    ):
-        if value is None:
-            continue
-        mine = getattr(w, name)
-        given = dict(value) if isinstance(value, Mapping) else value
-        if name in w.stated() and mine != given:
-            raise WorkbenchError(
-                f"{name}={value!r} contradicts the workload's {name}={mine!r}: state it once."
-            )
-        changes[name] = value
-    return w.replace(**changes) if changes else w
+# the keywords the analyses took before a Workload was the one way to state production: each
+# is refused with the Workload field that says it (one number, stated once)
+REMOVED_KEYWORDS = {
+    "events_per_s": "events_per_s=...",
+    "entities": "entities={...}",
+    "queries_per_s": "queries_per_s=...",
+    "target_writes_per_s": "events_per_s=...",
+}
 
 
-__all__ = ["QueryLoad", "Spread", "Workload", "default_spread", "workload_from"]
+def refuse_shorthands(caller: str, given: Mapping[str, object]) -> None:
+    """Refuse a production keyword ``caller`` no longer takes, saying how to write it with a
+    :class:`Workload` (``target_writes_per_s`` was mutations per second: the workload states
+    events, each design turns them into its own mutations)."""
+    old = [k for k in REMOVED_KEYWORDS if k in given]
+    if not old:
+        return
+    k = old[0]
+    why = (
+        " (a rate in events per second: each design turns an event into its own mutations)"
+        if k == "target_writes_per_s"
+        else ""
+    )
+    raise RemovedKeyword(
+        f"{caller}() takes workload=wb.Workload({REMOVED_KEYWORDS[k]}) instead of {k}={why}."
+    )
+
+
+def workload_only(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` with its old production keywords refused by :func:`refuse_shorthands` (a plain
+    ``TypeError`` would not say what to write instead); its signature is unchanged."""
+
+    @functools.wraps(fn)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        refuse_shorthands(fn.__name__, kwargs)
+        return fn(*args, **kwargs)
+
+    return checked
+
+
+def require_workload(workload: Workload | None) -> Workload:
+    """``workload`` checked (None: ``Workload()``, the sample's own production)."""
+    if workload is None:
+        return Workload()
+    if not isinstance(workload, Workload):
+        raise WorkbenchError(
+            f"workload must be a wb.Workload (e.g. wb.Workload(events_per_s=1000)), got "
+            f"{type(workload).__name__}."
+        )
+    return workload
+
+
+__all__ = [
+    "REMOVED_KEYWORDS",
+    "RETENTION_MONTHS",
+    "QueryLoad",
+    "Spread",
+    "Workload",
+    "default_spread",
+    "refuse_shorthands",
+    "require_workload",
+    "workload_only",
+]

@@ -36,14 +36,14 @@ DIRECTION = "lower is better in every panel but the ceiling, where higher is bet
 
 
 def _panel_note(col: str, ranking, values: np.ndarray) -> str:
-    """What a panel's title adds: the ceiling's direction, and "a tie at this rate" where the
-    values differ but the ranking calls them equal (a 2.9× hotspot that costs nothing at the
+    """What a panel's title adds: the ceiling's direction, and "no cost at this rate" where the
+    values differ but the ranking colours no design (a 2.9× hotspot that costs nothing at the
     sample's rate is grey, and the title says why)."""
     note = " — higher is better" if col.startswith("ceiling") else ""
     finite = values[np.isfinite(values)]
     differ = len(finite) > 1 and finite.max() > finite.min() * 1.05
     if ranking is not None and not ranking["best"] and differ:
-        note += " — a tie at this rate"
+        note += " — no cost at this rate"
     return note
 
 
@@ -56,7 +56,7 @@ def _title_chars(ncols: int, label_chars: int) -> int:
 
 @styled
 def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarray:
-    """One horizontal bar chart per criterion (lower is better, the ceiling's higher; a tie at the
+    """One horizontal bar chart per criterion (lower is better, the ceiling's higher; no cost at the
     rate judged stays grey and says so in its title); returns the array of axes."""
     import matplotlib.pyplot as plt
 
@@ -124,7 +124,7 @@ def plot_comparison(cmp: Comparison, axes: np.ndarray | None = None) -> np.ndarr
     )
     axes[0].figure.suptitle(
         f"{len(names)} designs for {cmp.dataset}: {head}\n"
-        f"({DIRECTION}; green best, vermillion worst, grey a tie)",
+        f"({DIRECTION}; green best, vermillion worst, grey a tie or no cost at this rate)",
         fontweight="bold",
         x=0.01,
         ha="left",
@@ -171,7 +171,7 @@ def comparison_html(cmp: Comparison) -> str:
     return figure_box(
         f"<div class='wb-b-title'>{len(names)} designs for {html.escape(cmp.dataset)}: "
         f"{html.escape(head)}</div><small>{DIRECTION}; green best, "
-        "vermillion worst, grey a tie</small><div style='display:grid;grid-template-columns:repeat(auto-fill,"
+        "vermillion worst, grey a tie or no cost at this rate</small><div style='display:grid;grid-template-columns:repeat(auto-fill,"
         "minmax(260px,1fr));gap:10px 18px;margin-top:6px'>"
         + "".join(panels)
         + f"</div><div class='wb-b-note'>{html.escape(EMULATOR_NOTES['keyspace'])} "

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
     """The node-load picture's takeaway and its colour (the figure's and the designer's): a
     hotspot verdict as it stands, otherwise what the figure draws (:func:`window_spread`)."""
-    where = f"({kd.nodes} node{'s' if kd.nodes > 1 else ''}, {kd.n_tablets} tablets)"
+    from ..formatting import counted
+
+    where = f"({counted(kd.nodes, 'node')}, {counted(kd.n_tablets, 'tablet')})"
     if kd.nodes == 1:
         return (
             f"One node carries all the load; busiest tablet {kd.mean_tablet_share:.0%} {where}",
@@ -40,7 +42,10 @@ def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
         return f"One node takes the load; the others idle {where}", BAD
     if kd.hotspot:  # spread over the nodes, yet the verdict is a hotspot at the model's rate
         return f"Hotspot at this rate: {hotspot_cause(kd)} {where}", BAD
-    return f"{window_spread(kd).words()} {where}", "black"
+    words = window_spread(kd).words()
+    if words.startswith("Uneven"):  # some windows reach 2× fair; the verdict speaks of the mean
+        words += f"; the busiest node averages {kd.factor_text} fair"
+    return f"{words} {where}", "black"
 
 
 UNEVEN_FACTOR = 2.0  # a drawn window whose busiest node takes 2× its fair share is uneven
@@ -141,7 +146,7 @@ def hotspot_title(kd: KeyDistribution) -> str:
     """The hotspot picture's title (the figure's and the designer's)."""
     return (
         f"Busiest node: {kd.mean_share:.0%} of the load, worst window {kd.max_share:.0%} "
-        f"(fair {kd.fair_share:.0%}; {kd.hotspot_factor:.1f}× fair; busiest tablet "
+        f"(fair {kd.fair_share:.0%}; {kd.factor_text} fair; busiest tablet "
         f"{kd.mean_tablet_share:.0%})"
     )
 

@@ -42,11 +42,15 @@ def plot_query_costs(qc: QueryCosts, ax: Axes | None = None, *, emulator_note: b
         fontsize=9.5,
     )
     ax.invert_yaxis()
-    for yi, (s, w, ms) in enumerate(zip(seen, t["waste"], t["node_ms"], strict=True)):
+    kept = t["rows_kept"] if "rows_kept" in t.columns else t["rows_returned"]
+    for yi, (s, w, ms, r, k) in enumerate(
+        zip(seen, t["waste"], t["node_ms"], t["rows_returned"], kept, strict=True)
+    ):
         ax.text(
             s * 1.15,
             yi,
-            f"{w:,.0f}× waste" if w >= 100 else f"{w:,.1f}× waste",
+            (f"{w:,.0f}× waste" if w >= 100 else f"{w:,.1f}× waste")
+            + (f" (client keeps {k:,.0f} of {r:,.0f})" if k != r else ""),
             va="bottom",
             fontsize=9.5,
             color=BAD if w > 10 else ("black" if w > 1.5 else GOOD),
@@ -106,6 +110,7 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
             )
             continue
         seen, ret, w = float(r["rows_seen"]), float(r["rows_returned"]), float(r["waste"])
+        kept = float(r.get("rows_kept", ret))  # waste is rows seen ÷ rows kept
         scans = int(r["scans"])
         plan = html.escape(str(r["kind"])) + (f", {scans:,} scans" if scans > 1 else "")
         ws, wr = (100 * log_pos(max(v, 0.8), 0.7, hi) for v in (seen, ret))
@@ -118,7 +123,9 @@ def query_costs_html(qc: QueryCosts, *, emulator_note: bool = True) -> str:
         )
         rows.append(
             f"<tr data-query='{name}'><td class='wb-b-name'><b>{shown}</b><br><small>{plan}</small></td>"
-            f"<td style='width:35%'>{bar}</td><td class='wb-b-num'>{seen:,.0f} seen<br>{ret:,.0f} returned</td>"
+            f"<td style='width:35%'>{bar}</td><td class='wb-b-num'>{seen:,.0f} seen<br>{ret:,.0f} returned"
+            + (f"<br>{kept:,.0f} kept" if kept != ret else "")
+            + "</td>"
             f"<td class='wb-b-num {_waste_class(w)}'><b>{ratio(w)} waste</b><br>"
             f"{float(r['node_ms']):,.3f} node-ms per run<br><small>on the sample</small></td></tr>"
         )

@@ -79,7 +79,7 @@ def projected_label(rs: RowSizes) -> str | None:
     """What the projected rows are called in the legend (None: no row grows, nothing to draw):
     the verdict's "largest … when full" or "after 12 months" has its own bars."""
     if rs.open_rows:
-        return f"after {rs.settings.retention_months:g} months (rows that never close)"
+        return f"after {rs.retention_months:g} months (rows that never close)"
     if rs.growing_rows:
         return f"when full (rows close when {rs.horizon_text})"
     return None
@@ -93,7 +93,7 @@ def bars_title(rs: RowSizes, later: np.ndarray) -> str:
         return ""
     split = " + ".join(f"{c:,}" for c in parts) if len(parts) <= 4 else f"{len(parts)} bars"
     return (
-        f"after {rs.settings.retention_months:g} months they fall in bars of {split} rows: "
+        f"after {rs.retention_months:g} months they fall in bars of {split} rows: "
         "not all the same size"
     )
 

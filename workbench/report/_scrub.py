@@ -80,8 +80,10 @@ _MIN_SECRET = 4  # shorter "values" (a keyword detector's `"abc"`) protect nothi
 # ANSI escape sequences (colours in tracebacks and coloured logs: CSI `ESC[…m`, OSC `ESC]…BEL`):
 # secrets are looked for in the text without them, `\x1b[1mpassword=\x1b[32mvalue` included.
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-# What nbconvert makes of ANSI colours in a page: spans. The leak check reads through them.
-_ANSI_SPAN = re.compile(r"</?span\b[^>]*>")
+# What nbconvert makes of ANSI colours in a page: spans of an ``ansi-…`` class or a colour
+# style. The leak check reads through them; other spans stay, so the text of two neighbouring
+# spans (a figure's date labels, row keys) is never read as one run of characters.
+_ANSI_SPAN = re.compile(r"<span\b[^>]*(?:ansi-|color:)[^>]*>|</span>")
 
 
 def _plugins() -> list[BasePlugin]:

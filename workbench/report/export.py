@@ -23,6 +23,7 @@ from ..errors import ReportError
 from . import _templates
 from ._findings import FindingsPreprocessor, NotebookFacts, collect
 from ._scrub import Scrubber, strip_ansi
+from ._symbols import symbol_font_css
 from ._widgets import StaticWidgetsPreprocessor
 from .provenance import REPO_ROOT, emulator_description, git_commit, now_utc, report_versions
 
@@ -122,7 +123,8 @@ def export_html(
     _neutralise_remote(nb)
     ScrubPreprocessor(scrubber).preprocess(nb, {})
     wb: dict[str, Any] = {
-        "css": _templates.WIDGET_CSS,
+        # the symbols' own font first (offline, on any machine: no empty boxes), then the widgets'
+        "css": symbol_font_css() + _templates.WIDGET_CSS,
         "versions": report_versions(),
         "made": now_utc(),
         "executed": False,

@@ -20,14 +20,17 @@ from ..errors import CollisionError, LimitError
 from ..formatting import EVENTS_CLASS, value
 
 KiB = 1024
-MiB = 1024 * 1024
 MB = 1_000_000
 ROW_KEY_MAX = 4 * KiB
 QUALIFIER_MAX = 16 * KiB
 CELL_ADVISORY = 10 * MB
-CELL_MAX = 100 * MiB
+# cell and row sizes in decimal MB, as Bigtable's quotas page states them (10 MB / 100 MB per
+# cell, 100 MB / 256 MB per row); a key's and a qualifier's in KiB, as the API states a key's "up
+# to 4KiB". One set of numbers: Settings' defaults are these (analysis/settings.py), so what
+# to_cells refuses and what the row-size table calls over the hard limit are one figure.
+CELL_MAX = 100 * MB
 ROW_ADVISORY = 100 * MB
-ROW_MAX = 256 * MiB
+ROW_MAX = 256 * MB
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,8 @@ def _lengths_by_unique(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_limits(cells: CellFrame, *, warn: bool = True) -> list[Finding]:
-    """Raise :class:`LimitError` for a key > 4 KiB, qualifier > 16 KiB, cell > 100 MiB or
-    row > 256 MiB; return findings for cells > 10 MB and rows > 100 MB (advisory)."""
+    """Raise :class:`LimitError` for a key > 4 KiB, qualifier > 16 KiB, cell > 100 MB or
+    row > 256 MB; return findings for cells > 10 MB and rows > 100 MB (advisory)."""
     f = cells.frame
     findings: list[Finding] = []
     if len(f) == 0:
@@ -79,7 +82,7 @@ def check_limits(cells: CellFrame, *, warn: bool = True) -> list[Finding]:
     if (vlen > CELL_MAX).any():
         row = f.iloc[int(np.argmax(vlen > CELL_MAX))]
         raise LimitError(
-            f"A cell of {int(vlen.max()):,} bytes in row {row['row_key']!r} is over the 100 MiB "
+            f"A cell of {int(vlen.max()):,} bytes in row {row['row_key']!r} is over the 100 MB "
             "hard limit (G10)."
         )
     for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
@@ -104,7 +107,7 @@ def check_limits(cells: CellFrame, *, warn: bool = True) -> list[Finding]:
         (t, k), b = groups.idxmax(), int(groups.max())
         key = f["row_key"].iloc[int(np.flatnonzero(kcodes == k)[0])]
         raise LimitError(
-            f"Row {key!r} in table {t!r} would hold {b:,} bytes, over the 256 MiB hard limit "
+            f"Row {key!r} in table {t!r} would hold {b:,} bytes, over the 256 MB hard limit "
             "(G10). Bound the row with a time bucket in the key, or use tall rows (G02)."
         )
     big = groups[groups > ROW_ADVISORY]
@@ -251,7 +254,7 @@ def check_parts(
             if len(vlen) and vlen.max() > CELL_MAX:
                 j = int(np.argmax(vlen))
                 raise LimitError(
-                    f"A cell of {int(vlen[j]):,} bytes in row {keys[j]!r} is over the 100 MiB hard "
+                    f"A cell of {int(vlen[j]):,} bytes in row {keys[j]!r} is over the 100 MB hard "
                     "limit (G10)."
                 )
             for j in np.flatnonzero(vlen > CELL_ADVISORY)[:20]:
@@ -287,7 +290,7 @@ def check_parts(
             j = int(np.argmax(rows))
             raise LimitError(
                 f"Row {uniq[j]!r} in table {table!r} would hold {int(rows[j]):,} bytes, over the "
-                "256 MiB hard limit (G10). Bound the row with a time bucket in the key, or use "
+                "256 MB hard limit (G10). Bound the row with a time bucket in the key, or use "
                 "tall rows (G02)."
             )
         for j in np.flatnonzero(rows > ROW_ADVISORY)[:20]:

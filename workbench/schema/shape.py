@@ -36,7 +36,7 @@ class Shape:
     # for a latest read (the newest time bucket is the one holding the dataset's last event)
     events: int = field(default=0, compare=False)
     span_us: tuple[int, int] | None = field(default=None, compare=False)
-    # entity counts expected in production (``analyze(..., entities={"meter_id": 10_000})``):
+    # entity counts expected in production (``Workload(entities={"meter_id": 10_000})``):
     # a known-value read lists that many ranges, or scans when they are too many
     production: tuple[tuple[str, int], ...] = field(default=(), compare=False)
     # production's events per series per second over the sample's, and how long production

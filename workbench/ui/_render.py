@@ -95,7 +95,7 @@ def render_figures(
 _CSS = (
     "<style>.wb-d{line-height:1.35;font-size:13px}.wb-d table{border-collapse:collapse;font-size:13px}"
     ".wb-d td,.wb-d th{padding:2px 8px;text-align:left;border-bottom:1px solid #eee;vertical-align:top}"
-    ".wb-d code{font-size:12.5px;word-break:break-all}.wb-d .bad{color:"
+    ".wb-d code{font-size:12.5px;overflow-wrap:anywhere}.wb-d .bad{color:"
     + BAD
     + "}.wb-d .good{color:"
     + GOOD
@@ -120,7 +120,7 @@ def headline_html(a: Analysis) -> str:
         "<table>",
         (
             f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>busiest node "
-            f"takes <b>{kd.mean_share:.0%}</b> of the load ({kd.hotspot_factor:.1f}× its fair "
+            f"takes <b>{kd.mean_share:.0%}</b> of the load ({kd.factor_text} its fair "
             f"share of {kd.fair_share:.0%}, {kd.nodes} nodes)</td></tr>"
             if kd.nodes > 1
             else f"<tr><th>hotspot</th><td class='{hot}' data-metric='busiest_node_share'>one "
@@ -141,8 +141,8 @@ def headline_html(a: Analysis) -> str:
     if len(t):
         parts.append(
             "<table><tr><th>query</th><th>plan</th><th>scans</th><th>rows seen</th>"
-            "<th>returned</th><th title='rows seen per row the query needs (a latest-N query "
-            "needs N)'>waste</th></tr>"
+            "<th>returned</th><th title='rows seen per row the query keeps (a latest-N query "
+            "keeps N)'>waste</th></tr>"
         )
         for q, r in t.iterrows():
             if r["kind"] == "cannot plan":
@@ -157,7 +157,7 @@ def headline_html(a: Analysis) -> str:
                 f"<tr data-query='{html.escape(str(q))}'><td>{html.escape(str(q))}</td>"
                 f"<td>{html.escape(str(r['kind']))}</td><td data-metric='scans'>{int(r['scans'])}</td>"
                 f"<td>{int(r['rows_seen']):,}{_emulator_seen(r)}</td>"
-                f"<td>{int(r['rows_returned']):,}</td>"
+                f"<td>{_returned(r)}</td>"
                 f"<td class='{cls}'>{ratio(waste)}</td></tr>"
             )
         parts.append("</table>")
@@ -188,6 +188,15 @@ def _ceiling_html(ceiling: Any) -> str:
         f"{html.escape(before)}<code title='{html.escape(name, quote=True)}' data-full-key>"
         f"{html.escape(cut)}</code>{html.escape(after)}"
     )
+
+
+def _returned(r: Any) -> str:
+    """Rows returned, and the rows the query keeps where the client drops some (a latest-N read
+    forward): the waste beside it is rows seen ÷ rows kept, and the cell says so."""
+    ret, kept = int(r["rows_returned"]), int(r.get("rows_kept", r["rows_returned"]))
+    if kept == ret:
+        return f"{ret:,}"
+    return f"{ret:,} <small data-metric='rows_kept'>(keeps {kept:,})</small>"
 
 
 def _emulator_seen(r: Any) -> str:

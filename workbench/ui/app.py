@@ -179,7 +179,7 @@ class Designer(W.VBox):
         failed redraw's sign stays until the next change."""
         if self.busy_depth == 0:
             self.busy_sign.value = (
-                "<small data-busy style='color:#555'>⏳ updating… the headline and the open "
+                "<small data-busy style='color:#555'>↻ updating… the headline and the open "
                 "tab are redrawn for this change</small>"
             )
             self.add_class("wb-busy")

@@ -30,6 +30,8 @@ STYLE = (
     ".wb-designer .lm-TabBar-tab{flex:0 0 auto!important;min-width:auto!important;max-width:none!important;"
     "padding:0 5px!important;font-size:12px}"
     ".wb-designer .wb-group>*{max-width:calc(100% - 4px);box-sizing:border-box}"
+    # and inside the group's own boxes (your CSV, your queries: 418 px in a 414-px box at 1280)
+    ".wb-designer .wb-group .widget-box>*{max-width:calc(100% - 4px);box-sizing:border-box}"
     # a labelled toggle row ("size") reads like a dropdown: its label right-aligned beside it
     ".wb-designer .widget-toggle-buttons{display:flex;align-items:center;margin:2px}"
     ".wb-designer .widget-toggle-buttons>.widget-label{display:inline-block;text-align:right;"
@@ -224,7 +226,7 @@ def design_controls(c: Any, nodes: int) -> None:
     c.qps = production_field(
         W.BoundedFloatText,
         "queries/s",
-        "All queries per second (0: the default, one per 1,000 writes)",
+        "All queries per second (0: none stated, no query sizes the nodes)",
     )
     c.families = []  # (name, max age days, versions) per family slot
     c.pin = button(
@@ -294,7 +296,7 @@ def control_grid(d: Designer) -> W.GridBox:
                     d.families_box,
                     W.HTML("<b>Model</b>"),
                     c.nodes,
-                    # 0 is "not stated" (queries/s then is one per 1,000 writes, not the sample's own);
+                    # 0 is "not stated" (queries/s then none: no query sizes the nodes);
                     # the workload line under the numbers says what each input was
                     W.HTML("<b>Production</b> <small>(0 = not stated)</small>"),
                     c.rate,
