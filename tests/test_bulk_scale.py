@@ -128,9 +128,9 @@ def test_summary_rows_are_built_per_entity_and_bucket(conn, tmp_path, monkeypatc
     # ranges of 4 MB: the file (about 28 MB) is read by several ranges, not one reader
     plan = replace(plan, source=replace(plan.source, range_bytes=4 * 2**20))
     assert plan.grouped and plan.schema.aggregates.bucket == "hour"
-    # by hand: the first 100,000 events (time order, ten entities) are 10,000 s of each, whose
-    # busiest hour holds 3,600 events; a group aims at 20,000 (GROUP_EVENTS, below the batch's
-    # 50,000) → 20,000 // 3,600 = 5 whole hours per group
+    # by hand: the shape sample the span comes from keeps whole series (as from_csv takes it),
+    # one event a second, so its busiest (entity, hour) holds 3,600 events; a group aims at
+    # 20,000 (GROUP_EVENTS, below the batch's 50,000) → 20,000 // 3,600 = 5 whole hours a group
     assert GROUP_EVENTS == 20_000 and plan.group_span == 5
     try:
         report = bl.run(plan, PipelineOptions(["--runner=DirectRunner"]))
