@@ -9,7 +9,7 @@ every design, three rounds.
 
     .venv/bin/python bench/bench_bulk_load.py [--sensors 200] [--events 1000] [--rounds 3]
         [--design entity_first | a,b | all] [--format parquet|csv]
-        [--beam-args "--direct_num_workers=2"]
+        [--beam-args="--direct_num_workers=2"] [--profile]
 
 ``--design all``: every design the gallery offers for these events (``patterns_for``).
 
@@ -69,9 +69,30 @@ def drop(conn, table_id: str, schema) -> None:
 COLS = {"entity": "sensor", "time": "time", "measures": ["kwh", "volts"], "name": "meters"}
 
 
-def one_round(conn, path: Path, design: str, beam_args: str) -> tuple[float, float, int, list]:
+@contextlib.contextmanager
+def _profiled(on: bool):
+    """cProfile around the block when ``on``: the 25 costliest calls by cumulative time."""
+    if not on:
+        yield
+        return
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    try:
+        yield
+    finally:
+        prof.disable()
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+
+
+def one_round(
+    conn, path: Path, design: str, beam_args: str, profile: bool = False
+) -> tuple[float, float, int, list]:
     """(load's seconds, bulk-load's seconds, the table's rows, bulk-load's summary lines) of one
-    round: ``load`` then ``workbench bulk-load``, each from the file, each table dropped after."""
+    round: ``load`` then ``workbench bulk-load``, each from the file, each table dropped after;
+    ``profile``: the bulk-load's cProfile on stderr."""
     read = wb.from_csv if path.suffix == ".csv" else wb.from_parquet
     t0 = time.perf_counter()
     ds = read(path, progress=False, **COLS)
@@ -86,7 +107,7 @@ def one_round(conn, path: Path, design: str, beam_args: str) -> tuple[float, flo
     tid = admin.unique_table_id("bench-bulk")
     t0 = time.perf_counter()
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
+    with contextlib.redirect_stdout(out), _profiled(profile):
         rc = cli(
             [
                 "bulk-load",
@@ -110,12 +131,14 @@ def one_round(conn, path: Path, design: str, beam_args: str) -> tuple[float, flo
     return t_load, t_bulk, rows, groups
 
 
-def bench_design(conn, path: Path, design: str, rounds: int, beam_args: str) -> float:
+def bench_design(
+    conn, path: Path, design: str, rounds: int, beam_args: str, profile: bool = False
+) -> float:
     """Rounds of one design, each round's ratio and the best-of ratio; returns the latter."""
     best_load = best_bulk = float("inf")
     ratios, rows = [], 0
     for r in range(rounds):
-        t_load, t_bulk, rows, groups = one_round(conn, path, design, beam_args)
+        t_load, t_bulk, rows, groups = one_round(conn, path, design, beam_args, profile)
         best_load, best_bulk = min(best_load, t_load), min(best_bulk, t_bulk)
         ratios.append(t_load / t_bulk)
         print(
@@ -145,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--beam-args", default="")
     ap.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    ap.add_argument("--profile", action="store_true", help="each bulk-load's cProfile (stderr)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as d, wb.Emulator(reuse=False) as emu:
         path = Path(d) / f"meters.{args.format}"
@@ -163,7 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.rounds} rounds each (load, then bulk-load, in this process)",
             flush=True,
         )
-        got = {d: bench_design(conn, path, d, args.rounds, args.beam_args) for d in designs}
+        got = {
+            d: bench_design(conn, path, d, args.rounds, args.beam_args, args.profile)
+            for d in designs
+        }
         below = [d for d, r in got.items() if r < 0.8]
         print(
             "summary: "
