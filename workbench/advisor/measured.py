@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..schema import Literal, RowKey
+from ..schema import RowKey
 from .context import Context
 
 # the measured hotspot factor under which a key-shape rule stands down: the load model's own
@@ -55,8 +55,8 @@ def consequence_severity(c: Context) -> str:
 def one_valued(c: Context, seg: Any) -> bool:
     """Does this segment render one value over the whole dataset (a single series' name)?"""
     srcs = [x for x in seg.sources() if x != "time"]
-    if isinstance(seg, Literal) or not srcs or len(srcs) != len(seg.sources()):
-        return isinstance(seg, Literal)
+    if seg.constant or not srcs or len(srcs) != len(seg.sources()):
+        return bool(seg.constant)
     f = c.ds.frame
     return all(col in f and f[col].nunique(dropna=False) <= 1 for col in srcs)
 

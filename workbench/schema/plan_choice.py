@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .key_text import bucket_us
 from .key_walk import KeyWalk, us_of
 from .plan import PlanCost
 from .segments import TIME
@@ -291,7 +290,7 @@ def events_per_row(key: RowKey, shape: Shape, total: float, rate: float) -> floa
     (at production's rate, ``rate`` × the sample's) over one bucket of the key's time segment,
     or over all the time kept when the key has none (without a retention: the sample's span)."""
     per_series = total / max(shape.n_series, 1) * rate
-    spans = [bucket_us(s) for s in key.segments if TIME in s.sources()]
+    spans = [s.bucket_us() for s in key.segments if TIME in s.sources()]
     span = shape.span_len_us
     if not spans or span is None or spans[0] <= 0:
         return max(per_series * shape.time_factor(), 1.0)
