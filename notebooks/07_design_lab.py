@@ -115,8 +115,8 @@ fix_share.check(FIX_SHARE, wb.designer(ds, wb.preset("fx_prices", "timestamp_fir
 # Here is `fix` itself, and `fix.apply_suggestion(0)`: a click on the first
 # **Apply suggestion** button, after which the designer shows the fixed design. A designer always shows
 # its latest state, so after *Run All* it shows where it ended — `pair_microseconds`, whose *Advisor*
-# tab has no findings left; run the two cells one at a time to watch it start on the timestamp-first
-# design.
+# tab has no warnings left (one note stays: the `/` in the pair names, G22); run the two cells one at a
+# time to watch it start on the timestamp-first design.
 
 # %%
 fix

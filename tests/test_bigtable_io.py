@@ -274,6 +274,9 @@ def test_reader_agrees_exactly_with_the_plan_model(conn, table_factory, plan):
     assert (rows_seen, cells_seen) == (on_emulator.rows_seen, on_emulator.cells_seen)
     assert rows_sent == res.rows_streamed  # the rows it says it sent are the rows that came
     assert "measured" in res._repr_html_()
+    # the measured "—" of rows/cells/bytes seen says why (the read never reports them)
+    assert res.figures()["measured"].isna().sum() == 3  # rows, cells and bytes seen
+    assert "— not reported: a read returns what it keeps" in res._repr_html_()
 
 
 def test_gc_rules_are_applied_on_read(conn, table_factory):

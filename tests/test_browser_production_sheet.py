@@ -82,6 +82,13 @@ def test_the_sheet_fits_the_page_and_keeps_its_words_whole(tmp_path, emulator, w
         page.screenshot(path=str(artifact(f"sheet_{width}_cell.png")))
         sheets = page.evaluate(_MEASURE)
         assert len(sheets) == 2, sheets  # the tab's and the cell's
+        # the bill's formulas print their prices as written: JupyterLab typesets "$…$" in a
+        # notebook's HTML output as LaTeX, and 06's sheet read "11 nodes × 730 h × 0.65 =5,220"
+        # in italics, "546,940 SPU-hours × 0.845per1,000 =462" (a line with two prices)
+        math = page.locator(".wb-production-sheet mjx-container, .wb-production-sheet .MathJax")
+        assert math.count() == 0, math.first.inner_text()
+        bill = cell.locator("tr", has_text="total").last.inner_text()
+        assert bill.count("$") >= 3, bill  # "$a + $b … = $total"
         for s in sheets:
             assert s["rows"] > 12
             assert not s["wide"] and not s["past"], s  # no sideways scroll

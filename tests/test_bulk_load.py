@@ -6,6 +6,8 @@ cells) plus a hand count for the plainest design."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grpc
 import numpy as np
 import pandas as pd
@@ -14,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import workbench as wb
-from workbench.beam.bulk_load import check_precision, conform
+from workbench.beam import sources
+from workbench.beam.batches import check_precision, conform
 from workbench.bigtable import admin
 from workbench.bigtable import connection as conn_mod
 from workbench.bigtable.emulator import ENV_HOST
@@ -106,9 +109,13 @@ def _bulk(conn, source: str, design: str, table_id: str) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", ["csv", "glob"])
+@pytest.mark.parametrize("kind", ["csv", "csv-ranges", "glob"])
 def test_bulk_load_writes_exactly_the_cells_load_writes(conn, files, kind, monkeypatch, capsys):
     monkeypatch.setenv(ENV_HOST, conn.host)
+    if kind == "csv-ranges":  # the file (about 50 kB) read in ranges of 5,000 bytes
+        monkeypatch.setattr(sources, "CSV_RANGE_BYTES", 5000)
+        assert Path(files["csv"]).stat().st_size > 8 * 5000  # read by more than 8 ranges
+        kind = "csv"
     if kind == "csv":
         ds = wb.from_csv(
             files["csv"],

@@ -163,17 +163,29 @@ def _cells(conn, table_id: str) -> dict[tuple[str, str], bytes]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
 @pytest.mark.parametrize("keep", ["first", "last"])
-def test_duplicates_across_files_are_resolved_as_asked(conn, tmp_path, monkeypatch, capsys, keep):
+def test_duplicates_across_files_are_resolved_as_asked(
+    conn, tmp_path, monkeypatch, capsys, keep, kind
+):
+    from workbench.beam import sources
+
     monkeypatch.setenv(ENV_HOST, conn.host)
     monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", conn.host)
     # f-0: s1 and s2 at 00:00 … 00:04, temp = 0 … 9 % 7 (s1: 0..4, s2: 5, 6, 0, 1, 2)
     # f-1: s1 at 00:02 … 00:06, temp 0 … 4: three of them repeat f-0's s1 at 00:02, 00:03, 00:04
     _parquet(tmp_path / "f-0.parquet", ["s1", "s2"], "2024-01-01", 5, pa.int64())
     _parquet(tmp_path / "f-1.parquet", ["s1"], "2024-01-01 00:02", 5, pa.int64())
+    if kind == "csv":
+        # the same rows as CSV read in ranges of 40 bytes (a row is about 35): the file with
+        # rows to leave out is read whole (its rows' numbers say which), the other in ranges
+        for p in tmp_path.glob("f-*.parquet"):
+            pd.read_parquet(p).to_csv(p.with_suffix(".csv"), index=False)
+            p.unlink()
+        monkeypatch.setattr(sources, "CSV_RANGE_BYTES", 40)
     table_id = admin.unique_table_id("dup")
     try:
-        argv = [*_args(conn, str(tmp_path / "f-*.parquet"), table_id), f"--duplicates={keep}"]
+        argv = [*_args(conn, str(tmp_path / f"f-*.{kind}"), table_id), f"--duplicates={keep}"]
         assert main(argv) == 0
         out = capsys.readouterr().out
         assert re.search(r"\b3 \(entity, time\) pair.*\b3 event\(s\) left out", out, re.S), out
@@ -298,7 +310,7 @@ def _plan(tmp_path: Path, max_bad: int | None):
 
 
 def test_rows_refused_mid_run_go_to_the_dead_letter_file(tmp_path):
-    from workbench.beam.bulk_load import WriteEvents
+    from workbench.beam.batches import BatchChecks
     from workbench.errors import DatasetError
 
     # the design keys whole seconds; a batch of 8 events holds two at .250 s (rows 3 and 6):
@@ -309,22 +321,22 @@ def test_rows_refused_mid_run_go_to_the_dead_letter_file(tmp_path):
     batch = pd.DataFrame(
         {"sensor": ["a"] * 8, "time": times.to_numpy(), "count": np.arange(8)}
     ).reset_index(drop=True)
-    do = WriteEvents(_plan(tmp_path, 2))
-    ds = do.checked(batch)
+    ds = BatchChecks(_plan(tmp_path, 2)).checked(batch)
     assert ds.frame["count"].tolist() == [0, 1, 2, 4, 5, 7]
     (dead,) = tmp_path.glob("dead-*.csv")
     got = pd.read_csv(dead)
     assert got["count"].tolist() == [3, 6]
     assert got["_error"].str.contains("ms precision").all(), got["_error"].tolist()
     with pytest.raises(DatasetError, match="--max-bad-records 1 rows"):
-        WriteEvents(_plan(tmp_path / "b", 1)).checked(batch)
+        BatchChecks(_plan(tmp_path / "b", 1)).checked(batch)
     with pytest.raises(DatasetError, match="ms precision"):  # no flag: the first bad row stops
-        WriteEvents(_plan(tmp_path / "c", None)).checked(batch)
+        BatchChecks(_plan(tmp_path / "c", None)).checked(batch)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("design", ["entity_first", "pre_aggregated"])
 def test_a_bulk_load_writes_refused_rows_to_its_dead_letter_file(
-    conn, tmp_path, monkeypatch, capsys
+    conn, tmp_path, monkeypatch, capsys, design
 ):
     monkeypatch.setenv(ENV_HOST, conn.host)
     monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", conn.host)
@@ -347,14 +359,22 @@ def test_a_bulk_load_writes_refused_rows_to_its_dead_letter_file(
     table_id = admin.unique_table_id("dead")
     argv = _args(conn, str(tmp_path / "ten.csv"), table_id, "--sample-events=40")
     argv += ["--batch-events=50", f"--dead-letter={tmp_path / 'dead'}"]
+    argv[argv.index("--design=entity_first")] = f"--design={design}"
     try:
         assert main([*argv, "--max-bad-records=1"]) == 0
         out = capsys.readouterr().out
         assert re.search(r"\b60 events", out), out
         assert re.search(r"bad records +1 +refused, written to .*dead-\*\.csv", out), out
+        # 200 read, 1 refused: 199 turned into cells (summary rows: refused once, by the one
+        # parse both the event and the summary paths read)
+        assert re.search(r"events read +200 +expected \(turned into cells\) +199\n", out), out
         assert "✔ equal" in out, out
-        got = _cells(conn, table_id)
-        assert len(got) == 199 and ("s00#20240101000500", "m:temp") not in got
+        if design == "pre_aggregated":
+            # 10 sensors' events in hour 00: 10 summary rows, beside the 199 events' rows
+            assert re.search(r"summary groups +10 .* groups of 199 events", out), out
+        else:
+            got = _cells(conn, table_id)
+            assert len(got) == 199 and ("s00#20240101000500", "m:temp") not in got
         (dead,) = tmp_path.glob("dead-*.csv")
         bad = pd.read_csv(dead)
         assert bad["temp"].tolist() == [5] and bad["sensor"].tolist() == ["s00"]

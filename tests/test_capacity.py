@@ -331,3 +331,28 @@ def test_capacity_steps_on_hand_made_figures():
     assert parts == {"row key": 4, "family": 4, "qualifier": 3, "timestamp": 16, "value": 4}
     # one-byte names: family 2 B, qualifiers 2 B (two distinct: name-like) → 31 - 7 + 4 = 28
     assert short_names_total(idx, parts, 1) == 28
+
+
+def test_a_count_of_one_node_or_cluster_reads_in_the_singular():
+    """02's capacity table said "busiest node CPU at 1 nodes" and its verdict "1 SSD node(s)";
+    the figure's title "1 node(s) per cluster × 1 cluster(s)". A count of one is singular, more
+    is plural, in every line that states the node count."""
+    from workbench.plots.capacity import plot_node_need
+
+    ds = wb.load_dataset("game_scores")
+    one = analyze(ds, wb.preset("game_scores", "game_player_time")).capacity
+    # the sample's own rate (4.17 events/h) needs no more than the 1-node minimum
+    assert one.nodes_needed == 1 and one.cpu.nodes == 1 and one.clusters == 1
+    assert "1 SSD node (" in one.verdict() and "node(s)" not in one.verdict()
+    assert "busiest node CPU at 1 node" in one.table().index
+    assert "1 cluster," in " ".join(one.assumptions())
+    ax = plot_node_need(one)
+    assert ax.get_title("left").startswith("1 node per cluster × 1 cluster:"), ax.get_title("left")
+    # 50,000 events/s is past one node's writes and under the busiest unit's ceiling: plural
+    many = analyze(
+        ds, wb.preset("game_scores", "game_player_time"),
+        workload=wb.Workload(events_per_s=50_000),
+    ).capacity  # fmt: skip
+    assert many.nodes_needed > 1
+    assert f"{many.nodes_needed:,} SSD nodes (" in many.verdict()
+    assert f"busiest node CPU at {many.cpu.nodes:,} nodes" in many.table().index

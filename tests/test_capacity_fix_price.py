@@ -46,3 +46,37 @@ def test_a_design_that_serves_the_rate_keeps_its_plain_price_labels():
     labels = list(cap.table().index)
     assert all(p in labels for p in PRICE_ROWS)
     assert not any("once the hotspot is fixed" in k for k in labels)
+
+
+def test_the_comparison_table_prices_a_hotspot_limited_design_once_fixed():
+    # at 20,000 events/s one write frontier (9,800/s) cannot keep up; salting's four buckets can
+    ds = wb.load_dataset("fx_prices")
+    designs = [wb.preset(ds, "timestamp_first"), wb.preset(ds, "salted")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cmp = wb.compare(ds, designs, workload=wb.Workload(events_per_s=20_000))
+    assert list(cmp.table["hotspot_limited"]) == [True, False]
+    html = cmp.view(["nodes_needed", "monthly_cost_usd"]).to_html()
+    cells = [c for c in html.split("<td") if "</td>" in c]
+    limited, served = cells[:2], cells[2:4]
+    nodes = cmp.analyses["timestamp_first"].capacity.nodes_needed
+    assert f">{nodes:,} once the hotspot is fixed</td>" in limited[0]
+    assert "once the hotspot is fixed" in limited[1] and "$" in limited[1]
+    assert not any("once" in c for c in served)  # salting serves the rate: a plain price
+
+
+def test_the_advisors_hotspot_evidence_prices_the_fix_not_the_rate():
+    ds = wb.load_dataset("fx_prices")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = wb.analyze(
+            ds, wb.preset(ds, "timestamp_first"), workload=wb.Workload(events_per_s=20_000)
+        )
+        report = wb.advise(ds, wb.preset(ds, "timestamp_first"), analysis=a)
+    hot = next(f for f in report.errors if "G07" in f.guidelines)
+    line = next(e for e in hot.evidence if e.startswith("capacity"))
+    nodes = a.capacity.nodes_needed
+    # the verdict (no node count serves 20,000/s past a 9,800/s ceiling) comes first, and the
+    # node count is the fixed design's, never a price at the rate
+    assert "9,800 events/s" in line and "whatever the node count" in line
+    assert line.endswith(f"; {nodes:,} SSD nodes once the hotspot is fixed"), line

@@ -217,11 +217,13 @@ def test_long_functions_state_why():
 REGISTERING_DECORATORS = ["@_preset", "@rule", "@shows", "@styled"]
 # Names no code calls by name, on purpose: detect-secrets loads the scrubber's plugin classes
 # from their module (report/_secret_plugins.py); Python calls a module's __getattr__ (PEP 562);
-# Apache Beam calls a DoFn's lifecycle methods (workbench/beam/bulk_load.py).
+# Apache Beam calls a DoFn's lifecycle methods (workbench/beam/bulk_load.py) and a CombineFn's
+# (workbench/beam/batches.py).
 CALLED_BY_OTHERS = [
     "*Detector",
     "__getattr__",
     *("setup", "start_bundle", "process", "finish_bundle", "teardown"),
+    *("create_accumulator", "add_input", "merge_accumulators", "compact", "extract_output"),
     *("handle_starttag", "handle_endtag", "handle_data"),  # html.parser.HTMLParser calls them
 ]
 # Dead code in modules being changed by others while this list was made: each entry must still be
@@ -369,3 +371,108 @@ def test_the_sentence_pin_measure_tells_tokens_from_sentences():
         "        pass\n"
     )
     assert sentence_pins(source) == (6, [3, 4, 6])
+
+
+# Modules that define segment kinds: they may ask which kind a segment is; no other module does
+# (the kinds answer the planner's, SQL's, the advisor's and the designer's questions themselves).
+KIND_MODULES = {"workbench/schema/segments.py", "workbench/schema/time_segments.py"}
+
+
+def segment_kind_names() -> set[str]:
+    """The names of every Segment subclass the package defines, found by importing it."""
+    import workbench.schema  # noqa: F401  (imports every kind)
+    from workbench.schema.segments import Segment
+
+    out, todo = set(), [Segment]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub.__module__.startswith("workbench."):
+                out.add(sub.__name__)
+            todo.append(sub)
+    return out
+
+
+def kind_checks(source: str, kinds: set[str]) -> list[int]:
+    """Lines of ``isinstance(x, K)`` / ``issubclass`` / ``type(x) is K`` where K (a name, an
+    attribute, a tuple or a ``|`` union of them, or a module name bound to a tuple of them)
+    names a segment kind."""
+    tree = ast.parse(source)
+    aliases = {  # KINDS = (Timestamp, ReversedTimestamp) at any level
+        t.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple | ast.BinOp)
+        for t in node.targets
+        if isinstance(t, ast.Name) and _names(node.value) & kinds
+    }
+
+    def named(node: ast.AST) -> bool:
+        return bool(_names(node) & (kinds | aliases))
+
+    lines = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("isinstance", "issubclass")
+            and len(node.args) == 2
+            and named(node.args[1])
+        ):
+            lines.append(node.lineno)
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Call)
+            and isinstance(node.left.func, ast.Name)
+            and node.left.func.id == "type"
+            and any(isinstance(op, ast.Is | ast.IsNot | ast.Eq | ast.NotEq) for op in node.ops)
+            and any(named(c) for c in node.comparators)
+        ):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def _names(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Name):
+        return {node.id}
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    if isinstance(node, ast.Tuple):
+        return set().union(*(_names(e) for e in node.elts)) if node.elts else set()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _names(node.left) | _names(node.right)
+    return set()
+
+
+def test_no_module_asks_which_kind_a_segment_is():
+    """Issue 47: a segment kind answers the planner's, the row-key regex's, SQL's, the
+    advisor's and the designer's questions itself (``Segment``'s protocol, docs/architecture.md),
+    so a new kind is one class. ``isinstance(seg, Segment)`` (is it a segment at all) is fine."""
+    kinds = segment_kind_names()
+    # the kinds found by importing, not a list: the test follows a kind added tomorrow
+    assert {"Literal", "Field", "Hashed", "Salt", "Tags", "TimeBucket", "BaseTimestamp"} <= kinds
+    assert "Segment" not in kinds
+    found = {
+        f"{path.relative_to(REPO)}:{line}"
+        for path in sorted((REPO / "workbench").rglob("*.py"))
+        if str(path.relative_to(REPO)) not in KIND_MODULES
+        for line in kind_checks(path.read_text(encoding="utf-8"), kinds)
+    }
+    assert found == set(), f"ask the segment instead of its kind: {sorted(found)}"
+
+
+def test_the_kind_check_finds_every_form():
+    """The detector on hand-written code: each form of asking the kind is found (one per line),
+    asking a segment a question or checking for ``Segment`` itself is not."""
+    source = (
+        "isinstance(s, Salt)\n"  # 1
+        "isinstance(s, (Timestamp, ReversedTimestamp))\n"  # 2
+        "isinstance(s, Field | Tags)\n"  # 3
+        "type(s) is Field\n"  # 4
+        "isinstance(s, schema.Hashed)\n"  # 5
+        "TIMES = (Timestamp, BaseTimestamp)\n"
+        "isinstance(s, TIMES)\n"  # 7
+        "isinstance(s, Segment)\n"
+        "s.time_order < 0\n"
+        "isinstance(s, dict)\n"
+    )
+    kinds = {"Salt", "Timestamp", "ReversedTimestamp", "Field", "Tags", "Hashed", "BaseTimestamp"}
+    assert kind_checks(source, kinds) == [1, 2, 3, 4, 5, 7]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import workbench as wb
+from workbench.formatting import counted
 from workbench.schema import ReversedTimestamp, Salt, Timestamp
 from workbench.schema.gallery import pattern_names, patterns_for, schema_for, time_precision
 from workbench.ui import _render as R
@@ -176,6 +177,35 @@ def test_salt_buckets_change_the_scans_shown(ws):
     assert "salt" not in d.controls.segments.value and not any(
         isinstance(s, Salt) for s in d.schema.key.segments
     )
+
+
+def test_an_edited_design_is_named_edited_wherever_its_name_shows(ws):
+    """07 after its first exercise: the key's segments swapped to time#pair on fx_prices. The
+    title and headline read "pair_microseconds: key time#pair" — as if the gallery's
+    pair_microseconds (key pair#time) had that key — where the picker said "(edited)"."""
+    d = _designer(ws)
+    d.controls.segments.value = ["time", "pair"]
+    name = "pair_microseconds (edited): key time#pair"
+    assert d.schema.name == name
+    assert d.controls.pattern.value == "✎ pair_microseconds (edited)"
+    for shown in (_text(d.title.value), _text(d.headline.value)):
+        assert name in shown and "pair_microseconds: key" not in shown, shown[:300]
+    d.controls.segments.value = ["pair", "time"]  # the edit undone: the gallery name again
+    assert d.schema.name == "pair_microseconds" and "(edited)" not in _text(d.title.value)
+
+
+def test_07s_fixed_designer_keeps_one_note_and_no_warning(ws):
+    """07: `fix` on timestamp_first, its first suggestion applied. The prose said its Advisor tab
+    had "no findings left" over a tab showing one note (every pair name holds a "/", outside
+    [a-zA-Z0-9-_#], G20/G22): no warning is left, one note is, as the prose now says."""
+    d = _designer(ws, "fx_prices", "workshop", schema=wb.preset("fx_prices", "timestamp_first"))
+    d.show_tab("advisor")
+    d.apply_suggestion(0)
+    _tab(d, "advisor")
+    assert d.schema.name == "pair_microseconds"
+    assert [f.severity for f in d.findings] == ["info"], [(f.severity, f.title) for f in d.findings]
+    assert {"G20", "G22"} <= set(d.findings[0].guidelines), d.findings[0].guidelines
+    # the sentence: tests/test_notebooks.py::test_the_prose_of_07_states_its_outputs
 
 
 def test_segment_order_precision_and_families_drive_the_design(ws):
@@ -371,7 +401,7 @@ def test_every_view_of_one_design_shows_the_same_figures(ws):
         assert cur[f"{q}: waste"] == row["waste"]
     assert cur["projected_max_row_bytes"] == a.rowsizes.projected_max_bytes
     # capacity: one node count in the analysis, the headline, the comparison and the advisor
-    nodes = f"{a.capacity.nodes_needed} SSD node(s)"
+    nodes = counted(a.capacity.nodes_needed, "SSD node")
     assert nb.capacity.nodes_needed == a.capacity.nodes_needed
     assert nodes in _text(d.headline.value)
     assert cur["nodes_needed"] == a.capacity.nodes_needed

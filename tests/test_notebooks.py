@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser import artifact, chromium_context, open_offline
-from claims import bound, outputs, shown, stated
+from claims import bound, outputs, prose, shown, stated
 
 from workbench.analysis.settings import DEFAULT
 from workbench.formatting import EVENTS_CLASS
@@ -454,6 +454,29 @@ def test_the_prose_of_04_states_its_outputs(executed_notebook):
 
 
 @pytest.mark.notebook
+def test_the_prose_of_05_states_its_outputs(executed_notebook):
+    nb = _run(executed_notebook, "05")
+    # the key comparison's site dashboard: "Heroic's one range is also the cheapest read of the
+    # three" (it said "one range is not the cheapest read here" over a table where Heroic's
+    # 0.305 ms was the least): scans, rows seen and node time of each design's row
+    row = r"{} (?P<n>\d+) [\d,]+ [\d.]+ ms"
+    said = prose(nb)
+    assert "Heroic's one range is also the cheapest read of the three" in said
+    assert "one range, the cheapest of the three keys at production size" in said  # summary
+    assert "not the cheapest" not in said
+    assert shown(nb, row.format("heroic")) == 1
+    ms = {
+        d: shown(nb, rf"{d} \d+ [\d,]+ (?P<n>[\d.]+) ms")
+        for d in ("heroic", "host_metric_time", "timestamp_first")
+    }
+    assert ms["heroic"] < ms["host_metric_time"] < ms["timestamp_first"], ms
+    # "seeks once per host of the site and reads every row of those hosts' 15 minutes": 4 hosts
+    # in gew (the exercise's 4 ranges) × 90 readings (15 minutes at one every 10 s) = 360 rows
+    assert shown(nb, r"host_metric_time (?P<n>\d+) [\d,]+ [\d.]+ ms") == 4
+    assert shown(nb, r"host_metric_time \d+ (?P<n>[\d,]+) [\d.]+ ms") == 4 * 15 * 60 / 10
+
+
+@pytest.mark.notebook
 def test_04_and_07_give_the_time_first_key_one_busiest_share(executed_notebook):
     # one figure, one rounding: 04's comparison table and 07's edited designer name the same
     # share for the time-first fx key (04 once showed 96 %, 07 100 %)
@@ -492,6 +515,11 @@ def test_the_prose_of_06_states_its_outputs(executed_notebook):
 @pytest.mark.notebook
 def test_the_prose_of_07_states_its_outputs(executed_notebook):
     nb = _run(executed_notebook, "07")
+    # `fix` after its suggestion: one note (the "/" in pair names) and no warning on its Advisor
+    # tab (tests/test_designer.py::test_07s_fixed_designer_keeps_one_note_and_no_warning); the
+    # prose said "no findings left"
+    assert "has no warnings left (one note stays" in prose(nb)
+    assert "no findings left" not in prose(nb)
     # "with 3 nodes the fair share is a third": 100 / 3 shown to the percent
     assert shown(nb, r"\(fair share (?P<n>\d+)%\)") == round(100 / 3)
     # the hotspot ranking keeps its order where the factors differ by more than 5 %

@@ -8,6 +8,7 @@ documented figures (G04, G06, G08, G11)."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -393,3 +394,35 @@ def test_a_count_of_one_node_reads_in_the_singular():
 
     assert shown_value(1, "nodes") == "1 node"
     assert shown_value(3, "nodes") == "3 nodes"
+
+
+def test_a_query_run_of_one_request_and_one_seek_reads_in_the_singular():
+    """06's sheet read "1 requests × 10.9 µs + 1 seeks × 43.4 µs + 1 rows × …" for the latest
+    reading: a count of one is singular in a formula's terms too, more stays plural."""
+    ds = wb.load_dataset("energy_meters")
+    sheet = wb.production_sheet(ds, wb.preset("energy_meters", "sequential_id"))
+    runs = {ln.name: ln.formula for ln in sheet.lines if ln.name.endswith(": one run")}
+    # latest_reading: one request, one range, one row (the newest reading of one meter)
+    latest = runs["latest_reading: one run"]
+    assert latest.startswith("1 request × ") and "+ 1 seek × " in latest, latest
+    assert "+ 1 row × " in latest, latest
+    assert not re.search(
+        r"(?<![\d.,])1 (requests|seeks|rows|cells|bytes) ×", " ".join(runs.values())
+    )
+    # the sample's rate needs the 1-node minimum: every formula counting nodes says "1 node"
+    formulas = " ".join(ln.formula for ln in sheet.lines)
+    assert sheet.line("nodes per cluster").value == 1
+    assert not re.search(r"(?<![\d.,<])1 nodes", formulas), formulas  # "<0.001 nodes" is fine
+    assert "(1 node × 70 %" in formulas and "1 node × 730 h" in formulas, formulas
+    # a Data Boost run of one request: "60 SPU-s × 1 request", not "1 requests"
+    boosted = wb.production_sheet(
+        ds,
+        wb.preset("energy_meters", "sequential_id"),
+        wb.Workload(queries={"meter_day": wb.QueryLoad(per_s=1 / 3600, data_boost=True)}),
+    )
+    boost = boosted.line("meter_day: on Data Boost").formula
+    assert re.search(r"SPU-s × 1 request\)", boost), boost
+    # meter_day: one meter's 96 readings of a day are 96 rows (plural)
+    assert re.search(r"\+ 96(\.\d+)? rows × ", runs["meter_day: one run"]), runs[
+        "meter_day: one run"
+    ]

@@ -17,15 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..formatting import percent
+from ..analysis.capacity import ONCE_FIXED
+from ..formatting import counted, percent
 from ..schema import (
-    Field,
     Hashed,
-    Int,
     PaddedInt,
     ReversedId,
     RowKey,
-    Tags,
+    Segment,
     Tall,
 )
 from ..units import human_bytes
@@ -69,10 +68,11 @@ def load_evidence(c: Context) -> tuple[list[str], dict[str, Any]]:
     if kd.ceiling is not None:  # the keyspace summary's own line: one ceiling everywhere
         ev.append(f"ceiling: {kd.ceiling.text()}")
     cap = a.capacity  # the capacity view's own figures: one node count everywhere
-    ev.append(
-        f"capacity at {cap.rate_text()}: {cap.nodes_needed:,} {cap.storage} node(s) "
-        f"({cap.bound_text})" + (f"; {cap.verdict()}" if cap.hotspot_limited else "")
-    )
+    nodes = counted(cap.nodes_needed, cap.storage + " node")
+    if cap.hotspot_limited:  # no node count serves the rate: the count is the fixed design's
+        ev.append(f"capacity: {cap.verdict()}; {nodes}{ONCE_FIXED}")
+    else:
+        ev.append(f"capacity at {cap.rate_text()}: {nodes} ({cap.bound_text})")
     data = {
         "busiest_share": kd.mean_write_share,
         "fair_share": kd.fair_share,
@@ -174,17 +174,17 @@ def time_first(c: Context) -> Iterable[Finding]:
 # ----------------------------------------------------------------------------- G23: sequential IDs
 
 
-def _int_values(c: Context, seg: Field) -> np.ndarray | None:
-    col = seg.column
-    if col not in c.ds.frame:
-        return None
+def _int_values(c: Context, seg: Segment) -> np.ndarray | None:
+    """The integers a segment writes as their digits (its column's values), else None."""
+    col = seg.value_column
+    if col is None or col not in c.ds.frame or seg.digits_width() is None:
+        return None  # no column, or the key transforms its digits (hash, reversal)
     s = c.ds.frame[col]
-    if isinstance(seg, (Int, PaddedInt)) or (type(seg) is Field and s.dtype.kind in "iu"):
+    if seg.integer or s.dtype.kind in "iu":
         return s.to_numpy(dtype=np.int64) if s.dtype.kind in "iu" else None
-    if type(seg) is Field:
-        u = pd.unique(s.astype(object))
-        if len(u) and all(isinstance(x, str) and x.isdigit() for x in u):
-            return np.asarray([int(x) for x in u], dtype=np.int64)
+    u = pd.unique(s.astype(object))
+    if len(u) and all(isinstance(x, str) and x.isdigit() for x in u):
+        return np.asarray([int(x) for x in u], dtype=np.int64)
     return None
 
 
@@ -195,7 +195,8 @@ def sequential_id(c: Context) -> Iterable[Finding]:
         if i is None:
             continue
         seg = key.segments[i]
-        if not isinstance(seg, Field):  # only a column's values can be sequential IDs
+        idcol = seg.value_column
+        if idcol is None:  # only a column's values can be sequential IDs
             continue
         vals = _int_values(c, seg)
         if vals is None or not sequential_ints(vals):
@@ -203,7 +204,7 @@ def sequential_id(c: Context) -> Iterable[Finding]:
         u = np.unique(vals)
         k = min(10, len(u))
         newest = u[-k:]
-        width = seg.width if isinstance(seg, PaddedInt) else 0
+        width = seg.digits_width() or 0
         as_key = [str(v).zfill(width) for v in newest]
         rev = [str(v)[::-1] for v in newest]
         shared = 0
@@ -211,16 +212,16 @@ def sequential_id(c: Context) -> Iterable[Finding]:
             shared += 1
         firsts_now, firsts_rev = len({x[0] for x in as_key}), len({x[0] for x in rev})
         ev = [
-            f"{seg.column} holds {len(u):,} consecutive IDs {u[0]}–{u[-1]} ({len(u):,} of {u[-1] - u[0] + 1:,} values "
+            f"{idcol} holds {len(u):,} consecutive IDs {u[0]}–{u[-1]} ({len(u):,} of {u[-1] - u[0] + 1:,} values "
             "used), so every new ID is the highest and sorts at the end of the key space",
             f"the {k} newest IDs share the key prefix {as_key[0][:shared]!r} ({firsts_now} distinct first "
             f"character{'s' if firsts_now != 1 else ''}): one tablet takes all their writes; reversed they start "
             f"with {firsts_rev} different characters",
         ]
         sugg = None
-        col = c.ds.frame[seg.column]
+        col = c.ds.frame[idcol]
         if col.dtype.kind in "iu":
-            nk = replace_segment(key, i, ReversedId(seg.column))
+            nk = replace_segment(key, i, ReversedId(idcol))
             sugg = renamed(
                 with_key(c.schema, tname, nk),
                 "reversed IDs",
@@ -238,7 +239,7 @@ def sequential_id(c: Context) -> Iterable[Finding]:
             ("G23", "G06"),
             "Sequential numeric IDs lead the row key",
             ev,
-            fix=f"Reverse the ID ({seg.column} 100042 → 240001) so new IDs spread over the key space",
+            fix=f"Reverse the ID ({idcol} 100042 → 240001) so new IDs spread over the key space",
             suggestion=sugg,
             table=tname,
             distinct_first_chars=firsts_now,
@@ -286,7 +287,7 @@ def _pii_columns(c: Context, key: RowKey) -> dict[str, tuple[str, int, int, str]
     """Key columns whose values look like personal data: column → (kind, hits, distinct, example)."""
     out = {}
     for seg in key.segments:
-        if isinstance(seg, Hashed):
+        if seg.readable() != seg:  # the key hides the values (a hash)
             continue
         for col in seg.sources():
             if col not in c.ds.frame or c.ds.frame[col].dtype.kind in "iufb":
@@ -311,14 +312,9 @@ def personal_data(c: Context) -> Iterable[Finding]:
     for tname, key in c.tables:
         cols = _pii_columns(c, key)
         for col, (kind, hits, n, ex) in cols.items():
-            in_tags = any(isinstance(s, Tags) and col in s.columns for s in key.segments)
+            idx = [j for j, s in enumerate(key.segments) if s.value_column == col]
             sugg = None
-            if not in_tags:
-                idx = [
-                    j
-                    for j, s in enumerate(key.segments)
-                    if isinstance(s, Field) and s.column == col
-                ]
+            if idx:  # a field can be hashed; a tag or a salt's input cannot
                 nk = key
                 for j in idx:
                     nk = replace_segment(nk, j, Hashed(col, 16))
@@ -374,67 +370,66 @@ def hashed_key(c: Context) -> Iterable[Finding]:
                 for col, v in _pii_columns(
                     c,
                     RowKey(
-                        tuple(
-                            Field(s.column) if isinstance(s, Hashed) else s for s in key.segments
-                        ),
+                        tuple(s.readable() for s in key.segments),
                         key.delimiter,
                     ),
                 ).items()
             }
         )
         for i, seg in enumerate(key.segments):
-            if isinstance(seg, Hashed):
+            hcol = seg.value_column
+            if hcol is None:
+                continue
+            if seg.readable() != seg:
                 ex = rendered_keys(key, c.ds, rows=1)[0]
-                readable = rendered_keys(replace_segment(key, i, Field(seg.column)), c.ds, rows=1)[
-                    0
-                ]
+                readable = rendered_keys(replace_segment(key, i, seg.readable()), c.ds, rows=1)[0]
                 ev = [
-                    f"key {ex!r} instead of the readable {readable!r}: the {seg.column} cannot be read from the key "
-                    f"and related {seg.column} values no longer sort together"
+                    f"key {ex!r} instead of the readable {readable!r}: the {hcol} cannot be read from the key "
+                    f"and related {hcol} values no longer sort together"
                 ]
                 lay = c.schema.layout
                 if c.cells is not None and isinstance(lay, Tall):
                     f = c.cells.frame
                     m = (
-                        (f["family"] == lay.family.name) & (f["qualifier"] == lay.qname(seg.column))
+                        (f["family"] == lay.family.name) & (f["qualifier"] == lay.qname(hcol))
                     ).to_numpy()
                     if m.any():
                         ev.append(
-                            f"{seg.column} rides along as a cell: {int(m.sum()):,} extra cells, "
+                            f"{hcol} rides along as a cell: {int(m.sum()):,} extra cells, "
                             f"{human_bytes(int(c.cell_bytes[m].sum()))}"
                         )
-                if seg.column in pii:
+                if hcol in pii:
                     yield make_finding(
                         "hashed_key",
                         "info",
                         ("G22", "G26"),
-                        f"Hashed {seg.column} in the key (deliberate: it holds personal data)",
+                        f"Hashed {hcol} in the key (deliberate: it holds personal data)",
                         ev[:1],
                         table=tname,
                     )
                     continue
-                nk = replace_segment(key, i, Field(seg.column))
+                nk = replace_segment(key, i, seg.readable())
                 sugg = renamed(
                     with_key(c.schema, tname, nk),
-                    f"readable {seg.column}",
+                    f"readable {hcol}",
                     f"Readable key segments: {nk.template()} (G22).",
                 )
                 yield make_finding(
                     "hashed_key",
                     "warning",
                     ("G22",),
-                    f"Hashed {seg.column} in the row key",
+                    f"Hashed {hcol} in the row key",
                     ev,
-                    fix=f"Use {seg.column} itself (human-readable, G22); spread writes by field promotion instead",
+                    fix=f"Use {hcol} itself (human-readable, G22); spread writes by field promotion instead",
                     suggestion=sugg,
                     table=tname,
                 )
             elif (
-                type(seg) is Field
-                and seg.column in c.ds.frame
-                and c.ds.frame[seg.column].dtype.kind not in "iufb"
+                seg.digits_width() == 0  # the value as it is
+                and hcol in c.ds.frame
+                and c.ds.frame[hcol].dtype.kind not in "iufb"
             ):
-                u = pd.unique(c.ds.frame[seg.column].astype(object))[:2000]
+                u = pd.unique(c.ds.frame[hcol].astype(object))[:2000]
                 raw = [x for x in u if isinstance(x, str) and any(not ch.isprintable() for ch in x)]
                 hexy = [x for x in u if isinstance(x, str) and _HEX.match(x)]
                 if raw or (len(u) and len(hexy) == len(u)):
@@ -445,9 +440,9 @@ def hashed_key(c: Context) -> Iterable[Finding]:
                         "hashed_key",
                         "warning",
                         ("G22",),
-                        f"{seg.column} in the key holds {what}",
+                        f"{hcol} in the key holds {what}",
                         [
-                            f"{len(raw or hexy):,} of {len(u):,} distinct {seg.column} values are {what}, "
+                            f"{len(raw or hexy):,} of {len(u):,} distinct {hcol} values are {what}, "
                             f"e.g. {(raw or hexy)[0]!r}"
                         ],
                         fix="Use readable identifiers in keys (G22)",
@@ -486,15 +481,12 @@ _NUMBERED = re.compile(r"^([^\d]*)(\d+)$")
 def unpadded_number(c: Context) -> Iterable[Finding]:
     for tname, key in c.tables:
         for i, seg in enumerate(key.segments):
-            col = seg.column if isinstance(seg, Field) else None
-            if (
-                col is None
-                or col not in c.ds.frame
-                or isinstance(seg, (PaddedInt, Hashed, ReversedId))
-            ):
+            col = seg.value_column
+            # padded digits already sort; a hash or reversed digits do not keep the value's order
+            if col is None or col not in c.ds.frame or seg.digits_width() != 0:
                 continue
             s = c.ds.frame[col]
-            if isinstance(seg, Int) or (type(seg) is Field and s.dtype.kind in "iu"):
+            if seg.integer or s.dtype.kind in "iu":
                 vals = [int(v) for v in np.unique(s.to_numpy(dtype=np.int64))]
                 pair = _inversion(vals)
                 in_data = pair is not None
@@ -513,7 +505,7 @@ def unpadded_number(c: Context) -> Iterable[Finding]:
                     f"{col} zero-padded",
                     f"{col} zero-padded to {width} digits so keys sort numerically (G21).",
                 )
-            elif type(seg) is Field:
+            else:
                 u = [x for x in pd.unique(s.astype(object)) if isinstance(x, str)]
                 ms = [_NUMBERED.match(x) for x in u]
                 if not u or not all(ms) or len({m.group(1) for m in ms if m}) > 3:
@@ -522,8 +514,6 @@ def unpadded_number(c: Context) -> Iterable[Finding]:
                 if pair is None:
                     continue
                 in_data, sugg = True, None
-            else:
-                continue
             a, b = pair
             ka, kb = rendered_keys(key, c.ds, {col: [a, b]})
             ev = [
@@ -572,7 +562,7 @@ def _sources(c: Context, key: RowKey, chars: set[str]) -> list[str]:
     if key.delimiter in chars:
         out.append(f"the delimiter {key.delimiter!r}")
     for seg in key.segments:
-        if isinstance(seg, Hashed) or is_time(seg):  # time segments render their own digits
+        if seg.readable() != seg or is_time(seg):  # time segments render their own digits
             continue
         for col in seg.sources():
             if col not in c.ds.frame or c.ds.frame[col].dtype.kind in "iubM":

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..schema import Literal, RowKey
+from ..formatting import rate
+from ..schema import RowKey
 from .context import Context
 
 # the measured hotspot factor under which a key-shape rule stands down: the load model's own
@@ -32,10 +33,12 @@ def measured_even(c: Context) -> str | None:
     ceiling = (
         ""
         if math.isinf(cap.ceiling_events_per_s)
-        else f", under the design's ceiling of {cap.ceiling_events_per_s:,.3g} events/s"
+        else f", under the design's ceiling of {rate(cap.ceiling_events_per_s, 'events')}"
     )
+    # rates as every view states them ("20.3 writes/h", "49,000 events/s"): ",.3g" printed
+    # the designer's my_meters ceiling as "4.9e+04 events/s" and its rate as "0.00565 writes/s"
     return (
-        f"the load model replays these writes at {kd.write_rate_per_s:,.3g} writes/s on "
+        f"the load model replays these writes at {rate(kd.write_rate_per_s, 'writes')} on "
         f"{kd.nodes} node{'s' if kd.nodes != 1 else ''}: the busiest node carries "
         f"{kd.hotspot_factor:.2f}× its fair share (under {EVEN_FACTOR}×, spread evenly)" + ceiling
     )
@@ -55,8 +58,8 @@ def consequence_severity(c: Context) -> str:
 def one_valued(c: Context, seg: Any) -> bool:
     """Does this segment render one value over the whole dataset (a single series' name)?"""
     srcs = [x for x in seg.sources() if x != "time"]
-    if isinstance(seg, Literal) or not srcs or len(srcs) != len(seg.sources()):
-        return isinstance(seg, Literal)
+    if seg.constant or not srcs or len(srcs) != len(seg.sources()):
+        return bool(seg.constant)
     f = c.ds.frame
     return all(col in f and f[col].nunique(dropna=False) <= 1 for col in srcs)
 

@@ -31,12 +31,11 @@ from ..schema import (
     union,
 )
 from ..schema.limits import QUALIFIER_MAX, ROW_KEY_MAX
-from ..schema.time_segments import BaseTimestamp, precision_of
+from ..schema.time_text import LONGEST_US, PRECISIONS, US_PER_S
 from ..units import human_bytes
 from .context import Context
 from .findings import Finding
 from .rule_base import (
-    BUCKET_S,
     NAME_LIKE,
     NEAR,
     carried_columns,
@@ -266,12 +265,7 @@ def limits(c: Context) -> Iterable[Finding]:
 
 
 def _bucket_seconds(key: RowKey) -> float | None:
-    widths = []
-    for s in key.time_segments:
-        if isinstance(s, BaseTimestamp):
-            widths.append(2**s.bits / 1000)
-        else:
-            widths.append(BUCKET_S.get(precision_of(s) or "", 1.0))
+    widths = [s.bucket_us(longest=True) / 1e6 or 1.0 for s in key.time_segments]
     return max(widths) if widths else None
 
 
@@ -289,7 +283,12 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
         sev = "error" if rs.projected_max_bytes > st.row_hard_bytes else "warning"
         rate = rs.max_bytes / max(rs.data_span_s, 1e-6)  # bytes per second into the busiest row
         bucket = next(
-            (b for b in ("month", "week", "day", "hour") if rate * BUCKET_S[b] <= 10e6), "hour"
+            (
+                b
+                for b in ("month", "week", "day", "hour")
+                if rate * (LONGEST_US[b] // US_PER_S) <= 10e6
+            ),
+            "hour",
         )
         sugg = None
         if lay.multi_event or lay.versioned:
@@ -327,13 +326,9 @@ def unbounded_rows(c: Context) -> Iterable[Finding]:
     if est <= st.row_advisory_bytes:
         return
     sugg = None
-    idx = next((j for j, s in enumerate(key.segments) if isinstance(s, TimeBucket)), None)
+    idx = next((j for j, s in enumerate(key.segments) if s.bucket_choice() in PRECISIONS), None)
     if idx is not None:
-        from ..schema.time_text import PRECISIONS
-
-        tb = key.segments[idx]
-        assert isinstance(tb, TimeBucket)  # idx was found by that test
-        p = tb.precision
+        p = str(key.segments[idx].bucket_choice())
         finer = (
             PRECISIONS[PRECISIONS.index(p) + 1]
             if PRECISIONS.index(p) + 1 < len(PRECISIONS)

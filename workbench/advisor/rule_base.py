@@ -21,7 +21,6 @@ from ..schema import (
     Wide,
 )
 from ..schema.segments import RenderContext, Segment
-from ..schema.time_segments import precision_of
 from ..schema.time_text import time_us
 from ..schema.wide_layouts import WideQualifier
 from .context import Context
@@ -34,18 +33,6 @@ from .suggest import (
 
 NEAR = 0.5  # "near a hard limit": half of it (G19, G20)
 NAME_LIKE = 64  # more distinct qualifiers than this carry data (G12, G19), not names (G01)
-BUCKET_S = {
-    "month": 31 * 86400,
-    "week": 7 * 86400,
-    "day": 86400,
-    "hour": 3600,
-    "minute": 60,
-    "second": 1,
-    "ms": 1e-3,
-    "us": 1e-6,
-}
-
-
 # Google's own schema checklist: google/skills, skills/cloud/bigtable-basics/references/
 # schema_design.md, "Performance Checklist (Agent Verification)" (2026), plus its "Counters for
 # real-time metrics" and "Materialized views" sections. A finding that checks an item cites it
@@ -163,7 +150,7 @@ def carried_columns(c: Context, key: RowKey) -> list[str]:
 
 
 def precision_name(seg: Segment) -> str:
-    return precision_of(seg) or "?"
+    return seg.time_precision() or "?"
 
 
 def lossless_tall(c: Context, key: RowKey) -> Schema | None:

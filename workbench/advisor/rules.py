@@ -27,16 +27,13 @@ from ..datasets.model import QueryIntent
 from ..formatting import counted
 from ..schema import (
     Field,
-    ReversedTimestamp,
     RowKey,
-    Salt,
     Schema,
     Table,
-    TimeBucket,
     Timestamp,
     Wide,
 )
-from ..schema.time_segments import BaseTimestamp
+from ..schema.time_text import PRECISIONS
 from ..units import human_bytes
 from . import key_rules, row_rules  # noqa: F401  (importing them registers their rules, in order)
 from .context import Context
@@ -55,7 +52,6 @@ from .rule_base import (
     with_segment,
 )
 from .suggest import (
-    at_precision,
     finer_precisions,
     first_lossless,
     is_time,
@@ -73,10 +69,10 @@ from .suggest import (
 def salting(c: Context) -> Iterable[Finding]:
     a = c.analysis
     for tname, key in c.tables:
-        salts = [s for s in key.segments if isinstance(s, Salt)]
+        salts = [b for s in key.segments if (b := s.buckets())]
         if not salts or a is None:
             continue
-        n = salts[0].n
+        n = len(salts[0])
         t = a.queries.table
         plans = a.queries.plans
         intents = {q.name: q for q in c.ds.queries if q.kind != "scan"}
@@ -149,13 +145,13 @@ def collisions(c: Context) -> Iterable[Finding]:
         )
     cands: list[Callable[[], Schema]] = []
     for i, seg in enumerate(key.segments):
-        if is_time(seg) and not isinstance(seg, (TimeBucket, BaseTimestamp)):
+        if is_time(seg) and not seg.time_bucket:
             cands += [
-                partial(with_segment, c.schema, key, i, at_precision(seg, p))
+                partial(with_segment, c.schema, key, i, seg.at_precision(p))
                 for p in finer_precisions(seg)
             ]
     if isinstance(c.schema.layout, Wide):
-        idx = next((j for j, s in enumerate(key.segments) if isinstance(s, TimeBucket)), None)
+        idx = next((j for j, s in enumerate(key.segments) if s.bucket_choice() in PRECISIONS), None)
         if idx is not None:
             cands += [partial(finer_wide, c.schema, key, idx, b, q) for b, q in FINER_WIDE]
     sugg = first_lossless(cands, c.ds)
@@ -196,9 +192,7 @@ def _keyed_for(c: Context, q: QueryIntent) -> Schema | None:
     else:
         fixed = [e for e in c.ds.entity if e in q.entity]
         rest = [e for e in c.ds.entity if e not in q.entity]
-        tseg = next((s for s in key.time_segments if not isinstance(s, Salt)), None) or Timestamp(
-            "us"
-        )
+        tseg = next(iter(key.time_segments), None) or Timestamp("us")
         # the query's fixed fields, then time (so its range is one contiguous read), then the rest;
         # a measure segment stays (a layout with the value in the qualifier needs it in the key)
         metric = (key.metric,) if key.metric is not None else ()
@@ -416,7 +410,7 @@ def full_scan(c: Context) -> Iterable[Finding]:
 def reversed_time_use(c: Context) -> Iterable[Finding]:
     key = c.schema.key
     i = lead_index(key)
-    rev = [s for j, s in enumerate(key.segments) if isinstance(s, ReversedTimestamp) and j != i]
+    rev = [s for j, s in enumerate(key.segments) if s.time_order < 0 and j != i]
     if not rev or not c.ds.queries:
         return
     latest = sum(q.weight for q in c.ds.queries if q.kind == "latest")

@@ -18,36 +18,24 @@ from ..schema import (
     Family,
     Field,
     Hashed,
-    Int,
     Layout,
-    Literal,
     Metric,
     NewCells,
     NewColumns,
-    PaddedInt,
     ReversedId,
-    ReversedTimestamp,
     RowKey,
-    Salt,
     Schema,
     Segment,
     Serialized,
     Tall,
     TimeBucket,
-    Timestamp,
     Wide,
     loss_report,
 )
 from ..schema.families import GcRule
 from ..schema.segments import TIME
-from ..schema.time_segments import BaseTimestamp, precision_of
+from ..schema.time_segments import BaseTimestamp
 from ..schema.time_text import PRECISIONS
-
-_REVERSED_UNITS = {
-    "second": ("s", 9_999_999_999, 10),
-    "ms": ("ms", 9_999_999_999_999, 13),
-    "us": ("us", 9_999_999_999_999_999, 16),
-}
 
 
 def is_time(seg: Segment) -> bool:
@@ -56,7 +44,7 @@ def is_time(seg: Segment) -> bool:
 
 def lead_index(key: RowKey) -> int | None:
     """Index of the first segment that is not fixed text (what decides where writes land)."""
-    return next((i for i, s in enumerate(key.segments) if not isinstance(s, Literal)), None)
+    return next((i for i, s in enumerate(key.segments) if not s.constant), None)
 
 
 def renamed(schema: Schema, suffix: str, description: str) -> Schema:
@@ -95,21 +83,20 @@ def promote(key: RowKey, ds: Dataset) -> RowKey:
     dataset's entity columns are added as readable fields."""
     lead = [s for s in key.segments[: lead_index(key) or 0]]
     rest = key.segments[len(lead) :]
-    others = [s for s in rest if not is_time(s) and not isinstance(s, Salt)]
+    others = [s for s in rest if not is_time(s) and not s.buckets()]
     times = [s for s in rest if is_time(s)]
     if not any(s.sources() for s in others):
         others = [Field(c) for c in ds.entity] + others
-    if others and isinstance(others[0], (Int, PaddedInt)) and others[0].column in ds.frame:
-        col = ds.frame[others[0].column]
+    lead_col = others[0].value_column if others and others[0].integer else None
+    if lead_col is not None and lead_col in ds.frame:
+        col = ds.frame[lead_col]
         if col.dtype.kind in "iu" and sequential_ints(col.to_numpy()):
-            others[0] = ReversedId(others[0].column)
+            others[0] = ReversedId(lead_col)
     return RowKey(tuple(lead + others + times), key.delimiter)
 
 
 def without_salt(key: RowKey, ds: Dataset) -> RowKey:
-    return promote(
-        RowKey(tuple(s for s in key.segments if not isinstance(s, Salt)), key.delimiter), ds
-    )
+    return promote(RowKey(tuple(s for s in key.segments if not s.buckets()), key.delimiter), ds)
 
 
 def replace_segment(key: RowKey, i: int, seg: Segment) -> RowKey:
@@ -118,22 +105,9 @@ def replace_segment(key: RowKey, i: int, seg: Segment) -> RowKey:
     return RowKey(tuple(segs), key.delimiter)
 
 
-def at_precision(seg: Segment, precision: str) -> Segment:
-    """The same time segment at another precision (formats follow: epoch_ms → epoch_us)."""
-    if isinstance(seg, ReversedTimestamp):
-        unit, mx, width = _REVERSED_UNITS[precision]
-        return ReversedTimestamp(unit, mx, width)
-    if isinstance(seg, Timestamp):
-        fmt = seg.fmt
-        if fmt and fmt.startswith("epoch_"):
-            fmt = {"ms": "epoch_ms", "us": "epoch_us"}.get(precision, "epoch_s")
-        return replace(seg, precision=precision, fmt=fmt)
-    raise SchemaError(f"Cannot change the precision of {type(seg).__name__}.")
-
-
 def finer_precisions(seg: Segment) -> list[str]:
     """Precisions finer than the segment's, coarsest first (second, ms, us at most)."""
-    p = precision_of(seg)
+    p = seg.time_precision()
     if p not in PRECISIONS:
         return []
     start = max(PRECISIONS.index(p) + 1, PRECISIONS.index("second"))
@@ -231,7 +205,6 @@ __all__ = [
     "promote",
     "without_salt",
     "replace_segment",
-    "at_precision",
     "finer_precisions",
     "loses_nothing",
     "first_lossless",

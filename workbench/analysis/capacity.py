@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..formatting import counted
 from ..reprs import html_of
 from ..schema.families import Family
 from ._index import CellIndex
@@ -236,7 +237,7 @@ class Capacity:
             "CPU at the peak (nodes, reads + writes)": self.peak_cpu,
             f"ceiling (events/s, busiest unit at {self.cpu_target:.0%} CPU)": self.ceiling_events_per_s,
             "ceiling (queries/s, most-read row)": self.query_ceiling_per_s,
-            f"busiest node CPU at {self.cpu.nodes:,} nodes": self.cpu.busiest_cpu,
+            f"busiest node CPU at {counted(self.cpu.nodes, 'node')}": self.cpu.busiest_cpu,
             "hotspot factor (busiest node ÷ fair)": self.hotspot_factor,
             f"nodes for CPU (busiest ≤ {self.cpu_target:.0%})": self.cpu.nodes,
             "growth per month (GB, logical)": self.bytes_per_month / 1e9,
@@ -349,7 +350,7 @@ class Capacity:
                 "cannot run tiers)"
             )
         return (
-            f"{self.bytes_per_event:,.0f} B per event, {self.nodes_needed:,} {self.storage} node(s) "
+            f"{self.bytes_per_event:,.0f} B per event, {counted(self.nodes_needed, self.storage + ' node')} "
             f"({self.bound_text}) at {self.rate_text()}{tier}, ≈ ${self.monthly_cost:,.0f} "
             f"per month (prices of {self.settings.prices_date})"
         )
@@ -358,7 +359,7 @@ class Capacity:
         """What the figures assume, stated next to them."""
         st = self.settings
         out = [
-            f"CPU target {st.cpu_target_source}; {self.clusters} cluster(s), {st.routing} "
+            f"CPU target {st.cpu_target_source}; {counted(self.clusters, 'cluster')}, {st.routing} "
             "routing" + (", autoscaling" if st.autoscaling else ""),
             f"units: {self.units_assumption}",
             f"storage: compressed bytes at ≤ {st.storage_utilization_target:.0%} of "

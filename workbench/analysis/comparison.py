@@ -23,10 +23,14 @@ from ..reprs import html_of
 from ..schema.schema import Schema
 from ..schema.views import ViewDesign
 from ..units import human_bytes
+from .capacity import ONCE_FIXED
 from .overview import CHUNK_EVENTS, Analysis, analyze, schema_name
 from .rate_verdict import rate_text
 from .settings import Settings
 from .spill import SPILL_EVENTS, spill
+
+# the table's columns that price a design; a hotspot-limited design's are "once fixed"
+_FIX_PRICED_COLUMNS = ("nodes_for_cpu", "nodes_needed", "monthly_cost_usd")
 
 
 @dataclass
@@ -63,10 +67,21 @@ class Comparison:
     def view(self, columns: Sequence[str] | None = None) -> Any:
         """``table`` (or some of its columns) formatted for reading: separators, bytes in kB/MB,
         shares as percentages, ratios with ×, "—" with a legend where a value is absent."""
-        from ..formatting import styled
+        from ..formatting import count, money, styled
 
         t = self.table if columns is None else self.table[list(columns)]
-        return styled(t)
+        st = styled(t)
+        # a hotspot-limited design has no price at the stated rate: its node count and bill are
+        # what it costs once the hotspot is fixed, as its capacity table labels them (G07)
+        limited = t.index[self.table["hotspot_limited"].eq(True)].tolist()
+        priced = [c for c in _FIX_PRICED_COLUMNS if c in t.columns]
+        for col in priced if limited else []:
+            fmt = money if col == "monthly_cost_usd" else count
+            st = st.format(
+                lambda v, fmt=fmt: f"{fmt(v)}{ONCE_FIXED}",
+                subset=pd.IndexSlice[limited, [col]],
+            )
+        return st
 
     def _repr_html_(self) -> str:
         return html_of(self)

@@ -24,7 +24,6 @@ from ..memory import release_freed_memory
 from ..reprs import html_of
 from ..schema.keys import RowKey
 from ..schema.schema import Schema
-from ..schema.segments import Salt
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
@@ -275,7 +274,7 @@ def at_workload(
         workload=wl,
         mutations=writes[0],
         write_units=writes[1],
-        salt_buckets=next((s.n for s in schema.key.segments if isinstance(s, Salt)), None),
+        salt_buckets=next((len(b) for s in schema.key.segments if (b := s.buckets())), None),
         bucket_s=row_time_bound_s(schema.key),
         lead_columns=leading_entities(schema, ds, st.rebalance_minutes * 60),
         settings=st,

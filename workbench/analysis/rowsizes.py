@@ -185,32 +185,13 @@ def _fmt(n: float) -> str:
     return f"{n:,.0f} B"
 
 
-_BOUND_S = {
-    "month": 31 * 86_400.0,  # the longest month: a bound, not an average
-    "week": 7 * 86_400.0,
-    "day": 86_400.0,
-    "hour": 3_600.0,
-    "minute": 60.0,
-    "second": 1.0,
-    "ms": 1e-3,
-    "us": 1e-6,
-}
-
-
 def row_time_bound_s(key: RowKey) -> float | None:
     """How long one row can receive events, from the key's time segments; None without time.
 
     A row's key holds every time segment, so the finest one bounds it: a week bucket closes
     after a week, Heroic's base timestamp after 2^bits ms (2^32 ms ≈ 49.7 days, G16).
     """
-    from ..schema.keys import BaseTimestamp
-
-    widths = []
-    for seg in key.time_segments:
-        if isinstance(seg, BaseTimestamp):
-            widths.append(2**seg.bits / 1000)
-        else:
-            widths.append(_BOUND_S.get(getattr(seg, "precision", ""), 1.0))
+    widths = [s.bucket_us(longest=True) / 1e6 or 1.0 for s in key.time_segments]
     return min(widths) if widths else None
 
 

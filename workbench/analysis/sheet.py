@@ -247,8 +247,12 @@ def sheet_html(sheet: ProductionSheet) -> str:
             + f"{note}</td>"
             f"<td style='{_TD};font-size:11.5px;color:#444'>{e(ln.figure)}</td></tr>"
         )
+    # mathjax_ignore (MathJax 3, JupyterLab 4) and tex2jax_ignore (MathJax 2): the typesetter
+    # leaves the sheet alone; it set the text between two prices of one formula ("× $0.65 =
+    # $5,220") as LaTeX
     return (
-        f"<div class='wb-production-sheet' style='max-width:100%;overflow-x:hidden'>"
+        "<div class='wb-production-sheet mathjax_ignore tex2jax_ignore' "
+        "style='max-width:100%;overflow-x:hidden'>"
         f"<b>Production sheet</b> {e(sheet.schema)} on {e(sheet.dataset)}"
         f"<div style='font-size:12px;margin:2px 0'>{e(sheet.workload_line)}</div>"
         f"<div style='font-size:12px;margin:2px 0 6px'>{e(sheet.verdict)}</div>"

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..formatting import money, rate
+from ..formatting import counted, money, rate
 from .capacity import ONCE_FIXED
 from .settings import Settings
 
@@ -250,7 +250,7 @@ def _storage_lines(a: Analysis) -> list[SheetLine]:
         inputs["cold TB (compressed)"] = (cold_tb, "line: the infrequent-access tier")
         inputs["tiered TB per node"] = (per, "Google: Tiered storage overview")
         formula += f"⌈({_n(hot_tb)} + {_n(cold_tb)}) TB ÷ ({_n(per)} TB × {_pct(usable)})⌉, "
-    formula += f"{st.min_nodes}) = {cap.storage_nodes:,} nodes"
+    formula += f"{st.min_nodes}) = {counted(cap.storage_nodes, 'node')}"
     out.append(
         SheetLine(
             "storage",
@@ -282,8 +282,8 @@ def _run_line(name: str, row: Any, costs: Any, figure: str, per_request: int) ->
     for what, n, unit, one in parts:
         inputs[what] = (n, PLANNED)
         inputs[f"node-s per {one}"] = (unit, READ_COSTS)
-        if n:
-            terms.append(f"{_n(n)} {what} × {_s(unit)}")
+        if n:  # "1 request", "1 seek": a count of one in the singular, as "1 node" is
+            terms.append(f"{_n(n)} {one if n == 1 else what} × {_s(unit)}")
     return SheetLine(
         "queries",
         f"{name}: one run",
@@ -334,7 +334,8 @@ def _query_lines(a: Analysis) -> list[SheetLine]:
                     hours,
                     "SPU-hours per month",
                     f"max({_s(node_s)} × {_n(st.data_boost_spu_per_node)} SPU per node, "
-                    f"{_n(st.data_boost_min_spu_s_per_request)} SPU-s × {_n(requests)} requests) "
+                    f"{_n(st.data_boost_min_spu_s_per_request)} SPU-s × {_n(requests)} "
+                    f"{'request' if requests == 1 else 'requests'}) "
                     f"= {_n(spu_s)} SPU-s per run × {rate(per_s, 'runs')} × {_n(month_s)} s "
                     f"÷ 3,600 = {_n(hours)} SPU-hours",
                     {
@@ -380,7 +381,7 @@ def _query_lines(a: Analysis) -> list[SheetLine]:
                     f"{name}: servable on these nodes",
                     servable,
                     "runs/s",
-                    f"no rate stated: sizes no node; ({nodes:,} nodes × "
+                    f"no rate stated: sizes no node; ({counted(nodes, 'node')} × "
                     f"{_pct(p.cpu_target)} − {_n(p.peak_cpu)} nodes of CPU) ÷ "
                     f"{_s(node_s)} ÷ peak {_n(peak)}× = {rate(servable, 'runs')}",
                     {
@@ -475,7 +476,7 @@ def _node_lines(a: Analysis) -> list[SheetLine]:
             "average CPU at the peak",
             avg,
             "share of a node",
-            f"{_n(cap.peak_cpu)} nodes of CPU ÷ {n:,} nodes = {_pct(avg)} "
+            f"{_n(cap.peak_cpu)} nodes of CPU ÷ {counted(n, 'node')} = {_pct(avg)} "
             + ("≤" if avg <= target + 1e-9 else ">")
             + f" {_pct(target)} target",
             {
@@ -494,7 +495,7 @@ def _node_lines(a: Analysis) -> list[SheetLine]:
             "hottest node CPU at the peak",
             hottest,
             "share of a node",
-            f"max({_n(p.peak_cpu)} ÷ {n:,} nodes, busiest unit {_n(unit)}, most-read row "
+            f"max({_n(p.peak_cpu)} ÷ {counted(n, 'node')}, busiest unit {_n(unit)}, most-read row "
             f"{_n(row)}) = {_pct(hottest)} "
             + ("≤" if hottest <= limit + 1e-9 else ">")
             + f" {_pct(limit)} hottest-node target",
@@ -661,7 +662,7 @@ def _bill_lines(a: Analysis, served: bool) -> list[SheetLine]:
             )
             inputs["hours per month"] = (st.hours_per_month, "default: 730 h")
             formula = (
-                f"{cap.nodes_needed:,} nodes × {_n(st.hours_per_month)} h × "
+                f"{counted(cap.nodes_needed, 'node')} × {_n(st.hours_per_month)} h × "
                 f"{_unit_price(bl.unit_usd)} = {_usd(bl.usd)}"
             )
         elif bl.item.startswith("backups"):

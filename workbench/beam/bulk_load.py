@@ -19,34 +19,40 @@ The same code runs on the DirectRunner (tests, one machine) and on Dataflow (opt
    ``ownership.check_existing`` (a table that exists must be empty, or hold this design's
    record: the rerun of a failed or killed bulk load, which it finishes — SetCell is
    idempotent), ``admin.ensure_tables(create_only=)`` and the race check.
-4. **Pipeline** (:func:`build`): CSV files (``fileio``; pandas in chunks, with ``from_csv``'s
-   read options) or Parquet (``ReadFromParquetBatched``, converted as ``from_parquet`` does) →
-   ``from_dataframe`` → ``Schema.to_cells`` → ``write_cells`` (the workbench's writer, not
-   Beam's ``WriteToBigTable``, whose ``DirectRow`` path measured 3.4–9.4× slower). A design with
-   summary rows or aggregate families groups each entity's events (``GroupByKey``) so every
-   summary row and every aggregate cell is built from all of its events in one batch.
+4. **Pipeline** (:func:`build`): the files read in parallel by Beam (``sources.read_events``) —
+   Parquet by row groups (``ReadFromParquetBatched``, converted as ``from_parquet`` does), CSV
+   by byte ranges any worker takes (pandas, with ``from_csv``'s read options; the quotes before
+   each range tell a quoted field's line break from a row's end; a compressed file is one
+   range); a file with duplicates left out (``--duplicates``) is read whole, as its rows'
+   numbers in the file say which to leave out → ``from_dataframe`` → ``Schema.to_cells`` →
+   ``write_cells`` (the workbench's writer, not Beam's ``WriteToBigTable``, whose ``DirectRow``
+   path measured 3.4–9.4× slower). A design with summary rows (G29) writes its events' cells
+   straight from the batches read and builds each summary row from the events of one (entity,
+   group of whole buckets) key (``CombinePerKey``): no element holds an entity's whole history.
+   A design with aggregate families groups each entity's events (``GroupByKey``), so the writer
+   combines every cell from all of its events.
 5. **Counts** (:class:`BulkReport`): Beam counters of events read, events, cells built and
    cells written, compared at the end (equal, or the run fails).
 
 Why one module: the pipeline's steps share the one ``Plan`` a run is launched with (the design,
 the tables, the dropped duplicates, the dead-letter limit, the pacing) and count into the same
-Beam counters the report compares; the readers are the part that can leave, to ``sources.py``
-(a branch that moves them and keys summary rows by entity and bucket waits to be merged).
+Beam counters the report compares; the readers live in ``sources.py`` and a batch's checks
+and keys in ``batches.py``.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..cells import CellFrame
-from ..errors import DatasetError, WorkbenchError, WriteError
+from ..errors import WorkbenchError, WriteError
 from ..schema.families import Family
 
 try:
@@ -59,9 +65,15 @@ except ImportError as exc:  # pragma: no cover - the extra is installed by make 
         f"(or pip install apache-beam). ({exc})"
     ) from None
 
-from .sources import Source, arrow_frame, csv_frames  # noqa: E402 (after the check above)
+from .batches import (  # noqa: E402 (after the check above)
+    BatchChecks,
+    BucketEvents,
+    KeyByBucket,
+    ParseEvents,
+    by_entity,
+)
+from .sources import NAMESPACE, Source, count, read_events  # noqa: E402
 
-NAMESPACE = "workbench.bulk_load"
 BATCH_EVENTS = 200_000  # events per batch turned into cells and written (one write_cells call)
 _COUNTERS = (
     "events_read",
@@ -138,6 +150,8 @@ class Plan:
     # gets its share: pacing.writer_processes); None: no limit
     max_mutations_per_s: float | None = None
     writers: int = 1
+    # summary buckets per group (batches.group_span): consecutive whole buckets of one entity
+    group_span: int = 1
     # rows left out as duplicates (--duplicates first|last): file → data row numbers, from 0
     drop: Mapping[str, np.ndarray] = field(default_factory=dict)
     # --max-bad-records: rows a batch's input checks refuse are written to CSV files named
@@ -165,27 +179,6 @@ def design(sample: Any, pattern: str, params: Mapping[str, Any]) -> tuple[Any, s
 
     schema = preset(sample, pattern, **dict(params)).bind(sample)
     return schema, None if has_presets(sample) else time_precision(sample)
-
-
-_PRECISIONS = ("second", "ms", "us")
-
-
-def check_precision(ds: Any, precision: str | None, where: str) -> None:
-    """A design built from the first events keys their time precision (G31); a batch needing
-    a finer one would be written under coarser keys than one load of all the events chooses."""
-    from ..schema.gallery import time_precision
-
-    if precision is None:
-        return
-    need = time_precision(ds)
-    if _PRECISIONS.index(need) > _PRECISIONS.index(precision):
-        raise DatasetError(
-            f"{where} holds times with {need} precision, but the first events the design was "
-            f"derived from need only {precision}s, so its keys keep {precision}s (G31) and one "
-            f"load of all the events would key {need}. Derive the design from more events "
-            "(--sample-events, so that they include such a time) or put a file with such "
-            "times first. Nothing more was written."
-        )
 
 
 def prepare_tables(
@@ -287,38 +280,10 @@ def reducers_of(fams: Mapping[str, Iterable[Family]]) -> dict[str, dict[str, str
 # ----------------------------------------------------------------------------- batches
 
 
-def conform(frame: pd.DataFrame, dtypes: Iterable[tuple[str, str]], where: str) -> pd.DataFrame:
-    """The batch's columns in the design's dtypes where only their kind differs (integers read
-    as floats in one batch, floats in another): a value's text follows its dtype (``5`` or
-    ``5.0``), so every batch must write what one load of all the events writes."""
-    out = frame
-    for col, want in dtypes:
-        if col not in out.columns or str(out[col].dtype) == want:
-            continue
-        have_kind, want_kind = out[col].dtype.kind, np.dtype(want).kind if want[0] in "fiub" else ""
-        if (have_kind, want_kind) not in {("i", "f"), ("f", "i"), ("u", "f"), ("f", "u")}:
-            continue
-        v = out[col].to_numpy()
-        with np.errstate(invalid="ignore"):
-            cast = v.astype(want)
-        if not np.array_equal(cast.astype(v.dtype), v):  # NaN, fractions or beyond 2^53
-            raise DatasetError(
-                f"Column {col!r} is {want} in the first events the design was derived from, "
-                f"but {where} holds values that are not ({out[col].dtype}: a missing value or a "
-                f"fraction). One load of all the events would write every {col!r} value as a "
-                "float: derive the design from more events (--sample-events, so that they "
-                "include such a value) or write the column as floats in every file."
-            )
-        out = out.assign(**{col: cast})
-    return out
-
-
-def _count(name: str, n: int) -> None:
-    Metrics.counter(NAMESPACE, name).inc(int(n))
-
-
 class WriteEvents(beam.DoFn):
     """A batch of events → Dataset → cells → the workbench's writer; counts what it did."""
+
+    counts_events = True  # the events' own cells come from here (each event counted once)
 
     def __init__(self, plan: Plan):
         from apache_beam.utils.shared import Shared
@@ -329,6 +294,7 @@ class WriteEvents(beam.DoFn):
         self.shared = Shared()  # one rate limiter per worker process, for all its threads
 
     def setup(self) -> None:
+        self.checks = BatchChecks(self.plan)
         self.conn = self.plan.target.connect()
         rate = self.plan.per_process_rate
         if rate is not None:
@@ -346,66 +312,9 @@ class WriteEvents(beam.DoFn):
     def process(self, frame: pd.DataFrame) -> None:
         self.write(frame)
 
-    def events(self, frame: pd.DataFrame) -> Any:
-        """A batch as a Dataset held to the design (``from_dataframe``'s checks, the design's
-        dtypes and time precision, ``check_loadable``): the input checks of one batch."""
-        from ..bigtable.checks import check_loadable
-
-        plan, schema = self.plan, self.plan.schema
-        ds = plan.source.dataset(frame)
-        where = f"a batch of {len(frame):,} events"
-        ds.frame = conform(ds.frame, schema.shape.dtypes, where)
-        check_precision(ds, plan.precision, where)
-        check_loadable(ds)
-        return ds
-
-    def checked(self, frame: pd.DataFrame) -> Any:
-        """The batch's events; with ``--max-bad-records``, the rows the input checks refuse are
-        found by halving the batch (a row refused on its own is bad), written to the
-        dead-letter file with the reason and counted, and the rest go on as one batch."""
-        if self.plan.max_bad_records is None:
-            return self.events(frame)
-        try:
-            return self.events(frame)
-        except DatasetError:
-            good, bad = self._split(frame.reset_index(drop=True))
-        if bad:
-            self._dead_letter(bad)
-        return self.events(pd.concat(good, ignore_index=True)) if good else None
-
-    def _split(
-        self, frame: pd.DataFrame
-    ) -> tuple[list[pd.DataFrame], list[tuple[pd.DataFrame, str]]]:
-        try:
-            self.events(frame)
-            return [frame], []
-        except DatasetError as exc:
-            if len(frame) == 1:
-                return [], [(frame, str(exc).splitlines()[0])]
-        half = len(frame) // 2
-        g1, b1 = self._split(frame.iloc[:half])
-        g2, b2 = self._split(frame.iloc[half:])
-        return g1 + g2, b1 + b2
-
-    def _dead_letter(self, bad: list[tuple[pd.DataFrame, str]]) -> None:
-        import uuid
-
-        from apache_beam.io.filesystems import FileSystems
-
-        self.bad = getattr(self, "bad", 0) + len(bad)
-        limit = int(self.plan.max_bad_records or 0)
-        if self.bad > limit:
-            raise DatasetError(
-                f"More than --max-bad-records {limit} rows were refused ({bad[-1][1]}). "
-                "Fix the files (the rows refused so far are in the dead-letter files "
-                f"{self.plan.dead_letter}-*.csv) and run the command again: the rerun finishes "
-                "the table."
-            )
-        rows = pd.concat([f.assign(_error=why) for f, why in bad], ignore_index=True)
-        path = f"{self.plan.dead_letter}-{uuid.uuid4().hex[:12]}.csv"
-        with FileSystems.create(path) as fh:
-            fh.write(rows.to_csv(index=False).encode())
-        _count("bad_records", len(bad))
+    def cells_of(self, ds: Any) -> CellFrame:
+        """The cells this step writes for a batch (every cell of the design here)."""
+        return self.plan.schema.to_cells(ds)
 
     def write(self, frame: pd.DataFrame) -> None:
         from ..bigtable.checks import EMULATOR_MAX_ROW_CELLS, check_row_depth
@@ -414,11 +323,11 @@ class WriteEvents(beam.DoFn):
         if not len(frame):
             return
         plan, schema = self.plan, self.plan.schema
-        ds = self.checked(frame)
+        ds = self.checks.checked(frame)
         if ds is None:
             return
-        cells = schema.to_cells(ds)
-        if not self.conn.is_production:
+        cells = self.cells_of(ds)
+        if not self.conn.is_production and self.counts_events:
             check_row_depth(cells, ds, schema, EMULATOR_MAX_ROW_CELLS)
         paced: dict[str, Any] = {}
         if self.limiter is not None:
@@ -439,23 +348,25 @@ class WriteEvents(beam.DoFn):
         )
         if self.limiter is not None:
             self.limiter.report()
-        _count("events", len(ds.frame))
-        _count("cells_built", len(cells))
-        _count("cells_written", report.cells)
-        _count("rows_written", report.rows)
-        _count("requests", report.requests)
+        if self.counts_events:
+            count("events", len(ds.frame))
+        count("cells_built", len(cells))
+        count("cells_written", report.cells)
+        count("rows_written", report.rows)
+        count("requests", report.requests)
 
 
 class WriteGroups(WriteEvents):
-    """Whole entities (every event of each, after a GroupByKey) gathered into batches of about
-    ``batch_events``: every summary row and aggregate cell sees all of its events."""
+    """Whole groups (every event of each, after a GroupByKey or a CombinePerKey) gathered into
+    batches of about ``batch_events``: every summary cell sees all of its events."""
 
     def start_bundle(self) -> None:
         self.parts: list[pd.DataFrame] = []
         self.held = 0
 
-    def process(self, keyed: tuple[Any, Iterable[pd.DataFrame]]) -> None:
-        for part in keyed[1]:
+    def process(self, keyed: tuple[Any, Any]) -> None:
+        parts = [keyed[1]] if isinstance(keyed[1], pd.DataFrame) else keyed[1]
+        for part in parts:
             self.parts.append(part)
             self.held += len(part)
         if self.held >= self.plan.batch_events:
@@ -471,101 +382,44 @@ class WriteGroups(WriteEvents):
             self.write(frame)
 
 
-def by_entity(frame: pd.DataFrame, entity: tuple[str, ...]) -> Iterator[tuple[Any, pd.DataFrame]]:
-    """(entity values as text, that entity's events in this batch)."""
-    if not entity:
-        yield ("",), frame
-        return
-    for key, part in frame.groupby(list(entity), sort=False, dropna=False):
-        values = key if isinstance(key, tuple) else (key,)
-        yield tuple(str(v) for v in values), part
+class WriteSummaries(WriteGroups):
+    """The summary rows of whole (entity, buckets) groups (G29): the events' own cells are
+    written by the event path, so only the aggregates' cells are kept here, and the events are
+    not counted twice."""
 
+    counts_events = False
 
-def _kept(frame: pd.DataFrame, drop: np.ndarray | None, offset: int) -> pd.DataFrame:
-    """A batch read (counted) without the rows left out as duplicates (counted)."""
-    from .preflight import drop_rows
+    def process(self, keyed: tuple[Any, Any]) -> None:
+        Metrics.distribution(NAMESPACE, "group_events").update(len(keyed[1]))
+        super().process(keyed)
 
-    _count("events_read", len(frame))
-    kept = drop_rows(frame, drop, offset)
-    if len(kept) != len(frame):
-        _count("duplicates_dropped", len(frame) - len(kept))
-    return kept
-
-
-class ReadCsv(beam.DoFn):
-    """A matched CSV file → its events, ``batch`` lines at a time (pandas, from_csv's options),
-    without the rows ``drop`` leaves out (file → data row numbers)."""
-
-    def __init__(
-        self, options: Mapping[str, Any], batch: int, drop: Mapping[str, np.ndarray] | None = None
-    ):
-        self.options, self.batch, self.drop = dict(options), batch, dict(drop or {})
-
-    def process(self, readable: Any) -> Iterator[pd.DataFrame]:
-        drop, offset = self.drop.get(readable.metadata.path), 0
-        with readable.open() as fh:
-            for frame in csv_frames(fh, self.options, self.batch):
-                yield _kept(frame, drop, offset)
-                offset += len(frame)
-
-
-class ReadParquet(beam.DoFn):
-    """A matched Parquet file → its events in batches, converted as ``from_parquet`` does,
-    without the rows ``drop`` leaves out: used only when duplicates are left out, as it needs
-    each row's place in its file (the file is the unit of parallel work here)."""
-
-    def __init__(self, columns: Sequence[str], batch: int, drop: Mapping[str, np.ndarray]):
-        self.columns, self.batch, self.drop = list(columns), batch, dict(drop)
-
-    def process(self, readable: Any) -> Iterator[pd.DataFrame]:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        drop, offset = self.drop.get(readable.metadata.path), 0
-        with readable.open() as fh:
-            for b in pq.ParquetFile(fh).iter_batches(batch_size=self.batch, columns=self.columns):
-                frame = arrow_frame(pa.Table.from_batches([b]))
-                yield _kept(frame, drop, offset)
-                offset += len(frame)
-
-
-def _parquet_frame(table: Any) -> pd.DataFrame:
-    frame = arrow_frame(table)
-    _count("events_read", len(frame))
-    return frame
+    def cells_of(self, ds: Any) -> CellFrame:
+        schema = self.plan.schema
+        f = schema.to_cells(ds).frame
+        agg = schema.aggregates
+        lead = agg.lead(schema.key.delimiter) + schema.key.delimiter
+        keep = (f["family"] == agg.family.name) & f["row_key"].str.startswith(lead)
+        return CellFrame(f[keep.to_numpy()].reset_index(drop=True))
 
 
 def build(pipeline: Any, plan: Plan) -> None:
-    """The pipeline's steps: read → (group by entity) → cells → write."""
+    """The pipeline's steps: read → (events keyed by entity and bucket) → cells → write."""
     src = plan.source
-    if src.kind == "parquet" and plan.drop:
-        from apache_beam.io import fileio
-
-        frames = (
-            pipeline
-            | "Match Parquet" >> fileio.MatchFiles(src.pattern)
-            | "Open Parquet" >> fileio.ReadMatches()
-            | "Read Parquet"
-            >> beam.ParDo(ReadParquet(src.columns or (), plan.batch_events, plan.drop))
+    frames = read_events(pipeline, src, plan.batch_events, plan.drop)
+    if plan.schema.aggregates is not None and not any(plan.reducers.values()):
+        # summary rows (G29): the events' own cells need no grouping; the summaries are built
+        # per (entity, a few whole buckets), so no element holds an entity's whole history
+        events_only = replace(plan, schema=replace(plan.schema, aggregates=None))
+        events = frames | "Parse events" >> beam.ParDo(ParseEvents(plan))
+        _ = events | "Event cells to Bigtable" >> beam.ParDo(WriteEvents(events_only))
+        _ = (
+            events
+            | "Key by entity and bucket" >> beam.ParDo(KeyByBucket(plan))
+            | "Events per bucket" >> beam.CombinePerKey(BucketEvents())
+            | "Summary cells to Bigtable" >> beam.ParDo(WriteSummaries(plan))
         )
-    elif src.kind == "parquet":
-        from apache_beam.io.parquetio import ReadFromParquetBatched
-
-        frames = (
-            pipeline
-            | "Read Parquet" >> ReadFromParquetBatched(src.pattern, columns=list(src.columns or ()))
-            | "Arrow to pandas" >> beam.Map(_parquet_frame)
-        )
-    else:
-        from apache_beam.io import fileio
-
-        frames = (
-            pipeline
-            | "Match CSV" >> fileio.MatchFiles(src.pattern)
-            | "Open CSV" >> fileio.ReadMatches()
-            | "Read CSV" >> beam.ParDo(ReadCsv(src.csv_options, plan.batch_events, plan.drop))
-        )
-    if plan.grouped:
+    elif plan.grouped:
+        # aggregate families (cells combined by the writer): each entity's events in one batch
         _ = (
             frames
             | "Key by entity" >> beam.FlatMap(by_entity, src.entity)
@@ -586,6 +440,10 @@ class BulkReport:
     counts: Mapping[str, int]
     elapsed_s: float
     tables: Mapping[str, str]
+    # Beam distributions (name → (count, sum, min, max)): ``group_events``, the events of each
+    # (entity, buckets) group summary rows are built from; ``part_events``, of each part of a
+    # batch sent to a group
+    sizes: Mapping[str, tuple[int, int, int, int]] = field(default_factory=dict)
     dead_letter: str | None = None
 
     @property
@@ -620,7 +478,19 @@ class BulkReport:
             f"{c.get('cells_built', 0):>26,}   {ok}",
             f"row mutations      {c.get('rows_written', 0):>14,}   in {c.get('requests', 0):,} "
             f"requests, {self.elapsed_s:.1f} s ({self.rows_per_s:,.0f} rows/s)",
-        ] + self.paced_lines()
+            *self.group_lines(),
+            *self.paced_lines(),
+        ]
+
+    def group_lines(self) -> list[str]:
+        """How large the summary rows' groups were: one (entity, bucket) each, G29."""
+        if "group_events" not in self.sizes:
+            return []
+        n, total, _, most = self.sizes["group_events"]
+        return [
+            f"summary groups     {n:>14,}   (entity, buckets) groups of {total:,} events, "
+            f"at most {most:,} in one"
+        ]
 
     def paced_lines(self) -> list[str]:
         """The rate limit's part (``--max-mutations-per-s``): requests it held back and for how
@@ -645,6 +515,19 @@ def counters(result: Any) -> dict[str, int]:
     return out
 
 
+def distributions(result: Any) -> dict[str, tuple[int, int, int, int]]:
+    """The run's distributions: name → (count, sum, min, max), over every step reporting it."""
+    got = result.metrics().query(MetricsFilter().with_namespace(NAMESPACE))["distributions"]
+    out: dict[str, tuple[int, int, int, int]] = {}
+    for m in got:
+        d = m.committed if m.committed is not None else m.attempted
+        if d is None or not d.count:
+            continue
+        n, total, lo, hi = out.get(m.key.metric.name, (0, 0, d.min, d.max))
+        out[m.key.metric.name] = (n + d.count, total + d.sum, min(lo, d.min), max(hi, d.max))
+    return out
+
+
 def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
     """Run the pipeline to its end and return its counts (raises WriteError when they differ).
     ``wait=False`` (a Flex Template's launcher): submit it and return None at once."""
@@ -656,7 +539,11 @@ def run(plan: Plan, options: Any, wait: bool = True) -> BulkReport | None:
         return None
     result.wait_until_finish()
     report = BulkReport(
-        counters(result), time.perf_counter() - t0, dict(plan.tables), plan.dead_letter
+        counters(result),
+        time.perf_counter() - t0,
+        dict(plan.tables),
+        sizes=distributions(result),
+        dead_letter=plan.dead_letter,
     )
     bad = report.counts.get("bad_records", 0)
     if plan.max_bad_records is not None and bad > plan.max_bad_records:

@@ -13,8 +13,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ..errors import WorkbenchError
+from . import batches, preflight, sources, splits
 from . import bulk_load as bl
-from . import preflight, sources, splits
 from .template import LAUNCH_MARK, command_argv
 
 
@@ -148,6 +148,7 @@ def _plan(
         attributes=None if args.attributes is None else _names(args.attributes),
         naive_tz=args.naive_tz,
         name=name,
+        range_bytes=sources.CSV_RANGE_BYTES,
     )
     if kind == "csv":
         source = _replace(source, csv_options=sources.csv_options(files[0], source, args.sep))
@@ -198,11 +199,19 @@ def _plan(
         app_profile=args.app_profile,
         max_mutations_per_s=args.max_mutations_per_s,
         writers=writers,
+        group_span=_span(sample, schema, args.batch_events),
         drop=found.drop,
         max_bad_records=args.max_bad_records,
         dead_letter=args.dead_letter or f"{args.table}.dead-letter",
     )
     return p, conn.target, [*head, *notes]
+
+
+def _span(sample: Any, schema: Any, batch_events: int) -> int:
+    """Summary buckets per group for a design with summary rows (1 for any other)."""
+    if schema.aggregates is None:
+        return 1
+    return batches.group_span(sample, schema, min(batches.GROUP_EVENTS, batch_events))
 
 
 def _replace(source: sources.Source, **changes: Any) -> sources.Source:

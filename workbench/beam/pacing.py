@@ -29,10 +29,10 @@ from apache_beam.io.components.rate_limiter import RateLimiter
 from apache_beam.metrics import Metrics
 
 from ..errors import WorkbenchError
+from .sources import NAMESPACE
 
 BURST_S = 0.05  # the bucket holds 1/20 s of the rate: a one-second window holds ≤ 1.05 × it
 PROGRESS_S = 5.0  # seconds between two progress lines of a paced writer
-NAMESPACE = "workbench.bulk_load"
 
 
 def writer_processes(options: Any) -> int:

@@ -45,7 +45,7 @@ from .checks import (
 from .connection import Connection
 from .lease import LEASE_WAIT_S
 from .net import is_loopback
-from .reader import ReadResult, read_plan, read_table
+from .reader import ReadResult, figures_html, read_plan, read_table
 from .writer import WriteReport, write_cells
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -135,10 +135,7 @@ class QueryRun:
             f"{self.decode_s * 1000:.1f} ms; {len(self.answer) if self.answer is not None else 0:,} {self.answer_kind}; {ok}</p>"
         )
         notes = "".join(f"<i>{html.escape(n)}</i><br>" for n in self.result.notes)
-        # each figure in its unit: bytes as kB/MB, counts with separators (formatting)
-        from ..formatting import styled_rows  # a Styler (jinja2): only where HTML is shown
-
-        return head + styled_rows(self.figures()).to_html() + notes
+        return head + figures_html(self.figures()) + notes
 
     def __repr__(self) -> str:
         return (

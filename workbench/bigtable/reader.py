@@ -444,6 +444,23 @@ def _to_cellframe(cols: dict[str, list[Any]], table: str) -> CellFrame:
 # ----------------------------------------------------------------------------- running a plan
 
 
+# what the "—" in a read's measured column means: it was run, the emulator just never says
+SEEN_LEGEND = (
+    "— not reported: a read returns what it keeps, not what the server scanned; "
+    "the seen figures are the model's"
+)
+
+
+def figures_html(figures: pd.DataFrame) -> str:
+    """A read's figures (measured beside modelled) as a notebook table, each figure in its unit
+    (bytes as kB/MB, counts with separators), with the legend of its "—" (01-07 showed "—"
+    under measured rows/cells/bytes seen with no word on why)."""
+    from ..formatting import styled_rows  # a Styler (jinja2): only where HTML is shown
+
+    absent = "measured" in figures.columns and bool(figures["measured"].isna().any())
+    return styled_rows(figures, caption=SEEN_LEGEND if absent else "").to_html()
+
+
 @dataclass
 class ReadResult:
     """Cells a plan returned and the figures: measured next to modelled."""
@@ -510,10 +527,7 @@ class ReadResult:
             f"</code>: {self.elapsed_s * 1000:.1f} ms</p>"
         )
         notes = "".join(f"<br><i>{html.escape(n)}</i>" for n in self.notes)
-        # each figure in its unit: bytes as kB/MB, counts with separators (formatting)
-        from ..formatting import styled_rows  # a Styler (jinja2): only where HTML is shown
-
-        return head + styled_rows(self.figures()).to_html() + notes
+        return head + figures_html(self.figures()) + notes
 
     def __repr__(self) -> str:
         return (

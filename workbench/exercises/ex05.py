@@ -56,10 +56,8 @@ def _dashboard_key(key: list, ds) -> tuple[bool, str, dict[str, Any]]:
 def _why_many_ranges(key: list, ds) -> str:
     """Why the panel needs a range per value: a column it leaves open sits before the time, so
     one range over what it fixes would read that column's every value over all time."""
-    from workbench.schema.segments import Field
-
     fixed = ds.query("site_cpu_dashboard").entity
-    columns = [s.column if isinstance(s, Field) else None for s in key]
+    columns = [s.value_column for s in key]
     time_at = columns.index(None) if None in columns else len(columns)
     open_before = [c for c in columns[:time_at] if c is not None and c not in fixed]
     if not open_before:

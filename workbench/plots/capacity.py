@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from matplotlib.ticker import MaxNLocator
 
+from ..formatting import counted
 from .style import OKABE_ITO, legend_outside, new_axes, styled
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ def plot_node_need(cap: Capacity, ax: Axes | None = None) -> Axes:
         "minimum": f"the {cap.settings.min_nodes}-node minimum (neither CPU nor storage needs more)",
     }
     ax.set_title(
-        f"{cap.nodes_per_cluster:,} node(s) per cluster × {cap.clusters} cluster(s): "
+        f"{counted(cap.nodes_per_cluster, 'node')} per cluster × {counted(cap.clusters, 'cluster')}: "
         f"set by {bound[cap.bound_by]}"
     )
     return ax

@@ -21,7 +21,7 @@ import pandas as pd
 from ..errors import SchemaError
 from .keys import RowKey
 from .rowkey_schema import RowKeySchema, row_key_schema, row_key_schemas
-from .segments import RenderContext, Salt, Tags
+from .segments import RenderContext
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
@@ -84,7 +84,7 @@ def check_keys(keys: pd.Series | list[str], rks: RowKeySchema, hint: str = "") -
 
 def _count_hint(rks: RowKeySchema, key: str, got: int) -> str:
     n = len(rks.fields)
-    if any(isinstance(s, Tags) for s in rks.key.segments) and got < n:
+    if any(s.n_parts(rks.delimiter) is None for s in rks.key.segments) and got < n:
         return (
             "Tags leaves an empty tag out of the key, so series without every tag have fewer "
             "fields; a row-key schema needs every key to have every field (G16)."
@@ -129,7 +129,7 @@ def _raw_keys(key: RowKey, ds: Dataset) -> pd.Series:
         ctx.time_coded = None
         texts = []
         for s in key.segments:
-            if isinstance(s, Salt) or isinstance(s, Tags):
+            if s.renders_last or s.self_delimited:  # a salt of the key, or Tags' delimiters
                 raise SchemaError(
                     f"Cannot build the keys of {key.template()!r}: a value holds the delimiter "
                     f"{key.delimiter!r}."

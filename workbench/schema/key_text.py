@@ -10,9 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .keys import RowKey
-from .segments import TIME, RenderContext, Salt, Segment
-from .time_segments import BaseTimestamp
-from .time_text import US_PER_MS
+from .segments import TIME, RenderContext
 
 if TYPE_CHECKING:  # pragma: no cover
     from .shape import Shape
@@ -20,12 +18,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def render_one(key: RowKey, i: int, known: Mapping[str, Any], t: int | None) -> str:
     seg = key.segments[i]
+    if not (seg.renders_last and TIME in seg.sources()):
+        return seg.text_of(known, t, key.delimiter)
     cols = {c: pd.Series([v]) for c, v in known.items()}
-    tt = np.array([t if t is not None else 0], dtype=np.int64)
-    ctx = RenderContext(cols, tt, key.delimiter)
-    if isinstance(seg, Salt) and TIME in seg.sources():
-        ts = key.time_segments[0]
-        ctx.time_coded = ts.coded(ctx)
+    ctx = RenderContext(cols, np.array([t or 0], dtype=np.int64), key.delimiter)
+    ctx.time_coded = key.time_segments[0].coded(ctx)  # the salt hashes the key's time text
     return str(seg.render(ctx)[0])
 
 
@@ -40,33 +37,13 @@ def render_values(
     return [str(x) for x in key.segments[i].render(ctx)]
 
 
-# the shortest bucket of each precision: stepping by it visits every bucket of a range
-_STEP_US = {
-    "us": 1,
-    "ms": 1_000,
-    "second": 1_000_000,
-    "minute": 60_000_000,
-    "hour": 3_600_000_000,
-    "day": 86_400_000_000,
-    "week": 7 * 86_400_000_000,
-    "month": 28 * 86_400_000_000,
-}
-
-
-def bucket_us(seg: Segment) -> int:
-    """The shortest bucket of a time segment in µs (0: unknown)."""
-    if isinstance(seg, BaseTimestamp):
-        return (1 << seg.bits) * US_PER_MS
-    return _STEP_US.get(str(getattr(seg, "precision", "")), 0)
-
-
 def time_texts(
     key: RowKey, i: int, known: Mapping[str, Any], lo: int, hi: int, limit: int
 ) -> list[str] | None:
     """The distinct texts time segment ``i`` takes over [lo, hi] µs, or None when there are
     more than ``limit`` or the segment's bucket length is unknown."""
     seg = key.segments[i]
-    step = bucket_us(seg)
+    step = seg.bucket_us()
     if step <= 0 or hi < lo or (hi - lo) // step + 2 > limit:
         return None
     t = np.unique(np.r_[np.arange(lo, hi + 1, step, dtype=np.int64), np.int64(hi)])

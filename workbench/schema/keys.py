@@ -8,6 +8,7 @@ for, so a plan can never disagree with the data. Segments: :mod:`.segments` and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -20,13 +21,12 @@ from .segments import (
     Field,
     Metric,
     RenderContext,
-    Salt,
     Segment,
     Tags,
     any_contains,
     join_sized,
 )
-from .time_segments import BaseTimestamp, ReversedTimestamp, Timestamp
+from .time_segments import BaseTimestamp
 from .value_text import factorize
 
 
@@ -72,7 +72,7 @@ class RowKey:
         variable = [s for s in self.segments if s.n_parts(self.delimiter) is None]
         if len(variable) > 1:
             raise SchemaError("A row key can have at most one variable-width segment (Tags).")
-        if sum(isinstance(s, Metric) for s in self.segments) > 1:
+        if sum(s.names_measure for s in self.segments) > 1:
             raise SchemaError("A row key can have at most one Metric segment.")
 
     # -- introspection ---------------------------------------------------------------
@@ -90,17 +90,15 @@ class RowKey:
 
     @property
     def metric(self) -> Metric | None:
-        return next((s for s in self.segments if isinstance(s, Metric)), None)
+        """The segment that names the measure (it answers ``measures`` and ``name_of``)."""
+        return cast("Metric | None", next((s for s in self.segments if s.names_measure), None))
 
     @property
     def time_segments(self) -> list[Segment]:
         return [s for s in self.segments if TIME in s.sources() and s.time_order != 0]
 
     def keeps_microseconds(self) -> bool:
-        return any(
-            isinstance(s, (Timestamp, ReversedTimestamp)) and s.precision == "us"
-            for s in self.time_segments
-        )
+        return any(s.time_precision() == "us" for s in self.time_segments)
 
     def template(self) -> str:
         out = ""
@@ -131,19 +129,9 @@ class RowKey:
         d = self.delimiter
         if len(d) != 1 or d == "\x00" or any(s.self_delimited for s in self.segments):
             return None  # NUL: the text path joins with numpy str scalars, which drop it; keep its keys
-        ctx.delimiter = d
-        ctx.time_coded = None
-        parts: list[Coded | None] = [None] * len(self.segments)
-        for i, s in enumerate(self.segments):
-            if not isinstance(s, Salt):
-                parts[i] = s.coded(ctx)
-                if ctx.time_coded is None and s.time_order != 0:
-                    ctx.time_coded = parts[i]
-        for i, s in enumerate(self.segments):
-            if isinstance(s, Salt):
-                parts[i] = s.coded(ctx)
+        parts = self._coded_parts(ctx)
         sizes = []
-        for s, (_codes, texts) in zip(self.segments, parts, strict=True):  # type: ignore[misc]
+        for s, (_codes, texts) in zip(self.segments, parts, strict=True):
             alphabet = s._alphabet()
             if len(texts) > 1 and (alphabet is None or d in alphabet) and any_contains(texts, d):
                 return None
@@ -151,14 +139,14 @@ class RowKey:
                 sizes.append(np.full(len(texts), len(texts[0]), dtype=np.int64))
             else:
                 sizes.append(utf8_len(pd.Series(texts, dtype=object)))
-        codes, texts = parts[0]  # type: ignore[misc]
+        codes, texts = parts[0]
         size = sizes[0]
         dense = (
             False  # codes are 0..len(texts)-1, each used (a segment's texts may hold unused values)
         )
         for nxt, nsize in zip(parts[1:], sizes[1:], strict=True):
-            n_left, n_right = len(texts), len(nxt[1])  # type: ignore[index]
-            codes, texts, size = join_sized((codes, texts), size, nxt, nsize, d)  # type: ignore[arg-type]
+            n_left, n_right = len(texts), len(nxt[1])
+            codes, texts, size = join_sized((codes, texts), size, nxt, nsize, d)
             if n_right != 1:
                 dense = n_left != 1
         if not dense:
@@ -166,20 +154,21 @@ class RowKey:
             texts, size = texts[uniq], size[uniq]
         return codes, texts, size
 
+    def _coded_parts(self, ctx: RenderContext) -> list[Coded]:
+        """Each segment's (codes, texts); one that hashes the others' texts (a salt of the time)
+        after them, with the key's first time text at hand."""
+        ctx.delimiter, ctx.time_coded = self.delimiter, None
+        parts: dict[int, Coded] = {}
+        for last in (False, True):
+            for i, s in enumerate(self.segments):
+                if s.renders_last == last:
+                    parts[i] = s.coded(ctx)
+                    if ctx.time_coded is None and s.time_order != 0:
+                        ctx.time_coded = parts[i]
+        return [parts[i] for i in range(len(self.segments))]
+
     def _render_text(self, ctx: RenderContext) -> np.ndarray:
-        ctx.delimiter = self.delimiter
-        ctx.time_coded = None
-        texts: list[np.ndarray | None] = [None] * len(self.segments)
-        for i, s in enumerate(self.segments):
-            if not isinstance(s, Salt):
-                codes, distinct = s.coded(ctx)
-                texts[i] = distinct[codes]
-                if ctx.time_coded is None and s.time_order != 0:
-                    ctx.time_coded = (codes, distinct)
-        for i, s in enumerate(self.segments):
-            if isinstance(s, Salt):
-                texts[i] = s.render(ctx)
-        rendered = [t for t in texts if t is not None]  # every slot was filled above
+        rendered = [texts[codes] for codes, texts in self._coded_parts(ctx)]
         out = rendered[0]
         for i in range(1, len(rendered)):
             sep = "" if self.segments[i - 1].self_delimited else self.delimiter
@@ -247,14 +236,15 @@ class RowKey:
         texts = self._split(keys)
         out = pd.DataFrame(index=keys.index)
         for s, t in zip(self.segments, texts, strict=True):
-            got = s.parse(t, self.delimiter) if isinstance(s, Tags) else s.parse(t)
+            # a segment that writes its own delimiters splits its text with them
+            got = s.parse(t, self.delimiter) if s.self_delimited else s.parse(t)  # type: ignore[call-arg]
             for k, v in got.items():
                 out[k] = v.to_numpy()
-            if isinstance(s, (Timestamp, ReversedTimestamp)) and "_subms" not in out:
+            if "_subms" not in out:
                 v = s.subms(t)
                 if v is not None:
                     out["_subms"] = v
-        m = next((i for i, s in enumerate(self.segments) if isinstance(s, Metric)), None)
+        m = next((i for i, s in enumerate(self.segments) if s.names_measure), None)
         if m is None:
             out["_event_row"] = keys.to_numpy()
         else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .key_text import bucket_us, render_one
+from .key_text import render_one
 from .keys import RowKey
 from .layouts import Layout, NewCells
 from .plan import RANGES_MAX
@@ -176,7 +176,7 @@ def bucket_keys(key: RowKey, w: KeyWalk, q: Query) -> tuple[str, str] | None:
     shape = q.shape
     if w.stop is None or shape is None or shape.span_us is None:
         return None
-    step = bucket_us(key.segments[w.stop])
+    step = key.segments[w.stop].bucket_us()
     later = key.segments[w.stop + 1 :]
     if step <= 0 or key.segments[w.stop].time_order <= 0:
         return None

@@ -27,7 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .key_text import bucket_us
 from .key_walk import KeyWalk, us_of
 from .plan import PlanCost
 from .segments import TIME
@@ -167,10 +166,10 @@ def estimate(
     listed: dict[tuple[object, ...], set[tuple[object, ...]]] = {}
     for gk, bk in zip(keys, w.bknown, strict=True):
         listed.setdefault(gk, set()).add(tuple(bk.get(c) for c in sorted(w.enumerated)))
-    units = 0.0
+    units = passed = 0.0  # events, and the series (× measures) whose rows the ranges pass
     for base, gk, wt in zip(bases, keys, w.weights, strict=True):
-        units += total * series_at(shape, base) * wt * per_measure / len(listed[gk])
-    units *= w.t_share
+        passed += shape.n_series * series_at(shape, base) * wt * per_measure / len(listed[gk])
+    units = total / shape.n_series * passed * w.t_share
     # production: each series writes ``rate_factor`` times the sample's events (summary rows
     # do not grow with the rate), kept for retention: a read bounding no time reads all of it
     rate = shape.rate_factor if events is None else 1.0
@@ -186,8 +185,9 @@ def estimate(
     requests = costs.requests_for(seeks, int(seeks) if plan.requests > 1 else 1)
     per_row = events_per_row(key, shape, total, rate) if multi_event else 1.0
     answer = _answer_events(q, shape, total, rate) * per_measure
-    # a range that holds data visits at least one row (a bucket row it cuts)
-    rows = max(units / per_row, min(seeks, units))
+    # a range that holds data visits at least one row (a bucket row it cuts), and a series
+    # with events in the window has its own row there, however many events a row holds
+    rows = max(units / per_row, min(max(seeks, passed), units))
     if plan.keys and q.t_point is not None:
         rows = units = seeks  # point reads: one row each, its cells at that instant
         answer = min(answer, units)
@@ -291,7 +291,7 @@ def events_per_row(key: RowKey, shape: Shape, total: float, rate: float) -> floa
     (at production's rate, ``rate`` × the sample's) over one bucket of the key's time segment,
     or over all the time kept when the key has none (without a retention: the sample's span)."""
     per_series = total / max(shape.n_series, 1) * rate
-    spans = [bucket_us(s) for s in key.segments if TIME in s.sources()]
+    spans = [s.bucket_us() for s in key.segments if TIME in s.sources()]
     span = shape.span_len_us
     if not spans or span is None or spans[0] <= 0:
         return max(per_series * shape.time_factor(), 1.0)

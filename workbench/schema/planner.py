@@ -58,7 +58,7 @@ from .plan import (
     prefix_end,
 )
 from .plan_choice import ChoiceWalk, Priced, estimate, price_note
-from .segments import TIME, Literal, Metric, Tags
+from .segments import TIME
 from .time_text import US_PER_MS
 from .walk_steps import walk_key
 
@@ -99,15 +99,13 @@ def row_key_regex(key: RowKey, w: KeyWalk, q: Query) -> str | None:
     d = key.delimiter
     first_unused = w.stop + (0 if w.partial_tags or w.stop_reason == "full scan" else 1)
     needed = q.needed
+    m = key.metric  # the segment naming the measure, if any
+    measures = (m.measures or q.measures) if m is not None else ()
     later_known = any(
         (set(s.sources()) <= set(q.known) and set(s.sources()) - {TIME} and s.recovers())
-        or (isinstance(s, Tags) and set(s.sources()) & set(q.known))
+        or (s.self_delimited and set(s.sources()) & set(q.known))  # tags: each narrows
         # a measure in the key after the stop, when the query needs only some measures
-        or (
-            isinstance(s, Metric)
-            and needed is not None
-            and not set(s.measures or q.measures) <= set(needed)
-        )
+        or (s.names_measure and needed is not None and not set(measures) <= set(needed))
         for s in key.segments[first_unused:]
     )
     if not later_known:
@@ -116,13 +114,11 @@ def row_key_regex(key: RowKey, w: KeyWalk, q: Query) -> str | None:
     for j, s in enumerate(key.segments):
         sep = "" if (s.self_delimited or j == len(key.segments) - 1) else re.escape(d)
         srcs = set(s.sources())
-        if isinstance(s, Tags):
+        if s.self_delimited:
             parts.append(s.regex(d, q.known))
-        elif isinstance(s, Literal):
-            parts.append(re.escape(s.text) + sep)
-        elif isinstance(s, Metric):
-            ms = tuple(m for m in (s.measures or q.measures) if needed is None or m in needed)
-            alt = "(?:" + "|".join(re.escape(s.name_of(m)) for m in ms) + ")"
+        elif s.names_measure and m is not None:
+            ms = tuple(x for x in measures if needed is None or x in needed)
+            alt = "(?:" + "|".join(re.escape(m.name_of(x)) for x in ms) + ")"
             parts.append((alt if ms else s.regex(d)) + sep)
         elif srcs and srcs <= set(q.known) and TIME not in srcs:
             parts.append(re.escape(render_one(key, j, q.known, None)) + sep)

@@ -24,21 +24,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
 from ..notes import EMULATOR_NOTES
 from .keys import RowKey
-from .segments import (
-    Field,
-    Literal,
-    Metric,
-    Salt,
-    Segment,
-    Tags,
-)
-from .time_segments import ReversedTimestamp, Timestamp
+from .segments import KeyQuery, Segment
 
 MAX_DELIMITER = 50  # DelimitedBytes: "at least 1 character and at most 50" (admin API reference)
 EMULATOR_NOTE = EMULATOR_NOTES["rowkey_schema"]
@@ -154,32 +145,18 @@ class RowKeySchema:
         out: list[str] = []
         t0 = _us(start) if start is not None else None
         t1 = _us(end) - 1 if end is not None else None
+        ask = KeyQuery(values, t0, t1, measure, self.delimiter)
         for f in self.fields:
-            seg = f.segment
-            if isinstance(seg, Literal):
-                continue  # constant text: every row of the table has it
-            if isinstance(seg, Salt):
-                out.append(f"{f.name} IN ({', '.join(_sql_str(b) for b in seg.buckets())})")
-            elif isinstance(seg, Metric) and measure is not None:
-                out.append(f"{f.name} = {_sql_str(seg.name_of(measure))}")
-            elif isinstance(seg, Tags):
-                col = f.column
-                if col in values:
-                    used.add(col)
-                    out.append(f"{f.name} = {_sql_str(f'{col}={values[col]}')}")
-            elif isinstance(seg, (Timestamp, ReversedTimestamp)) and (t0, t1) != (None, None):
-                lo = self._time_text(seg, t0)
-                hi = self._time_text(seg, t1)
-                if isinstance(seg, ReversedTimestamp):
-                    lo, hi = hi, lo  # newest first: the later bound is the smaller text
-                if lo is not None:
-                    out.append(f"{f.name} >= {_sql_str(lo)}")
-                if hi is not None:
-                    out.append(f"{f.name} <= {_sql_str(hi)}")
-            elif isinstance(seg, Field) and seg.column in values:
-                used.add(seg.column)
-                text = self._value_text(seg, values[seg.column])
-                out.append(f"{f.name} = {_sql_str(text)}")
+            if f.segment is None:
+                continue  # a part of a Literal: the same text in every row
+            conds, cols = f.segment.sql_where(ask, f.column)
+            used.update(cols)
+            out += [
+                f"{f.name} IN ({', '.join(_sql_str(b) for b in v)})"
+                if op == "IN"
+                else f"{f.name} {op} {_sql_str(v)}"
+                for op, v in conds
+            ]
         unknown = sorted(set(values) - used)
         if unknown:
             raise SchemaError(
@@ -203,21 +180,6 @@ class RowKeySchema:
         if cond:
             sql += "\nWHERE " + "\n  AND ".join(cond)
         return sql
-
-    def _time_text(self, seg: Segment, t: int | None) -> str | None:
-        from .segments import RenderContext
-
-        if t is None:
-            return None
-        ctx = RenderContext({}, np.array([t], dtype=np.int64), self.delimiter)
-        return str(seg.render(ctx)[0])
-
-    def _value_text(self, seg: Field, value: Any) -> str:
-        from .segments import RenderContext
-
-        col = pd.Series([value])
-        ctx = RenderContext({seg.column: col}, np.zeros(1, dtype=np.int64), self.delimiter)
-        return str(seg.render(ctx)[0])
 
     # -- display ---------------------------------------------------------------------
     def explain(self) -> str:

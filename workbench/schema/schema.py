@@ -33,7 +33,7 @@ from .layouts import BuildInput, Layout, Tall
 from .limits import Finding, LimitWarning, LossReport, check_limits, check_parts, raise_collisions
 from .plan import ReadCosts, ReadPlan
 from .planner import plan_query
-from .segments import Literal, Metric, RenderContext, Segment, unknown_name_message
+from .segments import Literal, RenderContext, Segment, unknown_name_message
 from .shape import Shape
 from .time_segments import Timestamp
 from .time_text import US_PER_MS, floor_us, time_us
@@ -82,7 +82,7 @@ class Aggregates:
         return f"{self.prefix}{delimiter}{self.name}"
 
     def key(self, main: RowKey) -> RowKey:
-        ents = [s for s in main.segments if s.recovers() and not isinstance(s, Metric)]
+        ents = [s for s in main.segments if s.recovers()]
         fmt = {
             "hour": "%Y%m%d%H",
             "day": "%Y%m%d",

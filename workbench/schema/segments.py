@@ -20,13 +20,14 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
 from .hashing import crc32
+from .time_text import LONGEST_US, SHORTEST_US
 from .value_text import digits, encode_coded, factorize, merge_equal_texts
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
@@ -34,6 +35,19 @@ TIME = "@time"  # the pseudo-column name segments use for "the event time"
 # Text of one key part for every event as (codes, distinct texts): ``texts[codes]`` is the
 # text, equal codes ⇔ equal texts (``texts`` may hold values no event uses).
 Coded = tuple[np.ndarray, np.ndarray]
+# A segment's conditions in SQL, as (operator, key text) pairs, and the columns they use.
+Where = tuple[list[tuple[str, Any]], tuple[str, ...]]
+
+
+class KeyQuery(NamedTuple):
+    """What a read fixes, as a row-key schema's SQL asks each segment: entity ``values`` by
+    dataset column, the time range [t0, t1] in µs (each end may be open), the ``measure``."""
+
+    values: Mapping[str, Any]
+    t0: int | None
+    t1: int | None
+    measure: str | None
+    delimiter: str
 
 
 # ----------------------------------------------------------------------------- context
@@ -196,15 +210,111 @@ class Segment:
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         return {}
 
-    def regex(self, delimiter: str) -> str:
-        """RE2-compatible pattern for any text this segment can produce."""
+    def regex(self, delimiter: str, known: Mapping[str, Any] | None = None) -> str:
+        """RE2-compatible pattern for any text this segment can produce (with the ``known``
+        values of a query, for a segment that narrows on some of its sources: Tags)."""
         return f"[^{re.escape(delimiter)}]*"
 
     def template(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    self_delimited = False
-    time_order = 0  # +1 increases with time, -1 decreases (reversed), 0 not a time
+    # -- the questions the planner, SQL, advisor and designer ask (docs/architecture.md lists
+    # them): each has the answer of a segment that is none of these things; kinds that differ
+    # override it. Callers never ask which kind a segment is.
+    self_delimited = False  # writes its own delimiters (Tags): parse and regex take them, G16
+    time_order = 0  # +1 increases with time, -1 decreases (reversed, G09), 0 not a time
+    time_bucket = False  # names a bucket of time (a row per bucket, G12), not the event's time
+    constant = False  # the same text in every key (a prefix, G17): never where writes land
+    names_measure = False  # the measure's name (one row per measure): ``measures``, ``name_of``
+    renders_last = False  # hashes other segments' texts (the key's time): rendered after them
+    integer = False  # needs an integer column and writes its digits (G21)
+
+    @property
+    def value_column(self) -> str | None:
+        """The one dataset column whose value this segment writes (a field), else None."""
+        return None
+
+    def digits_width(self) -> int | None:
+        """The width the value's digits are written at, as the value has them (0: unpadded,
+        G21); None when the text transforms them (a hash, reversed digits) or holds no value."""
+        return None
+
+    def readable(self) -> Segment:
+        """The segment showing its value as readable text (G22): itself unless it hides it."""
+        return self
+
+    def buckets(self) -> list[str]:
+        """The texts this segment spreads one series' writes over, each one more scan for a
+        read that cannot compute it (G08); none for a segment that does not spread writes."""
+        return []
+
+    def time_precision(self) -> str | None:
+        """The time precision the text keys on, a time segment's ``precision`` ("base" for
+        Heroic's base time); None: not a time."""
+        return getattr(self, "precision", None)
+
+    def bucket_us(self, longest: bool = False) -> int:
+        """How long one text of this time segment lasts, in µs: the shortest such bucket (a
+        month: 28 days), or with ``longest`` the longest (31 days); 0: not a time."""
+        p = self.time_precision() or ""
+        return LONGEST_US.get(p, 0) if longest else SHORTEST_US.get(p, 0)
+
+    # the designer's choices of bucket for it ((): the usual ones)
+    bucket_choices: ClassVar[tuple[str, ...]] = ()
+
+    def bucket_choice(self) -> str | None:
+        """The designer's name for this time bucket (its precision; None: not a bucket)."""
+        return self.time_precision() if self.time_bucket else None
+
+    def rebucketed(self, choice: str) -> Segment:
+        """This time bucket at the designer's ``choice`` of bucket."""
+        raise SchemaError(f"{self.template()} is not a time bucket the designer can change.")
+
+    def at_precision(self, precision: str) -> Segment:
+        """The same time segment at another precision (G31)."""
+        raise SchemaError(f"Cannot change the precision of {self.template()}.")
+
+    def subms(self, text: pd.Series) -> np.ndarray | None:
+        """The µs below the millisecond a key's text keeps (None: it keeps none)."""
+        return None
+
+    def known_prefix(self, known: Mapping[str, Any], delimiter: str) -> str:
+        """The text a key starts with here when the query fixes only ``known`` of the sources."""
+        return ""
+
+    def text_of(
+        self, known: Mapping[str, Any], t_us: int | None = None, delimiter: str = "#"
+    ) -> str:
+        """The text for one event with the columns ``known`` and the time ``t_us`` (µs)."""
+        ctx = RenderContext(
+            {c: pd.Series([v]) for c, v in known.items()},
+            np.array([t_us or 0], dtype=np.int64),
+            delimiter,
+        )
+        return str(self.render(ctx)[0])
+
+    def sql_where(self, q: KeyQuery, column: str = "") -> Where:
+        """This segment's conditions in a row-key schema's SQL for the read ``q``, as (operator,
+        key text) pairs, and the columns of ``q.values`` they use (``column``: the dataset column
+        of this field). A salt lists every bucket; a time text of fixed width sorts as time
+        does, so SQL ranges over it; a column's value is compared as its text."""
+        srcs, values = self.sources(), q.values
+        if self.buckets():  # the writer computes it: SQL cannot, so it lists them all (G08)
+            return [("IN", tuple(self.buckets()))], ()
+        if TIME not in srcs:
+            if srcs and set(srcs) <= set(values):
+                return [("=", self.text_of(values, None, q.delimiter))], srcs
+            return [], ()
+        if not (self.time_order and self._fixed_width) or (q.t0, q.t1) == (None, None):
+            return [], ()
+        lo, hi = (None if t is None else self.text_of({}, t, q.delimiter) for t in (q.t0, q.t1))
+        if self.time_order < 0:
+            lo, hi = hi, lo  # newest first: the later bound is the smaller text
+        return [(op, v) for op, v in ((">=", lo), ("<=", hi)) if v is not None], ()
+
+    def time_sql(self, field_name: str) -> str | None:
+        """A GoogleSQL TIMESTAMP expression decoding the field's text (None: no event time)."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -212,6 +322,8 @@ class Literal(Segment):
     """Fixed text: a dataset or tenant prefix (G17, G25) like ``BATTERY`` or ``agg#hourly``."""
 
     text: str
+
+    constant = True
 
     @property
     def label(self) -> str:
@@ -230,7 +342,7 @@ class Literal(Segment):
     def n_parts(self, delimiter: str) -> int | None:
         return self.text.count(delimiter) + 1 if delimiter else 1
 
-    def regex(self, delimiter: str) -> str:
+    def regex(self, delimiter: str, known: Mapping[str, Any] | None = None) -> str:
         return re.escape(self.text)
 
     def template(self) -> str:
@@ -246,6 +358,13 @@ class Field(Segment):
     @property
     def label(self) -> str:
         return self.column
+
+    @property
+    def value_column(self) -> str | None:
+        return self.column
+
+    def digits_width(self) -> int | None:
+        return 0
 
     def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
         return [KeyPart(self.column)], []
@@ -270,6 +389,8 @@ class Field(Segment):
 class Int(Field):
     """An integer column without padding: the G21 anti-pattern (``3`` sorts after ``20``)."""
 
+    integer = True
+
     def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu":
@@ -284,6 +405,11 @@ class PaddedInt(Field):
     """An integer column zero-padded to ``width`` digits so it sorts numerically (G21)."""
 
     width: int = 10
+
+    integer = True
+
+    def digits_width(self) -> int | None:
+        return self.width
 
     def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
@@ -324,6 +450,12 @@ class Hashed(Field):
     def recovers(self) -> tuple[str, ...]:
         return ()
 
+    def digits_width(self) -> int | None:
+        return None
+
+    def readable(self) -> Segment:
+        return Field(self.column)
+
     def coded(self, ctx: RenderContext) -> Coded:
         return _map_coded(
             ctx.coded(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length]
@@ -349,6 +481,9 @@ class ReversedId(Field):
             f"{self.column}: stored reversed; SQL compares the reversed text (equality works, a "
             "numeric range does not) (G23)."
         ]
+
+    def digits_width(self) -> int | None:
+        return None
 
     def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
@@ -376,6 +511,9 @@ class ReversedDomain(Field):
     def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
         return [KeyPart(self.column, note="labels reversed")], []
 
+    def digits_width(self) -> int | None:
+        return None
+
     def coded(self, ctx: RenderContext) -> Coded:
         if ctx.delimiter == ".":
             raise SchemaError("ReversedDomain cannot be used with the '.' delimiter.")
@@ -398,9 +536,14 @@ class Metric(Segment):
     measures: tuple[str, ...] = ()
     names: tuple[tuple[str, str], ...] = ()
 
+    names_measure = True
+
     @property
     def label(self) -> str:
         return "measure"
+
+    def sql_where(self, q: KeyQuery, column: str = "") -> Where:
+        return ([("=", self.name_of(q.measure))] if q.measure is not None else []), ()
 
     def key_fields(self, delimiter: str) -> tuple[list[KeyPart], list[str]]:
         return [KeyPart("measure", note="the measure's name")], []
@@ -441,6 +584,8 @@ class Salt(Segment):
 
     n: int = 3
     of: tuple[str, ...] = ("time",)
+
+    renders_last = True
 
     @property
     def label(self) -> str:
@@ -501,7 +646,7 @@ class Salt(Segment):
     def buckets(self) -> list[str]:
         return [str(i).zfill(self.width) for i in range(self.n)]
 
-    def regex(self, delimiter: str) -> str:
+    def regex(self, delimiter: str, known: Mapping[str, Any] | None = None) -> str:
         return f"[0-9]{{{self.width}}}"
 
     def template(self) -> str:
@@ -562,6 +707,21 @@ class Tags(Segment):
                 .astype(object)
             )
         return out
+
+    def known_prefix(self, known: Mapping[str, Any], delimiter: str) -> str:
+        """The leading fixed ``name=value,`` pairs (an empty tag writes nothing)."""
+        txt = ""
+        for c in self.columns:
+            if c not in known:
+                break
+            v = str(known[c])
+            txt += f"{c}={v}{delimiter}" if v != "" else ""
+        return txt
+
+    def sql_where(self, q: KeyQuery, column: str = "") -> Where:
+        if column not in q.values:
+            return [], ()
+        return [("=", f"{column}={q.values[column]}")], (column,)
 
     def regex(self, delimiter: str, known: Mapping[str, Any] | None = None) -> str:
         d = re.escape(delimiter)

@@ -3,7 +3,8 @@ G09, G12, G13, G16, G21, G31)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,14 @@ __all__ = [
     "ReversedTimestamp",
     "BaseTimestamp",
 ]  # the time segment kinds
+
+# A reversed time at a precision: (unit, max_value, width), max_value all nines (G09)
+REVERSED_UNITS = {
+    "second": ("s", 9_999_999_999, 10),
+    "ms": ("ms", 9_999_999_999_999, 13),
+    "us": ("us", 9_999_999_999_999_999, 16),
+}
+_FROM_EPOCH = {"s": "TIMESTAMP_SECONDS", "ms": "TIMESTAMP_MILLIS", "us": "TIMESTAMP_MICROS"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,27 @@ class Timestamp(Segment):
 
     _fixed_width = True
 
+    def at_precision(self, precision: str) -> Segment:
+        """The formats follow: epoch_ms → epoch_us."""
+        fmt = self.fmt
+        if fmt and fmt.startswith("epoch_"):
+            fmt = {"ms": "epoch_ms", "us": "epoch_us"}.get(precision, "epoch_s")
+        return replace(self, precision=precision, fmt=fmt)
+
+    def time_sql(self, field_name: str) -> str | None:
+        fmt = self.fmt or DEFAULT_FORMATS[self.precision]
+        if fmt.startswith("epoch_"):
+            return f"{_FROM_EPOCH[fmt.removeprefix('epoch_')]}(CAST({field_name} AS INT64))"
+        width = sum({"Y": 4}.get(c, 2) for c in re.findall(r"%([YmdHMS])", fmt)) + len(
+            re.sub(r"%[YmdHMS]", "", fmt)
+        )
+        text = (
+            field_name
+            if self.precision not in ("ms", "us")
+            else f"SUBSTR({field_name}, 1, {width})"
+        )
+        return f"PARSE_TIMESTAMP('{fmt}', {text})"
+
     def subms(self, text: pd.Series) -> np.ndarray | None:
         """The sub-millisecond µs of the event (only a ``us`` precision key keeps them)."""
         if self.precision != "us":
@@ -111,6 +141,11 @@ class TimeBucket(Timestamp):
     """The start of the event's time bucket (week, day, month…) for time-bucket rows (G12, G13, G02)."""
 
     precision: str = "week"
+
+    time_bucket = True
+
+    def rebucketed(self, choice: str) -> Segment:
+        return TimeBucket(choice)
 
     @property
     def label(self) -> str:
@@ -165,6 +200,12 @@ class ReversedTimestamp(Segment):
     def sources(self) -> tuple[str, ...]:
         return (TIME,)
 
+    def at_precision(self, precision: str) -> Segment:
+        return ReversedTimestamp(*REVERSED_UNITS[precision])
+
+    def time_sql(self, field_name: str) -> str | None:
+        return f"{_FROM_EPOCH[self.unit]}({self.max_value} - CAST({field_name} AS INT64))"
+
     def coded(self, ctx: RenderContext) -> Coded:
         codes, uniq = factorized(np.floor_divide(ctx.t_us, self._per))
         return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
@@ -190,7 +231,15 @@ class BaseTimestamp(Segment):
     bits: int = 32
 
     time_order = 1
+    time_bucket = True
     precision = "base"
+    bucket_choices = tuple(f"2^{n} ms" for n in (24, 28, 30, 32, 34))
+
+    def bucket_choice(self) -> str | None:
+        return f"2^{self.bits} ms"
+
+    def rebucketed(self, choice: str) -> Segment:
+        return BaseTimestamp(int(choice.split("^")[1].split()[0]))
 
     @property
     def label(self) -> str:
@@ -205,6 +254,9 @@ class BaseTimestamp(Segment):
     def sources(self) -> tuple[str, ...]:
         return (TIME,)
 
+    def bucket_us(self, longest: bool = False) -> int:
+        return (1 << self.bits) * US_PER_MS
+
     def coded(self, ctx: RenderContext) -> Coded:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
         codes, uniq = factorized(ms - np.mod(ms, 2**self.bits))
@@ -215,10 +267,3 @@ class BaseTimestamp(Segment):
 
     def template(self) -> str:
         return "{" + f"ms - ms % 2^{self.bits}" + "}"
-
-
-def precision_of(seg: Segment) -> str | None:
-    """The time precision a segment keys on ("base" for Heroic's base time; None: not a time)."""
-    if isinstance(seg, (Timestamp, ReversedTimestamp, BaseTimestamp)):
-        return seg.precision
-    return None

@@ -35,6 +35,10 @@ _FIXED_US = {
     "ms": US_PER_MS,
     "us": 1,
 }
+# one text of a time segment lasts this long: the shortest bucket of each precision (stepping
+# by it visits every bucket of a range), and the longest (a row's time bound: 31-day months)
+SHORTEST_US = {**_FIXED_US, "week": 7 * US_PER_DAY, "month": 28 * US_PER_DAY}
+LONGEST_US = {**SHORTEST_US, "month": 31 * US_PER_DAY}
 DEFAULT_FORMATS = {
     "month": "%Y%m%d",
     "week": "%Y%m%d",

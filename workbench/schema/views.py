@@ -35,9 +35,7 @@ from .keys import RowKey
 from .layouts import Tall
 from .rowkey_schema import RowKeySchema, row_key_schema
 from .schema import Aggregates, Schema, Table
-from .segments import Field, Segment
-from .time_segments import ReversedTimestamp, Timestamp
-from .time_text import DEFAULT_FORMATS
+from .segments import Segment
 
 SOURCE_KEY = "source_key"  # an index's alias of the source row key (_key), last in its ORDER BY
 MAX_VIEWS_PER_TABLE = 5  # release notes, December 2025: up to 5 CMVs per source table
@@ -145,35 +143,29 @@ def _require_valid(sql: str, what: str) -> str:
 
 def _time_sql(seg: Segment, field_name: str) -> str:
     """A TIMESTAMP expression decoding the key's time text (deterministic functions only)."""
-    if isinstance(seg, ReversedTimestamp):
-        fn = {"s": "TIMESTAMP_SECONDS", "ms": "TIMESTAMP_MILLIS", "us": "TIMESTAMP_MICROS"}
-        return f"{fn[seg.unit]}({seg.max_value} - CAST({field_name} AS INT64))"
-    if isinstance(seg, Timestamp):
-        fmt = seg.fmt or DEFAULT_FORMATS[seg.precision]
-        if fmt.startswith("epoch_"):
-            fn = {"s": "TIMESTAMP_SECONDS", "ms": "TIMESTAMP_MILLIS", "us": "TIMESTAMP_MICROS"}
-            return f"{fn[fmt.removeprefix('epoch_')]}(CAST({field_name} AS INT64))"
-        width = sum({"Y": 4}.get(c, 2) for c in re.findall(r"%([YmdHMS])", fmt)) + len(
-            re.sub(r"%[YmdHMS]", "", fmt)
+    sql = seg.time_sql(field_name)
+    if sql is None:
+        raise SchemaError(
+            f"A view needs the event time from the key as a Timestamp or ReversedTimestamp "
+            f"segment; {seg.template()} is neither."
         )
-        text = (
-            field_name if seg.precision not in ("ms", "us") else f"SUBSTR({field_name}, 1, {width})"
-        )
-        return f"PARSE_TIMESTAMP('{fmt}', {text})"
-    raise SchemaError(
-        f"A view needs the event time from the key as a Timestamp or ReversedTimestamp "
-        f"segment; {seg.template()} is neither."
-    )
+    return sql
 
 
 def _source_fields(schema: Schema) -> tuple[RowKeySchema, list[str], tuple[str, Segment]]:
     """The source key's schema, its entity field names, and (time field, its segment)."""
     rks = row_key_schema(schema.key, schema.table)
-    ents = [f.name for f in rks.fields if isinstance(f.segment, Field) and f.segment.recovers()]
+    # the fields that name an entity, each in its one place (a tag may be left out of a key)
+    d = rks.delimiter
+    ents = [
+        f.name
+        for f in rks.fields
+        if f.segment and f.segment.recovers() and f.segment.n_parts(d) == 1
+    ]
     times: list[tuple[str, Segment]] = [
         (f.name, f.segment)
         for f in rks.fields
-        if isinstance(f.segment, (Timestamp, ReversedTimestamp))
+        if f.segment is not None and f.segment.time_sql(f.name) is not None
     ]
     if not times:
         raise SchemaError(

@@ -9,28 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from .key_text import bucket_us, later_fixed, render_one, render_values, time_texts
+from .key_text import later_fixed, render_one, render_values, time_texts
 from .key_walk import KeyWalk, Query
 from .keys import RowKey
 from .plan import ENUMERATE_VALUES_MAX, RANGES_MAX
 from .plan_choice import ChoiceWalk, growth, listed_values
-from .segments import TIME, Literal, Metric, Salt, Tags
+from .segments import TIME
 
 # Each planner below handles one segment of the key and returns whether the walk goes on.
 
 
-def literal_text(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
-    """A literal: every range continues with its text."""
-    seg = key.segments[i]
-    assert isinstance(seg, Literal)
-    w.add(seg.text + _sep(key, i))
-    return True
-
-
 def metric_names(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
     """A measure name in the key: one branch per measure the query needs."""
-    seg = key.segments[i]
-    assert isinstance(seg, Metric)
+    seg = key.metric
+    assert seg is not None  # the key's one segment that names the measure
     ms = seg.measures or q.measures
     if not ms:
         return w.halt(i, "the measure list is unknown")
@@ -41,28 +33,20 @@ def metric_names(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
 def salted_fanout(w: ChoiceWalk, key: RowKey, i: int, q: Query) -> bool:
     """A salt the query cannot compute: one scan per bucket, merged by the client (G08); the
     alternative, when the planner compares costs, is one scan of every bucket with a regex."""
-    seg = key.segments[i]
-    assert isinstance(seg, Salt)
-    fan = f"one scan per salt bucket ({seg.n})"
+    buckets = key.segments[i].buckets()
+    n = len(buckets)
+    fan = f"one scan per salt bucket ({n})"
     if w.explore and not w.choose(fan, "every salt bucket in one scan, filtered", True):
         return w.halt(i, "salt")
-    w.fan(seg.buckets(), _sep(key, i), 1.0 / seg.n)
+    w.fan(buckets, _sep(key, i), 1.0 / n)
     w.merged = True
-    w.notes.append(f"salted with {seg.n} buckets: one scan per bucket (G08)")
+    w.notes.append(f"salted with {n} buckets: one scan per bucket (G08)")
     return True
 
 
 def tag_prefix(w: KeyWalk, key: RowKey, i: int, q: Query) -> bool:
     """Heroic tags not all fixed: the leading fixed ``name=value,`` pairs, then stop."""
-    seg = key.segments[i]
-    assert isinstance(seg, Tags)
-    txt = ""
-    for c in seg.columns:
-        if c not in q.known:
-            break
-        v = str(q.known[c])
-        txt += f"{c}={v}{key.delimiter}" if v != "" else ""
-    w.add(txt)
+    w.add(key.segments[i].known_prefix(q.known, key.delimiter))
     w.partial_tags = True
     return w.halt(i, "not every tag is fixed")
 
@@ -104,7 +88,7 @@ def _time_share(key: RowKey, i: int, q: Query, lo: int | None, hi: int | None) -
     if shape is None or shape.span_us is None:
         return 1.0
     first, last = shape.span_us
-    step = max(bucket_us(key.segments[i]), 1)
+    step = max(key.segments[i].bucket_us(), 1)
     a = max(lo if lo is not None else first, first) // step * step
     b = (min(hi if hi is not None else last, last) // step + 1) * step
     span = max(last - first + 1, step)
@@ -125,7 +109,7 @@ def time_buckets(w: ChoiceWalk, key: RowKey, i: int, q: Query) -> bool:
     if w.explore and not w.choose(what, one, True):
         return False
     shape = q.shape
-    step = bucket_us(key.segments[i])
+    step = key.segments[i].bucket_us()
     span = (
         max(shape.span_us[1] - shape.span_us[0] + 1, step)
         if shape is not None and shape.span_us is not None
@@ -264,17 +248,15 @@ def _step_for(key: RowKey, i: int, q: Query) -> Any:
     """Which planner handles segment ``i`` for this query."""
     seg = key.segments[i]
     srcs = set(seg.sources())
-    if isinstance(seg, Literal):
-        return literal_text
-    if isinstance(seg, Metric):
+    if seg.names_measure:
         return metric_names
-    if isinstance(seg, Salt) and not srcs <= q.known_set:
+    if seg.buckets() and not srcs <= q.known_set:
         return salted_fanout
-    if isinstance(seg, Tags) and not srcs <= set(q.known):
+    if seg.self_delimited and not srcs <= set(q.known):
         return tag_prefix
     if TIME in srcs and seg.time_order != 0:
         return time_segment
-    if srcs and srcs <= q.known_set:
+    if srcs <= q.known_set:  # a constant (no sources) too: its one text
         return fixed_field
     return known_value_ranges
 

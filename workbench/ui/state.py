@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 
 from ..errors import SchemaError
 from ..schema import (
-    BaseTimestamp,
     Family,
     HeroicOffsets,
     Intersection,
@@ -29,7 +28,6 @@ from ..schema import (
     Segment,
     Serialized,
     Tall,
-    TimeBucket,
     Timestamp,
     Union_,
     Wide,
@@ -38,14 +36,13 @@ from ..schema import (
     union,
 )
 from ..schema.segments import BUCKET_LABEL, SALT_LABEL, TIME_LABEL
+from ..schema.segments import TIME as TIME_COLUMN
+from ..schema.time_segments import REVERSED_UNITS
 from ..schema.time_text import PRECISIONS
 
 SALT, TIME, BUCKET = SALT_LABEL, TIME_LABEL, BUCKET_LABEL  # the segments' own labels
 REVERSIBLE = ("second", "ms", "us")  # ReversedTimestamp units s / ms / us
 BUCKETS = ("hour", "day", "week", "month")
-_UNIT = {"second": "s", "ms": "ms", "us": "us"}
-_PRECISION = {"s": "second", "ms": "ms", "us": "us"}
-_REVERSED_DIGITS = {"s": 10, "ms": 13, "us": 16}
 
 LAYOUT_CELLS = "a cell per measure (G15)"
 LAYOUT_JSON = "serialized JSON (G14)"
@@ -125,19 +122,13 @@ def place_added(
     return tuple(kept)
 
 
-def _main_time(key: RowKey) -> Timestamp | ReversedTimestamp | None:
-    return next(
-        (
-            s
-            for s in key.segments
-            if isinstance(s, (Timestamp, ReversedTimestamp)) and not isinstance(s, TimeBucket)
-        ),
-        None,
-    )
+def _main_time(key: RowKey) -> Segment | None:
+    """The event's time in the key (the designer's precision and reversal knobs)."""
+    return next((s for s in key.time_segments if not s.time_bucket), None)
 
 
-def _bucket_seg(key: RowKey) -> TimeBucket | BaseTimestamp | None:
-    return next((s for s in key.segments if isinstance(s, (TimeBucket, BaseTimestamp))), None)
+def _bucket_seg(key: RowKey) -> Segment | None:
+    return next((s for s in key.segments if s.time_bucket), None)
 
 
 # ----------------------------------------------------------------------------- families
@@ -209,7 +200,6 @@ def state_from_schema(schema: Schema) -> DesignState:
     key = schema.key
     t = _main_time(key)
     b = _bucket_seg(key)
-    salt = next((s for s in key.segments if isinstance(s, Salt)), None)
     lay = schema.layout
     if isinstance(lay, Serialized):
         layout = LAYOUT_JSON if lay.format == "json" else LAYOUT_PROTOBUF
@@ -217,17 +207,12 @@ def state_from_schema(schema: Schema) -> DesignState:
         layout = LAYOUT_CELLS
     else:
         layout = lay.label
-    bucket: str | None
-    if isinstance(b, BaseTimestamp):
-        bucket = f"2^{b.bits} ms"
-    else:
-        bucket = b.precision if b is not None else None
     return DesignState(
         segments=segment_labels(key),
-        precision=(t.precision if t is not None else None),
-        reversed=isinstance(t, ReversedTimestamp),
-        salt_buckets=salt.n if salt is not None else 1,
-        bucket=bucket,
+        precision=(t.time_precision() if t is not None else None),
+        reversed=t is not None and t.time_order < 0,
+        salt_buckets=next((len(sb) for s in key.segments if (sb := s.buckets())), 1),
+        bucket=b.bucket_choice() if b is not None else None,
         layout=layout,
         families=tuple(
             FamilyEdit(role, f.name, *_gc_parts(f.gc)) for role, f in family_slots(schema)
@@ -241,7 +226,7 @@ def applicable(schema: Schema) -> Applicable:
     t = _main_time(key)
     lay = schema.layout
     switch = (type(lay) is Tall or isinstance(lay, Serialized)) and key.metric is None
-    reversed_now = isinstance(t, ReversedTimestamp)
+    reversed_now = t is not None and t.time_order < 0
     return Applicable(
         precision=t is not None,
         precisions=REVERSIBLE if reversed_now else PRECISIONS,
@@ -255,29 +240,23 @@ def applicable(schema: Schema) -> Applicable:
 
 def bucket_choices(schema: Schema) -> tuple[str, ...]:
     b = _bucket_seg(schema.key)
-    if isinstance(b, BaseTimestamp):
-        return tuple(f"2^{n} ms" for n in (24, 28, 30, 32, 34))
-    return BUCKETS
+    return (b.bucket_choices if b is not None else ()) or BUCKETS
 
 
 def _time_segment(old: Segment, state: DesignState) -> Segment:
-    prec: str = state.precision or (
-        old.precision if isinstance(old, (Timestamp, ReversedTimestamp)) else "second"
-    )
+    prec: str = state.precision or old.time_precision() or "second"
     if state.reversed:
         if prec not in REVERSIBLE:
             raise SchemaError(
                 f"A reversed timestamp counts down in seconds, ms or µs; precision {prec!r} "
                 f"cannot be reversed (G09). Choose one of {', '.join(REVERSIBLE)}."
             )
-        unit = _UNIT[prec]
-        if isinstance(old, ReversedTimestamp) and old.unit == unit:
+        if old.time_order < 0 and old.time_precision() == prec:
             return old
-        width = _REVERSED_DIGITS[unit]
-        return ReversedTimestamp(unit, 10**width - 1, width)
-    if isinstance(old, Timestamp) and old.precision == prec:
+        return ReversedTimestamp(*REVERSED_UNITS[prec])
+    if old.time_order > 0 and old.time_precision() == prec:
         return old
-    fmt = old.fmt if isinstance(old, Timestamp) else None
+    fmt = getattr(old, "fmt", None)  # a Timestamp's format: epoch numbers stay numbers
     if fmt and fmt.startswith("epoch_"):
         fmt = {"second": "epoch_s", "ms": "epoch_ms", "us": "epoch_us"}.get(prec)
     else:
@@ -286,14 +265,9 @@ def _time_segment(old: Segment, state: DesignState) -> Segment:
 
 
 def _bucket_segment(old: Segment, state: DesignState) -> Segment:
-    if state.bucket is None:
+    if state.bucket is None or state.bucket == old.bucket_choice():
         return old
-    if isinstance(old, BaseTimestamp):
-        bits = int(state.bucket.split("^")[1].split()[0])
-        return old if old.bits == bits else BaseTimestamp(bits)
-    if isinstance(old, Timestamp) and old.precision == state.bucket:
-        return old
-    return TimeBucket(state.bucket)
+    return old.rebucketed(state.bucket)
 
 
 def _layout(schema: Schema, base: Schema, state: DesignState):
@@ -335,8 +309,8 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
     for lab in order:
         if lab == SALT:
             old = by_label.get(SALT)
-            if isinstance(old, Salt):
-                of = old.of
+            if old is not None and old.buckets():  # a salt keeps what it hashes
+                of = tuple("time" if c == TIME_COLUMN else c for c in old.sources())
             elif key.time_segments:
                 of = ("time",)
             else:
@@ -353,8 +327,9 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
     schema = replace(base, key=new_key)
     if isinstance(schema.layout, HeroicOffsets):
         b = _bucket_seg(new_key)
-        if isinstance(b, BaseTimestamp) and b.bits != schema.layout.bits:
-            schema = replace(schema, layout=replace(schema.layout, bits=b.bits))
+        bits = getattr(b, "bits", None)  # Heroic's base time: offsets span 2^bits ms (G16)
+        if bits is not None and bits != schema.layout.bits:
+            schema = replace(schema, layout=replace(schema.layout, bits=bits))
     schema = replace(schema, layout=_layout(schema, base, state))
     # families: by role, in the order family_slots lists them
     edits = {e.role: e for e in state.families}
@@ -406,7 +381,10 @@ def describe_key(schema: Schema, base: Schema | None = None) -> str:
 
 
 def describe_changes(base: Schema, schema: Schema) -> str:
-    """What the edits changed, for the design's name shown in comparisons."""
+    """What the edits changed, for the design's name shown in comparisons, the title and the
+    headline: "pair_microseconds (edited): key time#pair", as the design picker says "✎
+    pair_microseconds (edited)" (bare, "pair_microseconds: key time#pair" read as that gallery
+    design's key, which is pair#time)."""
     if schema == base:
         return base.name
     a, b = state_from_schema(base), state_from_schema(schema)
@@ -425,7 +403,7 @@ def describe_changes(base: Schema, schema: Schema) -> str:
         parts.append(b.layout.split(" (")[0])
     if a.families != b.families:
         parts.append("families " + ",".join(f.name for f in b.families))
-    return f"{base.name}: " + ", ".join(parts) if parts else base.name
+    return f"{base.name} (edited): " + ", ".join(parts) if parts else base.name
 
 
 __all__ = [
