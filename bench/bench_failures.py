@@ -1,7 +1,7 @@
 """How long failing takes: each refusal against the deadline or the request it stands for.
 
-The functional tests check *that* each failure happens the right way (tests/test_emulator.py,
-tests/test_write_failures.py, tests/test_gc_confirm.py); this measures how fast, in one run:
+The functional tests check *that* each failure happens the right way (tests/bigtable/test_emulator.py,
+tests/bigtable/test_write_failures.py, tests/bigtable/test_gc_confirm.py); this measures how fast, in one run:
 
 * a listener that accepts and never answers: ``Emulator(host).start()`` refused, against its
   one 5 s gRPC probe (ratio ≈ 1; it once took 65 s, ×13, retrying ListTables);

@@ -1,6 +1,6 @@
 """Rewrite the committed CSV samples from the generators: ``python datasets/regenerate.py``.
 
-Run it after changing a generator; tests/test_datasets.py fails while the files
+Run it after changing a generator; tests/datasets/test_datasets.py fails while the files
 and the generators disagree.
 """
 

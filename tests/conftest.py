@@ -48,7 +48,7 @@ def executed_notebook(emulator: Any) -> Callable[[Any], Any]:
     the prose-vs-output claims. Each caller gets its own copy of ``(nb, seconds, stopped)``.
 
     ``make test`` sends a test FILE to a worker (``--dist loadfile``): the tests reading an
-    executed notebook live in ``tests/test_notebooks.py`` so that each notebook runs once in
+    executed notebook live in ``tests/notebooks/test_notebooks.py`` so that each notebook runs once in
     the suite (a second file would run them again on its own worker).
     """
     import copy

@@ -1,6 +1,6 @@
 """Three typical wrong answers per workshop exercise, as an attendee would type them after ``=``:
 a near-miss name, an input the notebook's prose suggests, and a typo. Shared by the unit test
-(tests/test_exercises.py) and the browser test (tests/test_browser_exercises.py)."""
+(tests/exercises/test_exercises.py) and the browser test (tests/browser/test_exercises.py)."""
 
 from __future__ import annotations
 

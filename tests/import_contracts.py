@@ -15,7 +15,7 @@ import-linter (grimp) counts every import, including those inside functions;
 ``exclude_type_checking_imports`` leaves out ``if TYPE_CHECKING:`` blocks, which never run.
 
 Run it by hand: ``python tests/import_contracts.py > /tmp/contracts.ini && lint-imports
---config /tmp/contracts.ini`` (``tests/test_import_graph.py`` does the same).
+--config /tmp/contracts.ini`` (``tests/project/test_import_graph.py`` does the same).
 """
 
 from __future__ import annotations

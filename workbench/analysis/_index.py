@@ -150,7 +150,7 @@ class CellIndex:
         Each chunk is coded by ``_code_chunk``; what follows here is the merge: global row ids
         (distinct (table, key) pairs sorted), then the cells in Bigtable order. Those steps stay
         in this function because they share a dozen large arrays that are freed one by one as
-        soon as they are used (the 10-million-event path's peak, tests/test_parquet_memory.py);
+        soon as they are used (the 10-million-event path's peak, tests/datasets/test_parquet_memory.py);
         helper calls would keep each handed-on array alive in their caller's frame.
         """
         _large_arrays_from_mmap()

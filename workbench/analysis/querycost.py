@@ -3,7 +3,7 @@
 The fast evaluator here gives exactly the figures of :meth:`ReadPlan.evaluate`
 (the contract model, which the emulator's measured reads must equal) but works
 on the shared :class:`CellIndex`, so a dozen plans cost milliseconds instead of
-one full sort of the CellFrame each. ``tests/test_analysis_querycost.py`` pins
+one full sort of the CellFrame each. ``tests/analysis/test_querycost.py`` pins
 the agreement.
 
 The node cost is a planning model of Cloud Bigtable nodes: one request, one seek

@@ -8,7 +8,7 @@ list prices (us-central1, on-demand) at the time of writing: change them with
 
 Why one module: a setting, the rule that checks it (``SETTING_RULES``) and the rules between
 settings (``SETTING_CONSTRAINTS``) are read together by ``Settings.__post_init__`` and by
-``tests/test_settings_validation.py``, which checks that no field lacks its rule; apart, a new
+``tests/analysis/test_settings.py``, which checks that no field lacks its rule; apart, a new
 setting could be added without its rule.
 """
 
@@ -281,7 +281,7 @@ class Settings:
         Every field's rule is in :data:`SETTING_RULES`, the rules between fields in
         :data:`SETTING_CONSTRAINTS`; every refused field is named at once. A field without a
         rule is not checked here (the package must still import) but fails
-        ``tests/test_settings_validation.py``, which names it."""
+        ``tests/analysis/test_settings.py``, which names it."""
         if isinstance(self.storage, str) and self.storage.upper() in get_args(StorageType):
             object.__setattr__(self, "storage", self.storage.upper())
         problems = [
@@ -479,7 +479,7 @@ SETTING_RULES: dict[str, Rule] = {
     "in_memory_increment_node_hour_usd": Number(0, optional=True),
     "short_name_bytes": _COUNT,
 }
-"""Every field of :class:`Settings` and what it accepts (``tests/test_settings_validation.py``
+"""Every field of :class:`Settings` and what it accepts (``tests/analysis/test_settings.py``
 checks that no field lacks a rule and refuses each rule's bad values)."""
 
 

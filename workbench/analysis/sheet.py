@@ -6,7 +6,7 @@ capacity's write CPU, stored bytes and node counts, each query's ``production_*`
 planner's one read cost, ``ReadPlan.cost``) and the bill — and never computes a second model.
 Each :class:`SheetLine` is a value, its unit, the formula with its numbers, its inputs (each
 marked as the user's, a default, measured on the sample or one of Google's documents) and the
-documented figure it rests on with its source; ``tests/test_production_sheet.py`` recomputes
+documented figure it rests on with its source; ``tests/analysis/test_production_sheet.py`` recomputes
 every line of every preset from its printed inputs.
 
 Beside the sized nodes the sheet shows the average CPU against its target (70 %, Monitoring)

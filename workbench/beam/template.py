@@ -43,7 +43,7 @@ _COUNT = r"^[1-9][0-9]*$"
 _RATE = r"^(?=.*[1-9])[0-9]+(\.[0-9]+)?$"  # a number above 0
 _SWITCH = r"^(true|false)$"
 _TABLE = r"^[_a-zA-Z0-9][-_.a-zA-Z0-9]{0,49}$"  # Bigtable table IDs (admin.check_table_id)
-# One regex per parameter (Java and Python read them alike): tests/test_bulk_template.py holds
+# One regex per parameter (Java and Python read them alike): tests/beam/test_template.py holds
 # each to a valid and a bad example, and fails on a parameter with none.
 REGEXES = {
     "source": r"^gs://[^\n\r]+$",  # a Dataflow job reads Cloud Storage, not the launcher's disk
@@ -91,7 +91,7 @@ def metadata_of(parser: argparse.ArgumentParser) -> dict:
         if a.dest not in REGEXES:
             raise WorkbenchError(
                 f"bulk-load's parameter {a.dest!r} has no regex in workbench/beam/template.py "
-                "REGEXES: add one (and its examples in tests/test_bulk_template.py)."
+                "REGEXES: add one (and its examples in tests/beam/test_template.py)."
             )
         flag = a.option_strings[-1] if a.option_strings else a.dest
         text = (a.help or flag).replace("%(default)s", str(a.default))

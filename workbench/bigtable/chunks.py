@@ -7,7 +7,7 @@ on every piece but the last); ``commit_row`` ends a row, ``reset_row`` discards 
 the faults refused here are those of python-bigtable's row merger
 (``google/cloud/bigtable/data/_async/_read_rows.py``, ``_ReadRowsOperation.merge_rows``) and of
 the cross-client acceptance cases it ships (``tests/fixtures/bigtable/read-rows-acceptance-test.json``,
-run by ``tests/test_read_rows_acceptance.py``).
+run by ``tests/bigtable/test_chunks.py``).
 
 Why not the client's merger itself: it lives in a private module, wants proto-plus responses
 and an operation object with metrics, and builds a ``Row`` and a ``Cell`` object per cell;

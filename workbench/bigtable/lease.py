@@ -18,7 +18,7 @@ table's **lease** from before its checks and reads until after its verification:
   cloud.google.com/bigtable/docs/writes): the predicate is "a ``token`` cell renewed within the
   last :data:`LEASE_TTL_S` seconds"; when it yields nothing, the row's lease cells are replaced
   by this writer's. The server applies the check and the write as one step, so of two writers
-  exactly one gets it. The emulator implements it (``tests/test_lease.py`` races two writers).
+  exactly one gets it. The emulator implements it (``tests/bigtable/test_lease.py`` races two writers).
 * **Renewed** every ``LEASE_TTL_S / 3`` seconds while the load runs (a daemon thread; the
   predicate: the newest ``token`` cell is this writer's), **released** at the end (DeleteFromRow
   under the same predicate): nothing of it stays in the table.

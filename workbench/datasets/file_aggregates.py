@@ -6,7 +6,7 @@ span, how many series (entity tuples) and distinct values per entity column, how
 the busiest series wrote against the mean, and per query window the series active and the
 events inside it. ``file_aggregates`` asks DuckDB for exactly those over Parquet files (a path,
 a list or a glob), in one scan with a memory limit, so a file larger than memory gives the same
-numbers the pandas path gives on the loaded events (``tests/test_file_aggregates.py`` holds
+numbers the pandas path gives on the loaded events (``tests/datasets/test_file_aggregates.py`` holds
 them equal). DuckDB spills what does not fit under ``memory_limit`` to disk
 (https://duckdb.org/docs/guides/performance/how_to_tune_workloads, "Larger-than-memory
 workloads"); ``preserve_insertion_order`` is off, as its out-of-memory guide advises for large

@@ -16,7 +16,7 @@ import io
 from pathlib import Path
 
 # every symbol outside Latin-1 the workbench's texts and widgets use (Latin-1's × ÷ · ± µ are in
-# every font); tests/test_report_symbols.py holds the package's string literals to this list
+# every font); tests/report/test_symbols.py holds the package's string literals to this list
 SYMBOLS = "☐☑✔✘✖✎▾▶▲●★≈≤≥∝∞−‑→←↑↓↔⇔↻⌈⌉⌊⌋…—–•⚠ρΣ"
 FAMILY = "wb-symbols"
 

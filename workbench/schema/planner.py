@@ -2,7 +2,7 @@
 
 The model, step by step (each step a function here, in ``walk_steps.py`` (the walk) or in
 ``latest_plan.py``; segment texts come from ``key_text.py``, the choices and their prices from
-``plan_choice.py``; tested on a hand-made case in ``tests/test_planner_steps.py``):
+``plan_choice.py``; tested on a hand-made case in ``tests/schema/test_planner_steps.py``):
 
 1. **Walk the key** (:func:`walk_key`), left to right, one planner per kind of segment:
    a literal or a field the query fixes adds its text (:func:`fixed_field`); a measure name

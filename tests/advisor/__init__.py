@@ -1,0 +1,1 @@
+"""Tests of the advisor's rules and findings (workbench/advisor/)."""

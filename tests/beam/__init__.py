@@ -1,0 +1,1 @@
+"""Tests of the Apache Beam bulk load (workbench/beam/)."""

@@ -1,0 +1,1 @@
+"""Tests of the emulator, connection, writes, reads and table ownership (workbench/bigtable/)."""

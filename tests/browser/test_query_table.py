@@ -1,0 +1,62 @@
+"""Notebook 04's last table in JupyterLab at 1280×900 and 1440×900, file browser open: every
+query of fx_prices measured on the emulator beside the model (``wb.analyze(ds, promoted,
+measured=...).queries``). Side by side the model's and the emulator's columns made one table
+1,198 px wide in an output column of 828 px (1280) and 988 px (1440): the measured half
+scrolled inside its box, out of sight. Every table of the output fits its box at both widths,
+and the emulator's figures are on screen. Screenshots: ``test-artifacts/query_table_*.png``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from browser import REPO, artifact, chromium_context, code_notebook, jupyter_lab
+from browser.test_lab import _open_and_run_all, _wait_idle
+
+pytestmark = pytest.mark.browser
+
+# notebook 04's cells that make the table (its dataset, its promoted design, every query run)
+CELLS = [
+    "import workbench as wb\n"
+    'ds = wb.load_dataset("fx_prices", size="workshop")\n'
+    'promoted = wb.preset("fx_prices", "pair_microseconds")\n'
+    "table = wb.emulator().load(ds, promoted)",
+    "measured = {q.name: table.run(q).result for q in ds.queries}\n"
+    "wb.analyze(ds, promoted, measured=measured).queries",
+    "wb.cleanup()",
+]
+
+# a table wider than its box: what scrolls sideways (or is cut) in the output
+_WIDE = """root => [...root.querySelectorAll('table')]
+  .filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth + 1)
+  .map(t => `${t.innerText.trim().slice(0, 40).replace(/\\s+/g, ' ')} (${t.scrollWidth} > ${t.clientWidth})`)"""
+
+
+def test_04s_measured_query_table_fits_without_a_sideways_scroll(tmp_path, emulator):
+    code_notebook(tmp_path / "queries.ipynb", CELLS)
+    with (
+        jupyter_lab(
+            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
+        ) as lab,
+        chromium_context(tmp_path, viewport={"width": 1280, "height": 900}) as ctx,
+    ):
+        page = ctx.new_page()
+        _open_and_run_all(page, lab, Path("queries.ipynb"))
+        if not page.locator("#filebrowser").is_visible():  # as an attendee has it: open
+            page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
+        output = page.locator(".jp-OutputArea-output", has_text="Query costs").first
+        wide: dict[int, list[str]] = {}
+        texts: dict[int, str] = {}
+        for width in (1280, 1440):
+            page.set_viewport_size({"width": width, "height": 900})
+            _wait_idle(page)
+            output.scroll_into_view_if_needed()
+            wide[width] = output.evaluate(_WIDE)
+            output.screenshot(path=str(artifact(f"query_table_{width}.png")))
+            texts[width] = output.inner_text()
+    assert wide == {1280: [], 1440: []}, wide
+    for text in texts.values():
+        # the model's columns and the emulator's, each query once in each table
+        assert "rows seen" in text and "measured rows returned" in text, text[:400]
+        assert text.count("usdjpy_moving_averages") >= 2, text[:400]

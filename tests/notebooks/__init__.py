@@ -1,0 +1,1 @@
+"""Tests of the workshop notebooks: executed once per run, their prose and tables."""

@@ -1,0 +1,1 @@
+"""Tests of the project itself: linters, import layers, environments, installs, processes."""

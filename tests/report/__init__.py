@@ -1,0 +1,1 @@
+"""Tests of static reports and their scrubbing (workbench/report/)."""

@@ -1,0 +1,1 @@
+"""Tests of the schema engine and the read planner (workbench/schema/)."""
