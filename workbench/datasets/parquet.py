@@ -38,9 +38,15 @@ from workbench.memory import large_arrays_from_mmap, release_freed_memory
 PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 BATCH_ROWS = 1 << 20
 """Events per Arrow record batch read (the progress bar advances by one batch)."""
-SHAPE_ABOVE = 20_000_000
-"""Files with more events than this are loaded as a shape sample unless ``shape_events`` or
-``sample`` says otherwise: at ~100 bytes an event in pandas, 20 M events are about 2 GB."""
+SHAPE_ABOVE = 2 * SHAPE_EVENTS
+"""Files with more events than this (1,000,000) are loaded as a shape sample of
+``SHAPE_EVENTS`` unless ``shape_events`` or ``sample`` says otherwise (``sample=1`` loads every
+event). Memory is not what sets it: ``compare`` of every preset analyses each design on the
+loaded events, so its time grows with them (a 5 M-event compare of the 12 presets loaded whole
+took 1,127 s and 2.44 GB; from the default shape sample of ~500,000 events, measured in
+docs/architecture.md, "A file larger than memory"). Twice the sample keeps the full load's
+compare near the shape sample's time, and one design and a comparison read the same sample
+(one number everywhere)."""
 
 
 def to_frame(batches: list[Any], schema: Any) -> pd.DataFrame:
