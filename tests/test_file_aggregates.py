@@ -223,3 +223,48 @@ def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(tmp_pat
     assert a.rowsizes.file_row.startswith("the file's busiest (metric, host, day): 86,400")
     # the sample's largest is a quiet series' day: 900 cells, 86,400 / 900 = 96 times smaller
     assert a.rowsizes.max_bytes == int(a.rowsizes.bytes.max()) * 96
+
+
+def test_the_engine_read_keeps_the_series_the_batch_read_keeps(tmp_path, monkeypatch):
+    """A shape sample read after DuckDB's scan (pyarrow's scanner filtered on the kept values)
+    holds exactly the events the batch-by-batch CRC-32 draw keeps, over two files and a
+    two-column entity (an integer and a text column: a superset filtered per column, then
+    exact): 12 sites × 25 sensors = 300 series of 40 readings, a tenth asked for."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import workbench.datasets.parquet as wp
+
+    site = np.repeat(np.arange(12), 25 * 40)
+    sensor = np.tile(np.repeat([f"s{i:02d}" for i in range(25)], 40), 12)
+    minute = np.tile(np.arange(40), 300)
+    t0 = pd.Timestamp("2025-06-01", tz="UTC").value // 1000
+    for part, rows in enumerate((slice(0, 6_000), slice(6_000, None))):
+        pq.write_table(
+            pa.table(
+                {
+                    "site": site[rows],
+                    "sensor": sensor[rows],
+                    "time": pa.array(
+                        t0 + minute[rows].astype(np.int64) * 60_000_000,
+                        type=pa.timestamp("us", tz="UTC"),
+                    ),
+                    "v": np.arange(12_000, dtype=float)[rows],
+                }
+            ),
+            tmp_path / f"part-{part}.parquet",
+            row_group_size=1_000,
+        )
+    args = dict(entity=["site", "sensor"], time="time", measures="v", progress=False)
+    glob_ = str(tmp_path / "part-*.parquet")
+    engine = wb.from_parquet(glob_, shape_events=1_200, **args)
+    monkeypatch.setattr(wp, "_keyed", lambda *a: False)  # the batch-by-batch read
+    batch = wb.from_parquet(glob_, shape_events=1_200, **args)
+    key = ["site", "sensor", "time"]
+    got = engine.frame.sort_values(key).reset_index(drop=True)
+    want = batch.frame.sort_values(key).reset_index(drop=True)
+    assert 0 < len(want) < 12_000 and len(want) % 40 == 0  # whole series, not all of them
+    pd.testing.assert_frame_equal(got, want)
+    assert engine.aggregates == batch.aggregates
+    assert engine.notes[0] == batch.notes[0]

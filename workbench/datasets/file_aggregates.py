@@ -67,6 +67,8 @@ class FileAggregates:
     # per (combination, bucket in ROW_BUCKETS): the events of its largest group; () is every
     # series together (a key with only a time bucket)
     rows: dict[tuple[tuple[str, ...], str], int] = field(default_factory=dict)
+    # the distinct entity tuples, when asked for (``keys=True``): a shape sample draws from them
+    series_keys: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     def busiest_ratio(self, columns: Sequence[str]) -> float | None:
         """The busiest group of ``columns`` over the mean group, in events (None: not counted)."""
@@ -119,6 +121,7 @@ def file_aggregates(
     | None = None,
     memory_limit: str = "1GB",
     threads: int | None = None,
+    keys: bool = False,
 ) -> FileAggregates:
     """The aggregates of the events in ``paths`` (Parquet: a path, a glob or a list).
 
@@ -126,7 +129,8 @@ def file_aggregates(
     ``lead``: the entity columns whose series' sizes give the busiest ÷ mean ratio;
     ``windows``: per query name ``(start, end, named values, pad_s)``: the window [start, end),
     the entity values the query names, and how far around it a series counts as active (None:
-    every event; ``analysis/production_reads.window_counts``'s ``bucket_s``).
+    every event; ``analysis/production_reads.window_counts``'s ``bucket_s``); ``keys``: also
+    the distinct entity tuples (``series_keys``), from the same scan.
     """
     import duckdb
 
@@ -152,7 +156,7 @@ def file_aggregates(
         t = _q(time)
         ents = [_q(c) for c in entity]
         tup = f"row({', '.join(ents)})" if ents else "1"
-        n, first, last, busiest, rows = _grouped(con, t, list(entity))
+        n, first, last, busiest, rows, series_keys = _grouped(con, t, list(entity), keys)
         full = tuple(entity)
         by_column = {c: max(busiest[(c,)][0], 1) if n else 1 for c in entity}
         lead_set = tuple(c for c in entity if c in lead)
@@ -173,16 +177,27 @@ def file_aggregates(
         }
         series = max(busiest[full][0], 1) if n and full else 1
         return FileAggregates(
-            n, first, last, series, by_column, lead_sizes, out, busiest=busiest, rows=rows
+            n,
+            first,
+            last,
+            series,
+            by_column,
+            lead_sizes,
+            out,
+            busiest=busiest,
+            rows=rows,
+            series_keys=series_keys,
         )
     finally:
         con.close()
 
 
-def _grouped(con, t: str, entity: list[str]) -> tuple:
+def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
     """Events, first and last time, ``busiest`` and ``rows`` (see :class:`FileAggregates`) in
     one aggregate over the events: ``GROUPING SETS`` of every column combination, alone and
-    with each bucket of ``ROW_BUCKETS``, then per set its groups, largest and total."""
+    with each bucket of ``ROW_BUCKETS``, then per set its groups, largest and total; ``keys``:
+    the groups are kept in a temporary table (DuckDB spills it) and the entity tuples' read
+    back from it, not from a second scan."""
     sets = column_sets(entity)
     keyed = [(s, None) for s in sets] + [(s, b) for s in [(), *sets] for b in ROW_BUCKETS]
     names = [*entity, *(f"__{b}" for b in ROW_BUCKETS)]
@@ -199,11 +214,22 @@ def _grouped(con, t: str, entity: list[str]) -> tuple:
     spec = ", ".join(
         "(" + ", ".join([*(_q(c) for c in s), *([f"__{b}"] if b else [])]) + ")" for s, b in keyed
     )
+    ents = ", ".join(_q(c) for c in entity)
+    groups = (
+        f"SELECT GROUPING({', '.join(cols)}) AS g, {ents + ', ' if keys and ents else ''}"
+        f"count(*) AS k, min({t}) AS lo, max({t}) AS hi "
+        f"FROM (SELECT {inner}, {t} FROM ev) GROUP BY GROUPING SETS ({spec})"
+    )
+    if keys:
+        con.execute(f"CREATE TEMP TABLE groups AS {groups}")
+        groups = "SELECT * FROM groups"
     got = con.execute(
-        f"SELECT g, count(*), max(k), sum(k), min(lo), max(hi) FROM (SELECT "
-        f"GROUPING({', '.join(cols)}) AS g, count(*) AS k, min({t}) AS lo, max({t}) AS hi "
-        f"FROM (SELECT {inner}, {t} FROM ev) GROUP BY GROUPING SETS ({spec})) GROUP BY g"
+        f"SELECT g, count(*), max(k), sum(k), min(lo), max(hi) FROM ({groups}) GROUP BY g"
     ).fetchall()
+    series_keys = None
+    if keys and entity:
+        full = grouping_id(tuple(entity), None)
+        series_keys = con.execute(f"SELECT {ents} FROM groups WHERE g = {full}").df()
     per = {int(r[0]): r for r in got}
     n, first, last = 0, None, None
     if per:  # every set holds every event: any one gives the count and the span
@@ -220,7 +246,7 @@ def _grouped(con, t: str, entity: list[str]) -> tuple:
             busiest[s] = (int(r[1]), int(r[2]), float(r[3]) / int(r[1]))
         else:
             rows[(s, b)] = int(r[2])
-    return n, first, last, busiest, rows
+    return n, first, last, busiest, rows, series_keys
 
 
 def _window(con, t: str, tup: str, entity: Sequence[str], w: tuple) -> WindowAggregates:
