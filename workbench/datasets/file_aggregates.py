@@ -137,6 +137,7 @@ def file_aggregates(
     src = [paths] if isinstance(paths, str) else list(paths)
     con = duckdb.connect(config={"memory_limit": memory_limit, "preserve_insertion_order": False})
     try:
+        con.execute("SET enable_progress_bar = false")  # the reader's own bar counts the events
         if threads:
             con.execute(f"SET threads = {int(threads)}")
         files = ", ".join("'" + f.replace("'", "''") + "'" for f in src)  # a view takes no ?

@@ -401,7 +401,9 @@ def from_parquet(
             source = (
                 b for g in opened for b in g.iter_batches(batch_size=batch_rows, columns=cols)
             )
-        batches = [_sampled_batch(batch, entity_l, time, sample, counts, bar) for batch in source]
+        # one entity column: the scanner's filter is the draw itself, nothing left to choose
+        draw = None if agg is not None and len(entity_l) == 1 else sample
+        batches = [_sampled_batch(batch, entity_l, time, draw, counts, bar) for batch in source]
     if counts is not None and sample is not None:  # a share that kept nothing: refused, saying why
         check_kept(sum(b.num_rows for b in batches), sample, counts, entity_l)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
