@@ -183,8 +183,13 @@ def shape_note(
         f"{what}: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
         f"series whose CRC-32 of {'/'.join(ds.entity)} falls in the lowest "
         f"{kept} kept whole). The production figures take the file's "
-        f"event rate and series ({counted}) for what the workload leaves unstated; "
-        "the key layout, bytes, cells per event and each query's rows per series come from the "
+        f"event rate and series ({counted}) for what the workload leaves unstated"
+        + (
+            ", and its busiest series and largest bucket rows; "
+            if agg.rows
+            else (", and its busiest series; " if agg.busiest else "; ")
+        )
+        + "the key layout, bytes, cells per event and each query's rows per series come from the "
         "sample, and the sample's own figures (rows, tables, pictures) describe the sample."
     )
 
