@@ -669,12 +669,23 @@ def check_sample(sample: float | None) -> None:
 def series_draws(frame: pd.DataFrame, entity: list[str]) -> tuple[np.ndarray, np.ndarray, Any]:
     """(each event's series code, each series' CRC-32 of its entity text ÷ 2^32, the series'
     texts): a series is in a ``sample=`` share when its draw is under the share."""
-    text = frame[entity[0]].astype(str)
-    for c in entity[1:]:
-        text = text + "\x1f" + frame[c].astype(str)
-    codes, uniques = pd.factorize(text)
+    # the values are factorized first and only each distinct tuple made text (a Parquet
+    # batch of 1 M events holds a few thousand series: str() of every event was most of it)
+    combo = np.zeros(len(frame), dtype=np.int64)
+    parts = []
+    for c in entity:
+        col_codes, col_uniques = pd.factorize(frame[c], use_na_sentinel=False)
+        combo = combo * max(len(col_uniques), 1) + col_codes
+        parts.append((col_codes, pd.Series(col_uniques, dtype=frame[c].dtype).astype(str)))
+    combo_codes = combo if len(entity) == 1 else pd.factorize(combo)[0]
+    at = np.empty(int(combo_codes.max()) + 1 if len(combo_codes) else 0, dtype=np.int64)
+    at[combo_codes[::-1]] = np.arange(len(combo_codes) - 1, -1, -1)  # each tuple's first event
+    text = pd.Series(parts[0][1].to_numpy()[parts[0][0][at]], dtype=object)
+    for col_codes, col_text in parts[1:]:
+        text = text + "\x1f" + col_text.to_numpy()[col_codes[at]]
+    text_codes, uniques = pd.factorize(pd.Index(text, dtype=object))
     draws = np.array([zlib.crc32(u.encode()) / 2**32 for u in uniques], dtype=float)
-    return codes, draws, uniques
+    return text_codes[combo_codes], draws, uniques
 
 
 def sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.ndarray:
