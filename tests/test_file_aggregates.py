@@ -268,3 +268,33 @@ def test_the_engine_read_keeps_the_series_the_batch_read_keeps(tmp_path, monkeyp
     pd.testing.assert_frame_equal(got, want)
     assert engine.aggregates == batch.aggregates
     assert engine.notes[0] == batch.notes[0]
+
+
+def test_naive_times_are_read_in_the_zone_named_as_from_parquet_reads_them(tmp_path):
+    # 4 sensors × 1,000 minutes of naive wall-clock times from 2024-01-01 00:00 in Paris
+    # (UTC+1 in January): the first event is 2023-12-31 23:00 UTC, the last 999 minutes later
+    n = 1_000
+    frame = pd.DataFrame(
+        {
+            "sensor": [s for s in "abcd" for _ in range(n)],
+            "time": list(pd.date_range("2024-01-01", periods=n, freq="min")) * 4,
+            "temp": range(4 * n),
+        }
+    )
+    path = tmp_path / "naive.parquet"
+    frame.to_parquet(path)
+    ds = wb.from_parquet(
+        path,
+        entity="sensor",
+        time="time",
+        measures="temp",
+        shape_events=1_000,
+        naive_tz="Europe/Paris",
+        progress=False,
+    )
+    agg = ds.aggregates
+    assert agg.events == 4 * n and agg.series == 4
+    assert agg.first == pd.Timestamp("2023-12-31 23:00", tz="UTC")
+    assert agg.last == pd.Timestamp("2024-01-01 15:39", tz="UTC")  # 999 minutes later
+    with pytest.raises(DatasetError, match="naive_tz"):
+        file_aggregates([str(path)], entity=["sensor"], time="time")

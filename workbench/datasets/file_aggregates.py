@@ -122,6 +122,7 @@ def file_aggregates(
     memory_limit: str = "1GB",
     threads: int | None = None,
     keys: bool = False,
+    naive_tz: str | None = None,
 ) -> FileAggregates:
     """The aggregates of the events in ``paths`` (Parquet: a path, a glob or a list).
 
@@ -130,7 +131,9 @@ def file_aggregates(
     ``windows``: per query name ``(start, end, named values, pad_s)``: the window [start, end),
     the entity values the query names, and how far around it a series counts as active (None:
     every event; ``analysis/production_reads.window_counts``'s ``bucket_s``); ``keys``: also
-    the distinct entity tuples (``series_keys``), from the same scan.
+    the distinct entity tuples (``series_keys``), from the same scan; ``naive_tz``: the zone
+    times without one were recorded in (``from_parquet``'s; DuckDB's ``timezone(zone, t)``
+    reads them as that zone's wall clock, as pandas' ``tz_localize`` does).
     """
     import duckdb
 
@@ -155,6 +158,17 @@ def file_aggregates(
                 "timestamps (pandas datetime64 with a time zone) to aggregate them here."
             )
         t = _q(time)
+        if not str(types[time]).startswith("TIMESTAMP WITH TIME ZONE"):
+            if naive_tz is None:
+                raise DatasetError(
+                    f"Column {time!r} holds times without a time zone ({types[time]}): pass "
+                    "naive_tz='UTC' if they are UTC, or the zone they were recorded in."
+                )
+            zone = naive_tz.replace("'", "''")
+            con.execute(
+                f"CREATE OR REPLACE TEMP VIEW ev AS SELECT * REPLACE (timezone('{zone}', {t}) "
+                f"AS {t}) FROM read_parquet([{files}])"
+            )
         ents = [_q(c) for c in entity]
         tup = f"row({', '.join(ents)})" if ents else "1"
         n, first, last, busiest, rows, series_keys = _grouped(con, t, list(entity), keys)

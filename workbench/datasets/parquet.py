@@ -208,13 +208,14 @@ def _file_counts(
     counts: Any,
     sample: float | None,
     agg: Any = None,
+    naive_tz: str | None = None,
 ) -> None:
     """The files' counts on ``ds`` and its first note: DuckDB's over every file for a shape
     sample (``agg`` when the read was driven by them), the batched read's for a ``sample=``
     (``counts``), else what the sample kept."""
     if shaped:
         if agg is None:
-            agg = _engine_counts(files, list(ds.entity), ds.time, keys=False)
+            agg = _engine_counts(files, list(ds.entity), ds.time, keys=False, naive_tz=naive_tz)
         ds.aggregates = dataclasses.replace(agg, series_keys=None)  # the tuples: read, not kept
         ds.notes.insert(0, shape_note(ds, total))
     elif counts is not None:
@@ -225,12 +226,16 @@ def _file_counts(
         ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
 
 
-def _engine_counts(files: list[Path], entity: list[str], time: str, keys: bool = True) -> Any:
+def _engine_counts(
+    files: list[Path], entity: list[str], time: str, keys: bool = True, naive_tz: str | None = None
+) -> Any:
     """DuckDB's one scan of every file (``file_aggregates``), with the distinct series."""
     from workbench.datasets.file_aggregates import file_aggregates
 
     paths = [str(q) for q in files]
-    return file_aggregates(paths, entity=entity, time=time, lead=entity, keys=keys)
+    return file_aggregates(
+        paths, entity=entity, time=time, lead=entity, keys=keys, naive_tz=naive_tz
+    )
 
 
 def _keyed(schema: Any, entity: list[str], time: str) -> bool:
@@ -401,7 +406,7 @@ def from_parquet(
     label = _files_name(files) + (f" ({len(files)} files)" if len(files) > 1 else "")
     agg = None
     if shaped and _keyed(f.schema_arrow, entity_l, time):  # DuckDB first, then only the kept
-        agg = _engine_counts(files, entity_l, time)
+        agg = _engine_counts(files, entity_l, time, naive_tz=kwargs.get("naive_tz"))
     with tqdm(
         total=total, desc=f"reading {label}", unit=" events", unit_scale=True, disable=not progress
     ) as bar:
@@ -418,6 +423,7 @@ def from_parquet(
         check_kept(sum(b.num_rows for b in batches), sample, counts, entity_l)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)
+    naive_tz = kwargs.get("naive_tz")  # DuckDB reads naive times in the zone from_dataframe does
     ds = from_dataframe(
         df,
         entity=entity,
@@ -428,7 +434,7 @@ def from_parquet(
         description=kwargs.pop("description", "") or _files_description(files),
         **kwargs,
     )
-    _file_counts(ds, files, total, shaped, counts, sample, agg)
+    _file_counts(ds, files, total, shaped, counts, sample, agg, naive_tz)
     binary = [c for c in cols if _is_binary(f.schema_arrow.field(c).type)]
     if binary:
         ds.notes.append(
