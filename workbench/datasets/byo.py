@@ -538,8 +538,9 @@ def from_csv(
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
     check_unchanged(p, before)
-    if counts is not None and sample is not None:
-        check_kept(len(df), sample, counts, entity_l)
+    if counts is not None:
+        share = sample if sample is not None else counts.share
+        check_kept(len(df), share, counts, entity_l, None if sample is not None else shape_events)
     word = _index_by_line(df, file_lines(p, encoding, sep, read_csv_kwargs, seen, codec))
     if sample is None:
         _check_big_integers(p, df, as_names(measures), sep, encoding, word, compression)
@@ -601,6 +602,7 @@ def _shape_counts(
     if share is None:
         return None, keep
     counts = chunk_counter(entity, time, time_unit, dayfirst, naive_tz, empty_ok)
+    counts.share = share  # the draw's share: a read that keeps nothing names it
 
     def counted(chunk: pd.DataFrame) -> pd.DataFrame:
         keys = counts.count(chunk)  # stripped entity text: a series is chosen whole
@@ -697,24 +699,36 @@ def sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.nda
     return (draws < sample)[codes]
 
 
-def check_kept(kept: int, sample: float, counts: Any, entity: list[str]) -> None:
-    """A ``sample=`` share that kept no event is refused, naming the share, the file's series
-    and the smallest share (of two decimals) that keeps one of them (its CRC-32 draw is the
-    lowest), instead of an empty frame's error later."""
-    sizes = counts.sizes
-    if kept or sizes is None or not len(sizes):
+def check_kept(
+    kept: int, sample: float, series: Any, entity: list[str], shape_events: int | None = None
+) -> None:
+    """A ``sample=`` share (or a ``shape_events=`` count, drawn as the share ``sample``) that
+    kept no event is refused, naming it, the file's series and the smallest share (of two
+    decimals) or count that keeps one of them (its CRC-32 draw is the lowest), instead of an
+    empty frame's error later. ``series``: the file's distinct entity tuples (a frame), or a
+    chunked read's counts (their ``sizes`` index)."""
+    if kept or series is None:
         return
-    keys = sizes.index.to_frame(index=False)
+    if not isinstance(series, pd.DataFrame):
+        if series.sizes is None or not len(series.sizes):
+            return
+        series = series.sizes.index.to_frame(index=False)
+    keys = series.reset_index(drop=True)
     keys.columns = entity
     _, draws, texts = series_draws(keys, entity)
     i = int(np.argmin(draws))
     need = min(1.0, (math.floor(draws[i] * 100) + 1) / 100)
     name = str(texts[i]).replace("\x1f", "/")
+    asked, give, alt = f"sample={sample!r}", f"sample={need:g}", "leave sample= out"
+    if shape_events is not None:  # the share is shape_events ÷ the file's events
+        least = math.ceil(draws[i] * shape_events / sample) + 1
+        asked, give = f"shape_events={shape_events:,}", f"shape_events={least:,}"
+        alt = "pass sample=1 instead"
     raise DatasetError(
-        f"sample={sample!r} keeps none of the file's {len(sizes):,} series: a series is kept "
+        f"{asked} keeps none of the file's {len(keys):,} series: a series is kept "
         f"whole when the CRC-32 of its {'/'.join(entity)} ÷ 2^32 is under the share, and the "
-        f"lowest is {draws[i]:.4f} ({name}). Give sample={need:g} or more to keep at least one "
-        "series, or leave sample= out to load every series."
+        f"lowest is {draws[i]:.4f} ({name}). Give {give} or more to keep at least one "
+        f"series, or {alt} to load every series."
     )
 
 

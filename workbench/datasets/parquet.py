@@ -226,6 +226,30 @@ def _file_counts(
         ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
 
 
+def _check_kept(
+    batches: list[Any],
+    files: list[Path],
+    entity: list[str],
+    time: str,
+    sample: float | None,
+    counts: Any,
+    agg: Any,
+    shape_events: int | None,
+    kwargs: dict[str, Any],
+) -> None:
+    """A ``sample=`` share, or a shape sample far below one series' events, that kept nothing
+    is refused naming the least share or count that keeps a series (``byo.check_kept``)."""
+    kept = sum(b.num_rows for b in batches)
+    if kept or sample is None:
+        return
+    if counts is not None:
+        check_kept(kept, sample, counts, entity)
+    elif shape_events is not None:  # the file's series: DuckDB's list, or one scan for it
+        naive_tz = kwargs.get("naive_tz")
+        listed = agg if agg is not None else _engine_counts(files, entity, time, naive_tz=naive_tz)
+        check_kept(0, sample, listed.series_keys, entity, shape_events)
+
+
 def _engine_counts(
     files: list[Path], entity: list[str], time: str, keys: bool = True, naive_tz: str | None = None
 ) -> Any:
@@ -419,8 +443,7 @@ def from_parquet(
         # one entity column: the scanner's filter is the draw itself, nothing left to choose
         draw = None if agg is not None and len(entity_l) == 1 else sample
         batches = [_sampled_batch(batch, entity_l, time, draw, counts, bar) for batch in source]
-    if counts is not None and sample is not None:  # a share that kept nothing: refused, saying why
-        check_kept(sum(b.num_rows for b in batches), sample, counts, entity_l)
+    _check_kept(batches, files, entity_l, time, sample, counts, agg, shape_events, kwargs)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)
     naive_tz = kwargs.get("naive_tz")  # DuckDB reads naive times in the zone from_dataframe does

@@ -122,6 +122,7 @@ class ChunkCounts:
         self.first: pd.Timestamp | None = None
         self.last: pd.Timestamp | None = None
         self.sizes: pd.Series | None = None
+        self.share: float | None = None  # the share of series a shape-sampled read draws
 
     def count(self, chunk: pd.DataFrame) -> pd.DataFrame:
         """Counts the chunk's events; returns its entity columns as parsed (stripped)."""
