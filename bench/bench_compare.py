@@ -5,7 +5,9 @@ Each step runs in a fresh process so its peak RSS (VmHWM, bench/_memory.py) is i
 Ratios: compare's time over one design's (the number of designs is what it would be if nothing
 were shared or wasted) and compare's peak over one design's (1.0 would be: the designs already
 analysed cost no memory; before `analysis/spill.py` compare kept every design's cells, 10.1 GB
-at 5 M events). Targets (issue): one design < 60 s, all designs < 180 s, peak < 2 GB.
+at 5 M events). The file is loaded as the README does (no ``shape_events``): above
+``parquet.SHAPE_ABOVE`` that is a shape sample with DuckDB's counts of the file. Targets
+(issue): one design < 60 s, all designs with the load <= 180 s, peak <= 2 GB.
 
     PYTHONPATH=. python bench/bench_compare.py [--sensors 5000] [--readings 1000]
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -48,15 +51,29 @@ def _load(path: str):
     )
 
 
+def _loaded(path: str):
+    """The dataset as the README loads it (no ``shape_events``: the defaults decide), the
+    seconds it took, and what was loaded (its first note says when it is a shape sample)."""
+    t0 = time.perf_counter()
+    ds = _load(path)
+    return (
+        ds,
+        time.perf_counter() - t0,
+        {"events_in_memory": len(ds), "note": (ds.notes or [""])[0][:60]},
+    )
+
+
 def one(path: str) -> dict:
     import workbench as wb
 
-    ds = _load(path)
+    ds, load_s, held = _loaded(path)
     schema = wb.preset(ds, wb.pattern_names(ds)[0])
     t0 = time.perf_counter()
     a = wb.analyze(ds, schema)
     return {
+        **held,
         "design": schema.name,
+        "load_s": load_s,
         "analyze_s": time.perf_counter() - t0,
         "timings_ms": {k: round(v) for k, v in a.timings_ms.items()},
         "peak_rss_mb": peak_rss_mb(),
@@ -66,12 +83,14 @@ def one(path: str) -> dict:
 def compare(path: str) -> dict:
     import workbench as wb
 
-    ds = _load(path)
+    ds, load_s, held = _loaded(path)
     designs = wb.presets(ds)
     t0 = time.perf_counter()
     c = wb.compare(ds, designs)
     took = time.perf_counter() - t0
     return {
+        **held,
+        "load_s": load_s,
         "designs": len(designs),
         "compare_s": took,
         "per_design_s": {
@@ -102,11 +121,13 @@ def main() -> None:
             outs[step] = out = run_step(__file__, step, path, extra)
             print(step, json.dumps(out, indent=1), flush=True)
     one_, cmp_ = outs["one"], outs["compare"]
+    print(f"loaded: {cmp_['events_in_memory']:,} events ({cmp_['note']}…)")
     print(f"one design: {one_['analyze_s']:.0f} s, peak {one_['peak_rss_mb']:,.0f} MB")
     print(
-        f"all {cmp_['designs']} designs: {cmp_['compare_s']:.0f} s, peak "
-        f"{cmp_['peak_rss_mb']:,.0f} MB (target < 180 s, < 2,048 MB)"
+        f"all {cmp_['designs']} designs: {cmp_['compare_s']:.0f} s after a {cmp_['load_s']:.0f} s "
+        f"load, peak {cmp_['peak_rss_mb']:,.0f} MB (target load + compare <= 180 s, < 2,048 MB)"
     )
+    print(f"load average (1, 5, 15 min) at the end: {os.getloadavg()}")
     print(f"compare / one design, time: {cmp_['compare_s'] / one_['analyze_s']:.1f}×")
     print(f"compare / one design, peak: {cmp_['peak_rss_mb'] / one_['peak_rss_mb']:.2f}×")
 

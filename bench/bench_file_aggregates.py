@@ -24,7 +24,9 @@ from _memory import peak_rss_mb, run_step
 T0 = "2026-01-01"
 
 
-def write(path: str, events: int, series: int) -> dict:
+def write(path: str, events: int, series: int, first_minute: int = 0) -> dict:
+    """``series`` sensors, ``events`` readings in all, one a minute each from ``first_minute``
+    minutes after T0 (a later part of a Parquet set starts where the one before ended)."""
     import numpy as np
     import pandas as pd
     import pyarrow as pa
@@ -32,7 +34,7 @@ def write(path: str, events: int, series: int) -> dict:
 
     per = events // series
     rng = np.random.default_rng(7)
-    start = pd.Timestamp(T0, tz="UTC").value // 1000
+    start = pd.Timestamp(T0, tz="UTC").value // 1000 + first_minute * 60_000_000
     schema = pa.schema(
         [("sensor_id", pa.int64()), ("time", pa.timestamp("us", tz="UTC")), ("value", pa.float64())]
     )

@@ -35,3 +35,14 @@ def test_a_whole_table_read_names_its_one_range_once(time_first):
     assert f"its 1 range covers {rows:,} of the table's {rows:,} rows" in " ".join(f.evidence)
     text = f.title + " ".join(f.evidence)
     assert "many ranges" not in text and "1 ranges" not in text
+
+
+def test_the_advice_headline_counts_each_severity_in_its_number(time_first):
+    ds, schema, a, advice = time_first
+    n = {s: len(advice.of(s)) for s in ("error", "warning", "info")}
+    assert sum(n.values()) == len(advice) and n["warning"] >= 2  # the reads that scan (G04)
+    head = advice.headline()
+    assert "(s)" not in head
+    for sev, noun in (("error", "error"), ("warning", "warning"), ("info", "note")):
+        k = n[sev]
+        assert f"{k:,} {noun}{'' if k == 1 else 's'}" in head, head

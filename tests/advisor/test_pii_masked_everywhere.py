@@ -18,8 +18,19 @@ def test_no_finding_prints_an_email_the_g26_warning_masks():
     assert "personal_data" in rules and "key_characters" in rules, rules
     addresses = set(emails["player"])
     for f in advice:
-        text = " ".join([f.title, *f.evidence, str(f.data.get("row_key", ""))])
+        text = " ".join([f.title, *f.evidence, f.fix, str(f.data.get("row_key", ""))])
         shown = [a for a in addresses if a in text]
         assert not shown, (f.rule, shown[:3], text[:400])
     chars = next(f for f in advice if f.rule == "key_characters")
     assert "•••@example.com" in " ".join(chars.evidence)  # masked as G26 masks it: b•••@…
+    # nor mapped to the key's set in the fix, where '_example_com' would escape the mask
+    assert "_example_com" not in chars.fix and "@" not in chars.fix
+
+
+def test_the_key_characters_fix_maps_the_datas_own_value():
+    ds = wb.load_dataset("fx_prices", size="tiny")
+    advice = wb.advise(ds, wb.preset(ds, "pair_microseconds"))
+    chars = next(f for f in advice if f.rule == "key_characters")
+    first = str(ds.frame["pair"].unique()[0])  # e.g. 'EUR/USD': its '/' is outside the set
+    a, b = first.split("/")
+    assert f"'{first}' → '{a}_{b}'" in chars.fix

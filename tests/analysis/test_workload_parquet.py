@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 SENSORS, READINGS = 5_000, 1_000
 WORKLOAD = wb.Workload(events_per_s=100_000, entities={"sensor_id": 50_000})
 QUERIES = ["latest 1 per sensor_id", "all over 1 minute"]
-SHARES = (0.2, 0.4, None)  # a fifth, two fifths, all of it
+SHARES = (0.2, 0.4, 1.0)  # a fifth, two fifths, all of it (sample=1: not the default shape sample)
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +71,8 @@ def loaded(sensors_parquet):
 
 
 def test_the_file_is_five_million_events_and_the_shares_keep_whole_sensors(loaded):
-    assert len(loaded[None]) == SENSORS * READINGS == 5_000_000
-    assert loaded[None].frame["sensor_id"].nunique() == SENSORS
+    assert len(loaded[1.0]) == SENSORS * READINGS == 5_000_000
+    assert loaded[1.0].frame["sensor_id"].nunique() == SENSORS
     for share in (0.2, 0.4):
         n = loaded[share].frame["sensor_id"].nunique()
         # whole series are kept, about that share of them (binomial: ± 4 standard deviations)

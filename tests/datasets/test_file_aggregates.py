@@ -10,6 +10,7 @@ hour's pad and every event (``bucket_s`` None).
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 import workbench as wb
@@ -69,17 +70,18 @@ def test_a_missing_column_or_a_text_time_is_refused(tmp_path):
         file_aggregates(path, entity=["pair"], time="time")
 
 
-def test_a_two_column_entity_is_counted_exactly_out_of_core(tmp_path):
-    """100 metrics × 1,000 hosts = 100,000 series by construction, 2 readings each. A shape
-    sample of about a tenth of the series holds every metric and nearly every host, so a
-    product of per-column ratios (100/100 × 1,000/1,000) kept the sample's ~10,000 tuples; the
-    production figures must take DuckDB's count of distinct (metric, host) pairs instead."""
+@pytest.mark.parametrize(("metrics", "hosts", "readings"), [(100, 1_000, 2), (100, 100, 40)])
+def test_a_two_column_entity_is_counted_exactly_out_of_core(tmp_path, metrics, hosts, readings):
+    """metrics × hosts series by construction (100 × 1,000 = 100,000 series of 2 readings:
+    200,000 events; 100 × 100 = 10,000 series of 40: 400,000 events). A shape sample of 20,000
+    events (a tenth or a twentieth of the series) holds nearly every metric and host, so a
+    product of per-column ratios kept the sample's tuples; the production figures must take
+    DuckDB's count of distinct (metric, host) pairs instead, and its busiest groups and rows."""
     import numpy as np
     import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    metrics, hosts, readings = 100, 1_000, 2
     m = np.repeat(np.arange(metrics), hosts * readings)
     h = np.tile(np.repeat(np.arange(hosts), readings), metrics)
     minute = np.tile(np.arange(readings), metrics * hosts)
@@ -109,8 +111,21 @@ def test_a_two_column_entity_is_counted_exactly_out_of_core(tmp_path):
         progress=False,
     )
     held = ds.frame.groupby(["metric", "host"]).ngroups
-    assert held < 20_000 and ds.frame["metric"].nunique() == metrics  # a shape sample, truly
-    assert ds.aggregates is not None and ds.aggregates.series == metrics * hosts
+    assert held * readings <= 2 * 20_000 < metrics * hosts * readings  # a shape sample, truly
+    agg = ds.aggregates
+    assert agg is not None and agg.series == metrics * hosts
+    assert agg.events == metrics * hosts * readings
+    # every series writes `readings` events: each metric holds hosts × readings, each host
+    # metrics × readings, each series readings (busiest = mean)
+    per = {("metric",): (metrics, hosts), ("host",): (hosts, metrics), ("metric", "host"): None}
+    for cols, got in per.items():
+        groups, each = got or (metrics * hosts, 1)
+        assert agg.busiest[cols] == (groups, each * readings, float(each * readings))
+    # readings a minute apart plus up to 59 s: the last at (readings - 1) × 60 + 59 s, within
+    # the first hour: one hour-row per series holds all its readings, the hour all events
+    assert (readings - 1) * 60 + 59 < 3600
+    assert agg.rows[(("metric", "host"), "hour")] == readings
+    assert agg.rows[((), "hour")] == metrics * hosts * readings
     a = wb.analyze(ds, wb.preset(ds, "entity_first"))
     prod = a.capacity.production
     assert prod.series.production == metrics * hosts  # 100 × 1,000, not the sample's tuples
@@ -121,3 +136,165 @@ def test_a_two_column_entity_is_counted_exactly_out_of_core(tmp_path):
     assert prod.unit_share == pytest.approx(1 / (metrics * hosts))
     want = metrics * hosts * 0.70 * 14_000 / prod.units_per_event
     assert a.capacity.ceiling_events_per_s == pytest.approx(want, rel=1e-6)
+
+
+def _skewed_events(path, busy):
+    """20 metrics × 50 hosts = 1,000 series: 999 of 900 readings a minute apart (15 hours)
+    and ``busy`` = (metric, host) writing one a second for the rest of 1,000,000 events:
+    1,000,000 - 999 × 900 = 100,900 readings (28 h 1 min 40 s), from midnight. Values are
+    whole numbers of four digits, so every cell has the same size."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    series = [(f"m{m:02d}", f"h{h:03d}") for m in range(20) for h in range(50)]
+    quiet = [s for s in series if s != busy]
+    n_busy = 1_000_000 - 999 * 900
+    metric = np.r_[np.repeat([m for m, _ in quiet], 900), np.repeat(busy[0], n_busy)]
+    host = np.r_[np.repeat([h for _, h in quiet], 900), np.repeat(busy[1], n_busy)]
+    secs = np.r_[np.tile(np.arange(900) * 60, 999), np.arange(n_busy)]
+    t0 = pd.Timestamp("2024-03-04", tz="UTC")  # a Monday, at midnight
+    pq.write_table(
+        pa.table(
+            {
+                "metric": metric,
+                "host": host,
+                "time": pa.array(
+                    t0.value // 1000 + secs.astype(np.int64) * 1_000_000,
+                    type=pa.timestamp("us", tz="UTC"),
+                ),
+                "value": 1000 + np.arange(len(secs)) % 9000,
+            }
+        ),
+        path,
+        row_group_size=200_000,
+    )
+    return n_busy
+
+
+@pytest.mark.slow  # a million events loaded whole, analysed twice per design (~1 min)
+def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(tmp_path):
+    """A shape sample that lacks the busiest series (one writing a reading a second among
+    999 writing one a minute) gives the whole file's figures where DuckDB counts them: the
+    series, each column's busiest group, the largest row of a day-bucket design, the ceiling
+    — equal to the same analysis of the million events loaded whole."""
+    from workbench.datasets.byo import sample_mask
+
+    # the busy series: the first (m00, host) a shape sample of a tenth leaves out (CRC-32)
+    cands = pd.DataFrame({"metric": ["m00"] * 50, "host": [f"h{h:03d}" for h in range(50)]})
+    out = cands[~sample_mask(cands, ["metric", "host"], 0.1)].iloc[0]
+    busy = (out["metric"], out["host"])
+    path = tmp_path / "skewed.parquet"
+    n_busy = _skewed_events(path, busy)
+    assert n_busy == 100_900
+    args = dict(entity=["metric", "host"], time="time", measures="value", progress=False)
+    engine = wb.from_parquet(path, shape_events=100_000, **args)
+    whole = wb.from_parquet(path, sample=1, **args)
+    assert len(whole) == 1_000_000 and whole.aggregates is None
+    f = engine.frame
+    assert not ((f["metric"] == busy[0]) & (f["host"] == busy[1])).any()  # not in the sample
+    agg = engine.aggregates
+    assert agg is not None and (agg.events, agg.series) == (1_000_000, 1_000)
+    assert agg.by_column == {"metric": 20, "host": 50}
+    # by hand: the busy metric holds 49 quiet hosts × 900 + 100,900 = 145,000 events of a mean
+    # 1,000,000 / 20; the busy host 19 × 900 + 100,900 = 118,000 of 1,000,000 / 50
+    assert agg.busiest[("metric",)] == (20, 145_000, 50_000.0)
+    assert agg.busiest[("host",)] == (50, 118_000, 20_000.0)
+    assert agg.busiest[("metric", "host")] == (1_000, 100_900, 1_000.0)
+    # rows: the busy series' first hour 3,600 and day 86,400 readings (from midnight); every
+    # series' first day: 999 × 900 (15 h) + 86,400; the busy metric's: 49 × 900 + 86,400
+    assert agg.rows[(("metric", "host"), "hour")] == 3_600
+    assert agg.rows[(("metric", "host"), "day")] == 86_400
+    assert agg.rows[((), "day")] == 999 * 900 + 86_400
+    assert agg.rows[(("metric",), "day")] == 49 * 900 + 86_400
+    for design in ("entity_first", "bucket_new_cells"):
+        a = wb.analyze(engine, wb.preset(engine, design))
+        b = wb.analyze(whole, wb.preset(whole, design))
+        pa_, pb = a.capacity.production, b.capacity.production
+        assert pa_.series.production == pb.series.production == 1_000
+        assert pa_.writes.busiest_series_ratio == pytest.approx(100.9)  # 100,900 ÷ 1,000
+        assert pa_.writes.busiest_series_ratio == pytest.approx(pb.writes.busiest_series_ratio)
+        assert pa_.events_per_s == pytest.approx(pb.events_per_s)
+        assert a.capacity.ceiling_events_per_s == pytest.approx(b.capacity.ceiling_events_per_s)
+        assert a.rowsizes.max_bytes == b.rowsizes.max_bytes, design
+    # the day bucket's largest row is the busy series' day: 86,400 cells of the sample's size
+    a = wb.analyze(engine, wb.preset(engine, "bucket_new_cells"))
+    assert a.rowsizes.file_row.startswith("the file's busiest (metric, host, day): 86,400")
+    # the sample's largest is a quiet series' day: 900 cells, 86,400 / 900 = 96 times smaller
+    assert a.rowsizes.max_bytes == int(a.rowsizes.bytes.max()) * 96
+
+
+def test_the_engine_read_keeps_the_series_the_batch_read_keeps(tmp_path, monkeypatch):
+    """A shape sample read after DuckDB's scan (pyarrow's scanner filtered on the kept values)
+    holds exactly the events the batch-by-batch CRC-32 draw keeps, over two files and a
+    two-column entity (an integer and a text column: a superset filtered per column, then
+    exact): 12 sites × 25 sensors = 300 series of 40 readings, a tenth asked for."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import workbench.datasets.parquet as wp
+
+    site = np.repeat(np.arange(12), 25 * 40)
+    sensor = np.tile(np.repeat([f"s{i:02d}" for i in range(25)], 40), 12)
+    minute = np.tile(np.arange(40), 300)
+    t0 = pd.Timestamp("2025-06-01", tz="UTC").value // 1000
+    for part, rows in enumerate((slice(0, 6_000), slice(6_000, None))):
+        pq.write_table(
+            pa.table(
+                {
+                    "site": site[rows],
+                    "sensor": sensor[rows],
+                    "time": pa.array(
+                        t0 + minute[rows].astype(np.int64) * 60_000_000,
+                        type=pa.timestamp("us", tz="UTC"),
+                    ),
+                    "v": np.arange(12_000, dtype=float)[rows],
+                }
+            ),
+            tmp_path / f"part-{part}.parquet",
+            row_group_size=1_000,
+        )
+    args = dict(entity=["site", "sensor"], time="time", measures="v", progress=False)
+    glob_ = str(tmp_path / "part-*.parquet")
+    engine = wb.from_parquet(glob_, shape_events=1_200, **args)
+    monkeypatch.setattr(wp, "_keyed", lambda *a: False)  # the batch-by-batch read
+    batch = wb.from_parquet(glob_, shape_events=1_200, **args)
+    key = ["site", "sensor", "time"]
+    got = engine.frame.sort_values(key).reset_index(drop=True)
+    want = batch.frame.sort_values(key).reset_index(drop=True)
+    assert 0 < len(want) < 12_000 and len(want) % 40 == 0  # whole series, not all of them
+    pd.testing.assert_frame_equal(got, want)
+    assert engine.aggregates == batch.aggregates
+    assert engine.notes[0] == batch.notes[0]
+
+
+def test_naive_times_are_read_in_the_zone_named_as_from_parquet_reads_them(tmp_path):
+    # 4 sensors × 1,000 minutes of naive wall-clock times from 2024-01-01 00:00 in Paris
+    # (UTC+1 in January): the first event is 2023-12-31 23:00 UTC, the last 999 minutes later
+    n = 1_000
+    frame = pd.DataFrame(
+        {
+            "sensor": [s for s in "abcd" for _ in range(n)],
+            "time": list(pd.date_range("2024-01-01", periods=n, freq="min")) * 4,
+            "temp": range(4 * n),
+        }
+    )
+    path = tmp_path / "naive.parquet"
+    frame.to_parquet(path)
+    ds = wb.from_parquet(
+        path,
+        entity="sensor",
+        time="time",
+        measures="temp",
+        shape_events=1_000,
+        naive_tz="Europe/Paris",
+        progress=False,
+    )
+    agg = ds.aggregates
+    assert agg.events == 4 * n and agg.series == 4
+    assert agg.first == pd.Timestamp("2023-12-31 23:00", tz="UTC")
+    assert agg.last == pd.Timestamp("2024-01-01 15:39", tz="UTC")  # 999 minutes later
+    with pytest.raises(DatasetError, match="naive_tz"):
+        file_aggregates([str(path)], entity=["sensor"], time="time")

@@ -12,7 +12,10 @@ on the file's rate and series — from memory for the full load, from DuckDB for
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -152,3 +155,35 @@ def test_shape_events_with_sample_is_refused(sensors):
         wb.from_parquet(
             path, entity="sensor_id", time="time", measures="temp", sample=0.5, shape_events=1000
         )
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_a_shape_sample_below_one_series_names_the_count_that_keeps_one(tmp_path, kind):
+    """4 sensors of 10,000 readings each: a series is kept when the CRC-32 of its name ÷ 2^32
+    is under shape_events ÷ the file's events. The lowest draw is 'c' (zlib.crc32(b'c') ÷ 2^32
+    = 0.0263), so 10 events keep none and 0.0263 × 40,000 ≈ 1,051 are needed."""
+    import math
+    import zlib
+
+    frame = pd.DataFrame(
+        {
+            "sensor": [s for s in "abcd" for _ in range(10_000)],
+            "time": list(pd.date_range("2024-01-01", periods=10_000, freq="min", tz="UTC")) * 4,
+            "temp": range(40_000),
+        }
+    )
+    path = tmp_path / f"s4.{kind}"
+    frame.to_csv(path, index=False) if kind == "csv" else frame.to_parquet(path)
+    read = wb.from_csv if kind == "csv" else wb.from_parquet
+    args = {"entity": "sensor", "time": "time", "measures": "temp", "progress": False}
+    lowest = min(zlib.crc32(s.encode()) / 2**32 for s in "abcd")
+    assert lowest == zlib.crc32(b"c") / 2**32
+    with pytest.raises(
+        DatasetError, match=r"shape_events=10 keeps none of the file's 4 series"
+    ) as e:
+        read(path, shape_events=10, **args)
+    least = int(re.search(r"Give shape_events=([\d,]+) or more", str(e.value))[1].replace(",", ""))
+    # the file's events (Parquet) or the lines estimated from the first MiB (CSV)
+    assert math.ceil(lowest * 40_000) <= least <= math.ceil(lowest * 40_000) * 1.02 + 1
+    kept = read(path, shape_events=least, **args)
+    assert list(kept.frame["sensor"].unique()) == ["c"]  # the one series the count keeps

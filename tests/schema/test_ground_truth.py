@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import workbench as wb
 from workbench.datasets.model import Dataset, QueryIntent
 from workbench.schema import (
     Aggregates,
@@ -372,3 +373,16 @@ def test_agg_hourly_rows_g29():
     pd.testing.assert_frame_equal(
         bound.aggregates_from_cells(whole.evaluate(cells).cells), bound.summarize(ds.frame)
     )
+
+
+def test_a_layout_gathering_events_says_what_a_row_holds_under_its_key():
+    """New cells per event keep one time bucket a row under a key with a bucket, but under the
+    garden alone ({garden}) one row holds the garden's whole history (G24): the description
+    must not call that row a time bucket."""
+    timeless = wb.preset("garden_temperature", "unbounded_row")
+    assert timeless.key.template() == "{garden}"
+    text = timeless.layout_text()
+    assert "time bucket" not in text and "one row per key for all time" in text
+    assert "layout    one row per key for all time" in timeless.describe()
+    bucketed = wb.preset("weather_balloons", "bucket_new_cells")
+    assert bucketed.layout_text().startswith("time buckets, new cells (versions) per event")

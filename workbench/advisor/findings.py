@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..formatting import counted
 from ..guidelines import GUIDELINES
 from ..schema.limits import Finding as LimitFinding
 
@@ -174,11 +175,11 @@ class Advice(list):
         n = {s: len(self.of(s)) for s in SEVERITIES}
         if not self.problems:
             return f"No problems found for {self.schema} on {self.dataset}" + (
-                f" ({n['info']} note{'s' if n['info'] != 1 else ''})" if n["info"] else ""
+                f" ({counted(n['info'], 'note')})" if n["info"] else ""
             )
         return (
-            f"{self.schema} on {self.dataset}: {n['error']} error(s), {n['warning']} warning(s), "
-            f"{n['info']} note(s)"
+            f"{self.schema} on {self.dataset}: {counted(n['error'], 'error')}, "
+            f"{counted(n['warning'], 'warning')}, {counted(n['info'], 'note')}"
         )
 
     def __str__(self) -> str:

@@ -558,11 +558,17 @@ def _unsafe(ch: str) -> bool:
 
 def _sources(c: Context, key: RowKey, chars: set[str]) -> list[str]:
     """Which of the key's columns (or its delimiter) bring ``chars`` in, with an example."""
-    out = []
-    if key.delimiter in chars:
-        out.append(f"the delimiter {key.delimiter!r}")
+    out = [f"the delimiter {key.delimiter!r}"] if key.delimiter in chars else []
+    for col, hit, n in _offending(c, key):
+        out.append(f"{col} ({len(hit):,} of {n:,} values, e.g. {hit.iloc[0]!r})")
+    return out
+
+
+def _offending(c: Context, key: RowKey) -> Iterable[tuple[str, pd.Series, int]]:
+    """(column, its distinct values holding characters outside the set, its distinct values)
+    for each text column the key writes as it is (time segments render their own digits)."""
     for seg in key.segments:
-        if seg.readable() != seg or is_time(seg):  # time segments render their own digits
+        if seg.readable() != seg or is_time(seg):
             continue
         for col in seg.sources():
             if col not in c.ds.frame or c.ds.frame[col].dtype.kind in "iubM":
@@ -570,8 +576,16 @@ def _sources(c: Context, key: RowKey, chars: set[str]) -> list[str]:
             u = pd.Series(pd.unique(c.ds.frame[col].astype(str)), dtype=object)
             hit = u[u.str.contains(KEY_CHARSET)]
             if len(hit):
-                out.append(f"{col} ({len(hit):,} of {len(u):,} values, e.g. {hit.iloc[0]!r})")
-    return out
+                yield col, hit, len(u)
+
+
+def _mapped_example(values: list[str]) -> str:
+    """The data's own value mapped to the set ('AUD/USD' → 'AUD_USD'); a value that looks like
+    personal data is not shown (G26), nor mapped (the mapped text would escape the mask)."""
+    ex = next((v for v in values if _masked_text(v) == v), None)
+    if ex is None:
+        return "e.g. 'American Steel' → 'American_Steel'"
+    return f"e.g. {ex!r} → {KEY_CHARSET.sub('_', ex)!r}"
 
 
 @rule("key_characters", "G20", "G22")
@@ -612,7 +626,7 @@ def key_characters(c: Context) -> Iterable[Finding]:
             f"Row keys hold {'unsafe ' if unsafe else ''}characters outside [a-zA-Z0-9-_#]"
             + (f" ({', '.join(_char_name(ch) for ch in unsafe)})" if unsafe else ""),
             ev,
-            fix="Map names to the set before keying (e.g. 'American Steel' → 'American_Steel', "
+            fix=f"Map names to the set before keying ({_mapped_example([h.iloc[0] for _, h, _ in _offending(c, key)])}, "
             "or an ID with the name in a cell); use # as the delimiter",
             table=tname,
             row_key=_masked_text(str(bad.iloc[0])),

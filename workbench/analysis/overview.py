@@ -29,7 +29,7 @@ from .capacity import Capacity, capacity, compression_ratio
 from .keyspace import KeyDistribution, key_distribution, writes_from_index
 from .production import Production, production, stated_query_rates
 from .querycost import QueryCosts, plans_for, query_costs, with_production
-from .rowsizes import RowSizes, row_sizes, row_time_bound_s
+from .rowsizes import RowSizes, file_largest_row, row_sizes, row_time_bound_s
 from .series import SeriesRates, series_rates
 from .settings import DEFAULT, Settings
 
@@ -444,6 +444,7 @@ def analyze(
             rate_factor=prod.rate_factor if prod.bucketed else 1.0,
             retention_months=wl.retention_months,
         )
+        rs = file_largest_row(ds, schema.key, rs)  # a shape sample: the file's largest row
     with _timed(tm, "capacity"):
         cap = capacity(
             index,

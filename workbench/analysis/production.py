@@ -462,7 +462,11 @@ def production(
     if lead and n:
         sizes = ds.frame.groupby(lead, sort=False, observed=True).size()
         busiest_ratio, lead_series = float(sizes.max() / sizes.mean()), len(sizes)
-        if agg is not None and agg.lead_sizes[0] and set(lead) == set(ds.entity):
+        # the file's busiest lead group, counted over every event: the sample may lack it
+        filed = agg.busiest_ratio([c for c in ds.entity if c in lead]) if agg else None
+        if filed is not None:
+            busiest_ratio = filed
+        elif agg is not None and agg.lead_sizes[0] and set(lead) == set(ds.entity):
             busiest_ratio = agg.lead_sizes[1]  # the file's busiest series, not the sample's
     else:
         busiest_ratio, lead_series = 1.0, 0

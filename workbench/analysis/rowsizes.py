@@ -58,6 +58,12 @@ class RowSizes:
     )
     open_row_bytes_per_s: float = 0.0  # the fastest-growing open row at production, bytes/s
     retention_months: float = RETENTION_MONTHS  # the workload's: how long rows are kept
+    # a shape sample's file: its largest row, counted by DuckDB over every event (the busiest
+    # series' busiest bucket, which the sample may lack) at the sample's bytes per event, now
+    # and projected as the sample's largest row is (``file_largest_row``); 0: none counted
+    file_max_bytes: int = 0
+    file_projected_bytes: int = 0
+    file_row: str = ""  # which: "the file's busiest (sensor_id, day): 1,440 events"
 
     def seconds_to(self, limit_bytes: float) -> float:
         """How long the fastest-growing open row takes to reach ``limit_bytes`` at production
@@ -72,11 +78,13 @@ class RowSizes:
 
     @property
     def max_bytes(self) -> int:
-        return int(self.bytes.max()) if len(self.bytes) else 0
+        """The largest row: the sample's, or its file's when that is larger (``file_row``)."""
+        return max(int(self.bytes.max()) if len(self.bytes) else 0, self.file_max_bytes)
 
     @property
     def projected_max_bytes(self) -> int:
-        return int(self.projected_bytes.max()) if len(self.projected_bytes) else 0
+        own = int(self.projected_bytes.max()) if len(self.projected_bytes) else 0
+        return max(own, self.file_projected_bytes)
 
     @property
     def retention_s(self) -> float:
@@ -267,6 +275,54 @@ def row_sizes(
         open_row_bytes_per_s=byte_rate,
         retention_months=float(retention_months),
     )
+
+
+def file_largest_row(ds: Dataset, key: RowKey, rs: RowSizes) -> RowSizes:
+    """``rs`` with its file's largest row when ``ds`` is a shape sample whose file was counted
+    per row (``FileAggregates.rows`` and ``busiest``): the events of the file's largest
+    (key's entity columns, key's time bucket) — or, with no time in the key, of its busiest
+    series — times the sample's largest row's bytes per such event (its bytes over the events of
+    the sample's largest group), projected by the sample's largest row's own growth. A key
+    with a time finer than an hour or Heroic's base (rows closed by other bounds) keeps the
+    sample's figure, as does a dataset with no file counted (G10, G12)."""
+    from ..datasets.file_aggregates import ROW_BUCKETS
+    from ..schema.time_text import floor_us, time_us
+
+    agg = ds.aggregates
+    if agg is None or not agg.busiest or not rs.n_rows or not len(ds):
+        return rs
+    cols = [c for c in ds.entity if any(c in seg.sources() for seg in key.segments)]
+    times = key.time_segments
+    f = ds.frame
+    if times:
+        bounds = [row_time_bound_s(type(key)((seg,))) or 0.0 for seg in times]
+        finest = times[bounds.index(min(bounds))]
+        precision = getattr(finest, "precision", "")
+        filed = agg.rows.get((tuple(cols), precision)) if precision in ROW_BUCKETS else None
+        if filed is None or getattr(finest, "bits", None) is not None:
+            return rs
+        bucket = pd.Series(floor_us(time_us(f[ds.time]), precision), index=f.index)
+        held = int(
+            pd.concat([f[cols], bucket.rename("__b")], axis=1)
+            .groupby([*cols, "__b"], sort=False, observed=True)
+            .size()
+            .max()
+        )
+        what = f"({', '.join([*cols, precision])})"
+    else:
+        got = agg.busiest.get(tuple(cols)) if cols else (1, agg.events, float(agg.events))
+        if got is None:
+            return rs
+        filed = got[1]
+        held = int(f.groupby(cols, sort=False, observed=True).size().max()) if cols else len(f)
+        what = f"({', '.join(cols)})" if cols else "row"
+    top = int(rs.bytes.argmax())
+    per_event = float(rs.bytes[top]) / max(held, 1)
+    now = round(filed * per_event)
+    growth = float(rs.projected_bytes[top]) / max(float(rs.bytes[top]), 1.0)
+    rs.file_max_bytes, rs.file_projected_bytes = now, round(now * growth)
+    rs.file_row = f"the file's busiest {what}: {filed:,} events, counted by {agg.counted_by}"
+    return rs
 
 
 _PRECISION_SECONDS = {

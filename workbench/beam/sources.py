@@ -433,7 +433,7 @@ def shape_sample(
         try:
             return _local_sample(source, files, n, common)
         except DatasetError as exc:
-            if n is None or not str(exc).startswith("The frame is empty"):
+            if n is None or "keeps none of the file's" not in str(exc):
                 raise
     raise AssertionError("unreachable: the last try keeps every event")
 

@@ -538,8 +538,9 @@ def from_csv(
     except (pd.errors.EmptyDataError, ValueError) as exc:
         raise DatasetError(f"Cannot read {str(p)!r} as CSV: {exc}") from None
     check_unchanged(p, before)
-    if counts is not None and sample is not None:
-        check_kept(len(df), sample, counts, entity_l)
+    if counts is not None:
+        share = sample if sample is not None else counts.share
+        check_kept(len(df), share, counts, entity_l, None if sample is not None else shape_events)
     word = _index_by_line(df, file_lines(p, encoding, sep, read_csv_kwargs, seen, codec))
     if sample is None:
         _check_big_integers(p, df, as_names(measures), sep, encoding, word, compression)
@@ -601,6 +602,7 @@ def _shape_counts(
     if share is None:
         return None, keep
     counts = chunk_counter(entity, time, time_unit, dayfirst, naive_tz, empty_ok)
+    counts.share = share  # the draw's share: a read that keeps nothing names it
 
     def counted(chunk: pd.DataFrame) -> pd.DataFrame:
         keys = counts.count(chunk)  # stripped entity text: a series is chosen whole
@@ -669,12 +671,23 @@ def check_sample(sample: float | None) -> None:
 def series_draws(frame: pd.DataFrame, entity: list[str]) -> tuple[np.ndarray, np.ndarray, Any]:
     """(each event's series code, each series' CRC-32 of its entity text ÷ 2^32, the series'
     texts): a series is in a ``sample=`` share when its draw is under the share."""
-    text = frame[entity[0]].astype(str)
-    for c in entity[1:]:
-        text = text + "\x1f" + frame[c].astype(str)
-    codes, uniques = pd.factorize(text)
+    # the values are factorized first and only each distinct tuple made text (a Parquet
+    # batch of 1 M events holds a few thousand series: str() of every event was most of it)
+    combo = np.zeros(len(frame), dtype=np.int64)
+    parts = []
+    for c in entity:
+        col_codes, col_uniques = pd.factorize(frame[c], use_na_sentinel=False)
+        combo = combo * max(len(col_uniques), 1) + col_codes
+        parts.append((col_codes, pd.Series(col_uniques, dtype=frame[c].dtype).astype(str)))
+    combo_codes = combo if len(entity) == 1 else pd.factorize(combo)[0]
+    at = np.empty(int(combo_codes.max()) + 1 if len(combo_codes) else 0, dtype=np.int64)
+    at[combo_codes[::-1]] = np.arange(len(combo_codes) - 1, -1, -1)  # each tuple's first event
+    text = pd.Series(parts[0][1].to_numpy()[parts[0][0][at]], dtype=object)
+    for col_codes, col_text in parts[1:]:
+        text = text + "\x1f" + col_text.to_numpy()[col_codes[at]]
+    text_codes, uniques = pd.factorize(pd.Index(text, dtype=object))
     draws = np.array([zlib.crc32(u.encode()) / 2**32 for u in uniques], dtype=float)
-    return codes, draws, uniques
+    return text_codes[combo_codes], draws, uniques
 
 
 def sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.ndarray:
@@ -686,24 +699,36 @@ def sample_mask(frame: pd.DataFrame, entity: list[str], sample: float) -> np.nda
     return (draws < sample)[codes]
 
 
-def check_kept(kept: int, sample: float, counts: Any, entity: list[str]) -> None:
-    """A ``sample=`` share that kept no event is refused, naming the share, the file's series
-    and the smallest share (of two decimals) that keeps one of them (its CRC-32 draw is the
-    lowest), instead of an empty frame's error later."""
-    sizes = counts.sizes
-    if kept or sizes is None or not len(sizes):
+def check_kept(
+    kept: int, sample: float, series: Any, entity: list[str], shape_events: int | None = None
+) -> None:
+    """A ``sample=`` share (or a ``shape_events=`` count, drawn as the share ``sample``) that
+    kept no event is refused, naming it, the file's series and the smallest share (of two
+    decimals) or count that keeps one of them (its CRC-32 draw is the lowest), instead of an
+    empty frame's error later. ``series``: the file's distinct entity tuples (a frame), or a
+    chunked read's counts (their ``sizes`` index)."""
+    if kept or series is None:
         return
-    keys = sizes.index.to_frame(index=False)
+    if not isinstance(series, pd.DataFrame):
+        if series.sizes is None or not len(series.sizes):
+            return
+        series = series.sizes.index.to_frame(index=False)
+    keys = series.reset_index(drop=True)
     keys.columns = entity
     _, draws, texts = series_draws(keys, entity)
     i = int(np.argmin(draws))
     need = min(1.0, (math.floor(draws[i] * 100) + 1) / 100)
     name = str(texts[i]).replace("\x1f", "/")
+    asked, give, alt = f"sample={sample!r}", f"sample={need:g}", "leave sample= out"
+    if shape_events is not None:  # the share is shape_events ÷ the file's events
+        least = math.ceil(draws[i] * shape_events / sample) + 1
+        asked, give = f"shape_events={shape_events:,}", f"shape_events={least:,}"
+        alt = "pass sample=1 instead"
     raise DatasetError(
-        f"sample={sample!r} keeps none of the file's {len(sizes):,} series: a series is kept "
+        f"{asked} keeps none of the file's {len(keys):,} series: a series is kept "
         f"whole when the CRC-32 of its {'/'.join(entity)} ÷ 2^32 is under the share, and the "
-        f"lowest is {draws[i]:.4f} ({name}). Give sample={need:g} or more to keep at least one "
-        "series, or leave sample= out to load every series."
+        f"lowest is {draws[i]:.4f} ({name}). Give {give} or more to keep at least one "
+        f"series, or {alt} to load every series."
     )
 
 

@@ -14,6 +14,15 @@ scans (https://duckdb.org/docs/2.0/guides/performance/oom.html).
 
 Times are compared in microseconds: DuckDB's ``TIMESTAMP WITH TIME ZONE`` holds microseconds,
 and Bigtable's cells hold them too (events finer than a microsecond are not exact here).
+
+The figures a shape sample can miss (the busiest series may not be in it) are the file's too,
+from the same scan (one ``GROUPING SETS`` aggregate, so one pass serves every design of a
+compare): for every combination of entity columns its groups and busiest group's events
+(``busiest``: the lead series whatever columns a key puts first), and the events of the
+largest (combination, time bucket) for each bucket in ``ROW_BUCKETS`` (``rows``: the largest
+row of a design whose rows are a series' bucket, bytes from the sample's bytes per event).
+Buckets are floored in UTC as the keys floor them (``schema/time_text.floor_us``: weeks start
+on Monday, months on the 1st).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import pandas as pd
 
@@ -51,6 +61,19 @@ class FileAggregates:
     lead_sizes: tuple[int, float]  # (series of the lead columns, busiest ÷ mean events)
     windows: dict[str, WindowAggregates | None] = field(default_factory=dict)
     counted_by: str = "DuckDB"  # what counted them, as the production figures' inputs say
+    # per combination of entity columns (in the entity's order): (groups, busiest's events,
+    # mean events); every combination up to three columns, else each column and all of them
+    busiest: dict[tuple[str, ...], tuple[int, int, float]] = field(default_factory=dict)
+    # per (combination, bucket in ROW_BUCKETS): the events of its largest group; () is every
+    # series together (a key with only a time bucket)
+    rows: dict[tuple[tuple[str, ...], str], int] = field(default_factory=dict)
+    # the distinct entity tuples, when asked for (``keys=True``): a shape sample draws from them
+    series_keys: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+
+    def busiest_ratio(self, columns: Sequence[str]) -> float | None:
+        """The busiest group of ``columns`` over the mean group, in events (None: not counted)."""
+        got = self.busiest.get(tuple(columns))
+        return None if got is None or not got[2] else got[1] / got[2]
 
     @property
     def span_s(self) -> float:
@@ -58,6 +81,24 @@ class FileAggregates:
         if not self.events or self.first is None or self.last is None:
             return 1.0
         return max(float((self.last - self.first).total_seconds()), 1.0)
+
+
+ROW_BUCKETS = ("hour", "day", "week", "month")
+"""The time buckets whose largest (series, bucket) the file's scan counts: the bucket rows of
+the gallery (``TimeBucket``: day, week, month; Heroic's and finer keys hold a row's events by
+other bounds and keep the sample's figure). A minute bucket is left out: as many groups as
+events at a reading a minute, a scan's memory for one figure."""
+SUBSETS_UP_TO = 3
+"""Entity columns up to which every combination is counted (2^3 - 1 = 7); more columns: each
+column and all of them."""
+
+
+def column_sets(entity: Sequence[str]) -> list[tuple[str, ...]]:
+    """The combinations of entity columns the scan counts, each in the entity's order."""
+    cols = list(entity)
+    if len(cols) > SUBSETS_UP_TO:
+        return [(c,) for c in cols] + [tuple(cols)]
+    return [tuple(s) for k in range(1, len(cols) + 1) for s in combinations(cols, k)]
 
 
 def _q(name: str) -> str:
@@ -80,6 +121,8 @@ def file_aggregates(
     | None = None,
     memory_limit: str = "1GB",
     threads: int | None = None,
+    keys: bool = False,
+    naive_tz: str | None = None,
 ) -> FileAggregates:
     """The aggregates of the events in ``paths`` (Parquet: a path, a glob or a list).
 
@@ -87,13 +130,17 @@ def file_aggregates(
     ``lead``: the entity columns whose series' sizes give the busiest ÷ mean ratio;
     ``windows``: per query name ``(start, end, named values, pad_s)``: the window [start, end),
     the entity values the query names, and how far around it a series counts as active (None:
-    every event; ``analysis/production_reads.window_counts``'s ``bucket_s``).
+    every event; ``analysis/production_reads.window_counts``'s ``bucket_s``); ``keys``: also
+    the distinct entity tuples (``series_keys``), from the same scan; ``naive_tz``: the zone
+    times without one were recorded in (``from_parquet``'s; DuckDB's ``timezone(zone, t)``
+    reads them as that zone's wall clock, as pandas' ``tz_localize`` does).
     """
     import duckdb
 
     src = [paths] if isinstance(paths, str) else list(paths)
     con = duckdb.connect(config={"memory_limit": memory_limit, "preserve_insertion_order": False})
     try:
+        con.execute("SET enable_progress_bar = false")  # the reader's own bar counts the events
         if threads:
             con.execute(f"SET threads = {int(threads)}")
         files = ", ".join("'" + f.replace("'", "''") + "'" for f in src)  # a view takes no ?
@@ -111,40 +158,110 @@ def file_aggregates(
                 "timestamps (pandas datetime64 with a time zone) to aggregate them here."
             )
         t = _q(time)
+        if not str(types[time]).startswith("TIMESTAMP WITH TIME ZONE"):
+            if naive_tz is None:
+                raise DatasetError(
+                    f"Column {time!r} holds times without a time zone ({types[time]}): pass "
+                    "naive_tz='UTC' if they are UTC, or the zone they were recorded in."
+                )
+            zone = naive_tz.replace("'", "''")
+            con.execute(
+                f"CREATE OR REPLACE TEMP VIEW ev AS SELECT * REPLACE (timezone('{zone}', {t}) "
+                f"AS {t}) FROM read_parquet([{files}])"
+            )
         ents = [_q(c) for c in entity]
         tup = f"row({', '.join(ents)})" if ents else "1"
-        per_col = ", ".join(f"count(DISTINCT {c})" for c in ents)
-        head = con.execute(
-            f"SELECT count(*), min({t}), max({t}), count(DISTINCT {tup})"
-            + (f", {per_col}" if per_col else "")
-            + " FROM ev"
-        ).fetchone()
-        assert head is not None
-        n = int(head[0])
-        by_column = {c: max(int(v), 1) for c, v in zip(entity, head[4:], strict=True)}
-        lead_cols = [_q(c) for c in lead if c in entity]
+        n, first, last, busiest, rows, series_keys = _grouped(con, t, list(entity), keys)
+        full = tuple(entity)
+        by_column = {c: max(busiest[(c,)][0], 1) if n else 1 for c in entity}
+        lead_set = tuple(c for c in entity if c in lead)
         lead_sizes = (0, 1.0)
-        if lead_cols and n:
-            row = con.execute(
-                f"SELECT count(*), max(k), avg(k) FROM (SELECT count(*) AS k FROM ev "
-                f"GROUP BY {', '.join(lead_cols)})"
-            ).fetchone()
-            assert row is not None
-            lead_sizes = (int(row[0]), float(row[1]) / float(row[2]))
+        if lead_set and n:
+            if lead_set not in busiest:  # more than SUBSETS_UP_TO columns, a subset of them
+                row = con.execute(
+                    f"SELECT count(*), max(k), sum(k) FROM (SELECT count(*) AS k FROM ev "
+                    f"GROUP BY {', '.join(_q(c) for c in lead_set)})"
+                ).fetchone()
+                assert row is not None
+                busiest[lead_set] = (int(row[0]), int(row[1]), float(row[2]) / int(row[0]))
+            g, mx, mean = busiest[lead_set]
+            lead_sizes = (g, mx / mean)
         out = {
             name: _window(con, t, tup, entity, w) if n else None
             for name, w in (windows or {}).items()
         }
-        first, last = (
-            (pd.Timestamp(head[1]).tz_convert("UTC"), pd.Timestamp(head[2]).tz_convert("UTC"))
-            if n
-            else (None, None)
-        )
+        series = max(busiest[full][0], 1) if n and full else 1
         return FileAggregates(
-            n, first, last, max(int(head[3]), 1) if n else 1, by_column, lead_sizes, out
+            n,
+            first,
+            last,
+            series,
+            by_column,
+            lead_sizes,
+            out,
+            busiest=busiest,
+            rows=rows,
+            series_keys=series_keys,
         )
     finally:
         con.close()
+
+
+def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
+    """Events, first and last time, ``busiest`` and ``rows`` (see :class:`FileAggregates`) in
+    one aggregate over the events: ``GROUPING SETS`` of every column combination, alone and
+    with each bucket of ``ROW_BUCKETS``, then per set its groups, largest and total; ``keys``:
+    the groups are kept in a temporary table (DuckDB spills it) and the entity tuples' read
+    back from it, not from a second scan."""
+    sets = column_sets(entity)
+    keyed = [(s, None) for s in sets] + [(s, b) for s in [(), *sets] for b in ROW_BUCKETS]
+    names = [*entity, *(f"__{b}" for b in ROW_BUCKETS)]
+    cols = [_q(c) for c in names]
+    naive = f"make_timestamp(epoch_us({t}))"  # UTC wall time, floored as the keys floor it
+    inner = ", ".join(
+        [*(_q(c) for c in entity), *(f"date_trunc('{b}', {naive}) AS __{b}" for b in ROW_BUCKETS)]
+    )
+
+    def grouping_id(s: tuple[str, ...], b: str | None) -> int:
+        held = {*s, *([f"__{b}"] if b else [])}
+        return sum(1 << (len(names) - 1 - i) for i, c in enumerate(names) if c not in held)
+
+    spec = ", ".join(
+        "(" + ", ".join([*(_q(c) for c in s), *([f"__{b}"] if b else [])]) + ")" for s, b in keyed
+    )
+    ents = ", ".join(_q(c) for c in entity)
+    groups = (
+        f"SELECT GROUPING({', '.join(cols)}) AS g, {ents + ', ' if keys and ents else ''}"
+        f"count(*) AS k, min({t}) AS lo, max({t}) AS hi "
+        f"FROM (SELECT {inner}, {t} FROM ev) GROUP BY GROUPING SETS ({spec})"
+    )
+    if keys:
+        con.execute(f"CREATE TEMP TABLE groups AS {groups}")
+        groups = "SELECT * FROM groups"
+    got = con.execute(
+        f"SELECT g, count(*), max(k), sum(k), min(lo), max(hi) FROM ({groups}) GROUP BY g"
+    ).fetchall()
+    series_keys = None
+    if keys and entity:
+        full = grouping_id(tuple(entity), None)
+        series_keys = con.execute(f"SELECT {ents} FROM groups WHERE g = {full}").df()
+    per = {int(r[0]): r for r in got}
+    n, first, last = 0, None, None
+    if per:  # every set holds every event: any one gives the count and the span
+        r = next(iter(per.values()))
+        n = int(r[3])
+        first, last = (pd.Timestamp(v).tz_convert("UTC") for v in r[4:6])
+    busiest: dict[tuple[str, ...], tuple[int, int, float]] = {}
+    rows: dict[tuple[tuple[str, ...], str], int] = {}
+    for s, b in keyed:
+        r = per.get(grouping_id(s, b))
+        if r is None:
+            continue
+        if b is None:
+            busiest[s] = (int(r[1]), int(r[2]), float(r[3]) / int(r[1]))
+        else:
+            rows[(s, b)] = int(r[2])
+    return n, first, last, busiest, rows, series_keys
 
 
 def _window(con, t: str, tup: str, entity: Sequence[str], w: tuple) -> WindowAggregates:
@@ -173,4 +290,10 @@ def _window(con, t: str, tup: str, entity: Sequence[str], w: tuple) -> WindowAgg
     return WindowAggregates(*(float(v) for v in row))
 
 
-__all__ = ["FileAggregates", "WindowAggregates", "file_aggregates"]
+__all__ = [
+    "ROW_BUCKETS",
+    "FileAggregates",
+    "WindowAggregates",
+    "column_sets",
+    "file_aggregates",
+]

@@ -11,6 +11,7 @@ through the whole analysis (measured with ``bench/bench_parquet.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import re
@@ -38,9 +39,17 @@ from workbench.memory import large_arrays_from_mmap, release_freed_memory
 PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 BATCH_ROWS = 1 << 20
 """Events per Arrow record batch read (the progress bar advances by one batch)."""
-SHAPE_ABOVE = 20_000_000
-"""Files with more events than this are loaded as a shape sample unless ``shape_events`` or
-``sample`` says otherwise: at ~100 bytes an event in pandas, 20 M events are about 2 GB."""
+READAHEAD_BATCHES = 2
+"""Record batches pyarrow's scanner decodes ahead while reading a shape sample's kept series."""
+SHAPE_ABOVE = 2 * SHAPE_EVENTS
+"""Files with more events than this (1,000,000) are loaded as a shape sample of
+``SHAPE_EVENTS`` unless ``shape_events`` or ``sample`` says otherwise (``sample=1`` loads every
+event). Memory is not what sets it: ``compare`` of every preset analyses each design on the
+loaded events, so its time grows with them (a 5 M-event compare of the 12 presets loaded whole
+took 1,127 s and 2.44 GB; from the default shape sample of ~500,000 events, measured in
+docs/architecture.md, "A file larger than memory"). Twice the sample keeps the full load's
+compare near the shape sample's time, and one design and a comparison read the same sample
+(one number everywhere)."""
 
 
 def to_frame(batches: list[Any], schema: Any) -> pd.DataFrame:
@@ -192,15 +201,22 @@ def _files_description(files: list[Path]) -> str:
 
 
 def _file_counts(
-    ds: Dataset, files: list[Path], total: int, shaped: bool, counts: Any, sample: float | None
+    ds: Dataset,
+    files: list[Path],
+    total: int,
+    shaped: bool,
+    counts: Any,
+    sample: float | None,
+    agg: Any = None,
+    naive_tz: str | None = None,
 ) -> None:
     """The files' counts on ``ds`` and its first note: DuckDB's over every file for a shape
-    sample, the batched read's for a ``sample=`` (``counts``), else what the sample kept."""
+    sample (``agg`` when the read was driven by them), the batched read's for a ``sample=``
+    (``counts``), else what the sample kept."""
     if shaped:
-        from workbench.datasets.file_aggregates import file_aggregates
-
-        ent = list(ds.entity)
-        ds.aggregates = file_aggregates([str(q) for q in files], entity=ent, time=ds.time, lead=ent)
+        if agg is None:
+            agg = _engine_counts(files, list(ds.entity), ds.time, keys=False, naive_tz=naive_tz)
+        ds.aggregates = dataclasses.replace(agg, series_keys=None)  # the tuples: read, not kept
         ds.notes.insert(0, shape_note(ds, total))
     elif counts is not None:
         ds.aggregates = counts.aggregates()
@@ -208,6 +224,95 @@ def _file_counts(
         ds.notes.insert(0, shape_note(ds, total, counted, sample))
     elif sample is not None:
         ds.notes.insert(0, sample_note(sample, ds.entity, len(ds), total))
+
+
+def _check_kept(
+    batches: list[Any],
+    files: list[Path],
+    entity: list[str],
+    time: str,
+    sample: float | None,
+    counts: Any,
+    agg: Any,
+    shape_events: int | None,
+    kwargs: dict[str, Any],
+) -> None:
+    """A ``sample=`` share, or a shape sample far below one series' events, that kept nothing
+    is refused naming the least share or count that keeps a series (``byo.check_kept``)."""
+    kept = sum(b.num_rows for b in batches)
+    if kept or sample is None:
+        return
+    if counts is not None:
+        check_kept(kept, sample, counts, entity)
+    elif shape_events is not None:  # the file's series: DuckDB's list, or one scan for it
+        naive_tz = kwargs.get("naive_tz")
+        listed = agg if agg is not None else _engine_counts(files, entity, time, naive_tz=naive_tz)
+        check_kept(0, sample, listed.series_keys, entity, shape_events)
+
+
+def _engine_counts(
+    files: list[Path], entity: list[str], time: str, keys: bool = True, naive_tz: str | None = None
+) -> Any:
+    """DuckDB's one scan of every file (``file_aggregates``), with the distinct series."""
+    from workbench.datasets.file_aggregates import file_aggregates
+
+    paths = [str(q) for q in files]
+    return file_aggregates(
+        paths, entity=entity, time=time, lead=entity, keys=keys, naive_tz=naive_tz
+    )
+
+
+def _keyed(schema: Any, entity: list[str], time: str) -> bool:
+    """Whether a shape sample can be read by its series' values: entity columns of whole
+    numbers or text (their values compare as the draws' texts name them) and a timestamp."""
+    import pyarrow as pa
+
+    names = schema.names
+    if not entity or time not in names or not pa.types.is_timestamp(schema.field(time).type):
+        return False
+    kinds = (pa.types.is_integer, pa.types.is_string, pa.types.is_large_string)
+    return all(c in names and any(k(schema.field(c).type) for k in kinds) for c in entity)
+
+
+def _kept_batches(
+    files: list[Path],
+    cols: list[str],
+    entity: list[str],
+    agg: Any,
+    sample: float | None,
+    batch_rows: int,
+    bar: Any,
+    total: int,
+) -> Any:
+    """The record batches of the series a shape sample keeps, read by pyarrow's dataset
+    scanner with the kept values as its filter (row groups whose statistics exclude them are
+    skipped; the rest filtered on read, on both cores), after DuckDB's scan counted every
+    event and listed the series (``agg.series_keys``): the draws of ``sample_mask`` made once
+    per series, not per event. Several entity columns: each column's kept values (a superset:
+    ``_sampled_batch`` keeps the exact tuples)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as pads
+
+    keys = agg.series_keys
+    kept = keys[sample_mask(keys, entity, float(sample or 1.0))]
+    schema = _open(files[0]).schema_arrow
+    where = None
+    for c in entity:
+        values = pa.array(pd.unique(kept[c]), type=schema.field(c).type)
+        term = pc.field(c).isin(values)
+        where = term if where is None else where & term
+    dset = pads.dataset([str(q) for q in files], format="parquet", schema=schema)
+    # one file and a few batches ahead: pyarrow's defaults (4 files, 16 batches each) held
+    # 2.6 GB decoding four 25 M-event files before the filter kept 2 % of them
+    yield from dset.to_batches(
+        columns=cols,
+        filter=where,
+        batch_size=batch_rows,
+        batch_readahead=READAHEAD_BATCHES,
+        fragment_readahead=1,
+    )
+    bar.update(total - bar.n)  # every event was counted by DuckDB; the kept ones read here
 
 
 def _counter(entity: list[str], time: str, kwargs: dict[str, Any]) -> Any:
@@ -323,18 +428,25 @@ def from_parquet(
     counted = sample is not None and not shaped and sample < 1 and {*entity_l, time} <= set(cols)
     counts = _counter(entity_l, time, kwargs) if counted and entity_l else None
     label = _files_name(files) + (f" ({len(files)} files)" if len(files) > 1 else "")
+    agg = None
+    if shaped and _keyed(f.schema_arrow, entity_l, time):  # DuckDB first, then only the kept
+        agg = _engine_counts(files, entity_l, time, naive_tz=kwargs.get("naive_tz"))
     with tqdm(
         total=total, desc=f"reading {label}", unit=" events", unit_scale=True, disable=not progress
     ) as bar:
-        batches = [
-            _sampled_batch(batch, entity_l, time, sample, counts, bar)
-            for g in opened  # file after file; a series' CRC-32 picks it in every file alike
-            for batch in g.iter_batches(batch_size=batch_rows, columns=cols)
-        ]
-    if counts is not None and sample is not None:  # a share that kept nothing: refused, saying why
-        check_kept(sum(b.num_rows for b in batches), sample, counts, entity_l)
+        if agg is not None:
+            source = _kept_batches(files, cols, entity_l, agg, sample, batch_rows, bar, total)
+        else:  # file after file; a series' CRC-32 picks it in every file alike
+            source = (
+                b for g in opened for b in g.iter_batches(batch_size=batch_rows, columns=cols)
+            )
+        # one entity column: the scanner's filter is the draw itself, nothing left to choose
+        draw = None if agg is not None and len(entity_l) == 1 else sample
+        batches = [_sampled_batch(batch, entity_l, time, draw, counts, bar) for batch in source]
+    _check_kept(batches, files, entity_l, time, sample, counts, agg, shape_events, kwargs)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)
+    naive_tz = kwargs.get("naive_tz")  # DuckDB reads naive times in the zone from_dataframe does
     ds = from_dataframe(
         df,
         entity=entity,
@@ -345,7 +457,7 @@ def from_parquet(
         description=kwargs.pop("description", "") or _files_description(files),
         **kwargs,
     )
-    _file_counts(ds, files, total, shaped, counts, sample)
+    _file_counts(ds, files, total, shaped, counts, sample, agg, naive_tz)
     binary = [c for c in cols if _is_binary(f.schema_arrow.field(c).type)]
     if binary:
         ds.notes.append(

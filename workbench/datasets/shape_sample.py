@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.datasets.csv_file import text_head
-from workbench.datasets.file_aggregates import FileAggregates
+from workbench.datasets.file_aggregates import FileAggregates, column_sets
 from workbench.datasets.model import Dataset
 from workbench.errors import DatasetError
 
@@ -34,11 +34,12 @@ SHAPE_EVENTS = 500_000
 (CSV) is loaded to by default: whole series, a seeded (CRC-32) subset of them, about this many
 events. At 5 M events (5,000 sensors) a shape sample of 507,000 gave the full load's nodes,
 ceiling and storage (within 0.4 %) and compared every design in 46 s, one of 981,000 in 231 s
-(bench/bench_shape_sample.py)."""
-SHAPE_CSV_BYTES = 2_000_000_000
+(bench/bench_shape_sample.py). ``parquet.SHAPE_ABOVE`` is twice this."""
+SHAPE_CSV_BYTES = 100_000_000
 """CSV files larger than this (bytes of text, a compressed file's estimated) are loaded as a shape sample of ``SHAPE_EVENTS`` unless
 ``shape_events`` or ``sample`` says otherwise: a CSV's row count is unknown up front, and at
-~50-100 bytes a line 2 GB is 20-40 M events, where ``SHAPE_ABOVE`` puts Parquet files."""
+~50-100 bytes a line 100 MB is 1-2 M events, where ``parquet.SHAPE_ABOVE`` (1 M) puts Parquet
+files."""
 
 COUNTED_BY = "pandas in from_csv's chunked read"
 """What the inputs line says counted a CSV's events."""
@@ -121,6 +122,7 @@ class ChunkCounts:
         self.first: pd.Timestamp | None = None
         self.last: pd.Timestamp | None = None
         self.sizes: pd.Series | None = None
+        self.share: float | None = None  # the share of series a shape-sampled read draws
 
     def count(self, chunk: pd.DataFrame) -> pd.DataFrame:
         """Counts the chunk's events; returns its entity columns as parsed (stripped)."""
@@ -149,6 +151,10 @@ class ChunkCounts:
             )
         idx = sizes.index
         by_column = {c: max(int(idx.get_level_values(c).nunique()), 1) for c in self.entity}
+        busiest = {}  # each combination of columns' groups and busiest, from the series' counts
+        for cols in column_sets(self.entity):
+            per = sizes if len(cols) == len(self.entity) else sizes.groupby(level=list(cols)).sum()
+            busiest[cols] = (len(per), int(per.max()), float(per.mean()))
         return FileAggregates(
             self.events,
             self.first,
@@ -157,6 +163,7 @@ class ChunkCounts:
             by_column,
             (len(sizes), float(sizes.max()) / float(sizes.mean())),
             counted_by=self.counted_by,
+            busiest=busiest,
         )
 
 
@@ -177,8 +184,13 @@ def shape_note(
         f"{what}: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
         f"series whose CRC-32 of {'/'.join(ds.entity)} falls in the lowest "
         f"{kept} kept whole). The production figures take the file's "
-        f"event rate and series ({counted}) for what the workload leaves unstated; "
-        "the key layout, bytes, cells per event and each query's rows per series come from the "
+        f"event rate and series ({counted}) for what the workload leaves unstated"
+        + (
+            ", and its busiest series and largest bucket rows; "
+            if agg.rows
+            else (", and its busiest series; " if agg.busiest else "; ")
+        )
+        + "the key layout, bytes, cells per event and each query's rows per series come from the "
         "sample, and the sample's own figures (rows, tables, pictures) describe the sample."
     )
 

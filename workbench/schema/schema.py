@@ -573,6 +573,14 @@ class Schema:
         ctx.metric = ds.measures[0] if m is not None else None
         return str(self.key.render(ctx)[0])
 
+    def layout_text(self) -> str:
+        """The layout as the key makes it: a layout gathering events in rows holds one time
+        bucket a row, or, with no time in the key, every event of the key in one row (G24)."""
+        text = f"{self.layout.describe()} [{self.layout.guideline}]"
+        if self.layout.multi_event and not self.key.time_segments:
+            text = text.replace("time buckets", "one row per key for all time (no time in it)", 1)
+        return text
+
     def describe(self, ds: Dataset | None = None) -> str:
         lines = [f"Schema {self.name!r}" + (f" for {self.dataset}" if self.dataset else "")]
         if self.description:
@@ -580,7 +588,7 @@ class Schema:
         lines.append(f"  row key   {self.key.template()}")
         if ds is not None:
             lines.append(f"  e.g.      {self.example_key(ds)}")
-        lines.append(f"  layout    {self.layout.describe()} [{self.layout.guideline}]")
+        lines.append(f"  layout    {self.layout_text()}")
         for tname, fams in self.table_families().items():
             lines.append(f"  table {tname}: " + "; ".join(str(f) for f in fams))
         for t in self.tables:
@@ -603,7 +611,7 @@ class Schema:
     def _repr_html_(self) -> str:
         rows = [
             ("row key", f"<code>{html.escape(self.key.template())}</code>"),
-            ("layout", html.escape(f"{self.layout.describe()} [{self.layout.guideline}]")),
+            ("layout", html.escape(self.layout_text())),
         ]
         for tname, fams in self.table_families().items():
             rows.append(
