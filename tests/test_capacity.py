@@ -101,6 +101,32 @@ def test_each_family_is_kept_as_its_gc_rule_says(slice_cells, monkeypatch):
     assert cap.bill.usd("storage") == pytest.approx(72.124, abs=1e-3)
 
 
+def test_backups_bill_a_days_dropped_bytes_in_binary_gb():
+    idx = CellIndex.build(_families_cells())
+    families = {
+        "main": (
+            Family("a", gc=max_age("90D")),
+            Family("b", gc=max_versions(1)),
+            Family("c", gc=union(max_age("30D"), max_versions(2))),
+            Family("d", gc=intersection(max_age("30D"), max_versions(1))),
+            Family("e"),
+        )
+    }
+    st = DEFAULT.replace(backup_retention_days=7.0)
+    cap = capacity(idx, 100, hand_production(1000, settings=st), families=families)
+    # by hand: at its horizon each family drops a day of what it keeps: the cells kept of a
+    # 100-event sample, 100 (a) + 10 (b) + 20 (c) + 30 (d) + 30 (e) = 190 × 15 bytes = 2,850
+    # bytes; 1,000 events/s is 10 samples a second, 864,000 a day: 2.4624e9 bytes a day
+    assert 190 * 15 * 10 * 86_400 == 2_462_400_000
+    # billed in binary GB (pricing: "1 GB is 2^30 bytes"): 2.4624e9 / 2^30 = 2.29329 GiB a day
+    assert cap.dropped_gib_per_day == pytest.approx(2_462_400_000 / 2**30, rel=1e-9)
+    assert cap.dropped_gib_per_day == pytest.approx(2.29329, abs=1e-5)
+    # 7 days of incremental backups hold 16.0530 GiB, under one copy of the table (424 GiB);
+    # at the HDD price $0.026 per GiB-month: $0.41738 (in 10^9-byte GB, $0.44816)
+    assert cap.backup_gib == pytest.approx(16.0530, abs=1e-4)
+    assert cap.bill.usd("backups") == pytest.approx(0.41738, abs=1e-5)
+
+
 @pytest.fixture(scope="module")
 def heroic():
     return {
