@@ -161,3 +161,50 @@ def test_storage_and_network_are_billed_in_binary_gigabytes_of_the_printed_bytes
     # 2 clusters: each write crosses to the one other cluster once, billed per GiB
     assert printed["replication traffic (GiB per month)"] == pytest.approx(month / 2**30)
     assert cap.bill.usd("replication network") == pytest.approx(month / 2**30 * 0.02)
+
+
+def test_the_bill_reads_as_a_table_and_as_lines():
+    bill = monthly_bill(3, hot_gib=100.0)
+    # the table a notebook shows: one row per line, its inputs and its price's source
+    frame = bill.frame()
+    assert list(frame.columns) == [
+        "item",
+        "quantity",
+        "unit",
+        "unit price (USD)",
+        "USD per month",
+        "source",
+    ]
+    # by hand: 3 nodes × 730 h = 2,190 node-hours at $0.65 = $1,423.50
+    assert frame.iloc[0].to_dict() == {
+        "item": "nodes (Enterprise, SSD)",
+        "quantity": 3 * H,
+        "unit": "node-hours",
+        "unit price (USD)": 0.65,
+        "USD per month": pytest.approx(1423.5),
+        "source": PRICE_SOURCES["node_hour_usd"],
+    }
+    assert frame["unit"].tolist() == ["node-hours", "GiB-months"]
+    # the text: one line per item, then the total ($1,440.50, shown whole) and the prices' date
+    assert bill.text().splitlines() == [
+        "nodes (Enterprise, SSD): 2,190.0 node-hours × $0.65 = $1,424",
+        "storage (SSD): 100.0 GiB-months × $0.17 = $17",
+        f"total ≈ $1,440 per month (prices of {DEFAULT.prices_date})",
+    ]
+
+
+def test_enterprise_plus_without_the_in_memory_tier_is_named_so():
+    st = Settings(edition="enterprise-plus")
+    assert monthly_bill(2, hot_gib=0.0, settings=st).lines[0].item == (
+        "nodes (Enterprise Plus, SSD)"
+    )
+
+
+def test_only_the_quantities_given_add_lines():
+    # two clusters and kept backups make a network and a backups line possible, but nothing
+    # was copied, held, tiered or sent to Data Boost: nodes and storage alone
+    st = Settings(clusters=2, backup_retention_days=7.0)
+    bill = monthly_bill(1, hot_gib=1.0, settings=st)
+    assert [line.item for line in bill.lines] == ["nodes (Enterprise, SSD)", "storage (SSD)"]
+    # by hand: 1 node × 730 h × $0.65 + 1 GiB × $0.17
+    assert bill.total == pytest.approx(474.5 + 0.17)
