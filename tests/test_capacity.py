@@ -87,7 +87,22 @@ def test_each_family_is_kept_as_its_gc_rule_says(slice_cells, monkeypatch):
     }
     assert cap.family_stored_bytes == pytest.approx(expected, rel=1e-9)
     assert cap.stored_bytes == pytest.approx(sum(expected.values()), rel=1e-9)
-    t = cap.retention_table().set_index("family")
+    table = cap.retention_table()
+    assert list(table.columns) == [
+        "table",
+        "family",
+        "gc rule",
+        "months kept",
+        "share of cells kept (versions)",
+        "kept (TB, logical)",
+    ]
+    assert table["table"].tolist() == ["main"] * 5
+    assert table["months kept"].tolist() == pytest.approx([MONTHS_90D, 12, MONTHS_30D, 12, 12])
+    # the bytes above in decimal TB, as the table's header says
+    assert table["kept (TB, logical)"].tolist() == pytest.approx(
+        [expected[f"main/{f}"] / 1e12 for f in "abcde"], rel=1e-9
+    )
+    t = table.set_index("family")
     assert t.loc["a", "gc rule"] == "maxage=90d" and t.loc["e", "gc rule"] == "none"
     assert t.loc["b", "share of cells kept (versions)"] == pytest.approx(1 / 3)
     # no compression given: ratio 1; 5 TB per SSD node at 70 %
@@ -326,6 +341,65 @@ def test_nodes_spread_the_peak_evenly_and_pack_units_that_cannot_split_whole():
     assert cap.hotspot_limited and cap.bound_by == "hotspot" and cap.cpu.nodes == 11
     assert cap.ceiling_events_per_s == pytest.approx(39_200)
     assert "Salt(n=11)" in cap.verdict()
+
+
+def test_each_unsplittable_unit_gets_its_own_fix():
+    idx = CellIndex.build(_families_cells())
+
+    def fix(events_per_s: float, kind: str, units: int, share: float) -> str:
+        p = hand_production(
+            events_per_s, unit_kind=kind, units=units, unit_share=share, series=1000
+        )
+        cap = capacity(idx, 100, p)
+        assert cap.hotspot_limited and cap.write_limited
+        return cap.fix()
+
+    # a salt bucket takes 0.7 × 14,000 = 9,800 events/s; 4 buckets, 39,200. At 40,000: 4 ×
+    # 40,000 / 39,200 = 4.08, so 5 buckets (one more than there are, not two)
+    assert fix(40_000, "salt bucket", 4, 0.25) == "5 salt buckets (Salt(n=5)) would serve it (G08)"
+    # at exactly twice the ceiling, 78,400: 4 × 2 = 8 buckets serve it, not 9
+    assert fix(78_400, "salt bucket", 4, 0.25).startswith("8 salt buckets (Salt(n=8))")
+    # a write frontier of 2 busy values: 19,600 events/s; 100,000 needs 2 × 100,000 / 19,600 =
+    # 10.2, so 11 values ahead of the timestamp, or 11 salt buckets
+    assert fix(100_000, "write frontier", 2, 0.5) == (
+        "put a field with at least 11 busy values ahead of the timestamp (G07), or salt the "
+        "key into at least 11 buckets (G08)"
+    )
+    # one row takes every write: no count of anything fixes it, new rows do
+    assert "spread this row's writes over new rows, e.g. a time bucket in the key (G09, G16)" in (
+        fix(20_000, "hot row", 1, 1.0)
+    )
+    # the busiest entity (series): split it, or say production adds series (G08)
+    entity = fix(100_000, "per series", 1, 0.5)
+    assert "the busiest entity takes " in entity
+    assert "split it with a field after it or a salt (G08)" in entity
+    assert "state growth='grow' or the series count (wb.Workload)" in entity
+    # a row every query reads: the fix is for its reads (G05)
+    hot = hand_production(1, queries_per_s=100, read_cpu=1.0, busiest_row_cpu=1.0, read_query="one")
+    assert capacity(idx, 100, hot).fix() == (
+        "serve that row's reads from a cache or a copy per reader, or split what it holds over "
+        "rows (G05)"
+    )
+
+
+def test_shown_rows_carry_their_unit_in_the_value_and_say_when_they_price_a_fix():
+    idx = CellIndex.build(_families_cells())
+    # no GC rules: every family keeps 12 months at 100,000 events/s, 1,000 samples a second:
+    # (100 + 4 × 30) cells × 15 B × 1,000 × 730 h × 3,600 s × 12 = 104.0688e12 bytes, 104.1 TB
+    # on ceil(104.0688 / 3.5) = 30 SSD nodes (more than the 11 of CPU)
+    even = capacity(idx, 100, hand_production(100_000))
+    assert even.stored_bytes == pytest.approx(220 * 15 * 1000 * 730 * 3600 * 12)
+    shown = even.shown_table(["nodes in total", "billed storage (GiB compressed, 1 cluster(s))"])
+    assert shown.index.tolist() == ["nodes in total", "billed storage (compressed, 1 cluster(s))"]
+    assert shown["value"].tolist() == ["30", "104.1 TB"]
+    # 4 salt buckets at 100,000 events/s: hotspot-limited, so the node count is the fix's
+    four = hand_production(100_000, unit_kind="salt bucket", units=4, unit_share=0.25, series=1000)
+    cost = f"node cost per month (USD, prices of {DEFAULT.prices_date})"
+    fixed = capacity(idx, 100, four).shown_table(["nodes in total", cost])
+    assert fixed.index.tolist() == [
+        "nodes in total once the hotspot is fixed",
+        f"node cost per month once the hotspot is fixed (prices of {DEFAULT.prices_date})",
+    ]
 
 
 def test_capacity_steps_on_hand_made_figures():

@@ -321,3 +321,46 @@ def test_a_resumed_request_asks_only_for_the_rows_not_yet_returned() -> None:
     # nothing left: None, never an empty row set (which would read the whole table)
     assert _resumed(_request(keys=(b"a", b"d")), b"d", 2) is None
     assert _resumed(_request(rows_limit=3), b"d", 3) is None
+
+
+# what a reset_row chunk may not carry, one field at a time, and how the fault names it
+_RESET_EXTRAS = [
+    ({"row_key": b"r"}, "a row key"),
+    ({"family_name": {"value": "f"}}, "a family"),
+    ({"qualifier": {"value": b"q"}}, "a qualifier"),
+    ({"timestamp_micros": 5}, "a timestamp"),
+    ({"labels": ["L"]}, "labels"),
+    ({"value": b"v"}, "a value"),
+    ({"value_size": 3}, "a value size"),
+]  # commit_row cannot ride along: it and reset_row are one oneof (row_status) of CellChunk
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["open row", "split cell"])
+@pytest.mark.parametrize(("extra", "named"), _RESET_EXTRAS, ids=[n for _, n in _RESET_EXTRAS])
+def test_a_reset_carrying_anything_else_is_refused_naming_it(extra, named, split) -> None:
+    # row b"r" opens (a whole cell, or the first piece of a split one), then a reset that also
+    # carries one field: refused, naming that field alone (python-bigtable's merger refuses it)
+    first = _row_chunk(b"r", b"v", commit=False)
+    if split:
+        first.value_size = 4
+    stream = [ReadRowsResponse(chunks=[first, CellChunk(reset_row=True, **extra)])]
+    cols = new_columns()
+    with pytest.raises(ReadStreamError, match=rf"also carries {named} \(open row b'r',") as ei:
+        decode(stream, cols)
+    assert "chunk 2" in str(ei.value) and _cells(cols) == []
+
+
+def test_keys_in_a_fault_are_shown_whole_up_to_80_characters() -> None:
+    # no open row and nothing committed: both named "none"
+    bare = [ReadRowsResponse(chunks=[CellChunk(reset_row=True)])]
+    with pytest.raises(ReadStreamError, match=r"\(open row none, last committed row none\)"):
+        decode(bare, new_columns())
+    # a key's repr of 80 characters (b'' around 77 bytes) is shown whole; of 81, cut to its
+    # first 77 characters and "..."
+    for n, shown in [(77, "b'" + "k" * 77 + "'"), (78, "b'" + "k" * 75 + "...")]:
+        key = b"k" * n
+        assert len(repr(key)) == n + 3
+        stream = [ReadRowsResponse(chunks=[_row_chunk(key, b"1")])]
+        with pytest.raises(ReadStreamError) as ei:
+            decode(stream, new_columns(), after=key)
+        assert f"starts row {shown}: row keys must be increasing" in str(ei.value)
