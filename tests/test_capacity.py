@@ -366,14 +366,14 @@ def test_each_unsplittable_unit_gets_its_own_fix():
         "key into at least 11 buckets (G08)"
     )
     # one row takes every write: no count of anything fixes it, new rows do
-    assert "spread this row's writes over new rows, e.g. a time bucket in the key (G09, G16)" in (
-        fix(20_000, "hot row", 1, 1.0)
+    assert fix(20_000, "hot row", 1, 1.0) == (
+        "spread this row's writes over new rows, e.g. a time bucket in the key (G09, G16)"
     )
     # the busiest entity (series): split it, or say production adds series (G08)
     entity = fix(100_000, "per series", 1, 0.5)
     assert "the busiest entity takes " in entity
     assert "split it with a field after it or a salt (G08)" in entity
-    assert "state growth='grow' or the series count (wb.Workload)" in entity
+    assert entity.endswith("state growth='grow' or the series count (wb.Workload)")
     # a row every query reads: the fix is for its reads (G05)
     hot = hand_production(1, queries_per_s=100, read_cpu=1.0, busiest_row_cpu=1.0, read_query="one")
     assert capacity(idx, 100, hot).fix() == (
@@ -400,6 +400,92 @@ def test_shown_rows_carry_their_unit_in_the_value_and_say_when_they_price_a_fix(
         "nodes in total once the hotspot is fixed",
         f"node cost per month once the hotspot is fixed (prices of {DEFAULT.prices_date})",
     ]
+
+
+def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
+    idx = CellIndex.build(_families_cells())
+    two = DEFAULT.replace(clusters=2)
+    cap = capacity(idx, 100, hand_production(1000, settings=two))
+    t = cap.table()["value"]
+    date = DEFAULT.prices_date
+    assert t.index.tolist() == [
+        "bytes per event",
+        "…with 1-byte family/qualifier names (G01)",
+        "names share of bytes",
+        "events per second (production)",
+        "mutations per event (this design)",
+        "writes per second (production)",
+        "queries per second (production)",
+        "CPU of writes (nodes)",
+        "CPU of reads (nodes)",
+        "CPU at the peak (nodes, reads + writes)",
+        "ceiling (events/s, busiest unit at 70% CPU)",
+        "ceiling (queries/s, most-read row)",
+        "busiest node CPU at 1 nodes",
+        "hotspot factor (busiest node ÷ fair)",
+        "nodes for CPU (busiest ≤ 70%)",
+        "growth per month (GB, logical)",
+        "kept under the GC rules, ≤ 12 months (TB, logical)",
+        "compression (snappy, measured on the cells)",
+        "kept, compressed (TB, one cluster)",
+        "nodes for storage (5 TB per SSD node at 70%)",
+        "billed storage (GiB compressed, 2 cluster(s))",
+        "nodes per cluster",
+        "clusters (replication)",
+        "nodes in total",
+        "replication traffic (GiB per month)",
+        f"node cost per month (USD, prices of {date})",
+        f"storage cost per month (USD, prices of {date})",
+        "replication network, backups, Data Boost per month (USD)",
+        "total per month (USD)",
+    ]
+    # by hand: 220 cells of 15 bytes per 100 events = 33 bytes an event, of which the 1-byte
+    # family and qualifier are 2 / 15; 1,000 events/s, one mutation each = 1,000 / 14,000 nodes
+    assert t["bytes per event"] == 33 and t["…with 1-byte family/qualifier names (G01)"] == 33
+    assert t["names share of bytes"] == pytest.approx(2 / 15)
+    assert t["mutations per event (this design)"] == 1.0
+    assert t["CPU of writes (nodes)"] == pytest.approx(1 / 14)
+    assert t["CPU of reads (nodes)"] == 0 and t["ceiling (queries/s, most-read row)"] == math.inf
+    assert t["CPU at the peak (nodes, reads + writes)"] == pytest.approx(1 / 14)
+    assert t["hotspot factor (busiest node ÷ fair)"] == 1.0
+    # 33 B × 1,000/s × 730 h × 3,600 s = 86.724e9 bytes a month; 12 months, 1.040688e12
+    assert t["growth per month (GB, logical)"] == pytest.approx(86.724)
+    assert t["kept under the GC rules, ≤ 12 months (TB, logical)"] == pytest.approx(1.040688)
+    assert t["kept, compressed (TB, one cluster)"] == pytest.approx(1.040688)
+    assert t["clusters (replication)"] == 2
+    # the month's 86.724e9 bytes copied once to the other cluster: 80.768 GiB × $0.02
+    assert t["replication network, backups, Data Boost per month (USD)"] == pytest.approx(
+        86.724e9 / 2**30 * 0.02
+    )
+    # tiered after 30 days: 30 days of writes stay hot, 30 × 86,400 s × 33 kB/s = 85.536e9
+    # bytes (79.662 GiB); no query reads cold rows, so no CPU for them
+    tiered = capacity(
+        idx, 100, hand_production(1000, settings=DEFAULT.replace(tiered_after_days=30))
+    )
+    cold = tiered.table()["value"]
+    assert cold["…hot tier, SSD (GiB)"] == pytest.approx(30 * 86_400 * 33_000 / 2**30)
+    assert cold["…cold tier, older than 30 days (GiB)"] == pytest.approx(
+        (1.040688e12 - 30 * 86_400 * 33_000) / 2**30
+    )
+    assert cold["CPU of cold-tier reads (nodes)"] == 0.0
+    # the rate as a line: events, then mutations per second and per event
+    assert cap.rate_text() == "1,000 events/s (production; 1,000 mutations/s, 1.00 per event)"
+    # what the figures assume: the routing, then a second cluster's traffic; autoscaling and
+    # tiers said when set (the cold tier's 36e6 bytes/s scans as 36 MB/s)
+    said = cap.assumptions()
+    assert said[0].endswith("; 2 cluster(s), single-cluster routing")
+    assert said[-1].startswith("replication: every cluster applies every write; 81 GiB/month")
+    assert not any(a.startswith("replication") for a in tiered.assumptions())
+    auto = capacity(
+        idx,
+        100,
+        hand_production(1000, settings=DEFAULT.replace(autoscaling=True, tiered_after_days=30)),
+    ).assumptions()
+    assert auto[0].endswith("; 1 cluster(s), single-cluster routing, autoscaling")
+    assert auto[-1].endswith(
+        "36 MB/s scans per node; the emulator cannot run tiers (it silently drops "
+        "tiered_storage_config): modelled"
+    )
 
 
 def test_capacity_steps_on_hand_made_figures():

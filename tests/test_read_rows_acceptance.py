@@ -460,6 +460,8 @@ def test_a_fault_counts_the_responses_and_only_this_reads_committed_rows() -> No
     cols = new_columns()
     earlier = [ReadRowsResponse(chunks=[_row_chunk(b"0", b"x"), _row_chunk(b"1", b"x")])]
     assert decode(earlier, cols) == (2, 2)
+    # a read appending to them counts its own rows and cells
+    assert decode([ReadRowsResponse(chunks=[_row_chunk(b"2", b"y")])], cols) == (1, 1)
     stream = [
         ReadRowsResponse(chunks=[_row_chunk(b"a", b"1")]),
         ReadRowsResponse(chunks=[_row_chunk(b"a", b"2")]),
@@ -469,8 +471,8 @@ def test_a_fault_counts_the_responses_and_only_this_reads_committed_rows() -> No
     msg = str(ei.value)
     assert "response 2, chunk 1 starts row b'a'" in msg
     assert "only the 1 rows committed before it are kept" in msg
-    assert "server or of a proxy between: read again, and report it if it repeats." in msg
-    assert cols["row_key"] == [b"0", b"1", b"a"]
+    assert msg.endswith("server or of a proxy between: read again, and report it if it repeats.")
+    assert cols["row_key"] == [b"0", b"1", b"2", b"a"]
 
 
 def test_a_scanned_key_between_rows_moves_the_resume_point() -> None:
@@ -485,4 +487,15 @@ def test_a_scanned_key_between_rows_moves_the_resume_point() -> None:
     assert (
         "starts row b'c': row keys must be increasing (open row none, last committed row b'm')"
         in (str(ei.value))
+    )
+
+
+def test_a_rows_first_piece_cannot_commit_it() -> None:
+    # a first chunk that announces more pieces (value_size) and commits the row at once
+    first = _row_chunk(b"r", b"ab")
+    first.value_size = 4
+    with pytest.raises(ReadStreamError) as ei:
+        decode([ReadRowsResponse(chunks=[first])], new_columns())
+    assert "chunk 1 commits the row before the split cell's last piece (open row b'r'," in str(
+        ei.value
     )
