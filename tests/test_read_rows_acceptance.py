@@ -499,3 +499,35 @@ def test_a_rows_first_piece_cannot_commit_it() -> None:
     assert "chunk 1 commits the row before the split cell's last piece (open row b'r'," in str(
         ei.value
     )
+
+
+def test_a_resumed_request_at_the_edges_of_its_ranges() -> None:
+    # by hand, after row b"d" was returned; forward: a range starting at b"d" (closed) or
+    # with no start resumes after b"d" (open), so b"d" is not read twice
+    from workbench.bigtable.reader import _resumed
+
+    fwd = _request(
+        ranges=({"start_key_closed": b"d", "end_key_open": b"m"}, {"end_key_open": b"z"}),
+    )
+    assert _rows_of(_resumed(fwd, b"d", 1)) == (
+        [],
+        [
+            {"start_key_open": b"d", "end_key_open": b"m"},
+            {"start_key_open": b"d", "end_key_open": b"z"},
+        ],
+    )
+    # reverse (rows come from the end): keys before b"d" stay, b"d" and later go; a range
+    # starting at b"d" is wholly read; one ending before b"d" is left as it was, and the
+    # ranges after a dropped one are still asked for
+    rev = _request(
+        keys=(b"a", b"d", b"k"),
+        ranges=(
+            {"start_key_closed": b"d", "end_key_closed": b"f"},
+            {"start_key_closed": b"a", "end_key_open": b"c"},
+        ),
+        reversed=True,
+    )
+    assert _rows_of(_resumed(rev, b"d", 1)) == (
+        [b"a"],
+        [{"start_key_closed": b"a", "end_key_open": b"c"}],
+    )
