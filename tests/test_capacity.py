@@ -488,6 +488,37 @@ def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
     )
 
 
+def test_the_verdict_says_what_bounds_the_design_in_one_line():
+    idx = CellIndex.build(_families_cells())
+    # a row every query reads, 10 ms each: at 70 % of a node it serves 70 queries/s, not 100
+    hot = hand_production(1, queries_per_s=100, read_cpu=1.0, busiest_row_cpu=1.0, read_query="one")
+    assert capacity(idx, 100, hot).verdict() == (
+        "Hotspot-limited at 100 queries/s: the rows query 'one' reads are the most read and "
+        "cannot split, so reads stop scaling at 70.0 queries/s (70% CPU), whatever the node "
+        "count; fix: serve that row's reads from a cache or a copy per reader, or split what it "
+        "holds over rows (G05)"
+    )
+    # 4 salt buckets, each 25 % of the writes: 39,200 events/s at most
+    four = hand_production(100_000, unit_kind="salt bucket", units=4, unit_share=0.25, series=1000)
+    assert capacity(idx, 100, four).verdict() == (
+        "Hotspot-limited at 100,000 events/s (production; 100,000 mutations/s, 1.00 per event): "
+        "salt bucket BATTERY# takes 25% of the writes, so this design stops scaling at 39,200 "
+        "events/s (70% CPU), whatever the node count; fix: 11 salt buckets (Salt(n=11)) would "
+        "serve it (G08)"
+    )
+    # tiered after 30 days: 85.536e9 of 1.040688e12 bytes hot, so 91.8 % cold; the bill: one
+    # node 730 h × $0.65 = $474.50, 79.66 GiB SSD × $0.17 = $13.54, 889.55 GiB cold × $0.026
+    # = $23.13: $511
+    st = DEFAULT.replace(tiered_after_days=30)
+    assert 1 - 85.536e9 / 1.040688e12 == pytest.approx(0.9178, abs=1e-4)
+    assert 474.5 + 79.6616 * 0.17 + 889.5546 * 0.026 == pytest.approx(511.17, abs=0.01)
+    assert capacity(idx, 100, hand_production(1000, settings=st)).verdict() == (
+        "33 B per event, 1 SSD node(s) (the 1-node minimum) at 1,000 events/s (production; "
+        "1,000 mutations/s, 1.00 per event), 92% of the storage cold (after 30 days; modelled: "
+        f"the emulator cannot run tiers), ≈ $511 per month (prices of {DEFAULT.prices_date})"
+    )
+
+
 def test_capacity_steps_on_hand_made_figures():
     """Each step of the capacity model on its own (hand-derived)."""
     from dataclasses import replace
