@@ -140,6 +140,15 @@ def test_backups_bill_a_days_dropped_bytes_in_binary_gb():
     # at the HDD price $0.026 per GiB-month: $0.41738 (in 10^9-byte GB, $0.44816)
     assert cap.backup_gib == pytest.approx(16.0530, abs=1e-4)
     assert cap.bill.usd("backups") == pytest.approx(0.41738, abs=1e-5)
+    # 2 clusters, compressed 2:1, backups kept 365 days: a day's drop is 2.4624e9 / 2 bytes
+    # (one copy: a backup belongs to one cluster); 365 of them (418.5 GiB) are more than the
+    # table holds, so the backups hold one compressed copy, 455.544e9 / 2 bytes = 212.129 GiB
+    st2 = DEFAULT.replace(clusters=2, backup_retention_days=365.0)
+    two = capacity(idx, 100, hand_production(1000, settings=st2), families=families, compression=2)
+    assert two.dropped_gib_per_day == pytest.approx(2_462_400_000 / 2 / 2**30, rel=1e-9)
+    assert two.stored_gib == pytest.approx(2 * 455.544e9 / 2 / 2**30, rel=1e-9)
+    assert two.backup_gib == pytest.approx(455.544e9 / 2 / 2**30, rel=1e-9)
+    assert two.backup_gib == pytest.approx(212.129, abs=1e-3)
 
 
 @pytest.fixture(scope="module")
@@ -453,19 +462,25 @@ def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
     assert t["kept under the GC rules, ≤ 12 months (TB, logical)"] == pytest.approx(1.040688)
     assert t["kept, compressed (TB, one cluster)"] == pytest.approx(1.040688)
     assert t["clusters (replication)"] == 2
+    # one node per cluster (the minimum), two in all: 2 × 730 h × $0.65 = $949; each cluster
+    # stores its copy: 2 × 1.040688e12 / 2^30 GiB × $0.17
+    assert t["nodes per cluster"] == 1 and t["nodes in total"] == 2
+    assert t[f"node cost per month (USD, prices of {date})"] == pytest.approx(949.0)
+    assert t[f"storage cost per month (USD, prices of {date})"] == pytest.approx(
+        2 * 1.040688e12 / 2**30 * 0.17
+    )
     # the month's 86.724e9 bytes copied once to the other cluster: 80.768 GiB × $0.02
     assert t["replication network, backups, Data Boost per month (USD)"] == pytest.approx(
         86.724e9 / 2**30 * 0.02
     )
     # tiered after 30 days: 30 days of writes stay hot, 30 × 86,400 s × 33 kB/s = 85.536e9
-    # bytes (79.662 GiB); no query reads cold rows, so no CPU for them
-    tiered = capacity(
-        idx, 100, hand_production(1000, settings=DEFAULT.replace(tiered_after_days=30))
-    )
+    # bytes (79.662 GiB) on each of 2 clusters; no query reads cold rows, so no CPU for them
+    tiered_st = DEFAULT.replace(tiered_after_days=30, clusters=2)
+    tiered = capacity(idx, 100, hand_production(1000, settings=tiered_st))
     cold = tiered.table()["value"]
-    assert cold["…hot tier, SSD (GiB)"] == pytest.approx(30 * 86_400 * 33_000 / 2**30)
+    assert cold["…hot tier, SSD (GiB)"] == pytest.approx(2 * 30 * 86_400 * 33_000 / 2**30)
     assert cold["…cold tier, older than 30 days (GiB)"] == pytest.approx(
-        (1.040688e12 - 30 * 86_400 * 33_000) / 2**30
+        2 * (1.040688e12 - 30 * 86_400 * 33_000) / 2**30
     )
     assert cold["CPU of cold-tier reads (nodes)"] == 0.0
     # the rate as a line: events, then mutations per second and per event
@@ -475,7 +490,8 @@ def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
     said = cap.assumptions()
     assert said[0].endswith("; 2 cluster(s), single-cluster routing")
     assert said[-1].startswith("replication: every cluster applies every write; 81 GiB/month")
-    assert not any(a.startswith("replication") for a in tiered.assumptions())
+    one = capacity(idx, 100, hand_production(1000)).assumptions()
+    assert not any(a.startswith("replication") for a in one)
     auto = capacity(
         idx,
         100,
