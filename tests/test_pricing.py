@@ -208,3 +208,80 @@ def test_only_the_quantities_given_add_lines():
     assert [line.item for line in bill.lines] == ["nodes (Enterprise, SSD)", "storage (SSD)"]
     # by hand: 1 node × 730 h × $0.65 + 1 GiB × $0.17
     assert bill.total == pytest.approx(474.5 + 0.17)
+
+
+def test_every_line_has_its_unit_price_and_source_even_for_fractions():
+    # every optional line at once, each quantity under one unit, and one in-memory increment
+    # past the included one (a price set for it: the stored page has none)
+    st = Settings(
+        clusters=2,
+        edition="enterprise-plus",
+        in_memory_tier=True,
+        in_memory_increments=2,
+        in_memory_increment_node_hour_usd=0.1,
+        backup_retention_days=0.5,
+    )
+    bill = monthly_bill(
+        2,
+        hot_gib=10.0,
+        cold_gib=0.5,
+        replication_gib=0.5,
+        backup_gib=0.5,
+        data_boost_spu_hours=0.5,
+        settings=st,
+    )
+    rows = bill.frame().drop(columns="USD per month").to_dict("records")
+    src = PRICE_SOURCES
+    assert rows == [
+        {
+            "item": "nodes (Enterprise Plus (in-memory tier), SSD)",
+            "quantity": 2 * H,
+            "unit": "node-hours",
+            "unit price (USD)": 0.845,
+            "source": src["enterprise_plus_node_hour_usd"],
+        },
+        {
+            "item": "storage (SSD)",
+            "quantity": 10.0,
+            "unit": "GiB-months",
+            "unit price (USD)": 0.17,
+            "source": src["ssd_gb_month_usd"],
+        },
+        {
+            "item": "storage (infrequent-access tier)",
+            "quantity": 0.5,
+            "unit": "GiB-months",
+            "unit price (USD)": 0.026,
+            "source": src["cold_gb_month_usd"],
+        },
+        {
+            "item": "replication network (inter-region, 2 clusters)",
+            "quantity": 0.5,
+            "unit": "GiB",
+            "unit price (USD)": 0.02,
+            "source": src["inter_region_replication_gib_usd"],
+        },
+        {
+            "item": "in-memory increments (1 past the included one, 40,000 reads/s each)",
+            "quantity": 1 * 2 * H,  # 1 increment × 2 nodes × 730 h
+            "unit": "increment node-hours",
+            "unit price (USD)": 0.1,
+            "source": src["in_memory_increment_node_hour_usd"],
+        },
+        {
+            "item": "backups (incremental, kept 0.5 days)",
+            "quantity": 0.5,
+            "unit": "GiB-months",
+            "unit price (USD)": 0.026,
+            "source": src["backup_gb_month_usd"],
+        },
+        {
+            "item": "Data Boost",
+            "quantity": 0.5,
+            "unit": "SPU-hours",
+            "unit price (USD)": 0.000845,
+            "source": src["data_boost_spu_hour_usd"],
+        },
+    ]
+    # by hand: 1,460 × 0.845 + 10 × 0.17 + 0.5 × (0.026 + 0.02 + 0.026 + 0.000845) + 1,460 × 0.1
+    assert bill.total == pytest.approx(1233.7 + 1.7 + 0.5 * 0.072845 + 146.0)
