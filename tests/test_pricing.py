@@ -285,3 +285,16 @@ def test_every_line_has_its_unit_price_and_source_even_for_fractions():
     ]
     # by hand: 1,460 × 0.845 + 10 × 0.17 + 0.5 × (0.026 + 0.02 + 0.026 + 0.000845) + 1,460 × 0.1
     assert bill.total == pytest.approx(1233.7 + 1.7 + 0.5 * 0.072845 + 146.0)
+
+
+def test_in_memory_increments_are_billed_past_the_included_one_only():
+    def increments(**kw: object) -> list[float]:
+        st = Settings(edition="enterprise-plus", in_memory_increment_node_hour_usd=0.1, **kw)
+        bill = monthly_bill(3, hot_gib=0.0, settings=st)
+        return [line.quantity for line in bill.lines if line.item.startswith("in-memory")]
+
+    # by hand: 3 increments is 2 past the included one: 2 × 3 nodes × 730 h = 4,380
+    assert increments(in_memory_tier=True, in_memory_increments=3) == [2 * 3 * H]
+    # the included one alone, or no in-memory tier: no line, though a price is set
+    assert increments(in_memory_tier=True, in_memory_increments=1) == []
+    assert increments(in_memory_tier=False) == []
