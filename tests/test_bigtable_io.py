@@ -562,6 +562,11 @@ def test_a_prefix_range_ends_at_the_next_key_after_every_key_with_the_prefix():
     assert KeyRange.for_prefix("") == KeyRange(None, None, "")  # the whole table
     keys = pd.Series(["a", "ab", "ab#1", "abz", "ac", "b"])
     assert keys[KeyRange.for_prefix("ab").mask(keys)].tolist() == ["ab", "ab#1", "abz"]
+    # as a plan prints them: half-open, an open side named, a prefix by its prefix
+    assert str(KeyRange("b", "d")) == "[b .. d)"
+    assert str(KeyRange(None, "b")) == "[(start) .. b)"
+    assert str(KeyRange("d", None)) == "[d .. (end))"
+    assert str(KeyRange.for_prefix("ab")) == "prefix 'ab'"
 
 
 def test_a_range_read_on_the_emulator_stops_before_its_end_key(conn, table_factory):
