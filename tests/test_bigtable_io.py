@@ -562,7 +562,9 @@ def test_a_prefix_range_ends_at_the_next_key_after_every_key_with_the_prefix():
     assert KeyRange.for_prefix("") == KeyRange(None, None, "")  # the whole table
     keys = pd.Series(["a", "ab", "ab#1", "abz", "ac", "b"])
     assert keys[KeyRange.for_prefix("ab").mask(keys)].tolist() == ["ab", "ab#1", "abz"]
-    # as a plan prints them: half-open, an open side named, a prefix by its prefix
+
+
+def test_a_key_range_prints_half_open_naming_an_open_side_or_its_prefix():
     assert str(KeyRange("b", "d")) == "[b .. d)"
     assert str(KeyRange(None, "b")) == "[(start) .. b)"
     assert str(KeyRange("d", None)) == "[d .. (end))"
