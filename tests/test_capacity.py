@@ -522,6 +522,13 @@ def test_the_verdict_says_what_bounds_the_design_in_one_line():
         "events/s (70% CPU), whatever the node count; fix: 11 salt buckets (Salt(n=11)) would "
         "serve it (G08)"
     )
+    # neither limited nor tiered: one node, 730 h × $0.65 = $474.50, and 1.040688e12 bytes
+    # (969.2 GiB) × $0.17 = $164.77: $639
+    assert 474.5 + 1.040688e12 / 2**30 * 0.17 == pytest.approx(639.27, abs=0.01)
+    assert capacity(idx, 100, hand_production(1000)).verdict() == (
+        "33 B per event, 1 SSD node(s) (the 1-node minimum) at 1,000 events/s (production; "
+        f"1,000 mutations/s, 1.00 per event), ≈ $639 per month (prices of {DEFAULT.prices_date})"
+    )
     # tiered after 30 days: 85.536e9 of 1.040688e12 bytes hot, so 91.8 % cold; the bill: one
     # node 730 h × $0.65 = $474.50, 79.66 GiB SSD × $0.17 = $13.54, 889.55 GiB cold × $0.026
     # = $23.13: $511
@@ -562,5 +569,9 @@ def test_capacity_steps_on_hand_made_figures():
     idx = CellIndex.build(cells)
     parts = bytes_by_part(idx)
     assert parts == {"row key": 4, "family": 4, "qualifier": 3, "timestamp": 16, "value": 4}
+    no_cells = CellFrame.from_columns(
+        row_key=[], family=[], qualifier=[], timestamp_us=[], value=[]
+    )
+    assert set(bytes_by_part(CellIndex.build(no_cells)).values()) == {0}  # nothing stored
     # one-byte names: family 2 B, qualifiers 2 B (two distinct: name-like) → 31 - 7 + 4 = 28
     assert short_names_total(idx, parts, 1) == 28
