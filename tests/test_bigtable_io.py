@@ -21,7 +21,7 @@ from workbench.bigtable.connection import Connection
 from workbench.bigtable.reader import gc_live_cells, read_plan, read_table
 from workbench.cells import CellFrame
 from workbench.schema.families import Family, intersection, max_age, max_versions, union
-from workbench.schema.plan import CellFilter, KeyRange, ReadPlan
+from workbench.schema.plan import CellFilter, KeyRange, ReadPlan, prefix_end
 
 
 def _cells(n_rows: int = 300, seed: int = 1) -> CellFrame:
@@ -555,6 +555,23 @@ _END_OPEN = [
 def test_a_range_in_the_model_stops_before_its_end_key(rng, rows):
     got = ReadPlan("r", ranges=(rng,)).evaluate(_ABCDE)
     assert got.cells.frame["row_key"].tolist() == rows and got.rows_returned == len(rows)
+
+
+def test_a_prefix_range_ends_at_the_next_key_after_every_key_with_the_prefix():
+    # by hand: the last byte of the prefix raised by one ("ab" → "ac", "a" → "b"), so the
+    # range [prefix, end) holds exactly the keys starting with the prefix
+    assert prefix_end("ab") == "ac" and prefix_end("a") == "b"
+    assert KeyRange.for_prefix("ab") == KeyRange("ab", "ac", "ab")
+    assert KeyRange.for_prefix("") == KeyRange(None, None, "")  # the whole table
+    keys = pd.Series(["a", "ab", "ab#1", "abz", "ac", "b"])
+    assert keys[KeyRange.for_prefix("ab").mask(keys)].tolist() == ["ab", "ab#1", "abz"]
+
+
+def test_a_key_range_prints_half_open_naming_an_open_side_or_its_prefix():
+    assert str(KeyRange("b", "d")) == "[b .. d)"
+    assert str(KeyRange(None, "b")) == "[(start) .. b)"
+    assert str(KeyRange("d", None)) == "[d .. (end))"
+    assert str(KeyRange.for_prefix("ab")) == "prefix 'ab'"
 
 
 def test_a_range_read_on_the_emulator_stops_before_its_end_key(conn, table_factory):
