@@ -583,3 +583,27 @@ def test_a_range_read_on_the_emulator_stops_before_its_end_key(conn, table_facto
     # two ranges in one request, the first ending where the second starts: each row once
     two = ReadPlan("two", ranges=(KeyRange("a", "c"), KeyRange("c", "e")))
     assert read_plan(conn, tid, two).cells.frame["row_key"].tolist() == ["a", "b", "c", "d"]
+
+
+def test_a_prefix_range_past_a_multibyte_character_agrees_with_bigtables_byte_order(
+    conn, table_factory
+):
+    # "¿" is C2 BF in UTF-8 and "À" is C3 80: in byte order (Bigtable's) every key starting
+    # with "¿" sorts before "À", so the prefix range of "¿" ends at "À" (the next code point).
+    # Raising the last byte gave the invalid C2 C0, held in Python as a surrogate sorting after
+    # "À…", so the model kept "À" and "Àa" where Bigtable does not
+    assert prefix_end("¿") == "À" and prefix_end("ÿ") == "Ā"
+    assert prefix_end("\U0010ffff") is None and prefix_end("a\U0010ffff") == "b"
+    keys = ["¾z", "¿", "¿x", "À", "Àa"]
+    cells = CellFrame.from_columns(
+        row_key=keys,
+        family="m",
+        qualifier="q",
+        timestamp_us=[1_425_168_000_000_000] * len(keys),
+        value=[b"v"] * len(keys),
+    )
+    plan = ReadPlan("r", ranges=(KeyRange.for_prefix("¿"),))
+    assert plan.evaluate(cells).cells.frame["row_key"].tolist() == ["¿", "¿x"]
+    tid = table_factory([Family("m")])
+    writer.write_cells(conn, cells, tid, progress=False)
+    assert read_plan(conn, tid, plan).cells.frame["row_key"].tolist() == ["¿", "¿x"]
