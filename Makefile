@@ -14,7 +14,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-bigtable-workbench
 CHECK := PYTHON=$(PYTHON) sh tools/check-system --venv $(VENV)
 
-.PHONY: install lab test test-fast bench report emulator-status clean
+.PHONY: install lab test test-fast mutants bench report emulator-status clean
 # the system check must finish before the install starts
 .NOTPARALLEL:
 
@@ -46,6 +46,19 @@ test:
 test-fast: install
 	@$(PY) -m workbench emulator find
 	$(PY) -m pytest -m "not slow and not browser and not notebook" -n auto $(PYTEST_ARGS)
+
+# mutation testing ([tool.mutmut] in pyproject.toml says which modules and which tests): every
+# mutant, or those named by MUTANTS (mutmut's names, globs allowed), then the score per module;
+# it fails under MUTANTS_MIN %. Results stay in mutants/ (git-ignored): a run without MUTANTS
+# only runs the mutants not yet judged (mutmut show NAME: the diff; rm -rf mutants: start over).
+#   make mutants MUTANTS='workbench.analysis.pricing.*'
+MUTANTS ?=
+MUTANTS_MIN ?= 85
+MUTANTS_CHILDREN ?= 2
+mutants: install
+	@$(PY) -m workbench emulator find
+	$(VENV)/bin/mutmut run --max-children $(MUTANTS_CHILDREN) $(MUTANTS)
+	$(PY) tools/mutation_score.py --survivors --fail-under $(MUTANTS_MIN)
 
 bench: install
 	$(PY) -m workbench bench

@@ -87,7 +87,22 @@ def test_each_family_is_kept_as_its_gc_rule_says(slice_cells, monkeypatch):
     }
     assert cap.family_stored_bytes == pytest.approx(expected, rel=1e-9)
     assert cap.stored_bytes == pytest.approx(sum(expected.values()), rel=1e-9)
-    t = cap.retention_table().set_index("family")
+    table = cap.retention_table()
+    assert list(table.columns) == [
+        "table",
+        "family",
+        "gc rule",
+        "months kept",
+        "share of cells kept (versions)",
+        "kept (TB, logical)",
+    ]
+    assert table["table"].tolist() == ["main"] * 5
+    assert table["months kept"].tolist() == pytest.approx([MONTHS_90D, 12, MONTHS_30D, 12, 12])
+    # the bytes above in decimal TB, as the table's header says
+    assert table["kept (TB, logical)"].tolist() == pytest.approx(
+        [expected[f"main/{f}"] / 1e12 for f in "abcde"], rel=1e-9
+    )
+    t = table.set_index("family")
     assert t.loc["a", "gc rule"] == "maxage=90d" and t.loc["e", "gc rule"] == "none"
     assert t.loc["b", "share of cells kept (versions)"] == pytest.approx(1 / 3)
     # no compression given: ratio 1; 5 TB per SSD node at 70 %
@@ -99,6 +114,41 @@ def test_each_family_is_kept_as_its_gc_rule_says(slice_cells, monkeypatch):
     assert cap.stored_gib == pytest.approx(455.544e9 / 2**30, rel=1e-9)
     assert cap.stored_gib == pytest.approx(424.258, abs=1e-3)
     assert cap.bill.usd("storage") == pytest.approx(72.124, abs=1e-3)
+
+
+def test_backups_bill_a_days_dropped_bytes_in_binary_gb():
+    idx = CellIndex.build(_families_cells())
+    families = {
+        "main": (
+            Family("a", gc=max_age("90D")),
+            Family("b", gc=max_versions(1)),
+            Family("c", gc=union(max_age("30D"), max_versions(2))),
+            Family("d", gc=intersection(max_age("30D"), max_versions(1))),
+            Family("e"),
+        )
+    }
+    st = DEFAULT.replace(backup_retention_days=7.0)
+    cap = capacity(idx, 100, hand_production(1000, settings=st), families=families)
+    # by hand: at its horizon each family drops a day of what it keeps: the cells kept of a
+    # 100-event sample, 100 (a) + 10 (b) + 20 (c) + 30 (d) + 30 (e) = 190 × 15 bytes = 2,850
+    # bytes; 1,000 events/s is 10 samples a second, 864,000 a day: 2.4624e9 bytes a day
+    assert 190 * 15 * 10 * 86_400 == 2_462_400_000
+    # billed in binary GB (pricing: "1 GB is 2^30 bytes"): 2.4624e9 / 2^30 = 2.29329 GiB a day
+    assert cap.dropped_gib_per_day == pytest.approx(2_462_400_000 / 2**30, rel=1e-9)
+    assert cap.dropped_gib_per_day == pytest.approx(2.29329, abs=1e-5)
+    # 7 days of incremental backups hold 16.0530 GiB, under one copy of the table (424 GiB);
+    # at the HDD price $0.026 per GiB-month: $0.41738 (in 10^9-byte GB, $0.44816)
+    assert cap.backup_gib == pytest.approx(16.0530, abs=1e-4)
+    assert cap.bill.usd("backups") == pytest.approx(0.41738, abs=1e-5)
+    # 2 clusters, compressed 2:1, backups kept 365 days: a day's drop is 2.4624e9 / 2 bytes
+    # (one copy: a backup belongs to one cluster); 365 of them (418.5 GiB) are more than the
+    # table holds, so the backups hold one compressed copy, 455.544e9 / 2 bytes = 212.129 GiB
+    st2 = DEFAULT.replace(clusters=2, backup_retention_days=365.0)
+    two = capacity(idx, 100, hand_production(1000, settings=st2), families=families, compression=2)
+    assert two.dropped_gib_per_day == pytest.approx(2_462_400_000 / 2 / 2**30, rel=1e-9)
+    assert two.stored_gib == pytest.approx(2 * 455.544e9 / 2 / 2**30, rel=1e-9)
+    assert two.backup_gib == pytest.approx(455.544e9 / 2 / 2**30, rel=1e-9)
+    assert two.backup_gib == pytest.approx(212.129, abs=1e-3)
 
 
 @pytest.fixture(scope="module")
@@ -302,6 +352,196 @@ def test_nodes_spread_the_peak_evenly_and_pack_units_that_cannot_split_whole():
     assert "Salt(n=11)" in cap.verdict()
 
 
+def test_each_unsplittable_unit_gets_its_own_fix():
+    idx = CellIndex.build(_families_cells())
+
+    def fix(events_per_s: float, kind: str, units: int, share: float) -> str:
+        p = hand_production(
+            events_per_s, unit_kind=kind, units=units, unit_share=share, series=1000
+        )
+        cap = capacity(idx, 100, p)
+        assert cap.hotspot_limited and cap.write_limited
+        return cap.fix()
+
+    # a salt bucket takes 0.7 × 14,000 = 9,800 events/s; 4 buckets, 39,200. At 40,000: 4 ×
+    # 40,000 / 39,200 = 4.08, so 5 buckets (one more than there are, not two)
+    assert fix(40_000, "salt bucket", 4, 0.25) == "5 salt buckets (Salt(n=5)) would serve it (G08)"
+    # at exactly twice the ceiling, 78,400: 4 × 2 = 8 buckets serve it, not 9
+    assert fix(78_400, "salt bucket", 4, 0.25).startswith("8 salt buckets (Salt(n=8))")
+    # a write frontier of 2 busy values: 19,600 events/s; 100,000 needs 2 × 100,000 / 19,600 =
+    # 10.2, so 11 values ahead of the timestamp, or 11 salt buckets
+    assert fix(100_000, "write frontier", 2, 0.5) == (
+        "put a field with at least 11 busy values ahead of the timestamp (G07), or salt the "
+        "key into at least 11 buckets (G08)"
+    )
+    # one row takes every write: no count of anything fixes it, new rows do
+    assert fix(20_000, "hot row", 1, 1.0) == (
+        "spread this row's writes over new rows, e.g. a time bucket in the key (G09, G16)"
+    )
+    # the busiest entity (series): split it, or say production adds series (G08)
+    entity = fix(100_000, "per series", 1, 0.5)
+    assert "the busiest entity takes " in entity
+    assert "split it with a field after it or a salt (G08)" in entity
+    assert entity.endswith("state growth='grow' or the series count (wb.Workload)")
+    # a row every query reads: the fix is for its reads (G05)
+    hot = hand_production(1, queries_per_s=100, read_cpu=1.0, busiest_row_cpu=1.0, read_query="one")
+    assert capacity(idx, 100, hot).fix() == (
+        "serve that row's reads from a cache or a copy per reader, or split what it holds over "
+        "rows (G05)"
+    )
+
+
+def test_shown_rows_carry_their_unit_in_the_value_and_say_when_they_price_a_fix():
+    idx = CellIndex.build(_families_cells())
+    # no GC rules: every family keeps 12 months at 100,000 events/s, 1,000 samples a second:
+    # (100 + 4 × 30) cells × 15 B × 1,000 × 730 h × 3,600 s × 12 = 104.0688e12 bytes, 104.1 TB
+    # on ceil(104.0688 / 3.5) = 30 SSD nodes (more than the 11 of CPU)
+    even = capacity(idx, 100, hand_production(100_000))
+    assert even.stored_bytes == pytest.approx(220 * 15 * 1000 * 730 * 3600 * 12)
+    shown = even.shown_table(["nodes in total", "billed storage (GiB compressed, 1 cluster(s))"])
+    assert shown.index.tolist() == ["nodes in total", "billed storage (compressed, 1 cluster(s))"]
+    assert shown["value"].tolist() == ["30", "104.1 TB"]
+    # 4 salt buckets at 100,000 events/s: hotspot-limited, so the node count is the fix's
+    four = hand_production(100_000, unit_kind="salt bucket", units=4, unit_share=0.25, series=1000)
+    cost = f"node cost per month (USD, prices of {DEFAULT.prices_date})"
+    fixed = capacity(idx, 100, four).shown_table(["nodes in total", cost])
+    assert fixed.index.tolist() == [
+        "nodes in total once the hotspot is fixed",
+        f"node cost per month once the hotspot is fixed (prices of {DEFAULT.prices_date})",
+    ]
+
+
+def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
+    idx = CellIndex.build(_families_cells())
+    two = DEFAULT.replace(clusters=2)
+    cap = capacity(idx, 100, hand_production(1000, settings=two))
+    t = cap.table()["value"]
+    date = DEFAULT.prices_date
+    assert t.index.tolist() == [
+        "bytes per event",
+        "…with 1-byte family/qualifier names (G01)",
+        "names share of bytes",
+        "events per second (production)",
+        "mutations per event (this design)",
+        "writes per second (production)",
+        "queries per second (production)",
+        "CPU of writes (nodes)",
+        "CPU of reads (nodes)",
+        "CPU at the peak (nodes, reads + writes)",
+        "ceiling (events/s, busiest unit at 70% CPU)",
+        "ceiling (queries/s, most-read row)",
+        "busiest node CPU at 1 nodes",
+        "hotspot factor (busiest node ÷ fair)",
+        "nodes for CPU (busiest ≤ 70%)",
+        "growth per month (GB, logical)",
+        "kept under the GC rules, ≤ 12 months (TB, logical)",
+        "compression (snappy, measured on the cells)",
+        "kept, compressed (TB, one cluster)",
+        "nodes for storage (5 TB per SSD node at 70%)",
+        "billed storage (GiB compressed, 2 cluster(s))",
+        "nodes per cluster",
+        "clusters (replication)",
+        "nodes in total",
+        "replication traffic (GiB per month)",
+        f"node cost per month (USD, prices of {date})",
+        f"storage cost per month (USD, prices of {date})",
+        "replication network, backups, Data Boost per month (USD)",
+        "total per month (USD)",
+    ]
+    # by hand: 220 cells of 15 bytes per 100 events = 33 bytes an event, of which the 1-byte
+    # family and qualifier are 2 / 15; 1,000 events/s, one mutation each = 1,000 / 14,000 nodes
+    assert t["bytes per event"] == 33 and t["…with 1-byte family/qualifier names (G01)"] == 33
+    assert t["names share of bytes"] == pytest.approx(2 / 15)
+    assert t["mutations per event (this design)"] == 1.0
+    assert t["CPU of writes (nodes)"] == pytest.approx(1 / 14)
+    assert t["CPU of reads (nodes)"] == 0 and t["ceiling (queries/s, most-read row)"] == math.inf
+    assert t["CPU at the peak (nodes, reads + writes)"] == pytest.approx(1 / 14)
+    assert t["hotspot factor (busiest node ÷ fair)"] == 1.0
+    # 33 B × 1,000/s × 730 h × 3,600 s = 86.724e9 bytes a month; 12 months, 1.040688e12
+    assert t["growth per month (GB, logical)"] == pytest.approx(86.724)
+    assert t["kept under the GC rules, ≤ 12 months (TB, logical)"] == pytest.approx(1.040688)
+    assert t["kept, compressed (TB, one cluster)"] == pytest.approx(1.040688)
+    assert t["clusters (replication)"] == 2
+    # one node per cluster (the minimum), two in all: 2 × 730 h × $0.65 = $949; each cluster
+    # stores its copy: 2 × 1.040688e12 / 2^30 GiB × $0.17
+    assert t["nodes per cluster"] == 1 and t["nodes in total"] == 2
+    assert t[f"node cost per month (USD, prices of {date})"] == pytest.approx(949.0)
+    assert t[f"storage cost per month (USD, prices of {date})"] == pytest.approx(
+        2 * 1.040688e12 / 2**30 * 0.17
+    )
+    # the month's 86.724e9 bytes copied once to the other cluster: 80.768 GiB × $0.02
+    assert t["replication network, backups, Data Boost per month (USD)"] == pytest.approx(
+        86.724e9 / 2**30 * 0.02
+    )
+    # tiered after 30 days: 30 days of writes stay hot, 30 × 86,400 s × 33 kB/s = 85.536e9
+    # bytes (79.662 GiB) on each of 2 clusters; no query reads cold rows, so no CPU for them
+    tiered_st = DEFAULT.replace(tiered_after_days=30, clusters=2)
+    tiered = capacity(idx, 100, hand_production(1000, settings=tiered_st))
+    cold = tiered.table()["value"]
+    assert cold["…hot tier, SSD (GiB)"] == pytest.approx(2 * 30 * 86_400 * 33_000 / 2**30)
+    assert cold["…cold tier, older than 30 days (GiB)"] == pytest.approx(
+        2 * (1.040688e12 - 30 * 86_400 * 33_000) / 2**30
+    )
+    assert cold["CPU of cold-tier reads (nodes)"] == 0.0
+    # the rate as a line: events, then mutations per second and per event
+    assert cap.rate_text() == "1,000 events/s (production; 1,000 mutations/s, 1.00 per event)"
+    # what the figures assume: the routing, then a second cluster's traffic; autoscaling and
+    # tiers said when set (the cold tier's 36e6 bytes/s scans as 36 MB/s)
+    said = cap.assumptions()
+    assert said[0].endswith("; 2 cluster(s), single-cluster routing")
+    assert said[-1].startswith("replication: every cluster applies every write; 81 GiB/month")
+    one = capacity(idx, 100, hand_production(1000)).assumptions()
+    assert not any(a.startswith("replication") for a in one)
+    auto = capacity(
+        idx,
+        100,
+        hand_production(1000, settings=DEFAULT.replace(autoscaling=True, tiered_after_days=30)),
+    ).assumptions()
+    assert auto[0].endswith("; 1 cluster(s), single-cluster routing, autoscaling")
+    assert auto[-1].endswith(
+        "36 MB/s scans per node; the emulator cannot run tiers (it silently drops "
+        "tiered_storage_config): modelled"
+    )
+
+
+def test_the_verdict_says_what_bounds_the_design_in_one_line():
+    idx = CellIndex.build(_families_cells())
+    # a row every query reads, 10 ms each: at 70 % of a node it serves 70 queries/s, not 100
+    hot = hand_production(1, queries_per_s=100, read_cpu=1.0, busiest_row_cpu=1.0, read_query="one")
+    assert capacity(idx, 100, hot).verdict() == (
+        "Hotspot-limited at 100 queries/s: the rows query 'one' reads are the most read and "
+        "cannot split, so reads stop scaling at 70.0 queries/s (70% CPU), whatever the node "
+        "count; fix: serve that row's reads from a cache or a copy per reader, or split what it "
+        "holds over rows (G05)"
+    )
+    # 4 salt buckets, each 25 % of the writes: 39,200 events/s at most
+    four = hand_production(100_000, unit_kind="salt bucket", units=4, unit_share=0.25, series=1000)
+    assert capacity(idx, 100, four).verdict() == (
+        "Hotspot-limited at 100,000 events/s (production; 100,000 mutations/s, 1.00 per event): "
+        "salt bucket BATTERY# takes 25% of the writes, so this design stops scaling at 39,200 "
+        "events/s (70% CPU), whatever the node count; fix: 11 salt buckets (Salt(n=11)) would "
+        "serve it (G08)"
+    )
+    # neither limited nor tiered: one node, 730 h × $0.65 = $474.50, and 1.040688e12 bytes
+    # (969.2 GiB) × $0.17 = $164.77: $639
+    assert 474.5 + 1.040688e12 / 2**30 * 0.17 == pytest.approx(639.27, abs=0.01)
+    assert capacity(idx, 100, hand_production(1000)).verdict() == (
+        "33 B per event, 1 SSD node(s) (the 1-node minimum) at 1,000 events/s (production; "
+        f"1,000 mutations/s, 1.00 per event), ≈ $639 per month (prices of {DEFAULT.prices_date})"
+    )
+    # tiered after 30 days: 85.536e9 of 1.040688e12 bytes hot, so 91.8 % cold; the bill: one
+    # node 730 h × $0.65 = $474.50, 79.66 GiB SSD × $0.17 = $13.54, 889.55 GiB cold × $0.026
+    # = $23.13: $511
+    st = DEFAULT.replace(tiered_after_days=30)
+    assert 1 - 85.536e9 / 1.040688e12 == pytest.approx(0.9178, abs=1e-4)
+    assert 474.5 + 79.6616 * 0.17 + 889.5546 * 0.026 == pytest.approx(511.17, abs=0.01)
+    assert capacity(idx, 100, hand_production(1000, settings=st)).verdict() == (
+        "33 B per event, 1 SSD node(s) (the 1-node minimum) at 1,000 events/s (production; "
+        "1,000 mutations/s, 1.00 per event), 92% of the storage cold (after 30 days; modelled: "
+        f"the emulator cannot run tiers), ≈ $511 per month (prices of {DEFAULT.prices_date})"
+    )
+
+
 def test_capacity_steps_on_hand_made_figures():
     """Each step of the capacity model on its own (hand-derived)."""
     from dataclasses import replace
@@ -329,6 +569,10 @@ def test_capacity_steps_on_hand_made_figures():
     idx = CellIndex.build(cells)
     parts = bytes_by_part(idx)
     assert parts == {"row key": 4, "family": 4, "qualifier": 3, "timestamp": 16, "value": 4}
+    no_cells = CellFrame.from_columns(
+        row_key=[], family=[], qualifier=[], timestamp_us=[], value=[]
+    )
+    assert set(bytes_by_part(CellIndex.build(no_cells)).values()) == {0}  # nothing stored
     # one-byte names: family 2 B, qualifiers 2 B (two distinct: name-like) → 31 - 7 + 4 = 28
     assert short_names_total(idx, parts, 1) == 28
 

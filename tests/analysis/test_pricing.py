@@ -161,3 +161,140 @@ def test_storage_and_network_are_billed_in_binary_gigabytes_of_the_printed_bytes
     # 2 clusters: each write crosses to the one other cluster once, billed per GiB
     assert printed["replication traffic (GiB per month)"] == pytest.approx(month / 2**30)
     assert cap.bill.usd("replication network") == pytest.approx(month / 2**30 * 0.02)
+
+
+def test_the_bill_reads_as_a_table_and_as_lines():
+    bill = monthly_bill(3, hot_gib=100.0)
+    # the table a notebook shows: one row per line, its inputs and its price's source
+    frame = bill.frame()
+    assert list(frame.columns) == [
+        "item",
+        "quantity",
+        "unit",
+        "unit price (USD)",
+        "USD per month",
+        "source",
+    ]
+    # by hand: 3 nodes × 730 h = 2,190 node-hours at $0.65 = $1,423.50
+    assert frame.iloc[0].to_dict() == {
+        "item": "nodes (Enterprise, SSD)",
+        "quantity": 3 * H,
+        "unit": "node-hours",
+        "unit price (USD)": 0.65,
+        "USD per month": pytest.approx(1423.5),
+        "source": PRICE_SOURCES["node_hour_usd"],
+    }
+    assert frame["unit"].tolist() == ["node-hours", "GiB-months"]
+    # the text: one line per item, then the total ($1,440.50, shown whole) and the prices' date
+    assert bill.text().splitlines() == [
+        "nodes (Enterprise, SSD): 2,190.0 node-hours × $0.65 = $1,424",
+        "storage (SSD): 100.0 GiB-months × $0.17 = $17",
+        f"total ≈ $1,440 per month (prices of {DEFAULT.prices_date})",
+    ]
+
+
+def test_enterprise_plus_without_the_in_memory_tier_is_named_so():
+    st = Settings(edition="enterprise-plus")
+    assert monthly_bill(2, hot_gib=0.0, settings=st).lines[0].item == (
+        "nodes (Enterprise Plus, SSD)"
+    )
+
+
+def test_only_the_quantities_given_add_lines():
+    # two clusters and kept backups make a network and a backups line possible, but nothing
+    # was copied, held, tiered or sent to Data Boost: nodes and storage alone
+    st = Settings(clusters=2, backup_retention_days=7.0)
+    bill = monthly_bill(1, hot_gib=1.0, settings=st)
+    assert [line.item for line in bill.lines] == ["nodes (Enterprise, SSD)", "storage (SSD)"]
+    # by hand: 1 node × 730 h × $0.65 + 1 GiB × $0.17
+    assert bill.total == pytest.approx(474.5 + 0.17)
+
+
+def test_every_line_has_its_unit_price_and_source_even_for_fractions():
+    # every optional line at once, each quantity under one unit, and one in-memory increment
+    # past the included one (a price set for it: the stored page has none)
+    st = Settings(
+        clusters=2,
+        edition="enterprise-plus",
+        in_memory_tier=True,
+        in_memory_increments=2,
+        in_memory_increment_node_hour_usd=0.1,
+        backup_retention_days=0.5,
+    )
+    bill = monthly_bill(
+        2,
+        hot_gib=10.0,
+        cold_gib=0.5,
+        replication_gib=0.5,
+        backup_gib=0.5,
+        data_boost_spu_hours=0.5,
+        settings=st,
+    )
+    rows = bill.frame().drop(columns="USD per month").to_dict("records")
+    src = PRICE_SOURCES
+    assert rows == [
+        {
+            "item": "nodes (Enterprise Plus (in-memory tier), SSD)",
+            "quantity": 2 * H,
+            "unit": "node-hours",
+            "unit price (USD)": 0.845,
+            "source": src["enterprise_plus_node_hour_usd"],
+        },
+        {
+            "item": "storage (SSD)",
+            "quantity": 10.0,
+            "unit": "GiB-months",
+            "unit price (USD)": 0.17,
+            "source": src["ssd_gb_month_usd"],
+        },
+        {
+            "item": "storage (infrequent-access tier)",
+            "quantity": 0.5,
+            "unit": "GiB-months",
+            "unit price (USD)": 0.026,
+            "source": src["cold_gb_month_usd"],
+        },
+        {
+            "item": "replication network (inter-region, 2 clusters)",
+            "quantity": 0.5,
+            "unit": "GiB",
+            "unit price (USD)": 0.02,
+            "source": src["inter_region_replication_gib_usd"],
+        },
+        {
+            "item": "in-memory increments (1 past the included one, 40,000 reads/s each)",
+            "quantity": 1 * 2 * H,  # 1 increment × 2 nodes × 730 h
+            "unit": "increment node-hours",
+            "unit price (USD)": 0.1,
+            "source": src["in_memory_increment_node_hour_usd"],
+        },
+        {
+            "item": "backups (incremental, kept 0.5 days)",
+            "quantity": 0.5,
+            "unit": "GiB-months",
+            "unit price (USD)": 0.026,
+            "source": src["backup_gb_month_usd"],
+        },
+        {
+            "item": "Data Boost",
+            "quantity": 0.5,
+            "unit": "SPU-hours",
+            "unit price (USD)": 0.000845,
+            "source": src["data_boost_spu_hour_usd"],
+        },
+    ]
+    # by hand: 1,460 × 0.845 + 10 × 0.17 + 0.5 × (0.026 + 0.02 + 0.026 + 0.000845) + 1,460 × 0.1
+    assert bill.total == pytest.approx(1233.7 + 1.7 + 0.5 * 0.072845 + 146.0)
+
+
+def test_in_memory_increments_are_billed_past_the_included_one_only():
+    def increments(**kw: object) -> list[float]:
+        st = Settings(edition="enterprise-plus", in_memory_increment_node_hour_usd=0.1, **kw)
+        bill = monthly_bill(3, hot_gib=0.0, settings=st)
+        return [line.quantity for line in bill.lines if line.item.startswith("in-memory")]
+
+    # by hand: 3 increments is 2 past the included one: 2 × 3 nodes × 730 h = 4,380
+    assert increments(in_memory_tier=True, in_memory_increments=3) == [2 * 3 * H]
+    # the included one alone, or no in-memory tier: no line, though a price is set
+    assert increments(in_memory_tier=True, in_memory_increments=1) == []
+    assert increments(in_memory_tier=False) == []

@@ -17,6 +17,7 @@ exactly the rows it built: the expectation is the input, not the decoder's outpu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -130,13 +131,18 @@ def test_reset_between_pieces_of_a_split_cell_drops_the_piece() -> None:
         ("invalid - bare reset", r"resets a row but no row is open"),
         ("invalid - reset with chunk", r"resets the row but also carries a value, a value size"),
         ("invalid - commit with chunk", r"commits the row before the split cell's last piece"),
-        ("invalid - new col family must specify qualifier", r"new family without a qualifier"),
+        (
+            "invalid - new col family must specify qualifier",
+            r"names a new family without a qualifier",
+        ),
         ("invalid - no cell key before value", r"starts a row without a row key"),
     ],
 )
 def test_a_refused_stream_names_its_fault(name: str, says: str) -> None:
-    with pytest.raises(ReadStreamError, match=says):
+    with pytest.raises(ReadStreamError) as ei:
         decode(_one_per_response(_chunks(_case(name))), new_columns())
+    # the fault is said whole, between where it is and the rows it leaves
+    assert re.search(rf"(\d|,|stream) {says} \(open row ", str(ei.value)), str(ei.value)
 
 
 def _row_chunk(key: bytes, value: bytes, commit: bool = True) -> Any:
@@ -321,3 +327,207 @@ def test_a_resumed_request_asks_only_for_the_rows_not_yet_returned() -> None:
     # nothing left: None, never an empty row set (which would read the whole table)
     assert _resumed(_request(keys=(b"a", b"d")), b"d", 2) is None
     assert _resumed(_request(rows_limit=3), b"d", 3) is None
+
+
+# what a reset_row chunk may not carry, one field at a time, and how the fault names it
+_RESET_EXTRAS = [
+    ({"row_key": b"r"}, "a row key"),
+    ({"family_name": {"value": "f"}}, "a family"),
+    ({"qualifier": {"value": b"q"}}, "a qualifier"),
+    ({"timestamp_micros": 5}, "a timestamp"),
+    ({"labels": ["L"]}, "labels"),
+    ({"value": b"v"}, "a value"),
+    ({"value_size": 3}, "a value size"),
+]  # commit_row cannot ride along: it and reset_row are one oneof (row_status) of CellChunk
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["open row", "split cell"])
+@pytest.mark.parametrize(("extra", "named"), _RESET_EXTRAS, ids=[n for _, n in _RESET_EXTRAS])
+def test_a_reset_carrying_anything_else_is_refused_naming_it(extra, named, split) -> None:
+    # row b"r" opens (a whole cell, or the first piece of a split one), then a reset that also
+    # carries one field: refused, naming that field alone (python-bigtable's merger refuses it)
+    first = _row_chunk(b"r", b"v", commit=False)
+    if split:
+        first.value_size = 4
+    stream = [ReadRowsResponse(chunks=[first, CellChunk(reset_row=True, **extra)])]
+    cols = new_columns()
+    with pytest.raises(ReadStreamError, match=rf"also carries {named} \(open row b'r',") as ei:
+        decode(stream, cols)
+    assert "chunk 2" in str(ei.value) and _cells(cols) == []
+
+
+def test_keys_in_a_fault_are_shown_whole_up_to_80_characters() -> None:
+    # no open row and nothing committed: both named "none"
+    bare = [ReadRowsResponse(chunks=[CellChunk(reset_row=True)])]
+    with pytest.raises(ReadStreamError, match=r"\(open row none, last committed row none\)"):
+        decode(bare, new_columns())
+    # a key's repr of 80 characters (b'' around 77 bytes) is shown whole; of 81, cut to its
+    # first 77 characters and "..."
+    for n, shown in [(77, "b'" + "k" * 77 + "'"), (78, "b'" + "k" * 75 + "...")]:
+        key = b"k" * n
+        assert len(repr(key)) == n + 3
+        stream = [ReadRowsResponse(chunks=[_row_chunk(key, b"1")])]
+        with pytest.raises(ReadStreamError) as ei:
+            decode(stream, new_columns(), after=key)
+        assert f"starts row {shown}: row keys must be increasing" in str(ei.value)
+
+
+def _piece(key: bytes = b"", value: bytes = b"", size: int = 0, **fields: Any) -> Any:
+    return CellChunk(row_key=key, value=value, value_size=size, **fields)
+
+
+# a split cell's later pieces may repeat what its first piece named, never change it
+_SPLIT_CHANGES = [
+    ({"key": b"s"}, "changes the row key to b's' inside a split cell"),
+    ({"family_name": {"value": "g"}}, "changes the family inside a split cell"),
+    ({"qualifier": {"value": b"p"}}, "changes the qualifier inside a split cell"),
+    ({"timestamp_micros": 2000}, "changes the timestamp inside a split cell"),
+    ({"labels": ["other"]}, "changes the labels inside a split cell"),
+]
+_SPLIT_REPEATS = [
+    {"key": b"r"},
+    {"family_name": {"value": "f"}},
+    {"qualifier": {"value": b"q"}},
+    {"timestamp_micros": 1000},
+    {"labels": ["L"]},
+]
+
+
+def _split_stream(second: dict[str, Any]) -> list[Any]:
+    first = CellChunk(
+        row_key=b"r",
+        family_name={"value": "f"},
+        qualifier={"value": b"q"},
+        timestamp_micros=1000,
+        labels=["L"],
+        value=b"ab",
+        value_size=4,
+    )
+    last = _piece(value=b"cd", commit_row=True, **second)
+    return [ReadRowsResponse(chunks=[first]), ReadRowsResponse(chunks=[last])]
+
+
+@pytest.mark.parametrize(("second", "says"), _SPLIT_CHANGES, ids=[s for _, s in _SPLIT_CHANGES])
+def test_a_split_cell_that_changes_what_its_first_piece_named_is_refused(second, says) -> None:
+    cols = new_columns()
+    with pytest.raises(ReadStreamError) as ei:
+        decode(_split_stream(second), cols)
+    assert f"response 2, chunk 1 {says} (open row b'r', last committed row none)" in str(ei.value)
+    assert _cells(cols) == []
+
+
+@pytest.mark.parametrize("second", _SPLIT_REPEATS, ids=lambda d: next(iter(d)))
+def test_a_split_cell_may_repeat_what_its_first_piece_named(second) -> None:
+    cols = new_columns()
+    assert decode(_split_stream(second), cols) == (1, 1)
+    assert _cells(cols) == [(b"r", "f", b"q", 1000, b"abcd")]
+
+
+def test_a_one_byte_value_split_over_three_pieces_is_one_cell() -> None:
+    # value_size (the whole value's size, on every piece but the last) may be 1: pieces "",
+    # "" and "x" make the one-byte value b"x"
+    first = _row_chunk(b"r", b"", commit=False)
+    first.value_size = 1
+    stream = [ReadRowsResponse(chunks=[first, _piece(size=1), _piece(value=b"x", commit_row=True)])]
+    cols = new_columns()
+    assert decode(stream, cols) == (1, 1)
+    assert _cells(cols) == [(b"r", "f", b"q", 1000, b"x")]
+
+
+def test_a_row_must_name_its_family_and_qualifier() -> None:
+    for chunk, says in [
+        (_piece(b"r", b"v", commit_row=True), "starts row b'r' without a family"),
+        (
+            _piece(b"r", b"v", family_name={"value": "f"}, commit_row=True),
+            "starts row b'r' without a qualifier",
+        ),
+    ]:
+        with pytest.raises(ReadStreamError) as ei:
+            decode([ReadRowsResponse(chunks=[chunk])], new_columns())
+        assert f"chunk 1 {says} (open row none," in str(ei.value)
+
+
+def test_a_reverse_scan_refuses_a_repeated_key_and_says_it_is_reverse() -> None:
+    stream = [ReadRowsResponse(chunks=[_row_chunk(b"b", b"1"), _row_chunk(b"b", b"2")])]
+    with pytest.raises(ReadStreamError) as ei:
+        decode(stream, new_columns(), reverse=True)
+    assert "starts row b'b': row keys must be decreasing (a reverse scan) (" in str(ei.value)
+
+
+def test_a_fault_counts_the_responses_and_only_this_reads_committed_rows() -> None:
+    # the columns already hold 2 rows of an earlier read; this read commits b"a", then its
+    # second response repeats b"a": "response 2", and 1 row kept (not 3)
+    cols = new_columns()
+    earlier = [ReadRowsResponse(chunks=[_row_chunk(b"0", b"x"), _row_chunk(b"1", b"x")])]
+    assert decode(earlier, cols) == (2, 2)
+    # a read appending to them counts its own rows and cells
+    assert decode([ReadRowsResponse(chunks=[_row_chunk(b"2", b"y")])], cols) == (1, 1)
+    stream = [
+        ReadRowsResponse(chunks=[_row_chunk(b"a", b"1")]),
+        ReadRowsResponse(chunks=[_row_chunk(b"a", b"2")]),
+    ]
+    with pytest.raises(ReadStreamError) as ei:
+        decode(stream, cols)
+    msg = str(ei.value)
+    assert "response 2, chunk 1 starts row b'a'" in msg
+    assert "only the 1 rows committed before it are kept" in msg
+    assert msg.endswith("server or of a proxy between: read again, and report it if it repeats.")
+    assert cols["row_key"] == [b"0", b"1", b"2", b"a"]
+
+
+def test_a_scanned_key_between_rows_moves_the_resume_point() -> None:
+    # between rows, last_scanned_row_key b"m" says the server read up to b"m": a later row
+    # b"c" is out of order
+    between = [
+        ReadRowsResponse(last_scanned_row_key=b"m"),
+        ReadRowsResponse(chunks=[_row_chunk(b"c", b"1")]),
+    ]
+    with pytest.raises(ReadStreamError) as ei:
+        decode(between, new_columns())
+    assert (
+        "starts row b'c': row keys must be increasing (open row none, last committed row b'm')"
+        in (str(ei.value))
+    )
+
+
+def test_a_rows_first_piece_cannot_commit_it() -> None:
+    # a first chunk that announces more pieces (value_size) and commits the row at once
+    first = _row_chunk(b"r", b"ab")
+    first.value_size = 4
+    with pytest.raises(ReadStreamError) as ei:
+        decode([ReadRowsResponse(chunks=[first])], new_columns())
+    assert "chunk 1 commits the row before the split cell's last piece (open row b'r'," in str(
+        ei.value
+    )
+
+
+def test_a_resumed_request_at_the_edges_of_its_ranges() -> None:
+    # by hand, after row b"d" was returned; forward: a range starting at b"d" (closed) or
+    # with no start resumes after b"d" (open), so b"d" is not read twice
+    from workbench.bigtable.reader import _resumed
+
+    fwd = _request(
+        ranges=({"start_key_closed": b"d", "end_key_open": b"m"}, {"end_key_open": b"z"}),
+    )
+    assert _rows_of(_resumed(fwd, b"d", 1)) == (
+        [],
+        [
+            {"start_key_open": b"d", "end_key_open": b"m"},
+            {"start_key_open": b"d", "end_key_open": b"z"},
+        ],
+    )
+    # reverse (rows come from the end): keys before b"d" stay, b"d" and later go; a range
+    # starting at b"d" is wholly read; one ending before b"d" is left as it was, and the
+    # ranges after a dropped one are still asked for
+    rev = _request(
+        keys=(b"a", b"d", b"k"),
+        ranges=(
+            {"start_key_closed": b"d", "end_key_closed": b"f"},
+            {"start_key_closed": b"a", "end_key_open": b"c"},
+        ),
+        reversed=True,
+    )
+    assert _rows_of(_resumed(rev, b"d", 1)) == (
+        [b"a"],
+        [{"start_key_closed": b"a", "end_key_open": b"c"}],
+    )

@@ -21,7 +21,7 @@ from workbench.bigtable.connection import Connection
 from workbench.bigtable.reader import gc_live_cells, read_plan, read_table
 from workbench.cells import CellFrame
 from workbench.schema.families import Family, intersection, max_age, max_versions, union
-from workbench.schema.plan import CellFilter, KeyRange, ReadPlan
+from workbench.schema.plan import CellFilter, KeyRange, ReadPlan, prefix_end
 
 
 def _cells(n_rows: int = 300, seed: int = 1) -> CellFrame:
@@ -553,6 +553,23 @@ def test_a_range_in_the_model_stops_before_its_end_key(rng, rows):
     assert got.cells.frame["row_key"].tolist() == rows and got.rows_returned == len(rows)
 
 
+def test_a_prefix_range_ends_at_the_next_key_after_every_key_with_the_prefix():
+    # by hand: the last byte of the prefix raised by one ("ab" → "ac", "a" → "b"), so the
+    # range [prefix, end) holds exactly the keys starting with the prefix
+    assert prefix_end("ab") == "ac" and prefix_end("a") == "b"
+    assert KeyRange.for_prefix("ab") == KeyRange("ab", "ac", "ab")
+    assert KeyRange.for_prefix("") == KeyRange(None, None, "")  # the whole table
+    keys = pd.Series(["a", "ab", "ab#1", "abz", "ac", "b"])
+    assert keys[KeyRange.for_prefix("ab").mask(keys)].tolist() == ["ab", "ab#1", "abz"]
+
+
+def test_a_key_range_prints_half_open_naming_an_open_side_or_its_prefix():
+    assert str(KeyRange("b", "d")) == "[b .. d)"
+    assert str(KeyRange(None, "b")) == "[(start) .. b)"
+    assert str(KeyRange("d", None)) == "[d .. (end))"
+    assert str(KeyRange.for_prefix("ab")) == "prefix 'ab'"
+
+
 def test_a_range_read_on_the_emulator_stops_before_its_end_key(conn, table_factory):
     tid = table_factory([Family("m")])
     writer.write_cells(conn, _ABCDE, tid, progress=False)
@@ -562,3 +579,27 @@ def test_a_range_read_on_the_emulator_stops_before_its_end_key(conn, table_facto
     # two ranges in one request, the first ending where the second starts: each row once
     two = ReadPlan("two", ranges=(KeyRange("a", "c"), KeyRange("c", "e")))
     assert read_plan(conn, tid, two).cells.frame["row_key"].tolist() == ["a", "b", "c", "d"]
+
+
+def test_a_prefix_range_past_a_multibyte_character_agrees_with_bigtables_byte_order(
+    conn, table_factory
+):
+    # "¿" is C2 BF in UTF-8 and "À" is C3 80: in byte order (Bigtable's) every key starting
+    # with "¿" sorts before "À", so the prefix range of "¿" ends at "À" (the next code point).
+    # Raising the last byte gave the invalid C2 C0, held in Python as a surrogate sorting after
+    # "À…", so the model kept "À" and "Àa" where Bigtable does not
+    assert prefix_end("¿") == "À" and prefix_end("ÿ") == "Ā"
+    assert prefix_end("\U0010ffff") is None and prefix_end("a\U0010ffff") == "b"
+    keys = ["¾z", "¿", "¿x", "À", "Àa"]
+    cells = CellFrame.from_columns(
+        row_key=keys,
+        family="m",
+        qualifier="q",
+        timestamp_us=[1_425_168_000_000_000] * len(keys),
+        value=[b"v"] * len(keys),
+    )
+    plan = ReadPlan("r", ranges=(KeyRange.for_prefix("¿"),))
+    assert plan.evaluate(cells).cells.frame["row_key"].tolist() == ["¿", "¿x"]
+    tid = table_factory([Family("m")])
+    writer.write_cells(conn, cells, tid, progress=False)
+    assert read_plan(conn, tid, plan).cells.frame["row_key"].tolist() == ["¿", "¿x"]

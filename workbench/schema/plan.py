@@ -117,14 +117,20 @@ def family_regex(names: Sequence[str]) -> str:
 
 
 def prefix_end(prefix: str) -> str | None:
-    """The first key after every key that starts with ``prefix`` (None: no upper bound)."""
-    b = bytearray(prefix.encode("utf-8"))
-    while b and b[-1] == 0xFF:
-        b.pop()
-    if not b:
+    """The first key after every key that starts with ``prefix`` (None: no upper bound).
+
+    The next code point after the last one (UTF-8 sorts bytes in code-point order, so this is
+    the first valid key past the prefix in Bigtable's byte order too): "ab" → "ac", "¿" → "À".
+    Adding one to the last *byte* instead made "¿" (C2 BF) end at the invalid C2 C0, which
+    Python held as a surrogate that sorts after "À…", where Bigtable sorts it before."""
+    chars = list(prefix)
+    while chars and chars[-1] == "\U0010ffff":  # the last code point: nothing follows it
+        chars.pop()
+    if not chars:
         return None
-    b[-1] += 1
-    return b.decode("utf-8", errors="surrogateescape")
+    nxt = ord(chars[-1]) + 1
+    chars[-1] = chr(0xE000 if 0xD800 <= nxt <= 0xDFFF else nxt)  # no key holds a surrogate
+    return "".join(chars)
 
 
 @dataclass(frozen=True)
