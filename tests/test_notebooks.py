@@ -440,6 +440,21 @@ def _run(executed_notebook, stem: str):
 
 
 @pytest.mark.notebook
+def test_the_prose_of_01_states_its_outputs(executed_notebook):
+    nb = _run(executed_notebook, "01")
+    # the cleanup said "The `cbt` commands printed with each table above" over one printed
+    # command: only the month table's summary is shown; the padded and versions tables are
+    # named by their table_id. Three tables: month, padded and versions (the cleanup's count).
+    tables = bound(
+        nb, r"Drops the (?P<n>\w+) tables this notebook created", r"dropped (?P<n>\d+) table\(s\)"
+    )
+    assert tables == 3
+    assert len(re.findall(r"cbt -project \S+ -instance \S+ count ", outputs(nb))) == 1
+    assert "printed with each table" not in prose(nb)
+    assert "The `cbt` command printed under the month table" in prose(nb)
+
+
+@pytest.mark.notebook
 def test_the_prose_of_04_states_its_outputs(executed_notebook):
     nb = _run(executed_notebook, "04")
     # "the busiest pair alone takes more than 20%": the share table's EUR/USD
