@@ -541,6 +541,14 @@ def test_the_prose_of_07_states_its_outputs(executed_notebook):
     # tab (tests/test_designer.py::test_07s_fixed_designer_keeps_one_note_and_no_warning); the
     # prose said "no findings left"
     assert "has no warnings left (one note stays" in prose(nb)
+    # the summary said "made one node take nearly every write" over "busiest node takes 100% of
+    # the writes": a write frontier puts every write on one node
+    every = bound(
+        nb,
+        r"take every write \((?P<n>\d+) %\)",
+        r"busiest node takes (?P<n>\d+)% of the writes \(fair",
+    )
+    assert every == 100 and "nearly every write" not in prose(nb)
     assert "no findings left" not in prose(nb)
     # "with 3 nodes the fair share is a third": 100 / 3 shown to the percent
     assert shown(nb, r"\(fair share (?P<n>\d+)%\)") == round(100 / 3)
