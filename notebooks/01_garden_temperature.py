@@ -248,8 +248,9 @@ versions_table.run(ds.query("garden_month"))
 # %% [markdown]
 # ## Cleanup
 #
-# Drops the tables this notebook created and closes the figures. The `cbt` commands printed with each
-# table above (`cbt … count <table>`) name those tables: run them before this cell — after it (or after
+# Drops the three tables this notebook created and closes the figures. The `cbt` command printed under
+# the month table above (`cbt … count <table>`) names it; `padded_table.table_id` and
+# `versions_table.table_id` name the other two. Run `cbt` before this cell — after it (or after
 # *Run All*, which ends here) the tables are gone and `cbt` answers that the table is not found.
 
 # %% tags=["cleanup"]

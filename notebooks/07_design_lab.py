@@ -208,7 +208,7 @@ lab_pattern.check(PATTERN, lab)
 # %% [markdown] tags=["summary"]
 # ## Summary
 #
-# * Moving the pair behind the time made one node take nearly every write; the designer's numbers
+# * Moving the pair behind the time made one node take every write (100 %); the designer's numbers
 #   and heat map showed it at once.
 # * The advisor named the hotspot by guideline ID and its suggestion brought the busiest node back
 #   toward the fair share.

@@ -115,3 +115,29 @@ def test_workshop_scale_numbers_read_without_exponents_or_long_decimals():
     assert rate(2500, "events") == "2,500 events/s" and rate(0.5) == "30.0/min"
     assert rate(0.00116, "events") == "4.18 events/h" and rate(8.29e-06) == "0.716/day"
     assert percent(0.0000024) == "<0.1%" and percent(0.5) == "50%"
+
+
+def test_a_figure_and_its_unit_stay_on_one_line():
+    """04's query table at 1440 px broke "0.625 ms" into "0.625" over "ms" (and "0.056 ms",
+    "0.362 ms"): every formatted column's cells are nowrap, so only the headers (and text
+    columns) wrap. The cell's CSS rule is read from the HTML the notebook shows."""
+    import re
+
+    frame = pd.DataFrame({"kind": ["multi-range"], "node_ms": [0.625], "bytes_seen": [15_300]},
+                         index=["all_pairs_minute"])  # fmt: skip
+    page = wb.styled(frame).to_html()
+    rules: dict[str, str] = {}  # "#T_1_row0_col1, #T_1_row0_col2 { white-space: nowrap; }"
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", page):
+        for sel in selectors.split(","):
+            rules[sel.strip().lstrip("#")] = rules.get(sel.strip().lstrip("#"), "") + body
+    cells = dict(re.findall(r'<td id="(T_\w+?)" class="[^"]*"\s*>([^<]*)</td>', page))
+    by_text = {text.strip(): rules.get(cid, "") for cid, text in cells.items()}
+    assert "0.625 ms" in by_text and "15.3 kB" in by_text, by_text
+    assert "white-space: nowrap" in by_text["0.625 ms"]
+    assert "white-space: nowrap" in by_text["15.3 kB"]
+    assert "nowrap" not in by_text["multi-range"]  # a text column may wrap
+    # a time may wrap before "UTC": 04's hot tablets (start and end time a row) ran 974 px in the
+    # 828 px output at 1280 px with every formatted cell nowrap
+    times = pd.DataFrame({"start time": [pd.Timestamp("2015-03-11 08:23:53", tz="UTC")]})
+    page = wb.styled(times).to_html()
+    assert "2015-03-11 08:23:53 UTC" in page and "nowrap" not in page

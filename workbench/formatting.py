@@ -312,6 +312,12 @@ def styled(frame: pd.DataFrame, *, caption: str = "") -> Any:
         overwrite=False,
     )
     st = st.set_table_attributes('style="display: block; max-width: 100%; overflow-x: auto"')
+    figures = [c for c, f in fmts.items() if f is not timestamp]
+    if figures:
+        # a figure and its unit stay on one line: 04's query table at 1440 px showed "0.625" over
+        # "ms" (the headers above wrap instead); a time may still wrap before "UTC" (04's hot
+        # tablets, two times a row, fit 1280 px only so)
+        st = st.set_properties(subset=figures, **{"white-space": "nowrap"})
     if notes:
         st = st.set_caption(" · ".join(notes))
     return st

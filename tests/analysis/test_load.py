@@ -302,6 +302,17 @@ def test_figures_draw_every_key_visualizer_metric_and_the_node_sweep():
         assert ax.get_title(loc="left") or ax.get_title()
         plt.close(ax.figure)
         assert METRICS[what][0] in key_heatmap_html(kd, what)
+    # the caption's parts are joined by " · ": without the emulator note (04's keyspace view) it
+    # ended "busiest key range: <code>2015…</code> ·" over nothing
+    import re
+
+    for note in (True, False):
+        caption = re.search(
+            r"<div class='wb-hm-note'>row key .*?</div>", key_heatmap_html(kd, emulator_note=note)
+        ).group(0)
+        assert "busiest key range: <code>" in caption
+        assert not re.search(r"·\s*</div>$", caption), caption[-80:]
+        assert ("SampleRowKeys" in caption) == note
     ax = plot_node_sweep(kd)
     # timestamp first: one frontier, so every cluster size shows the busiest node near 100 %
     heights = [p.get_height() for p in ax.patches]

@@ -440,6 +440,21 @@ def _run(executed_notebook, stem: str):
 
 
 @pytest.mark.notebook
+def test_the_prose_of_01_states_its_outputs(executed_notebook):
+    nb = _run(executed_notebook, "01")
+    # the cleanup said "The `cbt` commands printed with each table above" over one printed
+    # command: only the month table's summary is shown; the padded and versions tables are
+    # named by their table_id. Three tables: month, padded and versions (the cleanup's count).
+    tables = bound(
+        nb, r"Drops the (?P<n>\w+) tables this notebook created", r"dropped (?P<n>\d+) table\(s\)"
+    )
+    assert tables == 3
+    assert len(re.findall(r"cbt -project \S+ -instance \S+ count ", outputs(nb))) == 1
+    assert "printed with each table" not in prose(nb)
+    assert "The `cbt` command printed under the month table" in prose(nb)
+
+
+@pytest.mark.notebook
 def test_the_prose_of_04_states_its_outputs(executed_notebook):
     nb = _run(executed_notebook, "04")
     # "the busiest pair alone takes more than 20%": the share table's EUR/USD
@@ -451,6 +466,13 @@ def test_the_prose_of_04_states_its_outputs(executed_notebook):
     # the salted ceiling: 4 buckets × 14,000 writes/s per node × 70 % CPU = 39,200 ≈ 39,000
     ceiling = 4 * DEFAULT.writes_per_s_per_node * DEFAULT.cpu_target
     assert stated(nb, r"≈ (?P<n>[\d,]+) writes/s for 1 KB rows") == pytest.approx(ceiling, rel=0.01)
+    # the pair-first key's verdict sat over a node-load figure titled "Uneven: the busiest node
+    # takes up to 80% of a window's load (2.4× fair)" and said "Load spread evenly": it is the
+    # busiest node's share of the whole load (1.25×), so it says "on average" (the figure's
+    # title is in its picture: tests/test_plots.py reads it)
+    assert "Load spread evenly: " not in outputs(nb)
+    pair_first = r"pair_microseconds: Load spread evenly on average: busiest node (?P<n>[\d.]+)×"
+    assert shown(nb, pair_first) < 1.5  # KeyDistribution.spread's "even"
 
 
 @pytest.mark.notebook
@@ -519,6 +541,14 @@ def test_the_prose_of_07_states_its_outputs(executed_notebook):
     # tab (tests/ui/test_designer.py::test_07s_fixed_designer_keeps_one_note_and_no_warning); the
     # prose said "no findings left"
     assert "has no warnings left (one note stays" in prose(nb)
+    # the summary said "made one node take nearly every write" over "busiest node takes 100% of
+    # the writes": a write frontier puts every write on one node
+    every = bound(
+        nb,
+        r"take every write \((?P<n>\d+) %\)",
+        r"busiest node takes (?P<n>\d+)% of the writes \(fair",
+    )
+    assert every == 100 and "nearly every write" not in prose(nb)
     assert "no findings left" not in prose(nb)
     # "with 3 nodes the fair share is a third": 100 / 3 shown to the percent
     assert shown(nb, r"\(fair share (?P<n>\d+)%\)") == round(100 / 3)

@@ -90,7 +90,9 @@ def test_titles_state_the_takeaway(parts):
     assert title(plot_key_heatmap(hot["kd"])).startswith("Write frontier:")
     fast = hot["kd"].rerun(write_rate_per_s=100_000)
     assert title(plot_key_heatmap(fast)).startswith("Hotspot:")
-    assert title(plot_key_heatmap(even["kd"])).startswith("Load spread evenly")
+    # "on average": the busiest node's share of the whole load, while the node-load figure
+    # under it calls a window of 2× fair uneven (04 said "Load spread evenly" over "Uneven: ...")
+    assert title(plot_key_heatmap(even["kd"])).startswith("Load spread evenly on average:")
     assert "rows for every row it needs" in title(plot_query_costs(hot["qc"]))
     assert "Names are" in title(plot_bytes_breakdown(hot["cap"]))
     plt.close("all")

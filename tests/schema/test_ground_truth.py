@@ -386,3 +386,26 @@ def test_a_layout_gathering_events_says_what_a_row_holds_under_its_key():
     assert "layout    one row per key for all time" in timeless.describe()
     bucketed = wb.preset("weather_balloons", "bucket_new_cells")
     assert bucketed.layout_text().startswith("time buckets, new cells (versions) per event")
+
+
+def test_a_printed_description_fits_a_1280_px_output_and_says_a_missing_rule_once():
+    """01 prints ``unbounded_row``'s description: its layout line ran to 150 characters, which the
+    browser wrapped at column 0 at 1280 px, and told the missing GC rule twice ("gc none —
+    versions accumulate (G13 needs one)) [G13]"). Every line fits 100 characters (about what a
+    1280 px output area shows) unless it is one unbreakable key, a continuation hangs under its
+    value column, and the layout line
+    names G13 once (G13: versions need a GC rule)."""
+    for dataset in wb.dataset_names():
+        ds = wb.load_dataset(dataset, size="tiny")
+        for name in wb.pattern_names(dataset):
+            text = wb.preset(dataset, name).describe(ds)
+            # a key is one word and is never broken: only it may run past the width
+            long = [line for line in text.splitlines() if len(line) > 100 and " " in line.strip()]
+            assert not long, f"{dataset}/{name}: {long}"
+    garden = wb.load_dataset("garden_temperature", size="tiny")
+    lines = wb.preset("garden_temperature", "unbounded_row").describe(garden).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  layout    "))
+    layout = lines[at] + " " + lines[at + 1].strip()
+    assert lines[at + 1].startswith(" " * 12) and not lines[at + 1].startswith(" " * 13)
+    assert layout.count("G13") == 1 and "))" not in layout
+    assert "no GC rule, so versions pile up" in layout

@@ -256,7 +256,11 @@ def key_heatmap_html(
     )
     scale = METRICS[what][0]
     busiest = kd.busiest_range.get("name") if what == "writes" else None
-    caption = f"busiest key range: <code>{html.escape(str(busiest))}</code> · " if busiest else ""
+    # " · " only between two parts: with the emulator note left out (04's keyspace view, which
+    # prints it once under the hot tablets) the caption ended on a dangling "·"
+    tail = [f"busiest key range: <code>{html.escape(str(busiest))}</code>"] if busiest else []
+    if emulator_note:
+        tail.append(html.escape(EMULATOR_NOTES["keyspace"]))
     # The picture stretches to the column (narrower at 1280 px) but keeps its height, with a
     # selector strong enough to beat the notebook's own "img {height: auto}"; the key labels, the
     # colour bar and its scale have no height of their own: they stretch to the picture's grid
@@ -294,6 +298,5 @@ def key_heatmap_html(
         + "</div>"
         + f"<div class='wb-hm-note'>row key ({n_buckets:,} buckets, key order) down, event time across"
         f"; colour: {html.escape(scale)}{' (log scale)' if METRICS[what][1] else ''}, white: none. "
-        f"{caption}"
-        f"{html.escape(EMULATOR_NOTES['keyspace']) if emulator_note else ''}</div></div>"
+        f"{' · '.join(tail)}</div></div>"
     )

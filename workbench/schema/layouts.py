@@ -353,8 +353,10 @@ class NewCells(Tall):
     multi_event = True
 
     def describe(self) -> str:
-        gc = self.family.cbt_gc() or "none — versions accumulate (G13 needs one)"
-        return f"{self.label} (family {self.family.name}, gc {gc})"
+        gc = self.family.cbt_gc()
+        # without a rule the versions pile up: said once, the [G13] tag names the guideline
+        rule = f"gc {gc}" if gc else "no GC rule, so versions pile up"
+        return f"{self.label} (family {self.family.name}, {rule})"
 
 
 @dataclass(frozen=True)

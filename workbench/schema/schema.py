@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import html
 import math
+import re
+import textwrap
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -46,6 +48,26 @@ ATTR_SHAPE = "workbench.shape"
 ATTR_LOSS = "workbench.loss"
 ATTR_FINDINGS = "workbench.findings"
 ATTR_CELLS = "workbench.cells"  # how many cells to_cells made: the same count is every cell
+
+
+# A printed description fits the output area of a notebook at 1280 px (about 105 characters of
+# monospace) without wrapping: a longer line is wrapped here under its value column, never by
+# the browser at column 0 or inside a word.
+DESCRIBE_WIDTH = 100
+
+
+def wrap_line(line: str, width: int = DESCRIBE_WIDTH) -> str:
+    """``line`` wrapped at ``width``, continuations aligned under its value: after a label
+    padded with two or more spaces (``  layout    one row…``), else two past its indent."""
+    lead = len(line) - len(line.lstrip(" "))
+    label = re.match(r" *\S+(?: \S+)?  +", line)
+    hang = label.end() if label else lead + 2
+    if len(line) <= width:
+        return line
+    return textwrap.fill(
+        line, width=width, subsequent_indent=" " * hang, break_long_words=False,
+        break_on_hyphens=False,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -603,7 +625,7 @@ class Schema:
             lines.append(f"  missing   written as {self.missing!r}")
         if self.guidelines:
             lines.append(f"  guidelines {', '.join(self.guidelines)}")
-        return "\n".join(lines)
+        return "\n".join(wrap_line(line) for line in lines)
 
     def __str__(self) -> str:
         return self.describe()
