@@ -430,7 +430,7 @@ def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
         "CPU at the peak (nodes, reads + writes)",
         "ceiling (events/s, busiest unit at 70% CPU)",
         "ceiling (queries/s, most-read row)",
-        "busiest node CPU at 1 nodes",
+        "busiest node CPU at 1 node",
         "hotspot factor (busiest node ÷ fair)",
         "nodes for CPU (busiest ≤ 70%)",
         "growth per month (GB, logical)",
@@ -488,7 +488,7 @@ def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
     # what the figures assume: the routing, then a second cluster's traffic; autoscaling and
     # tiers said when set (the cold tier's 36e6 bytes/s scans as 36 MB/s)
     said = cap.assumptions()
-    assert said[0].endswith("; 2 cluster(s), single-cluster routing")
+    assert said[0].endswith("; 2 clusters, single-cluster routing")
     assert said[-1].startswith("replication: every cluster applies every write; 81 GiB/month")
     one = capacity(idx, 100, hand_production(1000)).assumptions()
     assert not any(a.startswith("replication") for a in one)
@@ -497,7 +497,7 @@ def test_the_capacity_table_names_each_figure_and_derives_it_by_hand():
         100,
         hand_production(1000, settings=DEFAULT.replace(autoscaling=True, tiered_after_days=30)),
     ).assumptions()
-    assert auto[0].endswith("; 1 cluster(s), single-cluster routing, autoscaling")
+    assert auto[0].endswith("; 1 cluster, single-cluster routing, autoscaling")
     assert auto[-1].endswith(
         "36 MB/s scans per node; the emulator cannot run tiers (it silently drops "
         "tiered_storage_config): modelled"
@@ -526,7 +526,7 @@ def test_the_verdict_says_what_bounds_the_design_in_one_line():
     # (969.2 GiB) × $0.17 = $164.77: $639
     assert 474.5 + 1.040688e12 / 2**30 * 0.17 == pytest.approx(639.27, abs=0.01)
     assert capacity(idx, 100, hand_production(1000)).verdict() == (
-        "33 B per event, 1 SSD node(s) (the 1-node minimum) at 1,000 events/s (production; "
+        "33 B per event, 1 SSD node (the 1-node minimum) at 1,000 events/s (production; "
         f"1,000 mutations/s, 1.00 per event), ≈ $639 per month (prices of {DEFAULT.prices_date})"
     )
     # tiered after 30 days: 85.536e9 of 1.040688e12 bytes hot, so 91.8 % cold; the bill: one
@@ -536,7 +536,7 @@ def test_the_verdict_says_what_bounds_the_design_in_one_line():
     assert 1 - 85.536e9 / 1.040688e12 == pytest.approx(0.9178, abs=1e-4)
     assert 474.5 + 79.6616 * 0.17 + 889.5546 * 0.026 == pytest.approx(511.17, abs=0.01)
     assert capacity(idx, 100, hand_production(1000, settings=st)).verdict() == (
-        "33 B per event, 1 SSD node(s) (the 1-node minimum) at 1,000 events/s (production; "
+        "33 B per event, 1 SSD node (the 1-node minimum) at 1,000 events/s (production; "
         "1,000 mutations/s, 1.00 per event), 92% of the storage cold (after 30 days; modelled: "
         f"the emulator cannot run tiers), ≈ $511 per month (prices of {DEFAULT.prices_date})"
     )
