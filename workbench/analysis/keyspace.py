@@ -288,18 +288,10 @@ class KeyDistribution:
                 f" of the load, so more nodes would share it{row}"
             )
         if self.spread == "even":
-            # the busiest node's share of the whole load: single windows may still reach 2× fair,
-            # which the node-load figure under it draws and calls uneven (04's pair-first key:
-            # 1.25× here over windows up to 2.4×)
-            return (
-                f"Load spread evenly on average: busiest node {self.factor_text} its fair share"
-                f"{row}"
-            )
-        floor = (
-            f"; its busiest tablet alone takes {percent(self.mean_tablet_share)}"
-            if self.mean_tablet_share * self.nodes > 1.2
-            else ""
-        )
+            # on average: single windows may reach 2× fair, which the node-load figure calls uneven
+            return f"Load spread evenly on average: busiest node {self.factor_text} its fair share{row}"
+        floor = f"; its busiest tablet alone takes {percent(self.mean_tablet_share)}"
+        floor = floor if self.mean_tablet_share * self.nodes > 1.2 else ""
         return f"Uneven load: busiest node carries {self.factor_text} its fair share" + (
             row or floor
         )
