@@ -102,6 +102,22 @@ def test_state_edits_change_the_schema_as_asked():
         designer_state_to_schema(base, replace(st, segments=("player", "time")))
 
 
+def test_an_edited_design_lists_the_guidelines_its_own_key_shows():
+    """garden's `tall` (garden#time, one cell per measure) shows G02, G07 and G15. Time moved
+    first, it shows G06 in G07's place; salted, G08; reversed, G09 beside G07; the layout's G02
+    and G15 stay, since the key's shape does not decide them."""
+    base = wb.preset("garden_temperature", "tall")
+    assert base.guidelines == ("G02", "G07", "G15")
+    st = state_from_schema(base)
+    first = designer_state_to_schema(base, replace(st, segments=("time", "garden")))
+    assert first.guidelines == ("G06", "G02", "G15")
+    salted = designer_state_to_schema(base, replace(st, salt_buckets=4))
+    assert salted.guidelines == ("G08", "G02", "G15")
+    rev = designer_state_to_schema(base, replace(st, reversed=True))
+    assert rev.guidelines == ("G07", "G09", "G02", "G15")
+    assert designer_state_to_schema(base, st).guidelines == base.guidelines  # unedited
+
+
 def test_only_applicable_controls_are_enabled():
     heroic = applicable(wb.preset("server_metrics", "heroic"))
     assert not heroic.precision and heroic.bucket and not heroic.layout  # base time in the key, G16

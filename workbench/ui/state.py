@@ -355,26 +355,47 @@ def designer_state_to_schema(base: Schema, state: DesignState) -> Schema:
         )
     if schema != base:
         schema = replace(
-            schema, name=describe_changes(base, schema), description=describe_key(schema, base)
+            schema,
+            name=describe_changes(base, schema),
+            description=describe_key(schema, base),
+            guidelines=key_guidelines(base, schema),
         )
     return schema
+
+
+# the guidelines a key's shape demonstrates: an edit that changes the shape changes which of
+# them the design shows, so an edited design names its own (``key_guidelines``)
+KEY_SHAPE_GUIDELINES = ("G06", "G07", "G08", "G09", "G24")
+
+
+def _key_lead(key: RowKey) -> tuple[str, str]:
+    """What the key's first segment does to writes, in words, and the guideline it shows."""
+    first = segment_label(key.segments[0])
+    if first == SALT:
+        return "salted key: writes spread over the salt buckets, every range read scans each", "G08"
+    if key.segments[0] in key.time_segments:
+        return "time first: every write goes to the end of the key space, one hot node", "G06"
+    if not key.time_segments:
+        return f"{first} first, no time in the key: one row per {first} keeps growing", "G24"
+    return f"{first} first: writes spread over the {first} values, each a time-ordered range", "G07"
+
+
+def key_guidelines(base: Schema, schema: Schema) -> tuple[str, ...]:
+    """The guidelines an edit of ``base`` shows: the one its key's lead shows (G06, G07, G08 or
+    G24), G09 while its time counts down, and the base's others (layout, families, buckets),
+    which the key's shape does not decide."""
+    t = _main_time(schema.key)
+    shape = [_key_lead(schema.key)[1]] + (["G09"] if t is not None and t.time_order < 0 else [])
+    kept = [g for g in base.guidelines if g not in KEY_SHAPE_GUIDELINES]
+    return tuple(dict.fromkeys(shape + kept))
 
 
 def describe_key(schema: Schema, base: Schema | None = None) -> str:
     """The design in words, read from its current key and layout (never the base's prose, which
     described a key the edits may have changed: "Pair first…" above a key of just the time)."""
     key = schema.key
-    first = segment_label(key.segments[0])
-    if first == SALT:
-        lead = "salted key: writes spread over the salt buckets, every range read scans each (G08)"
-    elif key.segments[0] in key.time_segments:
-        lead = "time first: every write goes to the end of the key space, one hot node (G06)"
-    elif not key.time_segments:
-        lead = f"{first} first, no time in the key: one row per {first} keeps growing (G24)"
-    else:
-        lead = (
-            f"{first} first: writes spread over the {first} values, each a time-ordered range (G07)"
-        )
+    text, gid = _key_lead(key)
+    lead = f"{text} ({gid})"
     layout = f"Layout: {schema.layout.describe()}." if hasattr(schema.layout, "describe") else ""
     edited = f" Edited from {base.name}." if base is not None and base.name != schema.name else ""
     return f"Row key {key.template()}: {lead}. {layout}".strip() + edited
