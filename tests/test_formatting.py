@@ -11,6 +11,8 @@ from workbench.formatting import (
     MEASURED_LEGEND,
     count,
     duration,
+    fair_factor,
+    formatter_for,
     nbytes,
     number,
     percent,
@@ -28,6 +30,20 @@ def test_each_kind_of_number_reads():
     assert number(40.384615) == "40.4" and number(0.501523) == "0.502" and number(29991) == "29,991"
     assert duration(2**32 / 1000) == "49.7 days" and duration(90) == "1.5 min"
     assert count(pd.NA) == "—"
+
+
+def test_a_fair_share_factor_reads_the_same_in_every_view():
+    """1.25× fair is "even" (≤ 1.5×): two decimals keep it from reading 1.3× in one view and
+    1.25× in the verdict above it; past 1.5× one decimal is enough (2.4×)."""
+    assert fair_factor(1.25) == "1.25×" and fair_factor(1.5) == "1.50×"
+    assert fair_factor(2.4) == "2.4×" and fair_factor(1.51) == "1.5×"
+    for col in (
+        "hotspot_factor",
+        "busiest node ÷ fair share",
+        "hotspot factor (busiest node ÷ fair)",
+    ):
+        assert formatter_for(col) is fair_factor, col
+    assert formatter_for("busiest_node_share") is percent  # a share, not a factor
 
 
 def test_a_comparison_view_formats_by_column_and_explains_absent_values():

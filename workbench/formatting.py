@@ -151,6 +151,15 @@ def ratio(x: Any) -> str:
     return f"{v:,.0f}×" if v >= 100 else f"{v:,.1f}×"
 
 
+def fair_factor(x: Any) -> str:
+    """A busiest node ÷ its fair share, the same everywhere it is printed: two decimals up to
+    1.5× (where "even" ends, so 1.04× and 1.25× stay apart), one above (2.4×, 10.0×)."""
+    if _missing(x):
+        return ABSENT
+    v = float(x)
+    return f"{v:,.2f}×" if v <= 1.5 else f"{v:,.1f}×"
+
+
 def milliseconds(x: Any) -> str:
     if _missing(x):
         return ABSENT
@@ -186,6 +195,8 @@ def formatter_for(column: str) -> Callable[[Any], str] | None:
         return count
     if c.endswith("_percent") or c.endswith(" percent"):
         return percent_points
+    if "hotspot" in c and "factor" in c or "÷ fair" in c:  # "busiest node ÷ fair share"
+        return fair_factor
     if "share" in c or "fraction" in c or c.endswith("%"):  # "key share of bytes" is a share
         return percent
     if "bytes" in c or c.endswith(" (b)") or c.endswith("_b"):

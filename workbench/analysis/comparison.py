@@ -18,7 +18,7 @@ import pandas as pd
 from ..datasets.model import Dataset, QueryIntent, require_dataset
 from ..datasets.workload import Workload, require_workload, workload_only
 from ..errors import WorkbenchError
-from ..formatting import number
+from ..formatting import fair_factor, number
 from ..reprs import html_of
 from ..schema.schema import Schema
 from ..schema.views import ViewDesign
@@ -376,7 +376,7 @@ def compare_analyses(
         ("projected_max_row_bytes", "largest row (after retention)"),
     ]
     fmts = {
-        "hotspot_factor": lambda v: f"{v:.1f}× fair",
+        "hotspot_factor": lambda v: f"{fair_factor(v)} fair",
         "bytes_per_event": lambda v: f"{v:,.0f} B/event",
         "projected_max_row_bytes": lambda v: human_bytes(v),
     }

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..formatting import percent
+from ..formatting import fair_factor, percent
 from ..reprs import html_of
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
@@ -298,13 +298,9 @@ class KeyDistribution:
 
     @property
     def factor_text(self) -> str:
-        """The mean hotspot factor as the verdict states it (two decimals when even, one when
-        uneven): the node-load title quotes it in the same words."""
-        return (
-            f"{self.hotspot_factor:.2f}×"
-            if self.spread == "even"
-            else f"{self.hotspot_factor:.1f}×"
-        )
+        """The mean hotspot factor as every view prints it (``formatting.fair_factor``): the
+        verdict, the node-load title and the comparison quote it in the same words."""
+        return fair_factor(self.hotspot_factor)
 
     @property
     def rate_source(self) -> str:

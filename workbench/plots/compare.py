@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..formatting import amount
+from ..formatting import amount, fair_factor
 from ..notes import EMULATOR_NOTES
 from ..units import human_bytes
 from .html_parts import breakable, figure_box
@@ -27,7 +27,7 @@ def _fmt(col: str, v: float) -> str:
     if col.endswith("_bytes"):  # a size whose label names no unit: "70.3 MB"
         return human_bytes(v)
     if col == "hotspot_factor":
-        return f"{v:.1f}×"
+        return fair_factor(v)
     return amount(v)  # 382,200 events/s, never 3.82e+05; 14 node-ms, never 14.0
 
 

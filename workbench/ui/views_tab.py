@@ -22,6 +22,7 @@ import ipywidgets as W
 
 from ..analysis.views import ROLLUP_NAMES, ViewEffect, rollup
 from ..errors import WorkbenchError
+from ..formatting import fair_factor
 from ..schema import RowKey
 from ..schema.views import EMULATOR_NOTE, AsyncIndex, Rollup
 from ..units import human_bytes
@@ -377,8 +378,8 @@ def effect_html(e: ViewEffect, now: Any = None) -> str:
         ),
         (
             "hotspot factor of its updates",
-            f"{v.derived_hotspot_factor:.2f}×",
-            f"{c.derived_hotspot_factor:.2f}×",
+            fair_factor(v.derived_hotspot_factor),
+            fair_factor(c.derived_hotspot_factor),
             "derived_hotspot_factor",
         ),
         ("staleness", v.staleness, c.staleness, "staleness"),
