@@ -16,7 +16,8 @@ import pytest
 import workbench as wb
 from workbench.analysis.production_reads import series_codes, window_counts
 from workbench.analysis.series import sample_span_s, series_counts
-from workbench.datasets.file_aggregates import file_aggregates
+from workbench.datasets import file_aggregates as fa
+from workbench.datasets.file_aggregates import busiest_series, file_aggregates
 from workbench.datasets.workload import Workload
 from workbench.errors import DatasetError
 
@@ -45,6 +46,11 @@ def test_duckdb_aggregates_equal_the_pandas_path(name, tmp_path):
         assert got.by_column == {c: ds.frame[c].nunique() for c in ds.entity}
         sizes = ds.frame.groupby(ds.entity[:1], sort=False, observed=True).size()
         assert got.lead_sizes == (len(sizes), float(sizes.max() / sizes.mean()))
+        # every series' own events (a query naming one reads them), as the frame counts them
+        per = ds.frame.groupby(ds.entity, sort=False, observed=True).size()
+        assert len(got.series_events) == len(per) == got.series
+        assert dict(got.series_events) == {k: int(v) for k, v in per.items()}
+        assert dict(got.series_events) == dict(busiest_series(per))
         codes = series_codes(ds)
         for q in windowed:
             want = window_counts(ds, q, pad, codes)
@@ -57,6 +63,26 @@ def test_duckdb_aggregates_equal_the_pandas_path(name, tmp_path):
                 want.other_active,
                 want.other_events,
             ), (q.name, pad)
+
+
+def test_the_busiest_series_are_kept_up_to_the_cap(tmp_path, monkeypatch):
+    """Five series writing 5, 4, 3, 2 and 1 events, at most three kept: the three busiest with
+    their own events (the scan returns that many tuples, whatever the series), busiest first;
+    the frame's counts capped alike."""
+    monkeypatch.setattr(fa, "SERIES_COUNTED", 3)
+    names = [f"s{i}" for i in range(5)]
+    events = pd.DataFrame(
+        {
+            "sensor": [n for i, n in enumerate(names) for _ in range(5 - i)],
+            "time": pd.date_range("2024-01-01", periods=15, freq="min", tz="UTC"),
+        }
+    )
+    path = str(tmp_path / "five.parquet")
+    events.to_parquet(path, index=False)
+    got = file_aggregates(path, entity=["sensor"], time="time")
+    assert got.series_events == ((("s0",), 5), (("s1",), 4), (("s2",), 3))
+    assert (got.events, got.series) == (15, 5)  # the totals stay the file's
+    assert busiest_series(events.groupby("sensor").size()) == got.series_events
 
 
 def test_a_missing_column_or_a_text_time_is_refused(tmp_path):

@@ -25,7 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.datasets.csv_file import text_head
-from workbench.datasets.file_aggregates import FileAggregates, column_sets
+from workbench.datasets.file_aggregates import FileAggregates, busiest_series, column_sets
 from workbench.datasets.model import Dataset
 from workbench.errors import DatasetError
 
@@ -164,6 +164,7 @@ class ChunkCounts:
             (len(sizes), float(sizes.max()) / float(sizes.mean())),
             counted_by=self.counted_by,
             busiest=busiest,
+            series_events=busiest_series(sizes),
         )
 
 
