@@ -324,3 +324,40 @@ def test_naive_times_are_read_in_the_zone_named_as_from_parquet_reads_them(tmp_p
     assert agg.last == pd.Timestamp("2024-01-01 15:39", tz="UTC")  # 999 minutes later
     with pytest.raises(DatasetError, match="naive_tz"):
         file_aggregates([str(path)], entity=["sensor"], time="time")
+
+
+def test_a_heavy_series_joins_the_shape_sample_thinned_to_its_share(tmp_path):
+    """100 quiet series of 100 readings a minute apart and one writing 20,000 a second: 30,000
+    events, a mean of 30,000 ÷ 101 ≈ 297 a series, so the busy one (≥ 10 × 297) is heavy. A
+    shape sample of 3,000 events draws a tenth (3,000 ÷ 30,000) of the series by CRC-32, whole,
+    and holds the heavy series whatever its draw, thinned to a tenth of its events: about
+    2,000 (binomial noise ±42), so its writes are the file's two-thirds of the sample's, not
+    absent (nor every one of them)."""
+    from workbench.datasets.byo import sample_mask
+    from workbench.datasets.shape_sample import thin_mask
+
+    t0 = pd.Timestamp("2024-03-04", tz="UTC")
+    quiet = pd.DataFrame(
+        {
+            "sensor": [f"s{i:02d}" for i in range(100) for _ in range(100)],
+            "time": [t0 + pd.Timedelta(minutes=m) for _ in range(100) for m in range(100)],
+        }
+    )
+    busy = pd.DataFrame({"sensor": "busy", "time": t0 + pd.to_timedelta(range(20_000), unit="s")})
+    events = pd.concat([quiet, busy], ignore_index=True)
+    events["value"] = 1.0
+    path = tmp_path / "heavy.parquet"
+    events.to_parquet(path, index=False, row_group_size=5_000)
+    ds = wb.from_parquet(
+        path, entity="sensor", time="time", measures="value", shape_events=3_000, progress=False
+    )
+    share = 3_000 / 30_000
+    got = ds.frame.groupby("sensor").size()
+    assert got["busy"] == pytest.approx(2_000, rel=0.05)
+    us = busy["time"].dt.as_unit("us").astype("int64").to_numpy()
+    assert got["busy"] == int(thin_mask(us, share).sum())  # the same pick, batch by batch
+    series = pd.DataFrame({"sensor": [f"s{i:02d}" for i in range(100)]})
+    drawn = set(series["sensor"][sample_mask(series, ["sensor"], share)])
+    assert set(got.index) - {"busy"} == drawn and (got.drop("busy") == 100).all()  # whole
+    assert "lowest 10.0% kept whole, and the 1 series writing 10× the mean" in ds.notes[0]
+    assert ds.aggregates is not None and ds.aggregates.series_events[0] == (("busy",), 20_000)

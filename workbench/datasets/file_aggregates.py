@@ -33,7 +33,7 @@ files hold): a query naming a series reads that series' own events, not the mean
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -109,9 +109,20 @@ def busiest_series(sizes: pd.Series) -> tuple[tuple[tuple[object, ...], int], ..
     the entity columns) as ``FileAggregates.series_events`` holds them: (tuple, events), busiest
     first; the in-memory path's figure the scan's ``max_by`` gives."""
     top = sizes.nlargest(SERIES_COUNTED) if len(sizes) > SERIES_COUNTED else sizes
-    top = top.sort_values(ascending=False, kind="stable")
     keys = [k if isinstance(k, tuple) else (k,) for k in top.index.tolist()]
-    return tuple(zip(keys, (int(v) for v in top.to_numpy()), strict=True))
+    return ordered(zip(keys, (int(v) for v in top.to_numpy()), strict=True))
+
+
+def ordered(
+    pairs: Iterable[tuple[tuple[object, ...], int]],
+) -> tuple[tuple[tuple[object, ...], int], ...]:
+    """(series, events) busiest first, ties by the series' values (by their text where the
+    values do not compare): one order whichever path counted them."""
+    items = list(pairs)
+    try:
+        return tuple(sorted(items, key=lambda p: (-p[1], p[0])))
+    except TypeError:
+        return tuple(sorted(items, key=lambda p: (-p[1], repr(p[0]))))
 
 
 def column_sets(entity: Sequence[str]) -> list[tuple[str, ...]]:
@@ -275,8 +286,7 @@ def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
     per = {int(r[0]): r for r in got}
     top: tuple[tuple[tuple[object, ...], int], ...] = ()
     if entity and full in per and per[full][6]:  # (entity values..., events) max_by kept
-        got_top = sorted(per[full][6], key=lambda r: -int(r[-1]))  # busiest first
-        top = tuple((tuple(r[:-1]), int(r[-1])) for r in got_top)
+        top = ordered((tuple(r[:-1]), int(r[-1])) for r in per[full][6])
     n, first, last = 0, None, None
     if per:  # every set holds every event: any one gives the count and the span
         r = next(iter(per.values()))
