@@ -230,9 +230,7 @@ def series_at(shape: Shape, fixed: Mapping[str, object]) -> float:
     With one: every column alike (uniform), a column another fixed column determines (the
     location of a named balloon) counted once, so the figure does not follow which series a
     sample drew."""
-    grown = 1.0
-    for c, _ in shape.production:
-        grown *= growth(shape, c)
+    grown = _grown(shape)
     fixed = {c: v for c, v in fixed.items() if c in shape.entity}
     stated = dict(shape.production)
     if not fixed:
@@ -247,6 +245,25 @@ def series_at(shape: Shape, fixed: Mapping[str, object]) -> float:
     for c in keep:
         share /= stated.get(c) or sample_count(shape, c) or 1
     return share * grown
+
+
+def _grown(shape: Shape) -> float:
+    """Production's series over the sample's. A shape sample's file counted its series exactly
+    (``Shape.counted``): the file's series, grown by each stated count over the file's values
+    of that column; else the sample's series grown column by column (``growth``). A tenth of a
+    file's 1,000 metric × host tuples holds every metric and nearly every host, so the column
+    product would make a named series about a ninth of one."""
+    events, series = shape.counted
+    if shape.counted_by_column and series and shape.n_series:
+        filed = dict(shape.counted_by_column)
+        out = series / shape.n_series
+        for c, n in shape.production:
+            out *= n / (filed.get(c) or n)
+        return out
+    grown = 1.0
+    for c, _ in shape.production:
+        grown *= growth(shape, c)
+    return grown
 
 
 def _returned_rows(q: Query, shape: Shape, answer: float, per_row: float) -> float:

@@ -53,6 +53,9 @@ class Shape:
     # (``Dataset.aggregates``), else the sample's; a query naming a series reads its own events
     series_events: tuple[tuple[tuple[object, ...], int], ...] = field(default=(), compare=False)
     counted: tuple[int, int] = field(default=(0, 0), compare=False)
+    # a shape sample's file: each entity column's distinct values there (empty: the sample is
+    # the data), so production's series are the file's, grown by the stated counts over these
+    counted_by_column: tuple[tuple[str, int], ...] = field(default=(), compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
@@ -73,9 +76,11 @@ class Shape:
         elif len(f):
             series = ((),)
         counted = (len(f), n_series)
+        by_file: tuple[tuple[str, int], ...] = ()
         agg = ds.aggregates
         if agg is not None and agg.series_events:  # a shape sample: the file's own counts
             top, counted = agg.series_events, (agg.events, agg.series)
+            by_file = tuple((c, int(agg.by_column[c])) for c in ds.entity if c in agg.by_column)
         cols = [*ds.entity, ds.time, *ds.measures, *ds.attributes]
         values = []
         counts = []
@@ -104,6 +109,7 @@ class Shape:
             value_counts=tuple(counts),
             series_events=top,
             counted=counted,
+            counted_by_column=by_file,
         )
 
     @property
