@@ -199,27 +199,38 @@ def _skewed_events(path, busy):
     return n_busy
 
 
-@pytest.mark.slow  # a million events loaded whole, analysed twice per design (~1 min)
-def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(tmp_path):
-    """A shape sample that lacks the busiest series (one writing a reading a second among
-    999 writing one a minute) gives the whole file's figures where DuckDB counts them: the
-    series, each column's busiest group, the largest row of a day-bucket design, the ceiling
-    — equal to the same analysis of the million events loaded whole."""
+@pytest.fixture(scope="module")
+def million(tmp_path_factory):
+    """The million events of ``_skewed_events`` whose busy series a shape sample of a tenth
+    leaves out by its CRC-32 draw: (busy, its events, the engine path's dataset — a shape
+    sample of 100,000 events and DuckDB's counts —, the whole file loaded)."""
     from workbench.datasets.byo import sample_mask
 
     # the busy series: the first (m00, host) a shape sample of a tenth leaves out (CRC-32)
     cands = pd.DataFrame({"metric": ["m00"] * 50, "host": [f"h{h:03d}" for h in range(50)]})
     out = cands[~sample_mask(cands, ["metric", "host"], 0.1)].iloc[0]
     busy = (out["metric"], out["host"])
-    path = tmp_path / "skewed.parquet"
+    path = tmp_path_factory.mktemp("million") / "skewed.parquet"
     n_busy = _skewed_events(path, busy)
-    assert n_busy == 100_900
     args = dict(entity=["metric", "host"], time="time", measures="value", progress=False)
     engine = wb.from_parquet(path, shape_events=100_000, **args)
     whole = wb.from_parquet(path, sample=1, **args)
+    return busy, n_busy, engine, whole
+
+
+@pytest.mark.slow  # a million events loaded whole, analysed twice per design (~1 min)
+def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(million):
+    """A shape sample whose draw leaves out the busiest series (one writing a reading a second
+    among 999 writing one a minute) gives the whole file's figures where DuckDB counts them:
+    the series, each column's busiest group, the largest row of a day-bucket design, the ceiling
+    — equal to the same analysis of the million events loaded whole. The busy series is heavy
+    (100,900 events, ≥ 10 × the mean 1,000): the sample holds it thinned to a tenth."""
+    busy, n_busy, engine, whole = million
+    assert n_busy == 100_900
     assert len(whole) == 1_000_000 and whole.aggregates is None
     f = engine.frame
-    assert not ((f["metric"] == busy[0]) & (f["host"] == busy[1])).any()  # not in the sample
+    held = int(((f["metric"] == busy[0]) & (f["host"] == busy[1])).sum())
+    assert held == pytest.approx(100_900 / 10, rel=0.05)  # thinned to the draw's tenth
     agg = engine.aggregates
     assert agg is not None and (agg.events, agg.series) == (1_000_000, 1_000)
     assert agg.by_column == {"metric": 20, "host": 50}
@@ -247,8 +258,48 @@ def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(tmp_pat
     # the day bucket's largest row is the busy series' day: 86,400 cells of the sample's size
     a = wb.analyze(engine, wb.preset(engine, "bucket_new_cells"))
     assert a.rowsizes.file_row.startswith("the file's busiest (metric, host, day): 86,400")
-    # the sample's largest is a quiet series' day: 900 cells, 86,400 / 900 = 96 times smaller
-    assert a.rowsizes.max_bytes == int(a.rowsizes.bytes.max()) * 96
+    # the sample's largest is the busy series' day thinned to a tenth: about 8,640 cells
+    assert a.rowsizes.max_bytes / int(a.rowsizes.bytes.max()) == pytest.approx(10, rel=0.05)
+
+
+@pytest.mark.slow  # the million events analysed twice per design at a stated production (~40 s)
+def test_the_engine_key_distribution_and_query_rows_are_the_whole_files(million):
+    """At a stated production of 100,000 events/s the engine path's load model and each query's
+    production rows are the whole file's: the queries name the file's busiest series (both
+    paths), each query's rows, cells and node time equal, and the key distribution's busiest
+    node's and tablet's shares of the writes and of the load within 15 % (the sample's noise:
+    the shape sample of the existing accuracy tests; before the heavy series was thinned into
+    the sample the busiest tablet took 1.2 % of the writes against the file's 10.2 %)."""
+    busy, n_busy, engine, whole = million
+    assert [q.name for q in engine.queries] == [q.name for q in whole.queries]
+    named = f"metric_{busy[0]}_host_{busy[1]}_over_1_hour"
+    assert named in [q.name for q in engine.queries]  # the file's busiest, in both paths
+    wl = wb.Workload(events_per_s=100_000)
+    cols = [
+        "production_rows_seen",
+        "production_rows_returned",
+        "production_cells_seen",
+        "production_node_ms",
+    ]
+    shares = ("mean_write_share", "mean_tablet_write_share", "mean_share", "mean_tablet_share")
+    for design in ("entity_first", "bucket_new_cells"):
+        a = wb.analyze(engine, wb.preset(engine, design), workload=wl)
+        b = wb.analyze(whole, wb.preset(whole, design), workload=wl)
+        got, want = a.queries.table[cols].astype(float), b.queries.table[cols].astype(float)
+        pd.testing.assert_frame_equal(got, want, rtol=1e-6)
+        ka, kb = a.keyspace, b.keyspace
+        for fig in (*shares, "hotspot_factor"):
+            assert getattr(ka, fig) == pytest.approx(getattr(kb, fig), rel=0.15), (design, fig)
+        # one mutation per event: the busy series is 100,900 of the 1,000,000 writes, the
+        # busiest tablet's share (its keys are one frontier: no split takes it apart)
+        assert ka.mean_tablet_write_share == pytest.approx(n_busy / 1_000_000, rel=0.15)
+        assert (ka.frontier, ka.hotspot) == (kb.frontier, kb.hotspot), design
+        if design == "entity_first":  # one row per event
+            # by hand: the busy series writes 100,900 / 1,000,000 of 100,000 events/s = 10,090
+            # a second, so its hour returns 10,090 × 3,600 = 36,324,000 rows (the mean series'
+            # hour, which the read took before, 100 × 3,600 = 360,000)
+            rows = float(a.queries.table.loc[named, "production_rows_returned"])
+            assert rows == pytest.approx(n_busy / 1_000_000 * 100_000 * 3_600, rel=1e-6)
 
 
 def test_the_engine_read_keeps_the_series_the_batch_read_keeps(tmp_path, monkeypatch):
