@@ -56,6 +56,9 @@ class Shape:
     # a shape sample's file: each entity column's distinct values there (empty: the sample is
     # the data), so production's series are the file's, grown by the stated counts over these
     counted_by_column: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    # production's spread is the sample's own skew (the default while production has the data's
+    # series): a named series writes its own share; False (uniform, Zipf, hot set): the mean's
+    own_skew: bool = field(default=True, compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
@@ -154,11 +157,12 @@ class Shape:
     def events_skew(self, fixed: Mapping[str, object]) -> float:
         """The events of the series holding the ``fixed`` entity values over as many mean
         series' events (``series_events`` out of ``counted``): 2.0 for a series writing twice
-        the mean. 1.0 when nothing is fixed or the counts do not say (a series past the
-        counted busiest ones writes the mean of the rest; a partial one past them, unknown)."""
+        the mean. 1.0 when nothing is fixed, the workload's spread is not the sample's own
+        (``own_skew``) or the counts do not say (a series past the counted busiest ones writes
+        the mean of the rest; a partial one past them, unknown)."""
         fixed = {c: v for c, v in fixed.items() if c in self.entity}
         events, series = self.counted
-        if not fixed or not self.series_events or not events or not series:
+        if not self.own_skew or not fixed or not self.series_events or not events or not series:
             return 1.0
         idx = [(self.entity.index(c), v) for c, v in fixed.items()]
         hit = [k for s, k in self.series_events if all(s[j] == v for j, v in idx)]
