@@ -16,7 +16,8 @@ import pytest
 import workbench as wb
 from workbench.analysis.production_reads import series_codes, window_counts
 from workbench.analysis.series import sample_span_s, series_counts
-from workbench.datasets.file_aggregates import file_aggregates
+from workbench.datasets import file_aggregates as fa
+from workbench.datasets.file_aggregates import busiest_series, file_aggregates
 from workbench.datasets.workload import Workload
 from workbench.errors import DatasetError
 
@@ -45,6 +46,11 @@ def test_duckdb_aggregates_equal_the_pandas_path(name, tmp_path):
         assert got.by_column == {c: ds.frame[c].nunique() for c in ds.entity}
         sizes = ds.frame.groupby(ds.entity[:1], sort=False, observed=True).size()
         assert got.lead_sizes == (len(sizes), float(sizes.max() / sizes.mean()))
+        # every series' own events (a query naming one reads them), as the frame counts them
+        per = ds.frame.groupby(ds.entity, sort=False, observed=True).size()
+        assert len(got.series_events) == len(per) == got.series
+        assert dict(got.series_events) == {k: int(v) for k, v in per.items()}
+        assert dict(got.series_events) == dict(busiest_series(per))
         codes = series_codes(ds)
         for q in windowed:
             want = window_counts(ds, q, pad, codes)
@@ -57,6 +63,26 @@ def test_duckdb_aggregates_equal_the_pandas_path(name, tmp_path):
                 want.other_active,
                 want.other_events,
             ), (q.name, pad)
+
+
+def test_the_busiest_series_are_kept_up_to_the_cap(tmp_path, monkeypatch):
+    """Five series writing 5, 4, 3, 2 and 1 events, at most three kept: the three busiest with
+    their own events (the scan returns that many tuples, whatever the series), busiest first;
+    the frame's counts capped alike."""
+    monkeypatch.setattr(fa, "SERIES_COUNTED", 3)
+    names = [f"s{i}" for i in range(5)]
+    events = pd.DataFrame(
+        {
+            "sensor": [n for i, n in enumerate(names) for _ in range(5 - i)],
+            "time": pd.date_range("2024-01-01", periods=15, freq="min", tz="UTC"),
+        }
+    )
+    path = str(tmp_path / "five.parquet")
+    events.to_parquet(path, index=False)
+    got = file_aggregates(path, entity=["sensor"], time="time")
+    assert got.series_events == ((("s0",), 5), (("s1",), 4), (("s2",), 3))
+    assert (got.events, got.series) == (15, 5)  # the totals stay the file's
+    assert busiest_series(events.groupby("sensor").size()) == got.series_events
 
 
 def test_a_missing_column_or_a_text_time_is_refused(tmp_path):
@@ -173,27 +199,38 @@ def _skewed_events(path, busy):
     return n_busy
 
 
-@pytest.mark.slow  # a million events loaded whole, analysed twice per design (~1 min)
-def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(tmp_path):
-    """A shape sample that lacks the busiest series (one writing a reading a second among
-    999 writing one a minute) gives the whole file's figures where DuckDB counts them: the
-    series, each column's busiest group, the largest row of a day-bucket design, the ceiling
-    — equal to the same analysis of the million events loaded whole."""
+@pytest.fixture(scope="module")
+def million(tmp_path_factory):
+    """The million events of ``_skewed_events`` whose busy series a shape sample of a tenth
+    leaves out by its CRC-32 draw: (busy, its events, the engine path's dataset — a shape
+    sample of 100,000 events and DuckDB's counts —, the whole file loaded)."""
     from workbench.datasets.byo import sample_mask
 
     # the busy series: the first (m00, host) a shape sample of a tenth leaves out (CRC-32)
     cands = pd.DataFrame({"metric": ["m00"] * 50, "host": [f"h{h:03d}" for h in range(50)]})
     out = cands[~sample_mask(cands, ["metric", "host"], 0.1)].iloc[0]
     busy = (out["metric"], out["host"])
-    path = tmp_path / "skewed.parquet"
+    path = tmp_path_factory.mktemp("million") / "skewed.parquet"
     n_busy = _skewed_events(path, busy)
-    assert n_busy == 100_900
     args = dict(entity=["metric", "host"], time="time", measures="value", progress=False)
     engine = wb.from_parquet(path, shape_events=100_000, **args)
     whole = wb.from_parquet(path, sample=1, **args)
+    return busy, n_busy, engine, whole
+
+
+@pytest.mark.slow  # a million events loaded whole, analysed twice per design (~1 min)
+def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(million):
+    """A shape sample whose draw leaves out the busiest series (one writing a reading a second
+    among 999 writing one a minute) gives the whole file's figures where DuckDB counts them:
+    the series, each column's busiest group, the largest row of a day-bucket design, the ceiling
+    — equal to the same analysis of the million events loaded whole. The busy series is heavy
+    (100,900 events, ≥ 10 × the mean 1,000): the sample holds it thinned to a tenth."""
+    busy, n_busy, engine, whole = million
+    assert n_busy == 100_900
     assert len(whole) == 1_000_000 and whole.aggregates is None
     f = engine.frame
-    assert not ((f["metric"] == busy[0]) & (f["host"] == busy[1])).any()  # not in the sample
+    held = int(((f["metric"] == busy[0]) & (f["host"] == busy[1])).sum())
+    assert held == pytest.approx(100_900 / 10, rel=0.05)  # thinned to the draw's tenth
     agg = engine.aggregates
     assert agg is not None and (agg.events, agg.series) == (1_000_000, 1_000)
     assert agg.by_column == {"metric": 20, "host": 50}
@@ -221,8 +258,48 @@ def test_the_engine_path_gives_the_in_memory_figures_on_a_million_events(tmp_pat
     # the day bucket's largest row is the busy series' day: 86,400 cells of the sample's size
     a = wb.analyze(engine, wb.preset(engine, "bucket_new_cells"))
     assert a.rowsizes.file_row.startswith("the file's busiest (metric, host, day): 86,400")
-    # the sample's largest is a quiet series' day: 900 cells, 86,400 / 900 = 96 times smaller
-    assert a.rowsizes.max_bytes == int(a.rowsizes.bytes.max()) * 96
+    # the sample's largest is the busy series' day thinned to a tenth: about 8,640 cells
+    assert a.rowsizes.max_bytes / int(a.rowsizes.bytes.max()) == pytest.approx(10, rel=0.05)
+
+
+@pytest.mark.slow  # the million events analysed twice per design at a stated production (~40 s)
+def test_the_engine_key_distribution_and_query_rows_are_the_whole_files(million):
+    """At a stated production of 100,000 events/s the engine path's load model and each query's
+    production rows are the whole file's: the queries name the file's busiest series (both
+    paths), each query's rows, cells and node time equal, and the key distribution's busiest
+    node's and tablet's shares of the writes and of the load within 15 % (the sample's noise:
+    the shape sample of the existing accuracy tests; before the heavy series was thinned into
+    the sample the busiest tablet took 1.2 % of the writes against the file's 10.2 %)."""
+    busy, n_busy, engine, whole = million
+    assert [q.name for q in engine.queries] == [q.name for q in whole.queries]
+    named = f"metric_{busy[0]}_host_{busy[1]}_over_1_hour"
+    assert named in [q.name for q in engine.queries]  # the file's busiest, in both paths
+    wl = wb.Workload(events_per_s=100_000)
+    cols = [
+        "production_rows_seen",
+        "production_rows_returned",
+        "production_cells_seen",
+        "production_node_ms",
+    ]
+    shares = ("mean_write_share", "mean_tablet_write_share", "mean_share", "mean_tablet_share")
+    for design in ("entity_first", "bucket_new_cells"):
+        a = wb.analyze(engine, wb.preset(engine, design), workload=wl)
+        b = wb.analyze(whole, wb.preset(whole, design), workload=wl)
+        got, want = a.queries.table[cols].astype(float), b.queries.table[cols].astype(float)
+        pd.testing.assert_frame_equal(got, want, rtol=1e-6)
+        ka, kb = a.keyspace, b.keyspace
+        for fig in (*shares, "hotspot_factor"):
+            assert getattr(ka, fig) == pytest.approx(getattr(kb, fig), rel=0.15), (design, fig)
+        # one mutation per event: the busy series is 100,900 of the 1,000,000 writes, the
+        # busiest tablet's share (its keys are one frontier: no split takes it apart)
+        assert ka.mean_tablet_write_share == pytest.approx(n_busy / 1_000_000, rel=0.15)
+        assert (ka.frontier, ka.hotspot) == (kb.frontier, kb.hotspot), design
+        if design == "entity_first":  # one row per event
+            # by hand: the busy series writes 100,900 / 1,000,000 of 100,000 events/s = 10,090
+            # a second, so its hour returns 10,090 × 3,600 = 36,324,000 rows (the mean series'
+            # hour, which the read took before, 100 × 3,600 = 360,000)
+            rows = float(a.queries.table.loc[named, "production_rows_returned"])
+            assert rows == pytest.approx(n_busy / 1_000_000 * 100_000 * 3_600, rel=1e-6)
 
 
 def test_the_engine_read_keeps_the_series_the_batch_read_keeps(tmp_path, monkeypatch):
@@ -298,3 +375,40 @@ def test_naive_times_are_read_in_the_zone_named_as_from_parquet_reads_them(tmp_p
     assert agg.last == pd.Timestamp("2024-01-01 15:39", tz="UTC")  # 999 minutes later
     with pytest.raises(DatasetError, match="naive_tz"):
         file_aggregates([str(path)], entity=["sensor"], time="time")
+
+
+def test_a_heavy_series_joins_the_shape_sample_thinned_to_its_share(tmp_path):
+    """100 quiet series of 100 readings a minute apart and one writing 20,000 a second: 30,000
+    events, a mean of 30,000 ÷ 101 ≈ 297 a series, so the busy one (≥ 10 × 297) is heavy. A
+    shape sample of 3,000 events draws a tenth (3,000 ÷ 30,000) of the series by CRC-32, whole,
+    and holds the heavy series whatever its draw, thinned to a tenth of its events: about
+    2,000 (binomial noise ±42), so its writes are the file's two-thirds of the sample's, not
+    absent (nor every one of them)."""
+    from workbench.datasets.byo import sample_mask
+    from workbench.datasets.shape_sample import thin_mask
+
+    t0 = pd.Timestamp("2024-03-04", tz="UTC")
+    quiet = pd.DataFrame(
+        {
+            "sensor": [f"s{i:02d}" for i in range(100) for _ in range(100)],
+            "time": [t0 + pd.Timedelta(minutes=m) for _ in range(100) for m in range(100)],
+        }
+    )
+    busy = pd.DataFrame({"sensor": "busy", "time": t0 + pd.to_timedelta(range(20_000), unit="s")})
+    events = pd.concat([quiet, busy], ignore_index=True)
+    events["value"] = 1.0
+    path = tmp_path / "heavy.parquet"
+    events.to_parquet(path, index=False, row_group_size=5_000)
+    ds = wb.from_parquet(
+        path, entity="sensor", time="time", measures="value", shape_events=3_000, progress=False
+    )
+    share = 3_000 / 30_000
+    got = ds.frame.groupby("sensor").size()
+    assert got["busy"] == pytest.approx(2_000, rel=0.05)
+    us = busy["time"].dt.as_unit("us").astype("int64").to_numpy()
+    assert got["busy"] == int(thin_mask(us, share).sum())  # the same pick, batch by batch
+    series = pd.DataFrame({"sensor": [f"s{i:02d}" for i in range(100)]})
+    drawn = set(series["sensor"][sample_mask(series, ["sensor"], share)])
+    assert set(got.index) - {"busy"} == drawn and (got.drop("busy") == 100).all()  # whole
+    assert "lowest 10.0% kept whole, and the 1 series writing 10× the mean" in ds.notes[0]
+    assert ds.aggregates is not None and ds.aggregates.series_events[0] == (("busy",), 20_000)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..cells import CellFrame
 from ..datasets.model import Dataset, require_dataset
-from ..datasets.workload import Workload, require_workload, workload_only
+from ..datasets.workload import Workload, require_workload, spread_of, workload_only
 from ..errors import WorkbenchError
 from ..memory import release_freed_memory
 from ..reprs import html_of
@@ -237,6 +237,7 @@ def costed_queries(
         entities=scale.entities if scale is not None else None,
         rate_factor=scale.rate_factor if scale is not None else None,
         retention_s=scale.retention_s if scale is not None else None,
+        own_skew=scale.own_skew if scale is not None else None,
     )
     plans, errors = plans_for(planned, ds.queries)
     qc = query_costs(
@@ -295,6 +296,7 @@ class PlanScale:
     entities: dict[str, int] | None
     rate_factor: float
     retention_s: float
+    own_skew: bool = True  # a named series writes its own share (the spread is the sample's)
 
 
 def plan_scale(
@@ -309,7 +311,9 @@ def plan_scale(
         ents = {
             c: max(1, round(v)) for c, v in counts.production_by_column.items() if c in ds.entity
         }
-    return PlanScale(ents or None, sr.rate_factor, wl.retention_months * st.hours_per_month * 3600)
+    own_skew = spread_of(wl, bool(counts.stated)).kind == "sample"
+    kept_s = wl.retention_months * st.hours_per_month * 3600
+    return PlanScale(ents or None, sr.rate_factor, kept_s, own_skew)
 
 
 def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..datasets.workload import Spread, Workload, default_spread
+from ..datasets.workload import Spread, Workload, spread_of
 from ..formatting import number, rate
 from .production_reads import DataBoost, ProductionQueries, production_queries, query_rates
 from .series import (
@@ -189,7 +189,7 @@ class Production:
         """The spread every production figure is at: the user's, else :func:`default_spread`
         (the sample's own skew while production has the data's series, uniform once more are
         stated or grown)."""
-        return self.workload.spread or default_spread(self.own_series)
+        return spread_of(self.workload, bool(self.series.stated))
 
     def spread_text(self) -> str:
         """The spread as the inputs line and the ceiling say it, with why when it is a default."""

@@ -23,12 +23,17 @@ largest (combination, time bucket) for each bucket in ``ROW_BUCKETS`` (``rows``:
 row of a design whose rows are a series' bucket, bytes from the sample's bytes per event).
 Buckets are floored in UTC as the keys floor them (``schema/time_text.floor_us``: weeks start
 on Monday, months on the 1st).
+
+The same aggregate keeps the events of the busiest ``SERIES_COUNTED`` series (``series_events``,
+DuckDB's ``max_by(arg, val, n)``: at most that many tuples come back, however many series the
+files hold): a query naming a series reads that series' own events, not the mean series'
+(``schema/shape.Shape.events_skew``); the series past the cap share the rest evenly.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -67,6 +72,9 @@ class FileAggregates:
     # per (combination, bucket in ROW_BUCKETS): the events of its largest group; () is every
     # series together (a key with only a time bucket)
     rows: dict[tuple[tuple[str, ...], str], int] = field(default_factory=dict)
+    # the busiest series (entity tuples) and their events, busiest first: every series when
+    # there are at most SERIES_COUNTED, else that many (the rest share what they leave)
+    series_events: tuple[tuple[tuple[object, ...], int], ...] = field(default=(), repr=False)
     # the distinct entity tuples, when asked for (``keys=True``): a shape sample draws from them
     series_keys: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
@@ -88,9 +96,33 @@ ROW_BUCKETS = ("hour", "day", "week", "month")
 the gallery (``TimeBucket``: day, week, month; Heroic's and finer keys hold a row's events by
 other bounds and keep the sample's figure). A minute bucket is left out: as many groups as
 events at a reading a minute, a scan's memory for one figure."""
+SERIES_COUNTED = 10_000
+"""Series whose own events the scan keeps (the busiest): a query naming one reads its events.
+Bounded so ten million series return ten thousand tuples, not a list of every series."""
 SUBSETS_UP_TO = 3
 """Entity columns up to which every combination is counted (2^3 - 1 = 7); more columns: each
 column and all of them."""
+
+
+def busiest_series(sizes: pd.Series) -> tuple[tuple[tuple[object, ...], int], ...]:
+    """The ``SERIES_COUNTED`` busiest series of ``sizes`` (events per entity tuple, indexed by
+    the entity columns) as ``FileAggregates.series_events`` holds them: (tuple, events), busiest
+    first; the in-memory path's figure the scan's ``max_by`` gives."""
+    top = sizes.nlargest(SERIES_COUNTED) if len(sizes) > SERIES_COUNTED else sizes
+    keys = [k if isinstance(k, tuple) else (k,) for k in top.index.tolist()]
+    return ordered(zip(keys, (int(v) for v in top.to_numpy()), strict=True))
+
+
+def ordered(
+    pairs: Iterable[tuple[tuple[object, ...], int]],
+) -> tuple[tuple[tuple[object, ...], int], ...]:
+    """(series, events) busiest first, ties by the series' values (by their text where the
+    values do not compare): one order whichever path counted them."""
+    items = list(pairs)
+    try:
+        return tuple(sorted(items, key=lambda p: (-p[1], p[0])))
+    except TypeError:
+        return tuple(sorted(items, key=lambda p: (-p[1], repr(p[0]))))
 
 
 def column_sets(entity: Sequence[str]) -> list[tuple[str, ...]]:
@@ -171,7 +203,7 @@ def file_aggregates(
             )
         ents = [_q(c) for c in entity]
         tup = f"row({', '.join(ents)})" if ents else "1"
-        n, first, last, busiest, rows, series_keys = _grouped(con, t, list(entity), keys)
+        n, first, last, busiest, rows, series_keys, top = _grouped(con, t, list(entity), keys)
         full = tuple(entity)
         by_column = {c: max(busiest[(c,)][0], 1) if n else 1 for c in entity}
         lead_set = tuple(c for c in entity if c in lead)
@@ -201,6 +233,7 @@ def file_aggregates(
             out,
             busiest=busiest,
             rows=rows,
+            series_events=top,
             series_keys=series_keys,
         )
     finally:
@@ -210,7 +243,8 @@ def file_aggregates(
 def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
     """Events, first and last time, ``busiest`` and ``rows`` (see :class:`FileAggregates`) in
     one aggregate over the events: ``GROUPING SETS`` of every column combination, alone and
-    with each bucket of ``ROW_BUCKETS``, then per set its groups, largest and total; ``keys``:
+    with each bucket of ``ROW_BUCKETS``, then per set its groups, largest and total (and of the
+    set of every entity column, the ``SERIES_COUNTED`` busiest tuples with their events); ``keys``:
     the groups are kept in a temporary table (DuckDB spills it) and the entity tuples' read
     back from it, not from a second scan."""
     sets = column_sets(entity)
@@ -231,21 +265,28 @@ def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
     )
     ents = ", ".join(_q(c) for c in entity)
     groups = (
-        f"SELECT GROUPING({', '.join(cols)}) AS g, {ents + ', ' if keys and ents else ''}"
+        f"SELECT GROUPING({', '.join(cols)}) AS g, {ents + ', ' if ents else ''}"
         f"count(*) AS k, min({t}) AS lo, max({t}) AS hi "
         f"FROM (SELECT {inner}, {t} FROM ev) GROUP BY GROUPING SETS ({spec})"
     )
     if keys:
         con.execute(f"CREATE TEMP TABLE groups AS {groups}")
         groups = "SELECT * FROM groups"
+    full = grouping_id(tuple(entity), None)
+    # the busiest series: at most SERIES_COUNTED tuples come back, whatever the series
+    top_sql = (
+        f", max_by(row({ents}, k), k, {SERIES_COUNTED}) FILTER (WHERE g = {full})" if ents else ""
+    )
     got = con.execute(
-        f"SELECT g, count(*), max(k), sum(k), min(lo), max(hi) FROM ({groups}) GROUP BY g"
+        f"SELECT g, count(*), max(k), sum(k), min(lo), max(hi){top_sql} FROM ({groups}) GROUP BY g"
     ).fetchall()
     series_keys = None
     if keys and entity:
-        full = grouping_id(tuple(entity), None)
         series_keys = con.execute(f"SELECT {ents} FROM groups WHERE g = {full}").df()
     per = {int(r[0]): r for r in got}
+    top: tuple[tuple[tuple[object, ...], int], ...] = ()
+    if entity and full in per and per[full][6]:  # (entity values..., events) max_by kept
+        top = ordered((tuple(r[:-1]), int(r[-1])) for r in per[full][6])
     n, first, last = 0, None, None
     if per:  # every set holds every event: any one gives the count and the span
         r = next(iter(per.values()))
@@ -261,7 +302,7 @@ def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
             busiest[s] = (int(r[1]), int(r[2]), float(r[3]) / int(r[1]))
         else:
             rows[(s, b)] = int(r[2])
-    return n, first, last, busiest, rows, series_keys
+    return n, first, last, busiest, rows, series_keys, top
 
 
 def _window(con, t: str, tup: str, entity: Sequence[str], w: tuple) -> WindowAggregates:
@@ -292,8 +333,10 @@ def _window(con, t: str, tup: str, entity: Sequence[str], w: tuple) -> WindowAgg
 
 __all__ = [
     "ROW_BUCKETS",
+    "SERIES_COUNTED",
     "FileAggregates",
     "WindowAggregates",
+    "busiest_series",
     "column_sets",
     "file_aggregates",
 ]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -32,7 +33,13 @@ from workbench.datasets.byo import (
     sample_note,
 )
 from workbench.datasets.model import Dataset
-from workbench.datasets.shape_sample import SHAPE_EVENTS, check_shape_events, shape_note
+from workbench.datasets.shape_sample import (
+    SHAPE_EVENTS,
+    check_shape_events,
+    heavy_series,
+    shape_note,
+    thin_mask,
+)
 from workbench.errors import DatasetError
 from workbench.memory import large_arrays_from_mmap, release_freed_memory
 
@@ -214,10 +221,12 @@ def _file_counts(
     sample (``agg`` when the read was driven by them), the batched read's for a ``sample=``
     (``counts``), else what the sample kept."""
     if shaped:
+        driven = agg is not None  # read by the scan's series: its heavy ones thinned in
         if agg is None:
             agg = _engine_counts(files, list(ds.entity), ds.time, keys=False, naive_tz=naive_tz)
         ds.aggregates = dataclasses.replace(agg, series_keys=None)  # the tuples: read, not kept
-        ds.notes.insert(0, shape_note(ds, total))
+        heavy = len(heavy_series(agg)) if driven else 0
+        ds.notes.insert(0, shape_note(ds, total, heavy=heavy, drawn=sample if heavy else None))
     elif counts is not None:
         ds.aggregates = counts.aggregates()
         counted = "every event, counted in the same batched read"
@@ -289,17 +298,21 @@ def _kept_batches(
     skipped; the rest filtered on read, on both cores), after DuckDB's scan counted every
     event and listed the series (``agg.series_keys``): the draws of ``sample_mask`` made once
     per series, not per event. Several entity columns: each column's kept values (a superset:
-    ``_sampled_batch`` keeps the exact tuples)."""
+    ``_sampled_batch`` keeps the exact tuples). The file's heavy series
+    (``shape_sample.HEAVY_TIMES``) are read whatever their draw, for ``_sampled_batch`` to
+    thin."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as pads
 
     keys = agg.series_keys
     kept = keys[sample_mask(keys, entity, float(sample or 1.0))]
+    heavy = pd.DataFrame(heavy_series(agg), columns=entity)  # read too, thinned per batch
     schema = _open(files[0]).schema_arrow
     where = None
     for c in entity:
-        values = pa.array(pd.unique(kept[c]), type=schema.field(c).type)
+        both = pd.concat([kept[c], heavy[c]], ignore_index=True) if len(heavy) else kept[c]
+        values = pa.array(pd.unique(both), type=schema.field(c).type)
         term = pc.field(c).isin(values)
         where = term if where is None else where & term
     dset = pads.dataset([str(q) for q in files], format="parquet", schema=schema)
@@ -329,22 +342,48 @@ def _counter(entity: list[str], time: str, kwargs: dict[str, Any]) -> Any:
     )
 
 
+def _times_us(column: Any, kind: Any) -> np.ndarray:
+    """A Parquet timestamp column's times in whole µs (floored; a missing time as 0), whatever
+    its unit."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    raw = pc.fill_null(column.cast(pa.int64()), 0).to_numpy(zero_copy_only=False)
+    if kind.unit == "ns":
+        return raw // 1000
+    return raw * {"s": 1_000_000, "ms": 1000}.get(kind.unit, 1)
+
+
 def _sampled_batch(
-    batch: Any, entity: list[str], time: str, sample: float | None, counts: Any, bar: Any
+    batch: Any,
+    entity: list[str],
+    time: str,
+    sample: float | None,
+    counts: Any,
+    bar: Any,
+    heavy: tuple[list[tuple[object, ...]], float] | None = None,
 ) -> Any:
     """The batch's events of the series ``sample`` keeps (all without a sample), chosen on the
     entity columns alone before its other columns are touched; ``counts`` (a ``sample=``
-    read) counts every event of it first, parsed as the kept events are."""
+    read) counts every event of it first, parsed as the kept events are; ``heavy``: (the
+    file's heavy series, the share of their events kept, ``thin_mask``), whatever the draw."""
     import pyarrow as pa
 
     bar.update(batch.num_rows)
-    if sample is None or not all(c in batch.schema.names for c in entity):
+    if not all(c in batch.schema.names for c in entity) or (sample is None and not heavy):
         return batch
     if counts is not None:
         keys = counts.count(batch.select([*entity, time]).to_pandas())
     else:
         keys = batch.select(entity).to_pandas()
-    return batch.filter(pa.array(sample_mask(keys, entity, sample)))
+    keep = np.ones(len(keys), dtype=bool) if sample is None else sample_mask(keys, entity, sample)
+    if heavy and heavy[0]:
+        index = pd.MultiIndex.from_frame(keys[entity]) if len(entity) > 1 else keys[entity[0]]
+        is_heavy = np.asarray(index.isin(heavy[0] if len(entity) > 1 else [h[0] for h in heavy[0]]))
+        if is_heavy.any():
+            us = _times_us(batch.column(time), batch.schema.field(time).type)
+            keep = (keep & ~is_heavy) | (is_heavy & thin_mask(us, heavy[1]))
+    return batch.filter(pa.array(keep))
 
 
 def from_parquet(
@@ -442,7 +481,10 @@ def from_parquet(
             )
         # one entity column: the scanner's filter is the draw itself, nothing left to choose
         draw = None if agg is not None and len(entity_l) == 1 else sample
-        batches = [_sampled_batch(batch, entity_l, time, draw, counts, bar) for batch in source]
+        heavy = (heavy_series(agg), float(sample or 1.0)) if agg is not None else None
+        batches = [
+            _sampled_batch(batch, entity_l, time, draw, counts, bar, heavy) for batch in source
+        ]
     _check_kept(batches, files, entity_l, time, sample, counts, agg, shape_events, kwargs)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)

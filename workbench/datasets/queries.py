@@ -198,10 +198,28 @@ def _filters(ds: Dataset, text: str, line: str) -> dict[str, Any]:
     return out
 
 
+def _file_busiest(ds: Dataset, cols: Sequence[str]) -> dict[str, Any] | None:
+    """A shape sample's file's busiest series (``FileAggregates.series_events``), when ``cols``
+    are every entity column and the sample holds it (a heavy series always is, thinned): the
+    example both paths name (one number), not the sample's busiest of the series it drew."""
+    agg = ds.aggregates
+    if agg is None or not agg.series_events or list(cols) != list(ds.entity):
+        return None
+    top = dict(zip(cols, agg.series_events[0][0], strict=True))
+    held = np.ones(len(ds.frame), dtype=bool)
+    for c, v in top.items():
+        held &= (ds.frame[c] == v).to_numpy(dtype=bool)
+    return top if held.any() else None
+
+
 def busiest(ds: Dataset, cols: Sequence[str]) -> dict[str, Any]:
-    """The values of ``cols`` with the most events: the example a 'per' query reads."""
+    """The values of ``cols`` with the most events: the example a 'per' query reads (the
+    file's, for a shape sample that holds it)."""
     if not cols:
         return {}
+    filed = _file_busiest(ds, cols)
+    if filed is not None:
+        return filed
     counts = ds.frame.groupby(list(cols), sort=True, observed=True).size()
     top = counts.idxmax()
     top = top if isinstance(top, tuple) else (top,)
@@ -528,6 +546,9 @@ def _writable_busiest(ds: Dataset) -> dict[str, Any]:
         return busiest(ds, ds.entity)
     if not ok.any():
         return {}
+    filed = _file_busiest(ds, ds.entity)
+    if filed is not None and not any(_AWKWARD.search(str(v)) or not str(v) for v in filed.values()):
+        return filed
     cols = list(ds.entity)
     counts = frame.loc[ok, cols].groupby(cols, sort=True, observed=True).size()
     top = counts.idxmax()

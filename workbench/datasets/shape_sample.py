@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from workbench.datasets.csv_file import text_head
-from workbench.datasets.file_aggregates import FileAggregates, column_sets
+from workbench.datasets.file_aggregates import FileAggregates, busiest_series, column_sets
 from workbench.datasets.model import Dataset
 from workbench.errors import DatasetError
 
@@ -164,26 +165,70 @@ class ChunkCounts:
             (len(sizes), float(sizes.max()) / float(sizes.mean())),
             counted_by=self.counted_by,
             busiest=busiest,
+            series_events=busiest_series(sizes),
         )
 
 
+HEAVY_TIMES = 10.0
+"""A series writing at least this many times the mean series' events is *heavy*: a shape sample
+read after DuckDB's scan holds it whatever its CRC-32 draw, thinned to the sample's share of its
+events (``thin_mask``), so the sample's writes fall on the keys in the file's proportions (the
+load model replays them: a series writing a tenth of the file is a tenth of the sample's writes,
+not absent, nor half of them when drawn whole). A modelling choice: at 10× the mean a series
+left out, or kept whole, moves the busiest tablet's share by more than the draw's own noise."""
+
+
+def heavy_series(agg: FileAggregates) -> list[tuple[object, ...]]:
+    """The file's heavy series (``HEAVY_TIMES`` the mean series' events or more), busiest
+    first, from the busiest series the scan counted (``FileAggregates.series_events``)."""
+    if not agg.series or not agg.events:
+        return []
+    floor = HEAVY_TIMES * agg.events / agg.series
+    return [s for s, k in agg.series_events if k >= floor]
+
+
+def thin_mask(times_us: np.ndarray, share: float) -> np.ndarray:
+    """True for about ``share`` of the events, chosen by a hash of each event's time in µs
+    (splitmix64's finaliser, the same pick in every file and batch, in no particular order)."""
+    z = times_us.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return (z >> np.uint64(11)).astype(np.float64) < share * float(1 << 53)
+
+
 def shape_note(
-    ds: Dataset, total: int, counted: str = "DuckDB over every event", share: float | None = None
+    ds: Dataset,
+    total: int,
+    counted: str = "DuckDB over every event",
+    share: float | None = None,
+    heavy: int = 0,
+    drawn: float | None = None,
 ) -> str:
     """What a shape sample holds and where its counts come from (``counted``: by what;
-    ``share``: the ``sample=`` a user gave, else the share of events kept is said)."""
+    ``share``: the ``sample=`` a user gave, else the share of events kept is said; ``heavy``:
+    the heavy series it holds thinned, ``HEAVY_TIMES``; ``drawn``: the share of series the
+    CRC-32 draw keeps, said instead of the share of events when they differ)."""
     agg = ds.aggregates
     assert agg is not None
     what = "shape sample" if share is None else "sampled"
     kept = (
-        f"{len(ds) / max(total, 1):.1%}"
+        f"{len(ds) / max(total, 1) if drawn is None else drawn:.1%}"
         if share is None
         else f"{share * 100:g}% (sample={share:g})"
     )
     return (
         f"{what}: {len(ds):,} of {total:,} events ({agg.series:,} series in the file; the "
         f"series whose CRC-32 of {'/'.join(ds.entity)} falls in the lowest "
-        f"{kept} kept whole). The production figures take the file's "
+        f"{kept} kept whole"
+        + (
+            f", and the {heavy:,} series writing {HEAVY_TIMES:g}× the mean series' events or "
+            f"more each thinned to that share of its events, so the load model's writes fall "
+            f"where the file's do"
+            if heavy
+            else ""
+        )
+        + "). The production figures take the file's "
         f"event rate and series ({counted}) for what the workload leaves unstated"
         + (
             ", and its busiest series and largest bucket rows; "
@@ -198,9 +243,12 @@ def shape_note(
 __all__ = [
     "SHAPE_CSV_BYTES",
     "SHAPE_EVENTS",
+    "HEAVY_TIMES",
     "ChunkCounts",
     "check_shape_events",
     "estimate_events",
+    "heavy_series",
     "shape_note",
     "shape_share",
+    "thin_mask",
 ]

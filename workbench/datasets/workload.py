@@ -274,6 +274,13 @@ class Workload:
         return self.queries.get(name, QueryLoad())
 
 
+def spread_of(wl: Workload, stated: bool) -> Spread:
+    """The spread production's figures are at: the workload's, else :func:`default_spread`, the
+    data's own series meaning no count ``stated`` and none grown with a stated rate."""
+    own = not stated and not (wl.growth == "grow" and wl.events_per_s is not None)
+    return wl.spread or default_spread(own)
+
+
 def default_spread(own_series: bool) -> Spread:
     """The spread a workload that states none is at: the sample's own skew while production has
     the data's own series (``own_series``: no count stated, none grown with the rate: the busiest
@@ -341,6 +348,7 @@ __all__ = [
     "Spread",
     "Workload",
     "default_spread",
+    "spread_of",
     "refuse_shorthands",
     "require_workload",
     "workload_only",

@@ -15,7 +15,9 @@ design's :class:`~workbench.schema.plan.ReadCosts`. The planner ranks with it an
 shows it (``ReadPlan.cost``; ``analysis.production_reads`` only multiplies it by each query's
 stated rate). Each branch reads the events of the production series its fixed fields select
 (:func:`series_at`: the sample's own share while no count is stated, every series alike once
-one is) over the share of the dataset's span its time bounds cover, uniform in time; a plan
+one is), each writing its own events where the fixed fields name it (``Shape.events_skew``: the
+file's counts for a shape sample, the sample's otherwise; USD/JPY writes 21.8 % of fx's quotes,
+not an eighth), over the share of the dataset's span its time bounds cover, uniform in time; a plan
 listing one range per known value lists production's values under each branch's other fixed
 values. Each series writes ``rate_factor`` times the sample's events and a plan bounding no time
 reads retention's worth (``Shape.time_factor``); a rows limit counts rows, and a limited scan
@@ -168,8 +170,10 @@ def estimate(
         listed.setdefault(gk, set()).add(tuple(bk.get(c) for c in sorted(w.enumerated)))
     units = passed = 0.0  # events, and the series (× measures) whose rows the ranges pass
     for base, gk, wt in zip(bases, keys, w.weights, strict=True):
-        passed += shape.n_series * series_at(shape, base) * wt * per_measure / len(listed[gk])
-    units = total / shape.n_series * passed * w.t_share
+        each = shape.n_series * series_at(shape, base) * wt * per_measure / len(listed[gk])
+        passed += each
+        units += each * shape.events_skew(base)  # the named series' own events, not the mean's
+    units = total / shape.n_series * units * w.t_share
     # production: each series writes ``rate_factor`` times the sample's events (summary rows
     # do not grow with the rate), kept for retention: a read bounding no time reads all of it
     rate = shape.rate_factor if events is None else 1.0
@@ -198,8 +202,8 @@ def estimate(
         match = 1.0
         if plan.filter.row_key_regex is not None:
             # the production series the query asks for among those the scan passes
-            asked = series_at(shape, q.known)
-            passed = series_at(shape, kb) or 1.0
+            asked = series_at(shape, q.known) * shape.events_skew(q.known)
+            passed = series_at(shape, kb) * shape.events_skew(kb) or 1.0
             match = min(max(asked / passed, 1e-12), 1.0)
         cap = plan.rows_limit / match * requests
         if rows > cap:
@@ -226,9 +230,7 @@ def series_at(shape: Shape, fixed: Mapping[str, object]) -> float:
     With one: every column alike (uniform), a column another fixed column determines (the
     location of a named balloon) counted once, so the figure does not follow which series a
     sample drew."""
-    grown = 1.0
-    for c, _ in shape.production:
-        grown *= growth(shape, c)
+    grown = _grown(shape)
     fixed = {c: v for c, v in fixed.items() if c in shape.entity}
     stated = dict(shape.production)
     if not fixed:
@@ -243,6 +245,25 @@ def series_at(shape: Shape, fixed: Mapping[str, object]) -> float:
     for c in keep:
         share /= stated.get(c) or sample_count(shape, c) or 1
     return share * grown
+
+
+def _grown(shape: Shape) -> float:
+    """Production's series over the sample's. A shape sample's file counted its series exactly
+    (``Shape.counted``): the file's series, grown by each stated count over the file's values
+    of that column; else the sample's series grown column by column (``growth``). A tenth of a
+    file's 1,000 metric × host tuples holds every metric and nearly every host, so the column
+    product would make a named series about a ninth of one."""
+    events, series = shape.counted
+    if shape.counted_by_column and series and shape.n_series:
+        filed = dict(shape.counted_by_column)
+        out = series / shape.n_series
+        for c, n in shape.production:
+            out *= n / (filed.get(c) or n)
+        return out
+    grown = 1.0
+    for c, _ in shape.production:
+        grown *= growth(shape, c)
+    return grown
 
 
 def _returned_rows(q: Query, shape: Shape, answer: float, per_row: float) -> float:
@@ -269,6 +290,7 @@ def _answer_events(q: Query, shape: Shape, total: float, rate: float) -> float:
     newest ``limit`` of each series for a latest read)."""
     share = series_at(shape, q.known)
     series = shape.n_series * share
+    share *= shape.events_skew(q.known)  # the named series' own events (G07: a skewed series)
     intent = q.intent
     if intent.kind == "latest":
         return series * float(intent.limit or 1)

@@ -198,14 +198,16 @@ class Schema:
         *,
         rate_factor: float | None = None,
         retention_s: float | None = None,
+        own_skew: bool | None = None,
     ) -> Schema:
         """The same schema knowing the dataset's columns (for decoding cells read back from
         Bigtable, and for the planner's estimates), and optionally the read costs its plans are
         compared with and production as the planner weighs its plans: the entity counts
         (``{"meter_id": 10_000}``: a read of every meter plans for that many), each series'
         events per second over the sample's (``rate_factor``) and how long events are kept
-        (``retention_s``: a read bounding no time reads all of it). What is not given is kept
-        from an earlier bind."""
+        (``retention_s``: a read bounding no time reads all of it), and whether a series a query
+        names writes its own share of the events (``own_skew``: the workload's spread is the
+        sample's own skew) or the mean's. What is not given is kept from an earlier bind."""
         shape = Shape.of(ds)
         old = self.shape
         if entities:
@@ -229,6 +231,7 @@ class Schema:
             retention_us=round(retention_s * 1e6)
             if retention_s is not None
             else (old.retention_us if old is not None else None),
+            own_skew=own_skew if own_skew is not None else (old.own_skew if old else True),
         )
         return replace(self, shape=shape, costs=costs or self.costs)
 

@@ -48,22 +48,42 @@ class Shape:
     # share of the series when ``series`` is not kept (uniform and independent columns)
     n_series: int = field(default=0, compare=False)
     value_counts: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    # the busiest series' own events (entity tuple, events; at most SERIES_COUNTED) out of
+    # ``counted`` (events, series): the whole file's when a shape sample carries its counts
+    # (``Dataset.aggregates``), else the sample's; a query naming a series reads its own events
+    series_events: tuple[tuple[tuple[object, ...], int], ...] = field(default=(), compare=False)
+    counted: tuple[int, int] = field(default=(0, 0), compare=False)
+    # a shape sample's file: each entity column's distinct values there (empty: the sample is
+    # the data), so production's series are the file's, grown by the stated counts over these
+    counted_by_column: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+    # production's spread is the sample's own skew (the default while production has the data's
+    # series): a named series writes its own share; False (uniform, Zipf, hot set): the mean's
+    own_skew: bool = field(default=True, compare=False)
 
     @classmethod
     def of(cls, ds: Dataset) -> Shape:
+        from ..datasets.file_aggregates import busiest_series
         from .plan import ENUMERATE_VALUES_MAX
 
         f = ds.frame
         ents = [c for c in ds.entity if c in f.columns]
         series = None
         n_series = 1 if len(f) else 0  # no entity column: the events are one series
-        if ents and len(f):
-            uniq = f[ents].drop_duplicates()
-            n_series = len(uniq)
-            if len(uniq) <= SERIES_MAX:
-                series = tuple(tuple(r) for r in uniq.itertuples(index=False, name=None))
+        top: tuple[tuple[tuple[object, ...], int], ...] = ()
+        if ents and len(f):  # the series and their events, hashed once (first seen first)
+            sizes = f.groupby(ents, sort=False, observed=True, dropna=False).size()
+            n_series = len(sizes)
+            if n_series <= SERIES_MAX:
+                series = tuple(k if isinstance(k, tuple) else (k,) for k in sizes.index.tolist())
+            top = busiest_series(sizes)
         elif len(f):
             series = ((),)
+        counted = (len(f), n_series)
+        by_file: tuple[tuple[str, int], ...] = ()
+        agg = ds.aggregates
+        if agg is not None and agg.series_events:  # a shape sample: the file's own counts
+            top, counted = agg.series_events, (agg.events, agg.series)
+            by_file = tuple((c, int(agg.by_column[c])) for c in ds.entity if c in agg.by_column)
         cols = [*ds.entity, ds.time, *ds.measures, *ds.attributes]
         values = []
         counts = []
@@ -90,6 +110,9 @@ class Shape:
             span,
             n_series=n_series,
             value_counts=tuple(counts),
+            series_events=top,
+            counted=counted,
+            counted_by_column=by_file,
         )
 
     @property
@@ -130,6 +153,28 @@ class Shape:
                 share /= counts[c]
             return max(share, 1.0 / self.n_series)
         return len(self._series_with(fixed)) / len(self.series)
+
+    def events_skew(self, fixed: Mapping[str, object]) -> float:
+        """The events of the series holding the ``fixed`` entity values over as many mean
+        series' events (``series_events`` out of ``counted``): 2.0 for a series writing twice
+        the mean. 1.0 when nothing is fixed, the workload's spread is not the sample's own
+        (``own_skew``) or the counts do not say (a series past the counted busiest ones writes
+        the mean of the rest; a partial one past them, unknown)."""
+        fixed = {c: v for c, v in fixed.items() if c in self.entity}
+        events, series = self.counted
+        if not self.own_skew or not fixed or not self.series_events or not events or not series:
+            return 1.0
+        idx = [(self.entity.index(c), v) for c, v in fixed.items()]
+        hit = [k for s, k in self.series_events if all(s[j] == v for j, v in idx)]
+        mean = events / series
+        if len(self.series_events) >= series:  # every series counted
+            return sum(hit) / (len(hit) * mean) if hit else 1.0
+        if len(fixed) < len(self.entity):
+            return 1.0
+        if hit:
+            return hit[0] / mean
+        rest = events - sum(k for _, k in self.series_events)
+        return rest / (series - len(self.series_events)) / mean
 
     def determines(self, known: Mapping[str, object], others: Mapping[str, object]) -> bool:
         """Do the series with the ``known`` entity values all carry the ``others`` values (so a
