@@ -33,6 +33,7 @@
 
 # %% tags=["setup"]
 import workbench as wb
+
 wb.setup()
 
 # %% [markdown]
@@ -60,8 +61,8 @@ wb.setup()
 # says what is wrong and how to fix it, instead of printing the ✔ line.
 
 # %%
-emu = wb.emulator()          # the emulator wb.setup() found or started; stops here if there is none
-tables = emu.connection().list_tables()   # a real ListTables request over gRPC
+emu = wb.emulator()  # the emulator wb.setup() found or started; stops here if there is none
+tables = emu.connection().list_tables()  # a real ListTables request over gRPC
 print(f"✔ the emulator at {emu.host} answered: {len(tables)} table(s) in it so far:", tables)
 
 # %% [markdown]

@@ -28,6 +28,7 @@
 # %% tags=["setup"]
 import workbench as wb
 from workbench.exercises.ex01 import ____, garden_month, gardens_day_rows, versions_cells
+
 wb.setup()
 
 # %% [markdown]
@@ -98,8 +99,17 @@ gardens_day_rows.check(day_rows, ds, month)
 
 # %% tags=["G02", "finding"]
 cmp = wb.compare(ds, [tall, month])
-cmp.view(["rows", "cells", "max_row_cells", "max_row_bytes", "bytes_per_event",
-          "garden_month: rows seen", "all_gardens_day: rows seen"])
+cmp.view(
+    [
+        "rows",
+        "cells",
+        "max_row_cells",
+        "max_row_bytes",
+        "bytes_per_event",
+        "garden_month: rows seen",
+        "all_gardens_day: rows seen",
+    ]
+)
 
 # %% [markdown]
 # Same cells, far fewer rows: the month design reads the paper's month as **one row**, where the
@@ -153,14 +163,22 @@ import pandas as pd
 rs = month_analysis.rowsizes
 bytes_per_cell = rs.bytes.sum() / rs.cells.sum()
 limit = rs.settings.row_advisory_bytes
-per_month = pd.Series({"daily": 31, "hourly": 31 * 24, "every minute": 31 * 24 * 60,
-                       "every second": 31 * 24 * 3600, "10 per second": 31 * 24 * 36000},
-                      name="readings per month row")
-what_if = pd.DataFrame({"readings per month row": per_month,
-                        "row bytes": per_month * bytes_per_cell})
+per_month = pd.Series(
+    {
+        "daily": 31,
+        "hourly": 31 * 24,
+        "every minute": 31 * 24 * 60,
+        "every second": 31 * 24 * 3600,
+        "10 per second": 31 * 24 * 36000,
+    },
+    name="readings per month row",
+)
+what_if = pd.DataFrame(
+    {"readings per month row": per_month, "row bytes": per_month * bytes_per_cell}
+)
 what_if["under 100 MB guideline"] = what_if["row bytes"] < limit
 what_if["under 256 MB hard limit"] = what_if["row bytes"] < rs.settings.row_hard_bytes
-wb.styled(what_if)   # counts with separators, sizes in the unit that reads (kB, MB)
+wb.styled(what_if)  # counts with separators, sizes in the unit that reads (kB, MB)
 
 # %% [markdown]
 # ## Unpadded numbers sort as text (G21)
@@ -173,7 +191,8 @@ wb.styled(what_if)   # counts with separators, sizes in the unit that reads (kB,
 returned = march.result.cells.frame["qualifier"].tolist()
 print("order returned by the emulator:", returned[:14], "…")
 first_week = [q for q in returned if "1" <= q <= "7"]
-print(f"a qualifier range '1'…'7' (meant: the first week) matches {len(first_week)} days:", first_week)
+meant = "a qualifier range '1'…'7' (meant: the first week)"
+print(f"{meant} matches {len(first_week)} days:", first_week)
 
 # %% [markdown]
 # A column range meant to return the first week returns most of the month. Padding the day to two
@@ -221,7 +240,8 @@ versions_cells.check(scanned_cells, ds, versions)
 # %% tags=["G03", "finding"]
 by_design = wb.compare(ds, [tall, month, versions])
 v = by_design.analyses["unbounded_row"].queries.table
-print(f"the unbounded row keeps up to {by_design.table.loc['unbounded_row', 'max_row_cells']:,} versions of TEMP in one row")
+max_versions = by_design.table.loc["unbounded_row", "max_row_cells"]
+print(f"the unbounded row keeps up to {max_versions:,} versions of TEMP in one row")
 wb.styled(v[["rows_seen", "cells_seen", "cells_returned", "bytes_seen", "bytes_returned"]])
 
 # %% [markdown]

@@ -28,6 +28,7 @@
 # %% tags=["setup"]
 import workbench as wb
 from workbench.exercises.ex02 import ____, game_both, measure_scans, name_bytes
+
 wb.setup()
 
 # %% [markdown]
@@ -58,14 +59,19 @@ print("most active players:", games["player"].value_counts().head(5).to_dict())
 
 # %% tags=["G04", "finding"]
 import pandas as pd
+
 by_player = wb.preset("game_scores", "game_player_time")
 by_time = wb.preset("game_scores", "game_time_player")
 print("by player:", by_player.example_key(ds))
 print("by time  :", by_time.example_key(ds))
 keys = wb.compare(ds, [by_player, by_time])
-waste = {name: a.queries.table.loc[["corrie_lol_march", "lol_march"], ["scans", "rows_seen", "rows_returned", "waste"]]
-         for name, a in keys.analyses.items()}
-wb.styled(pd.concat(waste, names=["design"]))   # counts with separators, waste as 9.8×
+waste = {
+    name: a.queries.table.loc[
+        ["corrie_lol_march", "lol_march"], ["scans", "rows_seen", "rows_returned", "waste"]
+    ]
+    for name, a in keys.analyses.items()
+}
+wb.styled(pd.concat(waste, names=["design"]))  # counts with separators, waste as 9.8×
 
 # %% [markdown]
 # Each key serves its own question with no waste and the other one badly: with the player in second
@@ -102,8 +108,9 @@ corrie = table.run(ds.query("corrie_lol_march"))
 corrie
 
 # %%
-march_games = corrie.answer   # the events decoded from the cells the emulator returned
-print(f"Corrie played {len(march_games)} games of LoL in March 2015 and won {int(march_games['win'].sum())}.")
+march_games = corrie.answer  # the events decoded from the cells the emulator returned
+wins = int(march_games["win"].sum())
+print(f"Corrie played {len(march_games)} games of LoL in March 2015 and won {wins}.")
 
 # %% [markdown]
 # ## One table and a filter, or two tables? (G05)
@@ -116,8 +123,14 @@ print(f"Corrie played {len(march_games)} games of LoL in March 2015 and won {int
 # %% tags=["G05", "finding"]
 two = wb.preset("game_scores", "two_tables")
 designs = wb.compare(ds, [by_player, two])
-print(designs.analyses["two_tables"].capacity.production.inputs_line())  # the workload the node-ms are at
-cols = ["bytes_per_event", "corrie_lol_march: rows seen", "lol_march: rows seen", "lol_march: node ms"]
+# the workload the node-ms are at
+print(designs.analyses["two_tables"].capacity.production.inputs_line())
+cols = [
+    "bytes_per_event",
+    "corrie_lol_march: rows seen",
+    "lol_march: rows seen",
+    "lol_march: node ms",
+]
 designs.view(cols)
 
 # %% [markdown]
@@ -139,9 +152,13 @@ two_table.run(ds.query("lol_march"))
 # measures of the same games? The two keys side by side:
 
 # %%
-split = wb.Schema("row_per_measure",
-                  wb.RowKey((wb.Field("game"), wb.Field("player"), wb.Metric(("win", "kda")), wb.Timestamp("ms"))),
-                  wb.Tall(wb.Family("GAME")))
+split = wb.Schema(
+    "row_per_measure",
+    wb.RowKey(
+        (wb.Field("game"), wb.Field("player"), wb.Metric(("win", "kda")), wb.Timestamp("ms"))
+    ),
+    wb.Tall(wb.Family("GAME")),
+)
 print("paper's key      :", by_player.example_key(ds))
 print("row per measure  :", split.example_key(ds))
 
@@ -173,9 +190,13 @@ together.view(["rows", "corrie_latest: scans", "corrie_latest: rows seen"])
 # `game_results:kill_death_assist_ratio`) stores the same data in more bytes.
 
 # %%
-long_names = wb.Schema("long_names", by_player.key,
-                       wb.Tall(wb.Family("game_results"),
-                               {"win": "did_the_player_win", "kda": "kill_death_assist_ratio"}))
+long_names = wb.Schema(
+    "long_names",
+    by_player.key,
+    wb.Tall(
+        wb.Family("game_results"), {"win": "did_the_player_win", "kda": "kill_death_assist_ratio"}
+    ),
+)
 print(long_names.describe(ds))
 
 # %% [markdown]
@@ -224,8 +245,13 @@ spread.view(["hotspot_factor", "bytes_per_event", "max_row_cells"])
 
 # %% tags=["G26", "finding"]
 emails = ds.frame.assign(player=ds.frame["player"].str.lower() + "@example.com")
-email_ds = wb.from_dataframe(emails, entity=["game", "player"], time="time", measures=["win", "kda"],
-                             name="game_scores_by_email")
+email_ds = wb.from_dataframe(
+    emails,
+    entity=["game", "player"],
+    time="time",
+    measures=["win", "kda"],
+    name="game_scores_by_email",
+)
 advice = wb.advise(email_ds, by_player)
 advice
 

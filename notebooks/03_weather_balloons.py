@@ -29,6 +29,7 @@
 # %% tags=["setup"]
 import workbench as wb
 from workbench.exercises.ex03 import ____, balloon_format, column_versions, week_hour_rows
+
 wb.setup()
 
 # %% [markdown]
@@ -51,9 +52,14 @@ ds
 # %% tags=["G15"]
 single = wb.preset("weather_balloons", "single_timestamp")
 print(single.describe(ds))
-formats = wb.compare(ds, [single,
-                          wb.preset("weather_balloons", "serialized_json"),
-                          wb.preset("weather_balloons", "serialized_protobuf")])
+formats = wb.compare(
+    ds,
+    [
+        single,
+        wb.preset("weather_balloons", "serialized_json"),
+        wb.preset("weather_balloons", "serialized_protobuf"),
+    ],
+)
 formats.analyses["single_timestamp"].capacity
 
 # %% [markdown]
@@ -84,8 +90,12 @@ balloon_format.check(choice, ds)
 # %% tags=["G14", "finding"]
 import pandas as pd
 
-one_measure = pd.DataFrame({name: a.queries.table.loc["location_pressure_week", ["bytes_seen", "bytes_returned"]]
-                            for name, a in formats.analyses.items()}).T
+one_measure = pd.DataFrame(
+    {
+        name: a.queries.table.loc["location_pressure_week", ["bytes_seen", "bytes_returned"]]
+        for name, a in formats.analyses.items()
+    }
+).T
 one_measure.insert(0, "bytes_per_event", formats.table["bytes_per_event"].round(1))
 wb.styled(one_measure)
 
@@ -101,13 +111,24 @@ single_table
 
 # %%
 proto = wb.preset("weather_balloons", "serialized_protobuf")
-proto_table = wb.emulator().load(ds, proto, verify=False)   # read-back check shown above for the first design; skipped to save time
-runs = {t.schema.name: t.run(ds.query("location_pressure_week")).result for t in (single_table, proto_table)}
-measured = pd.DataFrame({name: {"rows returned": r.rows_returned, "bytes returned": r.bytes_returned,
-                                "bytes returned (model)": r.modelled.bytes_returned,
-                                "bytes seen (model only)": r.modelled.bytes_seen,
-                                "emulator agrees with the model": r.agrees}
-                         for name, r in runs.items()}).T
+# read-back check shown above for the first design; skipped to save time
+proto_table = wb.emulator().load(ds, proto, verify=False)
+runs = {
+    t.schema.name: t.run(ds.query("location_pressure_week")).result
+    for t in (single_table, proto_table)
+}
+measured = pd.DataFrame(
+    {
+        name: {
+            "rows returned": r.rows_returned,
+            "bytes returned": r.bytes_returned,
+            "bytes returned (model)": r.modelled.bytes_returned,
+            "bytes seen (model only)": r.modelled.bytes_seen,
+            "emulator agrees with the model": r.agrees,
+        }
+        for name, r in runs.items()
+    }
+).T
 print("returns fewer bytes:", measured["bytes returned"].astype(int).idxmin())
 wb.styled(measured)
 
@@ -125,8 +146,12 @@ wb.styled(measured)
 # reads the same compact cell. Here is what every query of the dataset scans under each format:
 
 # %% tags=["G28", "finding"]
-scanned = pd.DataFrame({f"{name}: bytes seen": a.queries.table["bytes_seen"] for name, a in formats.analyses.items()})
-scanned["protobuf ÷ single"] = scanned["serialized_protobuf: bytes seen"] / scanned["single_timestamp: bytes seen"]
+scanned = pd.DataFrame(
+    {f"{name}: bytes seen": a.queries.table["bytes_seen"] for name, a in formats.analyses.items()}
+)
+scanned["protobuf ÷ single"] = (
+    scanned["serialized_protobuf: bytes seen"] / scanned["single_timestamp: bytes seen"]
+)
 wb.styled(scanned)
 
 # %% [markdown]
@@ -142,7 +167,8 @@ wb.styled(scanned)
 
 # %%
 columns = wb.preset("weather_balloons", "bucket_new_columns")
-wb.as_written(columns.to_cells(ds).frame.head(4))   # the cells as stored: qualifier, timestamp in µs
+# the cells as stored: qualifier, timestamp in µs
+wb.as_written(columns.to_cells(ds).frame.head(4))
 
 # %% [markdown]
 # Row size follows the bucket width. The same design with hour and week buckets — the rows,
@@ -162,9 +188,14 @@ WEEK_HOUR_ROWS = ____   # ← your answer: a number of rows
 week_hour_rows.check(WEEK_HOUR_ROWS, ds)
 
 # %% tags=["G12", "finding"]
-widths = wb.compare(ds, [wb.preset("weather_balloons", "bucket_new_columns", bucket=w) for w in ("hour", "week")],
-                    names=["hour buckets", "week buckets"])
-widths.view(["rows", "max_row_cells", "max_row_bytes", "bytes_per_event", "balloon_hour: rows seen"])
+widths = wb.compare(
+    ds,
+    [wb.preset("weather_balloons", "bucket_new_columns", bucket=w) for w in ("hour", "week")],
+    names=["hour buckets", "week buckets"],
+)
+widths.view(
+    ["rows", "max_row_cells", "max_row_bytes", "bytes_per_event", "balloon_hour: rows seen"]
+)
 
 # %% [markdown]
 # A balloon flies for a couple of hours, so a week bucket holds a whole flight of one measure in one row
@@ -181,9 +212,10 @@ widths.view(["rows", "max_row_cells", "max_row_bytes", "bytes_per_event", "ballo
 # %% tags=["G19", "finding"]
 value_cells = wb.analyze(ds, wb.preset("weather_balloons", "tall_per_metric"))
 in_bucket = widths.analyses["week buckets"]
-print(f"value in the qualifier (bucket_new_columns): {in_bucket.capacity.bytes_per_event:.1f} bytes per reading")
-print(f"value in a cell (tall_per_metric):           {value_cells.capacity.bytes_per_event:.1f} bytes per reading")
-in_bucket.rowsizes   # its limits table (largest against each limit), then the row sizes
+in_qualifier, in_cell = in_bucket.capacity.bytes_per_event, value_cells.capacity.bytes_per_event
+print(f"value in the qualifier (bucket_new_columns): {in_qualifier:.1f} bytes per reading")
+print(f"value in a cell (tall_per_metric):           {in_cell:.1f} bytes per reading")
+in_bucket.rowsizes  # its limits table (largest against each limit), then the row sizes
 
 # %% [markdown]
 # ## Time buckets, a new cell per reading — and garbage collection (G13)
@@ -214,11 +246,12 @@ COLUMN_VERSIONS = ____   # ← your answer: a number of versions
 column_versions.check(COLUMN_VERSIONS, ds)
 
 # %% tags=["G13", "finding"]
-stored = versioned_table.read_all()                                    # what the server holds
-live = versioned_table.read(wb.ReadPlan("every live cell")).cells      # what GC leaves readable
+stored = versioned_table.read_all()  # what the server holds
+live = versioned_table.read(wb.ReadPlan("every live cell")).cells  # what GC leaves readable
 per_column = stored.frame.groupby(["row_key", "qualifier"]).size()
 print(f"versions per column: median {per_column.median():.0f}, max {per_column.max()}")
-print(f"cells stored {len(stored):,}; cells left by the 2-day GC rule {len(live):,} ({len(live) / len(stored):.0%})")
+kept_share = len(live) / len(stored)
+print(f"cells stored {len(stored):,}; left by the 2-day GC rule {len(live):,} ({kept_share:.0%})")
 
 # %% [markdown]
 # Every column holds a whole flight as versions; the rule leaves only the readings of the last two days
@@ -233,11 +266,21 @@ print(f"cells stored {len(stored):,}; cells left by the 2-day GC rule {len(live)
 # the blog's raw/stats split, each tier with its own rule.
 
 # %%
-tiers = wb.Schema("access_tiers", single.key,
-                  wb.Tall(wb.Family("raw", gc=wb.max_age("2D")),
-                          {"pressure": "p", "temperature": "t", "humidity": "h", "altitude": "a"}),
-                  aggregates=wb.Aggregates("hour", "hourly", "agg", ("count", "min", "max", "mean"),
-                                           wb.Family("stats", gc=wb.max_age("730D"))))
+tiers = wb.Schema(
+    "access_tiers",
+    single.key,
+    wb.Tall(
+        wb.Family("raw", gc=wb.max_age("2D")),
+        {"pressure": "p", "temperature": "t", "humidity": "h", "altitude": "a"},
+    ),
+    aggregates=wb.Aggregates(
+        "hour",
+        "hourly",
+        "agg",
+        ("count", "min", "max", "mean"),
+        wb.Family("stats", gc=wb.max_age("730D")),
+    ),
+)
 tiers_table = wb.emulator().load(ds, tiers)
 print(tiers.describe(ds))
 tiers_table
@@ -245,8 +288,12 @@ tiers_table
 # %% tags=["G18", "finding"]
 written = tiers_table.cells
 kept = tiers_table.read(wb.ReadPlan("every live cell")).cells
-by_family = pd.DataFrame({"bytes written": written.frame.assign(b=written.cell_bytes()).groupby("family")["b"].sum(),
-                          "bytes kept after GC": kept.frame.assign(b=kept.cell_bytes()).groupby("family")["b"].sum()})
+by_family = pd.DataFrame(
+    {
+        "bytes written": written.frame.assign(b=written.cell_bytes()).groupby("family")["b"].sum(),
+        "bytes kept after GC": kept.frame.assign(b=kept.cell_bytes()).groupby("family")["b"].sum(),
+    }
+)
 by_family["kept (share)"] = by_family["bytes kept after GC"] / by_family["bytes written"]
 wb.styled(by_family)
 
@@ -256,13 +303,23 @@ wb.styled(by_family)
 # readings of the same week cost (modelled on everything written, before GC):
 
 # %% tags=["G30", "finding"]
-week = dict(entity={"location": "us-west2", "balloon_id": "b00001"}, start="2015-03-01", end="2015-03-08")
+week = dict(
+    entity={"location": "us-west2", "balloon_id": "b00001"}, start="2015-03-01", end="2015-03-08"
+)
 raw_week = wb.QueryIntent("raw_week", "range", "one balloon's raw readings for the week", **week)
-stats_week = wb.QueryIntent("stats_week", "range", "the same balloon's hourly summaries", aggregate="hourly:mean", **week)
-tier_cost = pd.DataFrame({q.name: {"families read": ", ".join(tiers.plan(q).filter.families or ("all",)),
-                                   "rows": tiers.plan(q).evaluate(written).rows_seen,
-                                   "bytes read": tiers.plan(q).evaluate(written).bytes_seen}
-                          for q in (raw_week, stats_week)}).T
+stats_week = wb.QueryIntent(
+    "stats_week", "range", "the same balloon's hourly summaries", aggregate="hourly:mean", **week
+)
+tier_cost = pd.DataFrame(
+    {
+        q.name: {
+            "families read": ", ".join(tiers.plan(q).filter.families or ("all",)),
+            "rows": tiers.plan(q).evaluate(written).rows_seen,
+            "bytes read": tiers.plan(q).evaluate(written).bytes_seen,
+        }
+        for q in (raw_week, stats_week)
+    }
+).T
 wb.styled(tier_cost)
 
 # %% [markdown]
@@ -271,7 +328,9 @@ wb.styled(tier_cost)
 # still served:
 
 # %%
-wb.styled_rows(pd.DataFrame({q.name: tiers_table.run(q).figures()["measured"] for q in (raw_week, stats_week)}))
+wb.styled_rows(
+    pd.DataFrame({q.name: tiers_table.run(q).figures()["measured"] for q in (raw_week, stats_week)})
+)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -32,6 +32,7 @@
 # %% tags=["setup"]
 import workbench as wb
 from workbench.exercises.ex04 import ____, fx_salt, key_bytes, latest_emulator_rows
+
 wb.setup()
 
 # %% [markdown]
@@ -50,7 +51,9 @@ ds
 # The pairs are not equally busy. Keep this table in mind: it decides how far field promotion can go.
 
 # %%
-ds.frame["pair"].value_counts(normalize=True).rename("share of quotes").to_frame().style.format("{:.1%}")
+ds.frame["pair"].value_counts(normalize=True).rename("share of quotes").to_frame().style.format(
+    "{:.1%}"
+)
 
 # %% [markdown]
 # ## 1 · The timestamp-first key (G06)
@@ -95,8 +98,13 @@ wb.analyze(ds, promoted).keyspace
 
 # %% tags=["finding"]
 cmp = wb.compare(ds, [ts_first, promoted])
-cols = ["busiest_node_share", "hotspot_factor", "usdjpy_day: rows seen", "latest_quote: rows seen",
-        "all_pairs_minute: rows seen"]
+cols = [
+    "busiest_node_share",
+    "hotspot_factor",
+    "usdjpy_day: rows seen",
+    "latest_quote: rows seen",
+    "all_pairs_minute: rows seen",
+]
 cmp.view(cols)
 
 # %% [markdown]
@@ -115,13 +123,19 @@ cmp.view(cols)
 
 # %% tags=["G08"]
 import pandas as pd
+
 sweep = []
 for n in (1, 2, 3, 4, 6, 8, 12):
     a = wb.analyze(ds, wb.preset("fx_prices", "salted", n=n))
-    sweep.append({"salt buckets": n, "busiest node share": a.keyspace.mean_write_share,
-                  "scans per USD/JPY day": a.queries["usdjpy_day"]["scans"],
-                  "rows seen per USD/JPY day": a.queries["usdjpy_day"]["rows_seen"],
-                  "node-ms per USD/JPY day": a.queries["usdjpy_day"]["node_ms"]})
+    sweep.append(
+        {
+            "salt buckets": n,
+            "busiest node share": a.keyspace.mean_write_share,
+            "scans per USD/JPY day": a.queries["usdjpy_day"]["scans"],
+            "rows seen per USD/JPY day": a.queries["usdjpy_day"]["rows_seen"],
+            "node-ms per USD/JPY day": a.queries["usdjpy_day"]["node_ms"],
+        }
+    )
 sweep = pd.DataFrame(sweep).set_index("salt buckets")
 wb.styled(sweep)
 
@@ -199,11 +213,21 @@ reversed_ts = wb.preset("fx_prices", "reversed_timestamp")
 reversed_first = wb.Schema(
     "reversed_first",
     wb.RowKey((wb.ReversedTimestamp("us", 9_999_999_999_999_999, 16), wb.Field("pair"))),
-    wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}))
+    wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}),
+)
 cmp9 = wb.compare(ds, [promoted, reversed_ts, reversed_first])
-print(cmp9.analyses[promoted.name].capacity.production.inputs_line())  # the workload the node-ms are at
-cmp9.view(["latest_quote: rows seen", "latest_quote: emulator rows seen", "latest_quote: node ms",
-           "usdjpy_day: rows seen", "usdjpy_day: scans", "busiest_node_share"])
+# the workload the node-ms are at
+print(cmp9.analyses[promoted.name].capacity.production.inputs_line())
+cmp9.view(
+    [
+        "latest_quote: rows seen",
+        "latest_quote: emulator rows seen",
+        "latest_quote: node ms",
+        "usdjpy_day: rows seen",
+        "usdjpy_day: scans",
+        "busiest_node_share",
+    ]
+)
 
 # %% [markdown]
 # On Cloud Bigtable, reversal gains the latest-quote query nothing: a reverse scan already reads one row.
@@ -223,12 +247,17 @@ cmp9.view(["latest_quote: rows seen", "latest_quote: emulator rows seen", "lates
 # %% tags=["G31"]
 loss = {}
 for precision in ("second", "ms", "us"):
-    schema = wb.Schema(f"pair_{precision}", wb.RowKey((wb.Field("pair"), wb.Timestamp(precision))),
-                       wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}))
+    schema = wb.Schema(
+        f"pair_{precision}",
+        wb.RowKey((wb.Field("pair"), wb.Timestamp(precision))),
+        wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}),
+    )
     report = wb.loss_report(schema.to_cells(ds, accept_loss=True))
-    loss[precision] = {"events lost to collisions": report.n_lost,
-                       "share of events lost": report.n_lost / len(ds),
-                       "surviving events cut to the millisecond": report.n_truncated}
+    loss[precision] = {
+        "events lost to collisions": report.n_lost,
+        "share of events lost": report.n_lost / len(ds),
+        "surviving events cut to the millisecond": report.n_truncated,
+    }
 wb.styled(pd.DataFrame(loss).T)
 
 # %% [markdown]
@@ -261,18 +290,24 @@ key_bytes.check(KEY_BYTES, ds)
 # %% tags=["G20"]
 designs = {
     "pair_microseconds": promoted,
-    "pair + epoch µs": wb.Schema("pair_epoch_us", wb.RowKey((wb.Field("pair"), wb.Timestamp("us", "epoch_us"))),
-                                 wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"})),
+    "pair + epoch µs": wb.Schema(
+        "pair_epoch_us",
+        wb.RowKey((wb.Field("pair"), wb.Timestamp("us", "epoch_us"))),
+        wb.Tall(wb.Family("q"), {"bid": "b", "ask": "a"}),
+    ),
     "reversed_timestamp": reversed_ts,
     "serialized_protobuf": wb.preset("fx_prices", "serialized_protobuf"),
 }
 rows = {}
 for name, schema in designs.items():
     a = wb.analyze(ds, schema)
-    rows[name] = {"example key": schema.example_key(ds), "longest key (B)": a.rowsizes.max_key_bytes,
-                  "key bytes per event": a.capacity.breakdown["row key"] / len(ds),
-                  "bytes per event": a.capacity.bytes_per_event,
-                  "key share of bytes": a.capacity.breakdown["row key"] / a.capacity.total_bytes}
+    rows[name] = {
+        "example key": schema.example_key(ds),
+        "longest key (B)": a.rowsizes.max_key_bytes,
+        "key bytes per event": a.capacity.breakdown["row key"] / len(ds),
+        "bytes per event": a.capacity.bytes_per_event,
+        "key share of bytes": a.capacity.breakdown["row key"] / a.capacity.total_bytes,
+    }
 wb.styled(pd.DataFrame(rows).T)
 
 # %% [markdown]
@@ -303,10 +338,15 @@ run
 # %%
 quotes = run.answer.set_index("time")
 close = ((quotes["bid"] + quotes["ask"]) / 2).resample("1D").last().dropna().rename("daily close")
-averages = pd.concat([close] + [close.rolling(w).mean().rename(f"{w} moving average") for w in ("5D", "10D", "30D")],
-                     axis=1)
-averages.plot(title="USD/JPY mid price: daily close and moving averages (read back from the emulator)",
-              ylabel="JPY per USD", figsize=(10, 4))
+averages = pd.concat(
+    [close] + [close.rolling(w).mean().rename(f"{w} moving average") for w in ("5D", "10D", "30D")],
+    axis=1,
+)
+averages.plot(
+    title="USD/JPY mid price: daily close and moving averages (read back from the emulator)",
+    ylabel="JPY per USD",
+    figsize=(10, 4),
+)
 averages.dropna().tail(3).round(3)
 
 # %% [markdown]

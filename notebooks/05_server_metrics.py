@@ -29,6 +29,7 @@
 # %% tags=["setup"]
 import workbench as wb
 from workbench.exercises.ex05 import ____, dashboard_key, host_first_scans, row_cells
+
 wb.setup()
 
 # %% [markdown]
@@ -54,23 +55,46 @@ ds
 
 # %% tags=["G16", "finding"]
 import pandas as pd
+
 heroic = wb.preset("server_metrics", "heroic")
 cells = heroic.to_cells(ds).frame
-documented = pd.DataFrame({
-    "time (ms)": [1300000000000, 1300001000000],
-    "Heroic's row key": ["system,cpu-type=idle,site=gew,system-component=cpu,unit=%,what=cpu-idle-percentage,"
-                         "1297080123392,database.example.com,pod-example-123-abc"] * 2,
-    "Heroic's offset": ["2919876608", "2920876608"], "Heroic's value": [42.0, 84.0]})
-built = cells[cells["timestamp_us"].isin(documented["time (ms)"] * 1000)
-              & cells["row_key"].isin(documented["Heroic's row key"])]
+documented = pd.DataFrame(
+    {
+        "time (ms)": [1300000000000, 1300001000000],
+        "Heroic's row key": [
+            "system,cpu-type=idle,site=gew,system-component=cpu,unit=%,what=cpu-idle-percentage,"
+            "1297080123392,database.example.com,pod-example-123-abc"
+        ]
+        * 2,
+        "Heroic's offset": ["2919876608", "2920876608"],
+        "Heroic's value": [42.0, 84.0],
+    }
+)
+built = cells[
+    cells["timestamp_us"].isin(documented["time (ms)"] * 1000)
+    & cells["row_key"].isin(documented["Heroic's row key"])
+]
 documented["built row key"] = built["row_key"].to_numpy()
 documented["built qualifier"] = built["qualifier"].to_numpy()
 documented["built value"] = [float(v) for v in built["value"]]
-documented["identical"] = ((documented["built row key"] == documented["Heroic's row key"])
-                           & (documented["built qualifier"] == documented["Heroic's offset"])
-                           & (documented["built value"] == documented["Heroic's value"]))
-wb.as_written(documented[["time (ms)", "built row key", "built qualifier", "Heroic's offset", "built value",
-                           "identical"]])   # data as stored and as Heroic prints it
+documented["identical"] = (
+    (documented["built row key"] == documented["Heroic's row key"])
+    & (documented["built qualifier"] == documented["Heroic's offset"])
+    & (documented["built value"] == documented["Heroic's value"])
+)
+# data as stored and as Heroic prints it
+wb.as_written(
+    documented[
+        [
+            "time (ms)",
+            "built row key",
+            "built qualifier",
+            "Heroic's offset",
+            "built value",
+            "identical",
+        ]
+    ]
+)
 
 # %% [markdown]
 # One row therefore holds every point of one series within a 2^32 ms window (about 49.7 days): at one point
@@ -91,11 +115,14 @@ row_cells.check(ROW_CELLS, ds)
 
 # %%
 per_row = cells.groupby("row_key").size()
-pd.Series({"window (days)": 2**32 / 1000 / 86400,
-           "max cells per row at one point / 10 s": 2**32 // 10_000,
-           "rows in the workshop data": len(per_row),
-           "cells per row now (median)": per_row.median()}).to_frame("value").style.format(
-    lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}")
+pd.Series(
+    {
+        "window (days)": 2**32 / 1000 / 86400,
+        "max cells per row at one point / 10 s": 2**32 // 10_000,
+        "rows in the workshop data": len(per_row),
+        "cells per row now (median)": per_row.median(),
+    }
+).to_frame("value").style.format(lambda v: f"{v:,.0f}" if float(v).is_integer() else f"{v:,.1f}")
 
 # %% [markdown]
 # ## 2 · Key order: common to granular, and short (G20)
@@ -126,8 +153,16 @@ host_first_scans.check(HOST_FIRST_SCANS, ds)
 host_first = wb.preset("server_metrics", "host_metric_time")
 cmp = wb.compare(ds, [heroic, host_first, wb.preset("server_metrics", "timestamp_first")])
 print(cmp.analyses["heroic"].capacity.production.inputs_line())  # the workload the node-ms are at
-cmp.view(["site_cpu_dashboard: scans", "site_cpu_dashboard: rows seen", "site_cpu_dashboard: node ms",
-          "host_cpu_15min: rows seen", "busiest_node_share", "bytes_per_event"])
+cmp.view(
+    [
+        "site_cpu_dashboard: scans",
+        "site_cpu_dashboard: rows seen",
+        "site_cpu_dashboard: node ms",
+        "host_cpu_15min: rows seen",
+        "busiest_node_share",
+        "bytes_per_event",
+    ]
+)
 
 # %% [markdown]
 # Read the `node time` column too: it is the cost of one run at production size (the workload line
@@ -145,10 +180,13 @@ cmp.view(["site_cpu_dashboard: scans", "site_cpu_dashboard: rows seen", "site_cp
 lengths = {}
 for schema in (heroic, host_first):
     a = wb.analyze(ds, schema)
-    lengths[schema.name] = {"example key": schema.example_key(ds), "longest key (B)": a.rowsizes.max_key_bytes,
-                            "key limit": "4 KiB", "key share of stored bytes":
-                                a.capacity.breakdown["row key"] / a.capacity.total_bytes,
-                            "bytes per point": a.capacity.bytes_per_event}
+    lengths[schema.name] = {
+        "example key": schema.example_key(ds),
+        "longest key (B)": a.rowsizes.max_key_bytes,
+        "key limit": "4 KiB",
+        "key share of stored bytes": a.capacity.breakdown["row key"] / a.capacity.total_bytes,
+        "bytes per point": a.capacity.bytes_per_event,
+    }
 wb.styled(pd.DataFrame(lengths).T)
 
 # %% [markdown]
@@ -172,7 +210,9 @@ result = dashboard_key.check(KEY, ds)
 if result.found:
     mine, a = result.found["schema"], result.found["analysis"]
     print("example key:", mine.example_key(ds))
-    print(f"one host's panel reads {a.queries['host_cpu_15min']['waste']:,.1f} rows per row returned")
+    print(
+        f"one host's panel reads {a.queries['host_cpu_15min']['waste']:,.1f} rows per row returned"
+    )
 result
 
 # %% [markdown]
@@ -184,17 +224,21 @@ result
 # The count below is the number of separate key ranges needed to read each site's hosts.
 
 # %% tags=["G27", "finding"]
-reversed_domain = wb.Schema("reversed_domain",
-                            wb.RowKey((wb.ReversedDomain("host"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"))),
-                            wb.Tall(wb.Family("m")))
+reversed_domain = wb.Schema(
+    "reversed_domain",
+    wb.RowKey((wb.ReversedDomain("host"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"))),
+    wb.Tall(wb.Family("m")),
+)
 sites = "|".join(ds.frame["site"].unique())
 ranges = {}
 for schema in (host_first, reversed_domain):
     keys = schema.to_cells(ds).frame["row_key"].drop_duplicates().sort_values()
     site = keys.str.extract(rf"\.({sites})\.", expand=False).dropna()
-    ranges[schema.name] = {"example key": schema.example_key(ds),
-                           "key ranges to read every site, one site at a time": int((site != site.shift()).sum()),
-                           "sites": site.nunique()}
+    ranges[schema.name] = {
+        "example key": schema.example_key(ds),
+        "key ranges to read every site, one site at a time": int((site != site.shift()).sum()),
+        "sites": site.nunique(),
+    }
 pd.DataFrame(ranges).T
 
 # %% [markdown]
@@ -209,16 +253,34 @@ pd.DataFrame(ranges).T
 # returned).
 
 # %% tags=["G17"]
-owner = {"gew": "altostrat", "lon": "altostrat", "sto": "altostrat",
-         "ash": "examplepetstore", "sfo": "examplepetstore", "sin": "examplepetstore"}
+owner = {
+    "gew": "altostrat",
+    "lon": "altostrat",
+    "sto": "altostrat",
+    "ash": "examplepetstore",
+    "sfo": "examplepetstore",
+    "sin": "examplepetstore",
+}
 fleet = wb.from_dataframe(
-    ds.frame.assign(tenant=ds.frame["site"].map(owner))[["tenant", "host", "what", "time", "value"]],
-    entity=["tenant", "host", "what"], time="time", measures=["value"], name="fleet",
-    queries=[wb.QueryIntent(f"{t}_everything", "range", f"every row of tenant {t}", entity={"tenant": t})
-             for t in ("altostrat", "examplepetstore")])
-tenants = wb.Schema("tenant_prefix",
-                    wb.RowKey((wb.Field("tenant"), wb.Field("host"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"))),
-                    wb.Tall(wb.Family("m")))
+    ds.frame.assign(tenant=ds.frame["site"].map(owner))[
+        ["tenant", "host", "what", "time", "value"]
+    ],
+    entity=["tenant", "host", "what"],
+    time="time",
+    measures=["value"],
+    name="fleet",
+    queries=[
+        wb.QueryIntent(f"{t}_everything", "range", f"every row of tenant {t}", entity={"tenant": t})
+        for t in ("altostrat", "examplepetstore")
+    ],
+)
+tenants = wb.Schema(
+    "tenant_prefix",
+    wb.RowKey(
+        (wb.Field("tenant"), wb.Field("host"), wb.Field("what"), wb.Timestamp("ms", "epoch_ms"))
+    ),
+    wb.Tall(wb.Family("m")),
+)
 print("example key:", tenants.example_key(fleet))
 wb.styled(wb.analyze(fleet, tenants).queries.table[["plan", "scans", "rows_seen", "rows_returned"]])
 
@@ -238,12 +300,24 @@ table
 before = table.run(fleet.query("examplepetstore_everything")).result.rows_returned
 table.drop_prefix("examplepetstore#")
 after = table.verify()
-wb.styled(pd.DataFrame({"rows of examplepetstore before the drop": [before],
-              "events missing after the drop": [len(after.missing)],
-              "…of which examplepetstore": [int((after.missing["tenant"] == "examplepetstore").sum())],
-              "events of altostrat changed or lost": [len(after.changed) + int((after.missing["tenant"] == "altostrat").sum())],
-              "rows of altostrat still readable": [table.run(fleet.query("altostrat_everything")).result.rows_returned]},
-             index=["count"]).T)
+wb.styled(
+    pd.DataFrame(
+        {
+            "rows of examplepetstore before the drop": [before],
+            "events missing after the drop": [len(after.missing)],
+            "…of which examplepetstore": [
+                int((after.missing["tenant"] == "examplepetstore").sum())
+            ],
+            "events of altostrat changed or lost": [
+                len(after.changed) + int((after.missing["tenant"] == "altostrat").sum())
+            ],
+            "rows of altostrat still readable": [
+                table.run(fleet.query("altostrat_everything")).result.rows_returned
+            ],
+        },
+        index=["count"],
+    ).T
+)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

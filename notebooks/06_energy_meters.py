@@ -29,7 +29,14 @@
 
 # %% tags=["setup"]
 import workbench as wb
-from workbench.exercises.ex06 import ____, daily_panel, hourly_day_dataset, hourly_day_rows, latest_rows
+from workbench.exercises.ex06 import (
+    ____,
+    daily_panel,
+    hourly_day_dataset,
+    hourly_day_rows,
+    latest_rows,
+)
+
 wb.setup()
 
 # %% [markdown]
@@ -55,22 +62,35 @@ ds
 
 # %% tags=["G23", "finding"]
 import pandas as pd
+
 sequential = wb.preset("energy_meters", "sequential_id")
-reversed_id = wb.Schema("reversed_id", wb.RowKey((wb.ReversedId("meter_id"), wb.Timestamp("minute"))),
-                        wb.Tall(wb.Family("r"), {"kwh": "k", "voltage": "v"}))
+reversed_id = wb.Schema(
+    "reversed_id",
+    wb.RowKey((wb.ReversedId("meter_id"), wb.Timestamp("minute"))),
+    wb.Tall(wb.Family("r"), {"kwh": "k", "voltage": "v"}),
+)
 f = ds.frame
 order = f["meter_id"].rank(method="dense") - 1
 installed = f["time"].min() + (f["time"].max() - f["time"].min()) * 0.8 * order / order.max()
-rollout = wb.from_dataframe(f[f["time"] >= installed], entity=["meter_id"], time="time",
-                            measures=["kwh", "voltage"], name="energy_rollout")
+rollout = wb.from_dataframe(
+    f[f["time"] >= installed],
+    entity=["meter_id"],
+    time="time",
+    measures=["kwh", "voltage"],
+    name="energy_rollout",
+)
 spread = {}
 for data in (ds, rollout):
     for schema in (sequential, reversed_id):
         for nodes in (3, 6):
             a = wb.analyze(data, schema, nodes=nodes)
-            spread[(data.name, schema.name, nodes)] = {"example key": schema.example_key(data),
-                                                       "busiest node ÷ fair share": a.keyspace.hotspot_factor}
-pd.DataFrame(spread).T.rename_axis(["data", "design", "nodes"]).style.format({"busiest node ÷ fair share": "{:.2f}×"})
+            spread[(data.name, schema.name, nodes)] = {
+                "example key": schema.example_key(data),
+                "busiest node ÷ fair share": a.keyspace.hotspot_factor,
+            }
+pd.DataFrame(spread).T.rename_axis(["data", "design", "nodes"]).style.format(
+    {"busiest node ÷ fair share": "{:.2f}×"}
+)
 
 # %% [markdown]
 # The model splits a busy tablet by load and moves tablets between nodes a few minutes after the load
@@ -110,22 +130,33 @@ wb.analyze(rollout, sequential, nodes=6).keyspace
 
 # %% tags=["finding"]
 production = wb.Workload(
-    events_per_s=50_000,   # readings a second across the fleet
-    growth="grow",         # more meters like the sample's, each one reading per 15 minutes
+    events_per_s=50_000,  # readings a second across the fleet
+    growth="grow",  # more meters like the sample's, each one reading per 15 minutes
     queries={"all_meters_hour": wb.QueryLoad(per_s=0)},  # the fleet export runs on Data Boost
 )
 at_production = wb.analyze(ds, sequential, workload=production)
 cap = at_production.capacity
 print(cap.verdict())
 print(cap.production.inputs_line())  # what the figures assumed: yours, then the defaults
-display(cap.view(["CPU at the peak (nodes, reads + writes)", "nodes for CPU (busiest ≤ 70%)",
-                  "ceiling (events/s, busiest unit at 70% CPU)",
-                  "kept, compressed (TB, one cluster)",
-                  "nodes for storage (5 TB per SSD node at 70%)",
-                  "compression (snappy, measured on the cells)", "total per month (USD)"]))
+display(
+    cap.view(
+        [
+            "CPU at the peak (nodes, reads + writes)",
+            "nodes for CPU (busiest ≤ 70%)",
+            "ceiling (events/s, busiest unit at 70% CPU)",
+            "kept, compressed (TB, one cluster)",
+            "nodes for storage (5 TB per SSD node at 70%)",
+            "compression (snappy, measured on the cells)",
+            "total per month (USD)",
+        ]
+    )
+)
 # each query's one run at production: the ranges and requests its plan sends, and its node time
-wb.styled(at_production.queries.table[["production_ranges", "production_requests",
-                                        "production_rows_seen", "production_node_ms"]])
+wb.styled(
+    at_production.queries.table[
+        ["production_ranges", "production_requests", "production_rows_seen", "production_node_ms"]
+    ]
+)
 
 # %% [markdown]
 # ### The production sheet
@@ -159,8 +190,14 @@ tiered = wb.analyze(ds, sequential, workload=production, tiered_after_days=90).c
 print(tiered.verdict())
 print(tiered.production.inputs_line())  # the same workload, the cold tier added
 print(tiered.query_tier_texts())
-tiered.view(["…hot tier, SSD (GiB)", "…cold tier, older than 90 days (GiB)",
-             "nodes for storage (5 TB per SSD node at 70%)", "total per month (USD)"])
+tiered.view(
+    [
+        "…hot tier, SSD (GiB)",
+        "…cold tier, older than 90 days (GiB)",
+        "nodes for storage (5 TB per SSD node at 70%)",
+        "total per month (USD)",
+    ]
+)
 
 # %% [markdown]
 # ## 2 · One row per meter, updated with every reading (G24, G10, G03)
@@ -173,20 +210,28 @@ tiered.view(["…hot tier, SSD (GiB)", "…cold tier, older than 90 days (GiB)",
 
 # %% tags=["G24", "finding"]
 measures = ("kwh", "voltage")
-updated = wb.Schema("row_per_meter", wb.RowKey((wb.Field("meter_id"), wb.Metric(measures))),
-                    wb.NewCells(wb.Family("r")))
-per_reading = wb.Schema("row_per_reading",
-                        wb.RowKey((wb.Field("meter_id"), wb.Metric(measures), wb.Timestamp("ms", "epoch_ms"))),
-                        wb.Tall(wb.Family("r")))
+updated = wb.Schema(
+    "row_per_meter",
+    wb.RowKey((wb.Field("meter_id"), wb.Metric(measures))),
+    wb.NewCells(wb.Family("r")),
+)
+per_reading = wb.Schema(
+    "row_per_reading",
+    wb.RowKey((wb.Field("meter_id"), wb.Metric(measures), wb.Timestamp("ms", "epoch_ms"))),
+    wb.Tall(wb.Family("r")),
+)
 growth = {}
 analyses = {}
 for schema in (updated, per_reading):
     a = analyses[schema.name] = wb.analyze(ds, schema)
-    growth[schema.name] = {"example key": schema.example_key(ds), "rows": a.rowsizes.n_rows,
-                           "writes to the busiest row": int(a.rowsizes.cells.max()),
-                           "largest row now (B)": a.rowsizes.max_bytes,
-                           "largest row after 12 months (B)": a.rowsizes.projected_max_bytes,
-                           "rows that never stop growing": a.rowsizes.open_rows}
+    growth[schema.name] = {
+        "example key": schema.example_key(ds),
+        "rows": a.rowsizes.n_rows,
+        "writes to the busiest row": int(a.rowsizes.cells.max()),
+        "largest row now (B)": a.rowsizes.max_bytes,
+        "largest row after 12 months (B)": a.rowsizes.projected_max_bytes,
+        "rows that never stop growing": a.rowsizes.open_rows,
+    }
 wb.styled(pd.DataFrame(growth).T)
 
 # %% [markdown]
@@ -200,8 +245,10 @@ wb.styled(pd.DataFrame(growth).T)
 rows = analyses["row_per_meter"].rowsizes
 display(rows)
 per_second = rows.projected_max_bytes * 900
-print(f"largest row after 12 months at one reading per second: {per_second / 1e6:,.0f} MB "
-      f"({per_second / 256e6:.1f}× the 256 MB hard limit)")
+print(
+    f"largest row after 12 months at one reading per second: {per_second / 1e6:,.0f} MB "
+    f"({per_second / 256e6:.1f}× the 256 MB hard limit)"
+)
 
 # %% [markdown]
 # Versions also cost on the read side. To answer "meter 100001 on 1 March" the updated design reads few
@@ -226,9 +273,21 @@ latest_rows.check(LATEST_ROWS, ds, per_reading)
 # The table compares cells seen with cells returned for both designs.
 
 # %% tags=["G03"]
-costs = pd.concat({name: a.queries.table[["kind", "rows_seen", "cells_seen", "cells_returned", "bytes_seen",
-                                          "emulator_rows_seen"]]
-                   for name, a in analyses.items()})
+costs = pd.concat(
+    {
+        name: a.queries.table[
+            [
+                "kind",
+                "rows_seen",
+                "cells_seen",
+                "cells_returned",
+                "bytes_seen",
+                "emulator_rows_seen",
+            ]
+        ]
+        for name, a in analyses.items()
+    }
+)
 wb.styled(costs.loc[(slice(None), ["meter_day", "latest_reading"]), :])
 
 # %% [markdown]
@@ -261,9 +320,14 @@ hourly_day_rows.check(HOURLY_ROWS, ds, wb.preset("energy_meters", "hourly_aggreg
 # %% tags=["G29", "finding"]
 hourly = wb.preset("energy_meters", "hourly_aggregates")
 day = ds.query("meter_day")
-side = pd.DataFrame({
-    "raw readings (meter_day)": wb.analyze(ds, hourly).queries["meter_day"],
-    "hourly rows (meter_day_hourly)": wb.analyze(hourly_day_dataset(ds), hourly).queries["meter_day_hourly"]})
+side = pd.DataFrame(
+    {
+        "raw readings (meter_day)": wb.analyze(ds, hourly).queries["meter_day"],
+        "hourly rows (meter_day_hourly)": wb.analyze(hourly_day_dataset(ds), hourly).queries[
+            "meter_day_hourly"
+        ],
+    }
+)
 wb.styled_rows(side.loc[["plan", "rows_seen", "rows_returned", "cells_returned", "bytes_seen"]])
 
 # %% [markdown]
@@ -307,9 +371,19 @@ run
 # %%
 read = run.result.cells.frame
 read = read[read["qualifier"] == "kwh_sum"].assign(kwh_sum=lambda d: d["value"].map(float))
-truth = ds.frame[ds.frame["meter_id"] == day.entity["meter_id"]].set_index("time")["kwh"].resample("1D").sum()
-pd.DataFrame({"row key read back": read["row_key"].to_numpy(), "kWh (summary row)": read["kwh_sum"].to_numpy(),
-              "kWh (sum of raw readings)": truth.round(3).to_numpy()})
+truth = (
+    ds.frame[ds.frame["meter_id"] == day.entity["meter_id"]]
+    .set_index("time")["kwh"]
+    .resample("1D")
+    .sum()
+)
+pd.DataFrame(
+    {
+        "row key read back": read["row_key"].to_numpy(),
+        "kWh (summary row)": read["kwh_sum"].to_numpy(),
+        "kWh (sum of raw readings)": truth.round(3).to_numpy(),
+    }
+)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -28,6 +28,7 @@
 # %% tags=["setup"]
 import workbench as wb
 from workbench.exercises.ex07 import ____, fix_share, lab_pattern, time_first_share
+
 wb.setup()
 
 # %% [markdown]
@@ -76,12 +77,15 @@ time_first_share.check(TIME_FIRST_SHARE, d)
 
 # %% tags=["G06"]
 from dataclasses import replace
+
 d.controls.segments.value = ["time", "pair"]
 d.show_tab("heatmap")
-time_pair = replace(d.schema, name="time_pair")   # the edited design under its own name
+time_pair = replace(d.schema, name="time_pair")  # the edited design under its own name
 print(f"{time_pair.name}: example key {time_pair.example_key(ds)}")
-print(f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the writes "
-      f"(fair share {d.analysis.keyspace.fair_share:.0%})")
+print(
+    f"busiest node takes {d.analysis.keyspace.mean_write_share:.0%} of the writes "
+    f"(fair share {d.analysis.keyspace.fair_share:.0%})"
+)
 
 # %% [markdown]
 # ## What the advisor says, and one click to fix it
@@ -123,7 +127,8 @@ fix
 
 # %% tags=["finding"]
 fix.apply_suggestion(0)
-print(f"{fix.schema.name}: busiest node {before:.0%} → {fix.analysis.keyspace.mean_write_share:.0%} of the writes")
+after = fix.analysis.keyspace.mean_write_share
+print(f"{fix.schema.name}: busiest node {before:.0%} → {after:.0%} of the writes")
 
 # %% [markdown]
 # ## Side by side
@@ -134,8 +139,14 @@ print(f"{fix.schema.name}: busiest node {before:.0%} → {fix.analysis.keyspace.
 # for the design you pinned and the current one.
 
 # %% tags=["finding"]
-wb.compare(ds, [wb.preset("fx_prices", "pair_microseconds"), wb.preset("fx_prices", "timestamp_first"),
-                wb.preset("fx_prices", "salted")])
+wb.compare(
+    ds,
+    [
+        wb.preset("fx_prices", "pair_microseconds"),
+        wb.preset("fx_prices", "timestamp_first"),
+        wb.preset("fx_prices", "salted"),
+    ],
+)
 
 # %% [markdown]
 # ## Into the real emulator and back
@@ -163,10 +174,18 @@ run
 # default set is derived from the data; `mine.queries` shows what is costed either way.
 
 # %%
-mine = wb.from_csv("../datasets/energy_meters.csv", entity=["meter_id"], time="time",
-                   measures=["kwh", "voltage"], name="my_meters",
-                   queries=["latest 1 per meter_id", "mean kwh for meter_id=100001 over 7 days",
-                            "all over 1 hour"])
+mine = wb.from_csv(
+    "../datasets/energy_meters.csv",
+    entity=["meter_id"],
+    time="time",
+    measures=["kwh", "voltage"],
+    name="my_meters",
+    queries=[
+        "latest 1 per meter_id",
+        "mean kwh for meter_id=100001 over 7 days",
+        "all over 1 hour",
+    ],
+)
 mine.queries
 
 # %% [markdown]
@@ -175,8 +194,9 @@ mine.queries
 
 # %%
 ranked = wb.compare(mine, wb.presets(mine))
-print(ranked.analyses["timestamp_first"].capacity.production.inputs_line())  # the workload ranked at
-ranked.rankings[["ranking", "reason"]]   # best first; the reason says why
+# the workload ranked at
+print(ranked.analyses["timestamp_first"].capacity.production.inputs_line())
+ranked.rankings[["ranking", "reason"]]  # best first; the reason says why
 
 # %%
 wb.advise(mine, wb.preset(mine, "timestamp_first"))

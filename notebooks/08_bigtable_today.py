@@ -35,6 +35,7 @@
 # %% tags=["setup"]
 import workbench as wb
 from workbench.exercises.ex08 import ____, cmv_maintenance, counter_cells, slash_bad_keys
+
 wb.setup()
 
 # %% [markdown]
@@ -68,7 +69,8 @@ print(rks.sql({"pair": "EUR/USD"}, "2015-03-02 09:00", "2015-03-02 10:00"))
 # over every key the design writes for the dataset; for the recommended design:
 
 # %% tags=["G20"]
-print(f"pair#time (recommended): {wb.key_conformance(wb.preset('fx_prices', 'pair_microseconds'), fx)['main']}")
+recommended = wb.key_conformance(wb.preset("fx_prices", "pair_microseconds"), fx)
+print(f"pair#time (recommended): {recommended['main']}")
 
 # %% [markdown]
 # ### Exercise: how many keys break with a `/` delimiter?
@@ -127,9 +129,22 @@ cmv_maintenance.check(CMV_WRITES, energy, designs)
 
 # %% tags=["G29"]
 cmp = wb.compare(energy, list(designs.values()), queries=wb.view_queries(energy))
-print(next(iter(cmp.analyses.values())).capacity.production.inputs_line())  # the workload of the figures
-wb.styled(cmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-                     "derived_rows", "meter_hourly_kwh: rows seen", "meter_day: rows seen", "staleness"]])
+# the workload of the figures
+print(next(iter(cmp.analyses.values())).capacity.production.inputs_line())
+wb.styled(
+    cmp.table[
+        [
+            "maintained_by",
+            "client_writes_per_event",
+            "maintenance_writes",
+            "write_node_s",
+            "derived_rows",
+            "meter_hourly_kwh: rows seen",
+            "meter_day: rows seen",
+            "staleness",
+        ]
+    ]
+)
 
 # %% [markdown]
 # The client sends fewer row writes (no summary rows), but Bigtable updates the view once per
@@ -141,7 +156,10 @@ wb.styled(cmp.table[["maintained_by", "client_writes_per_event", "maintenance_wr
 emu = wb.emulator()
 pre_table = emu.load(energy, designs["pre_aggregated"])
 raw_table = emu.load(energy, designs["cmv_rollup"].source)
-{"hand-written aggregates": pre_table.write_report, "CMV source (raw rows only)": raw_table.write_report}
+{
+    "hand-written aggregates": pre_table.write_report,
+    "CMV source (raw rows only)": raw_table.write_report,
+}
 
 # %% [markdown]
 # ## 3 · A dual-written second table → an asynchronous secondary index
@@ -157,9 +175,20 @@ print(gdesigns["async_index"].create_sql("scores")["by_game"])
 
 # %% tags=["G05"]
 gcmp = wb.compare(games, list(gdesigns.values()))
-print(next(iter(gcmp.analyses.values())).capacity.production.inputs_line())  # the workload of the figures
-wb.styled(gcmp.table[["maintained_by", "client_writes_per_event", "maintenance_writes", "write_node_s",
-                      "lol_march: rows seen", "staleness"]])
+# the workload of the figures
+print(next(iter(gcmp.analyses.values())).capacity.production.inputs_line())
+wb.styled(
+    gcmp.table[
+        [
+            "maintained_by",
+            "client_writes_per_event",
+            "maintenance_writes",
+            "write_node_s",
+            "lol_march: rows seen",
+            "staleness",
+        ]
+    ]
+)
 
 # %% [markdown]
 # The total writes are the same — the client's second write becomes Bigtable's index update — and so are
@@ -192,18 +221,27 @@ counter_cells.check(COUNTER_CELLS, energy, counters)
 # %% tags=["G12"]
 import pandas as pd
 from workbench.bigtable import admin, reader, writer
+
 conn = emu.connection()
 with admin.throwaway_table(conn, list(counters.families())) as table_id:
     writer.write_cells(conn, counters.to_cells(energy), table_id, progress=False)
     back = reader.read_table(conn, table_id).frame
 back = back.assign(count=back["value"].map(lambda v: int.from_bytes(v, "big", signed=True)))
 expected = counters.expected(energy)
-wb.styled(pd.DataFrame({"cells written (one per reading)": [len(energy.frame)],
-              "counter cells read back": [len(back)],
-              "expected (pandas)": [len(expected)],
-              "counts read back": [sorted(back["count"].unique().tolist())],  # [4], plain ints
-              "equal to pandas": [back.set_index(["row_key", "qualifier"])["count"].sort_index().tolist()
-                                  == expected.set_index(["row_key", "qualifier"])["value"].tolist()]}))
+wb.styled(
+    pd.DataFrame(
+        {
+            "cells written (one per reading)": [len(energy.frame)],
+            "counter cells read back": [len(back)],
+            "expected (pandas)": [len(expected)],
+            "counts read back": [sorted(back["count"].unique().tolist())],  # [4], plain ints
+            "equal to pandas": [
+                back.set_index(["row_key", "qualifier"])["count"].sort_index().tolist()
+                == expected.set_index(["row_key", "qualifier"])["value"].tolist()
+            ],
+        }
+    )
+)
 
 # %% [markdown] tags=["summary"]
 # ## Summary

@@ -114,3 +114,20 @@ def test_a_new_notebook_gets_no_py_twin_and_the_workshop_ones_stay_paired(tmp_pa
         assert jupytext.read(path.with_suffix(".py")).metadata["jupytext"]["formats"] == (
             "ipynb,py:percent"
         ), path.name
+
+
+# a code cell at 1280 px shows about 100 characters before it scrolls sideways
+CODE_WIDTH = 100
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_code_lines_fit_a_cell_without_scrolling(path: Path):
+    nb = jupytext.read(path.with_suffix(".py"))
+    wide = [
+        f"cell {i}: {line[:60]}…"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for line in c.source.splitlines()
+        if len(line) > CODE_WIDTH
+    ]
+    assert not wide, f"{path.name}: code lines over {CODE_WIDTH} characters scroll: {wide}"
