@@ -158,6 +158,12 @@ def bench_design(
     return ratio
 
 
+def _loadavg() -> str:
+    """The machine's 1-, 5- and 15-minute load averages (``uptime``'s): a shared machine's
+    other work moves every figure here."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=200)
@@ -184,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[ENV_HOST] = conn.host
         print(
             f"{args.sensors * args.events:,} events ({args.format}), {len(designs)} design(s), "
-            f"{args.rounds} rounds each (load, then bulk-load, in this process)",
+            f"{args.rounds} rounds each (load, then bulk-load, in this process); "
+            f"load average {_loadavg()}",
             flush=True,
         )
         got = {
@@ -196,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             "summary: "
             + ", ".join(f"{d} {r:.2f}×" for d, r in got.items())
             + (f"; below 0.8×: {', '.join(below)}" if below else "; every design ≥ 0.8×")
+            + f" (load average {_loadavg()})"
         )
     return 0
 
