@@ -15,6 +15,18 @@ every design, three rounds.
 
 A grouped design (``--design pre_aggregated``) prints its summary groups: (entity, buckets)
 groups and the most events one held (bounded by a few buckets, not an entity's history).
+
+Measured 2026-11-29 (shared 2-core machine, load average 5.5-11), split points from the key
+distribution alone (``analysis.overview.keyspace``), three separate invocations of
+``PYTHONPATH=$PWD .venv/bin/python bench/bench_bulk_load.py --sensors 200 --events 1000
+--rounds 3 --design all``, bulk-load / load best of 3 per run: entity_first 0.91, 0.79, 0.79;
+timestamp_first 0.90, 0.80, 0.81; salted 0.77, 0.77, 0.81; reversed_timestamp 0.81, 0.79,
+0.91; bucket_new_columns 0.68, 0.67, 0.65; bucket_new_cells 0.71, 0.74, 0.74; wide_rows 0.67,
+0.67, 0.73; serialized_json 0.73, 0.79, 0.71; serialized_protobuf 0.69, 0.70, 0.76; heroic
+0.66, 0.77, 0.70; pre_aggregated 0.73, 0.75, 0.72; two_tables 0.87, 0.87, 0.85: the goal is not
+met (only two_tables holds it in all three). Why, by cProfile, in docs/architecture.md ("Bulk
+load with Apache Beam", Speed): bulk-load's fixed costs before the pipeline (split points,
+DuckDB pre-scan, design) and Beam's start, which ``load`` does not pay.
 """
 
 from __future__ import annotations
@@ -158,6 +170,12 @@ def bench_design(
     return ratio
 
 
+def _loadavg() -> str:
+    """The machine's 1-, 5- and 15-minute load averages (``uptime``'s): a shared machine's
+    other work moves every figure here."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sensors", type=int, default=200)
@@ -184,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[ENV_HOST] = conn.host
         print(
             f"{args.sensors * args.events:,} events ({args.format}), {len(designs)} design(s), "
-            f"{args.rounds} rounds each (load, then bulk-load, in this process)",
+            f"{args.rounds} rounds each (load, then bulk-load, in this process); "
+            f"load average {_loadavg()}",
             flush=True,
         )
         got = {
@@ -196,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             "summary: "
             + ", ".join(f"{d} {r:.2f}×" for d, r in got.items())
             + (f"; below 0.8×: {', '.join(below)}" if below else "; every design ≥ 0.8×")
+            + f" (load average {_loadavg()})"
         )
     return 0
 

@@ -26,7 +26,7 @@ from ..schema.keys import RowKey
 from ..schema.schema import Schema
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
-from .keyspace import KeyDistribution, key_distribution, writes_from_index
+from .keyspace import KeyDistribution, Writes, key_distribution, writes_from_index
 from .production import Production, production, stated_query_rates
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, file_largest_row, row_sizes, row_time_bound_s
@@ -334,6 +334,79 @@ def leading_entities(schema: Schema, ds: Dataset, settle_s: float) -> tuple[str,
     return tuple(out)
 
 
+def load_model(
+    ds: Dataset,
+    index: CellIndex,
+    qc: QueryCosts | None,
+    wl: Workload,
+    st: Settings,
+    *,
+    nodes: int | None,
+    name: str,
+    writes: Writes | None = None,
+) -> KeyDistribution:
+    """``analyze``'s key distribution (the load model) of the design's cells ``index`` at the
+    workload ``wl``: the writes at its peak rate in this design's mutations, each query's reads
+    at its stated rate at the peak (``qc``: the costed queries; None draws no reads, which is
+    what the costs give when ``wl`` states no query rate: :func:`draws_reads`)."""
+    w = writes if writes is not None else writes_from_index(index)
+    mpe = len(w.row) / max(len(ds), 1) if len(w.row) else 1.0
+    q_rates: dict[str, float] = {}
+    if qc is not None:
+        # the reads capacity sizes for: each query at its stated rate at the peak, none where
+        # nobody stated one (weights here are runs/s, split exactly)
+        stated, _ = stated_query_rates(ds, qc.plans, wl)
+        q_rates = {q: r * wl.peak_factor for q, r in stated.items()}
+    write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
+    return key_distribution(
+        index,
+        seen_rows=qc.seen_rows if qc is not None else None,
+        weights={**dict.fromkeys(qc.seen_rows if qc is not None else (), 0.0), **q_rates},
+        query_node_s=query_node_seconds(qc) if qc is not None else None,
+        nodes=nodes,
+        settings=st,
+        write_rate_per_s=write_rate,
+        queries_per_s=sum(q_rates.values()),
+        writes=w,
+        schema_name=name,
+        events=len(ds),
+    )
+
+
+def draws_reads(ds: Dataset, wl: Workload) -> bool:
+    """Whether the load model draws any read load for ``ds``'s queries at ``wl``: only a stated
+    query rate does (:func:`~workbench.analysis.production.stated_query_rates`)."""
+    stated = wl.queries_per_s is not None or any(q.per_s is not None for q in wl.queries.values())
+    return bool(ds.queries) and stated
+
+
+def keyspace(
+    ds: Dataset,
+    schema: Schema,
+    *,
+    nodes: int | None = None,
+    workload: Workload | None = None,
+    settings: Settings | None = None,
+    chunk_events: int = CHUNK_EVENTS,
+) -> KeyDistribution:
+    """``analyze(ds, schema, nodes=, workload=, settings=).keyspace`` on its own: the same
+    index and the same load model (:func:`load_model`), without compression, row sizes and
+    capacity, and without the query costs when the workload draws no reads (:func:`draws_reads`).
+    Its tablets, rates and split keys are analyze's; its ceiling is the sample's own
+    (``design_ceiling``), where ``analyze`` goes on to state production's (``at_workload``).
+    What a bulk load's split points need (``beam/splits.py``, G06)."""
+    require_dataset(ds, "keyspace")
+    st = settings or DEFAULT
+    wl = require_workload(workload)
+    name = schema_name(schema)
+    index = build_index(ds, schema, chunk_events=chunk_events)
+    qc = None
+    if draws_reads(ds, wl):
+        scale = plan_scale(ds, wl, st, series_rates(ds, wl))
+        qc = costed_queries(ds, schema, index, st, None, name, scale)
+    return load_model(ds, index, qc, wl, st, nodes=nodes, name=name)
+
+
 @workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead
 def analyze(
     ds: Dataset,
@@ -412,29 +485,11 @@ def analyze(
     write_units = float(
         np.maximum(writes.nbytes / float(st.planning_row_bytes), 1.0).sum(dtype=np.float64)
     )
-    mpe = n_writes / max(len(ds), 1) if n_writes else 1.0
     with _timed(tm, "queries"):
         rates = series_rates(ds, wl)  # one count: the planner and production() read it
         qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st, rates))
-        # the load model draws the reads capacity sizes for: each query at its stated rate at
-        # the peak, none where nobody stated one (weights here are runs/s, split exactly)
-        q_rates, _ = stated_query_rates(ds, qc.plans, wl)
-        q_rates = {q: r * wl.peak_factor for q, r in q_rates.items()}
     with _timed(tm, "keyspace"):
-        write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
-        kd = key_distribution(
-            index,
-            seen_rows=qc.seen_rows,
-            weights={**dict.fromkeys(qc.seen_rows, 0.0), **q_rates},
-            query_node_s=query_node_seconds(qc),
-            nodes=nodes,
-            settings=st,
-            write_rate_per_s=write_rate,
-            queries_per_s=sum(q_rates.values()),
-            writes=writes,
-            schema_name=name,
-            events=len(ds),
-        )
+        kd = load_model(ds, index, qc, wl, st, nodes=nodes, name=name, writes=writes)
         del writes  # one entry per mutation: the model keeps what it needs (10M: ~190 MB)
     bound = row_time_bound_s(schema.key)
     with _timed(tm, "production"):

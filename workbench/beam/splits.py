@@ -18,6 +18,7 @@ from typing import Any
 
 from ..datasets.workload import Workload
 from ..errors import SchemaError
+from ..formatting import counted
 from ..schema.families import Family, cbt_family, cbt_inline
 
 
@@ -25,15 +26,19 @@ def split_points(
     sample: Any, schema: Any, events_per_s: float | None, nodes: int | None
 ) -> tuple[dict[str, list[str]], str]:
     """(logical table → split keys, the workload they are for, as a line) from the load model
-    on ``sample`` at ``events_per_s`` on ``nodes`` nodes (defaults: ``analyze``'s)."""
-    from ..analysis.overview import analyze
+    on ``sample`` at ``events_per_s`` on ``nodes`` nodes (defaults: ``analyze``'s).
 
-    wl = Workload(events_per_s=events_per_s)
-    kd = analyze(sample, schema, nodes=nodes, workload=wl).keyspace
+    Only the key distribution is computed (``analysis.overview.keyspace``: the cells' index and
+    the load model, the same code ``analyze`` runs for its ``.keyspace``), not the whole
+    analysis: a bulk load does not pay for compression, query costs, row sizes and capacity
+    that ``load`` never computes either."""
+    from ..analysis.overview import keyspace
+
+    kd = keyspace(sample, schema, nodes=nodes, workload=Workload(events_per_s=events_per_s))
     rate = "the data's own rate" if events_per_s is None else f"{events_per_s:,.0f} events/s"
     where = (
         f"the load model at {rate} ({_rate(kd.write_rate_per_s)} row mutations/s at the peak) on "
-        f"{kd.nodes} nodes, over the {len(sample):,} events the design was derived from"
+        f"{counted(kd.nodes, 'node')}, over the {len(sample):,} events the design was derived from"
     )
     return kd.split_keys(), where
 
