@@ -58,3 +58,37 @@ def test_one_node_is_said_in_the_singular(meters):
     ds, schema = meters
     _, where = split_points(ds, schema, None, 1)
     assert "on 1 node," in where and "the data's own rate" in where
+
+
+def test_a_large_sample_is_split_from_a_bounded_share_of_its_whole_series(monkeypatch):
+    # 64 sensors × 500 events = 32,000 events, over a bound of 8,000: the load model replays
+    # the sensors whose CRC-32 draw falls under 8,000 / 32,000 = 1/4, whole, at the whole
+    # sample's rate. The tablets halve as above until each holds at most 1/6 of the load
+    # (3 nodes): 1 → 1/2 → 1/4 → 1/8, so 8 tablets and 7 split points, as for all 64 sensors;
+    # each split point is the first key (minute 0) of a kept sensor.
+    from workbench.beam import splits
+    from workbench.datasets.byo import sample_mask
+
+    monkeypatch.setattr(splits, "SPLIT_EVENTS", 8_000)
+    n, per = 64, PER_SENSOR
+    t = pd.date_range("2015-06-01", periods=per, freq="1min", tz="UTC")
+    frame = pd.DataFrame(
+        {
+            "sensor": np.repeat([f"s{i:02d}" for i in range(n)], per),
+            "time": np.tile(t, n),
+            "temp": (np.arange(n * per) % 97) * 0.5,
+        }
+    )
+    ds = wb.from_dataframe(frame, entity="sensor", time="time", measures="temp")
+    schema = wb.preset(ds, "entity_first")
+    kept = sorted(set(ds.frame["sensor"][sample_mask(ds.frame, ["sensor"], 8_000 / 32_000)]))
+    assert 0 < len(kept) < n
+    cuts, where = split_points(ds, schema, 100.0, 3)
+    assert len(cuts["main"]) == 7
+    assert {k.split("#")[0] for k in cuts["main"]} <= set(kept)
+    assert all(k.endswith("#20150601000000") for k in cuts["main"])
+    assert f"over {len(kept) * per:,} events of {len(kept)} whole series" in where
+    assert "from the 32,000 the design was derived from" in where
+    # the whole sample's load model agrees on the count: the bound changes where, not how many
+    full = wb.analyze(ds, schema, nodes=3, workload=wb.Workload(events_per_s=100.0))
+    assert len(full.keyspace.split_keys()["main"]) == 7
