@@ -54,7 +54,8 @@ test-fast: install
 #   make mutants MUTANTS='workbench.analysis.pricing.*'
 # SAMPLE=N: a uniform random sample of N mutants (from those MUTANTS matches, else all), its
 # seed printed (SEED=s draws the same again); only those not yet judged run, and the score is
-# an estimate per group (schema/, reader.py, the others) with its 95 % interval.
+# an estimate per group (schema/, reader.py, the others) with its 95 % interval. An empty list
+# of names must not reach mutmut: `mutmut run` without names runs every mutant.
 #   make mutants SAMPLE=350 SEED=4747 MUTANTS='workbench.schema.*'
 MUTANTS ?=
 MUTANTS_MIN ?= 85
@@ -69,7 +70,6 @@ ifeq ($(SAMPLE),)
 else
 	$(PY) tools/mutation_score.py --draw $(SAMPLE) $(if $(SEED),--seed $(SEED)) \
 		$(foreach m,$(MUTANTS),--pattern '$(m)')
-	# an empty list must not reach mutmut: `mutmut run` without names runs every mutant
 	names="$$(cat mutants/sample-todo.txt)"; test -z "$$names" || \
 		$(VENV)/bin/mutmut run --max-children $(MUTANTS_CHILDREN) $$names
 	$(PY) tools/mutation_score.py --sample --survivors --fail-under $(MUTANTS_MIN)
