@@ -27,6 +27,12 @@ def test_a_union_is_or_and_an_intersection_is_and():
     assert got == ["maxage=30d", "and", "maxversions=2"]
 
 
+def test_an_age_is_written_in_its_largest_whole_unit():
+    # 7 days = 604,800 s; 2 h = 7,200 s; 120 s = 2 min; 90 s is no whole minute
+    got = [max_age(x).cbt() for x in ("7D", "2h", 120, 90)]
+    assert got == ["maxage=7d", "maxage=2h", "maxage=2m", "maxage=90s"]
+
+
 def test_a_family_is_name_gc_policy_and_an_aggregate_its_int_type():
     assert cbt_family(Family("m", gc=max_versions(1))) == "m:maxversions=1"
     assert cbt_family(Family("m")) == "m:never"  # no GC rule: nothing is collected

@@ -44,11 +44,13 @@ def test_a_reversed_domain_refuses_the_dot_delimiter():
 
 
 def test_a_reversed_id_key_holds_the_digits_backwards_and_parses_back():
-    # G23: 100042 -> 240001 (sequential IDs spread), 7 -> 7
-    schema, keys = _design("id", [100042, 7], ReversedId("id"))
-    assert sorted(keys) == ["240001#20240101000000", "7#20240101000000"]
+    # G23: 100042 -> 240001 (sequential IDs spread), 7 -> 7, and 0 (non-negative) -> 0
+    schema, keys = _design("id", [100042, 7, 0], ReversedId("id"))
+    assert sorted(keys) == ["0#20240101000000", "240001#20240101000000", "7#20240101000000"]
     parsed = schema.key.parse(pd.Series(sorted(keys)))
-    assert list(parsed["id"].astype(int)) == [100042, 7]
+    assert list(parsed["id"].astype(int)) == [0, 100042, 7]
+    with pytest.raises(SchemaError, match="non-negative"):
+        _design("id", [5, -1], ReversedId("id"))
     rks = row_key_schema(schema.key)
     assert (rks.fields[0].name, rks.fields[0].note) == ("id", "digits written backwards")
     # SQL compares the reversed text: equality works, a numeric range does not
