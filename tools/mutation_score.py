@@ -23,6 +23,7 @@ draws is still uniform within each group.
     python tools/mutation_score.py [--survivors] [--fail-under 85]
     python tools/mutation_score.py --draw 350 [--seed 7] [--pattern 'workbench.schema.*']
     python tools/mutation_score.py --sample [--survivors] [--fail-under 85]
+    python tools/mutation_score.py --todo   # the sample's mutants not yet judged
 """
 
 from __future__ import annotations
@@ -164,6 +165,19 @@ def _draw_sample(root: Path, n: int, seed: int | None, patterns: Sequence[str]) 
     return 0
 
 
+def _resume(root: Path) -> int:
+    """The recorded sample's mutants not yet judged (after an interrupted run, or after a code
+    change made mutmut forget a function's verdicts) to sample-todo.txt: a draw again with the
+    same seed would pick other names once the code, and so the list of mutants, has changed."""
+    if root == Path("mutants"):
+        _generate()
+    codes = {name: code for c in results(root).values() for name, code in c.items()}
+    todo = sorted(n for n in read_sample(root) if n in codes and _status(codes[n]) == "not run")
+    (root / TODO_FILE).write_text("".join(f"{name}\n" for name in todo))
+    print(f"{len(todo)} sampled mutants not yet judged -> {root / TODO_FILE}")
+    return 0
+
+
 def _row(name: str, counts: Counter[str]) -> tuple[str, float | None]:
     judged = counts["killed"] + counts["survived"] + counts["no tests"] + counts["other"]
     score = 100.0 * counts["killed"] / judged if judged else None
@@ -245,9 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=None, help="the draw's seed (printed if not given)")
     ap.add_argument("--pattern", action="append", default=[], help="mutmut glob the draw is from")
     ap.add_argument("--sample", action="store_true", help="score the sampled mutants only")
+    ap.add_argument("--todo", action="store_true", help="list the sample's mutants not judged")
     args = ap.parse_args(argv)
     if args.draw is not None:
         return _draw_sample(args.root, args.draw, args.seed, args.pattern)
+    if args.todo:
+        return _resume(args.root)
     found = results(args.root)
     if not found:
         print(f"no mutmut results under {args.root}/: run `make mutants` first", file=sys.stderr)

@@ -167,3 +167,13 @@ def test_without_a_sample_every_judged_mutant_counts_and_the_gate_says_measured(
     assert rows["workbench/schema/plan.py"] == rows["workbench/schema/ (all)"] == "85.0"
     assert rows["workbench/analysis/pricing.py"] == "0.0"
     assert "measured" in captured.err and "estimated" not in captured.err
+
+
+def test_the_sample_left_to_judge_is_listed_from_the_record_not_drawn_again(tmp_path, capsys):
+    names = _plan_mutants(tmp_path)
+    # sampled: two judged (mutmut_1 killed, mutmut_90 survived), two not run (101, 120)
+    sampled = [names[0], names[89], names[100], names[119]]
+    (tmp_path / ms.SAMPLE_FILE).write_text("# seed=3 sample=4 of 120\n" + "\n".join(sampled))
+    assert ms.main(["--root", str(tmp_path), "--todo"]) == 0
+    assert (tmp_path / ms.TODO_FILE).read_text().split() == sorted([names[100], names[119]])
+    assert "2 sampled" in capsys.readouterr().out
