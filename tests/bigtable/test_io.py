@@ -355,6 +355,12 @@ def test_read_table_returns_what_is_stored_and_applies_gc_only_when_asked(conn, 
     # asked to, max_age 15 days at `now` keeps the cells 0 and 10 days old (G18)
     kept = read_table(conn, tid, families=fams, apply_gc=True, gc_now_us=now)
     assert sorted(kept.frame["value"]) == [b"a0", b"a1"]
+    # what the server streamed: 1 row, 4 cells of key "r1" 2 + family 1 + qualifier 1 + 8
+    # (timestamp) + value 2 = 14 bytes each, 56 bytes; with GC on the server, 2 cells, 28 bytes
+    whole = read_plan(conn, tid, ReadPlan("all"))
+    assert (whole.rows_streamed, whole.cells_streamed, whole.bytes_streamed) == (1, 4, 56)
+    gc = read_plan(conn, tid, ReadPlan("all"), families=fams, gc_now_us=now)
+    assert (gc.rows_streamed, gc.cells_streamed, gc.bytes_streamed) == (1, 2, 28)
 
 
 def test_a_row_over_4_mib_is_readable(conn, table_factory):
