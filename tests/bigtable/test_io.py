@@ -350,8 +350,8 @@ def test_read_table_returns_what_is_stored_and_applies_gc_only_when_asked(conn, 
     )
     tid = table_factory(list(fams))
     writer.write_cells(conn, cells, tid, progress=False)
-    # by default every stored cell, even with the family's GC rule at hand
-    assert len(read_table(conn, tid, families=fams)) == 4
+    # by default every stored cell, even with the family's GC rule and a clock at hand
+    assert len(read_table(conn, tid, families=fams, gc_now_us=now)) == 4
     # asked to, max_age 15 days at `now` keeps the cells 0 and 10 days old (G18)
     kept = read_table(conn, tid, families=fams, apply_gc=True, gc_now_us=now)
     assert sorted(kept.frame["value"]) == [b"a0", b"a1"]
