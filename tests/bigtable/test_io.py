@@ -336,6 +336,33 @@ def test_gc_rules_are_applied_on_read(conn, table_factory):
     assert len(raw.cells) == len(stored_now) > len(res.cells)
 
 
+def test_read_table_returns_what_is_stored_and_applies_gc_only_when_asked(conn, table_factory):
+    day = 86_400_000_000
+    # in the future by the wall clock, so the emulator's own GC (by age) never collects them
+    now = (int(time.time()) // 86_400 + 100) * day
+    fams = (Family("a", gc=max_age("15D")),)
+    cells = CellFrame.from_columns(
+        row_key=["r1"] * 4,
+        family="a",
+        qualifier="q",
+        timestamp_us=np.array([now - k * 10 * day for k in range(4)]),  # 0, 10, 20, 30 days old
+        value=[f"a{k}".encode() for k in range(4)],
+    )
+    tid = table_factory(list(fams))
+    writer.write_cells(conn, cells, tid, progress=False)
+    # by default every stored cell, even with the family's GC rule and a clock at hand
+    assert len(read_table(conn, tid, families=fams, gc_now_us=now)) == 4
+    # asked to, max_age 15 days at `now` keeps the cells 0 and 10 days old (G18)
+    kept = read_table(conn, tid, families=fams, apply_gc=True, gc_now_us=now)
+    assert sorted(kept.frame["value"]) == [b"a0", b"a1"]
+    # what the server streamed: 1 row, 4 cells of key "r1" 2 + family 1 + qualifier 1 + 8
+    # (timestamp) + value 2 = 14 bytes each, 56 bytes; with GC on the server, 2 cells, 28 bytes
+    whole = read_plan(conn, tid, ReadPlan("all"))
+    assert (whole.rows_streamed, whole.cells_streamed, whole.bytes_streamed) == (1, 4, 56)
+    gc = read_plan(conn, tid, ReadPlan("all"), families=fams, gc_now_us=now)
+    assert (gc.rows_streamed, gc.cells_streamed, gc.bytes_streamed) == (1, 2, 28)
+
+
 def test_a_row_over_4_mib_is_readable(conn, table_factory):
     big = bytes(range(256)) * (6 * 4096)  # 6 MiB
     cells = CellFrame.from_columns(

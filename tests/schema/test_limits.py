@@ -39,8 +39,10 @@ def test_a_row_over_256_mb_but_under_256_mib_is_refused_and_named_in_mb():
             "value": [value] * n,
         }
     )
-    with pytest.raises(LimitError, match=r"257,003,598 bytes, over the 256 MB hard limit"):
+    with pytest.raises(LimitError, match=r"257,003,598 bytes, over the 256 MB hard limit") as err:
         limits.check_limits(CellFrame(frame), warn=False)
+    # the message names the row and its table, so the user knows which key to bound
+    assert "'r'" in str(err.value) and "'main'" in str(err.value)
 
 
 def test_the_limits_table_labels_each_limit_in_its_own_unit():

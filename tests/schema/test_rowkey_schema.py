@@ -246,3 +246,10 @@ def test_own_data_a_delimiter_in_an_entity_value():
     assert result.first_bad == "lab#2#20240101000100"
     assert "delimiter '#'" in result.reason
     assert html.escape(EMULATOR_NOTES["rowkey_schema"]) in result._repr_html_()
+
+
+def test_field_names_are_unique_sql_identifiers_whatever_the_columns_are_called():
+    # SQL names compare without case: TS and the time's ts collide, so the time is ts_2;
+    # _key is the row key's own name; an identifier cannot start with a digit
+    key = RowKey((Field("TS"), Field("_key"), Field("9lives"), Timestamp("second")))
+    assert [f.name for f in row_key_schema(key).fields] == ["TS", "_key_2", "f_9lives", "ts_2"]

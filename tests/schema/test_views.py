@@ -112,6 +112,15 @@ def test_the_documented_restrictions_are_checked():
     )
 
 
+def test_every_problem_of_a_query_is_listed_not_only_the_index_ones():
+    # a pipe query (not a SELECT) whose ORDER BY lacks the source key and names a column it
+    # does not select: three problems, the first one kept when the index rules add theirs
+    problems = check_view_sql("FROM t |> SELECT a ORDER BY b")
+    assert len(problems) == 3, problems
+    assert "SELECT statement" in problems[0]
+    assert "unmodified row key" in problems[1] and "b is not" in problems[2]
+
+
 def test_view_design_limits_and_index_segments():
     src = wb.preset("game_scores", "game_player_time")
     idx = [AsyncIndex(f"i{i}", RowKey((Field("player"), Timestamp("ms")))) for i in range(6)]

@@ -182,15 +182,20 @@ class RowKey:
         d = self.delimiter
         counts = [s.n_parts(d) for s in self.segments]
         var = next((i for i, c in enumerate(counts) if c is None), None)
-        bad_msg = "Row key {!r} does not match the key template " + repr(self.template()) + "."
+        # the template's own braces ({site}) must not reach str.format: the key goes in by hand
+        bad_msg = "Row key {key} does not match the key template " + repr(self.template()) + "."
         # RowKey allows at most one variable-width segment (None), so every other count is known
         widths = [c for c in counts if c is not None]
         if var is None:
             total = sum(widths)
             parts = keys.str.split(d, regex=False, expand=True) if total > 1 else keys.to_frame()
             if parts.shape[1] != total or parts.isna().any().any():
-                bad = keys[parts.isna().any(axis=1)] if parts.shape[1] >= total else keys
-                raise SchemaError(bad_msg.format(bad.iloc[0] if len(bad) else "?"))
+                # a key with a part too few (NaN in the template's columns) or too many (text
+                # past them): name the first such key
+                short = parts.iloc[:, :total].isna().any(axis=1)
+                wrong = short | parts.iloc[:, total:].notna().any(axis=1)
+                bad = keys[wrong.to_numpy()] if parts.shape[1] >= total else keys
+                raise SchemaError(bad_msg.replace("{key}", repr(bad.iloc[0]) if len(bad) else "?"))
             cols = [parts[j] for j in range(total)]
             out, j = [], 0
             for c in widths:
@@ -205,14 +210,14 @@ class RowKey:
         if left:
             lp = keys.str.split(d, n=left, regex=False, expand=True)
             if lp.shape[1] != left + 1 or lp.isna().any().any():
-                raise SchemaError(bad_msg.format(keys.iloc[0]))
+                raise SchemaError(bad_msg.replace("{key}", repr(keys.iloc[0])))
             rest = lp[left]
             lcols = [lp[j] for j in range(left)]
         else:
             rest, lcols = keys, []
         rp = (d + rest).str.rsplit(d, n=right, expand=True)
         if rp.shape[1] != right + 1 or rp.isna().any().any():
-            raise SchemaError(bad_msg.format(keys.iloc[0]))
+            raise SchemaError(bad_msg.replace("{key}", repr(keys.iloc[0])))
         middle = rp[0].str[1:]
         rcols = [rp[j] for j in range(1, right + 1)]
         flat = [*lcols, middle, *rcols]
