@@ -16,17 +16,16 @@ every design, three rounds.
 A grouped design (``--design pre_aggregated``) prints its summary groups: (entity, buckets)
 groups and the most events one held (bounded by a few buckets, not an entity's history).
 
-Measured 2026-11-29 (shared 2-core machine, load average 5.5-11), split points from the key
-distribution alone (``analysis.overview.keyspace``), three separate invocations of
-``PYTHONPATH=$PWD .venv/bin/python bench/bench_bulk_load.py --sensors 200 --events 1000
---rounds 3 --design all``, bulk-load / load best of 3 per run: entity_first 0.91, 0.79, 0.79;
-timestamp_first 0.90, 0.80, 0.81; salted 0.77, 0.77, 0.81; reversed_timestamp 0.81, 0.79,
-0.91; bucket_new_columns 0.68, 0.67, 0.65; bucket_new_cells 0.71, 0.74, 0.74; wide_rows 0.67,
-0.67, 0.73; serialized_json 0.73, 0.79, 0.71; serialized_protobuf 0.69, 0.70, 0.76; heroic
-0.66, 0.77, 0.70; pre_aggregated 0.73, 0.75, 0.72; two_tables 0.87, 0.87, 0.85: the goal is not
-met (only two_tables holds it in all three). Why, by cProfile, in docs/architecture.md ("Bulk
-load with Apache Beam", Speed): bulk-load's fixed costs before the pipeline (split points,
-DuckDB pre-scan, design) and Beam's start, which ``load`` does not pay.
+Measured 2026-11-29 (2-core machine, load average 1.6-6.3, nothing else running), split
+points from a bounded share of the sample (``beam/splits.SPLIT_EVENTS``), three separate
+invocations of ``PYTHONPATH=$PWD .venv/bin/python bench/bench_bulk_load.py --sensors 200
+--events 1000 --rounds 3 --design all``, bulk-load / load best of 3 per run: entity_first 0.88,
+0.96, 0.92; timestamp_first 0.96, 0.91, 0.95; salted 0.99, 0.97, 1.01; reversed_timestamp 1.02,
+0.99, 0.91; bucket_new_columns 0.82, 0.83, 0.91; bucket_new_cells 0.84, 0.86, 0.85; wide_rows
+0.91, 0.90, 0.91; serialized_json 0.93, 0.94, 0.96; serialized_protobuf 0.91, 0.93, 0.89;
+heroic 0.89, 0.90, 0.90; pre_aggregated 0.89, 0.87, 0.83; two_tables 1.06, 1.07, 1.01: every
+design >= 0.8x in all three. How it got there: docs/architecture.md ("Bulk load with Apache
+Beam", Speed).
 """
 
 from __future__ import annotations
