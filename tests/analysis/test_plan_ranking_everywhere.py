@@ -69,6 +69,7 @@ def test_every_plan_is_priced_once_and_is_the_cheapest_alternative(name, pattern
             entities=scale.entities,
             rate_factor=scale.rate_factor,
             retention_s=scale.retention_s,
+            own_skew=scale.own_skew,  # a stated series count: every series alike (uniform)
         )
         for intent in ds.queries:
             q = intent.name

@@ -482,9 +482,7 @@ def from_parquet(
         # one entity column: the scanner's filter is the draw itself, nothing left to choose
         draw = None if agg is not None and len(entity_l) == 1 else sample
         heavy = (heavy_series(agg), float(sample or 1.0)) if agg is not None else None
-        batches = [
-            _sampled_batch(batch, entity_l, time, draw, counts, bar, heavy) for batch in source
-        ]
+        batches = [_sampled_batch(b, entity_l, time, draw, counts, bar, heavy) for b in source]
     _check_kept(batches, files, entity_l, time, sample, counts, agg, shape_events, kwargs)
     schema = pa.schema([f.schema_arrow.field(c) for c in cols])
     df = to_frame(batches, batches[0].schema if batches else schema)
