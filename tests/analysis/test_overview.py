@@ -15,23 +15,14 @@ import pytest
 
 import workbench as wb
 from workbench.analysis.overview import draws_reads, keyspace
+from workbench.datasets.registry import dataset_names
 from workbench.errors import WorkbenchError
 from workbench.schema.gallery import patterns_for
 
 EVENTS = 4_000  # per dataset: every preset of the six datasets in a few seconds
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "garden_temperature",
-        "game_scores",
-        "weather_balloons",
-        "fx_prices",
-        "server_metrics",
-        "energy_meters",
-    ],
-)
+@pytest.mark.parametrize("name", dataset_names())
 def test_keyspace_is_analyzes_keyspace_for_every_preset(name):
     ds = wb.load_dataset(name, size=EVENTS)
     # a rate well above the sample's own: load and size splits both happen (G06)
