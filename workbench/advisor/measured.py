@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..formatting import rate
+from ..formatting import counted, rate
 from ..schema import RowKey
 from .context import Context
 
@@ -39,8 +39,8 @@ def measured_even(c: Context) -> str | None:
     # the designer's my_meters ceiling as "4.9e+04 events/s" and its rate as "0.00565 writes/s"
     return (
         f"the load model replays these writes at {rate(kd.write_rate_per_s, 'writes')} on "
-        f"{kd.nodes} node{'s' if kd.nodes != 1 else ''}: the busiest node carries "
-        f"{kd.hotspot_factor:.2f}× its fair share (under {EVEN_FACTOR}×, spread evenly)" + ceiling
+        f"{counted(kd.nodes, 'node')}: the busiest node carries "
+        f"{kd.factor_text} its fair share (under {EVEN_FACTOR}×, spread evenly)" + ceiling
     )
 
 
