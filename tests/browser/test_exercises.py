@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from exercise_answers import WRONG
+from playwright.sync_api import expect
 
 from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
 from browser.test_lab import _wait_idle
@@ -50,6 +51,19 @@ def _open_and_run_all(page, lab, notebook: Path, workspace: str) -> None:
     assert not page.locator(STDERR).all_inner_texts(), notebook  # blank answers run cleanly
 
 
+def _prompt(cell) -> str:
+    return cell.locator(".jp-InputArea-prompt").inner_text().strip()
+
+
+def _wait_ran(check, before: str) -> None:
+    """Wait until ``check`` shows an execution count other than ``before``. The kernel runs
+    queued cells in order, and JupyterLab sets a cell's count only once the kernel is idle
+    after it (its outputs are in), so the answer cell ran before and both outputs are shown."""
+    expect(check.locator(".jp-InputArea-prompt")).to_have_text(
+        re.compile(rf"^(?!{re.escape(before)}$)\[\d+\]:?$"), timeout=BROWSER_WAIT_MS
+    )
+
+
 def _stop_kernels(page, lab) -> None:
     for kernel in page.request.get(lab.url("api/kernels")).json():
         page.request.delete(lab.url(f"api/kernels/{kernel['id']}"))
@@ -83,10 +97,10 @@ def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(tmp_pa
                     answer.locator(".cm-content").click()
                     page.keyboard.press("Control+a")
                     page.keyboard.insert_text(source.replace(blank, line))
+                    before = _prompt(check)
                     page.keyboard.press("Shift+Enter")  # the answer cell; the check is next
-                    _wait_idle(page)
                     page.keyboard.press("Shift+Enter")
-                    _wait_idle(page)
+                    _wait_ran(check, before)
                     errors = (
                         answer.locator(STDERR).all_inner_texts()
                         + check.locator(STDERR).all_inner_texts()
