@@ -151,13 +151,19 @@ def ratio(x: Any) -> str:
     return f"{v:,.0f}×" if v >= 100 else f"{v:,.1f}×"
 
 
+# the load model's line between "even" and "uneven": the busiest node carries at most 1.5× its
+# fair share (``KeyDistribution.spread``); the verdict, the node-load figure's title, the
+# advisor's stand-down and the printed factor's precision all read this one value
+EVEN_FACTOR = 1.5
+
+
 def fair_factor(x: Any) -> str:
     """A busiest node ÷ its fair share, the same everywhere it is printed: two decimals up to
     1.5× (where "even" ends, so 1.04× and 1.25× stay apart), one above (2.4×, 10.0×)."""
     if _missing(x):
         return ABSENT
     v = float(x)
-    return f"{v:,.2f}×" if v <= 1.5 else f"{v:,.1f}×"
+    return f"{v:,.2f}×" if v <= EVEN_FACTOR else f"{v:,.1f}×"
 
 
 def milliseconds(x: Any) -> str:

@@ -7,13 +7,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..formatting import counted, rate
+from ..formatting import EVEN_FACTOR, counted, rate
 from ..schema import RowKey
 from .context import Context
-
-# the measured hotspot factor under which a key-shape rule stands down: the load model's own
-# line between "even" and "uneven" (``KeyDistribution.spread``)
-EVEN_FACTOR = 1.5
 
 
 def measured_even(c: Context) -> str | None:
@@ -26,7 +22,8 @@ def measured_even(c: Context) -> str | None:
     if a is None or not a.keyspace.n_writes:
         return None
     kd, cap = a.keyspace, a.capacity
-    if kd.spread == "hotspot" or (kd.nodes > 1 and kd.hotspot_factor >= EVEN_FACTOR):
+    # a key-shape rule stands down only where the load model itself calls the spread even
+    if kd.spread != "even":
         return None
     if cap.hotspot_limited:  # even now, but the judged rate is over the busiest unit's ceiling
         return None

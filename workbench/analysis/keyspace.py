@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..formatting import fair_factor, percent
+from ..formatting import EVEN_FACTOR, fair_factor, percent
 from ..reprs import html_of
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
@@ -258,7 +258,7 @@ class KeyDistribution:
             return "hotspot"
         if self.nodes == 1:
             return "even"
-        return "even" if self.hotspot_factor <= 1.5 else "uneven"
+        return "even" if self.hotspot_factor <= EVEN_FACTOR else "uneven"
 
     def _row_why(self) -> str:
         if not self.hot_rows:

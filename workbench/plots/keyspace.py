@@ -17,6 +17,7 @@ import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 
+from ..formatting import EVEN_FACTOR
 from .heatmap import key_axis, window_times
 from .html_parts import PLOT_H, PLOT_W, date_ticks, figure_box
 from .style import BAD, GOOD, MUTED, OKABE_ITO, legend_outside, new_axes, styled
@@ -49,7 +50,6 @@ def node_load_title(kd: KeyDistribution) -> tuple[str, str]:
 
 
 UNEVEN_FACTOR = 2.0  # a drawn window whose busiest node takes 2× its fair share is uneven
-EVEN_FACTOR = 1.5  # within 1.5× its fair share: "evenly" (KeyDistribution.spread's "even")
 
 
 @dataclass(frozen=True)
