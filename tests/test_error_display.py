@@ -6,13 +6,13 @@ from __future__ import annotations
 import html
 import re
 
-import nbclient
 import nbformat
 import pytest
 from waits import HANG_S
 
 import workbench as wb
 from workbench.errors import SchemaError, error_line
+from workbench.report.kernel_wait import notebook_client
 from workbench.ui._render import error_html
 
 pytestmark = pytest.mark.slow  # IPython kernels
@@ -23,7 +23,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 def _run(*sources: str):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    nbclient.NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=HANG_S).execute()
+    notebook_client(nb, kernel_name="python3", allow_errors=True, timeout=HANG_S).execute()
     return [[o for o in c.outputs if o.output_type == "error"] for c in nb.cells]
 
 

@@ -138,7 +138,8 @@ def test_analysis_pngs_for_review(parts, tmp_path):
 def test_users_own_plots_still_show_after_a_workbench_figure():
     """In a kernel, a workbench figure first must not stop df.plot() from displaying (inline backend)."""
     import nbformat
-    from nbclient import NotebookClient
+
+    from workbench.report.kernel_wait import notebook_client
 
     cells = [
         "import workbench as wb\nds = wb.load_dataset('fx_prices', size='tiny')",
@@ -146,7 +147,7 @@ def test_users_own_plots_still_show_after_a_workbench_figure():
         "import pandas as pd\npd.Series([1, 3, 2]).plot()",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    NotebookClient(nb, timeout=HANG_S, kernel_name="python3").execute()
+    notebook_client(nb, timeout=HANG_S, kernel_name="python3").execute()
     workbench_html = "".join(o.get("data", {}).get("text/html", "") for o in nb.cells[1].outputs)
     assert "data:image/png;base64," in workbench_html
     assert any("image/png" in o.get("data", {}) for o in nb.cells[2].outputs), (

@@ -41,7 +41,6 @@ def execute_notebook(
     Returns the executed notebook, the seconds it took, and whether execution
     stopped at a failing cell (its error is in that cell's outputs).
     """
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     nb = nbformat.read(path, as_version=4)
@@ -52,7 +51,9 @@ def execute_notebook(
     # nobody fills the exercise blanks in a headless run: the problems use their solutions
     # (and fail the run if a solution stops passing); see workbench.exercises
     kernel_env.setdefault("WORKBENCH_SOLUTIONS", "1")
-    client = NotebookClient(
+    from .kernel_wait import notebook_client
+
+    client = notebook_client(
         nb,
         timeout=timeout,
         startup_timeout=120,
