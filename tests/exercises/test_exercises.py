@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from exercise_answers import RIGHT_ALIASES, WRONG
 
@@ -94,8 +97,6 @@ def test_every_problem_has_a_hint_and_a_solution():
 
 
 def test_no_notebook_prefills_an_exercise_answer():
-    from pathlib import Path
-
     src = Path(__file__).resolve().parents[2] / "notebooks"
     for name in PROBLEMS:
         users = [p for p in src.glob("0*.py") if f"{name}.check(" in p.read_text()]
@@ -104,6 +105,34 @@ def test_no_notebook_prefills_an_exercise_answer():
         # the answer cell holds the blank; the check, hint and solution live in the package
         assert "= ____   # ← your" in text, users[0].name
         assert "wb.check(" not in text, users[0].name
+
+
+def _exercise_cells() -> list[tuple[str, str, list]]:
+    """(notebook, problem, its cells) for every exercise, found where its check is called."""
+    import jupytext
+
+    src = Path(__file__).resolve().parents[2] / "notebooks"
+    found = []
+    for path in sorted(src.glob("0*.py")):
+        cells = jupytext.read(path).cells
+        found += [(path.name, n, cells) for n in PROBLEMS if f"{n}.check(" in path.read_text()]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("notebook", "name", "cells"), _exercise_cells(), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_every_accepted_answer_lets_the_rest_run(notebook, name, cells):
+    # the cells after an exercise never read its answer (a check cell may read what the check
+    # found): whatever a check accepts (any gallery design that passes, any count within the
+    # tolerance), the rest of the notebook runs the same
+    code = [(i, c.source) for i, c in enumerate(cells) if c.cell_type == "code"]
+    at = next(i for i, src in code if f"{name}.check(" in src)
+    answer = re.search(rf"{name}\.check\((\w+)", cells[at].source).group(1)
+    later = [i for i, src in code if i > at and re.search(rf"\b{answer}\b", src)]
+    assert not later, (notebook, name, answer, later)
+    # predict, then see: the answer cell is the one just before the check
+    assert f"{answer} = ____   # ← your" in cells[at - 1].source, (notebook, name)
 
 
 DATASETS = {
