@@ -1,4 +1,5 @@
-"""Writer, reader and load() against the real emulator; round trips checked with `cbt` too."""
+"""Writer, reader and load() against the real emulator; round trips checked with `cbt` too; at
+the end, what the reader sends and keeps, with ReadRows replaced by a stand-in (no emulator)."""
 
 from __future__ import annotations
 
