@@ -56,8 +56,13 @@ test-fast: install
 # seed printed (SEED=s draws the same again); only those not yet judged run, and the score is
 # an estimate per group (schema/, reader.py, the others) with its 95 % interval. An empty list
 # of names must not reach mutmut: `mutmut run` without names runs every mutant.
+# A mutant that hangs a test (a read watchdog removed: the read waits forever) is ended by
+# pytest-timeout after MUTANTS_TEST_TIMEOUT s a test (the slowest listed test takes 12 s alone):
+# the test fails, its fixtures stop their emulator, and the mutant counts as killed, as mutmut
+# counts its own time limit (15 x the tests' time, minutes for the reader's emulator tests).
 #   make mutants SAMPLE=350 SEED=4747 MUTANTS='workbench.schema.*'
 MUTANTS ?=
+MUTANTS_TEST_TIMEOUT ?= 120
 MUTANTS_MIN ?= 85
 MUTANTS_CHILDREN ?= 2
 SAMPLE ?=
@@ -65,13 +70,13 @@ SEED ?=
 mutants: install
 	@$(PY) -m workbench emulator find
 ifeq ($(SAMPLE),)
-	$(VENV)/bin/mutmut run --max-children $(MUTANTS_CHILDREN) $(MUTANTS)
+	PYTEST_TIMEOUT=$(MUTANTS_TEST_TIMEOUT) $(VENV)/bin/mutmut run --max-children $(MUTANTS_CHILDREN) $(MUTANTS)
 	$(PY) tools/mutation_score.py --survivors --fail-under $(MUTANTS_MIN)
 else
 	$(PY) tools/mutation_score.py --draw $(SAMPLE) $(if $(SEED),--seed $(SEED)) \
 		$(foreach m,$(MUTANTS),--pattern '$(m)')
 	names="$$(cat mutants/sample-todo.txt)"; test -z "$$names" || \
-		$(VENV)/bin/mutmut run --max-children $(MUTANTS_CHILDREN) $$names
+		PYTEST_TIMEOUT=$(MUTANTS_TEST_TIMEOUT) $(VENV)/bin/mutmut run --max-children $(MUTANTS_CHILDREN) $$names
 	$(PY) tools/mutation_score.py --sample --survivors --fail-under $(MUTANTS_MIN)
 endif
 

@@ -4,8 +4,13 @@ mutmut keeps each mutated file's results beside its copy, ``mutants/<path>.meta`
 exit code per mutant). A mutant is *killed* when a test failed on it (exit 1 or 3) or it ran
 past its time limit (an endless loop the tests would never finish), *survived* when every test
 that reaches its function passed, *no tests* when none of the listed tests reaches it (a
-survivor too: nothing would notice). The score is killed ÷ (killed + survived + no tests);
-mutants not yet run are counted apart. ``--survivors`` lists the surviving mutants' names
+survivor too: nothing would notice). *Equivalent* mutants, which no input can tell from the
+original, are listed by hand in ``tools/mutants_equivalent.txt`` (``NAME  # why``, one a
+line) and left out of the denominator, as the mutation adequacy score conventionally does
+(Jia & Harman, "An Analysis and Survey of the Development of Mutation Testing", IEEE TSE
+37(5), 2011): the score is killed ÷ (killed + survived + no tests), equivalents counted in
+none of the three; a listed name that is no current mutant (its code changed) is warned
+about. Mutants not yet run are counted apart. ``--survivors`` lists the surviving mutants' names
 (``mutmut show NAME`` prints a diff); ``--fail-under P`` exits 1 when a module that has results
 scores under P % (docs/architecture.md, "Mutation testing").
 
@@ -24,6 +29,7 @@ draws is still uniform within each group.
     python tools/mutation_score.py --draw 350 [--seed 7] [--pattern 'workbench.schema.*']
     python tools/mutation_score.py --sample [--survivors] [--fail-under 85]
     python tools/mutation_score.py --todo   # the sample's mutants not yet judged
+    python tools/mutation_score.py --equivalent FILE   # another list than tools/mutants_equivalent.txt
 """
 
 from __future__ import annotations
@@ -49,6 +55,32 @@ NOT_RUN = {None, 2}
 SAMPLE_FILE = "sample.txt"  # every draw's names, under --root
 TODO_FILE = "sample-todo.txt"  # the last draw's names not yet judged, for `mutmut run`
 GROUPS = ("workbench/schema/ (all)", "workbench/bigtable/reader.py", "others")
+EQUIVALENT_FILE = Path(__file__).resolve().parent / "mutants_equivalent.txt"
+
+
+def read_equivalents(path: Path) -> dict[str, str]:
+    """The hand-judged equivalent mutants, ``NAME  # reason`` a line (blank lines and lines
+    starting with ``#`` are comments), name → reason. A missing file lists none."""
+    if not path.exists():
+        return {}
+    out: dict[str, str] = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        name, _, reason = (part.strip() for part in text.partition("#"))
+        if not reason or not name or len(name.split()) != 1:
+            raise ValueError(
+                f"{path}:{number}: {text!r}: write one mutant name, then '# ' and why no input "
+                "can tell it from the original"
+            )
+        out[name] = reason
+    return out
+
+
+def _stale(found: dict[str, dict[str, int | None]], equivalents: dict[str, str]) -> list[str]:
+    names = {name for codes in found.values() for name in codes}
+    return sorted(set(equivalents) - names)
 
 
 def _status(code: int | None) -> str:
@@ -178,19 +210,32 @@ def _resume(root: Path) -> int:
     return 0
 
 
+def _verdict(name: str, code: int | None, equivalents: dict[str, str]) -> str:
+    """A mutant's status, "equivalent" for a listed one that was not killed (a killed one is
+    no equivalent: it stays killed, and the listing is warned about)."""
+    status = _status(code)
+    return "equivalent" if name in equivalents and status != "killed" else status
+
+
+def _judged(counts: Counter[str]) -> int:
+    """The score's denominator: every mutant run, less the equivalents and those not run."""
+    return counts["killed"] + counts["survived"] + counts["no tests"] + counts["other"]
+
+
 def _row(name: str, counts: Counter[str]) -> tuple[str, float | None]:
-    judged = counts["killed"] + counts["survived"] + counts["no tests"] + counts["other"]
+    judged = _judged(counts)
     score = 100.0 * counts["killed"] / judged if judged else None
     shown = f"{score:5.1f} %" if score is not None else "    – "
     print(
         f"{name:<44} {shown} {counts['killed']:>6} {counts['survived']:>8} "
-        f"{counts['no tests']:>8} {counts['other']:>6} {counts['not run']:>7}"
+        f"{counts['no tests']:>8} {counts['other']:>6} {counts['equivalent']:>6} "
+        f"{counts['not run']:>7}"
     )
     return name, score
 
 
 def _sample_rows(
-    found: dict[str, dict[str, int | None]], sample: set[str]
+    found: dict[str, dict[str, int | None]], sample: set[str], equivalents: dict[str, str]
 ) -> list[tuple[str, float | None]]:
     """Per group: the sampled mutants' counts, the estimate and its 95 % Wilson interval."""
     population: Counter[str] = Counter()
@@ -198,15 +243,18 @@ def _sample_rows(
     for path, codes in found.items():
         group = group_of(path)
         population[group] += len(codes)
-        counts[group].update(_status(c) for name, c in codes.items() if name in sample)
+        counts[group].update(
+            _verdict(name, c, equivalents) for name, c in codes.items() if name in sample
+        )
     print(
         f"{'group (random sample)':<30} {'mutants':>7} {'sampled':>7} {'killed':>6} "
-        f"{'survived':>8} {'no tests':>8} {'other':>5} {'not run':>7}  estimate (95 % interval)"
+        f"{'survived':>8} {'no tests':>8} {'other':>5} {'equiv.':>6} {'not run':>7}  "
+        "estimate (95 % interval)"
     )
     rows = []
     for group in GROUPS:
         c = counts[group]
-        judged = c["killed"] + c["survived"] + c["no tests"] + c["other"]
+        judged = _judged(c)
         if not c:
             continue
         if judged:
@@ -217,22 +265,25 @@ def _sample_rows(
             score, shown = None, "–"
         print(
             f"{group:<30} {population[group]:>7} {sum(c.values()):>7} {c['killed']:>6} "
-            f"{c['survived']:>8} {c['no tests']:>8} {c['other']:>5} {c['not run']:>7}  {shown}"
+            f"{c['survived']:>8} {c['no tests']:>8} {c['other']:>5} {c['equivalent']:>6} "
+            f"{c['not run']:>7}  {shown}"
         )
         rows.append((group, score))
     return rows
 
 
-def _census_rows(found: dict[str, dict[str, int | None]]) -> list[tuple[str, float | None]]:
+def _census_rows(
+    found: dict[str, dict[str, int | None]], equivalents: dict[str, str]
+) -> list[tuple[str, float | None]]:
     """Every module's score, and schema/'s as a whole, from all its mutants judged so far."""
     print(
         f"{'module':<44} {'score':>7} {'killed':>6} {'survived':>8} {'no tests':>8} "
-        f"{'other':>6} {'not run':>7}"
+        f"{'other':>6} {'equiv.':>6} {'not run':>7}"
     )
     scores = []
     schema: Counter[str] = Counter()
     for path, codes in found.items():
-        counts = Counter(_status(c) for c in codes.values())
+        counts = Counter(_verdict(name, c, equivalents) for name, c in codes.items())
         scores.append(_row(path, counts))
         if group_of(path) == GROUPS[0]:
             schema.update(counts)
@@ -241,13 +292,24 @@ def _census_rows(found: dict[str, dict[str, int | None]]) -> list[tuple[str, flo
     return scores
 
 
-def _list_survivors(found: dict[str, dict[str, int | None]], sample: set[str] | None) -> None:
+def _list_survivors(
+    found: dict[str, dict[str, int | None]], sample: set[str] | None, equivalents: dict[str, str]
+) -> None:
     for codes in found.values():
         for name, code in codes.items():
-            if _status(code) in {"survived", "no tests", "other"} and (
-                sample is None or name in sample
-            ):
-                print(f"{_status(code):>9}  {name}")
+            status = _verdict(name, code, equivalents)
+            if status in {"survived", "no tests", "other"} and (sample is None or name in sample):
+                print(f"{status:>9}  {name}")
+
+
+def _warn_equivalents(found: dict[str, dict[str, int | None]], equivalents: dict[str, str]) -> None:
+    """Listed equivalents that are no current mutant (their function changed, so mutmut made
+    new ones: judge them again) or that a test killed (so they were not equivalent)."""
+    for name in _stale(found, equivalents):
+        print(f"warning: {name} is listed as equivalent but is no current mutant", file=sys.stderr)
+    codes = {name: code for c in found.values() for name, code in c.items()}
+    for name in sorted(n for n in equivalents if n in codes and _status(codes[n]) == "killed"):
+        print(f"warning: {name} is listed as equivalent but a test killed it", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -260,6 +322,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pattern", action="append", default=[], help="mutmut glob the draw is from")
     ap.add_argument("--sample", action="store_true", help="score the sampled mutants only")
     ap.add_argument("--todo", action="store_true", help="list the sample's mutants not judged")
+    ap.add_argument(
+        "--equivalent", type=Path, default=EQUIVALENT_FILE, help="the equivalent mutants' list"
+    )
     args = ap.parse_args(argv)
     if args.draw is not None:
         return _draw_sample(args.root, args.draw, args.seed, args.pattern)
@@ -273,9 +338,18 @@ def main(argv: list[str] | None = None) -> int:
     if sample is not None and not sample:
         print(f"no sample in {args.root / SAMPLE_FILE}: make mutants SAMPLE=N", file=sys.stderr)
         return 1
-    scores = _sample_rows(found, sample) if sample is not None else _census_rows(found)
+    try:
+        equivalents = read_equivalents(args.equivalent)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    _warn_equivalents(found, equivalents)
+    if sample is not None:
+        scores = _sample_rows(found, sample, equivalents)
+    else:
+        scores = _census_rows(found, equivalents)
     if args.survivors:
-        _list_survivors(found, sample)
+        _list_survivors(found, sample, equivalents)
     low = [n for n, s in scores if s is not None and args.fail_under and s < args.fail_under]
     if low:
         kind = "estimated from a random sample (95 % interval above)" if sample else "measured"

@@ -1,4 +1,5 @@
-"""Writer, reader and load() against the real emulator; round trips checked with `cbt` too."""
+"""Writer, reader and load() against the real emulator; round trips checked with `cbt` too; at
+the end, what the reader sends and keeps, with ReadRows replaced by a stand-in (no emulator)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 from waits import HANG_S
 
 import workbench as wb
-from workbench.bigtable import admin, writer
+from workbench.bigtable import admin, reader, writer
 from workbench.bigtable.connection import Connection
 from workbench.bigtable.reader import gc_live_cells, read_plan, read_table
 from workbench.cells import CellFrame
@@ -630,3 +631,250 @@ def test_a_prefix_range_past_a_multibyte_character_agrees_with_bigtables_byte_or
     tid = table_factory([Family("m")])
     writer.write_cells(conn, cells, tid, progress=False)
     assert read_plan(conn, tid, plan).cells.frame["row_key"].tolist() == ["¿", "¿x"]
+
+
+# ----------------------------------------------------------------------------- reader, no emulator
+# What read_plan sends and how it words a failure, with ReadRows replaced by a stand-in that
+# records each request (milliseconds; the emulator tests above read the same paths for real).
+
+
+class _StubConn:
+    """The few Connection attributes read_plan touches."""
+
+    def __init__(self, *, reverse_scans: bool) -> None:
+        self.reverse_scans = reverse_scans
+        self.is_production = False
+        self.host = "localhost:1"
+        self.target = "stub emulator"
+
+    def table_path(self, table_id: str) -> str:
+        return f"projects/p/instances/i/tables/{table_id}"
+
+    def diagnose(self) -> str:
+        return "(diagnosis)"
+
+    def why_missing(self, table_id: str) -> str:
+        return ""
+
+
+def _recording(monkeypatch, sent: list, error: Exception | None = None) -> None:
+    """Replace ReadRows: record (request, knock) and return no rows (or raise ``error``)."""
+
+    def fake(conn, req, md, cols, knock):
+        sent.append((req, knock))
+        if error is not None:
+            raise error
+
+    monkeypatch.setattr(reader, "_read_stream", fake)
+
+
+def _three_rows() -> CellFrame:
+    return CellFrame.from_columns(
+        row_key=["a", "b", "c"],
+        family="m",
+        qualifier="q",
+        timestamp_us=[1_000_000] * 3,
+        value=[b"v"] * 3,
+    )
+
+
+def test_a_reversed_read_with_a_rows_limit_sends_both_where_the_server_scans_in_reverse(
+    monkeypatch,
+):
+    sent: list = []
+    _recording(monkeypatch, sent)
+    plan = ReadPlan("newest 2", ranges=(KeyRange("a", "z"),), reversed=True, rows_limit=2)
+    read_plan(_StubConn(reverse_scans=True), "t", plan)
+    ((req, knock),) = sent
+    # Cloud Bigtable scans in reverse itself: one request, reversed, with the plan's limit
+    assert req.reversed and req.rows_limit == 2
+    assert req.rows.row_ranges[0].start_key_closed == b"a"
+    assert req.rows.row_ranges[0].end_key_open == b"z"
+    # an emulator's read knocks on its port with a 1 s handshake (reader.py: READ_IDLE_TIMEOUT)
+    knocked: list = []
+    monkeypatch.setattr(
+        reader, "speaks_grpc", lambda host, timeout: knocked.append((host, timeout))
+    )
+    knock()
+    assert knocked == [("localhost:1", 1.0)]
+
+
+def test_a_reversed_read_the_emulator_runs_forward_carries_the_emulators_model(monkeypatch):
+    sent: list = []
+    _recording(monkeypatch, sent)
+    plan = ReadPlan("newest 1", ranges=(KeyRange("a", "z"),), reversed=True, rows_limit=1)
+    res = read_plan(_StubConn(reverse_scans=False), "t", plan, model_cells=_three_rows())
+    ((req, _),) = sent
+    # the emulator refuses reverse scans: the range is read forward without the limit
+    assert not req.reversed and req.rows_limit == 0
+    # the model: the newest 1 of rows a, b, c is c; the emulator streams all 3 rows forward
+    assert res.modelled is not None and res.modelled.rows_returned == 1
+    assert res.emulator_model is not None and res.emulator_model.rows_returned == 3
+    assert any("reverse scans" in n for n in res.notes)
+
+
+def test_a_per_range_limit_sends_one_request_a_range_each_with_the_gc_filter(monkeypatch):
+    sent: list = []
+    _recording(monkeypatch, sent)
+    plan = ReadPlan(
+        "1 per range",
+        ranges=(KeyRange("a", "b"), KeyRange("c", "d")),
+        rows_limit=1,
+        limit_per_range=True,
+    )
+    res = read_plan(
+        _StubConn(reverse_scans=False), "t", plan, families=[Family("m", max_versions(1))]
+    )
+    # 2 ranges -> 2 requests, each with rows_limit 1 and GC-on-read (max_versions(1) keeps the
+    # newest cell per column: cells_per_column_limit_filter 1), apply_gc being the default
+    assert [r.rows_limit for r, _ in sent] == [1, 1]
+    assert [r.rows.row_ranges[0].start_key_closed for r, _ in sent] == [b"a", b"c"]
+    # family m's branch of the filter: its name, then the newest 1 cell per column
+    m_newest = [f.cells_per_column_limit_filter for r, _ in sent for f in r.filter.chain.filters]
+    assert m_newest == [0, 1, 0, 1]  # (the family regex has no limit: 0)
+    assert all(r.filter.chain.filters[0].family_name_regex_filter for r, _ in sent)
+    assert "2 requests" in res.notes[-1]
+    # without GC on read no filter is sent
+    sent.clear()
+    read_plan(
+        _StubConn(reverse_scans=False),
+        "t",
+        plan,
+        families=[Family("m", max_versions(1))],
+        apply_gc=False,
+    )
+    assert [r.HasField("filter") for r, _ in sent] == [False, False]
+
+
+class _Unavailable(grpc.RpcError):
+    def code(self):
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self):
+        return "connection refused"
+
+
+def test_a_read_the_retry_policy_gave_up_on_says_how_long_it_tried(monkeypatch):
+    _recording(monkeypatch, [], error=_Unavailable())
+    clock = iter([100.0, 102.5])  # perf_counter at the start of the read, then at the failure
+    monkeypatch.setattr(reader.time, "perf_counter", lambda: next(clock))
+    with pytest.raises(wb.EmulatorUnavailable, match="stub emulator") as err:
+        read_plan(_StubConn(reverse_scans=False), "t", ReadPlan("all"))
+    # 102.5 - 100.0 = 2.5 s; no row read before the failure
+    assert "after 2.5 s" in str(err.value) and "UNAVAILABLE" in str(err.value)
+    assert "0 rows read before" in str(err.value)
+
+
+class _OneRowCall:
+    """A ReadRows stream of one committed row, a/m:q@1000 = v."""
+
+    def __init__(self) -> None:
+        resp = reader.ReadRowsResponse()
+        chunk = resp.chunks.add()
+        chunk.row_key = b"a"
+        chunk.family_name.value = "m"
+        chunk.qualifier.value = b"q"
+        chunk.timestamp_micros = 1000
+        chunk.value = b"v"
+        chunk.commit_row = True
+        self.responses = [resp]
+
+    def __iter__(self):
+        return iter(self.responses)
+
+    def cancel(self) -> None:  # the watchdog's; never reached here
+        raise AssertionError("a stream that answers is not cancelled")
+
+
+class _RetryRecorder(_StubConn):
+    def __init__(self) -> None:
+        super().__init__(reverse_scans=False)
+        self.policies: list[dict] = []
+
+    def stream_call(self, *args):
+        return lambda req, metadata: _OneRowCall()
+
+    def retry(self, **kw):
+        self.policies.append(kw)
+        return lambda fn: fn
+
+
+def test_a_reads_retry_budget_runs_from_its_last_response(monkeypatch):
+    # a long scan that keeps sending is not cut off by a transient error after the connection's
+    # timeout: the one retry policy counts its budget from the stream's last response
+    conn = _RetryRecorder()
+    cols = reader.new_columns()
+    before = time.monotonic()
+    reader._read_stream(conn, reader.ReadRowsRequest(), (), cols, None)
+    after = time.monotonic()
+    assert cols["row_key"] == [b"a"] and cols["value"] == [b"v"]
+    (policy,) = conn.policies
+    assert policy["last_progress"] is not None
+    assert before <= policy["last_progress"]() <= after  # when the one response arrived
+
+
+def _result(**kw) -> reader.ReadResult:
+    return reader.ReadResult(
+        plan=ReadPlan("all"),
+        cells=_three_rows(),
+        rows_returned=1_234,
+        cells_returned=5_678,
+        bytes_returned=9_876_543,
+        scans=2,
+        elapsed_s=0.25,
+        table_id="t",
+        **kw,
+    )
+
+
+def test_a_read_result_prints_its_counts_and_milliseconds():
+    # 0.25 s = 250.0 ms; counts with thousands separators
+    shown = repr(_result())
+    for fact in ("1,234 rows", "5,678 cells", "9,876,543 bytes", "2 scan(s)", "250.0 ms"):
+        assert fact in shown, (fact, shown)
+
+
+def test_a_read_results_figures_put_measured_beside_modelled():
+    model = reader.PlanResult(
+        scans=1,
+        rows_seen=10,
+        cells_seen=20,
+        bytes_seen=300,
+        rows_returned=4,
+        cells_returned=8,
+        bytes_returned=120,
+    )
+    fig = _result(modelled=model).figures()
+    assert list(fig.columns) == ["measured", "modelled"] and fig.index.name == "figure"
+    assert fig.loc["rows returned"].tolist() == [1_234, 4]
+    assert fig.loc["bytes returned"].tolist() == [9_876_543, 120]
+    assert fig.loc["scans"].tolist() == [2, 1]
+    # the emulator does not report what it scanned: measured "seen" figures are missing
+    assert fig["measured"].isna().tolist() == [False, False, False, True, True, True, False]
+    assert fig.loc["cells seen", "modelled"] == 20
+
+
+def test_an_empty_read_keeps_text_columns_text_and_timestamps_integers():
+    f = reader._to_cellframe(reader.new_columns(), "main").frame
+    assert len(f) == 0
+    for col in ("table", "row_key", "family", "qualifier"):  # str in cells.py, even empty
+        assert not pd.api.types.is_numeric_dtype(f[col]), (col, f[col].dtype)
+    assert f["timestamp_us"].dtype == np.int64
+
+
+def test_gc_on_read_of_an_age_and_two_version_counts_keeps_young_cells_or_the_larger_count():
+    # intersection(max_age 1 day, max_versions 2, max_versions 3): garbage only when every rule
+    # says so. now = 1,000,000,000,123 us; cutoff = now - 86,400,000,000 = 913,600,000,123,
+    # floored to the ms: 913,600,000,000. Kept: cells at or after the cutoff, or older cells
+    # among a column's newest max(2, 3) = 3.
+    rule = intersection(max_age(86_400), max_versions(2), max_versions(3))
+    got = reader._gc_keep_filter(rule, 1_000_000_000_123)
+    young = reader.RowFilter()
+    young.timestamp_range_filter.start_timestamp_micros = 913_600_000_000
+    old = reader.RowFilter()
+    old.timestamp_range_filter.end_timestamp_micros = 913_600_000_000
+    old_kept = reader.RowFilter()
+    old_kept.chain.filters.extend([reader.RowFilter(cells_per_column_limit_filter=3), old])
+    want = reader.RowFilter()
+    want.interleave.filters.extend([young, old_kept])
+    assert got == want

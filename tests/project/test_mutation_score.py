@@ -3,7 +3,9 @@
 A uniform random sample of mutants estimates a group's score (Gopinath et al., ISSRE 2015);
 the estimate is killed / judged with a 95 % Wilson score interval (Wilson 1927). The interval
 and the draw are checked here by hand, and the score on a mutants/ folder written by hand in
-mutmut's format (``<path>.meta``: an exit code per mutant name).
+mutmut's format (``<path>.meta``: an exit code per mutant name). Equivalent mutants (listed in
+tools/mutants_equivalent.txt) leave the denominator: killed / (mutants run − equivalents),
+as Jia & Harman's survey (IEEE TSE 2011) defines the mutation score.
 """
 
 from __future__ import annotations
@@ -110,11 +112,13 @@ def _plan_mutants(root: Path) -> list[str]:
 def test_the_sampled_score_is_killed_over_judged_with_its_interval(tmp_path, capsys):
     names = _plan_mutants(tmp_path)
     (tmp_path / ms.SAMPLE_FILE).write_text("# seed=1 sample=120 of 120\n" + "\n".join(names))
-    assert ms.main(["--root", str(tmp_path), "--sample", "--survivors", "--fail-under", "85"]) == 0
+    argv = ["--root", str(tmp_path), "--sample", "--survivors", "--fail-under", "85"]
+    assert ms.main([*argv, "--equivalent", str(tmp_path / "none.txt")]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("workbench/schema/"))
-    # 120 sampled of 120: 85 killed, 10 survived, 5 no tests, 20 not run -> 85 / 100
-    assert row.split()[2:10] == ["120", "120", "85", "10", "5", "0", "20", "85.0"]
+    # 120 sampled of 120: 85 killed, 10 survived, 5 no tests, 0 other, 0 equivalent, 20 not run
+    # -> 85 / 100
+    assert row.split()[2:11] == ["120", "120", "85", "10", "5", "0", "0", "20", "85.0"]
     assert "(76.7–90.7 %)" in row  # wilson(85, 100) above
     # survivors listed are the sampled ones only: 10 survived + 5 no tests, no pricing name
     listed = [line.split()[-1] for line in out.splitlines() if "__mutmut_" in line]
@@ -160,9 +164,10 @@ def test_a_draw_from_a_pattern_that_matches_nothing_says_so(tmp_path, capsys):
 
 def test_without_a_sample_every_judged_mutant_counts_and_the_gate_says_measured(tmp_path, capsys):
     _plan_mutants(tmp_path)
-    assert ms.main(["--root", str(tmp_path), "--fail-under", "90"]) == 1
+    none = str(tmp_path / "none.txt")
+    assert ms.main(["--root", str(tmp_path), "--fail-under", "90", "--equivalent", none]) == 1
     captured = capsys.readouterr()
-    rows = {line[:44].strip(): line.split()[-7] for line in captured.out.splitlines()[1:]}
+    rows = {line[:44].strip(): line.split()[-8] for line in captured.out.splitlines()[1:]}
     # plan.py 85 / 100 judged, schema/ as a whole the same; pricing 0 of 3 survivors
     assert rows["workbench/schema/plan.py"] == rows["workbench/schema/ (all)"] == "85.0"
     assert rows["workbench/analysis/pricing.py"] == "0.0"
@@ -177,3 +182,100 @@ def test_the_sample_left_to_judge_is_listed_from_the_record_not_drawn_again(tmp_
     assert ms.main(["--root", str(tmp_path), "--todo"]) == 0
     assert (tmp_path / ms.TODO_FILE).read_text().split() == sorted([names[100], names[119]])
     assert "2 sampled" in capsys.readouterr().out
+
+
+def _equivalents(root: Path, lines: list[str]) -> str:
+    path = root / "equivalent.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_the_equivalents_file_is_a_name_and_its_reason_a_line(tmp_path):
+    path = _equivalents(
+        tmp_path,
+        [
+            "# comment lines and blank lines are skipped",
+            "",
+            "workbench.schema.plan.x_f__mutmut_86  # x < 0 and x <= 0 differ at 0, never reached",
+            "  workbench.schema.plan.x_f__mutmut_87   #   padded  ",
+        ],
+    )
+    assert ms.read_equivalents(Path(path)) == {
+        "workbench.schema.plan.x_f__mutmut_86": "x < 0 and x <= 0 differ at 0, never reached",
+        "workbench.schema.plan.x_f__mutmut_87": "padded",
+    }
+    assert ms.read_equivalents(tmp_path / "missing.txt") == {}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "workbench.schema.plan.x_f__mutmut_86",  # no reason
+        "workbench.schema.plan.x_f__mutmut_86  #   ",  # an empty one
+        "workbench.schema.plan.x_f__mutmut_86 x_f__mutmut_87  # two names",
+    ],
+)
+def test_an_equivalent_without_its_reason_is_refused_naming_the_line(tmp_path, capsys, line):
+    _plan_mutants(tmp_path)
+    path = _equivalents(tmp_path, ["# equivalents", "", line])
+    with pytest.raises(ValueError, match=r"equivalent\.txt:3:.*mutmut_86"):
+        ms.read_equivalents(Path(path))
+    # the command says the same and stops before any score
+    assert ms.main(["--root", str(tmp_path), "--equivalent", path]) == 2
+    captured = capsys.readouterr()
+    assert "equivalent.txt:3" in captured.err and "score" not in captured.out
+
+
+def test_equivalents_leave_the_denominator_and_have_their_own_column(tmp_path, capsys):
+    names = _plan_mutants(tmp_path)
+    # 4 of the 10 survivors (mutmut_86..95) and 1 of the 5 with no tests (96..100) are listed
+    equivalent = [names[85], names[86], names[87], names[88], names[95]]
+    path = _equivalents(tmp_path, [f"{n}  # no input tells it apart" for n in equivalent])
+    assert ms.main(["--root", str(tmp_path), "--survivors", "--equivalent", path]) == 0
+    captured = capsys.readouterr()
+    rows = {line[:44].strip(): line[44:].split() for line in captured.out.splitlines()[1:]}
+    # plan.py: 85 killed / (85 + 6 survived + 4 no tests) = 85 / 95 = 89.47 %
+    # columns: score, %, killed, survived, no tests, other, equivalent, not run
+    assert rows["workbench/schema/plan.py"] == ["89.5", "%", "85", "6", "4", "0", "5", "20"]
+    assert rows["workbench/schema/ (all)"] == rows["workbench/schema/plan.py"]
+    # pricing's 3 survivors are not listed: 0 / 3, no equivalent
+    assert rows["workbench/analysis/pricing.py"] == ["0.0", "%", "0", "3", "0", "0", "0", "0"]
+    # the survivors listed: 6 + 4 of plan.py and pricing's 3, none of the equivalents
+    listed = [line.split()[-1] for line in captured.out.splitlines() if "__mutmut_" in line]
+    assert len(listed) == 13 and not set(listed) & set(equivalent)
+    assert "warning" not in captured.err
+
+
+def test_the_sampled_estimate_leaves_the_sampled_equivalents_out(tmp_path, capsys):
+    names = _plan_mutants(tmp_path)
+    (tmp_path / ms.SAMPLE_FILE).write_text("\n".join(names))
+    path = _equivalents(tmp_path, [f"{n}  # equivalent" for n in names[85:90]])
+    argv = ["--root", str(tmp_path), "--sample", "--fail-under", "89", "--equivalent", path]
+    assert ms.main(argv) == 0
+    row = next(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("workbench/")
+    )
+    # 85 killed of 100 judged, 5 of them equivalent: 85 / 95 = 89.5 %; Wilson over n = 95
+    low, high = ms.wilson(85, 95)
+    assert row.split()[2:11] == ["120", "120", "85", "5", "5", "0", "5", "20", "89.5"]
+    assert f"({100 * low:.1f}–{100 * high:.1f} %)" in row
+    # p = 85/95 = 0.894737, z²/n = 3.841459/95 = 0.0404364, centre = (p + z²/2n)/(1 + z²/n)
+    # = 0.914955 / 1.0404364 = 0.879396: the interval is centred below p, as at 85 of 100
+    assert (low + high) / 2 == pytest.approx(0.879396, abs=2e-6)
+
+
+def test_an_equivalent_that_is_no_current_mutant_or_was_killed_is_warned_about(tmp_path, capsys):
+    names = _plan_mutants(tmp_path)
+    stale = "workbench.schema.plan.x_gone__mutmut_3"  # its function changed or went
+    path = _equivalents(
+        tmp_path, [f"{stale}  # was equivalent", f"{names[0]}  # killed: no equivalent"]
+    )
+    assert ms.main(["--root", str(tmp_path), "--equivalent", path]) == 0
+    captured = capsys.readouterr()
+    warned = [line for line in captured.err.splitlines() if line.startswith("warning")]
+    assert len(warned) == 2
+    assert stale in warned[0] and "no current mutant" in warned[0]
+    assert names[0] in warned[1] and "killed" in warned[1]
+    # the killed one stays killed: plan.py is still 85 / 100, no equivalent counted
+    row = next(line for line in captured.out.splitlines() if line.startswith("workbench/schema/p"))
+    assert row[44:].split()[:7] == ["85.0", "%", "85", "10", "5", "0", "0"]
