@@ -101,6 +101,7 @@ def test_the_html_view_names_the_dataset_only_when_there_is_one():
     assert "<b>Schema hand</b>" in html
     # the table's two families, one a line: raw m keeps every cell, the summaries' s one version
     assert "m gc: none (keep every cell)<br>s gc: maxversions=1" in html
+    assert ">aggregates</th>" in html and "agg#daily… per day" in html
     assert "<b>Schema hand (sensors)</b>" in replace(s, dataset="sensors")._repr_html_()
 
 
