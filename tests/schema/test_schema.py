@@ -5,10 +5,12 @@ bucket's own format (a day as %Y%m%d)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
+import workbench
 from workbench.datasets.model import Dataset
 from workbench.errors import SchemaError
 from workbench.schema import Aggregates, Family, Field, RowKey, Schema, Tall, Timestamp, limits
@@ -92,7 +94,9 @@ def test_a_cell_over_the_size_advice_warns_at_the_callers_line(monkeypatch):
     ds = _sensors(order=(("a", "s1"),), measure="warm!")
     with pytest.warns(LimitWarning, match="of 5 bytes") as seen:
         Schema("hand", KEY, Tall(Family("m"))).bind(ds).to_cells(ds)
-    assert "G10" in str(seen[0].message) and seen[0].filename == __file__
+    # (the caller's file, or under mutmut its trampoline: either way outside the package)
+    assert "G10" in str(seen[0].message)
+    assert Path(workbench.__file__).parent not in Path(seen[0].filename).parents
 
 
 def test_the_html_view_names_the_dataset_only_when_there_is_one():
