@@ -1,14 +1,15 @@
-"""Key time text from µs since the epoch, each expected text by hand for 2024-03-05
-07:08:09.123 UTC: a literal ``%%`` and a NUL byte in a format (which takes the general
-path, the fixed-width fast path cannot hold trailing NULs) are written as they are."""
+"""Time columns as µs since the epoch, and key time text from them, each expected value by hand
+for 2024-03-05 07:08:09.123 UTC: a literal ``%%`` and a NUL byte in a format (which takes the
+general path, the fixed-width fast path cannot hold trailing NULs) are written as they are."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from workbench.errors import SchemaError
-from workbench.schema.time_text import format_time
+from workbench.schema.time_text import format_time, time_us
 
 # 2024-03-05 is day 19,787 since 1970 (2024-01-01 is day 19,723, + 31 + 29 + 4):
 # 19,787 x 86,400,000 + 7 h 25,200,000 + 8 min 480,000 + 9.123 s 9,123 = 1,709,622,489,123 ms
@@ -41,3 +42,16 @@ def test_a_year_past_9999_is_refused_naming_the_first_such_event():
         SchemaError, match=r"time 100010101000000001 does not fit in 17 zero-padded"
     ):
         format_time(np.array([later, late]), "ms")
+
+
+def test_a_time_column_becomes_microseconds_whatever_its_unit():
+    # 2024-03-05 07:08:09.123456 UTC is 1,709,622,489,123,456 µs (T_US above, plus 456 µs)
+    when = pd.Series(pd.to_datetime(["2024-03-05 07:08:09.123456"], utc=True), name="t")
+    assert time_us(when.astype("datetime64[ns, UTC]")).tolist() == [1_709_622_489_123_456]
+    # a coarser unit holds fewer digits: ms keeps .123, s keeps none
+    assert time_us(when.astype("datetime64[ms, UTC]")).tolist() == [1_709_622_489_123_000]
+    assert time_us(when.astype("datetime64[s, UTC]")).tolist() == [1_709_622_489_000_000]
+    # a nanosecond part cannot be kept (cells and keys go down to µs)
+    finer = (when + pd.Timedelta(nanoseconds=1)).astype("datetime64[ns, UTC]")
+    with pytest.raises(SchemaError, match="'t' has nanosecond parts"):
+        time_us(finer)

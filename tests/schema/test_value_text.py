@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from workbench.errors import SchemaError
-from workbench.schema.value_text import decode_text, digits, encode_bytes
+from workbench.schema.value_text import decode_text, digits, encode_bytes, encode_coded
 
 
 def test_values_become_their_utf8_text():
@@ -53,3 +53,9 @@ def test_a_column_with_no_value_at_all_reads_back_as_that_many_missing_values():
 def test_no_number_is_no_padded_text():
     out = digits(np.array([], dtype=np.int64), 3)
     assert out.dtype == object and len(out) == 0
+
+
+def test_float_key_text_is_coded_once_per_distinct_value():
+    # 1.5, 2.0, 1.5: two distinct floats, their shortest reprs, codes in first-seen order
+    codes, texts = encode_coded(pd.Series([1.5, 2.0, 1.5]))
+    assert codes.tolist() == [0, 1, 0] and texts.tolist() == ["1.5", "2.0"]
