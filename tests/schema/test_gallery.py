@@ -38,6 +38,11 @@ def test_every_design_cites_guidelines_by_their_ids():
     assert all(ids for ids in cited.values()), cited
     wrong = {p: ids for p, ids in cited.items() if not all(GUIDELINE_ID.fullmatch(g) for g in ids)}
     assert not wrong
+    # each own-data design says what it does in a line citing its guidelines by ID (G01-G31)
+    lines = {p: schema_for(ds, p).description for p in patterns_for(ds)}
+    assert all(GUIDELINE_ID.search(text) for text in lines.values()), lines
+    ids = {p: re.findall(r"\b[gG]\d\d\b", text) for p, text in lines.items()}
+    assert {p: i for p, i in ids.items() if not all(GUIDELINE_ID.fullmatch(g) for g in i)} == {}
 
 
 def test_heroic_keys_hold_a_base_of_2_to_the_32_ms_and_qualifiers_the_offset():

@@ -27,6 +27,7 @@ from workbench.datasets.model import Dataset
 from workbench.errors import SchemaError
 from workbench.schema import Field, RowKey, Schema, Serialized, Tall, Timestamp, pattern_names
 from workbench.schema import preset as gallery_preset
+from workbench.schema.missing_values import json_payloads
 
 F = Path(__file__).parents[1] / "fixtures" / "owndata"
 WITH_VALUE = 141  # 160 lines − 19 empty co2 values
@@ -131,6 +132,20 @@ def test_serialized_payloads_leave_the_missing_field_out():
     assert pb_cells.frame["value"].tolist()[1] == b"\x11" + np.float64(3.0).tobytes()
     back = pb.from_cells(pb_cells)
     assert np.isnan(back["x"].tolist()[1]) and back["y"].tolist() == [2.0, 3.0]
+
+
+def test_json_payloads_write_the_missing_text_as_a_json_string():
+    # with missing="NA" the field stays, holding the JSON string "NA" (a text and a float column);
+    # without it the field is left out, and an event with no value at all is the empty object
+    cols = {"a": pd.Series(["x", None], dtype=object), "b": pd.Series([1.5, np.nan])}
+    assert list(json_payloads(cols.__getitem__, ("a", "b"), 2, "NA")) == [
+        '{"a":"x","b":1.5}',
+        '{"a":"NA","b":"NA"}',
+    ]
+    assert list(json_payloads(cols.__getitem__, ("a", "b"), 2, None)) == ['{"a":"x","b":1.5}', "{}"]
+    # no column at all: an empty object per event, an object array of texts like the others
+    empty = json_payloads(cols.__getitem__, (), 2, None)
+    assert empty.dtype == object and list(empty) == ["{}", "{}"]
 
 
 def test_zero_is_not_missing_in_protobuf():

@@ -10,7 +10,9 @@ import struct
 
 import numpy as np
 import pandas as pd
+from google.protobuf.descriptor import FieldDescriptor
 
+from workbench.schema import payloads
 from workbench.schema.payloads import protobuf_payloads, protobuf_records
 
 
@@ -46,3 +48,17 @@ def test_protobuf_cells_read_back_tell_missing_from_zero():
     assert recs[0] == {"temp": 1.5, "n": 3, "ok": True, "site": "ab"}
     assert recs[1] == {"n": -1, "ok": False}  # temp and site missing: no field at all
     assert recs[2] == {"temp": 0.0, "n": 0, "ok": False, "site": ""}
+
+
+def test_the_message_class_types_each_field_by_its_columns_kind(monkeypatch):
+    # built afresh (an empty class cache): field i is column i, double/sint64/bool/string by the
+    # column's kind, and only the kinds that can be missing (double, string) have presence
+    monkeypatch.setattr(payloads, "_PB_CACHE", {})
+    cls = payloads._message_class((("temp", "f"), ("n", "i"), ("ok", "b"), ("site", "s")))
+    fields = [(f.name, f.json_name, f.type, f.has_presence) for f in cls.DESCRIPTOR.fields]
+    assert fields == [
+        ("f1", "temp", FieldDescriptor.TYPE_DOUBLE, True),
+        ("f2", "n", FieldDescriptor.TYPE_SINT64, False),
+        ("f3", "ok", FieldDescriptor.TYPE_BOOL, False),
+        ("f4", "site", FieldDescriptor.TYPE_STRING, True),
+    ]

@@ -76,6 +76,8 @@ def test_struct_round_trips_through_the_json_and_yaml_files():
     pb_json = at.Type.Struct.to_json(rks.to_proto())
     assert json.loads(pb_json)["fields"][0]["fieldName"] == "pair"
     assert json.loads(pb_json)["encoding"]["delimitedBytes"]["delimiter"] == "Iw=="
+    # every field of it: each one a UTF-8 string, as in the file
+    assert json.loads(pb_json) == as_json
     # without a table ID the line names a placeholder, never the design's logical name "main"
     assert rks.table == "TABLE_ID" and " update TABLE_ID " in rks.gcloud_command()
     named = row_key_schemas(wb.preset("fx_prices", "pair_microseconds"), table_id="prices")
@@ -151,6 +153,11 @@ def test_what_the_schema_cannot_express_is_explained():
     (note,) = hashed.notes
     assert note.startswith("player_hash:") and "'player'" in note and "(G22)" in note
     assert note in hashed.explain()
+    # the text lists the fields (game, the hash, the time), then the note
+    lines = hashed.explain().splitlines()
+    assert lines[0].startswith("Row-key schema") and "'#'" in lines[0]
+    assert [ln.split(":")[0].strip() for ln in lines[1:4]] == ["game", "player_hash", "ts"]
+    assert lines[4] == f"  • {note}"
     design = wb.preset("fx_prices", "salted")
     buckets = next(seg.n for seg in design.key.segments if isinstance(seg, Salt))
     salted = row_key_schemas(design)["main"]

@@ -44,6 +44,12 @@ def test_unknown_column_suggests_the_closest():
         schema.to_cells(_ds())
 
 
+def test_unknown_column_with_no_close_name_lists_the_columns_and_guesses_none():
+    schema = Schema("s", RowKey((Field("zzz"), Timestamp("ms"))))
+    with pytest.raises(SchemaError, match=r"the dataset has \['player', 'time', 'score'\]\.$"):
+        schema.to_cells(_ds())
+
+
 def test_salt_needs_at_least_one_bucket():
     with pytest.raises(SchemaError, match="n >= 1"):
         Salt(0)

@@ -5,6 +5,7 @@ hand from the segment's rule (a sampled mutation run found them unchecked, docs/
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -12,7 +13,17 @@ from workbench.datasets.model import Dataset
 from workbench.errors import SchemaError
 from workbench.schema import Family, RowKey, Schema, Tall, Timestamp
 from workbench.schema.rowkey_schema import row_key_schema
-from workbench.schema.segments import KeyQuery, Metric, ReversedDomain, ReversedId
+from workbench.schema.segments import (
+    KeyQuery,
+    Metric,
+    PaddedInt,
+    RenderContext,
+    ReversedDomain,
+    ReversedId,
+    Salt,
+    Tags,
+    join_sized,
+)
 
 T0 = pd.Timestamp("2024-01-01 00:00", tz="UTC")
 
@@ -66,3 +77,37 @@ def test_a_metric_segment_asks_sql_for_the_measure_only_when_the_read_names_one(
     assert short.names == (("temp", "t"),) and hash(short) == hash(Metric(names=(("temp", "t"),)))
     assert short.sql_where(named, "measure") == ([("=", "t")], ())
     assert Metric().sql_where(named, "measure") == ([("=", "temp")], ())
+
+
+def test_a_padded_int_too_wide_for_its_digits_names_the_column():
+    # 1234 needs 4 digits, the segment keeps 3 (G21): the error names the column and the value
+    ctx = RenderContext({"num": pd.Series([7, 1234])}, np.zeros(2, np.int64))
+    with pytest.raises(SchemaError, match=r"^num 1234 .*3 zero-padded digits"):
+        PaddedInt("num", 3).coded(ctx)
+
+
+def test_a_salt_over_no_events_renders_no_key_and_shows_its_rule():
+    # no event: no bucket code, but the n bucket texts 0…n-1 are still the segment's (G08)
+    ctx = RenderContext({"host": pd.Series([], dtype=object)}, np.zeros(0, np.int64))
+    codes, texts = Salt(4, ("host",)).coded(ctx)
+    assert len(codes) == 0 and codes.dtype.kind == "i"  # codes index the texts
+    assert list(texts) == ["0", "1", "2", "3"]
+    assert Salt(4, ("host",)).template() == "{crc32(host) % 4}"
+
+
+def test_tags_leave_an_empty_tag_out_of_the_known_prefix_and_say_so():
+    # columns sort by name (dc, host); dc is empty, so the prefix is host's pair alone (G16)
+    tags = Tags(("host", "dc"))
+    assert tags.known_prefix({"dc": "", "host": "a"}, ",") == "host=a,"
+    assert tags.known_prefix({"dc": "x", "host": "a"}, ",") == "dc=x,host=a,"
+    _, (note,) = tags.key_fields(",")
+    assert "'name=value'" in note and "(G16)" in note
+
+
+def test_joining_one_text_to_many_adds_the_byte_lengths():
+    # "ab" (2 bytes) + "#" (1) + "x" (1) = 4 bytes; + "éé" (2 × 2 bytes in UTF-8) = 7 bytes
+    ab = (np.array([0, 0]), np.array(["ab"], dtype=object))
+    right = (np.array([0, 1]), np.array(["x", "éé"], dtype=object))
+    codes, texts, lens = join_sized(ab, np.array([2]), right, np.array([1, 4]), "#")
+    assert list(texts[codes]) == ["ab#x", "ab#éé"]
+    assert list(lens[codes]) == [4, 7] == [len(t.encode("utf-8")) for t in texts[codes]]

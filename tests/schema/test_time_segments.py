@@ -4,7 +4,10 @@ format stays as written. Expected values by hand."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from workbench.schema import ReversedTimestamp, Timestamp
+from workbench.schema.time_segments import BaseTimestamp
 
 
 def test_an_epoch_timestamp_changes_its_unit_with_its_precision():
@@ -22,3 +25,11 @@ def test_a_reversed_timestamp_takes_the_units_maximum_at_its_precision():
     assert ReversedTimestamp("s", 9_999_999_999, 10).at_precision("ms") == ReversedTimestamp(
         "ms", 9_999_999_999_999, 13
     )
+
+
+def test_heroics_base_time_note_gives_the_day_its_text_reaches_13_digits():
+    # unpadded epoch ms sort as text only once every value has 13 digits: 10**12 ms after the
+    # epoch is 2001-09-09 01:46:40 UTC (G21); the row-key schema note states that day
+    assert pd.Timestamp(10**12, unit="ms") == pd.Timestamp("2001-09-09 01:46:40")
+    _, (note,) = BaseTimestamp().key_fields("#")
+    assert note.startswith("base_ms:") and "2001-09-09 (13 digits)" in note and "(G21)" in note

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from workbench.errors import SchemaError
-from workbench.schema.value_text import decode_text, encode_bytes
+from workbench.schema.value_text import decode_text, digits, encode_bytes, encode_coded
 
 
 def test_values_become_their_utf8_text():
@@ -41,3 +41,21 @@ def test_a_missing_text_is_a_missing_value_of_the_columns_kind():
     assert list(texts) == ["a", None]
     # a column with no value at all still has its kind of missing value
     assert decode_text(np.array([None, None], dtype=object), "float64").isna().all()
+
+
+def test_a_column_with_no_value_at_all_reads_back_as_that_many_missing_values():
+    # two events, neither with a cell: two NaN (an int or float column with gaps is float64)
+    for dtype in ("float64", "int64"):
+        back = decode_text([None, None], dtype)
+        assert len(back) == 2 and back.isna().all() and back.dtype == np.float64
+
+
+def test_no_number_is_no_padded_text():
+    out = digits(np.array([], dtype=np.int64), 3)
+    assert out.dtype == object and len(out) == 0
+
+
+def test_float_key_text_is_coded_once_per_distinct_value():
+    # 1.5, 2.0, 1.5: two distinct floats, their shortest reprs, codes in first-seen order
+    codes, texts = encode_coded(pd.Series([1.5, 2.0, 1.5]))
+    assert codes.tolist() == [0, 1, 0] and texts.tolist() == ["1.5", "2.0"]

@@ -5,7 +5,9 @@ design and an asynchronous index next to two_tables, with figures derived by han
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 from google.cloud.bigtable_admin_v2 import types as at
 from google.cloud.bigtable_v2.types import ExecuteQueryRequest
@@ -210,3 +212,39 @@ def test_compare_game_scores_async_index_next_to_two_tables(data):
     assert two["lol_march: rows seen"] == idx["lol_march: rows seen"] == lol
     assert two["staleness"].startswith("as fresh as the client's second write")
     assert idx["staleness"].startswith("eventually consistent")
+
+
+def test_each_views_admin_request_names_the_instance():
+    # pure (no emulator): one request per view, the instance as its parent
+    design = view_designs("energy_meters")["cmv_rollup"]
+    (req,) = design.admin_requests("projects/p/instances/i", "meters")
+    assert (req.parent, req.materialized_view_id) == ("projects/p/instances/i", "hourly")
+    assert req.materialized_view.query == design.view_sql("meters")["hourly"]
+
+
+def test_a_view_design_needs_a_view_and_lists_each_one():
+    src = wb.preset("game_scores", "game_player_time")
+    with pytest.raises(SchemaError, match="at least one view.*Rollup.*AsyncIndex"):
+        ViewDesign("none", src, ())
+    by = RowKey((Field("player"), Timestamp("ms")))
+    two = ViewDesign("two", src, (AsyncIndex("a1", by), AsyncIndex("a2", by)))
+    # each index keyed by its segments, then the source key to keep rows apart
+    assert "'a1' keyed (player, ts, source_key); async index 'a2'" in two.describe()
+
+
+def test_the_energy_rollup_query_reads_meter_100001_on_the_first_day():
+    # the first day of the data, 2015-03-01 00:00 to 2015-03-02 00:00 (end exclusive), summed
+    # per hour: 24 values
+    span = (pd.Timestamp("2015-03-01 05:30", tz="UTC"), pd.Timestamp("2015-03-03", tz="UTC"))
+    ds = SimpleNamespace(name="energy_meters", queries=[], time_span=span)
+    (q,) = view_queries(ds)
+    assert (q.name, dict(q.entity), q.aggregate) == (
+        "meter_hourly_kwh",
+        {"meter_id": 100001},
+        "hourly:sum",
+    )
+    assert (q.start, q.end) == (
+        pd.Timestamp("2015-03-01", tz="UTC"),
+        pd.Timestamp("2015-03-02", tz="UTC"),
+    )
+    assert q.measures == ("kwh",)

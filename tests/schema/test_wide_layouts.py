@@ -26,3 +26,9 @@ def test_each_qualifier_kind_is_the_events_place_in_its_bucket():
 def test_an_offset_qualifier_is_the_ms_modulo_2_to_the_bits():
     # 1,709,622,489,123 // 1,024 = 1,669,553,212; x 1,024 = 1,709,622,489,088; remainder 35
     assert list(Wide(qualifier="offset_ms", bits=10).qualifiers_for(T_US)) == ["35"]
+
+
+def test_a_wide_layout_lists_each_measures_family():
+    # G18: one family per measure, each named next to its column
+    text = Wide("minute", {"temp": "t", "hum": "h"}).describe()
+    assert "qualifier = minute" in text and "temp→t, hum→h" in text

@@ -253,7 +253,11 @@ def _format_joined(
             lit = "%"
         if lit:
             flush()
-            out = np.full(len(t), lit, dtype=object) if out is None else out + lit
+            # a 1-element object array: a bare str operand (and np.full's fill) becomes a numpy
+            # str, which drops trailing NULs, and NULs are why a format takes this path
+            piece = np.empty(1, dtype=object)
+            piece[0] = lit
+            out = np.repeat(piece, len(t)) if out is None else out + piece
         else:
             add(f[tok], _TOKEN_WIDTH[tok])
     if precision == "ms":
