@@ -7,6 +7,7 @@ read back from the planner.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import replace
 
 import pandas as pd
@@ -18,8 +19,10 @@ from workbench.schema import (
     Aggregates,
     Family,
     Field,
+    Literal,
     Metric,
     NewCells,
+    NewColumns,
     ReversedTimestamp,
     RowKey,
     Salt,
@@ -30,7 +33,7 @@ from workbench.schema import (
     Timestamp,
 )
 from workbench.schema.plan import KeyRange, ReadCosts, prefix_end
-from workbench.schema.plan_choice import CELL_BYTES
+from workbench.schema.plan_choice import CELL_BYTES, events_per_row
 from workbench.schema.planner import (
     PlanRank,
     Query,
@@ -416,3 +419,60 @@ def test_a_fixed_value_the_sample_lacks_scans_its_prefix_when_costs_compare():
         (1, "unknown sensor"),
     ]
     assert s.plan(q).ranges == (KeyRange.for_prefix("z#"),)
+
+
+def test_a_literal_after_the_time_does_not_make_buckets_worth_listing():
+    # hour buckets, then the literal "t" and two open fields: nothing after the time is fixed
+    # by the query (a literal fixes no column), so 00:00–01:59 is one range over the hours
+    # 00 and 01, from "2024010100" to past "2024010101"
+    s = design(Timestamp("hour"), Literal("t"), Field("site"), Field("sensor"))
+    plan = s.plan(QueryIntent("r", "range", "", {}, start=at(0), end=at(120)))
+    assert plan.ranges == (KeyRange("2024010100", prefix_end("2024010101")),)
+    assert plan.keys == ()
+
+
+def test_a_salt_of_a_field_is_computed_for_a_point_read_without_a_time():
+    # crc32 of the sensor's text mod 4 (G08): the point read's key is the written one
+    s = design(Salt(4, of=("sensor",)), Field("sensor"))
+    bucket = zlib.crc32(b"s2") % 4
+    written = s.to_cells(sensors(), accept_loss=True).frame["row_key"]
+    assert f"{bucket}#s2" in set(written)
+    plan = s.plan(QueryIntent("p", "point", "", {"site": "a", "sensor": "s2"}, start=at(0)))
+    assert plan.keys == (f"{bucket}#s2",)
+
+
+def test_one_series_holds_every_event_of_its_bucket_row():
+    # s1 alone: 3 events over a 120 s span, hour buckets (longer than the span): its one
+    # series' 3 events all sit in one row, 3 / 1 × 1 (rate) × min(3,600 s, span) / span = 3
+    one = Dataset(
+        name="one",
+        frame=sensors().frame.query("sensor == 's1'").reset_index(drop=True),
+        entity=["site", "sensor"],
+        time="time",
+        measures=["temp", "hum"],
+    )
+    s = Schema("hand", RowKey((Field("sensor"), Timestamp("hour"))), LAYOUT).bind(one)
+    assert (s.shape.n_series, s.shape.events) == (1, 3)
+    assert events_per_row(s.key, s.shape, 3.0, 1.0) == 3.0
+
+
+def test_the_note_prices_the_chosen_plan_in_node_ms():
+    # the one range with a regex of test_one_range_with_a_regex_beats_sixty_second_buckets…:
+    # `one` node-seconds, shown × 1,000 in node-ms, as est_node_ms
+    s = design(Timestamp("second"), Field("site"), Field("sensor"))
+    q = QueryIntent("m", "range", "", {"site": "a"}, start=at(0), end=at(1))
+    one = COSTS.request_s + COSTS.seek_s + 4.5 * _per_row()
+    plan = replace(s, costs=COSTS).plan(q)
+    assert plan.est_node_ms == pytest.approx(one * 1e3)
+    assert f"(est. {one * 1e3:.3g} node-ms); runner-up" in plan.note
+
+
+def test_a_field_the_key_implies_is_not_blamed_for_the_client_keeping_the_newest():
+    # the newest 2 of sensor s1 at site a, hour rows of many events (a bucket row may hold
+    # fewer than 2): the whole range is read and the client keeps 2; the site is not in the
+    # key but s1 implies it (the sample's series), so the note does not name it
+    s = Schema("hand", RowKey((Field("sensor"), Timestamp("hour"))), NewColumns(Family("m")))
+    s = s.bind(sensors())
+    plan = s.plan(QueryIntent("l", "latest", "", {"site": "a", "sensor": "s1"}, limit=2))
+    assert plan.client_keeps == 2 and not plan.reversed and plan.rows_limit is None
+    assert "not in the row key" not in plan.note and "site" not in plan.note
