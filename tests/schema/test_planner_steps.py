@@ -33,7 +33,7 @@ from workbench.schema import (
     Timestamp,
 )
 from workbench.schema.plan import KeyRange, ReadCosts, prefix_end
-from workbench.schema.plan_choice import CELL_BYTES, events_per_row
+from workbench.schema.plan_choice import CELL_BYTES, events_per_row, series_at
 from workbench.schema.planner import (
     PlanRank,
     Query,
@@ -476,3 +476,14 @@ def test_a_field_the_key_implies_is_not_blamed_for_the_client_keeping_the_newest
     plan = s.plan(QueryIntent("l", "latest", "", {"site": "a", "sensor": "s1"}, limit=2))
     assert plan.client_keeps == 2 and not plan.reversed and plan.rows_limit is None
     assert "not in the row key" not in plan.note and "site" not in plan.note
+
+
+def test_a_named_series_is_one_of_production_s_stated_count():
+    # 30 sensors in production, 3 in the sample: production holds 3 × 30 / 3 = 30 series;
+    # sensor s1 is 1 of the 30 stated, so 1 series, a third of the sample's 3 (uniform);
+    # site a adds nothing once s1 is named (s1 is at site a)
+    s = Schema("hand", RowKey((Field("site"), Field("sensor"), Timestamp("second"))), LAYOUT)
+    shape = s.bind(sensors(), entities={"sensor": 30}).shape
+    assert series_at(shape, {}) == 30 / 3
+    assert series_at(shape, {"sensor": "s1"}) == pytest.approx(1 / 3)
+    assert series_at(shape, {"site": "a", "sensor": "s1"}) == pytest.approx(1 / 3)
