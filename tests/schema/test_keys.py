@@ -26,6 +26,12 @@ def test_a_key_with_a_field_missing_or_extra_is_refused_by_name():
         KEY.parse(pd.Series(["a#s1#x#20240101000000"]))
 
 
+def test_a_key_with_a_part_too_many_is_named_after_a_good_one():
+    # a good key read first: the one with the extra part (4 for 3) is named, not the first
+    with pytest.raises(SchemaError, match="'a#s1#x#20240101000000'"):
+        KEY.parse(pd.Series(["a#s1#20240101000000", "a#s1#x#20240101000000"]))
+
+
 def test_a_misfit_key_is_named_not_the_first_key_when_tags_vary_the_width():
     # Heroic's tags write their own delimiters, so the parts around them are split from the
     # left (host) and from the right (time); "h2" has no time part: it is the key named (G16)
