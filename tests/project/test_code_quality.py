@@ -230,7 +230,6 @@ CALLED_BY_OTHERS = [
 # dead (once it is deleted, the test fails until the entry is deleted here too).
 KNOWN_DEAD = {
     "workbench/advisor/findings.py suggestions",
-    "workbench/schema/planner.py aggregate_rows",
 }
 
 

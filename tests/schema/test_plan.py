@@ -19,3 +19,12 @@ def test_a_per_range_limit_is_one_request_per_range_and_key():
     # one range alone is the plan itself
     single = ReadPlan("one", ranges=(a,), rows_limit=1, limit_per_range=True)
     assert single.parts() == (single,)
+
+
+def test_the_description_lists_the_limit_and_the_reverse_scan():
+    # the newest row of site a: one range, rows limit 1, read backwards (G09 without a
+    # reversed key); a forward plan says neither
+    a = KeyRange("a#", "a$")
+    back = ReadPlan("latest", ranges=(a,), rows_limit=1, reversed=True)
+    assert back.describe().split("; ")[1:] == ["limit 1 rows", "reversed"]
+    assert ReadPlan("range", ranges=(a,)).describe().split("; ")[1:] == []

@@ -7,6 +7,7 @@ read back from the planner.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import replace
 
 import pandas as pd
@@ -18,24 +19,30 @@ from workbench.schema import (
     Aggregates,
     Family,
     Field,
+    Literal,
+    Metric,
     NewCells,
+    NewColumns,
     ReversedTimestamp,
     RowKey,
     Salt,
     Schema,
     Table,
+    Tags,
     Tall,
     Timestamp,
 )
 from workbench.schema.plan import KeyRange, ReadCosts, prefix_end
-from workbench.schema.plan_choice import CELL_BYTES
+from workbench.schema.plan_choice import CELL_BYTES, events_per_row, series_at
 from workbench.schema.planner import (
     PlanRank,
     Query,
+    _summary_rows,
     alternatives,
     compile_ranked,
     key_ranges,
     row_key_regex,
+    table_walks,
     time_filter,
     walk_key,
 )
@@ -284,3 +291,199 @@ def test_latest_in_time_buckets_reads_the_current_bucket_or_scans_by_cost():
     )
     two = next(a for a in alternatives(replace(s, costs=COSTS), q) if a.plan.keys)
     assert two.est_s == pytest.approx(COSTS.request_s + 2 * COSTS.seek_s + COSTS.row_s + 3 * cell)
+
+
+def test_an_open_ended_time_range_runs_to_the_end_of_the_prefix():
+    s = design(Field("site"), Field("sensor"), Timestamp("second"))
+    # from 00:01:00 on, no end: from that second's key to the end of the prefix "a#s1#", whose
+    # last byte '#' (0x23) + 1 is '$' (0x24)
+    q = QueryIntent("r", "range", "", {"site": "a", "sensor": "s1"}, start=at(1))
+    w = walk_key(s.key, Query.of(q, s))
+    assert w.time_range == ("20240101000100", None)
+    assert key_ranges(w, s.key) == ([KeyRange("a#s1#20240101000100", "a#s1$")], ())
+    # up to 00:01:00 (exclusive), no start: from the prefix to past its last second 00:00:59
+    q = QueryIntent("r", "range", "", {"site": "a", "sensor": "s1"}, end=at(1))
+    w = walk_key(s.key, Query.of(q, s))
+    assert key_ranges(w, s.key) == ([KeyRange("a#s1#", prefix_end("a#s1#20240101000059"))], ())
+
+
+def test_a_point_read_of_an_empty_last_value_is_the_key_written():
+    t0 = T0.as_unit("us")
+    f = pd.DataFrame(
+        {
+            "host": ["h1", "h1", "h2"],
+            "role": ["", "db", ""],
+            "dc": ["", "", "x"],
+            "time": [t0] * 3,
+            "v": [1.0, 2.0, 3.0],
+        }
+    )
+    ds = Dataset(name="d", frame=f, entity=["host", "role", "dc"], time="time", measures=["v"])
+    # host#role: an empty role keeps its delimiter ("h1" + "#" + "" = "h1#"), so the point
+    # read is that key, not "h1" (G20)
+    plain = Schema("s", RowKey((Field("host"), Field("role"))), LAYOUT).bind(ds)
+    assert "h1#" in plain.to_cells(ds).frame["row_key"].tolist()
+    p = plain.plan(QueryIntent("p", "point", "", {"host": "h1", "role": ""}, start=t0))
+    assert p.keys == ("h1#",)
+    # host#role#tags: the tags write their own delimiters and an empty tag writes nothing
+    # (G16); the key's trailing delimiters go: "h1" + "#" + "" + "#" + "" -> "h1",
+    # "h2" + "#" + "" + "#" + "dc=x#" -> "h2##dc=x"
+    tagged = Schema("s", RowKey((Field("host"), Field("role"), Tags(("dc",)))), LAYOUT).bind(ds)
+    assert tagged.to_cells(ds).frame["row_key"].unique().tolist() == ["h1", "h1#db", "h2##dc=x"]
+    for entity, key in (
+        ({"host": "h1", "role": "", "dc": ""}, "h1"),
+        ({"host": "h2", "role": "", "dc": "x"}, "h2##dc=x"),
+    ):
+        assert tagged.plan(QueryIntent("p", "point", "", entity, start=t0)).keys == (key,)
+
+
+def test_a_measure_after_the_stop_narrows_the_regex_to_its_short_names():
+    # the time first (a minute in ms: no enumeration), then the site, the measure's short name
+    # (temp -> "t", hum -> "h", G01) and the sensor: the regex fixes the site, the measures asked
+    # and the site's own two sensors
+    s = design(
+        Timestamp("ms"), Field("site"), Metric(names={"temp": "t", "hum": "h"}), Field("sensor")
+    )
+    for measures, alt in ((("temp",), "t"), (("hum", "temp"), "t|h")):
+        q = QueryIntent("r", "range", "", {"site": "a"}, start=at(0), end=at(1), measures=measures)
+        qq = Query.of(q, s)
+        w = walk_key(s.key, qq)
+        assert (w.stop, w.stop_reason) == (0, "time range")
+        # measures in the key segment's order (the dataset's: temp, hum)
+        assert row_key_regex(s.key, w, qq) == rf"[^\#]*\#a\#(?:{alt})\#(?:s1|s2)"
+
+
+def test_summary_rows_are_one_per_series_and_bucket_at_most():
+    # 3 series over 00:00–00:02 (a 120 s span), 9 events: hourly buckets 120 // 3600 + 1 = 1,
+    # so 3 × 1 = 3 summary rows; minute buckets 120 // 60 + 1 = 3, so 3 × 3 = 9 = the events
+    hourly = design(Field("site"), Field("sensor"), Timestamp("second"), aggregates=Aggregates())
+    assert hourly.aggregates.bucket == "hour" and _summary_rows(hourly) == 3.0
+    minute = design(
+        Field("site"), Field("sensor"), Timestamp("second"), aggregates=Aggregates(bucket="minute")
+    )
+    assert _summary_rows(minute) == 9.0
+
+
+def test_a_time_range_stop_prices_the_share_of_the_span_its_buckets_cover():
+    s = design(Field("site"), Field("sensor"), Timestamp("minute"))
+    # the sample spans 00:00:00.000000–00:02:00.000000, 120,000,001 µs counting both ends;
+    # [00:00, 00:01) covers the minute bucket 00:00: 60,000,000 µs of it
+    q = QueryIntent("r", "range", "", {"site": "a", "sensor": "s1"}, start=at(0), end=at(1))
+    w = walk_key(s.key, Query.of(q, s))
+    assert w.stop_reason == "time range" and w.t_share == 60_000_000 / 120_000_001
+    # from 00:01 on: the buckets 00:01 and 00:02, 120,000,000 µs
+    q = QueryIntent("r", "range", "", {"site": "a", "sensor": "s1"}, start=at(1))
+    assert walk_key(s.key, Query.of(q, s)).t_share == 120_000_000 / 120_000_001
+    # a design not bound to a dataset has no span: the share is the whole of it
+    unbound = Schema("hand", s.key, LAYOUT)
+    assert walk_key(unbound.key, Query.of(q, unbound)).t_share == 1.0
+
+
+def test_a_production_count_over_the_cap_stops_the_walk_at_that_field():
+    # 1,000 sensors in production, 3 in the sample: over ENUMERATE_VALUES_MAX (64), so site a's
+    # rows are one prefix scan, the walk stopping at the sensor (segment 1) with no row keys
+    s = Schema("hand", RowKey((Field("site"), Field("sensor"), Timestamp("second"))), LAYOUT)
+    s = s.bind(sensors(), entities={"sensor": 1000})
+    q = QueryIntent("r", "range", "", {"site": "a"}, start=at(0), end=at(1))
+    w = walk_key(s.key, Query.of(q, s))
+    assert (w.stop, w.stop_reason, w.branches) == (1, "unknown sensor", ["a#"])
+    assert key_ranges(w, s.key) == ([KeyRange.for_prefix("a#")], ())
+    assert "at 1,000 sensor values in production" in s.plan(q).note
+
+
+def test_few_values_per_branch_but_many_together_are_scanned():
+    # 3 sites of 30 sensors each: 90 sensors, over the 64-value cap, so the sample lists no
+    # sensor set; each site lists its own 30, together 90 > 64: one prefix per site, not 90
+    rows = [(site, f"{site}{k:02d}", T0, 1.0, 2.0) for site in "abc" for k in range(30)]
+    f = pd.DataFrame(rows, columns=["site", "sensor", "time", "temp", "hum"])
+    f["time"] = f["time"].astype("datetime64[us, UTC]")
+    ds = Dataset(
+        name="many", frame=f, entity=["site", "sensor"], time="time", measures=["temp", "hum"]
+    )
+    s = Schema("hand", RowKey((Field("site"), Field("sensor"), Timestamp("second"))), LAYOUT)
+    s = s.bind(ds)
+    assert s.shape.known_values("sensor") is None
+    plan = s.plan(QueryIntent("r", "range", "", {}, start=at(0), end=at(1)))
+    assert plan.ranges == tuple(KeyRange.for_prefix(p) for p in ("a#", "b#", "c#"))
+    assert "90 sensor values over the branches before it" in plan.note
+
+
+def test_a_fixed_value_the_sample_lacks_scans_its_prefix_when_costs_compare():
+    # site "z" has no series in the sample, so no sensor can be listed under it: the walk
+    # stops at the sensor and reads the prefix "z#"; the other alternative is the full scan
+    s = replace(design(Field("site"), Field("sensor"), Timestamp("second")), costs=COSTS)
+    q = QueryIntent("r", "range", "", {"site": "z"}, start=at(0), end=at(1))
+    walks = [r.walk for r in table_walks(s.key, s.table, q, s.layout, s)]
+    assert sorted((w.stop, w.stop_reason) for w in walks if w is not None) == [
+        (0, "full scan"),
+        (1, "unknown sensor"),
+    ]
+    assert s.plan(q).ranges == (KeyRange.for_prefix("z#"),)
+
+
+def test_a_literal_after_the_time_does_not_make_buckets_worth_listing():
+    # hour buckets, then the literal "t" and two open fields: nothing after the time is fixed
+    # by the query (a literal fixes no column), so 00:00–01:59 is one range over the hours
+    # 00 and 01, from "2024010100" to past "2024010101"
+    s = design(Timestamp("hour"), Literal("t"), Field("site"), Field("sensor"))
+    plan = s.plan(QueryIntent("r", "range", "", {}, start=at(0), end=at(120)))
+    assert plan.ranges == (KeyRange("2024010100", prefix_end("2024010101")),)
+    assert plan.keys == ()
+
+
+def test_a_salt_of_a_field_is_computed_for_a_point_read_without_a_time():
+    # crc32 of the sensor's text mod 4 (G08): the point read's key is the written one
+    s = design(Salt(4, of=("sensor",)), Field("sensor"))
+    bucket = zlib.crc32(b"s2") % 4
+    written = s.to_cells(sensors(), accept_loss=True).frame["row_key"]
+    assert f"{bucket}#s2" in set(written)
+    plan = s.plan(QueryIntent("p", "point", "", {"site": "a", "sensor": "s2"}, start=at(0)))
+    assert plan.keys == (f"{bucket}#s2",)
+
+
+def test_one_series_holds_every_event_of_its_bucket_row():
+    # s1 alone: 3 events over a 120 s span, hour buckets (longer than the span): its one
+    # series' 3 events all sit in one row, 3 / 1 × 1 (rate) × min(3,600 s, span) / span = 3
+    one = Dataset(
+        name="one",
+        frame=sensors().frame.query("sensor == 's1'").reset_index(drop=True),
+        entity=["site", "sensor"],
+        time="time",
+        measures=["temp", "hum"],
+    )
+    s = Schema("hand", RowKey((Field("sensor"), Timestamp("hour"))), LAYOUT).bind(one)
+    assert (s.shape.n_series, s.shape.events) == (1, 3)
+    assert events_per_row(s.key, s.shape, 3.0, 1.0) == 3.0
+
+
+def test_the_note_prices_the_chosen_plan_in_node_ms():
+    # the one range with a regex of test_one_range_with_a_regex_beats_sixty_second_buckets…:
+    # `one` node-seconds, shown × 1,000 in node-ms, as est_node_ms
+    s = design(Timestamp("second"), Field("site"), Field("sensor"))
+    q = QueryIntent("m", "range", "", {"site": "a"}, start=at(0), end=at(1))
+    one = COSTS.request_s + COSTS.seek_s + 4.5 * _per_row()
+    plan = replace(s, costs=COSTS).plan(q)
+    assert plan.est_node_ms == pytest.approx(one * 1e3)
+    assert f"(est. {one * 1e3:.3g} node-ms); runner-up" in plan.note
+
+
+def test_a_field_the_key_implies_is_not_blamed_for_the_client_keeping_the_newest():
+    # the newest 2 of sensor s1 at site a, hour rows of many events (a bucket row may hold
+    # fewer than 2): the whole range is read and the client keeps 2; the site is not in the
+    # key but s1 implies it (the sample's series), so the note does not name it
+    s = Schema("hand", RowKey((Field("sensor"), Timestamp("hour"))), NewColumns(Family("m")))
+    s = s.bind(sensors())
+    plan = s.plan(QueryIntent("l", "latest", "", {"site": "a", "sensor": "s1"}, limit=2))
+    assert plan.client_keeps == 2 and not plan.reversed and plan.rows_limit is None
+    assert "not in the row key" not in plan.note and "site" not in plan.note
+
+
+def test_a_named_series_is_one_of_production_s_stated_count():
+    # 30 sensors in production, 3 in the sample: production holds 3 × 30 / 3 = 30 series;
+    # sensor s1 is 1 of the 30 stated, so 1 series, a third of the sample's 3 (uniform);
+    # site a adds nothing once s1 is named (s1 is at site a)
+    s = Schema("hand", RowKey((Field("site"), Field("sensor"), Timestamp("second"))), LAYOUT)
+    shape = s.bind(sensors(), entities={"sensor": 30}).shape
+    assert series_at(shape, {}) == 30 / 3
+    assert series_at(shape, {"sensor": "s1"}) == pytest.approx(1 / 3)
+    assert series_at(shape, {"site": "a", "sensor": "s1"}) == pytest.approx(1 / 3)

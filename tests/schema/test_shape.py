@@ -68,3 +68,48 @@ def test_a_shape_sample_carries_the_files_counts():
     filed = Shape.of(ds)
     assert filed.counted == (100, 2) and filed.series_events[0] == (("X",), 75)
     assert filed.events_skew({"pair": "X"}) == pytest.approx(75 / 50)
+
+
+def _sites(sites: list[str]):
+    from workbench.datasets.model import Dataset
+
+    t = pd.date_range("2024-01-01", periods=len(sites), freq="1min", tz="UTC")
+    f = pd.DataFrame(
+        {
+            "site": pd.Series(sites, dtype=object),
+            "time": t.astype("datetime64[us, UTC]"),
+            "temp": [1.0] * len(sites),
+        }
+    )
+    return Dataset(name="sites", frame=f, entity=["site"], time="time", measures=["temp"])
+
+
+def test_one_value_is_a_known_set_and_no_value_is_none():
+    # a single site is a set of one the planner can list (one range); an empty sample knows
+    # no value, so no set at all (None), not an empty one
+    one = Shape.of(_sites(["a", "a"]))
+    assert (one.n_series, one.known_values("site")) == (1, ("a",))
+    empty = Shape.of(_sites([]))
+    assert (empty.n_series, empty.events, empty.known_values("site")) == (0, 0, None)
+
+
+def test_known_values_without_the_series_are_the_columns_own():
+    # no series kept (over SERIES_MAX in the sample): a fixed site cannot narrow the sensors,
+    # so every known sensor is listed; a column outside the entity has no known set
+    s = Shape(
+        ("site", "sensor"),
+        "t",
+        ("v",),
+        values=(("site", ("a", "b")), ("sensor", ("s1", "s2", "s3"))),
+        series=None,
+    )
+    assert s.known_values("sensor", {"site": "a"}) == ("s1", "s2", "s3")
+    kept = Shape(
+        ("site", "sensor"),
+        "t",
+        ("v",),
+        values=(("site", ("a", "b")), ("sensor", ("s1", "s2", "s3"))),
+        series=(("a", "s1"), ("a", "s2"), ("b", "s3")),
+    )
+    assert kept.known_values("sensor", {"site": "a"}) == ("s1", "s2")
+    assert kept.known_values("v", {"site": "a"}) is None

@@ -190,12 +190,7 @@ class RowKey:
             total = sum(widths)
             parts = keys.str.split(d, regex=False, expand=True) if total > 1 else keys.to_frame()
             if parts.shape[1] != total or parts.isna().any().any():
-                # a key with a part too few (NaN in the template's columns) or too many (text
-                # past them): name the first such key
-                short = parts.iloc[:, :total].isna().any(axis=1)
-                wrong = short | parts.iloc[:, total:].notna().any(axis=1)
-                bad = keys[wrong.to_numpy()] if parts.shape[1] >= total else keys
-                raise SchemaError(bad_msg.replace("{key}", repr(bad.iloc[0]) if len(bad) else "?"))
+                raise SchemaError(bad_msg.replace("{key}", _first_misfit(keys, parts, total)))
             cols = [parts[j] for j in range(total)]
             out, j = [], 0
             for c in widths:
@@ -210,14 +205,14 @@ class RowKey:
         if left:
             lp = keys.str.split(d, n=left, regex=False, expand=True)
             if lp.shape[1] != left + 1 or lp.isna().any().any():
-                raise SchemaError(bad_msg.replace("{key}", repr(keys.iloc[0])))
+                raise SchemaError(bad_msg.replace("{key}", _first_misfit(keys, lp, left + 1)))
             rest = lp[left]
             lcols = [lp[j] for j in range(left)]
         else:
             rest, lcols = keys, []
         rp = (d + rest).str.rsplit(d, n=right, expand=True)
         if rp.shape[1] != right + 1 or rp.isna().any().any():
-            raise SchemaError(bad_msg.replace("{key}", repr(keys.iloc[0])))
+            raise SchemaError(bad_msg.replace("{key}", _first_misfit(keys, rp, right + 1)))
         middle = rp[0].str[1:]
         rcols = [rp[j] for j in range(1, right + 1)]
         flat = [*lcols, middle, *rcols]
@@ -259,6 +254,18 @@ class RowKey:
                 er = er + "\x00" + t
             out["_event_row"] = er.to_numpy()
         return out
+
+
+def _first_misfit(keys: pd.Series, parts: pd.DataFrame, total: int) -> str:
+    """The first key that does not split into ``total`` parts, quoted: a part too few (NaN in
+    the template's columns) or too many (text past them). Not the first key: in a read of
+    many rows, the one that breaks the template is the one to show."""
+    if parts.shape[1] < total:  # not one key has every part
+        return repr(keys.iloc[0]) if len(keys) else "?"
+    short = parts.iloc[:, :total].isna().any(axis=1)
+    wrong = short | parts.iloc[:, total:].notna().any(axis=1)
+    bad = keys[wrong.to_numpy()]
+    return repr(bad.iloc[0]) if len(bad) else "?"
 
 
 def heroic_key(

@@ -29,7 +29,7 @@ The model, step by step (each step a function here, in ``walk_steps.py`` (the wa
    several requests past ``ReadCosts.ranges_per_request``) or scan them, the time buckets or one
    range with a regex, the salt fan-out or one scan, the newest bucket rows by key or a reverse
    scan, or the whole table with filters. The walk is replayed with every combination, on every
-   table (a second table, G05) and the pre-aggregated rows (:func:`aggregate_rows`, G29); each
+   table (a second table, G05) and the pre-aggregated rows (:func:`_summary_plan`, G29); each
    plan is priced by ``plan_choice.estimate`` at the entity counts bound with ``entities=``, the
    cheapest is kept (within 0.5 %: :class:`PlanRank`) and its note names the runner-up with both
    estimates (``ReadPlan.runner_up``). Without costs the walk takes the default at each point
@@ -240,18 +240,6 @@ def compile_ranked(
     return RankedPlan(plan, rank, w)
 
 
-def compile_plan(
-    key: RowKey,
-    table: str,
-    intent: QueryIntent,
-    layout: Layout | None,
-    schema: Schema,
-    aggregate: bool = False,
-) -> ReadPlan:
-    """The plan for ``intent`` on one table keyed by ``key`` (see :func:`compile_ranked`)."""
-    return compile_ranked(key, table, intent, layout, schema, aggregate).plan
-
-
 def table_walks(
     key: RowKey,
     table: str,
@@ -367,14 +355,6 @@ _AGG_BUCKET_US = {
     "week": 7 * 86_400_000_000,
     "month": 30 * 86_400_000_000,
 }
-
-
-def aggregate_rows(schema: Schema, intent: QueryIntent) -> ReadPlan:
-    """The pre-aggregated summary rows (G29): the summary key, the summary family only."""
-    agg = schema.aggregates
-    assert agg is not None
-    p = compile_plan(agg.key(schema.key), schema.table, intent, None, schema, aggregate=True)
-    return _summary_plan(schema, intent, p)
 
 
 def _summary_plan(schema: Schema, intent: QueryIntent, p: ReadPlan) -> ReadPlan:
