@@ -18,11 +18,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def tablet_load(
-    starts: np.ndarray, rows: np.ndarray, wcpu: np.ndarray, t_read: np.ndarray
+    starts: np.ndarray, rows: np.ndarray, wcpu: np.ndarray, t_read: np.ndarray, per: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(tablet of each write, CPU per tablet): the writes' CPU plus the reads' per tablet."""
+    """(tablet of each write, CPU per tablet): the writes' CPU (``wcpu`` × ``per``) plus the
+    reads' per tablet. The replay passes each write's planning rows and the CPU of one:
+    whole rows sum exactly, so one entry of 60 mutations and 60 entries of one give the same
+    CPU to the last bit (the engine path's figures equal the in-memory path's)."""
     tab = np.searchsorted(starts, rows, "right") - 1
-    return tab, np.bincount(tab, weights=wcpu, minlength=len(starts)) + t_read
+    return tab, np.bincount(tab, weights=wcpu, minlength=len(starts)) * per + t_read
 
 
 def bucket_node(

@@ -26,6 +26,7 @@ from ..schema.keys import RowKey
 from ..schema.schema import Schema
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
+from .file_writes import FileWrites, file_writes
 from .keyspace import KeyDistribution, Writes, key_distribution, writes_from_index
 from .production import Production, production, stated_query_rates
 from .querycost import QueryCosts, plans_for, query_costs, with_production
@@ -344,13 +345,25 @@ def load_model(
     nodes: int | None,
     name: str,
     writes: Writes | None = None,
+    schema: Schema | None = None,
 ) -> KeyDistribution:
     """``analyze``'s key distribution (the load model) of the design's cells ``index`` at the
     workload ``wl``: the writes at its peak rate in this design's mutations, each query's reads
     at its stated rate at the peak (``qc``: the costed queries; None draws no reads, which is
-    what the costs give when ``wl`` states no query rate: :func:`draws_reads`)."""
+    what the costs give when ``wl`` states no query rate: :func:`draws_reads`). A shape sample
+    of Parquet files with ``schema`` given replays every event of the files, keyed by DuckDB
+    (``analysis/file_writes.py``), where the design's key is written in SQL; else the sample's
+    writes, and the model's ``source_note`` says which."""
     w = writes if writes is not None else writes_from_index(index)
-    mpe = len(w.row) / max(len(ds), 1) if len(w.row) else 1.0
+    seen = qc.seen_rows if qc is not None else None
+    events, note = len(ds), ""
+    fw = file_writes(ds, schema, index, w, st) if schema is not None else None
+    if isinstance(fw, FileWrites):
+        seen = fw.seen_rows(index, dict(seen)) if seen is not None else None
+        index, w, events, note = fw.index, fw.writes, fw.events, fw.note
+    elif fw is not None:
+        note = fw
+    mpe = w.n / max(events, 1) if w.n else 1.0
     q_rates: dict[str, float] = {}
     if qc is not None:
         # the reads capacity sizes for: each query at its stated rate at the peak, none where
@@ -360,7 +373,7 @@ def load_model(
     write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
     return key_distribution(
         index,
-        seen_rows=qc.seen_rows if qc is not None else None,
+        seen_rows=seen,
         weights={**dict.fromkeys(qc.seen_rows if qc is not None else (), 0.0), **q_rates},
         query_node_s=query_node_seconds(qc) if qc is not None else None,
         nodes=nodes,
@@ -369,7 +382,8 @@ def load_model(
         queries_per_s=sum(q_rates.values()),
         writes=w,
         schema_name=name,
-        events=len(ds),
+        events=events,
+        source_note=note,
     )
 
 
@@ -404,7 +418,7 @@ def keyspace(
     if draws_reads(ds, wl):
         scale = plan_scale(ds, wl, st, series_rates(ds, wl))
         qc = costed_queries(ds, schema, index, st, None, name, scale)
-    return load_model(ds, index, qc, wl, st, nodes=nodes, name=name)
+    return load_model(ds, index, qc, wl, st, nodes=nodes, name=name, schema=schema)
 
 
 @workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead
@@ -489,7 +503,7 @@ def analyze(
         rates = series_rates(ds, wl)  # one count: the planner and production() read it
         qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st, rates))
     with _timed(tm, "keyspace"):
-        kd = load_model(ds, index, qc, wl, st, nodes=nodes, name=name, writes=writes)
+        kd = load_model(ds, index, qc, wl, st, nodes=nodes, name=name, writes=writes, schema=schema)
         del writes  # one entry per mutation: the model keeps what it needs (10M: ~190 MB)
     bound = row_time_bound_s(schema.key)
     with _timed(tm, "production"):

@@ -39,11 +39,13 @@ def sample_split_bytes(split_bytes: float, scale: float, nbytes: np.ndarray, buc
     return max(split_bytes / scale if scale > 0 else float("inf"), sample_bytes / buckets)
 
 
-def step_rows(rows: np.ndarray, wcpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def step_rows(
+    rows: np.ndarray, wcpu: np.ndarray, per: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     """(distinct rows written in a step, sorted; the cumulative write CPU before each of them,
-    one longer) from each write's row and CPU."""
+    one longer) from each write's row and CPU (``wcpu`` × ``per``: see ``tablet_load``)."""
     lrows, inv = np.unique(rows, return_inverse=True)
-    return lrows, np.concatenate(([0.0], np.cumsum(np.bincount(inv, weights=wcpu))))
+    return lrows, np.concatenate(([0.0], np.cumsum(np.bincount(inv, weights=wcpu)) * per))
 
 
 def frontier_allowed(lrows: np.ndarray, is_new: np.ndarray, first_ts: np.ndarray) -> np.ndarray:

@@ -1,0 +1,225 @@
+"""The engine path's writes: every event of the files keyed by DuckDB, for the load model (G06).
+
+A shape sample (``from_parquet`` over ``SHAPE_ABOVE`` events) holds a tenth or less of the
+series; replaying its writes gives the key distribution within ~15 % of the file's. Here
+DuckDB writes each event's row key in SQL over the files themselves (``RowKey.key_sql``: each
+segment's own text, checked equal to ``render`` in ``tests/schema/test_key_sql.py``) and
+groups the events per (row key, balancer step of the load model's grid): the entries number
+the distinct rows × the steps they are written in, not the events, and each stands for its
+``count`` mutations (``Writes.count``; an event is one mutation: two events in one cell are a
+collision the write path refuses). ``key_distribution`` replays them through the same steps
+as the in-memory path's one entry per mutation, so the tablets, shares and split keys are the
+whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
+
+From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
+are the file's), and the rows each query reads (its plan's rows in the sample, found among the
+file's keys). Where SQL cannot write the key (a hash, a salt, a measure's name, Heroic's
+tags), a design writes more than one table or summary rows, the file has more rows than
+``ROWS_MAX`` (a key with a row per event: the entries would be the events), or the SQL keys
+miss one of the sample's, the load model replays the sample as before and its note says why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..datasets.file_aggregates import _q, connect
+from ..datasets.model import Dataset
+from ..schema.schema import Schema
+from ._index import CellIndex
+from .load_windows import Writes, window_grid
+from .replay import balancer_steps
+from .settings import Settings
+
+# Distinct rows of the file the engine path keys (about 100 bytes each in memory with their
+# entries): a key with a row per event past it (a timestamp in every key at 5 M events and
+# up) keeps the sample's replay, as the 10 M-event path's memory bound needs.
+ROWS_MAX = 2_000_000
+
+
+@dataclass(frozen=True)
+class FileWrites:
+    """The file's rows (``index``: keys only, in Bigtable order), its writes grouped per (row,
+    balancer step), its events, and the note the load model prints."""
+
+    index: CellIndex
+    writes: Writes
+    events: int
+    note: str
+
+    def seen_rows(self, sample: CellIndex, seen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Each query's rows in the sample (``seen``: sample row ids) as the file's row ids:
+        the sample's keys are among the file's (checked when the writes were made)."""
+        keys = self.index.row_keys
+        return {q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()}
+
+
+def sample_note(why: str) -> str:
+    """The load model's note when it replays the shape sample."""
+    return f"writes: the shape sample's, replayed in the file's proportions ({why})"
+
+
+def file_writes(
+    ds: Dataset, schema: Schema, sample: CellIndex, sample_writes: Writes, st: Settings
+) -> FileWrites | str | None:
+    """The file's writes for the load model (see the module docstring), the reason the sample
+    stands in for them (a note), or None for a dataset that is not a shape sample of files."""
+    agg = ds.aggregates
+    if agg is None:
+        return None
+    if not agg.source:
+        return sample_note("a CSV is counted in one pass; its events are not scanned again")
+    why = _unkeyable(schema)
+    if why:
+        return sample_note(why)
+    paths, naive_tz = agg.source
+    columns = [*ds.measures, *ds.attributes]
+    con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+    try:
+        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
+        text = {c: _key_text(c, str(types[c])) for c in ds.entity}
+        t_us = f"epoch_us({_q(ds.time)})"
+        key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us)
+        if key is None:
+            return sample_note("an entity column is neither text nor a whole number")
+        found = _grouped(con, key, t_us, _has_cell(schema, columns, types), st)
+    finally:
+        con.close()
+    if isinstance(found, str):
+        return sample_note(found)
+    keys, entries, n, t_last = found
+    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes)
+
+
+def _unkeyable(schema: Schema) -> str:
+    """Why the design's writes are not keyed here ("" when they are)."""
+    if schema.tables or schema.aggregates is not None:
+        return "the design writes more than one table or summary rows"
+    for seg in schema.key.segments:
+        if seg.names_measure:
+            return f"the key's {seg.template()} writes a row per measure"
+        if seg.key_sql({c: "x" for c in seg.sources()}, "0") is None:
+            return f"the key's {seg.template()} is not written in SQL"
+    return ""
+
+
+def _key_text(column: str, sql_type: str) -> str | None:
+    """A column's key text in SQL: text as it is, a whole number's digits (None: other types,
+    whose text the sample's formatting gives)."""
+    q = _q(column)
+    if sql_type == "VARCHAR":
+        return q
+    if sql_type in (
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "UTINYINT",
+        "USMALLINT",
+        "UINTEGER",
+    ):
+        return f"CAST({q} AS VARCHAR)"
+    return None
+
+
+def _has_cell(schema: Schema, columns: list[str], types: dict) -> str:
+    """The SQL condition of an event that writes a cell: a value in a measure or attribute (an
+    event with none writes none, unless the design writes a ``missing`` text)."""
+    if schema.missing is not None:
+        return "TRUE"
+    held = [
+        f"({_q(c)} IS NOT NULL"
+        + (f" AND NOT isnan({_q(c)}))" if str(types[c]) in ("DOUBLE", "FLOAT") else ")")
+        for c in columns
+        if c in types
+    ]
+    return " OR ".join(held) or "TRUE"
+
+
+def _grouped(con, key: str, t_us: str, where: str, st: Settings) -> tuple | str:
+    """(distinct keys in byte order, per (row, step) entries as (row, first ms, mutations),
+    mutations, the last one's time) by DuckDB, or why not. The grid is the load model's own
+    (``window_grid``, ``balancer_steps``) over the file's mutations, so an entry's step is the
+    step its mutations take in the replay."""
+    ms = f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
+    con.execute(f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm FROM ev WHERE {where}")
+    row = con.execute(
+        "SELECT count(*), min(tm), max(tm), approx_count_distinct(key) FROM k"
+    ).fetchone()
+    assert row is not None
+    n, t_first, t_last, rows = int(row[0]), row[1], row[2], int(row[3])
+    if not n:
+        return "the files hold no event with a cell"
+    if rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
+        return f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
+    t0, win_us, W = window_grid(int(t_first), int(t_last), n, st)
+    sub, _ = balancer_steps(win_us / 1e6, n, W, st)
+    got = con.execute(
+        f"SELECT key, least((tm - {t0}) * {sub} // {win_us}, {W * sub - 1}) AS step, "
+        "count(*) AS c, min(tm) AS t FROM k GROUP BY key, step"
+    ).fetchnumpy()
+    # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
+    keys = np.char.encode(got["key"].astype(str), "utf-8")
+    uniq, row_of = np.unique(keys, return_inverse=True)
+    del keys
+    if len(uniq) > ROWS_MAX:
+        return f"{len(uniq):,} rows, over the {ROWS_MAX:,} the engine path keys"
+    entries = (
+        row_of.astype(np.int64),
+        np.asarray(got["t"], dtype=np.int64),
+        np.asarray(got["c"], dtype=np.int64),
+    )
+    return uniq, entries, n, int(t_last)
+
+
+def _as_writes(
+    keys: np.ndarray,
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray],
+    counts: tuple[int, int, int],
+    sample: CellIndex,
+    sample_writes: Writes,
+) -> FileWrites | str:
+    """The entries as ``Writes`` in time order, each mutation's bytes its key's plus the
+    sample's mean of the rest (cells, family, qualifier, timestamp, value), and the file's
+    rows as a keys-only index; ``counts``: the file's events, its mutations, the last one's
+    time."""
+    events, n, t_last = counts
+    got = np.searchsorted(keys, sample.row_keys)
+    inside = got < len(keys)
+    if not (inside.all() and (keys[got[inside]] == sample.row_keys).all()):
+        return sample_note("the keys DuckDB writes miss some of the sample's")
+    w = sample_writes
+    n_s = max(len(w.row), 1)
+    cells_per = float(w.cells.sum(dtype=np.float64)) / n_s
+    rest = float((w.nbytes - w.cells * sample.key_bytes[w.row]).sum(dtype=np.float64)) / n_s
+    row, ts, count = entries
+    order = np.lexsort((row, ts))  # by time, then key: the in-memory path's order
+    row, ts, count = row[order], ts[order], count[order]
+    key_bytes = np.char.str_len(keys).astype(np.int64)
+    nbytes = np.rint(count * (cells_per * key_bytes[row] + rest)).astype(np.int64)
+    cells = np.rint(count * cells_per).astype(np.int64)
+    z = np.zeros(0, dtype=np.int64)
+    o = np.zeros(0, dtype=object)
+    index = CellIndex(
+        tables=list(sample.tables[:1]),
+        row_keys=keys,
+        row_table=np.zeros(len(keys), dtype=np.int32),
+        families=o,
+        qualifiers=o,
+        row=z,
+        family=z,
+        qualifier=z,
+        ts=z,
+        nbytes=z,
+        key_bytes=key_bytes,
+        family_bytes=z,
+        qualifier_bytes=z,
+        value_bytes_total=0,
+    )
+    note = (
+        f"writes: every event of the file keyed by DuckDB ({n:,} mutations on "
+        f"{len(keys):,} rows); bytes besides the key from the sample"
+    )
+    return FileWrites(index, Writes(row, ts, nbytes, cells, count, t_last), events, note)
