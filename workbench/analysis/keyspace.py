@@ -44,6 +44,8 @@ from .load_windows import (
     Writes,
     first_writes,
     production_rates,
+    query_rates,
+    read_load,
     time_ids,
     window_grid,
     window_reads,
@@ -451,6 +453,36 @@ def key_distribution(
         ceiling if ceiling is not None else design_ceiling(index, w, first, rcpu, rates["qps"], st)
     )
     return _assemble(index, w, grid, km, reads, rp, rates, inputs, ceil)
+
+
+def writes_ceiling(
+    index: CellIndex,
+    w: Writes,
+    *,
+    seen_rows: Mapping[str, np.ndarray] | None,
+    weights: Mapping[str, float] | None,
+    query_node_s: Mapping[str, float] | None,
+    queries_per_s: float,
+    settings: Settings,
+) -> Ceiling:
+    """The ceiling :func:`key_distribution` states of ``index``'s writes ``w`` when none is
+    given (``design_ceiling``, the reads per row as the model spreads them). The engine path
+    states the shape sample's: production grows its units from the sample's series
+    (``production.write_units``), so the file's units there would be counted twice."""
+    seen = seen_rows or {}
+    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=index.n_rows)
+    rates = query_rates(seen, weights or {}, queries_per_s)
+    rcpu = read_load(
+        row_bytes,
+        seen,
+        rates,
+        dict(query_node_s or {}),
+        settings,
+        lambda rows: np.zeros(len(rows), dtype=np.int64),
+        1,
+    )[0]
+    first = first_writes(w.row, index.n_rows)
+    return design_ceiling(index, w, first, rcpu, queries_per_s, settings)
 
 
 def _checked_nodes(nodes: int) -> int:

@@ -27,7 +27,13 @@ from ..schema.schema import Schema
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
 from .file_writes import FileWrites, file_writes
-from .keyspace import KeyDistribution, Writes, key_distribution, writes_from_index
+from .keyspace import (
+    KeyDistribution,
+    Writes,
+    key_distribution,
+    writes_ceiling,
+    writes_from_index,
+)
 from .production import Production, production, stated_query_rates
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, file_largest_row, row_sizes, row_time_bound_s
@@ -355,27 +361,38 @@ def load_model(
     (``analysis/file_writes.py``), where the design's key is written in SQL; else the sample's
     writes, and the model's ``source_note`` says which."""
     w = writes if writes is not None else writes_from_index(index)
-    seen = qc.seen_rows if qc is not None else None
-    events, note = len(ds), ""
-    fw = file_writes(ds, schema, index, w, st) if schema is not None else None
-    if isinstance(fw, FileWrites):
-        seen = fw.seen_rows(index, dict(seen)) if seen is not None else None
-        index, w, events, note = fw.index, fw.writes, fw.events, fw.note
-    elif fw is not None:
-        note = fw
-    mpe = w.n / max(events, 1) if w.n else 1.0
     q_rates: dict[str, float] = {}
     if qc is not None:
         # the reads capacity sizes for: each query at its stated rate at the peak, none where
         # nobody stated one (weights here are runs/s, split exactly)
         stated, _ = stated_query_rates(ds, qc.plans, wl)
         q_rates = {q: r * wl.peak_factor for q, r in stated.items()}
+    seen = qc.seen_rows if qc is not None else None
+    weights = {**dict.fromkeys(seen or (), 0.0), **q_rates}
+    node_s = query_node_seconds(qc) if qc is not None else None
+    events, note, ceiling = len(ds), "", None
+    fw = file_writes(ds, schema, index, w, st) if schema is not None else None
+    if isinstance(fw, FileWrites):
+        ceiling = writes_ceiling(
+            index,
+            w,
+            seen_rows=seen,
+            weights=weights,
+            query_node_s=node_s,
+            queries_per_s=sum(q_rates.values()),
+            settings=st,
+        )
+        seen = fw.seen_rows(index, dict(seen)) if seen is not None else None
+        index, w, events, note = fw.index, fw.writes, fw.events, fw.note
+    elif fw is not None:
+        note = fw
+    mpe = w.n / max(events, 1) if w.n else 1.0
     write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
     return key_distribution(
         index,
         seen_rows=seen,
-        weights={**dict.fromkeys(qc.seen_rows if qc is not None else (), 0.0), **q_rates},
-        query_node_s=query_node_seconds(qc) if qc is not None else None,
+        weights=weights,
+        query_node_s=node_s,
         nodes=nodes,
         settings=st,
         write_rate_per_s=write_rate,
@@ -383,6 +400,7 @@ def load_model(
         writes=w,
         schema_name=name,
         events=events,
+        ceiling=ceiling,
         source_note=note,
     )
 
