@@ -525,7 +525,7 @@ def _assemble(
     first_rows = (np.arange(B, dtype=np.int64) * R + B - 1) // B
     first_keys, delim, labels = bucket_labels(index, first_rows)
     prb = float(st.planning_row_bytes)
-    mean_w = float(w.units(prb).sum(dtype=np.float64)) / n if n else 1.0
+    mean_w = float(w.cost_bytes(prb).sum(dtype=np.float64)) / n / prb if n else 1.0
     rows_found = rp.found.get("row", {})
     rate, qps = rates["rate"], rates["qps"]
     return KeyDistribution(

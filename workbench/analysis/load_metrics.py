@@ -6,6 +6,7 @@ most 100 %), and a tablet's share is never above its node's (the node serves the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,14 +19,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def tablet_load(
-    starts: np.ndarray, rows: np.ndarray, wcpu: np.ndarray, t_read: np.ndarray, per: float = 1.0
+    starts: np.ndarray,
+    rows: np.ndarray,
+    wcpu: np.ndarray | Callable[[np.ndarray, int], np.ndarray],
+    t_read: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(tablet of each write, CPU per tablet): the writes' CPU (``wcpu`` × ``per``) plus the
-    reads' per tablet. The replay passes each write's planning rows and the CPU of one:
-    whole rows sum exactly, so one entry of 60 mutations and 60 entries of one give the same
-    CPU to the last bit (the engine path's figures equal the in-memory path's)."""
+    """(tablet of each write, CPU per tablet): the writes' CPU plus the reads' per tablet.
+    ``wcpu``: each write's CPU, or what sums it per bin (``Writes.cpu_by``)."""
     tab = np.searchsorted(starts, rows, "right") - 1
-    return tab, np.bincount(tab, weights=wcpu, minlength=len(starts)) * per + t_read
+    if callable(wcpu):
+        return tab, wcpu(tab, len(starts)) + t_read
+    return tab, np.bincount(tab, weights=wcpu, minlength=len(starts)) + t_read
 
 
 def bucket_node(

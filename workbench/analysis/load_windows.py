@@ -55,10 +55,47 @@ class Writes:
     def units(self, planning_row_bytes: float, a: int = 0, b: int | None = None) -> np.ndarray:
         """Planning rows (1 KB) per entry of [a, b): a mutation costs one or its bytes' worth,
         so ``count`` mutations at least ``count`` (exact when each is on the same side of 1 KB,
-        as the engine path's bytes per mutation from the sample are)."""
+        as the engine path's, of one size per entry, are)."""
         u = self.nbytes[a:b] / float(planning_row_bytes)
         c = self.weights(a, b)
         return np.maximum(u, 1.0 if c is None else c)
+
+    def cost_bytes(self, planning_row_bytes: float) -> np.ndarray:
+        """Per entry, the bytes its mutations cost: each at least a planning row (1 KB)."""
+        c = 1 if self.count is None else self.count
+        return np.maximum(self.nbytes, int(planning_row_bytes) * c)
+
+    def cpu_by(
+        self, span: tuple[int, int], wcost: float, prb: float, idx: np.ndarray, size: int
+    ) -> np.ndarray:
+        """The CPU of the writes [a, b) = ``span`` summed per bin ``idx`` (a tablet, a row) of
+        ``size`` bins:
+        ``wcost`` per planning row (1 KB) each mutation costs. One entry per mutation: each
+        write's CPU added in order, as ever; an entry of k mutations of 1 KB or less adds what
+        k single adds of ``wcost`` give (``repeated_sums``), so a bin of m mutations holds the
+        same bits on both paths and no tie in the replay breaks the other way; a larger
+        mutation adds its bytes' worth."""
+        a, b = span
+        u = self.units(prb, a, b)
+        if self.count is None:
+            return np.bincount(idx, weights=wcost * u, minlength=size)
+        c = self.count[a:b]
+        over = u > c
+        m = np.bincount(idx[~over], weights=c[~over], minlength=size).astype(np.int64)
+        out = repeated_sums(wcost, m)
+        if over.any():
+            out += np.bincount(idx[over], weights=wcost * u[over], minlength=size)
+        return out
+
+
+def repeated_sums(x: float, m: np.ndarray) -> np.ndarray:
+    """Per count in ``m``, ``x`` added to 0.0 that many times one after the other (float sums
+    depend on their order: k × x can differ from k adds of x in the last bit)."""
+    top = int(m.max(initial=0))
+    if top == 0:
+        return np.zeros(len(m))
+    table = np.cumsum(np.full(top, float(x)))  # a sequential sum, as bincount's adds are
+    return np.where(m > 0, table[np.maximum(m - 1, 0)], 0.0)
 
 
 def row_slices(row: np.ndarray, cells: int) -> Iterator[tuple[int, int]]:

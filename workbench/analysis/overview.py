@@ -420,13 +420,16 @@ def keyspace(
     workload: Workload | None = None,
     settings: Settings | None = None,
     chunk_events: int = CHUNK_EVENTS,
+    engine: bool = True,
 ) -> KeyDistribution:
     """``analyze(ds, schema, nodes=, workload=, settings=).keyspace`` on its own: the same
     index and the same load model (:func:`load_model`), without compression, row sizes and
     capacity, and without the query costs when the workload draws no reads (:func:`draws_reads`).
     Its tablets, rates and split keys are analyze's; its ceiling is the sample's own
     (``design_ceiling``), where ``analyze`` goes on to state production's (``at_workload``).
-    What a bulk load's split points need (``beam/splits.py``, G06)."""
+    What a bulk load's split points need (``beam/splits.py``, G06). ``engine=False``: replay
+    ``ds``'s own events even when they are a shape sample of files (a bulk load's bounded
+    share), not every event of the files (``analysis/file_writes.py``)."""
     require_dataset(ds, "keyspace")
     st = settings or DEFAULT
     wl = require_workload(workload)
@@ -436,7 +439,8 @@ def keyspace(
     if draws_reads(ds, wl):
         scale = plan_scale(ds, wl, st, series_rates(ds, wl))
         qc = costed_queries(ds, schema, index, st, None, name, scale)
-    return load_model(ds, index, qc, wl, st, nodes=nodes, name=name, schema=schema)
+    keyed = schema if engine else None
+    return load_model(ds, index, qc, wl, st, nodes=nodes, name=name, schema=keyed)
 
 
 @workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead

@@ -10,7 +10,9 @@ move that lands ``lag`` steps later (``settings.rebalance_minutes``).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -164,7 +166,7 @@ def replay(
     read_born, read_born_at, r_all = read_schedule(rcpu, first, step, S, n)
     # the cluster's typical step load: splits and moves answer load that matters against it, not
     # the relative imbalance of a near-idle step (a row is read from its step to the last)
-    w_all = wcost * float(w.units(prb).sum(dtype=np.float64)) if n else 0.0
+    w_all = wcost / prb * float(w.cost_bytes(prb).sum(dtype=np.float64)) if n else 0.0
     typical = (w_all + r_all / sub) / max(S, 1)
     starts, node = tablets
     size = np.zeros(len(starts))
@@ -210,8 +212,8 @@ def replay(
             out.bucket_read[k] += idle[3]
             continue
         rr, bb = w.row[a:b], w.nbytes[a:b]
-        wu = w.units(prb, a, b)  # a write's CPU: wcost per planning row (1 KB) it costs
-        tab, t_cpu = tablet_load(starts, rr, wu, t_read, wcost)
+        cpu_of = partial(w.cpu_by, (a, b), wcost, prb)  # per tablet, per row
+        tab, t_cpu = tablet_load(starts, rr, cpu_of, t_read)
         nc = np.bincount(node, weights=t_cpu, minlength=nodes)
         bn = bucket_node(starts, node, nc, first_rows, last_rows)
         bvec = nc[bn]
@@ -236,7 +238,7 @@ def replay(
         # splits: by load (what this step carried) and by size
         thr = st.load_split_share * max(total, typical) / nodes
         cuts = _load_cuts(
-            (rr, wu, wcost, k),
+            (rr, cpu_of, k),
             (win, first, w.ts),
             (starts, ends),
             (t_cpu, t_read, total),
@@ -256,7 +258,7 @@ def replay(
             size = np.add.reduceat(per_row, starts)
             del per_row
             t_read = np.add.reduceat(live, starts, dtype=np.float64)
-            tab, t_cpu = tablet_load(starts, rr, wu, t_read, wcost)
+            tab, t_cpu = tablet_load(starts, rr, cpu_of, t_read)
         # rebalance by load: decided now, in effect `lag` steps later
         if plan is None and needs_rebalance(
             t_cpu, node, nodes, (total, typical), st.rebalance_tolerance
@@ -267,7 +269,7 @@ def replay(
 
 
 def _load_cuts(
-    step: tuple[np.ndarray, np.ndarray, float, int],
+    step: tuple[np.ndarray, Callable[[np.ndarray, int], np.ndarray], int],
     when: tuple[np.ndarray, np.ndarray, np.ndarray],
     tablets: tuple[np.ndarray, np.ndarray],
     loads: tuple[np.ndarray, np.ndarray, float],
@@ -275,12 +277,11 @@ def _load_cuts(
     live: np.ndarray,
     found: dict,
 ) -> list[int]:
-    """Load split points after a step (its writes' rows, planning rows and CPU of one, its
-    window): the step's rows
+    """Load split points after a step (its writes' rows, their CPU per bin, its window): the step's rows
     and where a cut may fall are worked out only when a tablet of several rows is over ``thr``.
     ``when`` is (each write's window, each row's first write, each write's time), ``tablets``
     (starts, ends), ``loads`` (CPU per tablet, reads per tablet, the step's total)."""
-    rr, wu, wcost, k = step
+    rr, cpu_of, k = step
     win, first, ts = when
     starts, ends = tablets
     t_cpu, t_read, total = loads
@@ -288,7 +289,7 @@ def _load_cuts(
     if total <= 0:
         return []
     if ((t_cpu > thr) & (ends - starts > 1)).any():
-        lrows, wcum = step_rows(rr, wu, wcost)
+        lrows, wcum = step_rows(rr, cpu_of)
         allowed = frontier_allowed(lrows, win[first[lrows]] == k, ts[first[lrows]])
     else:
         lrows, wcum, allowed = rr[:0], np.zeros(1), np.ones(0, dtype=bool)
