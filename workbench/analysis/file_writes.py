@@ -21,6 +21,7 @@ miss one of the sample's, the load model replays the sample as before and its no
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +30,8 @@ from ..datasets.file_aggregates import _q, connect
 from ..datasets.model import Dataset
 from ..schema.schema import Schema
 from ._index import CellIndex
-from .load_windows import Writes, window_grid
+from .ceiling import Ceiling, design_ceiling
+from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
 from .replay import balancer_steps
 from .settings import Settings
 
@@ -54,6 +56,78 @@ class FileWrites:
         the sample's keys are among the file's (checked when the writes were made)."""
         keys = self.index.row_keys
         return {q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()}
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What the load model replays (``overview.load_model``): the rows, their writes, the
+    rows each query reads, the events the writes are of, whose writes they are (a note, ""
+    for the data's own) and the ceiling to state (None: the writes' own)."""
+
+    index: CellIndex
+    writes: Writes
+    seen: Mapping[str, np.ndarray] | None
+    events: int
+    note: str
+    ceiling: Ceiling | None
+
+
+def replayed(
+    ds: Dataset,
+    schema: Schema | None,
+    sample: tuple[CellIndex, Writes],
+    reads: tuple[Mapping[str, np.ndarray] | None, Mapping[str, float], Mapping[str, float] | None],
+    queries_per_s: float,
+    st: Settings,
+) -> Replayed:
+    """The file's writes where :func:`file_writes` makes them (``schema`` given), else the
+    sample's; ``reads``: each query's rows in the sample, weight and node-seconds per run."""
+    index, w = sample
+    fw = file_writes(ds, schema, index, w, st) if schema is not None else None
+    if not isinstance(fw, FileWrites):
+        return Replayed(index, w, reads[0], len(ds), fw or "", None)
+    seen, weights, node_s = reads
+    ceiling = writes_ceiling(
+        index,
+        w,
+        seen_rows=seen,
+        weights=weights,
+        query_node_s=node_s,
+        queries_per_s=queries_per_s,
+        settings=st,
+    )
+    in_file = fw.seen_rows(index, dict(seen)) if seen is not None else None
+    return Replayed(fw.index, fw.writes, in_file, fw.events, fw.note, ceiling)
+
+
+def writes_ceiling(
+    index: CellIndex,
+    w: Writes,
+    *,
+    seen_rows: Mapping[str, np.ndarray] | None,
+    weights: Mapping[str, float] | None,
+    query_node_s: Mapping[str, float] | None,
+    queries_per_s: float,
+    settings: Settings,
+) -> Ceiling:
+    """The ceiling :func:`key_distribution` states of ``index``'s writes ``w`` when none is
+    given (``design_ceiling``, the reads per row as the model spreads them). The engine path
+    states the shape sample's: production grows its units from the sample's series
+    (``production.write_units``), so the file's units there would be counted twice."""
+    seen = seen_rows or {}
+    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=index.n_rows)
+    rates = query_rates(seen, weights or {}, queries_per_s)
+    rcpu = read_load(
+        row_bytes,
+        seen,
+        rates,
+        dict(query_node_s or {}),
+        settings,
+        lambda rows: np.zeros(len(rows), dtype=np.int64),
+        1,
+    )[0]
+    first = first_writes(w.row, index.n_rows)
+    return design_ceiling(index, w, first, rcpu, queries_per_s, settings)
 
 
 def sample_note(why: str) -> str:

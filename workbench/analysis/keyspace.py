@@ -44,8 +44,6 @@ from .load_windows import (
     Writes,
     first_writes,
     production_rates,
-    query_rates,
-    read_load,
     time_ids,
     window_grid,
     window_reads,
@@ -116,9 +114,7 @@ class KeyDistribution:
     settings: Settings = field(default=DEFAULT, repr=False)
     ceiling: Ceiling | None = None  # the highest sustained rate at any node count
     events: int = 0  # events the sample holds (0: unknown; a write then counts as an event)
-    # whose writes the model replays, for a shape sample of files: every event of the file
-    # keyed by DuckDB, or the sample's and why (analysis/file_writes.py); "": the data's own
-    source_note: str = ""
+    source_note: str = ""  # whose writes: the files' keyed by DuckDB or the sample's, and why
     inputs: dict = field(default_factory=dict, repr=False, compare=False)  # to re-run the model
     _runs: dict = field(default_factory=dict, repr=False, compare=False)  # by nodes or rate
 
@@ -380,12 +376,10 @@ class KeyDistribution:
         return html_of(self)
 
     def __str__(self) -> str:
-        """The verdict and the ceiling in two lines (what ``print(kd)`` shows)."""
-        out = f"Key distribution {self.schema_name}: {self.verdict()}"
-        out += f"\nCeiling: {self.ceiling.text()}" if self.ceiling is not None else ""
-        return out + (
-            f"\n{self.source_note[0].upper()}{self.source_note[1:]}" if self.source_note else ""
-        )
+        """The verdict and the ceiling in two lines, and whose writes (what ``print(kd)`` shows)."""
+        ceiling = f"\nCeiling: {self.ceiling.text()}" if self.ceiling is not None else ""
+        note = f"\n{self.source_note[:1].upper()}{self.source_note[1:]}" if self.source_note else ""
+        return f"Key distribution {self.schema_name}: {self.verdict()}{ceiling}{note}"
 
 
 def key_distribution(
@@ -445,44 +439,14 @@ def key_distribution(
         st=st,
     )
     # to re-run the model; the writes are kept only when small (the 10M-event path keeps memory)
+    # or grouped (the engine path's index holds no cells to remake them from)
     inputs.update(nodes=nodes, write_rate_per_s=rates["rate"], pre_splits=ps)
-    # (the engine path's grouped writes are always kept: its index holds no cells to remake them)
     inputs["writes"] = w if len(w.row) <= _KEEP_WRITES or w.count is not None else None
     rates["read_cpu"] = float(rcpu.sum(dtype=np.float64))
     ceil = (
         ceiling if ceiling is not None else design_ceiling(index, w, first, rcpu, rates["qps"], st)
     )
     return _assemble(index, w, grid, km, reads, rp, rates, inputs, ceil)
-
-
-def writes_ceiling(
-    index: CellIndex,
-    w: Writes,
-    *,
-    seen_rows: Mapping[str, np.ndarray] | None,
-    weights: Mapping[str, float] | None,
-    query_node_s: Mapping[str, float] | None,
-    queries_per_s: float,
-    settings: Settings,
-) -> Ceiling:
-    """The ceiling :func:`key_distribution` states of ``index``'s writes ``w`` when none is
-    given (``design_ceiling``, the reads per row as the model spreads them). The engine path
-    states the shape sample's: production grows its units from the sample's series
-    (``production.write_units``), so the file's units there would be counted twice."""
-    seen = seen_rows or {}
-    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=index.n_rows)
-    rates = query_rates(seen, weights or {}, queries_per_s)
-    rcpu = read_load(
-        row_bytes,
-        seen,
-        rates,
-        dict(query_node_s or {}),
-        settings,
-        lambda rows: np.zeros(len(rows), dtype=np.int64),
-        1,
-    )[0]
-    first = first_writes(w.row, index.n_rows)
-    return design_ceiling(index, w, first, rcpu, queries_per_s, settings)
 
 
 def _checked_nodes(nodes: int) -> int:

@@ -26,14 +26,8 @@ from ..schema.keys import RowKey
 from ..schema.schema import Schema
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
-from .file_writes import FileWrites, file_writes
-from .keyspace import (
-    KeyDistribution,
-    Writes,
-    key_distribution,
-    writes_ceiling,
-    writes_from_index,
-)
+from .file_writes import replayed
+from .keyspace import KeyDistribution, Writes, key_distribution, writes_from_index
 from .production import Production, production, stated_query_rates
 from .querycost import QueryCosts, plans_for, query_costs, with_production
 from .rowsizes import RowSizes, file_largest_row, row_sizes, row_time_bound_s
@@ -368,40 +362,26 @@ def load_model(
         stated, _ = stated_query_rates(ds, qc.plans, wl)
         q_rates = {q: r * wl.peak_factor for q, r in stated.items()}
     seen = qc.seen_rows if qc is not None else None
-    weights = {**dict.fromkeys(seen or (), 0.0), **q_rates}
     node_s = query_node_seconds(qc) if qc is not None else None
-    events, note, ceiling = len(ds), "", None
-    fw = file_writes(ds, schema, index, w, st) if schema is not None else None
-    if isinstance(fw, FileWrites):
-        ceiling = writes_ceiling(
-            index,
-            w,
-            seen_rows=seen,
-            weights=weights,
-            query_node_s=node_s,
-            queries_per_s=sum(q_rates.values()),
-            settings=st,
-        )
-        seen = fw.seen_rows(index, dict(seen)) if seen is not None else None
-        index, w, events, note = fw.index, fw.writes, fw.events, fw.note
-    elif fw is not None:
-        note = fw
-    mpe = w.n / max(events, 1) if w.n else 1.0
+    reads = (seen, {**dict.fromkeys(seen or (), 0.0), **q_rates}, node_s)
+    rp = replayed(ds, schema, (index, w), reads, sum(q_rates.values()), st)
+    w = rp.writes
+    mpe = w.n / max(rp.events, 1) if w.n else 1.0
     write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
     return key_distribution(
-        index,
-        seen_rows=seen,
-        weights=weights,
-        query_node_s=node_s,
+        rp.index,
+        seen_rows=rp.seen,
+        weights=reads[1],
+        query_node_s=reads[2],
         nodes=nodes,
         settings=st,
         write_rate_per_s=write_rate,
         queries_per_s=sum(q_rates.values()),
         writes=w,
         schema_name=name,
-        events=events,
-        ceiling=ceiling,
-        source_note=note,
+        events=rp.events,
+        ceiling=rp.ceiling,
+        source_note=rp.note,
     )
 
 
