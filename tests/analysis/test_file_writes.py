@@ -117,3 +117,20 @@ def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):
     assert "shape sample" in kd.source_note and "not written in SQL" in kd.source_note
     assert "crc32" in str(kd)  # the printed line names the segment
     assert kd.n_writes == len(engine)  # the sample's own writes, one per event
+
+
+def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(files, monkeypatch):
+    """A key with the event's time has up to a row per event: over ``ROWS_MAX`` events it
+    keeps the sample's replay without scanning the files, and says so; day rows of the same
+    file — 100 hosts: h00's 200 seconds in one day, the others' 200 minutes (3 h 20 min)
+    from midnight in one too, so 100 rows — are keyed from the files."""
+    from workbench.analysis import file_writes
+
+    engine, _ = files
+    monkeypatch.setattr(file_writes, "ROWS_MAX", 10_000)  # under the file's 20,000 events
+    kd = keyspace(engine, wb.preset(engine, "entity_first"))
+    assert "row per event: 20,000 over 10,000" in kd.source_note
+    assert kd.n_writes == len(engine)
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert (kd.n_rows, kd.n_writes) == (100, 20_000)

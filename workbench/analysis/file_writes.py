@@ -3,7 +3,7 @@
 A shape sample (``from_parquet`` over ``SHAPE_ABOVE`` events) holds a tenth or less of the
 series; replaying its writes gives the key distribution within ~15 % of the file's. Here
 DuckDB writes each event's row key in SQL over the files themselves (``RowKey.key_sql``: each
-segment's own text, checked equal to ``render`` in ``tests/schema/test_key_sql.py``) and
+segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``) and
 groups the events per (row key, balancer step of the load model's grid): the entries number
 the distinct rows × the steps they are written in, not the events, and each stands for its
 ``count`` mutations (``Writes.count``; an event is one mutation: two events in one cell are a
@@ -12,11 +12,14 @@ as the in-memory path's one entry per mutation, so the tablets, shares and split
 whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
 
 From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
-are the file's), and the rows each query reads (its plan's rows in the sample, found among the
-file's keys). Where SQL cannot write the key (a hash, a salt, a measure's name, Heroic's
+are the file's), the rows each query reads (its plan's rows in the sample, found among the
+file's keys, at the plan's node time in the sample) and the ceiling the model states before
+production's. Where SQL cannot write the key (a hash, a salt, a measure's name, Heroic's
 tags), a design writes more than one table or summary rows, the file has more rows than
-``ROWS_MAX`` (a key with a row per event: the entries would be the events), or the SQL keys
-miss one of the sample's, the load model replays the sample as before and its note says why.
+``ROWS_MAX`` (a key with the event's time has up to a row per event: the entries would be the
+events; decided from the file's event count without a scan, else by DuckDB's estimate of the
+distinct keys) or more entries than ``ENTRIES_MAX``, or the SQL keys miss one of the sample's,
+the load model replays the sample as before and its note says why.
 """
 
 from __future__ import annotations
@@ -35,10 +38,11 @@ from .load_windows import Writes, first_writes, query_rates, read_load, window_g
 from .replay import balancer_steps
 from .settings import Settings
 
-# Distinct rows of the file the engine path keys (about 100 bytes each in memory with their
-# entries): a key with a row per event past it (a timestamp in every key at 5 M events and
-# up) keeps the sample's replay, as the 10 M-event path's memory bound needs.
+# Distinct rows of the file the engine path keys, and (row, step) entries it fetches (about
+# 100 bytes each in memory while fetched): past them (a key with the event's time over two
+# million events) the sample's replay stays, within the 10 M-event path's memory bound.
 ROWS_MAX = 2_000_000
+ENTRIES_MAX = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,9 @@ def file_writes(
     if not agg.source:
         return sample_note("a CSV is counted in one pass; its events are not scanned again")
     why = _unkeyable(schema)
+    per_event = any(s.time_order and not s.time_bucket for s in schema.key.segments)
+    if not why and per_event and agg.events > ROWS_MAX:
+        why = f"the key's time gives up to a row per event: {agg.events:,} over {ROWS_MAX:,}"
     if why:
         return sample_note(why)
     paths, naive_tz = agg.source
@@ -232,8 +239,10 @@ def _grouped(con, key: str, t_us: str, where: str, st: Settings) -> tuple | str:
     sub, _ = balancer_steps(win_us / 1e6, n, W, st)
     got = con.execute(
         f"SELECT key, least((tm - {t0}) * {sub} // {win_us}, {W * sub - 1}) AS step, "
-        "count(*) AS c, min(tm) AS t FROM k GROUP BY key, step"
+        f"count(*) AS c, min(tm) AS t FROM k GROUP BY key, step LIMIT {ENTRIES_MAX + 1}"
     ).fetchnumpy()
+    if len(got["c"]) > ENTRIES_MAX:
+        return f"over {ENTRIES_MAX:,} (row, step) entries"
     # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
     keys = np.char.encode(got["key"].astype(str), "utf-8")
     uniq, row_of = np.unique(keys, return_inverse=True)
