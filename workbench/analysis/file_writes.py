@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..datasets.file_aggregates import _q, connect
+from ..datasets.file_aggregates import connect, sql_name
 from ..datasets.model import Dataset
 from ..schema.schema import Schema
 from ._index import CellIndex
@@ -161,7 +161,7 @@ def file_writes(
     try:
         types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
         text = {c: _key_text(c, str(types[c])) for c in ds.entity}
-        t_us = f"epoch_us({_q(ds.time)})"
+        t_us = f"epoch_us({sql_name(ds.time)})"
         key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us)
         if key is None:
             return sample_note("an entity column is neither text nor a whole number")
@@ -187,11 +187,12 @@ def _unkeyable(schema: Schema) -> str:
 
 
 def _key_text(column: str, sql_type: str) -> str | None:
-    """A column's key text in SQL: text as it is, a whole number's digits (None: other types,
+    """A column's key text in SQL: text with the spaces around it stripped (as ``from_parquet``
+    and the bulk load's preflight strip them), a whole number's digits (None: other types,
     whose text the sample's formatting gives)."""
-    q = _q(column)
+    q = sql_name(column)
     if sql_type == "VARCHAR":
-        return q
+        return f"trim({q})"
     if sql_type in (
         "TINYINT",
         "SMALLINT",
@@ -211,8 +212,8 @@ def _has_cell(schema: Schema, columns: list[str], types: dict) -> str:
     if schema.missing is not None:
         return "TRUE"
     held = [
-        f"({_q(c)} IS NOT NULL"
-        + (f" AND NOT isnan({_q(c)}))" if str(types[c]) in ("DOUBLE", "FLOAT") else ")")
+        f"({sql_name(c)} IS NOT NULL"
+        + (f" AND NOT isnan({sql_name(c)}))" if str(types[c]) in ("DOUBLE", "FLOAT") else ")")
         for c in columns
         if c in types
     ]

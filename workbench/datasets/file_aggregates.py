@@ -136,7 +136,8 @@ def column_sets(entity: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(s) for k in range(1, len(cols) + 1) for s in combinations(cols, k)]
 
 
-def _q(name: str) -> str:
+def sql_name(name: str) -> str:
+    """A column name quoted for SQL."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -180,7 +181,7 @@ def connect(
                 f"Column {time!r} is {types[time]}, not a Parquet timestamp: write the times as "
                 "timestamps (pandas datetime64 with a time zone) to aggregate them here."
             )
-        t = _q(time)
+        t = sql_name(time)
         if not str(types[time]).startswith("TIMESTAMP WITH TIME ZONE"):
             if naive_tz is None:
                 raise DatasetError(
@@ -225,8 +226,8 @@ def file_aggregates(
     src = [paths] if isinstance(paths, str) else list(paths)
     con = connect(src, [*entity, time], time, naive_tz, memory_limit, threads)
     try:
-        t = _q(time)
-        ents = [_q(c) for c in entity]
+        t = sql_name(time)
+        ents = [sql_name(c) for c in entity]
         tup = f"row({', '.join(ents)})" if ents else "1"
         n, first, last, busiest, rows, series_keys, top = _grouped(con, t, list(entity), keys)
         full = tuple(entity)
@@ -237,7 +238,7 @@ def file_aggregates(
             if lead_set not in busiest:  # more than SUBSETS_UP_TO columns, a subset of them
                 row = con.execute(
                     f"SELECT count(*), max(k), sum(k) FROM (SELECT count(*) AS k FROM ev "
-                    f"GROUP BY {', '.join(_q(c) for c in lead_set)})"
+                    f"GROUP BY {', '.join(sql_name(c) for c in lead_set)})"
                 ).fetchone()
                 assert row is not None
                 busiest[lead_set] = (int(row[0]), int(row[1]), float(row[2]) / int(row[0]))
@@ -276,10 +277,13 @@ def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
     sets = column_sets(entity)
     keyed = [(s, None) for s in sets] + [(s, b) for s in [(), *sets] for b in ROW_BUCKETS]
     names = [*entity, *(f"__{b}" for b in ROW_BUCKETS)]
-    cols = [_q(c) for c in names]
+    cols = [sql_name(c) for c in names]
     naive = f"make_timestamp(epoch_us({t}))"  # UTC wall time, floored as the keys floor it
     inner = ", ".join(
-        [*(_q(c) for c in entity), *(f"date_trunc('{b}', {naive}) AS __{b}" for b in ROW_BUCKETS)]
+        [
+            *(sql_name(c) for c in entity),
+            *(f"date_trunc('{b}', {naive}) AS __{b}" for b in ROW_BUCKETS),
+        ]
     )
 
     def grouping_id(s: tuple[str, ...], b: str | None) -> int:
@@ -287,9 +291,10 @@ def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
         return sum(1 << (len(names) - 1 - i) for i, c in enumerate(names) if c not in held)
 
     spec = ", ".join(
-        "(" + ", ".join([*(_q(c) for c in s), *([f"__{b}"] if b else [])]) + ")" for s, b in keyed
+        "(" + ", ".join([*(sql_name(c) for c in s), *([f"__{b}"] if b else [])]) + ")"
+        for s, b in keyed
     )
-    ents = ", ".join(_q(c) for c in entity)
+    ents = ", ".join(sql_name(c) for c in entity)
     groups = (
         f"SELECT GROUPING({', '.join(cols)}) AS g, {ents + ', ' if ents else ''}"
         f"count(*) AS k, min({t}) AS lo, max({t}) AS hi "
@@ -346,7 +351,7 @@ def _window(con, t: str, tup: str, entity: Sequence[str], w: tuple) -> WindowAgg
         )
     cols = [c for c in entity if c in named]
     params = [named[c] for c in cols]
-    ans = " AND ".join(f"{_q(c)} = ?" for c in cols) if cols else "TRUE"
+    ans = " AND ".join(f"{sql_name(c)} = ?" for c in cols) if cols else "TRUE"
     row = con.execute(
         f"SELECT count(DISTINCT CASE WHEN ({ans}) AND {near} THEN {tup} END), "
         f"count(*) FILTER (WHERE ({ans}) AND {inside}), "

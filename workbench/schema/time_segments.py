@@ -28,8 +28,8 @@ from .time_text import (
     TOKEN_RX,
     US_PER_MS,
     US_PER_S,
-    _epoch_unit,
     check_format,
+    epoch_unit,
     format_time_coded,
 )
 from .value_text import digits
@@ -124,7 +124,7 @@ class Timestamp(Segment):
         # floored in UTC as ``floor_us`` floors: weeks from Monday (ISO), months from the 1st
         ts = f"date_trunc('{_TRUNC[self.precision]}', make_timestamp({t_us}))"
         if fmt.startswith("epoch_"):
-            unit, width = _epoch_unit(fmt)
+            unit, width = epoch_unit(fmt)
             return f"lpad(CAST(epoch_us({ts}) // {unit} AS VARCHAR), {width}, '0')"
         text = f"strftime({ts}, {sql_text(fmt)})"
         frac = {"ms": ("// 1000 % 1000", 3), "us": ("% 1000000", 6)}.get(self.precision)
