@@ -134,3 +134,9 @@ def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(f
     kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
     assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
     assert (kd.n_rows, kd.n_writes) == (100, 20_000)
+
+
+def test_the_notebook_view_says_whose_writes_it_replays(files):
+    engine, _ = files
+    kd = keyspace(engine, wb.preset(engine, "salted"))
+    assert "not written in SQL" in kd._repr_html_()
