@@ -136,7 +136,7 @@ def writes_ceiling(
 
 def sample_note(why: str) -> str:
     """The load model's note when it replays the shape sample."""
-    return f"writes: the shape sample's, replayed in the file's proportions ({why})"
+    return f"writes: the shape sample's replay ({why})"
 
 
 def file_writes(
