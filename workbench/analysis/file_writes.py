@@ -42,7 +42,7 @@ from .settings import Settings
 # 100 bytes each in memory while fetched): past them (a key with the event's time over two
 # million events) the sample's replay stays, within the 10 M-event path's memory bound.
 ROWS_MAX = 2_000_000
-ENTRIES_MAX = 4_000_000
+ENTRIES_MAX = 2_000_000
 
 
 @dataclass(frozen=True)
