@@ -59,6 +59,8 @@ def key_distribution_html(kd: KeyDistribution) -> str:
             if kd.ceiling is not None
             else ""
         )
+        # whose writes a shape sample's model replays: the files' keyed by DuckDB, or why not
+        + (f"<p><small>{html.escape(kd.source_note)}</small></p>" if kd.source_note else "")
         + (f"<ul>{diag}</ul>" if diag else "")
         # the heat map as the designer draws it: its labels and scale follow the picture at any
         # page width (a PNG's 9-pt key labels shrank to ~6 px on a 1280-px notebook page)

@@ -56,11 +56,11 @@ def test_window_grid_is_whole_minutes_with_at_least_min_windows():
     # 30 minutes, 10 writes: 24 windows wanted → 75 s each, rounded up to 2 whole minutes;
     # 30 min + 1 µs in 2-minute windows is 16 windows
     ts = np.linspace(0, 30 * MIN, 10).astype(np.int64)
-    assert window_grid(ts, 10, DEFAULT) == (0, 2 * MIN, 16)
+    assert window_grid(ts[0], ts[-1], 10, DEFAULT) == (0, 2 * MIN, 16)
     # 480,000 writes over 8 hours want 480 windows of 1,000 writes, capped by max_windows = 240:
     # 2-minute windows
     ts = np.linspace(0, 480 * MIN - 1, 480_000).astype(np.int64)
-    assert window_grid(ts, len(ts), DEFAULT) == (0, 2 * MIN, 240)
+    assert window_grid(ts[0], ts[-1], len(ts), DEFAULT) == (0, 2 * MIN, 240)
 
 
 def test_time_ids_cut_each_window_into_equal_slots():
@@ -243,7 +243,7 @@ def test_replay_of_two_equal_rows_on_one_node_moves_one_of_them():
     ts = np.arange(n, dtype=np.int64) * 600_000
     w = Writes(row=np.arange(n) % 2, ts=ts, nbytes=np.full(n, 100), cells=np.ones(n, np.int32))
     st = DEFAULT.replace(rebalance_minutes=1.0, min_writes_per_step=1)
-    grid = window_grid(ts, n, st)
+    grid = window_grid(ts[0], ts[-1], n, st)
     rp = replay(
         w,
         grid=grid,
@@ -315,7 +315,7 @@ def _one_node_replay(write_cpu: float, read_cpu: float):
     row[0] = 0
     w = Writes(row=row, ts=ts, nbytes=np.full(n, 100), cells=np.ones(n, np.int32))
     st = DEFAULT.replace(min_writes_per_step=1)
-    grid = window_grid(ts, n, st)
+    grid = window_grid(ts[0], ts[-1], n, st)
     win_s = grid[1] / 1e6
     scale = write_cpu * st.node_rates()[1] * win_s * grid[2] / n
     rcpu = np.array([read_cpu, 0.0, 0.0, 0.0], dtype=np.float32)

@@ -133,13 +133,17 @@ def write_ceiling(
     ``units_grow`` only a unit carrying (nearly) all the writes keeps its ceiling. Per-row
     arrays are float32/int32 and built in slices (the 10M-event path stays under 2 GB)."""
     n, n_rows = len(w.row), len(first)
+    mutations = w.n
     if n == 0 or n_rows == 0:
         return math.inf, 0, 0, 0.0, 0, ""
     row_cpu = np.zeros(n_rows, dtype=np.float32)
     for a in range(0, n, CHUNK_ROWS):  # in slices, no per-row temporary
-        cost = w.nbytes[a : a + CHUNK_ROWS].astype(np.float32)
-        cost /= np.float32(planning_row_bytes)
-        np.maximum(cost, np.float32(1.0), out=cost)
+        if w.count is None:
+            cost = w.nbytes[a : a + CHUNK_ROWS].astype(np.float32)
+            cost /= np.float32(planning_row_bytes)
+            np.maximum(cost, np.float32(1.0), out=cost)
+        else:  # entries standing for several mutations (the engine path)
+            cost = w.units(planning_row_bytes, a, a + CHUNK_ROWS).astype(np.float32)
         np.add.at(row_cpu, w.row[a : a + CHUNK_ROWS], cost)
     last = np.zeros(n_rows, dtype=first.dtype)
     last[w.row] = np.arange(n, dtype=first.dtype)  # repeated rows: the last (latest) wins
@@ -165,7 +169,7 @@ def write_ceiling(
     units = int((load > 0).sum())
     if units_grow and share < 0.999:  # more entities: more units, each no busier than now
         return math.inf, lo, hi, share, units, kind
-    ceiling = cpu_target * node_writes_per_s / (share * total / n)
+    ceiling = cpu_target * node_writes_per_s / (share * total / mutations)
     return ceiling, lo, hi, share, units, kind
 
 

@@ -114,6 +114,7 @@ class KeyDistribution:
     settings: Settings = field(default=DEFAULT, repr=False)
     ceiling: Ceiling | None = None  # the highest sustained rate at any node count
     events: int = 0  # events the sample holds (0: unknown; a write then counts as an event)
+    source_note: str = ""  # whose writes: the files' keyed by DuckDB or the sample's, and why
     inputs: dict = field(default_factory=dict, repr=False, compare=False)  # to re-run the model
     _runs: dict = field(default_factory=dict, repr=False, compare=False)  # by nodes or rate
 
@@ -375,9 +376,10 @@ class KeyDistribution:
         return html_of(self)
 
     def __str__(self) -> str:
-        """The verdict and the ceiling in two lines (what ``print(kd)`` shows)."""
-        out = f"Key distribution {self.schema_name}: {self.verdict()}"
-        return out + (f"\nCeiling: {self.ceiling.text()}" if self.ceiling is not None else "")
+        """The verdict and the ceiling in two lines, and whose writes (what ``print(kd)`` shows)."""
+        ceiling = f"\nCeiling: {self.ceiling.text()}" if self.ceiling is not None else ""
+        note = f"\n{self.source_note[:1].upper()}{self.source_note[1:]}" if self.source_note else ""
+        return f"Key distribution {self.schema_name}: {self.verdict()}{ceiling}{note}"
 
 
 def key_distribution(
@@ -395,6 +397,7 @@ def key_distribution(
     schema_name: str = "",
     events: int | None = None,
     ceiling: Ceiling | None = None,
+    source_note: str = "",
 ) -> KeyDistribution:
     """Replay the sample's writes and the query workload over the tablet/node model.
 
@@ -404,16 +407,17 @@ def key_distribution(
     (``analyze`` derives them from the workload; default: the data's own write rate, no reads); ``pre_splits`` the table's split points at
     creation (evenly over the final keys); ``events`` the events the sample holds;
     ``ceiling``: the design's ceiling at the stated workload (``Production.ceiling()``), kept
-    through re-runs; without it, the sample's own (``design_ceiling``)."""
+    through re-runs; without it, the sample's own (``design_ceiling``); ``source_note``: whose
+    writes these are (``KeyDistribution.source_note``)."""
     inputs = dict(locals())
     st = settings
     nodes = _checked_nodes(st.nodes if nodes is None else int(nodes))
     w = writes if writes is not None else writes_from_index(index)
-    R, n = index.n_rows, len(w.row)
+    R, n = index.n_rows, w.n
     B = max(1, min(st.key_buckets, R))
-    t0, win_us, W = grid = window_grid(w.ts, n, st)
+    t0, win_us, W = grid = window_grid(int(w.ts[0]) if n else 0, w.t_last if n else 0, n, st)
     win = time_ids(w.ts, t0, win_us, 1)
-    span_s = (int(w.ts[-1]) - t0) / 1e6 if n else 0.0
+    span_s = (w.t_last - t0) / 1e6 if n else 0.0
     rates = production_rates(n, span_s, win_us / 1e6, write_rate_per_s, queries_per_s)
     first = first_writes(w.row, R)
     row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=R)
@@ -435,8 +439,9 @@ def key_distribution(
         st=st,
     )
     # to re-run the model; the writes are kept only when small (the 10M-event path keeps memory)
+    # or grouped (the engine path's index holds no cells to remake them from)
     inputs.update(nodes=nodes, write_rate_per_s=rates["rate"], pre_splits=ps)
-    inputs["writes"] = w if n <= _KEEP_WRITES else None
+    inputs["writes"] = w if len(w.row) <= _KEEP_WRITES or w.count is not None else None
     rates["read_cpu"] = float(rcpu.sum(dtype=np.float64))
     ceil = (
         ceiling if ceiling is not None else design_ceiling(index, w, first, rcpu, rates["qps"], st)
@@ -465,7 +470,7 @@ def _assemble(
 ) -> KeyDistribution:
     """The result from the steps' outputs: shares per window, the busiest range, labels."""
     t0, win_us, W = grid
-    st, n, R = inputs["settings"], len(w.row), index.n_rows
+    st, n, R = inputs["settings"], w.n, index.n_rows
     B = km.writes.shape[1]
     totals = rp.node_cpu.sum(axis=1)
     wtot = rp.node_writes.sum(axis=1)
@@ -484,7 +489,7 @@ def _assemble(
     first_rows = (np.arange(B, dtype=np.int64) * R + B - 1) // B
     first_keys, delim, labels = bucket_labels(index, first_rows)
     prb = float(st.planning_row_bytes)
-    mean_w = float(np.maximum(w.nbytes, int(prb)).mean()) / prb if n else 1.0
+    mean_w = float(w.cost_bytes(prb).sum(dtype=np.float64)) / n / prb if n else 1.0
     rows_found = rp.found.get("row", {})
     rate, qps = rates["rate"], rates["qps"]
     return KeyDistribution(
@@ -534,6 +539,7 @@ def _assemble(
         settings=st,
         ceiling=ceiling,
         events=int(inputs["events"] or 0),
+        source_note=inputs["source_note"],
         inputs=inputs,
     )
 

@@ -6,6 +6,7 @@ most 100 %), and a tablet's share is never above its node's (the node serves the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,10 +19,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def tablet_load(
-    starts: np.ndarray, rows: np.ndarray, wcpu: np.ndarray, t_read: np.ndarray
+    starts: np.ndarray,
+    rows: np.ndarray,
+    wcpu: np.ndarray | Callable[[np.ndarray, int], np.ndarray],
+    t_read: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(tablet of each write, CPU per tablet): the writes' CPU plus the reads' per tablet."""
+    """(tablet of each write, CPU per tablet): the writes' CPU plus the reads' per tablet.
+    ``wcpu``: each write's CPU, or what sums it per bin (``Writes.cpu_by``)."""
     tab = np.searchsorted(starts, rows, "right") - 1
+    if callable(wcpu):
+        return tab, wcpu(tab, len(starts)) + t_read
     return tab, np.bincount(tab, weights=wcpu, minlength=len(starts)) + t_read
 
 

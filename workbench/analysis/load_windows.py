@@ -24,12 +24,78 @@ MINUTE_US = 60_000_000
 
 @dataclass(frozen=True)
 class Writes:
-    """One entry per mutation (row × event timestamp), in event-time order."""
+    """The mutations (row × event timestamp), in event-time order: one entry each (the
+    in-memory path, ``count`` None), or one entry per (row, balancer step) standing for
+    ``count`` mutations (``nbytes``/``cells`` their totals, ``ts`` the first one's time,
+    ``last_us`` the last mutation's): the engine path's writes grouped by DuckDB
+    (``analysis/file_writes.py``). Every step reads the counts through ``n``, ``weights`` and
+    ``units``, so both paths run the same code (G06)."""
 
     row: np.ndarray  # global row id (key rank)
     ts: np.ndarray  # µs
     nbytes: np.ndarray
     cells: np.ndarray
+    count: np.ndarray | None = None  # mutations per entry (None: one each)
+    last_us: int | None = None  # the last mutation's time (None: the last entry's)
+
+    @property
+    def n(self) -> int:
+        """Mutations the entries stand for."""
+        return len(self.row) if self.count is None else int(self.count.sum())
+
+    @property
+    def t_last(self) -> int:
+        """The last mutation's time, µs."""
+        return int(self.ts[-1]) if self.last_us is None else int(self.last_us)
+
+    def weights(self, a: int = 0, b: int | None = None) -> np.ndarray | None:
+        """Mutations per entry of the slice [a, b) (None: one each; a bincount's weights)."""
+        return None if self.count is None else self.count[a:b]
+
+    def units(self, planning_row_bytes: float, a: int = 0, b: int | None = None) -> np.ndarray:
+        """Planning rows (1 KB) per entry of [a, b): a mutation costs one or its bytes' worth,
+        so ``count`` mutations at least ``count`` (exact when each is on the same side of 1 KB,
+        as the engine path's, of one size per entry, are)."""
+        u = self.nbytes[a:b] / float(planning_row_bytes)
+        c = self.weights(a, b)
+        return np.maximum(u, 1.0 if c is None else c)
+
+    def cost_bytes(self, planning_row_bytes: float) -> np.ndarray:
+        """Per entry, the bytes its mutations cost: each at least a planning row (1 KB)."""
+        c = 1 if self.count is None else self.count
+        return np.maximum(self.nbytes, int(planning_row_bytes) * c)
+
+    def cpu_by(
+        self, span: tuple[int, int], wcost: float, prb: float, idx: np.ndarray, size: int
+    ) -> np.ndarray:
+        """The CPU of the writes [a, b) = ``span`` summed per bin ``idx`` (a tablet, a row) of
+        ``size`` bins:
+        ``wcost`` per planning row (1 KB) each mutation costs. One entry per mutation: each
+        write's CPU added in order, as ever; an entry of k mutations of 1 KB or less adds what
+        k single adds of ``wcost`` give (``repeated_sums``), so a bin of m mutations holds the
+        same bits on both paths and no tie in the replay breaks the other way; a larger
+        mutation adds its bytes' worth."""
+        a, b = span
+        u = self.units(prb, a, b)
+        if self.count is None:
+            return np.bincount(idx, weights=wcost * u, minlength=size)
+        c = self.count[a:b]
+        over = u > c
+        m = np.bincount(idx[~over], weights=c[~over], minlength=size).astype(np.int64)
+        out = repeated_sums(wcost, m)
+        if over.any():
+            out += np.bincount(idx[over], weights=wcost * u[over], minlength=size)
+        return out
+
+
+def repeated_sums(x: float, m: np.ndarray) -> np.ndarray:
+    """Per count in ``m``, ``x`` added to 0.0 that many times one after the other (float sums
+    depend on their order: k × x can differ from k adds of x in the last bit)."""
+    top = int(m.max(initial=0))
+    if top == 0:
+        return np.zeros(len(m))
+    table = np.cumsum(np.full(top, float(x)))  # a sequential sum, as bincount's adds are
+    return np.where(m > 0, table[np.maximum(m - 1, 0)], 0.0)
 
 
 def row_slices(row: np.ndarray, cells: int) -> Iterator[tuple[int, int]]:
@@ -78,12 +144,13 @@ def writes_from_index(index: CellIndex) -> Writes:
     return Writes(out[0], ts, out[1], out[2])
 
 
-def window_grid(ts: np.ndarray, n: int, settings: Settings) -> tuple[int, int, int]:
-    """(first µs, window length µs, number of windows): whole minutes, between ``min_windows``
-    (a readable picture) and ``max_windows``, and otherwise long enough that a window holds
-    about ``min_writes_per_window`` of the sample's writes."""
-    t0 = int(ts[0]) if n else 0
-    span = max(int(ts[-1]) - t0, 1) if n else 1
+def window_grid(t0: int, t_last: int, n: int, settings: Settings) -> tuple[int, int, int]:
+    """(first µs, window length µs, number of windows) of ``n`` writes from ``t0`` to
+    ``t_last``: whole minutes, between ``min_windows`` (a readable picture) and
+    ``max_windows``, and otherwise long enough that a window holds about
+    ``min_writes_per_window`` of the sample's writes."""
+    t0 = int(t0) if n else 0
+    span = max(int(t_last) - t0, 1) if n else 1
     step = max(int(settings.window_minutes), 1) * MINUTE_US
     want = max(settings.min_windows, n // max(settings.min_writes_per_window, 1))
     want = max(1, min(settings.max_windows, want))
@@ -153,7 +220,9 @@ def write_matrices(
     wbytes_flat = np.zeros(W * B)
     for a in range(0, n, CHUNK_ROWS):  # in slices: an int64 cell id per write is 80 MB at 10M
         cell_wb = cell_of(win[a : a + CHUNK_ROWS], w.row[a : a + CHUNK_ROWS], B, R)
-        writes_flat += np.bincount(cell_wb, minlength=W * B)
+        writes_flat += np.bincount(
+            cell_wb, weights=w.weights(a, a + CHUNK_ROWS), minlength=W * B
+        ).astype(np.int64)
         wbytes_flat += np.bincount(cell_wb, weights=w.nbytes[a : a + CHUNK_ROWS], minlength=W * B)
         del cell_wb
     writes_m = writes_flat.reshape(W, B)

@@ -26,6 +26,7 @@ from ..schema.keys import RowKey
 from ..schema.schema import Schema
 from ._index import CellIndex
 from .capacity import Capacity, capacity, compression_ratio
+from .file_writes import replayed
 from .keyspace import KeyDistribution, Writes, key_distribution, writes_from_index
 from .production import Production, production, stated_query_rates
 from .querycost import QueryCosts, plans_for, query_costs, with_production
@@ -344,32 +345,43 @@ def load_model(
     nodes: int | None,
     name: str,
     writes: Writes | None = None,
+    schema: Schema | None = None,
 ) -> KeyDistribution:
     """``analyze``'s key distribution (the load model) of the design's cells ``index`` at the
     workload ``wl``: the writes at its peak rate in this design's mutations, each query's reads
     at its stated rate at the peak (``qc``: the costed queries; None draws no reads, which is
-    what the costs give when ``wl`` states no query rate: :func:`draws_reads`)."""
+    what the costs give when ``wl`` states no query rate: :func:`draws_reads`). A shape sample
+    of Parquet files with ``schema`` given replays every event of the files, keyed by DuckDB
+    (``analysis/file_writes.py``), where the design's key is written in SQL; else the sample's
+    writes, and the model's ``source_note`` says which."""
     w = writes if writes is not None else writes_from_index(index)
-    mpe = len(w.row) / max(len(ds), 1) if len(w.row) else 1.0
     q_rates: dict[str, float] = {}
     if qc is not None:
         # the reads capacity sizes for: each query at its stated rate at the peak, none where
         # nobody stated one (weights here are runs/s, split exactly)
         stated, _ = stated_query_rates(ds, qc.plans, wl)
         q_rates = {q: r * wl.peak_factor for q, r in stated.items()}
+    seen = qc.seen_rows if qc is not None else None
+    node_s = query_node_seconds(qc) if qc is not None else None
+    reads = (seen, {**dict.fromkeys(seen or (), 0.0), **q_rates}, node_s)
+    rp = replayed(ds, schema, (index, w), reads, sum(q_rates.values()), st)
+    w = rp.writes
+    mpe = w.n / max(rp.events, 1) if w.n else 1.0
     write_rate = None if wl.events_per_s is None else wl.events_per_s * wl.peak_factor * mpe
     return key_distribution(
-        index,
-        seen_rows=qc.seen_rows if qc is not None else None,
-        weights={**dict.fromkeys(qc.seen_rows if qc is not None else (), 0.0), **q_rates},
-        query_node_s=query_node_seconds(qc) if qc is not None else None,
+        rp.index,
+        seen_rows=rp.seen,
+        weights=reads[1],
+        query_node_s=reads[2],
         nodes=nodes,
         settings=st,
         write_rate_per_s=write_rate,
         queries_per_s=sum(q_rates.values()),
         writes=w,
         schema_name=name,
-        events=len(ds),
+        events=rp.events,
+        ceiling=rp.ceiling,
+        source_note=rp.note,
     )
 
 
@@ -388,13 +400,16 @@ def keyspace(
     workload: Workload | None = None,
     settings: Settings | None = None,
     chunk_events: int = CHUNK_EVENTS,
+    engine: bool = True,
 ) -> KeyDistribution:
     """``analyze(ds, schema, nodes=, workload=, settings=).keyspace`` on its own: the same
     index and the same load model (:func:`load_model`), without compression, row sizes and
     capacity, and without the query costs when the workload draws no reads (:func:`draws_reads`).
     Its tablets, rates and split keys are analyze's; its ceiling is the sample's own
     (``design_ceiling``), where ``analyze`` goes on to state production's (``at_workload``).
-    What a bulk load's split points need (``beam/splits.py``, G06)."""
+    What a bulk load's split points need (``beam/splits.py``, G06). ``engine=False``: replay
+    ``ds``'s own events even when they are a shape sample of files (a bulk load's bounded
+    share), not every event of the files (``analysis/file_writes.py``)."""
     require_dataset(ds, "keyspace")
     st = settings or DEFAULT
     wl = require_workload(workload)
@@ -404,7 +419,8 @@ def keyspace(
     if draws_reads(ds, wl):
         scale = plan_scale(ds, wl, st, series_rates(ds, wl))
         qc = costed_queries(ds, schema, index, st, None, name, scale)
-    return load_model(ds, index, qc, wl, st, nodes=nodes, name=name)
+    keyed = schema if engine else None
+    return load_model(ds, index, qc, wl, st, nodes=nodes, name=name, schema=keyed)
 
 
 @workload_only  # events_per_s=, entities=, ... refused with the Workload line to write instead
@@ -489,7 +505,7 @@ def analyze(
         rates = series_rates(ds, wl)  # one count: the planner and production() read it
         qc = costed_queries(ds, schema, index, st, measured, name, plan_scale(ds, wl, st, rates))
     with _timed(tm, "keyspace"):
-        kd = load_model(ds, index, qc, wl, st, nodes=nodes, name=name, writes=writes)
+        kd = load_model(ds, index, qc, wl, st, nodes=nodes, name=name, writes=writes, schema=schema)
         del writes  # one entry per mutation: the model keeps what it needs (10M: ~190 MB)
     bound = row_time_bound_s(schema.key)
     with _timed(tm, "production"):

@@ -10,7 +10,9 @@ move that lands ``lag`` steps later (``settings.rebalance_minutes``).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -149,7 +151,7 @@ def replay(
     bytes. Why one function: the steps share the evolving tablets, their nodes and sizes, the
     rows that exist and a pending move; each step below is a named function."""
     t0, win_us, W = grid
-    n, R = len(w.row), len(rcpu)
+    n, R = w.n, len(rcpu)
     B = buckets
     prb = float(st.planning_row_bytes)
     win_s = win_us / 1e6
@@ -164,7 +166,7 @@ def replay(
     read_born, read_born_at, r_all = read_schedule(rcpu, first, step, S, n)
     # the cluster's typical step load: splits and moves answer load that matters against it, not
     # the relative imbalance of a near-idle step (a row is read from its step to the last)
-    w_all = wcost / prb * float(np.maximum(w.nbytes, int(prb)).sum(dtype=np.float64)) if n else 0.0
+    w_all = wcost / prb * float(w.cost_bytes(prb).sum(dtype=np.float64)) if n else 0.0
     typical = (w_all + r_all / sub) / max(S, 1)
     starts, node = tablets
     size = np.zeros(len(starts))
@@ -210,8 +212,8 @@ def replay(
             out.bucket_read[k] += idle[3]
             continue
         rr, bb = w.row[a:b], w.nbytes[a:b]
-        wc = write_cpu(bb, wcost, prb)
-        tab, t_cpu = tablet_load(starts, rr, wc, t_read)
+        cpu_of = partial(w.cpu_by, (a, b), wcost, prb)  # per tablet, per row
+        tab, t_cpu = tablet_load(starts, rr, cpu_of, t_read)
         nc = np.bincount(node, weights=t_cpu, minlength=nodes)
         bn = bucket_node(starts, node, nc, first_rows, last_rows)
         bvec = nc[bn]
@@ -221,7 +223,12 @@ def replay(
         total = float(t_cpu.sum())
         ends = np.append(starts[1:], R)
         _record(
-            out, (j, k, sub, lag), (starts, ends, node), (t_cpu, total, nc, bvec, tab), rr, live
+            out,
+            (j, k, sub, lag),
+            (starts, ends, node),
+            (t_cpu, total, nc, bvec, tab),
+            (rr, w.weights(a, b)),
+            live,
         )
         if a == b:
             idle = (nc, float(t_cpu.max()) if len(t_cpu) else 0.0, bvec, bread)
@@ -231,7 +238,7 @@ def replay(
         # splits: by load (what this step carried) and by size
         thr = st.load_split_share * max(total, typical) / nodes
         cuts = _load_cuts(
-            (rr, wc, k),
+            (rr, cpu_of, k),
             (win, first, w.ts),
             (starts, ends),
             (t_cpu, t_read, total),
@@ -251,7 +258,7 @@ def replay(
             size = np.add.reduceat(per_row, starts)
             del per_row
             t_read = np.add.reduceat(live, starts, dtype=np.float64)
-            tab, t_cpu = tablet_load(starts, rr, wc, t_read)
+            tab, t_cpu = tablet_load(starts, rr, cpu_of, t_read)
         # rebalance by load: decided now, in effect `lag` steps later
         if plan is None and needs_rebalance(
             t_cpu, node, nodes, (total, typical), st.rebalance_tolerance
@@ -261,13 +268,8 @@ def replay(
     return out
 
 
-def write_cpu(nbytes: np.ndarray, wcost: float, row_bytes: float) -> np.ndarray:
-    """CPU of each write: ``wcost`` per planning row (1 KB), more for a larger write."""
-    return wcost * np.maximum(1.0, nbytes / row_bytes)
-
-
 def _load_cuts(
-    step: tuple[np.ndarray, np.ndarray, int],
+    step: tuple[np.ndarray, Callable[[np.ndarray, int], np.ndarray], int],
     when: tuple[np.ndarray, np.ndarray, np.ndarray],
     tablets: tuple[np.ndarray, np.ndarray],
     loads: tuple[np.ndarray, np.ndarray, float],
@@ -275,11 +277,11 @@ def _load_cuts(
     live: np.ndarray,
     found: dict,
 ) -> list[int]:
-    """Load split points after a step (its writes' rows and CPU, its window): the step's rows
+    """Load split points after a step (its writes' rows, their CPU per bin, its window): the step's rows
     and where a cut may fall are worked out only when a tablet of several rows is over ``thr``.
     ``when`` is (each write's window, each row's first write, each write's time), ``tablets``
     (starts, ends), ``loads`` (CPU per tablet, reads per tablet, the step's total)."""
-    rr, wc, k = step
+    rr, cpu_of, k = step
     win, first, ts = when
     starts, ends = tablets
     t_cpu, t_read, total = loads
@@ -287,7 +289,7 @@ def _load_cuts(
     if total <= 0:
         return []
     if ((t_cpu > thr) & (ends - starts > 1)).any():
-        lrows, wcum = step_rows(rr, wc)
+        lrows, wcum = step_rows(rr, cpu_of)
         allowed = frontier_allowed(lrows, win[first[lrows]] == k, ts[first[lrows]])
     else:
         lrows, wcum, allowed = rr[:0], np.zeros(1), np.ones(0, dtype=bool)
@@ -299,20 +301,22 @@ def _record(
     when: tuple[int, int, int, int],
     tablets: tuple[np.ndarray, np.ndarray, np.ndarray],
     loads: tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray],
-    rr: np.ndarray,
+    written: tuple[np.ndarray, np.ndarray | None],
     live: np.ndarray,
 ) -> None:
     """Add step ``j`` (window ``k``) to the window totals, the hot-tablet list and the busiest
     tablet seen (after warm-up, ``lag`` steps, and at any time). ``when`` is (j, k, steps per
     window, lag), ``tablets`` (starts, ends, node), ``loads`` (CPU per tablet, its total, per
-    node, per key bucket, each write's tablet); ``rr`` the step's rows."""
+    node, per key bucket, each write's tablet); ``written`` the step's rows and mutations per
+    entry (None: one each)."""
+    rr, counts = written
     j, k, sub, lag = when
     starts, ends, node = tablets
     t_cpu, total, nc, bvec, tab = loads
     out.node_cpu[k] += nc
     out.bucket_cpu[k] += bvec
     if len(rr):
-        t_wr = np.bincount(tab, minlength=len(starts))
+        t_wr = np.bincount(tab, weights=counts, minlength=len(starts))
         out.node_writes[k] += np.bincount(node, weights=t_wr, minlength=len(nc))
         out.top_writes[k] += t_wr.max()
     if total <= 0:

@@ -12,6 +12,8 @@ split can relieve: ``{"row": {row: load}, "frontier": load}``) is filled in plac
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -39,11 +41,14 @@ def sample_split_bytes(split_bytes: float, scale: float, nbytes: np.ndarray, buc
     return max(split_bytes / scale if scale > 0 else float("inf"), sample_bytes / buckets)
 
 
-def step_rows(rows: np.ndarray, wcpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def step_rows(
+    rows: np.ndarray, wcpu: np.ndarray | Callable[[np.ndarray, int], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     """(distinct rows written in a step, sorted; the cumulative write CPU before each of them,
-    one longer) from each write's row and CPU."""
+    one longer) from each write's row and CPU (or what sums it per bin: ``Writes.cpu_by``)."""
     lrows, inv = np.unique(rows, return_inverse=True)
-    return lrows, np.concatenate(([0.0], np.cumsum(np.bincount(inv, weights=wcpu))))
+    per = wcpu(inv, len(lrows)) if callable(wcpu) else np.bincount(inv, weights=wcpu)
+    return lrows, np.concatenate(([0.0], np.cumsum(per)))
 
 
 def frontier_allowed(lrows: np.ndarray, is_new: np.ndarray, first_ts: np.ndarray) -> np.ndarray:

@@ -48,7 +48,10 @@ def split_points(
     if used is not sample and events_per_s is None:  # the kept series at the sample's own rate
         agg = sample.aggregates
         events_per_s = agg.events / agg.span_s if agg else len(sample) / sample_span_s(sample)
-    kd = keyspace(used, schema, nodes=nodes, workload=Workload(events_per_s=events_per_s))
+    # the bounded share's own writes: a bulk load does not wait for the engine path's scan of
+    # every file (analysis/file_writes.py), which analyze runs
+    wl = Workload(events_per_s=events_per_s)
+    kd = keyspace(used, schema, nodes=nodes, workload=wl, engine=False)
     where = (
         f"the load model at {rate} ({_rate(kd.write_rate_per_s)} row mutations/s at the peak) on "
         f"{counted(kd.nodes, 'node')}, over {over}"

@@ -77,6 +77,9 @@ class FileAggregates:
     series_events: tuple[tuple[tuple[object, ...], int], ...] = field(default=(), repr=False)
     # the distinct entity tuples, when asked for (``keys=True``): a shape sample draws from them
     series_keys: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    # the Parquet files and the zone of naive times, for a later scan of them (the engine
+    # path's writes, ``analysis/file_writes.py``); (): not files DuckDB reads (a CSV)
+    source: tuple[tuple[str, ...], str | None] | tuple[()] = field(default=(), compare=False)
 
     def busiest_ratio(self, columns: Sequence[str]) -> float | None:
         """The busiest group of ``columns`` over the mean group, in events (None: not counted)."""
@@ -133,7 +136,8 @@ def column_sets(entity: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(s) for k in range(1, len(cols) + 1) for s in combinations(cols, k)]
 
 
-def _q(name: str) -> str:
+def sql_name(name: str) -> str:
+    """A column name quoted for SQL."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -141,6 +145,58 @@ def _us_at_or_after(t: pd.Timestamp) -> int:
     """The first whole microsecond not before ``t`` (``t_us >= this`` ⇔ ``t >= t`` for events
     in whole microseconds)."""
     return math.ceil(pd.Timestamp(t).value / 1000)
+
+
+def connect(
+    paths: Sequence[str],
+    columns: Sequence[str],
+    time: str,
+    naive_tz: str | None = None,
+    memory_limit: str = "1GB",
+    threads: int | None = None,
+):
+    """A DuckDB connection whose view ``ev`` holds the events of the Parquet ``paths``, the
+    ``time`` column a ``TIMESTAMP WITH TIME ZONE`` (naive times read in ``naive_tz``);
+    ``columns`` must be in the files. The one place the files are opened for SQL:
+    ``file_aggregates`` and the engine path's writes (``analysis/file_writes.py``) read them
+    alike."""
+    import duckdb
+
+    con = duckdb.connect(config={"memory_limit": memory_limit, "preserve_insertion_order": False})
+    try:
+        con.execute("SET enable_progress_bar = false")  # the reader's own bar counts the events
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
+        files = ", ".join("'" + f.replace("'", "''") + "'" for f in paths)  # a view takes no ?
+        con.execute(f"CREATE TEMP VIEW ev AS SELECT * FROM read_parquet([{files}])")
+        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
+        missing = [c for c in columns if c not in types]
+        if missing:
+            raise DatasetError(
+                f"Column {missing[0]!r} is not in the file(s) (columns: {', '.join(types)}); "
+                "name an existing column."
+            )
+        if not str(types[time]).startswith("TIMESTAMP"):
+            raise DatasetError(
+                f"Column {time!r} is {types[time]}, not a Parquet timestamp: write the times as "
+                "timestamps (pandas datetime64 with a time zone) to aggregate them here."
+            )
+        t = sql_name(time)
+        if not str(types[time]).startswith("TIMESTAMP WITH TIME ZONE"):
+            if naive_tz is None:
+                raise DatasetError(
+                    f"Column {time!r} holds times without a time zone ({types[time]}): pass "
+                    "naive_tz='UTC' if they are UTC, or the zone they were recorded in."
+                )
+            zone = naive_tz.replace("'", "''")
+            con.execute(
+                f"CREATE OR REPLACE TEMP VIEW ev AS SELECT * REPLACE (timezone('{zone}', {t}) "
+                f"AS {t}) FROM read_parquet([{files}])"
+            )
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def file_aggregates(
@@ -167,41 +223,11 @@ def file_aggregates(
     times without one were recorded in (``from_parquet``'s; DuckDB's ``timezone(zone, t)``
     reads them as that zone's wall clock, as pandas' ``tz_localize`` does).
     """
-    import duckdb
-
     src = [paths] if isinstance(paths, str) else list(paths)
-    con = duckdb.connect(config={"memory_limit": memory_limit, "preserve_insertion_order": False})
+    con = connect(src, [*entity, time], time, naive_tz, memory_limit, threads)
     try:
-        con.execute("SET enable_progress_bar = false")  # the reader's own bar counts the events
-        if threads:
-            con.execute(f"SET threads = {int(threads)}")
-        files = ", ".join("'" + f.replace("'", "''") + "'" for f in src)  # a view takes no ?
-        con.execute(f"CREATE TEMP VIEW ev AS SELECT * FROM read_parquet([{files}])")
-        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
-        missing = [c for c in [*entity, time] if c not in types]
-        if missing:
-            raise DatasetError(
-                f"Column {missing[0]!r} is not in the file(s) (columns: {', '.join(types)}); "
-                "name an existing column."
-            )
-        if not str(types[time]).startswith("TIMESTAMP"):
-            raise DatasetError(
-                f"Column {time!r} is {types[time]}, not a Parquet timestamp: write the times as "
-                "timestamps (pandas datetime64 with a time zone) to aggregate them here."
-            )
-        t = _q(time)
-        if not str(types[time]).startswith("TIMESTAMP WITH TIME ZONE"):
-            if naive_tz is None:
-                raise DatasetError(
-                    f"Column {time!r} holds times without a time zone ({types[time]}): pass "
-                    "naive_tz='UTC' if they are UTC, or the zone they were recorded in."
-                )
-            zone = naive_tz.replace("'", "''")
-            con.execute(
-                f"CREATE OR REPLACE TEMP VIEW ev AS SELECT * REPLACE (timezone('{zone}', {t}) "
-                f"AS {t}) FROM read_parquet([{files}])"
-            )
-        ents = [_q(c) for c in entity]
+        t = sql_name(time)
+        ents = [sql_name(c) for c in entity]
         tup = f"row({', '.join(ents)})" if ents else "1"
         n, first, last, busiest, rows, series_keys, top = _grouped(con, t, list(entity), keys)
         full = tuple(entity)
@@ -212,7 +238,7 @@ def file_aggregates(
             if lead_set not in busiest:  # more than SUBSETS_UP_TO columns, a subset of them
                 row = con.execute(
                     f"SELECT count(*), max(k), sum(k) FROM (SELECT count(*) AS k FROM ev "
-                    f"GROUP BY {', '.join(_q(c) for c in lead_set)})"
+                    f"GROUP BY {', '.join(sql_name(c) for c in lead_set)})"
                 ).fetchone()
                 assert row is not None
                 busiest[lead_set] = (int(row[0]), int(row[1]), float(row[2]) / int(row[0]))
@@ -235,6 +261,7 @@ def file_aggregates(
             rows=rows,
             series_events=top,
             series_keys=series_keys,
+            source=(tuple(src), naive_tz),
         )
     finally:
         con.close()
@@ -250,10 +277,13 @@ def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
     sets = column_sets(entity)
     keyed = [(s, None) for s in sets] + [(s, b) for s in [(), *sets] for b in ROW_BUCKETS]
     names = [*entity, *(f"__{b}" for b in ROW_BUCKETS)]
-    cols = [_q(c) for c in names]
+    cols = [sql_name(c) for c in names]
     naive = f"make_timestamp(epoch_us({t}))"  # UTC wall time, floored as the keys floor it
     inner = ", ".join(
-        [*(_q(c) for c in entity), *(f"date_trunc('{b}', {naive}) AS __{b}" for b in ROW_BUCKETS)]
+        [
+            *(sql_name(c) for c in entity),
+            *(f"date_trunc('{b}', {naive}) AS __{b}" for b in ROW_BUCKETS),
+        ]
     )
 
     def grouping_id(s: tuple[str, ...], b: str | None) -> int:
@@ -261,9 +291,10 @@ def _grouped(con, t: str, entity: list[str], keys: bool = False) -> tuple:
         return sum(1 << (len(names) - 1 - i) for i, c in enumerate(names) if c not in held)
 
     spec = ", ".join(
-        "(" + ", ".join([*(_q(c) for c in s), *([f"__{b}"] if b else [])]) + ")" for s, b in keyed
+        "(" + ", ".join([*(sql_name(c) for c in s), *([f"__{b}"] if b else [])]) + ")"
+        for s, b in keyed
     )
-    ents = ", ".join(_q(c) for c in entity)
+    ents = ", ".join(sql_name(c) for c in entity)
     groups = (
         f"SELECT GROUPING({', '.join(cols)}) AS g, {ents + ', ' if ents else ''}"
         f"count(*) AS k, min({t}) AS lo, max({t}) AS hi "
@@ -320,7 +351,7 @@ def _window(con, t: str, tup: str, entity: Sequence[str], w: tuple) -> WindowAgg
         )
     cols = [c for c in entity if c in named]
     params = [named[c] for c in cols]
-    ans = " AND ".join(f"{_q(c)} = ?" for c in cols) if cols else "TRUE"
+    ans = " AND ".join(f"{sql_name(c)} = ?" for c in cols) if cols else "TRUE"
     row = con.execute(
         f"SELECT count(DISTINCT CASE WHEN ({ans}) AND {near} THEN {tup} END), "
         f"count(*) FILTER (WHERE ({ans}) AND {inside}), "

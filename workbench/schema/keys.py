@@ -7,6 +7,7 @@ for, so a plan can never disagree with the data. Segments: :mod:`.segments` and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -25,6 +26,7 @@ from .segments import (
     Tags,
     any_contains,
     join_sized,
+    sql_text,
 )
 from .time_segments import BaseTimestamp
 from .value_text import factorize
@@ -107,6 +109,16 @@ class RowKey:
             if i < len(self.segments) - 1:
                 out += self.delimiter
         return out
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        """The key of each event as a DuckDB SQL expression (``Segment.key_sql``: ``columns``
+        a dataset column's key text, ``t_us`` the event time in µs), the segments' texts joined
+        by the delimiter as ``render`` joins them; None when a segment's text is not written in
+        SQL (the engine path then replays the sample, and says so)."""
+        texts = [s.key_sql(columns, t_us) for s in self.segments]
+        if any(t is None for t in texts):
+            return None
+        return f" || {sql_text(self.delimiter)} || ".join(f"({t})" for t in texts)
 
     # -- render / parse --------------------------------------------------------------
     def render(self, ctx: RenderContext) -> np.ndarray:

@@ -90,6 +90,11 @@ class RenderContext:
         return self._cache[key]
 
 
+def sql_text(text: str) -> str:
+    """``text`` as a SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def unknown_name_message(name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -316,6 +321,14 @@ class Segment:
         """A GoogleSQL TIMESTAMP expression decoding the field's text (None: no event time)."""
         return None
 
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        """This segment's text for each event as a DuckDB SQL expression, the text ``coded``
+        gives (the engine path's keys over the files, ``analysis/file_writes.py``):
+        ``columns`` maps a dataset column to its key text in SQL (VARCHAR), ``t_us`` is the
+        event time in µs since the epoch (BIGINT). None: SQL does not write this text (a hash,
+        a measure's name, Heroic's tags), and the caller falls back to the sample (G06)."""
+        return None
+
 
 @dataclass(frozen=True)
 class Literal(Segment):
@@ -338,6 +351,9 @@ class Literal(Segment):
 
     def coded(self, ctx: RenderContext) -> Coded:
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.text], dtype=object)
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        return sql_text(self.text)
 
     def n_parts(self, delimiter: str) -> int | None:
         return self.text.count(delimiter) + 1 if delimiter else 1
@@ -377,6 +393,9 @@ class Field(Segment):
 
     def coded(self, ctx: RenderContext) -> Coded:
         return ctx.coded(self.column)
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        return columns.get(self.column)
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         return {self.column: text}
@@ -418,6 +437,10 @@ class PaddedInt(Field):
         codes, uniq = factorized(col.to_numpy())
         return codes, digits(uniq, self.width, f"{self.column}")
 
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        text = columns.get(self.column)  # the digits of a whole number ≥ 0 (``digits``)
+        return None if text is None else f"lpad({text}, {int(self.width)}, '0')"
+
     def _alphabet(self) -> str | None:
         return "0123456789"
 
@@ -456,6 +479,9 @@ class Hashed(Field):
     def readable(self) -> Segment:
         return Field(self.column)
 
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        return None  # its text transforms the value: not written in SQL here
+
     def coded(self, ctx: RenderContext) -> Coded:
         return _map_coded(
             ctx.coded(self.column), lambda u: hashlib.md5(u.encode()).hexdigest()[: self.length]
@@ -485,6 +511,9 @@ class ReversedId(Field):
     def digits_width(self) -> int | None:
         return None
 
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        return None  # its text transforms the value: not written in SQL here
+
     def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
         if col.dtype.kind not in "iu" or (len(col) and col.min() < 0):
@@ -513,6 +542,9 @@ class ReversedDomain(Field):
 
     def digits_width(self) -> int | None:
         return None
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        return None  # its text transforms the value: not written in SQL here
 
     def coded(self, ctx: RenderContext) -> Coded:
         if ctx.delimiter == ".":

@@ -4,6 +4,7 @@ G09, G12, G13, G16, G21, G31)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -19,6 +20,7 @@ from .segments import (
     RenderContext,
     Segment,
     factorized,
+    sql_text,
 )
 from .time_text import (
     DEFAULT_FORMATS,
@@ -27,6 +29,7 @@ from .time_text import (
     US_PER_MS,
     US_PER_S,
     check_format,
+    epoch_unit,
     format_time_coded,
 )
 from .value_text import digits
@@ -43,6 +46,11 @@ REVERSED_UNITS = {
     "second": ("s", 9_999_999_999, 10),
     "ms": ("ms", 9_999_999_999_999, 13),
     "us": ("us", 9_999_999_999_999_999, 16),
+}
+_TRUNC = {  # a precision as DuckDB's date_trunc names it
+    **{p: p for p in ("month", "week", "day", "hour", "minute", "second")},
+    "ms": "millisecond",
+    "us": "microsecond",
 }
 _FROM_EPOCH = {"s": "TIMESTAMP_SECONDS", "ms": "TIMESTAMP_MILLIS", "us": "TIMESTAMP_MICROS"}
 
@@ -110,6 +118,19 @@ class Timestamp(Segment):
             else f"SUBSTR({field_name}, 1, {width})"
         )
         return f"PARSE_TIMESTAMP('{fmt}', {text})"
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        fmt = self.fmt or DEFAULT_FORMATS[self.precision]
+        # floored in UTC as ``floor_us`` floors: weeks from Monday (ISO), months from the 1st
+        ts = f"date_trunc('{_TRUNC[self.precision]}', make_timestamp({t_us}))"
+        if fmt.startswith("epoch_"):
+            unit, width = epoch_unit(fmt)
+            return f"lpad(CAST(epoch_us({ts}) // {unit} AS VARCHAR), {width}, '0')"
+        text = f"strftime({ts}, {sql_text(fmt)})"
+        frac = {"ms": ("// 1000 % 1000", 3), "us": ("% 1000000", 6)}.get(self.precision)
+        if frac is None:
+            return text
+        return f"{text} || lpad(CAST(epoch_us({ts}) {frac[0]} AS VARCHAR), {frac[1]}, '0')"
 
     def subms(self, text: pd.Series) -> np.ndarray | None:
         """The sub-millisecond µs of the event (only a ``us`` precision key keeps them)."""
@@ -209,6 +230,10 @@ class ReversedTimestamp(Segment):
     def coded(self, ctx: RenderContext) -> Coded:
         codes, uniq = factorized(np.floor_divide(ctx.t_us, self._per))
         return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        per = f"CAST(floor(({t_us}) / {self._per}) AS BIGINT)" if self._per > 1 else t_us
+        return f"lpad(CAST({self.max_value} - {per} AS VARCHAR), {self.width}, '0')"
 
     def _alphabet(self) -> str | None:
         return "0123456789"

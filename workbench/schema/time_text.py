@@ -162,7 +162,7 @@ def format_time_coded(
         codes, uniq = pd.factorize(ft)
         texts = _format_floored(np.asarray(uniq, dtype=np.int64), precision, fmt)
     if fmt.startswith("epoch_"):
-        exact = _epoch_unit(fmt)[0] <= _FIXED_US.get(precision, US_PER_DAY)
+        exact = epoch_unit(fmt)[0] <= _FIXED_US.get(precision, US_PER_DAY)
     else:
         exact = all(f"%{c}" in fmt for c in _NEEDS[precision])
     return (codes, texts) if exact else merge_equal_texts(codes, texts)
@@ -189,7 +189,7 @@ _FIELD_WIDTH = {**_TOKEN_WIDTH, "ms": 3, "us": 6}
 
 def _format_floored(ft: np.ndarray, precision: str, fmt: str) -> np.ndarray:
     if fmt.startswith("epoch_"):
-        unit, width = _epoch_unit(fmt)
+        unit, width = epoch_unit(fmt)
         return digits(ft // unit, width, "epoch time")
     pieces: list[str] = []  # field names (Y m d H M S ms us) or literal text as "=…"
     for tok, lit in TOKEN_RX.findall(fmt):
@@ -268,7 +268,7 @@ def _format_joined(
     return out if out is not None else np.full(len(t), "", dtype=object)
 
 
-def _epoch_unit(fmt: str) -> tuple[int, int]:
+def epoch_unit(fmt: str) -> tuple[int, int]:
     table = {"epoch_s": (US_PER_S, 10), "epoch_ms": (US_PER_MS, 13), "epoch_us": (1, 16)}
     if fmt not in table:
         raise SchemaError(f"Unknown epoch format {fmt!r}; use epoch_s, epoch_ms or epoch_us.")
@@ -278,7 +278,7 @@ def _epoch_unit(fmt: str) -> tuple[int, int]:
 def check_format(fmt: str | None) -> None:
     if fmt is None or fmt.startswith("epoch_"):
         if fmt is not None:
-            _epoch_unit(fmt)
+            epoch_unit(fmt)
         return
     for m in re.finditer(r"%(.)", fmt):
         if m.group(1) not in _TOKEN_WIDTH and m.group(1) != "%":

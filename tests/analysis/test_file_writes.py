@@ -1,0 +1,142 @@
+"""The engine path's writes (``analysis/file_writes.py``): every event of a shape sample's
+Parquet files keyed by DuckDB and grouped per (row, balancer step), replayed by the load
+model through the same steps as one entry per mutation (G06)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import workbench as wb
+from workbench.analysis._index import CellIndex
+from workbench.analysis.keyspace import key_distribution
+from workbench.analysis.load_windows import Writes, time_ids, window_grid, writes_from_index
+from workbench.analysis.overview import keyspace
+from workbench.analysis.replay import balancer_steps
+from workbench.analysis.settings import DEFAULT
+
+FIGURES = (
+    "n_writes",
+    "n_rows",
+    "n_tablets",
+    "mean_share",
+    "mean_write_share",
+    "mean_tablet_share",
+    "mean_tablet_write_share",
+    "busiest_node_cpu",
+    "hotspot_factor",
+)
+
+
+def _events(series: int, per: int) -> pd.DataFrame:
+    """``series`` hosts, the first writing every second, the others every minute, ``per``
+    readings each, values of four digits (every cell one size)."""
+    host = np.repeat([f"h{i:02d}" for i in range(series)], per)
+    step = np.where(host == "h00", 1, 60)
+    secs = np.tile(np.arange(per), series) * step
+    return pd.DataFrame(
+        {
+            "host": host,
+            "time": pd.Timestamp("2024-03-04", tz="UTC") + pd.to_timedelta(secs, unit="s"),
+            "value": 1000 + np.arange(len(host)) % 9000,
+        }
+    )
+
+
+def _grouped(w: Writes) -> Writes:
+    """``w`` (one entry per mutation) grouped by hand per (row, balancer step) of the load
+    model's grid: an entry's count, first time and totals, in time order."""
+    n = len(w.row)
+    t0, win_us, W = window_grid(int(w.ts[0]), int(w.ts[-1]), n, DEFAULT)
+    sub, _ = balancer_steps(win_us / 1e6, n, W, DEFAULT)
+    step = np.minimum(time_ids(w.ts, t0, win_us, sub), W * sub - 1)
+    f = pd.DataFrame({"row": w.row, "step": step, "ts": w.ts, "b": w.nbytes, "c": w.cells})
+    g = f.groupby(["row", "step"]).agg(
+        ts=("ts", "min"), b=("b", "sum"), c=("c", "sum"), k=("ts", "size")
+    )
+    g = g.reset_index().sort_values(["ts", "row"], kind="stable")
+    return Writes(
+        *(g[c].to_numpy(np.int64) for c in ("row", "ts", "b", "c", "k")), last_us=int(w.ts[-1])
+    )
+
+
+def test_writes_grouped_with_their_counts_replay_as_one_entry_per_mutation():
+    """The one code path: the same mutations as one entry each or grouped per (row, step)
+    with their counts give the same key distribution, to the last bit (whole planning rows
+    sum exactly). 3 hosts × 3,000 readings in day rows: h00's 3,000 seconds fit one day, the
+    others' 3,000 minutes span three (2024-03-04 to 06), so 1 + 2 × 3 = 7 rows."""
+    ds = wb.from_dataframe(_events(3, 3_000), entity="host", time="time", measures="value")
+    index = CellIndex.build(wb.preset(ds, "bucket_new_cells").to_cells(ds))
+    one = writes_from_index(index)
+    grouped = _grouped(one)
+    assert len(grouped.row) < len(one.row) and grouped.n == len(one.row) == 9_000
+    a = key_distribution(index, writes=one, write_rate_per_s=50_000, nodes=3)
+    b = key_distribution(index, writes=grouped, write_rate_per_s=50_000, nodes=3)
+    assert a.n_rows == 7
+    for fig in FIGURES:
+        assert getattr(b, fig) == getattr(a, fig), fig
+    np.testing.assert_array_equal(b.node_cpu, a.node_cpu)
+    assert b.split_keys() == a.split_keys()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """100 hosts × 200 readings in a Parquet file: the engine path's dataset (a shape sample
+    of about 4,000 events) and the file loaded whole."""
+    path = tmp_path_factory.mktemp("fw") / "hosts.parquet"
+    pq.write_table(pa.Table.from_pandas(_events(100, 200), preserve_index=False), path)
+    args = dict(entity="host", time="time", measures="value", progress=False)
+    engine = wb.from_parquet(path, shape_events=4_000, **args)
+    whole = wb.from_parquet(path, sample=1, **args)
+    assert engine.aggregates is not None and len(engine) < 20_000 == len(whole)
+    return engine, whole
+
+
+def test_the_engine_key_distribution_is_the_whole_files(files):
+    """entity_first keyed by DuckDB over the file: one row per event, 100 × 200 = 20,000
+    rows and writes (the sample holds about a fifth), and every figure the whole file's."""
+    engine, whole = files
+    wl = wb.Workload(events_per_s=20_000)
+    a = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl)
+    b = keyspace(whole, wb.preset(whole, "entity_first"), workload=wl)
+    assert (a.n_rows, a.n_writes) == (20_000, 20_000)
+    assert a.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert "20,000 mutations on 20,000 rows" in str(a)
+    assert b.source_note == ""  # the data's own writes: nothing to say
+    for fig in FIGURES:
+        assert getattr(a, fig) == pytest.approx(getattr(b, fig), rel=1e-12), fig
+    assert a.split_keys() == b.split_keys()
+
+
+def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):
+    engine, _ = files
+    kd = keyspace(engine, wb.preset(engine, "salted"))
+    assert "shape sample" in kd.source_note and "not written in SQL" in kd.source_note
+    assert "crc32" in str(kd)  # the printed line names the segment
+    assert kd.n_writes == len(engine)  # the sample's own writes, one per event
+
+
+def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(files, monkeypatch):
+    """A key with the event's time has up to a row per event: over ``ROWS_MAX`` events it
+    keeps the sample's replay without scanning the files, and says so; day rows of the same
+    file — 100 hosts: h00's 200 seconds in one day, the others' 200 minutes (3 h 20 min)
+    from midnight in one too, so 100 rows — are keyed from the files."""
+    from workbench.analysis import file_writes
+
+    engine, _ = files
+    monkeypatch.setattr(file_writes, "ROWS_MAX", 10_000)  # under the file's 20,000 events
+    kd = keyspace(engine, wb.preset(engine, "entity_first"))
+    assert "row per event: 20,000 over 10,000" in kd.source_note
+    assert kd.n_writes == len(engine)
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert (kd.n_rows, kd.n_writes) == (100, 20_000)
+
+
+def test_the_notebook_view_says_whose_writes_it_replays(files):
+    engine, _ = files
+    kd = keyspace(engine, wb.preset(engine, "salted"))
+    assert "not written in SQL" in kd._repr_html_()

@@ -1,0 +1,309 @@
+"""The engine path's writes: every event of the files keyed by DuckDB, for the load model (G06).
+
+A shape sample (``from_parquet`` over ``SHAPE_ABOVE`` events) holds a tenth or less of the
+series; replaying its writes gives the key distribution within ~15 % of the file's. Here
+DuckDB writes each event's row key in SQL over the files themselves (``RowKey.key_sql``: each
+segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``) and
+groups the events per (row key, balancer step of the load model's grid): the entries number
+the distinct rows × the steps they are written in, not the events, and each stands for its
+``count`` mutations (``Writes.count``; an event is one mutation: two events in one cell are a
+collision the write path refuses). ``key_distribution`` replays them through the same steps
+as the in-memory path's one entry per mutation, so the tablets, shares and split keys are the
+whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
+
+From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
+are the file's), the rows each query reads (its plan's rows in the sample, found among the
+file's keys, at the plan's node time in the sample) and the ceiling the model states before
+production's. Where SQL cannot write the key (a hash, a salt, a measure's name, Heroic's
+tags), a design writes more than one table or summary rows, the file has more rows than
+``ROWS_MAX`` (a key with the event's time has up to a row per event: the entries would be the
+events; decided from the file's event count without a scan, else by DuckDB's estimate of the
+distinct keys) or more entries than ``ENTRIES_MAX``, or the SQL keys miss one of the sample's,
+the load model replays the sample as before and its note says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..datasets.file_aggregates import connect, sql_name
+from ..datasets.model import Dataset
+from ..schema.schema import Schema
+from ._index import CellIndex
+from .ceiling import Ceiling, design_ceiling
+from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
+from .replay import balancer_steps
+from .settings import Settings
+
+# Distinct rows of the file the engine path keys, and (row, step) entries it fetches (about
+# 100 bytes each in memory while fetched): past them (a key with the event's time over two
+# million events) the sample's replay stays, within the 10 M-event path's memory bound.
+ROWS_MAX = 2_000_000
+ENTRIES_MAX = 2_000_000
+
+
+@dataclass(frozen=True)
+class FileWrites:
+    """The file's rows (``index``: keys only, in Bigtable order), its writes grouped per (row,
+    balancer step), its events, and the note the load model prints."""
+
+    index: CellIndex
+    writes: Writes
+    events: int
+    note: str
+
+    def seen_rows(self, sample: CellIndex, seen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Each query's rows in the sample (``seen``: sample row ids) as the file's row ids:
+        the sample's keys are among the file's (checked when the writes were made)."""
+        keys = self.index.row_keys
+        return {q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()}
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """What the load model replays (``overview.load_model``): the rows, their writes, the
+    rows each query reads, the events the writes are of, whose writes they are (a note, ""
+    for the data's own) and the ceiling to state (None: the writes' own)."""
+
+    index: CellIndex
+    writes: Writes
+    seen: Mapping[str, np.ndarray] | None
+    events: int
+    note: str
+    ceiling: Ceiling | None
+
+
+def replayed(
+    ds: Dataset,
+    schema: Schema | None,
+    sample: tuple[CellIndex, Writes],
+    reads: tuple[Mapping[str, np.ndarray] | None, Mapping[str, float], Mapping[str, float] | None],
+    queries_per_s: float,
+    st: Settings,
+) -> Replayed:
+    """The file's writes where :func:`file_writes` makes them (``schema`` given), else the
+    sample's; ``reads``: each query's rows in the sample, weight and node-seconds per run."""
+    index, w = sample
+    fw = file_writes(ds, schema, index, w, st) if schema is not None else None
+    if not isinstance(fw, FileWrites):
+        return Replayed(index, w, reads[0], len(ds), fw or "", None)
+    seen, weights, node_s = reads
+    ceiling = writes_ceiling(
+        index,
+        w,
+        seen_rows=seen,
+        weights=weights,
+        query_node_s=node_s,
+        queries_per_s=queries_per_s,
+        settings=st,
+    )
+    in_file = fw.seen_rows(index, dict(seen)) if seen is not None else None
+    return Replayed(fw.index, fw.writes, in_file, fw.events, fw.note, ceiling)
+
+
+def writes_ceiling(
+    index: CellIndex,
+    w: Writes,
+    *,
+    seen_rows: Mapping[str, np.ndarray] | None,
+    weights: Mapping[str, float] | None,
+    query_node_s: Mapping[str, float] | None,
+    queries_per_s: float,
+    settings: Settings,
+) -> Ceiling:
+    """The ceiling :func:`key_distribution` states of ``index``'s writes ``w`` when none is
+    given (``design_ceiling``, the reads per row as the model spreads them). The engine path
+    states the shape sample's: production grows its units from the sample's series
+    (``production.write_units``), so the file's units there would be counted twice."""
+    seen = seen_rows or {}
+    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=index.n_rows)
+    rates = query_rates(seen, weights or {}, queries_per_s)
+    rcpu = read_load(
+        row_bytes,
+        seen,
+        rates,
+        dict(query_node_s or {}),
+        settings,
+        lambda rows: np.zeros(len(rows), dtype=np.int64),
+        1,
+    )[0]
+    first = first_writes(w.row, index.n_rows)
+    return design_ceiling(index, w, first, rcpu, queries_per_s, settings)
+
+
+def sample_note(why: str) -> str:
+    """The load model's note when it replays the shape sample."""
+    return f"writes: the shape sample's replay ({why})"
+
+
+def file_writes(
+    ds: Dataset, schema: Schema, sample: CellIndex, sample_writes: Writes, st: Settings
+) -> FileWrites | str | None:
+    """The file's writes for the load model (see the module docstring), the reason the sample
+    stands in for them (a note), or None for a dataset that is not a shape sample of files."""
+    agg = ds.aggregates
+    if agg is None:
+        return None
+    if not agg.source:
+        return sample_note("a CSV is counted in one pass; its events are not scanned again")
+    why = _unkeyable(schema)
+    per_event = any(s.time_order and not s.time_bucket for s in schema.key.segments)
+    if not why and per_event and agg.events > ROWS_MAX:
+        why = f"the key's time gives up to a row per event: {agg.events:,} over {ROWS_MAX:,}"
+    if why:
+        return sample_note(why)
+    paths, naive_tz = agg.source
+    columns = [*ds.measures, *ds.attributes]
+    con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+    try:
+        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
+        text = {c: _key_text(c, str(types[c])) for c in ds.entity}
+        t_us = f"epoch_us({sql_name(ds.time)})"
+        key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us)
+        if key is None:
+            return sample_note("an entity column is neither text nor a whole number")
+        found = _grouped(con, key, t_us, _has_cell(schema, columns, types), st)
+    finally:
+        con.close()
+    if isinstance(found, str):
+        return sample_note(found)
+    keys, entries, n, t_last = found
+    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes)
+
+
+def _unkeyable(schema: Schema) -> str:
+    """Why the design's writes are not keyed here ("" when they are)."""
+    if schema.tables or schema.aggregates is not None:
+        return "the design writes more than one table or summary rows"
+    for seg in schema.key.segments:
+        if seg.names_measure:
+            return f"the key's {seg.template()} writes a row per measure"
+        if seg.key_sql({c: "x" for c in seg.sources()}, "0") is None:
+            return f"the key's {seg.template()} is not written in SQL"
+    return ""
+
+
+def _key_text(column: str, sql_type: str) -> str | None:
+    """A column's key text in SQL: text with the spaces around it stripped (as ``from_parquet``
+    and the bulk load's preflight strip them), a whole number's digits (None: other types,
+    whose text the sample's formatting gives)."""
+    q = sql_name(column)
+    if sql_type == "VARCHAR":
+        return f"trim({q})"
+    if sql_type in (
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "UTINYINT",
+        "USMALLINT",
+        "UINTEGER",
+    ):
+        return f"CAST({q} AS VARCHAR)"
+    return None
+
+
+def _has_cell(schema: Schema, columns: list[str], types: dict) -> str:
+    """The SQL condition of an event that writes a cell: a value in a measure or attribute (an
+    event with none writes none, unless the design writes a ``missing`` text)."""
+    if schema.missing is not None:
+        return "TRUE"
+    held = [
+        f"({sql_name(c)} IS NOT NULL"
+        + (f" AND NOT isnan({sql_name(c)}))" if str(types[c]) in ("DOUBLE", "FLOAT") else ")")
+        for c in columns
+        if c in types
+    ]
+    return " OR ".join(held) or "TRUE"
+
+
+def _grouped(con, key: str, t_us: str, where: str, st: Settings) -> tuple | str:
+    """(distinct keys in byte order, per (row, step) entries as (row, first ms, mutations),
+    mutations, the last one's time) by DuckDB, or why not. The grid is the load model's own
+    (``window_grid``, ``balancer_steps``) over the file's mutations, so an entry's step is the
+    step its mutations take in the replay."""
+    ms = f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
+    con.execute(f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm FROM ev WHERE {where}")
+    row = con.execute(
+        "SELECT count(*), min(tm), max(tm), approx_count_distinct(key) FROM k"
+    ).fetchone()
+    assert row is not None
+    n, t_first, t_last, rows = int(row[0]), row[1], row[2], int(row[3])
+    if not n:
+        return "the files hold no event with a cell"
+    if rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
+        return f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
+    t0, win_us, W = window_grid(int(t_first), int(t_last), n, st)
+    sub, _ = balancer_steps(win_us / 1e6, n, W, st)
+    got = con.execute(
+        f"SELECT key, least((tm - {t0}) * {sub} // {win_us}, {W * sub - 1}) AS step, "
+        f"count(*) AS c, min(tm) AS t FROM k GROUP BY key, step LIMIT {ENTRIES_MAX + 1}"
+    ).fetchnumpy()
+    if len(got["c"]) > ENTRIES_MAX:
+        return f"over {ENTRIES_MAX:,} (row, step) entries"
+    # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
+    keys = np.char.encode(got["key"].astype(str), "utf-8")
+    uniq, row_of = np.unique(keys, return_inverse=True)
+    del keys
+    if len(uniq) > ROWS_MAX:
+        return f"{len(uniq):,} rows, over the {ROWS_MAX:,} the engine path keys"
+    entries = (
+        row_of.astype(np.int64),
+        np.asarray(got["t"], dtype=np.int64),
+        np.asarray(got["c"], dtype=np.int64),
+    )
+    return uniq, entries, n, int(t_last)
+
+
+def _as_writes(
+    keys: np.ndarray,
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray],
+    counts: tuple[int, int, int],
+    sample: CellIndex,
+    sample_writes: Writes,
+) -> FileWrites | str:
+    """The entries as ``Writes`` in time order, each mutation's bytes its key's plus the
+    sample's mean of the rest (cells, family, qualifier, timestamp, value), and the file's
+    rows as a keys-only index; ``counts``: the file's events, its mutations, the last one's
+    time."""
+    events, n, t_last = counts
+    got = np.searchsorted(keys, sample.row_keys)
+    inside = got < len(keys)
+    if not (inside.all() and (keys[got[inside]] == sample.row_keys).all()):
+        return sample_note("the keys DuckDB writes miss some of the sample's")
+    w = sample_writes
+    n_s = max(len(w.row), 1)
+    cells_per = float(w.cells.sum(dtype=np.float64)) / n_s
+    rest = float((w.nbytes - w.cells * sample.key_bytes[w.row]).sum(dtype=np.float64)) / n_s
+    row, ts, count = entries
+    order = np.lexsort((row, ts))  # by time, then key: the in-memory path's order
+    row, ts, count = row[order], ts[order], count[order]
+    key_bytes = np.char.str_len(keys).astype(np.int64)
+    nbytes = np.rint(count * (cells_per * key_bytes[row] + rest)).astype(np.int64)
+    cells = np.rint(count * cells_per).astype(np.int64)
+    z = np.zeros(0, dtype=np.int64)
+    o = np.zeros(0, dtype=object)
+    index = CellIndex(
+        tables=list(sample.tables[:1]),
+        row_keys=keys,
+        row_table=np.zeros(len(keys), dtype=np.int32),
+        families=o,
+        qualifiers=o,
+        row=z,
+        family=z,
+        qualifier=z,
+        ts=z,
+        nbytes=z,
+        key_bytes=key_bytes,
+        family_bytes=z,
+        qualifier_bytes=z,
+        value_bytes_total=0,
+    )
+    note = (
+        f"writes: every event of the file keyed by DuckDB ({n:,} mutations on "
+        f"{len(keys):,} rows); bytes besides the key from the sample"
+    )
+    return FileWrites(index, Writes(row, ts, nbytes, cells, count, t_last), events, note)
