@@ -322,21 +322,23 @@ class LabVisit:
         """A code notebook (``code_notebook``) in the test's folder; its path from the lab's root."""
         return code_notebook(self.folder / name, cells).relative_to(self.lab.root_dir)
 
-    def _api(self, path: str, method: str = "GET"):
-        request = urllib.request.Request(self.url(path), method=method)
+    def api(self, path: str, method: str = "GET", body: dict | None = None):
+        """The lab's REST API (``api/kernels``, ``api/sessions``, ...): its JSON answer."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url(path), data=data, method=method)
         with urllib.request.urlopen(request, timeout=60) as resp:
             body = resp.read()
         return json.loads(body) if body else None
 
     def stop_kernels(self) -> None:
         """Shut every session and kernel of the lab down and wait until none is listed."""
-        for session in self._api("api/sessions"):
-            self._api(f"api/sessions/{session['id']}", method="DELETE")
+        for session in self.api("api/sessions"):
+            self.api(f"api/sessions/{session['id']}", method="DELETE")
         deadline = time.monotonic() + KERNELS_STOP_S
-        while kernels := self._api("api/kernels"):
+        while kernels := self.api("api/kernels"):
             for kernel in kernels:
                 with contextlib.suppress(urllib.error.HTTPError):  # gone meanwhile
-                    self._api(f"api/kernels/{kernel['id']}", method="DELETE")
+                    self.api(f"api/kernels/{kernel['id']}", method="DELETE")
             if time.monotonic() > deadline:
                 pytest.fail(f"kernels still running {KERNELS_STOP_S:.0f} s after DELETE: {kernels}")
             time.sleep(0.25)

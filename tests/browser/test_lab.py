@@ -1,9 +1,9 @@
 """A real browser in JupyterLab: run all cells, move a widget, see the figure change.
 
 JupyterLab runs headless on 127.0.0.1 (tests/browser/__init__.py: the worker's lab, each test
-in a workspace of its own), Debian chromium is driven by Python playwright. The notebook is run with "Run All Cells"
-(``runmenu:run-all``); the slider is moved with the keyboard like a person
-would; the Output widget's figure must be a different image afterwards. Once on
+in a workspace of its own), Debian chromium is driven by Python playwright. The notebook is
+run with "Run All Cells" (``runmenu:run-all``); the slider is moved with the keyboard like a
+person would; the Output widget's figure must be a different image afterwards. Once on
 a small fixture notebook (an ``interactive_output`` slider), once on the
 workshop's design lab (the designer's cluster-size slider and its heat map).
 """
