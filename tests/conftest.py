@@ -6,6 +6,9 @@
 * ``conn``: that emulator's :class:`~workbench.bigtable.connection.Connection`.
 * ``own_conn``: a connection of the test's own to it, whose calls a test may wrap (injected
   faults: ``tests/injected_faults.py``) without touching other tests'.
+* ``browser``: the worker's headless Chromium (``tests/browser/__init__.py``: ``SharedBrowser``),
+  launched for the first test that asks and closed after the last of a run of such tests; each
+  test opens a new context of it (``chromium_context(browser, ...)``).
 * ``table_factory``: ``table_factory(families_or_schema) -> table_id`` makes a uniquely
   named table (or a schema's set of tables) that is deleted when the test ends.
 * ``throwaway_table``: the same as a context manager, for use inside a test::
@@ -66,6 +69,25 @@ def executed_notebook(emulator: Any) -> Callable[[Any], Any]:
         return copy.deepcopy(nb), seconds, stopped
 
     return run
+
+
+@pytest.fixture
+def browser() -> Any:
+    """The worker's Chromium (a playwright ``Browser``): one launch for a run of browser tests."""
+    from browser import SHARED_BROWSER
+
+    return SHARED_BROWSER.get()
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Close the shared Chromium unless the next test on this worker uses it: a live playwright
+    marks its loop as running (``SharedBrowser``), which a test without a browser must not see."""
+    import sys
+
+    if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+        shared = sys.modules.get("browser")
+        if shared is not None:
+            shared.SHARED_BROWSER.close()
 
 
 @pytest.fixture(scope="session")

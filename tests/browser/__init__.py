@@ -4,10 +4,18 @@ Never ``playwright install``: the tests drive the system ``chromium`` (Debian
 package) through ``executable_path``. A machine without it FAILS the browser
 tests with the command that fixes it; they are never skipped.
 
-    with chromium_context(tmp_path) as ctx:            # a fresh profile, no background traffic
-        page = ctx.new_page()
-    with jupyter_lab(tmp_path, root_dir=REPO) as lab:  # 127.0.0.1, fixed token, private config
-        page.goto(lab.url("lab/tree/notebooks/00_start_here.ipynb"))
+One Chromium and one JupyterLab per pytest worker, each test isolated in them (fixtures in
+``tests/conftest.py`` and ``tests/browser/conftest.py``)::
+
+    def test_x(lab, browser):                          # the worker's lab and Chromium
+        path = lab.notebook("x.ipynb", ["1 + 1"])      # the test's own folder in the lab
+        with chromium_context(browser, viewport={"width": 1440, "height": 900}) as ctx:
+            page = ctx.new_page()                      # a new context: no cookie, storage or tab
+            page.goto(lab.tree(path))                  # a workspace of the test's own
+    # at the end: the test's kernels stopped, its folder removed, its context closed
+
+Tests of the lab itself (``tests/browser/test_lab.py``'s ``make lab``, ``tests/test_lab.py``)
+start their own lab through ``tests/labproc.py``: they are about that.
 """
 
 from __future__ import annotations
@@ -15,13 +23,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -83,30 +91,59 @@ def artifact(name: str) -> Path:
     return ARTIFACTS / name
 
 
-@contextlib.contextmanager
-def chromium_context(
-    user_data_dir: Path | None = None, **context_options
-) -> Iterator[BrowserContext]:  # noqa: F821
-    """A headless Chromium browser context on a fresh profile (a persistent context on ``user_data_dir``)."""
-    from playwright.sync_api import sync_playwright
+class SharedBrowser:
+    """The worker's headless Chromium, launched when a test first asks for it (``browser``).
 
-    executable = chromium_path()
-    with contextlib.ExitStack() as stack:
-        if user_data_dir is None:
-            user_data_dir = Path(
-                stack.enter_context(tempfile.TemporaryDirectory(prefix="wb-chromium-"))
-            )
-        profile = Path(user_data_dir) / "chromium-profile"
-        profile.mkdir(parents=True, exist_ok=True)
-        pw = stack.enter_context(sync_playwright())
-        options = {"viewport": {"width": 1280, "height": 900}, **context_options}
-        context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=executable, headless=True, args=CHROMIUM_FLAGS, **options
+    A live sync playwright marks its asyncio loop as the thread's running loop between calls
+    (``playwright/_impl/_greenlets.py``: ``wait_for_future``), so code that asks for a running
+    loop (``workbench/ui/app.py``, ``asyncio.run``) would find playwright's under a test that
+    never touched the browser. ``tests/conftest.py`` therefore closes it after each test whose
+    successor on this worker does not ask for ``browser``: one launch serves a run of
+    browser tests (a file's tests, ``--dist loadfile``), never a non-browser test.
+    """
+
+    def __init__(self) -> None:
+        self._playwright = None
+        self._browser = None
+        self.launches = 0
+
+    def get(self):
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        self.close()
+        from playwright.sync_api import sync_playwright
+
+        executable = chromium_path()
+        self._playwright = sync_playwright().start()
+        self._browser = self._playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_FLAGS
         )
+        self.launches += 1
+        return self._browser
+
+    def close(self) -> None:
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
         try:
-            yield context
+            if browser is not None:
+                browser.close()
         finally:
-            context.close()
+            if playwright is not None:
+                playwright.stop()
+
+
+SHARED_BROWSER = SharedBrowser()
+
+
+@contextlib.contextmanager
+def chromium_context(browser, **context_options) -> Iterator[BrowserContext]:  # noqa: F821
+    """A new context of the shared ``browser`` (its own cookies, storage, cache and pages, as a
+    fresh profile had), closed at the end; 1280×900 unless ``viewport=`` says otherwise."""
+    context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **context_options})
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def free_port() -> int:
@@ -231,6 +268,88 @@ def jupyter_lab(
         _stop(proc)
 
 
+def lab_env(emulator) -> dict[str, str]:
+    """What the worker's lab (and so every kernel it starts) carries for every browser test: the
+    session's emulator, this checkout's package first on the path (a worktree's code, not the
+    editable install's), blank exercise answers left blank (``WORKBENCH_SOLUTIONS`` off, as an
+    attendee has it; unset means the same, "0" keeps a caller's "1" out), and the workshop's
+    server config (``workbench lab``'s: the lessons' ``.py`` pairs hidden, no news)."""
+    from workbench.exercises.core import SOLUTIONS_ENV
+    from workbench.lab import JUPYTER_CONFIG
+
+    return {
+        **emulator.env(),
+        "PYTHONPATH": os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        SOLUTIONS_ENV: "0",
+        "JUPYTER_CONFIG_PATH": str(JUPYTER_CONFIG),
+    }
+
+
+# a hang guard for the kernels to go: it fails only when they never do
+KERNELS_STOP_S = 120.0
+
+
+@dataclass
+class LabVisit:
+    """One test's share of the worker's lab: a workspace (``lab/workspaces/<name>``: no tab or
+    layout of an earlier test) and a folder under the lab's root for its own notebooks, both
+    named after the test; ``end()`` stops every kernel and removes the folder."""
+
+    lab: Lab
+    workspace: str
+    folder: Path
+
+    @classmethod
+    def start(cls, lab: Lab, test_name: str) -> LabVisit:
+        name = re.sub(r"[^A-Za-z0-9]+", "-", test_name).strip("-")[:60]
+        workspace = f"{name}-{secrets.token_hex(3)}"
+        folder = ARTIFACTS / "lab" / workspace
+        folder.mkdir(parents=True)
+        visit = cls(lab=lab, workspace=workspace, folder=folder)
+        visit.stop_kernels()  # nothing of an earlier test runs on (its end() stopped them)
+        return visit
+
+    def url(self, path: str = "lab") -> str:
+        return self.lab.url(path)
+
+    def tree(self, path: Path | str, workspace: str | None = None) -> str:
+        """``path`` (relative to the lab's root) opened in the test's workspace, or in
+        ``workspace`` (prefixed with the test's) for a layout of its own."""
+        ws = self.workspace if workspace is None else f"{self.workspace}-{workspace}"
+        return self.lab.url(f"lab/workspaces/{ws}/tree/{Path(path).as_posix()}")
+
+    def notebook(self, name: str, cells: list[str]) -> Path:
+        """A code notebook (``code_notebook``) in the test's folder; its path from the lab's root."""
+        return code_notebook(self.folder / name, cells).relative_to(self.lab.root_dir)
+
+    def api(self, path: str, method: str = "GET", body: dict | None = None):
+        """The lab's REST API (``api/kernels``, ``api/sessions``, ...): its JSON answer."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url(path), data=data, method=method)
+        with urllib.request.urlopen(request, timeout=60) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def stop_kernels(self) -> None:
+        """Shut every session and kernel of the lab down and wait until none is listed."""
+        for session in self.api("api/sessions"):
+            self.api(f"api/sessions/{session['id']}", method="DELETE")
+        deadline = time.monotonic() + KERNELS_STOP_S
+        while kernels := self.api("api/kernels"):
+            for kernel in kernels:
+                with contextlib.suppress(urllib.error.HTTPError):  # gone meanwhile
+                    self.api(f"api/kernels/{kernel['id']}", method="DELETE")
+            if time.monotonic() > deadline:
+                pytest.fail(f"kernels still running {KERNELS_STOP_S:.0f} s after DELETE: {kernels}")
+            time.sleep(0.25)
+
+    def end(self) -> None:
+        try:
+            self.stop_kernels()
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def _stop(proc: subprocess.Popen) -> None:
     """SIGTERM lets the server shut its kernels down; SIGKILL the group if it does not."""
     if proc.poll() is not None:
@@ -265,9 +384,9 @@ def block_network(context, allowed_prefixes: tuple[str, ...] = ()) -> list[str]:
     return attempts
 
 
-def open_offline(path: Path, screenshot: str):
-    """Open ``path`` in headless Chromium with the network blocked; return facts the tests check."""
-    with chromium_context() as ctx:
+def open_offline(browser, path: Path, screenshot: str):
+    """Open ``path`` in a new context of ``browser`` with the network blocked; return facts the tests check."""
+    with chromium_context(browser) as ctx:
         attempts = block_network(ctx, allowed_prefixes=(path.resolve().as_uri(),))
         page = ctx.new_page()
         page.goto(path.resolve().as_uri())

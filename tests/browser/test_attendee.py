@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context
 from browser.test_lab import _open_and_run_all, _wait_idle
 from workbench.ui._render import FIGURES
 from workbench.ui.app import TAB_TITLES, TABS
@@ -77,14 +77,11 @@ def _time_a_change(page, designer, picker, slider, tab: str, designs: list[str])
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])
-def test_every_designer_tab_reads_unclipped_and_answers_a_change(tmp_path, emulator, width, height):
+def test_every_designer_tab_reads_unclipped_and_answers_a_change(lab, browser, width, height):
     clipped: dict[str, list[str]] = {}
     unchanged: list[str] = []
     timings: dict[str, float] = {}
-    with (
-        jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab,
-        chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx,
-    ):
+    with chromium_context(browser, viewport={"width": width, "height": height}) as ctx:
         page = ctx.new_page()
         _open_and_run_all(page, lab, DESIGN_LAB)
         _open_file_browser(page)
@@ -129,33 +126,16 @@ def _tags(designer) -> list[str]:
     ).evaluate_all("els => els.map(e => e.innerText.replace('×', '').trim()).filter(Boolean)")
 
 
-def test_typing_a_key_segment_back_and_pressing_enter_puts_it_where_it_was(tmp_path, emulator):
+def test_typing_a_key_segment_back_and_pressing_enter_puts_it_where_it_was(lab, browser):
     """fx_prices' first design keys on ``pair#time``. Drop ``pair`` (its ×), type ``pair`` in the
     key editor and press Enter: the key is ``pair#time`` again at once (the segment returns to its
     place in the design, not after ``time``), and the kernel's design says so."""
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell(
-            'import workbench as wb\nd = wb.designer("fx_prices", size="tiny")\nd'
-        ),
-    ]
-    nb.metadata["kernelspec"] = {
-        "display_name": "Python 3 (ipykernel)",
-        "language": "python",
-        "name": "python3",
-    }
-    path = tmp_path / "keys.ipynb"
-    nbformat.write(nb, path)
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": 1280, "height": 800}) as ctx,
-    ):
+    path = lab.notebook(
+        "keys.ipynb", ['import workbench as wb\nd = wb.designer("fx_prices", size="tiny")\nd']
+    )
+    with chromium_context(browser, viewport={"width": 1280, "height": 800}) as ctx:
         page = ctx.new_page()
-        _open_and_run_all(page, lab, Path("keys.ipynb"))
+        _open_and_run_all(page, lab, path)
         designer = page.locator(".wb-designer").first
         designer.wait_for(state="visible")
         assert _tags(designer) == ["pair", "time"]

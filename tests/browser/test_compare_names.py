@@ -39,7 +39,7 @@ _LINES = """els => els.map(td => {
 
 
 @pytest.mark.parametrize("width", [1280, 1440])
-def test_compare_tab_names_break_only_at_underscores(tmp_path, width):
+def test_compare_tab_names_break_only_at_underscores(browser, width):
     fx = wb.load_dataset("fx_prices", size="workshop")
     analyses = {
         f"{role}: {name}": wb.analyze(fx, wb.preset("fx_prices", name))
@@ -52,7 +52,7 @@ def test_compare_tab_names_break_only_at_underscores(tmp_path, width):
         f"<style>{JUPYTERLAB_TABLES}</style><div class='jp-RenderedHTMLCommon' "
         f"style='width:{width - 440}px'>{page_html}</div>"
     )
-    with chromium_context(tmp_path, viewport={"width": width, "height": 900}) as ctx:
+    with chromium_context(browser, viewport={"width": width, "height": 900}) as ctx:
         page = ctx.new_page()
         page.set_content(f"<html><body style='font-family:sans-serif'>{body}</body></html>")
         cells = page.eval_on_selector_all("td.wb-b-name", _LINES)

@@ -14,11 +14,9 @@ And the lab's file browser lists each lesson once (the ``.py`` jupytext pairs ar
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, code_notebook, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context
 from browser.test_lab import _open_and_run_all, _wait_idle
 from workbench.ui.app import TAB_TITLES, TABS
 
@@ -61,10 +59,6 @@ _CEILING = """root => { const td = root.querySelector("td[data-metric='ceiling']
 CELLS = ['import workbench as wb\nd = wb.designer("fx_prices", size="tiny")\nd']
 
 
-def _notebook(tmp_path: Path) -> Path:
-    return code_notebook(tmp_path / "switch.ipynb", CELLS)
-
-
 def _open_tab(page, designer, tab: str) -> None:
     designer.get_by_role("tab", name=TAB_TITLES[tab]).click()
     _wait_idle(page)
@@ -76,19 +70,12 @@ def _shot(page, designer, name: str) -> None:
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])
-def test_switching_dataset_changes_every_tab_and_the_controls_fit(
-    tmp_path, emulator, width, height
-):
-    _notebook(tmp_path)
+def test_switching_dataset_changes_every_tab_and_the_controls_fit(lab, browser, width, height):
+    path = lab.notebook("switch.ipynb", CELLS)
     unchanged: list[str] = []
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx,
-    ):
+    with chromium_context(browser, viewport={"width": width, "height": height}) as ctx:
         page = ctx.new_page()
-        _open_and_run_all(page, lab, Path("switch.ipynb"))
+        _open_and_run_all(page, lab, path)
         if not page.locator("#filebrowser").is_visible():
             page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
         _wait_idle(page)
@@ -163,22 +150,16 @@ def test_switching_dataset_changes_every_tab_and_the_controls_fit(
     assert "Nothing written for server_metrics" in written, written[:400]
 
 
-def test_the_file_browser_lists_each_lesson_once(tmp_path):
+def test_the_file_browser_lists_each_lesson_once(lab, browser):
     """notebooks/ holds each lesson as .ipynb and its jupytext .py pair; with the workshop's
-    server config the lab lists the .ipynb only (one entry per lesson)."""
-    from workbench.lab import JUPYTER_CONFIG
-
+    server config (the worker's lab runs with it: ``lab_env``) the lab lists the .ipynb only
+    (one entry per lesson)."""
     lessons = sorted(p.name for p in (REPO / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert len(lessons) >= 9 and (REPO / "notebooks" / lessons[0]).with_suffix(".py").exists()
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=REPO, env={"JUPYTER_CONFIG_PATH": str(JUPYTER_CONFIG)}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": 1280, "height": 800}) as ctx,
-    ):
+    with chromium_context(browser, viewport={"width": 1280, "height": 800}) as ctx:
         page = ctx.new_page()
         page.set_default_timeout(BROWSER_WAIT_MS)
-        page.goto(lab.url("lab/tree/notebooks"))
+        page.goto(lab.tree("notebooks"))
         items = page.locator("#filebrowser .jp-DirListing-itemText")
         items.filter(has_text=lessons[0]).first.wait_for()
         names = [t.strip() for t in items.all_inner_texts()]

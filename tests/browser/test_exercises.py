@@ -17,7 +17,7 @@ import pytest
 from exercise_answers import WRONG
 from playwright.sync_api import expect
 
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context
 from browser.test_lab import _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -42,7 +42,7 @@ def _open_and_run_all(page, lab, notebook: Path, workspace: str) -> None:
     """Open ``notebook`` in a workspace of its own (no earlier notebook in hidden tabs), wait for
     its kernel, Run All Cells, and wait until every cell has run."""
     page.set_default_timeout(BROWSER_WAIT_MS)
-    page.goto(lab.url(f"lab/workspaces/{workspace}/tree/{notebook.as_posix()}"))
+    page.goto(lab.tree(notebook, workspace=workspace))
     page.locator(".jp-Notebook").first.wait_for(state="visible")
     page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=BROWSER_WAIT_MS)
     page.get_by_role("menuitem", name="Run", exact=True).click()
@@ -64,28 +64,19 @@ def _wait_ran(check, before: str) -> None:
     )
 
 
-def _stop_kernels(page, lab) -> None:
-    for kernel in page.request.get(lab.url("api/kernels")).json():
-        page.request.delete(lab.url(f"api/kernels/{kernel['id']}"))
-
-
 # a hang guard, not a speed bound: nine notebooks run, then 27 exercises × 3 answers typed
 @pytest.mark.timeout(3000)
-def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(tmp_path, emulator):
+def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(lab, browser):
     exercises = _exercises()
     assert {name for _, name, _ in exercises} == set(WRONG)
     seen: list[tuple[str, str, str]] = []
     problems: list[str] = []
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=REPO, env={**emulator.env(), "WORKBENCH_SOLUTIONS": "0"}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": 1280, "height": 800}) as ctx,
-    ):
+    # the worker's lab runs its kernels with WORKBENCH_SOLUTIONS=0 (``lab_env``): blanks stay blank
+    with chromium_context(browser, viewport={"width": 1280, "height": 800}) as ctx:
         page = ctx.new_page()
         for notebook in dict.fromkeys(nb for nb, _, _ in exercises):  # in order, once each
             # one Run All per notebook; its exercises are then answered in turn, as in class
-            _open_and_run_all(page, lab, notebook, workspace=f"exercises-{notebook.stem}")
+            _open_and_run_all(page, lab, notebook, workspace=notebook.stem.replace("_", "-"))
             cells = page.locator(".jp-Notebook .jp-Cell")
             for name, at in [(n, a) for nb, n, a in exercises if nb == notebook]:
                 source = nbformat.read(REPO / notebook, as_version=4).cells[at].source
@@ -114,7 +105,7 @@ def test_every_exercise_answers_three_wrong_answers_with_one_not_yet_line(tmp_pa
                             f"{name} {kind} {typed}: not one 'Not yet' line: {said[0]!r}"
                         )
                 check.screenshot(path=str(artifact(f"exercise_{name}_wrong.png")))
-            _stop_kernels(page, lab)
+            lab.stop_kernels()  # one notebook's kernel at a time, as in class
     for name, kind, said in seen:
         print(f"{name:15s} {kind:9s} {said}")
     assert not problems, "\n".join(problems)

@@ -14,11 +14,9 @@ Screenshots of each tab are kept in ``test-artifacts/figures_<width>_<dataset>_<
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, code_notebook, jupyter_lab
+from browser import BROWSER_WAIT_MS, artifact, chromium_context
 from browser.test_lab import _open_and_run_all, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -66,24 +64,13 @@ def _panel(designer):
     return panel
 
 
-def _notebook(tmp_path: Path) -> Path:
-    return code_notebook(tmp_path / "figures.ipynb", CELLS)
-
-
 @pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])
-def test_heat_map_labels_stay_on_the_picture_and_no_legend_covers_data(
-    tmp_path, emulator, width, height
-):
-    _notebook(tmp_path)
+def test_heat_map_labels_stay_on_the_picture_and_no_legend_covers_data(lab, browser, width, height):
+    path = lab.notebook("figures.ipynb", CELLS)
     problems: list[str] = []
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx,
-    ):
+    with chromium_context(browser, viewport={"width": width, "height": height}) as ctx:
         page = ctx.new_page()
-        _open_and_run_all(page, lab, Path("figures.ipynb"))
+        _open_and_run_all(page, lab, path)
         if not page.locator("#filebrowser").is_visible():  # as an attendee works: browser open
             page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
         page.locator("#filebrowser").wait_for(state="visible")
@@ -111,9 +98,9 @@ def test_heat_map_labels_stay_on_the_picture_and_no_legend_covers_data(
                     f"{name} {width}px: colour bar {bar['top']:.0f}-{bar['bottom']:.0f} "
                     f"beside a picture {img['top']:.0f}-{img['bottom']:.0f}"
                 )
-            for lab in hm["scale"]:
-                if not bar["top"] - 8 <= lab["cy"] <= bar["bottom"] + 8:
-                    problems.append(f"{name} {width}px: scale label {lab['text']!r} off its bar")
+            for tick in hm["scale"]:
+                if not bar["top"] - 8 <= tick["cy"] <= bar["bottom"] + 8:
+                    problems.append(f"{name} {width}px: scale label {tick['text']!r} off its bar")
             if img["right"] > width:
                 problems.append(f"{name} {width}px: heat map past the window ({img['right']:.0f})")
             _panel(designer).screenshot(path=str(artifact(f"figures_{width}_{name}_heatmap.png")))

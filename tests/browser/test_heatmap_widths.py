@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
 @pytest.mark.parametrize("width", [1280, 1440])
-def test_three_designs_heat_maps_are_one_width(tmp_path, width):
+def test_three_designs_heat_maps_are_one_width(browser, width):
     fx = wb.load_dataset("fx_prices", size="workshop")
     pages = []
     for design in ("timestamp_first", "pair_microseconds", "salted"):
@@ -23,7 +23,7 @@ def test_three_designs_heat_maps_are_one_width(tmp_path, width):
     # less the sidebars and the prompt (about 800 px at 1280, 960 at 1440), too narrow for the
     # full 720-px picture beside its labels and scale, so the grid shrinks the picture
     body = f"<div style='width:{width - 480}px'>" + "".join(pages) + "</div>"
-    with chromium_context(tmp_path, viewport={"width": width, "height": 800}) as ctx:
+    with chromium_context(browser, viewport={"width": width, "height": 800}) as ctx:
         page = ctx.new_page()
         page.set_content(f"<html><body>{body}</body></html>")
         widths = page.eval_on_selector_all(

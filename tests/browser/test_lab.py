@@ -1,9 +1,9 @@
 """A real browser in JupyterLab: run all cells, move a widget, see the figure change.
 
-JupyterLab runs headless on 127.0.0.1 (tests/browser/__init__.py), Debian chromium is
-driven by Python playwright. The notebook is run with "Run All Cells"
-(``runmenu:run-all``); the slider is moved with the keyboard like a person
-would; the Output widget's figure must be a different image afterwards. Once on
+JupyterLab runs headless on 127.0.0.1 (tests/browser/__init__.py: the worker's lab, each test
+in a workspace of its own), Debian chromium is driven by Python playwright. The notebook is
+run with "Run All Cells" (``runmenu:run-all``); the slider is moved with the keyboard like a
+person would; the Output widget's figure must be a different image afterwards. Once on
 a small fixture notebook (an ``interactive_output`` slider), once on the
 workshop's design lab (the designer's cluster-size slider and its heat map).
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from labproc import running_lab
 
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, jupyter_lab
+from browser import BROWSER_WAIT_MS, artifact, chromium_context
 
 pytestmark = pytest.mark.browser
 
@@ -46,8 +46,10 @@ def _image_src(page) -> str:
 
 
 def _open_and_run_all(page, lab, notebook: Path) -> None:
+    """Open ``notebook`` in the test's workspace (``lab``: a ``LabVisit``), wait for its kernel,
+    Run All Cells, wait until every cell has run, and find no traceback."""
     page.set_default_timeout(BROWSER_WAIT_MS)
-    page.goto(lab.url(f"lab/tree/{notebook.as_posix()}"))
+    page.goto(lab.tree(notebook))
     page.locator(".jp-Notebook").first.wait_for(state="visible")
     # kernel ready before running (the status bar names the kernel state)
     page.locator("#jp-main-statusbar", has_text="Idle").wait_for(timeout=BROWSER_WAIT_MS)
@@ -59,11 +61,8 @@ def _open_and_run_all(page, lab, notebook: Path) -> None:
     assert not tracebacks, tracebacks
 
 
-def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
-    with (
-        jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab,
-        chromium_context(tmp_path) as ctx,
-    ):
+def test_run_all_move_slider_and_the_figure_changes(lab, browser):
+    with chromium_context(browser) as ctx:
         page = ctx.new_page()
         _open_and_run_all(page, lab, NOTEBOOK)
 
@@ -92,12 +91,9 @@ def test_run_all_move_slider_and_the_figure_changes(tmp_path, emulator):
     assert after != before, "the figure did not change when the slider moved"
 
 
-def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator):
+def test_design_lab_nodes_slider_redraws_the_node_load_figure(lab, browser):
     """The workshop's designer in a real browser: one more node in the model, a new node-load figure."""
-    with (
-        jupyter_lab(tmp_path, root_dir=REPO, env=emulator.env()) as lab,
-        chromium_context(tmp_path) as ctx,
-    ):
+    with chromium_context(browser) as ctx:
         page = ctx.new_page()
         _open_and_run_all(page, lab, DESIGN_LAB)
         designer = page.locator(".wb-designer").first
@@ -140,12 +136,13 @@ def test_design_lab_nodes_slider_redraws_the_node_load_figure(tmp_path, emulator
     assert shown_errors == 0
 
 
-def test_make_lab_opens_a_quiet_lab_at_the_start_here_notebook(tmp_path):
+def test_make_lab_opens_a_quiet_lab_at_the_start_here_notebook(tmp_path, browser):
     """`make lab`'s URL as `workbench lab` prints it, for a user JupyterLab has never seen
     (fresh Jupyter config dir): the start-here notebook in front, no notification pop-up (a
     new JupyterLab asks "Would you like to get notified about official Jupyter news?"), and
     no request for news or updates."""
-    with running_lab(tmp_path) as lab, chromium_context(tmp_path) as ctx:
+    # its own `workbench lab` (the test is about it); a new context: no state of other tests
+    with running_lab(tmp_path) as lab, chromium_context(browser) as ctx:
         page = ctx.new_page()
         requests: list[str] = []
         page.on("request", lambda req: requests.append(req.url))

@@ -6,11 +6,9 @@ one), and the tab titles stay on one row. Screenshots: ``test-artifacts/sheet_<w
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from browser import REPO, artifact, chromium_context, code_notebook, jupyter_lab
+from browser import artifact, chromium_context
 from browser.test_lab import _open_and_run_all, _wait_idle
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -53,21 +51,12 @@ _TAB_ROWS = """root => new Set([...root.querySelectorAll('.lm-TabBar-tab')]
   .filter(t => t.offsetParent !== null).map(t => Math.round(t.getBoundingClientRect().top))).size"""
 
 
-def _notebook(tmp_path: Path) -> Path:
-    return code_notebook(tmp_path / "sheet.ipynb", CELLS)
-
-
 @pytest.mark.parametrize("width,height", [(1280, 800), (1440, 900)])
-def test_the_sheet_fits_the_page_and_keeps_its_words_whole(tmp_path, emulator, width, height):
-    _notebook(tmp_path)
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx,
-    ):
+def test_the_sheet_fits_the_page_and_keeps_its_words_whole(lab, browser, width, height):
+    path = lab.notebook("sheet.ipynb", CELLS)
+    with chromium_context(browser, viewport={"width": width, "height": height}) as ctx:
         page = ctx.new_page()
-        _open_and_run_all(page, lab, Path("sheet.ipynb"))
+        _open_and_run_all(page, lab, path)
         if not page.locator("#filebrowser").is_visible():  # as an attendee has it: open
             page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
         _wait_idle(page)

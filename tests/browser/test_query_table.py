@@ -8,11 +8,9 @@ on screen. Screenshots: ``test-artifacts/query_table_*.png``."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from browser import REPO, artifact, chromium_context, code_notebook, jupyter_lab
+from browser import artifact, chromium_context
 from browser.test_lab import _open_and_run_all, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -42,16 +40,11 @@ _BROKEN = """root => [...root.querySelectorAll('td')]
   .map(td => td.innerText.trim().replace(/\\s+/g, ' '))"""
 
 
-def test_04s_measured_query_table_fits_without_a_sideways_scroll(tmp_path, emulator):
-    code_notebook(tmp_path / "queries.ipynb", CELLS)
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": 1280, "height": 900}) as ctx,
-    ):
+def test_04s_measured_query_table_fits_without_a_sideways_scroll(lab, browser):
+    path = lab.notebook("queries.ipynb", CELLS)
+    with chromium_context(browser, viewport={"width": 1280, "height": 900}) as ctx:
         page = ctx.new_page()
-        _open_and_run_all(page, lab, Path("queries.ipynb"))
+        _open_and_run_all(page, lab, path)
         if not page.locator("#filebrowser").is_visible():  # as an attendee has it: open
             page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
         output = page.locator(".jp-OutputArea-output", has_text="Query costs").first

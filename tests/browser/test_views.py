@@ -9,11 +9,10 @@ scrolls inside its own box. Screenshots: ``test-artifacts/views_1280_*.png``.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
 
-from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context, code_notebook, jupyter_lab
+from browser import BROWSER_WAIT_MS, artifact, chromium_context
 from browser.test_lab import _open_and_run_all, _wait_idle
 
 pytestmark = pytest.mark.browser
@@ -32,21 +31,12 @@ _PAST = """(root, width) => [...root.querySelectorAll('*')]
   .slice(0, 5)"""
 
 
-def _notebook(tmp_path: Path) -> Path:
-    return code_notebook(tmp_path / "views.ipynb", CELLS)
-
-
-def test_views_and_row_key_schema_tabs_fit_at_1280(tmp_path, emulator):
-    _notebook(tmp_path)
+def test_views_and_row_key_schema_tabs_fit_at_1280(lab, browser):
+    path = lab.notebook("views.ipynb", CELLS)
     width = 1280
-    with (
-        jupyter_lab(
-            tmp_path, root_dir=tmp_path, env={**emulator.env(), "PYTHONPATH": str(REPO)}
-        ) as lab,
-        chromium_context(tmp_path, viewport={"width": width, "height": 800}) as ctx,
-    ):
+    with chromium_context(browser, viewport={"width": width, "height": 800}) as ctx:
         page = ctx.new_page()
-        _open_and_run_all(page, lab, Path("views.ipynb"))
+        _open_and_run_all(page, lab, path)
         if not page.locator("#filebrowser").is_visible():
             page.locator(".jp-SideBar [data-id='filebrowser']").first.click()
         _wait_idle(page)

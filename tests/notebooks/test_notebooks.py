@@ -247,7 +247,7 @@ def test_the_share_check_sees_what_it_must():
 
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_top_to_bottom(path: Path, emulator, executed_notebook, tmp_path):
+def test_notebook_runs_top_to_bottom(path: Path, emulator, executed_notebook, tmp_path, request):
     nb, elapsed, stopped = executed_notebook(path)  # run once per test run, shared
     assert not stopped, f"{path.name} stopped at a failing cell"
     errors = [
@@ -284,7 +284,10 @@ def test_notebook_runs_top_to_bottom(path: Path, emulator, executed_notebook, tm
     body, facts = export_html(nb, stem=path.stem, notebook=f"notebooks/{path.name}")
     page = tmp_path / f"{path.stem}.html"
     page.write_text(body, encoding="utf-8")
-    attempts, images, texts = open_offline(page, f"report_{path.stem}.png")
+    # the worker's Chromium, asked for only now: the notebook ran without a live playwright
+    # (its loop counts as running: SharedBrowser in tests/browser/__init__.py)
+    browser = request.getfixturevalue("browser")
+    attempts, images, texts = open_offline(browser, page, f"report_{path.stem}.png")
     assert attempts == [page.resolve().as_uri()], f"requests beyond the file: {attempts[1:]}"
     assert all(i["ok"] for i in images), [i for i in images if not i["ok"]]
     assert "widget not saved" not in texts["body"]
@@ -404,7 +407,9 @@ _PAGE_CLIPPED = """() => [...document.querySelectorAll('table, h1, h2, h3, pre, 
 @pytest.mark.notebook
 @pytest.mark.browser
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_every_notebook_page_is_kept_as_a_screenshot_and_fits(path, executed_notebook, tmp_path):
+def test_every_notebook_page_is_kept_as_a_screenshot_and_fits(
+    path, executed_notebook, tmp_path, request
+):
     """Each workshop notebook executed (solutions filled in, as the report runs them) and exported
     as the report's HTML page, opened at 1280 and 1440 px: a full-page screenshot per width kept
     in ``test-artifacts/`` to be looked at, and no table, heading or figure past the right edge."""
@@ -414,8 +419,9 @@ def test_every_notebook_page_is_kept_as_a_screenshot_and_fits(path, executed_not
     out = tmp_path / f"{path.stem}.html"
     out.write_text(page_html, encoding="utf-8")
     wide: dict[int, list[str]] = {}
+    browser = request.getfixturevalue("browser")  # after the run, as in the test above
     for width, height in ((1280, 800), (1440, 900)):
-        with chromium_context(tmp_path, viewport={"width": width, "height": height}) as ctx:
+        with chromium_context(browser, viewport={"width": width, "height": height}) as ctx:
             page = ctx.new_page()
             page.goto(out.as_uri())
             page.wait_for_load_state("load")

@@ -132,9 +132,9 @@ def test_report_loads_nothing_from_the_network(built):
     assert "not embedded" in html  # the remote markdown image became a link
 
 
-def test_report_opens_offline_with_every_figure_and_widget_visible(built):
+def test_report_opens_offline_with_every_figure_and_widget_visible(built, browser):
     path = built["out"] / "report_widgets.html"
-    attempts, images, texts = open_offline(path, "report_fixture.png")
+    attempts, images, texts = open_offline(browser, path, "report_fixture.png")
     assert attempts == [path.resolve().as_uri()], f"requests beyond the file: {attempts[1:]}"
     assert len(images) >= 2 and all(i["ok"] for i in images), images
     # the Output widget's figure is an image that loaded and is on screen
@@ -153,9 +153,9 @@ def test_report_opens_offline_with_every_figure_and_widget_visible(built):
     assert "Widgets appear in their last state." in texts["body"]
 
 
-def test_index_links_reports_with_findings_and_guidelines(built):
+def test_index_links_reports_with_findings_and_guidelines(built, browser):
     index = built["out"] / "index.html"
-    attempts, images, texts = open_offline(index, "report_index.png")
+    attempts, images, texts = open_offline(browser, index, "report_index.png")
     assert attempts == [index.resolve().as_uri()], attempts[1:]
     html = index.read_text()
     assert 'href="report_widgets.html"' in html

@@ -56,7 +56,7 @@ def test_the_exported_page_carries_the_font_for_those_code_points_only():
 
 
 @pytest.mark.browser
-def test_chromium_draws_the_symbols_from_the_embedded_font(tmp_path):
+def test_chromium_draws_the_symbols_from_the_embedded_font(tmp_path, browser):
     from browser import chromium_context
 
     nb = nbformat.v4.new_notebook()
@@ -66,7 +66,7 @@ def test_chromium_draws_the_symbols_from_the_embedded_font(tmp_path):
     page_html, _ = export_html(nb, stem="symbols", notebook="symbols.ipynb")
     path = tmp_path / "symbols.html"
     path.write_text(page_html, encoding="utf-8")
-    with chromium_context(tmp_path) as ctx:
+    with chromium_context(browser) as ctx:
         page = ctx.new_page()
         page.goto(path.as_uri())
         page.wait_for_load_state("load")
