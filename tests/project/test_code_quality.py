@@ -214,7 +214,8 @@ def test_long_functions_state_why():
 
 # Decorators that register what they decorate (presets, advisor rules, result displays,
 # figure tables): the registry calls it, no name does.
-REGISTERING_DECORATORS = ["@_preset", "@rule", "@shows", "@styled"]
+# (traitlets calls a method marked @default to make a trait's default: report/kernel_wait.py)
+REGISTERING_DECORATORS = ["@_preset", "@rule", "@shows", "@styled", "@default"]
 # Names no code calls by name, on purpose: detect-secrets loads the scrubber's plugin classes
 # from their module (report/_secret_plugins.py); Python calls a module's __getattr__ (PEP 562);
 # Apache Beam calls a DoFn's lifecycle methods (workbench/beam/bulk_load.py) and a CombineFn's
