@@ -13,10 +13,12 @@ tab's seconds are printed here for a person to read, not asserted.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from browser import BROWSER_WAIT_MS, REPO, artifact, chromium_context
 from browser.test_lab import _open_and_run_all, _wait_idle
@@ -155,7 +157,18 @@ def test_typing_a_key_segment_back_and_pressing_enter_puts_it_where_it_was(lab, 
             ".jupyter-widget-tag:not(.jupyter-widget-taginput)')].length == 2",
             timeout=BROWSER_WAIT_MS,
         )
-        _wait_idle(page)
+        # the browser shows the typed tag last at once; the kernel then puts it back in its
+        # place and names the design again: wait for that state, not for a calm status bar
+        # (the kernel may not have the change yet when the bar first reads Idle)
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(
+                "() => { const t = [...document.querySelectorAll('.wb-designer "
+                ".jupyter-widget-tagsinput .jupyter-widget-tag:not(.jupyter-widget-taginput)')]"
+                ".map(e => e.innerText.replace('×', '').trim()).filter(Boolean);"
+                " return t.join('#') == 'pair#time' && document.querySelector('.wb-designer h3')"
+                ".innerText.includes('pair_microseconds'); }",
+                timeout=BROWSER_WAIT_MS,
+            )
         assert _tags(designer) == ["pair", "time"]
         # back to the gallery design itself: its name, not "edited"
         assert "pair_microseconds" in title.inner_text(), title.inner_text()
