@@ -264,11 +264,17 @@ class CellIndex:
     @classmethod
     def _empty(cls) -> CellIndex:
         z = np.zeros(0, dtype=np.int64)
+        return cls.keys_only([], np.zeros(0, dtype="S1"), z)
+
+    @classmethod
+    def keys_only(cls, tables: list, row_keys: np.ndarray, key_bytes: np.ndarray) -> CellIndex:
+        """An index of rows and no cells (the engine path's file rows; an empty index)."""
+        z = np.zeros(0, dtype=np.int64)
         o = np.zeros(0, dtype=object)
         return cls(
-            tables=[],
-            row_keys=np.zeros(0, dtype="S1"),
-            row_table=z.astype(np.int32),
+            tables=tables,
+            row_keys=row_keys,
+            row_table=np.zeros(len(row_keys), dtype=np.int32),
             families=o,
             qualifiers=o,
             row=z,
@@ -276,7 +282,7 @@ class CellIndex:
             qualifier=z,
             ts=z,
             nbytes=z,
-            key_bytes=z,
+            key_bytes=key_bytes,
             family_bytes=z,
             qualifier_bytes=z,
             value_bytes_total=0,

@@ -284,24 +284,7 @@ def _as_writes(
     key_bytes = np.char.str_len(keys).astype(np.int64)
     nbytes = np.rint(count * (cells_per * key_bytes[row] + rest)).astype(np.int64)
     cells = np.rint(count * cells_per).astype(np.int64)
-    z = np.zeros(0, dtype=np.int64)
-    o = np.zeros(0, dtype=object)
-    index = CellIndex(
-        tables=list(sample.tables[:1]),
-        row_keys=keys,
-        row_table=np.zeros(len(keys), dtype=np.int32),
-        families=o,
-        qualifiers=o,
-        row=z,
-        family=z,
-        qualifier=z,
-        ts=z,
-        nbytes=z,
-        key_bytes=key_bytes,
-        family_bytes=z,
-        qualifier_bytes=z,
-        value_bytes_total=0,
-    )
+    index = CellIndex.keys_only(list(sample.tables[:1]), keys, key_bytes)
     note = (
         f"writes: every event of the file keyed by DuckDB ({n:,} mutations on "
         f"{len(keys):,} rows); bytes besides the key from the sample"
