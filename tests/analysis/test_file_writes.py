@@ -140,3 +140,38 @@ def test_the_notebook_view_says_whose_writes_it_replays(files):
     engine, _ = files
     kd = keyspace(engine, wb.preset(engine, "salted"))
     assert "not written in SQL" in kd._repr_html_()
+
+
+def test_a_compare_keys_every_design_in_one_pass_with_each_designs_own_figures(
+    files, monkeypatch
+):
+    """``compare`` opens the files once and groups every design it keys in one ``run``
+    (two scans), and each design's load model is what its own pass gives (``keyspace``)."""
+    from workbench.analysis import file_writes
+
+    engine, _ = files
+    opened, runs = [], []
+    init, run = file_writes.FileKeys.__init__, file_writes.FileKeys.run
+
+    def counted_init(self, *a):
+        opened.append(1)
+        init(self, *a)
+
+    def counted_run(self, queries):
+        runs.append(len(queries))
+        run(self, queries)
+
+    monkeypatch.setattr(file_writes.FileKeys, "__init__", counted_init)
+    monkeypatch.setattr(file_writes.FileKeys, "run", counted_run)
+    names = ["entity_first", "timestamp_first", "bucket_new_cells", "wide_rows", "two_tables"]
+    c = wb.compare(engine, [wb.preset(engine, n) for n in names])
+    # two_tables writes a second table, not keyed: four designs in the one pass, none alone
+    assert (len(opened), runs) == (1, [4])
+    monkeypatch.undo()
+    for n in names:
+        own = keyspace(engine, wb.preset(engine, n))
+        got = c.analyses[n].keyspace
+        assert got.source_note == own.source_note, n
+        for fig in FIGURES:
+            assert getattr(got, fig) == getattr(own, fig), (n, fig)
+        assert got.split_keys() == own.split_keys(), n

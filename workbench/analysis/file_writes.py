@@ -10,6 +10,9 @@ the distinct rows × the steps they are written in, not the events, and each sta
 collision the write path refuses). ``key_distribution`` replays them through the same steps
 as the in-memory path's one entry per mutation, so the tablets, shares and split keys are the
 whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
+A compare keys every design in one pass (:func:`one_pass`, :class:`FileKeys`): one scan
+counts each design's mutations and distinct rows, a second groups every design's (row, step)
+as one ``GROUPING SETS``.
 
 From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
 are the file's), the rows each query reads (its plan's rows in the sample, found among the
@@ -24,8 +27,11 @@ the load model replays the sample as before and its note says why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,7 +42,7 @@ from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
 from .replay import balancer_steps
-from .settings import Settings
+from .settings import DEFAULT, Settings
 
 # Distinct rows of the file the engine path keys, and (row, step) entries it fetches (about
 # 100 bytes each in memory while fetched): past them (a key with the event's time over two
@@ -143,7 +149,9 @@ def file_writes(
     ds: Dataset, schema: Schema, sample: CellIndex, sample_writes: Writes, st: Settings
 ) -> FileWrites | str | None:
     """The file's writes for the load model (see the module docstring), the reason the sample
-    stands in for them (a note), or None for a dataset that is not a shape sample of files."""
+    stands in for them (a note), or None for a dataset that is not a shape sample of files.
+    Inside :func:`one_pass` over ``ds``'s files the pass's DuckDB results serve; else the
+    design's own pass runs."""
     agg = ds.aggregates
     if agg is None:
         return None
@@ -155,23 +163,200 @@ def file_writes(
         why = f"the key's time gives up to a row per event: {agg.events:,} over {ROWS_MAX:,}"
     if why:
         return sample_note(why)
-    paths, naive_tz = agg.source
-    columns = [*ds.measures, *ds.attributes]
-    con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+    shared = _PASS.get()
+    keys = shared if shared is not None and shared.serves(ds, st) else FileKeys(ds, st)
     try:
-        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
-        text = {c: _key_text(c, str(types[c])) for c in ds.entity}
-        t_us = f"epoch_us({sql_name(ds.time)})"
-        key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us)
-        if key is None:
-            return sample_note("an entity column is neither text nor a whole number")
-        found = _grouped(con, key, t_us, _has_cell(schema, columns, types), st)
+        q = keys.query(schema, [*ds.measures, *ds.attributes])
+        found = keys.grouped(q) if isinstance(q, tuple) else q
     finally:
-        con.close()
+        if keys is not shared:
+            keys.close()
     if isinstance(found, str):
         return sample_note(found)
-    keys, entries, n, t_last = found
-    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes)
+    uniq, entries, n, t_last = found
+    return _as_writes(uniq, entries, (agg.events, n, t_last), sample, sample_writes)
+
+
+_PASS: ContextVar[FileKeys | None] = ContextVar("file_keys_pass", default=None)
+
+
+@contextmanager
+def one_pass(ds: Dataset, schemas: Sequence[Schema], st: Settings | None = None) -> Iterator[None]:
+    """Within it, every design of ``schemas`` the engine path keys on ``ds``'s files is
+    grouped by one DuckDB pass (two scans of the files: counts, then every design's (row,
+    step) groups as one ``GROUPING SETS``), not a pass per design: ``compare``'s. Nothing
+    happens for a dataset that is not a shape sample of Parquet files."""
+    st = st or DEFAULT
+    agg = ds.aggregates
+    if agg is None or not agg.source:
+        yield
+        return
+    keys = FileKeys(ds, st)
+    columns = [*ds.measures, *ds.attributes]
+    per_event_ok = agg.events <= ROWS_MAX
+    qs = [
+        keys.query(s, columns)
+        for s in schemas
+        if not _unkeyable(s)
+        and (per_event_ok or not any(g.time_order and not g.time_bucket for g in s.key.segments))
+    ]
+    token = _PASS.set(keys)
+    try:
+        keys.run([q for q in qs if isinstance(q, tuple)])
+        yield
+    finally:
+        _PASS.reset(token)
+        keys.close()
+
+
+class FileKeys:
+    """One DuckDB connection on a shape sample's files and the designs' (row, step) groups it
+    found: ``query`` writes a design's key and has-a-cell condition in SQL, ``run`` groups any
+    number of them in one pass, ``grouped`` fetches one design's (running its own pass when
+    ``run`` did not cover it)."""
+
+    def __init__(self, ds: Dataset, st: Settings) -> None:
+        agg = ds.aggregates
+        assert agg is not None and agg.source
+        paths, naive_tz = agg.source
+        self.agg, self.st, self.entity = agg, st, list(ds.entity)
+        self.con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+        self.types = {
+            c: str(t)
+            for c, t in self.con.execute(
+                "SELECT column_name, column_type FROM (DESCRIBE ev)"
+            ).fetchall()
+        }
+        self.t_us = f"epoch_us({sql_name(ds.time)})"
+        self.found: dict[tuple[str, str], _Group | str] = {}  # a design's groups, or why none
+        self._tables = 0
+
+    def serves(self, ds: Dataset, st: Settings) -> bool:
+        """Whether this pass is over ``ds``'s files with the same settings (a design's dataset
+        may leave attribute columns out: the files are the same)."""
+        return ds.aggregates is self.agg and st == self.st
+
+    def close(self) -> None:
+        self.con.close()
+
+    def query(self, schema: Schema, columns: list[str]) -> tuple[str, str] | str:
+        """(the design's key, the condition of an event that writes a cell) in SQL, or why not."""
+        text = {c: _key_text(c, self.types[c]) for c in self.entity}
+        key = schema.key.key_sql({c: t for c, t in text.items() if t}, self.t_us)
+        if key is None:
+            return "an entity column is neither text nor a whole number"
+        return key, _has_cell(schema, columns, self.types)
+
+    def run(self, queries: Sequence[tuple[str, str]]) -> None:
+        """Group every design of ``queries`` not yet found in one pass: each condition's count,
+        first and last ms and each key's distinct rows (DuckDB's HyperLogLog) in one scan; then
+        the keys within ``ROWS_MAX`` as one ``GROUPING SETS`` over (row, step) of each
+        condition's own grid (the load model's, ``window_grid``, ``balancer_steps``), into a
+        temporary table ``grouped`` fetches from."""
+        qs = list(dict.fromkeys(q for q in queries if q not in self.found))
+        if not qs:
+            return
+        wheres = list(dict.fromkeys(w for _, w in qs))
+        t = self.t_us
+        ms = f"({t} - (({t} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
+        cols = [f"{ms} AS tm"]
+        cols += [f"({w}) AS w{i}" for i, w in enumerate(wheres)]
+        cols += [
+            f"CASE WHEN {w} THEN {k} END AS k{j}" for j, (k, w) in enumerate(qs)
+        ]  # NULL: no cell, a group dropped below
+        view = f"kv{self._tables}"
+        self._tables += 1
+        self.con.execute(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(cols)} FROM ev")
+        stats = [
+            f"count(*) FILTER (WHERE w{i}), min(tm) FILTER (WHERE w{i}), "
+            f"max(tm) FILTER (WHERE w{i})"
+            for i in range(len(wheres))
+        ]
+        stats += [f"approx_count_distinct(k{j})" for j in range(len(qs))]
+        row = self.con.execute(f"SELECT {', '.join(stats)} FROM {view}").fetchone()
+        assert row is not None
+        grids: list[tuple[int, int, int, int, int, int] | None] = []
+        for i in range(len(wheres)):
+            n, t_first, t_last = row[3 * i : 3 * i + 3]
+            if not n:
+                grids.append(None)
+                continue
+            t0, win_us, W = window_grid(int(t_first), int(t_last), int(n), self.st)
+            sub, _ = balancer_steps(win_us / 1e6, int(n), W, self.st)
+            grids.append((int(n), int(t_last), t0, win_us, W, sub))
+        kept: list[int] = []
+        for j, (_, w) in enumerate(qs):
+            g = grids[wheres.index(w)]
+            rows = int(row[3 * len(wheres) + j])
+            if g is None:
+                self.found[qs[j]] = "the files hold no event with a cell"
+            elif rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
+                self.found[qs[j]] = (
+                    f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
+                )
+            else:
+                kept.append(j)
+        if not kept:
+            return
+        steps = [
+            f"least((tm - {g[2]}) * {g[5]} // {g[3]}, {g[4] * g[5] - 1}) AS s{i}"
+            for i, g in enumerate(grids)
+            if g is not None
+        ]
+        sets = ", ".join(f"(k{j}, s{wheres.index(qs[j][1])})" for j in kept)
+        table = f"g{self._tables}"
+        ks = ", ".join(f"k{j}" for j in kept)
+        self.con.execute(
+            f"CREATE TEMP TABLE {table} AS SELECT {ks}, "
+            f"{', '.join(f's{i}' for i, g in enumerate(grids) if g is not None)}, "
+            f"GROUPING({ks}) AS gid, count(*) AS c, min(tm) AS t "
+            f"FROM (SELECT *, {', '.join(steps)} FROM {view}) GROUP BY GROUPING SETS ({sets})"
+        )
+        for pos, j in enumerate(kept):
+            i = wheres.index(qs[j][1])
+            n, t_last = grids[i][:2]  # type: ignore[index]
+            # GROUPING's bit per key is 1 where that key is not grouped: only k{j} is here
+            gid = (1 << len(kept)) - 1 - (1 << (len(kept) - 1 - pos))
+            self.found[qs[j]] = _Group(table, f"k{j}", f"s{i}", gid, n, t_last)
+
+    def grouped(self, q: tuple[str, str]) -> tuple | str:
+        """(distinct keys in byte order, per (row, step) entries as (row, first ms,
+        mutations), mutations, the last one's time) of the design ``q``, or why not."""
+        if q not in self.found:
+            self.run([q])
+        g = self.found[q]
+        if isinstance(g, str):
+            return g
+        got = self.con.execute(
+            f"SELECT {g.key} AS key, {g.step} AS step, c, t FROM {g.table} "
+            f"WHERE gid = {g.gid} AND {g.key} IS NOT NULL LIMIT {ENTRIES_MAX + 1}"
+        ).fetchnumpy()
+        if len(got["c"]) > ENTRIES_MAX:
+            return f"over {ENTRIES_MAX:,} (row, step) entries"
+        # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
+        keys = np.char.encode(got["key"].astype(str), "utf-8")
+        uniq, row_of = np.unique(keys, return_inverse=True)
+        del keys
+        if len(uniq) > ROWS_MAX:
+            return f"{len(uniq):,} rows, over the {ROWS_MAX:,} the engine path keys"
+        entries = (
+            row_of.astype(np.int64),
+            np.asarray(got["t"], dtype=np.int64),
+            np.asarray(got["c"], dtype=np.int64),
+        )
+        return uniq, entries, g.n, g.t_last
+
+
+class _Group(NamedTuple):
+    """Where one design's (row, step) groups are: the pass's table, the key and step columns,
+    the ``GROUPING`` id of its set, its mutations and the last one's time (µs)."""
+
+    table: str
+    key: str
+    step: str
+    gid: int
+    n: int
+    t_last: int
 
 
 def _unkeyable(schema: Schema) -> str:
@@ -218,44 +403,6 @@ def _has_cell(schema: Schema, columns: list[str], types: dict) -> str:
         if c in types
     ]
     return " OR ".join(held) or "TRUE"
-
-
-def _grouped(con, key: str, t_us: str, where: str, st: Settings) -> tuple | str:
-    """(distinct keys in byte order, per (row, step) entries as (row, first ms, mutations),
-    mutations, the last one's time) by DuckDB, or why not. The grid is the load model's own
-    (``window_grid``, ``balancer_steps``) over the file's mutations, so an entry's step is the
-    step its mutations take in the replay."""
-    ms = f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
-    con.execute(f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm FROM ev WHERE {where}")
-    row = con.execute(
-        "SELECT count(*), min(tm), max(tm), approx_count_distinct(key) FROM k"
-    ).fetchone()
-    assert row is not None
-    n, t_first, t_last, rows = int(row[0]), row[1], row[2], int(row[3])
-    if not n:
-        return "the files hold no event with a cell"
-    if rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
-        return f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
-    t0, win_us, W = window_grid(int(t_first), int(t_last), n, st)
-    sub, _ = balancer_steps(win_us / 1e6, n, W, st)
-    got = con.execute(
-        f"SELECT key, least((tm - {t0}) * {sub} // {win_us}, {W * sub - 1}) AS step, "
-        f"count(*) AS c, min(tm) AS t FROM k GROUP BY key, step LIMIT {ENTRIES_MAX + 1}"
-    ).fetchnumpy()
-    if len(got["c"]) > ENTRIES_MAX:
-        return f"over {ENTRIES_MAX:,} (row, step) entries"
-    # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
-    keys = np.char.encode(got["key"].astype(str), "utf-8")
-    uniq, row_of = np.unique(keys, return_inverse=True)
-    del keys
-    if len(uniq) > ROWS_MAX:
-        return f"{len(uniq):,} rows, over the {ROWS_MAX:,} the engine path keys"
-    entries = (
-        row_of.astype(np.int64),
-        np.asarray(got["t"], dtype=np.int64),
-        np.asarray(got["c"], dtype=np.int64),
-    )
-    return uniq, entries, n, int(t_last)
 
 
 def _as_writes(
