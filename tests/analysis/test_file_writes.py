@@ -142,9 +142,7 @@ def test_the_notebook_view_says_whose_writes_it_replays(files):
     assert "not written in SQL" in kd._repr_html_()
 
 
-def test_a_compare_keys_every_design_in_one_pass_with_each_designs_own_figures(
-    files, monkeypatch
-):
+def test_a_compare_keys_every_design_in_one_pass_with_each_designs_own_figures(files, monkeypatch):
     """``compare`` opens the files once and groups every design it keys in one ``run``
     (two scans), and each design's load model is what its own pass gives (``keyspace``)."""
     from workbench.analysis import file_writes
