@@ -173,3 +173,37 @@ def test_a_compare_keys_every_design_in_one_pass_with_each_designs_own_figures(f
         for fig in FIGURES:
             assert getattr(got, fig) == getattr(own, fig), (n, fig)
         assert got.split_keys() == own.split_keys(), n
+
+
+def test_entries_judged_from_the_files_counts_before_any_scan(files, monkeypatch):
+    """The grid over 20,000 events spanning 199 minutes: 24 windows wanted (20,000 ÷ 1,000 is
+    under ``min_windows``), 11,940 s ÷ 24 = 497.5 s rounded up to 540 s (9 whole minutes),
+    ceil(11,940.000001 ÷ 540) = 23 windows, each cut in ceil(9 ÷ 5 rebalance minutes) = 2
+    steps (under 20,000 ÷ 23 ÷ 200 = 4 and 240 ÷ 23 = 10): 46 steps of 4.5 minutes, so 100
+    hosts × 46 = 4,600 entries by the counts. Day rows really hold 4,456: h00's 200 seconds
+    are all in step 0 (1 entry), each other host's minutes 0–199 reach steps 0–44 (45 each,
+    99 × 45 = 4,455)."""
+    from workbench.analysis import file_writes
+
+    engine, _ = files
+    opened = []
+    init = file_writes.FileKeys.__init__
+
+    def counted_init(self, *a):
+        opened.append(1)
+        init(self, *a)
+
+    monkeypatch.setattr(file_writes.FileKeys, "__init__", counted_init)
+    monkeypatch.setattr(file_writes, "ENTRIES_MAX", 4_599)
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    assert "about 4,600 (row, step) entries" in kd.source_note
+    assert "100 series × 46 balancer steps" in kd.source_note and opened == []
+    monkeypatch.setattr(file_writes, "ENTRIES_MAX", 4_600)
+    fk = file_writes.FileKeys(engine, DEFAULT)
+    try:
+        got = fk.grouped(fk.query(wb.preset(engine, "bucket_new_cells"), ["value"]))
+    finally:
+        fk.close()
+    assert len(got[1][0]) == 4_456 and len(got[0]) == 100
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")

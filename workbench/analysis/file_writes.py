@@ -21,7 +21,8 @@ production's. Where SQL cannot write the key (a hash, a salt, a measure's name, 
 tags), a design writes more than one table or summary rows, the file has more rows than
 ``ROWS_MAX`` (a key with the event's time has up to a row per event: the entries would be the
 events; decided from the file's event count without a scan, else by DuckDB's estimate of the
-distinct keys) or more entries than ``ENTRIES_MAX``, or the SQL keys miss one of the sample's,
+distinct keys) or more entries than ``ENTRIES_MAX`` (about series × balancer steps by the
+file's counts, before any scan: ``_over_bounds``), or the SQL keys miss one of the sample's,
 the load model replays the sample as before and its note says why.
 """
 
@@ -157,10 +158,7 @@ def file_writes(
         return None
     if not agg.source:
         return sample_note("a CSV is counted in one pass; its events are not scanned again")
-    why = _unkeyable(schema)
-    per_event = any(s.time_order and not s.time_bucket for s in schema.key.segments)
-    if not why and per_event and agg.events > ROWS_MAX:
-        why = f"the key's time gives up to a row per event: {agg.events:,} over {ROWS_MAX:,}"
+    why = _unkeyable(schema) or _over_bounds(ds, schema, st)
     if why:
         return sample_note(why)
     shared = _PASS.get()
@@ -193,13 +191,7 @@ def one_pass(ds: Dataset, schemas: Sequence[Schema], st: Settings | None = None)
         return
     keys = FileKeys(ds, st)
     columns = [*ds.measures, *ds.attributes]
-    per_event_ok = agg.events <= ROWS_MAX
-    qs = [
-        keys.query(s, columns)
-        for s in schemas
-        if not _unkeyable(s)
-        and (per_event_ok or not any(g.time_order and not g.time_bucket for g in s.key.segments))
-    ]
+    qs = [keys.query(s, columns) for s in schemas if not (_unkeyable(s) or _over_bounds(ds, s, st))]
     token = _PASS.set(keys)
     try:
         keys.run([q for q in qs if isinstance(q, tuple)])
@@ -368,6 +360,35 @@ def _unkeyable(schema: Schema) -> str:
             return f"the key's {seg.template()} writes a row per measure"
         if seg.key_sql({c: "x" for c in seg.sources()}, "0") is None:
             return f"the key's {seg.template()} is not written in SQL"
+    return ""
+
+
+def _over_bounds(ds: Dataset, schema: Schema, st: Settings) -> str:
+    """Why the file's rows or (row, step) entries would pass ``ROWS_MAX`` or ``ENTRIES_MAX``,
+    judged from the file's counts before any scan ("" when they may fit): a key with the event's
+    time has up to a row per event; else each series of the key's entity columns writes in
+    about every balancer step of the load model's grid its events reach (a steady writer's
+    rows: one entry a step), so the entries are about min(events, series × steps). A sparse
+    writer has fewer: the bound then errs towards the sample's replay, never towards a scan
+    whose entries are dropped."""
+    agg = ds.aggregates
+    assert agg is not None
+    n = agg.events
+    if any(s.time_order and not s.time_bucket for s in schema.key.segments) and n > ROWS_MAX:
+        return f"the key's time gives up to a row per event: {n:,} over {ROWS_MAX:,}"
+    if not n or agg.first is None or agg.last is None:
+        return ""
+    cols = tuple(c for c in ds.entity if any(c in s.sources() for s in schema.key.segments))
+    series = agg.busiest[cols][0] if cols in agg.busiest else agg.series if cols else 1
+    first = int(agg.first.value // 1000)
+    _, win_us, W = window_grid(first, int(agg.last.value // 1000), n, st)
+    sub, _ = balancer_steps(win_us / 1e6, n, W, st)
+    entries = min(n, series * W * sub)
+    if entries > ENTRIES_MAX:
+        return (
+            f"about {entries:,} (row, step) entries by the file's counts ({series:,} series × "
+            f"{W * sub:,} balancer steps), over {ENTRIES_MAX:,}"
+        )
     return ""
 
 
