@@ -16,6 +16,8 @@ from workbench.schema import (
     Literal,
     Metric,
     PaddedInt,
+    ReversedDomain,
+    ReversedId,
     ReversedTimestamp,
     RowKey,
     Salt,
@@ -96,12 +98,23 @@ SQL_CASES = [
 ]
 
 
-def _sql_texts(sql: str) -> list[str]:
+def _sql_texts(sql: str, frame: pd.DataFrame | None = None) -> list[str | None]:
+    """``sql`` over ``frame`` (default: one event, metric m01, n 42, at ``T_US``), in order."""
     import duckdb
 
-    frame = pd.DataFrame({"metric": ["m01"], "n": [42], "t": [T_US]})  # noqa: F841 (DuckDB reads it)
+    if frame is None:
+        frame = pd.DataFrame({"metric": ["m01"], "n": [42], "t": [T_US]})
     con = duckdb.connect()
+    con.register("frame", frame)
     return [r[0] for r in con.execute(f"SELECT {sql} FROM frame").fetchall()]
+
+
+def _rendered(seg_or_key, columns: dict, delimiter: str = "#", t_us=None) -> list[str]:
+    """``render``'s texts of the events ``columns`` (the in-memory path's key text)."""
+    n = len(next(iter(columns.values())))
+    t = np.asarray(t_us if t_us is not None else [T_US] * n, dtype=np.int64)
+    ctx = RenderContext({c: pd.Series(v) for c, v in columns.items()}, t, delimiter)
+    return list(seg_or_key.render(ctx))
 
 
 @pytest.mark.parametrize(("seg", "want"), SQL_CASES, ids=[repr(s) for s, _ in SQL_CASES])
@@ -114,13 +127,50 @@ def test_each_segment_writes_its_key_text_in_sql(seg, want):
     assert list(seg.render(ctx)) == [want]
 
 
-def test_a_key_joins_its_segments_in_sql_and_a_hash_is_not_written():
+def test_a_key_joins_its_segments_in_sql_and_a_salt_is_not_written():
     key = RowKey((Field("metric"), Literal("x"), Timestamp("ms")))
     cols = {"metric": "metric"}
     assert _sql_texts(key.key_sql(cols, "t")) == ["m01#x#20240307050607890"]
     # texts SQL does not write here: the engine path then replays the sample (and says so)
-    for seg in (Hashed("metric"), Salt(4), Metric(("value",)), BaseTimestamp()):
+    for seg in (Salt(4), Metric(("value",)), BaseTimestamp()):
         assert seg.key_sql(cols, "t") is None, seg
         assert RowKey((Field("metric"), seg)).key_sql(cols, "t") is None
     # a column the caller gives no text for (a float entity) leaves the key unwritten
     assert RowKey((Field("host"),)).key_sql(cols, "t") is None
+
+
+# the texts SQL sees: a column's key text is ``trim(column)`` (``file_writes._key_text``), the
+# value the loaded events hold once ``from_parquet`` strips the spaces around it
+TEXT = {"name": "trim(name)", "n": "CAST(n AS VARCHAR)"}
+
+
+def test_a_hash_is_the_md5_prefix_of_the_texts_utf8_bytes_in_sql():
+    """G22: ``left(md5(text), length)``. RFC 1321's test suite gives md5("abc") =
+    900150983cd24fb0d6963f7d28e17f72 and md5("") = d41d8cd98f00b204e9800998ecf8427e; " abc "
+    is "abc" once its spaces are trimmed; "é" hashes its two UTF-8 bytes C3 A9 (hashlib over
+    those very bytes); a NULL value has no key (the loaded events refuse a missing one)."""
+    import hashlib
+
+    frame = pd.DataFrame({"name": ["abc", " abc ", "é", "", None]})
+    e_acute = hashlib.md5(bytes([0xC3, 0xA9])).hexdigest()
+    want = ["90015098", "90015098", e_acute[:8], "d41d8cd9", None]
+    assert _sql_texts(Hashed("name", 8).key_sql(TEXT, "t"), frame) == want
+    assert _sql_texts(Hashed("name", 3).key_sql(TEXT, "t"), frame)[:2] == ["900", "900"]
+    held = ["abc", "abc", "é", ""]  # as loaded: stripped
+    assert _rendered(Hashed("name", 8), {"name": held}) == want[:4]
+    with pytest.raises(SchemaError, match="missing"):
+        _rendered(Hashed("name", 8), {"name": [None]})
+
+
+def test_reversed_digits_and_domains_in_sql_are_renders():
+    """G23: 100042 → "240001", 120 → "021" (the zero leads), 7 → "7"; G27: maps.google.com →
+    com.google.maps, a name without a dot stays itself, "a..b" keeps its empty label."""
+    ids = pd.DataFrame({"n": [100042, 120, 7]})
+    assert _sql_texts(ReversedId("n").key_sql(TEXT, "t"), ids) == ["240001", "021", "7"]
+    assert _rendered(ReversedId("n"), {"n": [100042, 120, 7]}) == ["240001", "021", "7"]
+    names = ["maps.google.com", " localhost ", "a..b", "ü.example"]
+    want = ["com.google.maps", "localhost", "b..a", "example.ü"]
+    frame = pd.DataFrame({"name": names})
+    assert _sql_texts(ReversedDomain("name").key_sql(TEXT, "t"), frame) == want
+    held = [v.strip() for v in names]
+    assert _rendered(ReversedDomain("name"), {"name": held}) == want

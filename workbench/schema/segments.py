@@ -480,7 +480,9 @@ class Hashed(Field):
         return Field(self.column)
 
     def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
-        return None  # its text transforms the value: not written in SQL here
+        # DuckDB's md5 is the lowercase hex digest of the text's UTF-8 bytes, as hexdigest()
+        text = columns.get(self.column)
+        return None if text is None else f"left(md5({text}), {int(self.length)})"
 
     def coded(self, ctx: RenderContext) -> Coded:
         return _map_coded(
@@ -512,7 +514,8 @@ class ReversedId(Field):
         return None
 
     def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
-        return None  # its text transforms the value: not written in SQL here
+        text = columns.get(self.column)  # the digits of a whole number ≥ 0, backwards (G23)
+        return None if text is None else f"reverse({text})"
 
     def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
@@ -544,7 +547,10 @@ class ReversedDomain(Field):
         return None
 
     def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
-        return None  # its text transforms the value: not written in SQL here
+        text = columns.get(self.column)  # the labels between dots in reverse order (G27)
+        if text is None:
+            return None
+        return f"array_to_string(list_reverse(string_split({text}, '.')), '.')"
 
     def coded(self, ctx: RenderContext) -> Coded:
         if ctx.delimiter == ".":
