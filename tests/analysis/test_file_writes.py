@@ -20,6 +20,7 @@ from workbench.analysis.overview import keyspace
 from workbench.analysis.replay import balancer_steps
 from workbench.analysis.settings import DEFAULT
 from workbench.schema import Hashed
+from workbench.schema.keys import heroic_key
 
 FIGURES = (
     "n_writes",
@@ -115,28 +116,61 @@ def test_the_engine_key_distribution_is_the_whole_files(files):
 
 
 def _design(ds, name: str):
-    """A gallery design of ``ds``, or ``hashed``: entity_first with md5(host)[:8] (G22)."""
+    """A gallery design of ``ds``; ``hashed``: entity_first with md5(host)[:8] (G22);
+    ``tagged``: Heroic's key with the tag ``dc`` (G16)."""
     if name == "hashed":
         first = wb.preset(ds, "entity_first")
         key = wb.RowKey((Hashed("host", 8), *first.key.segments[1:]), first.key.delimiter)
         return dataclasses.replace(first, name="hashed", key=key)
+    if name == "tagged":
+        return dataclasses.replace(wb.preset(ds, "heroic"), key=heroic_key("host", ("dc",)))
     return wb.preset(ds, name)
 
 
-@pytest.mark.parametrize("design", ["hashed"])
-def test_a_key_that_transforms_its_text_is_keyed_by_duckdb_as_the_whole_file(files, design):
-    """Keys whose text SQL computes from the value (a hash, G22): each of the 100 × 200 =
-    20,000 events has its own second, so 20,000 rows and writes, and every figure the whole
-    file's in memory."""
-    engine, whole = files
+def _same_as_the_whole_file(engine, whole, design: str, rows: int) -> None:
+    """``design`` keyed by DuckDB over the engine dataset's file: ``rows`` rows, a write per
+    event (20,000), and every figure the whole file's in memory."""
     wl = wb.Workload(events_per_s=20_000)
     a = keyspace(engine, _design(engine, design), workload=wl)
     b = keyspace(whole, _design(whole, design), workload=wl)
     assert a.source_note.startswith("writes: every event of the file keyed by DuckDB")
-    assert (a.n_rows, a.n_writes) == (20_000, 20_000)
+    assert (a.n_rows, a.n_writes) == (b.n_rows, b.n_writes) == (rows, 20_000)
     for fig in FIGURES:
         assert getattr(a, fig) == pytest.approx(getattr(b, fig), rel=1e-12), fig
     assert a.split_keys() == b.split_keys()
+
+
+# every event in its own second: 20,000 rows; Heroic's 2^32 ms (~49.7 days) base holds the
+# file's 200 minutes from 2024-03-04 whole (1,709,510,400,000 ms is in base 398, which runs
+# from 398 × 2^32 = 1,709,396,983,808 to 1,713,691,951,104), so a row per host: 100
+@pytest.mark.parametrize(("design", "rows"), [("hashed", 20_000), ("heroic", 100)])
+def test_a_key_that_transforms_its_text_is_keyed_by_duckdb_as_the_whole_file(files, design, rows):
+    _same_as_the_whole_file(*files, design, rows)
+
+
+@pytest.fixture(scope="module")
+def tagged(tmp_path_factory):
+    """``files``' events with a Heroic tag ``dc``: host i's is "", "east" or "wëst" by i mod 3,
+    the empty one meaning absent (``empty_ok``)."""
+    ev = _events(100, 200)
+    ev["dc"] = np.array(["", "east", "wëst"])[ev["host"].str[1:].astype(int) % 3]
+    path = tmp_path_factory.mktemp("fw") / "tagged.parquet"
+    pq.write_table(pa.Table.from_pandas(ev, preserve_index=False), path)
+    args = dict(entity=["host", "dc"], time="time", measures="value", empty_ok=["dc"])
+    engine = wb.from_parquet(path, shape_events=4_000, progress=False, **args)
+    whole = wb.from_parquet(path, sample=1, progress=False, **args)
+    assert engine.aggregates is not None and len(engine) < 20_000 == len(whole)
+    return engine, whole
+
+
+def test_heroics_tags_are_keyed_by_duckdb_as_the_whole_file(tagged):
+    """A host's tag, empty or not, adds no row: 100 rows in base 398, as above; a key holds
+    "dc=…," unless the host's number is a multiple of 3 (its tag empty, left out)."""
+    _same_as_the_whole_file(*tagged, "tagged", 100)
+    engine, _ = tagged
+    keys = keyspace(engine, _design(engine, "tagged")).split_keys()["main"]
+    assert keys and all(("dc=" in k) == (int(k[1:3]) % 3 != 0) for k in keys)
+    assert all(k.endswith(",1709396983808") for k in keys)
 
 
 def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):

@@ -95,6 +95,8 @@ SQL_CASES = [
     (Timestamp("second", "epoch_s"), "1709787967"),
     (Timestamp("ms", "epoch_ms"), "1709787967890"),
     (ReversedTimestamp(), "8290212032"),  # 9,999,999,999 - 1,709,787,967
+    # Heroic's base: 1,709,787,967,890 ms = 398 × 2^32 (4,294,967,296) + 390,984,082
+    (BaseTimestamp(), "1709396983808"),
 ]
 
 
@@ -132,7 +134,7 @@ def test_a_key_joins_its_segments_in_sql_and_a_salt_is_not_written():
     cols = {"metric": "metric"}
     assert _sql_texts(key.key_sql(cols, "t")) == ["m01#x#20240307050607890"]
     # texts SQL does not write here: the engine path then replays the sample (and says so)
-    for seg in (Salt(4), Metric(("value",)), BaseTimestamp()):
+    for seg in (Salt(4), Metric(("value",))):
         assert seg.key_sql(cols, "t") is None, seg
         assert RowKey((Field("metric"), seg)).key_sql(cols, "t") is None
     # a column the caller gives no text for (a float entity) leaves the key unwritten
@@ -174,3 +176,41 @@ def test_reversed_digits_and_domains_in_sql_are_renders():
     assert _sql_texts(ReversedDomain("name").key_sql(TEXT, "t"), frame) == want
     held = [v.strip() for v in names]
     assert _rendered(ReversedDomain("name"), {"name": held}) == want
+
+
+def test_tags_in_sql_are_sorted_pairs_each_ending_in_the_delimiter_an_empty_one_left_out():
+    """G16, Heroic's key: ``name=value,`` per tag, sorted by name (dc before role), an empty
+    tag writes nothing, no delimiter follows the tags (they wrote their own) and a key ending
+    with them drops its last one. " x " is "x" once trimmed; "ü" stays itself; a NULL tag (a
+    missing value, which the loaded events refuse) gives no key at all."""
+    tags = Tags(("role", "dc"))
+    frame = pd.DataFrame(
+        {
+            "host": ["h1", "h2", "h3", "h4"],
+            "dc": [" x ", "", "", None],
+            "role": ["db", "ü", "", "a"],
+            "t": [T_US] * 4,
+        }
+    )
+    text = {c: f"trim({c})" for c in ("host", "dc", "role")}
+    held = {"host": ["h1", "h2", "h3"], "dc": ["x", "", ""], "role": ["db", "ü", ""]}
+    mid = RowKey((Field("host"), tags, Timestamp("second")), ",")
+    want = ["h1,dc=x,role=db,20240307050607", "h2,role=ü,20240307050607", "h3,20240307050607"]
+    assert _sql_texts(mid.key_sql(text, "t"), frame) == [*want, None]
+    assert _rendered(mid, held, ",") == want
+    last = RowKey((Field("host"), tags), ",")  # the tags end the key: no trailing ","
+    ends = ["h1,dc=x,role=db", "h2,role=ü", "h3"]
+    assert _sql_texts(last.key_sql(text, "t"), frame) == [*ends, None]
+    assert _rendered(last, held, ",") == ends
+    # the segment alone writes its own delimiters, each pair ending in the one it is given
+    assert _sql_texts(tags.key_sql(text, "t", "#"), frame)[:2] == ["dc=x#role=db#", "role=ü#"]
+    with pytest.raises(SchemaError, match="missing"):
+        _rendered(mid, {"host": ["h4"], "dc": [None], "role": ["a"]}, ",")
+
+
+def test_heroics_base_before_1970_floors_as_render_does():
+    """1 µs before the epoch is in the ms −1, whose 2^32 base is −4,294,967,296 (floored, not
+    truncated toward zero as SQL's % and // are); 1,000 µs after it is the ms 1, base 0."""
+    frame = pd.DataFrame({"t": [-1, 1_000]})
+    assert _sql_texts(BaseTimestamp().key_sql({}, "t"), frame) == ["-4294967296", "0"]
+    assert _rendered(BaseTimestamp(), {"x": [0, 0]}, t_us=[-1, 1_000]) == ["-4294967296", "0"]

@@ -114,11 +114,17 @@ class RowKey:
         """The key of each event as a DuckDB SQL expression (``Segment.key_sql``: ``columns``
         a dataset column's key text, ``t_us`` the event time in µs), the segments' texts joined
         by the delimiter as ``render`` joins them; None when a segment's text is not written in
-        SQL (the engine path then replays the sample, and says so)."""
-        texts = [s.key_sql(columns, t_us) for s in self.segments]
+        SQL (the engine path then replays the sample, and says so). A segment that writes its
+        own delimiters (Tags, G16) is followed by none, and a key ending with it loses its last
+        delimiters, as ``_render_text`` joins them."""
+        d = self.delimiter
+        texts = [s.key_sql(columns, t_us, d) for s in self.segments]
         if any(t is None for t in texts):
             return None
-        return f" || {sql_text(self.delimiter)} || ".join(f"({t})" for t in texts)
+        key = f"({texts[0]})"
+        for before, text in zip(self.segments, texts[1:], strict=False):
+            key += f" || ({text})" if before.self_delimited else f" || {sql_text(d)} || ({text})"
+        return f"rtrim({key}, {sql_text(d)})" if self.segments[-1].self_delimited else key
 
     # -- render / parse --------------------------------------------------------------
     def render(self, ctx: RenderContext) -> np.ndarray:

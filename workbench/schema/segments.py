@@ -321,7 +321,7 @@ class Segment:
         """A GoogleSQL TIMESTAMP expression decoding the field's text (None: no event time)."""
         return None
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         """This segment's text for each event as a DuckDB SQL expression, the text ``coded``
         gives (the engine path's keys over the files, ``analysis/file_writes.py``):
         ``columns`` maps a dataset column to its key text in SQL (VARCHAR), ``t_us`` is the
@@ -352,7 +352,7 @@ class Literal(Segment):
     def coded(self, ctx: RenderContext) -> Coded:
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.text], dtype=object)
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         return sql_text(self.text)
 
     def n_parts(self, delimiter: str) -> int | None:
@@ -394,7 +394,7 @@ class Field(Segment):
     def coded(self, ctx: RenderContext) -> Coded:
         return ctx.coded(self.column)
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         return columns.get(self.column)
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
@@ -437,7 +437,7 @@ class PaddedInt(Field):
         codes, uniq = factorized(col.to_numpy())
         return codes, digits(uniq, self.width, f"{self.column}")
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         text = columns.get(self.column)  # the digits of a whole number ≥ 0 (``digits``)
         return None if text is None else f"lpad({text}, {int(self.width)}, '0')"
 
@@ -479,7 +479,7 @@ class Hashed(Field):
     def readable(self) -> Segment:
         return Field(self.column)
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         # DuckDB's md5 is the lowercase hex digest of the text's UTF-8 bytes, as hexdigest()
         text = columns.get(self.column)
         return None if text is None else f"left(md5({text}), {int(self.length)})"
@@ -513,7 +513,7 @@ class ReversedId(Field):
     def digits_width(self) -> int | None:
         return None
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         text = columns.get(self.column)  # the digits of a whole number ≥ 0, backwards (G23)
         return None if text is None else f"reverse({text})"
 
@@ -546,7 +546,7 @@ class ReversedDomain(Field):
     def digits_width(self) -> int | None:
         return None
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         text = columns.get(self.column)  # the labels between dots in reverse order (G27)
         if text is None:
             return None
@@ -734,6 +734,18 @@ class Tags(Segment):
             pair = np.where(t == "", "", (c + "=") + t + ctx.delimiter).astype(object)
             out = out + pair
         return factorized(out)
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        # each pair as ``coded`` writes it: nothing for an empty text; a NULL (a missing value,
+        # which the loaded events refuse) is no text ("" = NULL is not true), so no key
+        texts = [columns.get(c) for c in self.columns]
+        if any(t is None for t in texts):
+            return None
+        pairs = [
+            f"CASE WHEN {t} = '' THEN '' ELSE {sql_text(c + '=')} || {t} || {sql_text(delimiter)} END"
+            for c, t in zip(self.columns, texts, strict=True)
+        ]
+        return " || ".join(pairs) or "''"
 
     def parse(self, text: pd.Series, delimiter: str = ",") -> dict[str, pd.Series]:
         d = re.escape(delimiter)
