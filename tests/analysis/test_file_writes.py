@@ -140,10 +140,13 @@ def _same_as_the_whole_file(engine, whole, design: str, rows: int) -> None:
     assert a.split_keys() == b.split_keys()
 
 
-# every event in its own second: 20,000 rows; Heroic's 2^32 ms (~49.7 days) base holds the
-# file's 200 minutes from 2024-03-04 whole (1,709,510,400,000 ms is in base 398, which runs
-# from 398 × 2^32 = 1,709,396,983,808 to 1,713,691,951,104), so a row per host: 100
-@pytest.mark.parametrize(("design", "rows"), [("hashed", 20_000), ("heroic", 100)])
+# every event has its own (host, second): 20,000 rows, hashed or salted by the second's text;
+# Heroic's 2^32 ms (~49.7 days) base holds the file's 200 minutes from 2024-03-04 whole
+# (1,709,510,400,000 ms is in base 398, which runs from 398 × 2^32 = 1,709,396,983,808 to
+# 1,713,691,951,104), so a row per host: 100
+@pytest.mark.parametrize(
+    ("design", "rows"), [("hashed", 20_000), ("salted", 20_000), ("heroic", 100)]
+)
 def test_a_key_that_transforms_its_text_is_keyed_by_duckdb_as_the_whole_file(files, design, rows):
     _same_as_the_whole_file(*files, design, rows)
 
@@ -174,10 +177,12 @@ def test_heroics_tags_are_keyed_by_duckdb_as_the_whole_file(tagged):
 
 
 def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):
+    """bucket_new_columns names the measure in its key: a row per measure, which the SQL keys
+    (one per event) do not write."""
     engine, _ = files
-    kd = keyspace(engine, wb.preset(engine, "salted"))
-    assert "shape sample" in kd.source_note and "not written in SQL" in kd.source_note
-    assert "crc32" in str(kd)  # the printed line names the segment
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_columns"))
+    assert "shape sample" in kd.source_note and "row per measure" in kd.source_note
+    assert "{measure}" in str(kd)  # the printed line names the segment
     assert kd.n_writes == len(engine)  # the sample's own writes, one per event
 
 
@@ -200,5 +205,5 @@ def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(f
 
 def test_the_notebook_view_says_whose_writes_it_replays(files):
     engine, _ = files
-    kd = keyspace(engine, wb.preset(engine, "salted"))
-    assert "not written in SQL" in kd._repr_html_()
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_columns"))
+    assert "row per measure" in kd._repr_html_()

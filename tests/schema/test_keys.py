@@ -25,6 +25,7 @@ from workbench.schema import (
     TimeBucket,
     Timestamp,
 )
+from workbench.schema.hashing import register_crc32
 from workbench.schema.segments import RenderContext
 
 KEY = RowKey((Field("site"), Field("sensor"), Timestamp("second")))
@@ -107,6 +108,7 @@ def _sql_texts(sql: str, frame: pd.DataFrame | None = None) -> list[str | None]:
     if frame is None:
         frame = pd.DataFrame({"metric": ["m01"], "n": [42], "t": [T_US]})
     con = duckdb.connect()
+    register_crc32(con)  # a salt's bucket, as the engine path's connection has it
     con.register("frame", frame)
     return [r[0] for r in con.execute(f"SELECT {sql} FROM frame").fetchall()]
 
@@ -129,12 +131,12 @@ def test_each_segment_writes_its_key_text_in_sql(seg, want):
     assert list(seg.render(ctx)) == [want]
 
 
-def test_a_key_joins_its_segments_in_sql_and_a_salt_is_not_written():
+def test_a_key_joins_its_segments_in_sql_and_a_measures_name_is_not_written():
     key = RowKey((Field("metric"), Literal("x"), Timestamp("ms")))
     cols = {"metric": "metric"}
     assert _sql_texts(key.key_sql(cols, "t")) == ["m01#x#20240307050607890"]
     # texts SQL does not write here: the engine path then replays the sample (and says so)
-    for seg in (Salt(4), Metric(("value",))):
+    for seg in (Metric(("value",)),):
         assert seg.key_sql(cols, "t") is None, seg
         assert RowKey((Field("metric"), seg)).key_sql(cols, "t") is None
     # a column the caller gives no text for (a float entity) leaves the key unwritten
@@ -214,3 +216,55 @@ def test_heroics_base_before_1970_floors_as_render_does():
     frame = pd.DataFrame({"t": [-1, 1_000]})
     assert _sql_texts(BaseTimestamp().key_sql({}, "t"), frame) == ["-4294967296", "0"]
     assert _rendered(BaseTimestamp(), {"x": [0, 0]}, t_us=[-1, 1_000]) == ["-4294967296", "0"]
+
+
+def test_a_salt_in_sql_is_the_crc32_bucket_of_its_columns_text():
+    """G08: ``crc32(text) mod n``, zero-padded to the digits of n − 1. CRC-32's check value:
+    crc32("123456789") = 0xCBF43926 = 3,421,780,262, so mod 4 it is 2 (0x26 = 38 = 4 × 9 + 2)
+    and mod 16 it is 6 (its last hex digit; written "06"); " 123456789 " once trimmed is the
+    same text; "é" hashes its UTF-8 bytes C3 A9 (zlib over those bytes); a NULL has no key."""
+    import zlib
+
+    frame = pd.DataFrame({"name": ["123456789", " 123456789 ", "é", None], "n": [42] * 4})
+    e_acute = zlib.crc32(bytes([0xC3, 0xA9]))
+    assert _sql_texts(Salt(4, "name").key_sql(TEXT, "t"), frame) == [
+        "2",
+        "2",
+        str(e_acute % 4),
+        None,
+    ]
+    assert _sql_texts(Salt(16, "name").key_sql(TEXT, "t"), frame)[:2] == ["06", "06"]
+    held = {"name": ["123456789", "123456789", "é"], "n": [42] * 3}
+    assert _rendered(Salt(4, "name"), held) == ["2", "2", str(e_acute % 4)]
+    # two columns: their texts joined by "|", as ``coded`` joins them
+    both = zlib.crc32(b"123456789|42") % 7
+    assert _sql_texts(Salt(7, ("name", "n")).key_sql(TEXT, "t"), frame)[:2] == [str(both)] * 2
+    assert _rendered(Salt(7, ("name", "n")), held)[:2] == [str(both)] * 2
+
+
+def test_a_salt_of_the_time_hashes_the_keys_time_text_written_after_it():
+    """The salt leads the key but hashes the text of the time segment after it (it renders
+    last): "20240307050607890" for the ms of ``T_US``; a key with no time segment has no
+    text to hash (render refuses it)."""
+    import zlib
+
+    key = RowKey((Salt(8), Timestamp("ms"), Field("metric")))
+    bucket = zlib.crc32(b"20240307050607890") % 8
+    want = [f"{bucket}#20240307050607890#m01"]
+    assert _sql_texts(key.key_sql({"metric": "metric"}, "t")) == want
+    assert _rendered(key, {"metric": ["m01"]}) == want
+    timeless = RowKey((Salt(8), Field("metric")))
+    assert timeless.key_sql({"metric": "metric"}, "t") is None
+    with pytest.raises(SchemaError, match="time segment"):
+        _rendered(timeless, {"metric": ["m01"]})
+
+
+def test_sqls_crc32_is_zlibs_on_many_texts_at_once():
+    """Past 63 distinct texts ``hashing.crc32`` runs its table over the bytes, not zlib: the
+    SQL function's buckets still equal zlib's over each text's UTF-8 bytes."""
+    import zlib
+
+    names = [f"sensor-{i}-ü" * (1 + i % 3) for i in range(200)]
+    frame = pd.DataFrame({"name": names})
+    want = [str(zlib.crc32(v.encode("utf-8")) % 1000).zfill(3) for v in names]
+    assert _sql_texts(Salt(1000, "name").key_sql(TEXT, "t"), frame) == want

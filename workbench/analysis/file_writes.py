@@ -31,6 +31,7 @@ import numpy as np
 
 from ..datasets.file_aggregates import connect, sql_name
 from ..datasets.model import Dataset
+from ..schema.hashing import register_crc32
 from ..schema.schema import Schema
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
@@ -159,6 +160,7 @@ def file_writes(
     columns = [*ds.measures, *ds.attributes]
     con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
     try:
+        register_crc32(con)  # a salt's bucket (``Salt.key_sql``): DuckDB has no crc32
         types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
         text = {c: _key_text(c, str(types[c])) for c in ds.entity}
         t_us = f"epoch_us({sql_name(ds.time)})"

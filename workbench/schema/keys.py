@@ -118,7 +118,15 @@ class RowKey:
         own delimiters (Tags, G16) is followed by none, and a key ending with it loses its last
         delimiters, as ``_render_text`` joins them."""
         d = self.delimiter
-        texts = [s.key_sql(columns, t_us, d) for s in self.segments]
+        got: dict[int, str | None] = {}
+        timed = False  # a salt of the time hashes the key's first time text, as ``coded`` does
+        for last in (False, True):
+            for i, s in enumerate(self.segments):
+                if s.renders_last == last:
+                    got[i] = text = s.key_sql(columns, t_us, d)
+                    if not timed and s.time_order != 0 and text is not None:
+                        columns, timed = {**columns, TIME: text}, True
+        texts = [got[i] for i in range(len(self.segments))]
         if any(t is None for t in texts):
             return None
         key = f"({texts[0]})"

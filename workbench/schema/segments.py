@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .hashing import crc32
+from .hashing import CRC32_SQL, crc32
 from .time_text import LONGEST_US, SHORTEST_US
 from .value_text import digits, encode_coded, factorize, merge_equal_texts
 
@@ -675,6 +675,17 @@ class Salt(Segment):
             else np.zeros(0, np.intp)
         )
         return bucket[codes], digits(np.arange(self.n), self.width, "salt")
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        # ``coded``'s texts joined by "|", hashed by the crc32 a connection registers (DuckDB
+        # has none: ``hashing.register_crc32``); "time" is the key's time text, which
+        # ``RowKey.key_sql`` hands over as ``columns[TIME]`` (salts render last)
+        texts = [columns.get(TIME if c == "time" else c) for c in self.of]
+        if any(t is None for t in texts):
+            return None
+        text = " || '|' || ".join(f"({t})" for t in texts)
+        bucket = f"{CRC32_SQL}({text}) % {int(self.n)}"
+        return f"lpad(CAST({bucket} AS VARCHAR), {self.width}, '0')"
 
     def _alphabet(self) -> str | None:
         return "0123456789"
