@@ -5,6 +5,7 @@ model through the same steps as one entry per mutation (G06)."""
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from workbench.analysis.load_windows import Writes, time_ids, window_grid, write
 from workbench.analysis.overview import keyspace
 from workbench.analysis.replay import balancer_steps
 from workbench.analysis.settings import DEFAULT
-from workbench.schema import Hashed
+from workbench.schema import Hashed, Segment
 from workbench.schema.keys import heroic_key
 
 FIGURES = (
@@ -176,14 +177,68 @@ def test_heroics_tags_are_keyed_by_duckdb_as_the_whole_file(tagged):
     assert all(k.endswith(",1709396983808") for k in keys)
 
 
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """``files``' events with a second measure ``temp``: NULL for the events numbered 0 mod
+    4, NaN for 1 mod 4 (neither writes a cell), a value for the other half."""
+    ev = _events(100, 200)
+    i = np.arange(len(ev))
+    temp = pa.array(np.where(i % 4 == 1, np.nan, 20.5), mask=i % 4 == 0, from_pandas=False)
+    table = pa.Table.from_pandas(ev, preserve_index=False).append_column("temp", temp)
+    path = tmp_path_factory.mktemp("fw") / "measured.parquet"
+    pq.write_table(table, path)
+    args = dict(entity="host", time="time", measures=["value", "temp"], progress=False)
+    engine = wb.from_parquet(path, shape_events=4_000, **args)
+    whole = wb.from_parquet(path, sample=1, **args)
+    assert engine.aggregates is not None and len(engine) < 20_000 == len(whole)
+    return engine, whole
+
+
+def test_a_row_per_measure_is_keyed_by_duckdb_as_the_whole_file(measured):
+    """bucket_new_columns keys {host}#{measure}#{day}: an event writes a mutation per measure
+    it has a value of, 20,000 values and 20,000 / 2 temps = 30,000; each host's 200 readings
+    fit one day, so 100 hosts × 2 measures = 200 rows."""
+    engine, whole = measured
+    wl = wb.Workload(events_per_s=20_000)
+    a = keyspace(engine, wb.preset(engine, "bucket_new_columns"), workload=wl)
+    b = keyspace(whole, wb.preset(whole, "bucket_new_columns"), workload=wl)
+    assert a.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert "30,000 mutations on 200 rows" in a.source_note
+    assert (a.n_rows, a.n_writes) == (b.n_rows, b.n_writes) == (200, 30_000)
+    for fig in FIGURES:
+        assert getattr(a, fig) == pytest.approx(getattr(b, fig), rel=1e-12), fig
+    assert a.split_keys() == b.split_keys()
+
+
+@dataclass(frozen=True)
+class _Upper(Segment):
+    """A segment kind with no SQL text (the base ``key_sql``): a column upper-cased."""
+
+    column: str
+
+    def sources(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def coded(self, ctx):
+        codes, texts = ctx.coded(self.column)
+        return codes, np.array([t.upper() for t in texts], dtype=object)
+
+    def template(self) -> str:
+        return "{upper(" + self.column + ")}"
+
+
 def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):
-    """bucket_new_columns names the measure in its key: a row per measure, which the SQL keys
-    (one per event) do not write."""
+    """Every kind the workbench has writes its SQL; a new one that does not (or a design with
+    a second table) keeps the sample's replay, and the note says which and why."""
     engine, _ = files
-    kd = keyspace(engine, wb.preset(engine, "bucket_new_columns"))
-    assert "shape sample" in kd.source_note and "row per measure" in kd.source_note
-    assert "{measure}" in str(kd)  # the printed line names the segment
+    first = wb.preset(engine, "entity_first")
+    upper = dataclasses.replace(first, key=wb.RowKey((_Upper("host"), first.key.segments[1])))
+    kd = keyspace(engine, upper)
+    assert "shape sample" in kd.source_note and "not written in SQL" in kd.source_note
+    assert "{upper(host)}" in str(kd)  # the printed line names the segment
     assert kd.n_writes == len(engine)  # the sample's own writes, one per event
+    kd = keyspace(engine, wb.preset(engine, "two_tables"))
+    assert "shape sample" in kd.source_note and "more than one table" in kd.source_note
 
 
 def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(files, monkeypatch):
@@ -205,5 +260,5 @@ def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(f
 
 def test_the_notebook_view_says_whose_writes_it_replays(files):
     engine, _ = files
-    kd = keyspace(engine, wb.preset(engine, "bucket_new_columns"))
-    assert "row per measure" in kd._repr_html_()
+    kd = keyspace(engine, wb.preset(engine, "two_tables"))
+    assert "more than one table" in kd._repr_html_()

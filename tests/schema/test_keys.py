@@ -131,14 +131,14 @@ def test_each_segment_writes_its_key_text_in_sql(seg, want):
     assert list(seg.render(ctx)) == [want]
 
 
-def test_a_key_joins_its_segments_in_sql_and_a_measures_name_is_not_written():
+def test_a_key_joins_its_segments_in_sql_and_leaves_unwritten_what_it_is_not_given():
     key = RowKey((Field("metric"), Literal("x"), Timestamp("ms")))
     cols = {"metric": "metric"}
     assert _sql_texts(key.key_sql(cols, "t")) == ["m01#x#20240307050607890"]
-    # texts SQL does not write here: the engine path then replays the sample (and says so)
-    for seg in (Metric(("value",)),):
-        assert seg.key_sql(cols, "t") is None, seg
-        assert RowKey((Field("metric"), seg)).key_sql(cols, "t") is None
+    # a measure's name without the measures (``held``): the engine path then replays the
+    # sample (and says so)
+    assert Metric(("value",)).key_sql(cols, "t") is None
+    assert RowKey((Field("metric"), Metric(("value",)))).key_sql(cols, "t") is None
     # a column the caller gives no text for (a float entity) leaves the key unwritten
     assert RowKey((Field("host"),)).key_sql(cols, "t") is None
 
@@ -268,3 +268,28 @@ def test_sqls_crc32_is_zlibs_on_many_texts_at_once():
     frame = pd.DataFrame({"name": names})
     want = [str(zlib.crc32(v.encode("utf-8")) % 1000).zfill(3) for v in names]
     assert _sql_texts(Salt(1000, "name").key_sql(TEXT, "t"), frame) == want
+
+
+def test_a_key_naming_the_measure_writes_a_key_per_measure_with_a_value_in_sql():
+    """G03's tall-per-metric row: an event writes one key per measure it has a value of, the
+    measure's short name in it ("value" → "v"). h1 has both (2 keys), h2 neither (its value
+    NULL, its temp NaN: no cell, so no key), h3 only its value (1 key): 3 keys, in order."""
+    key = RowKey((Field("host"), Metric(names={"value": "v"}), Timestamp("second")))
+    frame = pd.DataFrame(
+        {
+            "host": ["h1", "h2", "h3"],
+            "value": pd.array([5, None, 7], dtype="Int64"),
+            "temp": [1.5, np.nan, None],
+            "t": [T_US] * 3,
+        }
+    )
+    held = {"value": "value IS NOT NULL", "temp": "temp IS NOT NULL AND NOT isnan(temp)"}
+    sec = "20240307050607"
+    want = [f"h1#v#{sec}", f"h1#temp#{sec}", f"h3#v#{sec}"]
+    assert _sql_texts(key.key_sql({"host": "host"}, "t", held), frame) == want
+    hosts = pd.Series(["h1", "h2", "h3"])
+    by = {m: key.render(RenderContext({"host": hosts}, np.array([T_US] * 3), "#", m)) for m in held}
+    has = {"value": [True, False, True], "temp": [True, False, False]}  # as the frame holds
+    kept = [by[m][i] for i in range(3) for m in held if has[m][i]]
+    assert kept == want
+    assert key.key_sql({"host": "host"}, "t") is None  # which measures have a value: not said

@@ -33,6 +33,7 @@ from ..datasets.file_aggregates import connect, sql_name
 from ..datasets.model import Dataset
 from ..schema.hashing import register_crc32
 from ..schema.schema import Schema
+from ..schema.segments import MEASURE
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
@@ -164,7 +165,8 @@ def file_writes(
         types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
         text = {c: _key_text(c, str(types[c])) for c in ds.entity}
         t_us = f"epoch_us({sql_name(ds.time)})"
-        key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us)
+        held = {m: _has_cell(schema, [m], types) for m in ds.measures}  # a row per measure
+        key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us, held)
         if key is None:
             return sample_note("an entity column is neither text nor a whole number")
         found = _grouped(con, key, t_us, _has_cell(schema, columns, types), st)
@@ -181,9 +183,7 @@ def _unkeyable(schema: Schema) -> str:
     if schema.tables or schema.aggregates is not None:
         return "the design writes more than one table or summary rows"
     for seg in schema.key.segments:
-        if seg.names_measure:
-            return f"the key's {seg.template()} writes a row per measure"
-        if seg.key_sql({c: "x" for c in seg.sources()}, "0") is None:
+        if seg.key_sql({c: "x" for c in (*seg.sources(), MEASURE)}, "0") is None:
             return f"the key's {seg.template()} is not written in SQL"
     return ""
 

@@ -31,6 +31,7 @@ from .time_text import LONGEST_US, SHORTEST_US
 from .value_text import digits, encode_coded, factorize, merge_equal_texts
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
+MEASURE = "@measure"  # and in SQL for "the measure's name" (``RowKey.key_sql``: one per measure)
 
 # Text of one key part for every event as (codes, distinct texts): ``texts[codes]`` is the
 # text, equal codes ⇔ equal texts (``texts`` may hold values no event uses).
@@ -601,6 +602,13 @@ class Metric(Segment):
         if ctx.metric is None:
             raise SchemaError("A Metric segment needs a layout that writes one row per measure.")
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.name_of(ctx.metric)], dtype=object)
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        measure = columns.get(MEASURE)  # the measure's name in SQL, as a dataset names it
+        if measure is None or not self.names:
+            return measure
+        whens = " ".join(f"WHEN {sql_text(m)} THEN {sql_text(t)}" for m, t in self.names)
+        return f"CASE {measure} {whens} ELSE {measure} END"
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         back = self.measure_of()
