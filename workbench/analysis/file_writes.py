@@ -3,23 +3,25 @@
 A shape sample (``from_parquet`` over ``SHAPE_ABOVE`` events) holds a tenth or less of the
 series; replaying its writes gives the key distribution within ~15 % of the file's. Here
 DuckDB writes each event's row key in SQL over the files themselves (``RowKey.key_sql``: each
-segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``) and
-groups the events per (row key, balancer step of the load model's grid): the entries number
-the distinct rows × the steps they are written in, not the events, and each stands for its
-``count`` mutations (``Writes.count``; an event is one mutation: two events in one cell are a
-collision the write path refuses). ``key_distribution`` replays them through the same steps
-as the in-memory path's one entry per mutation, so the tablets, shares and split keys are the
-whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
+segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``; a salt's
+crc32, which DuckDB lacks, is the Python function ``hashing.register_crc32`` puts on the
+connection) and groups the events per (row key, balancer step of the load model's grid): the
+entries number the distinct rows × the steps they are written in, not the events, and each
+stands for its ``count`` mutations (``Writes.count``; an event is one mutation, or one per
+measure with a value when the key names the measure, ``RowKey.key_sql``'s ``held``; two events
+in one cell are a collision the write path refuses). ``key_distribution`` replays them through
+the same steps as the in-memory path's one entry per mutation, so the tablets, shares and split
+keys are the whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
 
 From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
 are the file's), the rows each query reads (its plan's rows in the sample, found among the
 file's keys, at the plan's node time in the sample) and the ceiling the model states before
-production's. Where SQL cannot write the key (a hash, a salt, a measure's name, Heroic's
-tags), a design writes more than one table or summary rows, the file has more rows than
-``ROWS_MAX`` (a key with the event's time has up to a row per event: the entries would be the
-events; decided from the file's event count without a scan, else by DuckDB's estimate of the
-distinct keys) or more entries than ``ENTRIES_MAX``, or the SQL keys miss one of the sample's,
-the load model replays the sample as before and its note says why.
+production's. Where SQL cannot write the key (a segment kind without ``key_sql``: every kind
+the workbench has writes one), a design writes more than one table or summary rows, the file
+has more rows than ``ROWS_MAX`` (a key with the event's time has up to a row per event: the
+entries would be the events; decided from the file's event count without a scan, else by
+DuckDB's estimate of the distinct keys) or more entries than ``ENTRIES_MAX``, or the SQL keys
+miss one of the sample's, the load model replays the sample as before and its note says why.
 """
 
 from __future__ import annotations

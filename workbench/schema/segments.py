@@ -325,9 +325,11 @@ class Segment:
     def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         """This segment's text for each event as a DuckDB SQL expression, the text ``coded``
         gives (the engine path's keys over the files, ``analysis/file_writes.py``):
-        ``columns`` maps a dataset column to its key text in SQL (VARCHAR), ``t_us`` is the
-        event time in µs since the epoch (BIGINT). None: SQL does not write this text (a hash,
-        a measure's name, Heroic's tags), and the caller falls back to the sample (G06)."""
+        ``columns`` maps a dataset column to its key text in SQL (VARCHAR) — and ``TIME`` to the
+        key's time text, ``MEASURE`` to the measure's name (``RowKey.key_sql``) —, ``t_us`` is
+        the event time in µs since the epoch (BIGINT), ``delimiter`` the key's (a segment that
+        writes its own, Tags). None: SQL does not write this text (a kind that does not say
+        how), and the caller falls back to the sample (G06)."""
         return None
 
 
