@@ -3,13 +3,15 @@
 A shape sample (``from_parquet`` over ``SHAPE_ABOVE`` events) holds a tenth or less of the
 series; replaying its writes gives the key distribution within ~15 % of the file's. Here
 DuckDB writes each event's row key in SQL over the files themselves (``RowKey.key_sql``: each
-segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``) and
-groups the events per (row key, balancer step of the load model's grid): the entries number
-the distinct rows × the steps they are written in, not the events, and each stands for its
-``count`` mutations (``Writes.count``; an event is one mutation: two events in one cell are a
-collision the write path refuses). ``key_distribution`` replays them through the same steps
-as the in-memory path's one entry per mutation, so the tablets, shares and split keys are the
-whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
+segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``; a salt's
+crc32, which DuckDB lacks, is the Python function ``hashing.register_crc32`` puts on the
+connection) and groups the events per (row key, balancer step of the load model's grid): the
+entries number the distinct rows × the steps they are written in, not the events, and each
+stands for its ``count`` mutations (``Writes.count``; an event is one mutation, or one per
+measure with a value when the key names the measure, ``RowKey.key_sql``'s ``held``; two events
+in one cell are a collision the write path refuses). ``key_distribution`` replays them through
+the same steps as the in-memory path's one entry per mutation, so the tablets, shares and split
+keys are the whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
 A compare keys every design in one pass (:func:`one_pass`, :class:`FileKeys`): one scan
 counts each design's mutations and distinct rows, a second groups every design's (row, step)
 as one ``GROUPING SETS``.
@@ -17,13 +19,13 @@ as one ``GROUPING SETS``.
 From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
 are the file's), the rows each query reads (its plan's rows in the sample, found among the
 file's keys, at the plan's node time in the sample) and the ceiling the model states before
-production's. Where SQL cannot write the key (a hash, a salt, a measure's name, Heroic's
-tags), a design writes more than one table or summary rows, the file has more rows than
-``ROWS_MAX`` (a key with the event's time has up to a row per event: the entries would be the
-events; decided from the file's event count without a scan, else by DuckDB's estimate of the
-distinct keys) or more entries than ``ENTRIES_MAX`` (about series × balancer steps by the
-file's counts, before any scan: ``_over_bounds``), or the SQL keys miss one of the sample's,
-the load model replays the sample as before and its note says why.
+production's. Where SQL cannot write the key (a segment kind without ``key_sql``: every kind
+the workbench has writes one), a design writes more than one table or summary rows, the file
+has more rows than ``ROWS_MAX`` (a key with the event's time has up to a row per event: the
+entries would be the events; decided from the file's event count without a scan, else by
+DuckDB's estimate of the distinct keys) or more entries than ``ENTRIES_MAX`` (about series ×
+balancer steps by the file's counts, before any scan: ``_over_bounds``), or the SQL keys miss
+one of the sample's, the load model replays the sample as before and its note says why.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ import numpy as np
 
 from ..datasets.file_aggregates import connect, sql_name
 from ..datasets.model import Dataset
+from ..schema.hashing import register_crc32
 from ..schema.schema import Schema
+from ..schema.segments import MEASURE
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
@@ -164,7 +168,7 @@ def file_writes(
     shared = _PASS.get()
     keys = shared if shared is not None and shared.serves(ds, st) else FileKeys(ds, st)
     try:
-        q = keys.query(schema, [*ds.measures, *ds.attributes])
+        q = keys.query(schema, ds.measures, ds.attributes)
         found = keys.grouped(q) if isinstance(q, tuple) else q
     finally:
         if keys is not shared:
@@ -190,8 +194,11 @@ def one_pass(ds: Dataset, schemas: Sequence[Schema], st: Settings | None = None)
         yield
         return
     keys = FileKeys(ds, st)
-    columns = [*ds.measures, *ds.attributes]
-    qs = [keys.query(s, columns) for s in schemas if not (_unkeyable(s) or _over_bounds(ds, s, st))]
+    qs = [
+        keys.query(s, ds.measures, ds.attributes)
+        for s in schemas
+        if not (_unkeyable(s) or _over_bounds(ds, s, st))
+    ]
     token = _PASS.set(keys)
     try:
         keys.run([q for q in qs if isinstance(q, tuple)])
@@ -213,6 +220,7 @@ class FileKeys:
         paths, naive_tz = agg.source
         self.agg, self.st, self.entity = agg, st, list(ds.entity)
         self.con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+        register_crc32(self.con)  # a salt's bucket (``Salt.key_sql``): DuckDB has no crc32
         self.types = {
             c: str(t)
             for c, t in self.con.execute(
@@ -231,13 +239,17 @@ class FileKeys:
     def close(self) -> None:
         self.con.close()
 
-    def query(self, schema: Schema, columns: list[str]) -> tuple[str, str] | str:
-        """(the design's key, the condition of an event that writes a cell) in SQL, or why not."""
+    def query(
+        self, schema: Schema, measures: Sequence[str], attributes: Sequence[str]
+    ) -> tuple[str, str] | str:
+        """(the design's key, the condition of an event that writes a cell) in SQL, or why not;
+        a key naming the measure gives each event a key per measure with a value (``held``)."""
         text = {c: _key_text(c, self.types[c]) for c in self.entity}
-        key = schema.key.key_sql({c: t for c, t in text.items() if t}, self.t_us)
+        held = {m: _has_cell(schema, [m], self.types) for m in measures}  # a row per measure
+        key = schema.key.key_sql({c: t for c, t in text.items() if t}, self.t_us, held)
         if key is None:
             return "an entity column is neither text nor a whole number"
-        return key, _has_cell(schema, columns, self.types)
+        return key, _has_cell(schema, [*measures, *attributes], self.types)
 
     def run(self, queries: Sequence[tuple[str, str]]) -> None:
         """Group every design of ``queries`` not yet found in one pass: each condition's count,
@@ -356,9 +368,7 @@ def _unkeyable(schema: Schema) -> str:
     if schema.tables or schema.aggregates is not None:
         return "the design writes more than one table or summary rows"
     for seg in schema.key.segments:
-        if seg.names_measure:
-            return f"the key's {seg.template()} writes a row per measure"
-        if seg.key_sql({c: "x" for c in seg.sources()}, "0") is None:
+        if seg.key_sql({c: "x" for c in (*seg.sources(), MEASURE)}, "0") is None:
             return f"the key's {seg.template()} is not written in SQL"
     return ""
 
