@@ -248,7 +248,10 @@ class FileKeys:
         held = {m: _has_cell(schema, [m], self.types) for m in measures}  # a row per measure
         key = schema.key.key_sql({c: t for c, t in text.items() if t}, self.t_us, held)
         if key is None:
-            return "an entity column is neither text nor a whole number"
+            odd = [c for c, t in text.items() if t is None]
+            if odd:
+                return f"the entity column {odd[0]!r} is neither text nor a whole number"
+            return f"the key {schema.key.template()} names a column or time it does not hold"
         return key, _has_cell(schema, [*measures, *attributes], self.types)
 
     def run(self, queries: Sequence[tuple[str, str]]) -> None:
@@ -417,6 +420,7 @@ def _key_text(column: str, sql_type: str) -> str | None:
         "UTINYINT",
         "USMALLINT",
         "UINTEGER",
+        "UBIGINT",
     ):
         return f"CAST({q} AS VARCHAR)"
     return None
