@@ -329,3 +329,34 @@ def test_entries_judged_from_the_files_counts_before_any_scan(files, monkeypatch
     assert len(got[1][0]) == 4_456 and len(got[0]) == 100
     kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
     assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
+
+
+def test_a_row_per_measure_shares_the_pass_without_repeating_the_others_events(
+    measured, monkeypatch
+):
+    """One compare pass keys bucket_new_columns (a key per measure with a value: 20,000 values
+    + 10,000 temps = 30,000 mutations on 100 hosts × 2 measures = 200 rows) beside designs of
+    one mutation an event: bucket_new_cells 20,000 on 100 day rows, entity_first 20,000 on
+    20,000 rows, as the whole file in memory counts them; and each design's figures are its
+    own pass's (``keyspace``)."""
+    from workbench.analysis import file_writes
+
+    engine, whole = measured
+    runs = []
+    run = file_writes.FileKeys.run
+    monkeypatch.setattr(file_writes.FileKeys, "run", lambda s, q: (runs.append(len(q)), run(s, q)))
+    names = ["bucket_new_columns", "bucket_new_cells", "entity_first"]
+    wl = wb.Workload(events_per_s=20_000)
+    a = wb.compare(engine, [wb.preset(engine, n) for n in names], workload=wl)
+    assert runs == [3]
+    want = {"bucket_new_columns": (200, 30_000), "bucket_new_cells": (100, 20_000)}
+    want["entity_first"] = (20_000, 20_000)
+    for n in names:
+        got = a.analyses[n].keyspace
+        kw = keyspace(whole, wb.preset(whole, n), workload=wl)
+        own = keyspace(engine, wb.preset(engine, n), workload=wl)
+        assert got.source_note.startswith("writes: every event of the file keyed by DuckDB"), n
+        assert (got.n_rows, got.n_writes) == (kw.n_rows, kw.n_writes) == want[n]
+        for fig in FIGURES:
+            assert getattr(got, fig) == getattr(own, fig), (n, fig)
+        assert got.split_keys() == own.split_keys(), n

@@ -179,6 +179,10 @@ def file_writes(
     return _as_writes(uniq, entries, (agg.events, n, t_last), sample, sample_writes)
 
 
+# a design's mutations: (key, condition) pairs in SQL, an event writing each pair's key where
+# its condition holds (``FileKeys.query``)
+Query = tuple[tuple[str, str], ...]
+
 _PASS: ContextVar[FileKeys | None] = ContextVar("file_keys_pass", default=None)
 
 
@@ -228,7 +232,7 @@ class FileKeys:
             ).fetchall()
         }
         self.t_us = f"epoch_us({sql_name(ds.time)})"
-        self.found: dict[tuple[str, str], _Group | str] = {}  # a design's groups, or why none
+        self.found: dict[Query, _Group | str] = {}  # a design's groups, or why none
         self._tables = 0
 
     def serves(self, ds: Dataset, st: Settings) -> bool:
@@ -241,92 +245,103 @@ class FileKeys:
 
     def query(
         self, schema: Schema, measures: Sequence[str], attributes: Sequence[str]
-    ) -> tuple[str, str] | str:
-        """(the design's key, the condition of an event that writes a cell) in SQL, or why not;
-        a key naming the measure gives each event a key per measure with a value (``held``)."""
+    ) -> Query | str:
+        """The design's mutations in SQL as (key, condition) pairs, an event writing the key of
+        each pair whose condition holds (a cell; a key naming the measure: one pair per
+        measure, the measure's own value), or why not."""
         text = {c: _key_text(c, self.types[c]) for c in self.entity}
         held = {m: _has_cell(schema, [m], self.types) for m in measures}  # a row per measure
-        key = schema.key.key_sql({c: t for c, t in text.items() if t}, self.t_us, held)
-        if key is None:
+        pairs = schema.key.key_pairs({c: t for c, t in text.items() if t}, self.t_us, held)
+        if pairs is None:
             odd = [c for c, t in text.items() if t is None]
             if odd:
                 return f"the entity column {odd[0]!r} is neither text nor a whole number"
             return f"the key {schema.key.template()} names a column or time it does not hold"
-        return key, _has_cell(schema, [*measures, *attributes], self.types)
+        where = _has_cell(schema, [*measures, *attributes], self.types)
+        return tuple((k, where if c is None else c) for k, c in pairs)
 
-    def run(self, queries: Sequence[tuple[str, str]]) -> None:
-        """Group every design of ``queries`` not yet found in one pass: each condition's count,
-        first and last ms and each key's distinct rows (DuckDB's HyperLogLog) in one scan; then
-        the keys within ``ROWS_MAX`` as one ``GROUPING SETS`` over (row, step) of each
-        condition's own grid (the load model's, ``window_grid``, ``balancer_steps``), into a
-        temporary table ``grouped`` fetches from."""
+    def run(self, queries: Sequence[Query]) -> None:
+        """Group every design of ``queries`` not yet found in one pass. One scan: each
+        condition's mutations, first and last ms, and each key's distinct rows (DuckDB's
+        HyperLogLog). Then, for the designs within ``ROWS_MAX``, a second: one ``GROUPING
+        SETS`` of (key, step) per key, its step on its design's grid (the load model's,
+        ``window_grid`` and ``balancer_steps`` over the design's mutations), into a temporary
+        table ``grouped`` fetches from. A key is a column that is NULL where its condition
+        fails, so one row per event serves every design (``unnest`` would repeat the events)."""
         qs = list(dict.fromkeys(q for q in queries if q not in self.found))
         if not qs:
             return
-        wheres = list(dict.fromkeys(w for _, w in qs))
+        pairs = list(dict.fromkeys(p for q in qs for p in q))
+        conds = list(dict.fromkeys(c for _, c in pairs))
         t = self.t_us
         ms = f"({t} - (({t} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
-        cols = [f"{ms} AS tm"]
-        cols += [f"({w}) AS w{i}" for i, w in enumerate(wheres)]
-        cols += [
-            f"CASE WHEN {w} THEN {k} END AS k{j}" for j, (k, w) in enumerate(qs)
-        ]  # NULL: no cell, a group dropped below
+        cols = [f"{ms} AS tm"] + [f"({c}) AS w{i}" for i, c in enumerate(conds)]
+        cols += [f"CASE WHEN {c} THEN {k} END AS k{i}" for i, (k, c) in enumerate(pairs)]
         view = f"kv{self._tables}"
         self._tables += 1
         self.con.execute(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(cols)} FROM ev")
         stats = [
             f"count(*) FILTER (WHERE w{i}), min(tm) FILTER (WHERE w{i}), "
             f"max(tm) FILTER (WHERE w{i})"
-            for i in range(len(wheres))
+            for i in range(len(conds))
         ]
-        stats += [f"approx_count_distinct(k{j})" for j in range(len(qs))]
+        stats += [f"approx_count_distinct(k{i})" for i in range(len(pairs))]
         row = self.con.execute(f"SELECT {', '.join(stats)} FROM {view}").fetchone()
         assert row is not None
-        grids: list[tuple[int, int, int, int, int, int] | None] = []
-        for i in range(len(wheres)):
-            n, t_first, t_last = row[3 * i : 3 * i + 3]
+        per_cond = {c: row[3 * i : 3 * i + 3] for i, c in enumerate(conds)}
+        distinct = {p: int(row[3 * len(conds) + i]) for i, p in enumerate(pairs)}
+        grids: dict[tuple[str, ...], tuple[int, int, int, int, int, int]] = {}
+        kept: list[Query] = []
+        for q in qs:
+            got = [per_cond[c] for c in dict.fromkeys(c for _, c in q)]
+            n = sum(int(g[0]) for g in got)
+            rows = sum(distinct[p] for p in q)
             if not n:
-                grids.append(None)
+                self.found[q] = "the files hold no event with a cell"
                 continue
-            t0, win_us, W = window_grid(int(t_first), int(t_last), int(n), self.st)
-            sub, _ = balancer_steps(win_us / 1e6, int(n), W, self.st)
-            grids.append((int(n), int(t_last), t0, win_us, W, sub))
-        kept: list[int] = []
-        for j, (_, w) in enumerate(qs):
-            g = grids[wheres.index(w)]
-            rows = int(row[3 * len(wheres) + j])
-            if g is None:
-                self.found[qs[j]] = "the files hold no event with a cell"
-            elif rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
-                self.found[qs[j]] = (
-                    f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
-                )
-            else:
-                kept.append(j)
+            if rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
+                self.found[q] = f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
+                continue
+            t_first = min(int(g[1]) for g in got if g[0])
+            t_last = max(int(g[2]) for g in got if g[0])
+            t0, win_us, W = window_grid(t_first, t_last, n, self.st)
+            sub, _ = balancer_steps(win_us / 1e6, n, W, self.st)
+            grids[tuple(c for _, c in q)] = (n, t_last, t0, win_us, W, sub)
+            kept.append(q)
         if not kept:
             return
+        grid_of = list(dict.fromkeys(tuple(c for _, c in q) for q in kept))
         steps = [
-            f"least((tm - {g[2]}) * {g[5]} // {g[3]}, {g[4] * g[5] - 1}) AS s{i}"
-            for i, g in enumerate(grids)
-            if g is not None
+            f"least((tm - {t0}) * {sub} // {win}, {W * sub - 1}) AS s{g}"
+            for g, (_, _, t0, win, W, sub) in enumerate(grids[c] for c in grid_of)
         ]
-        sets = ", ".join(f"(k{j}, s{wheres.index(qs[j][1])})" for j in kept)
-        table = f"g{self._tables}"
-        ks = ", ".join(f"k{j}" for j in kept)
-        self.con.execute(
-            f"CREATE TEMP TABLE {table} AS SELECT {ks}, "
-            f"{', '.join(f's{i}' for i, g in enumerate(grids) if g is not None)}, "
-            f"GROUPING({ks}) AS gid, count(*) AS c, min(tm) AS t "
-            f"FROM (SELECT *, {', '.join(steps)} FROM {view}) GROUP BY GROUPING SETS ({sets})"
+        sets = list(
+            dict.fromkeys(
+                (pairs.index(p), grid_of.index(tuple(c for _, c in q))) for q in kept for p in q
+            )
         )
-        for pos, j in enumerate(kept):
-            i = wheres.index(qs[j][1])
-            n, t_last = grids[i][:2]  # type: ignore[index]
-            # GROUPING's bit per key is 1 where that key is not grouped: only k{j} is here
-            gid = (1 << len(kept)) - 1 - (1 << (len(kept) - 1 - pos))
-            self.found[qs[j]] = _Group(table, f"k{j}", f"s{i}", gid, n, t_last)
+        grouped = [f"k{i}" for i in range(len(pairs))] + [f"s{g}" for g in range(len(grid_of))]
+        table = f"g{self._tables}"
+        self.con.execute(
+            f"CREATE TEMP TABLE {table} AS SELECT {', '.join(grouped)}, "
+            f"GROUPING({', '.join(grouped)}) AS gid, count(*) AS c, min(tm) AS t "
+            f"FROM (SELECT *, {', '.join(steps)} FROM {view}) GROUP BY GROUPING SETS "
+            f"({', '.join(f'(k{i}, s{g})' for i, g in sets)})"
+        )
+        top = len(grouped) - 1
+        for q in kept:
+            g = grid_of.index(tuple(c for _, c in q))
+            ks = [pairs.index(p) for p in q]
+            # GROUPING's bit per column (the first the highest) is 1 where it is not grouped
+            gids = [
+                (1 << len(grouped)) - 1 - (1 << (top - i)) - (1 << (top - len(pairs) - g))
+                for i in ks
+            ]
+            n, t_last = grids[grid_of[g]][:2]
+            key = f"coalesce({', '.join(f'k{i}' for i in ks)})" if len(ks) > 1 else f"k{ks[0]}"
+            self.found[q] = _Group(table, key, f"s{g}", tuple(gids), n, t_last)
 
-    def grouped(self, q: tuple[str, str]) -> tuple | str:
+    def grouped(self, q: Query) -> tuple | str:
         """(distinct keys in byte order, per (row, step) entries as (row, first ms,
         mutations), mutations, the last one's time) of the design ``q``, or why not."""
         if q not in self.found:
@@ -336,7 +351,8 @@ class FileKeys:
             return g
         got = self.con.execute(
             f"SELECT {g.key} AS key, {g.step} AS step, c, t FROM {g.table} "
-            f"WHERE gid = {g.gid} AND {g.key} IS NOT NULL LIMIT {ENTRIES_MAX + 1}"
+            f"WHERE gid IN ({', '.join(map(str, g.gids))}) AND {g.key} IS NOT NULL "
+            f"LIMIT {ENTRIES_MAX + 1}"
         ).fetchnumpy()
         if len(got["c"]) > ENTRIES_MAX:
             return f"over {ENTRIES_MAX:,} (row, step) entries"
@@ -356,12 +372,12 @@ class FileKeys:
 
 class _Group(NamedTuple):
     """Where one design's (row, step) groups are: the pass's table, the key and step columns,
-    the ``GROUPING`` id of its set, its mutations and the last one's time (µs)."""
+    the ``GROUPING`` ids of its sets (one per key), its mutations and the last one's time (µs)."""
 
     table: str
     key: str
     step: str
-    gid: int
+    gids: tuple[int, ...]
     n: int
     t_last: int
 

@@ -124,17 +124,30 @@ class RowKey:
         A key naming the measure writes a row per measure: an event writes one key for each
         measure ``held`` maps to the SQL condition of its having a value (a cell), as rows of
         ``unnest`` (None without ``held``)."""
+        pairs = self.key_pairs(columns, t_us, held)
+        if pairs is None:
+            return None
         if self.metric is None:
-            return self._joined_sql(columns, t_us)
+            return pairs[0][0]
+        each = ", ".join(f"CASE WHEN {c} THEN {k} END" for k, c in pairs)
+        return f"unnest([k FOR k IN [{each}] IF k IS NOT NULL])"
+
+    def key_pairs(
+        self, columns: Mapping[str, str], t_us: str, held: Mapping[str, str] | None = None
+    ) -> list[tuple[str, str | None]] | None:
+        """:meth:`key_sql` as (key, condition) pairs, an event writing the key of each pair
+        whose condition holds: one pair with no condition (None), or one per measure ``held``
+        names when the key names the measure (the engine path groups each pair's keys in one
+        pass with other designs', where ``unnest`` would repeat their events)."""
+        if self.metric is None:
+            key = self._joined_sql(columns, t_us)
+            return None if key is None else [(key, None)]
         if not held:
             return None
         keys = [self._joined_sql({**columns, MEASURE: sql_text(m)}, t_us) for m in held]
         if any(k is None for k in keys):
             return None
-        each = ", ".join(
-            f"CASE WHEN {c} THEN {k} END" for c, k in zip(held.values(), keys, strict=True)
-        )
-        return f"unnest([k FOR k IN [{each}] IF k IS NOT NULL])"
+        return [(k, c) for k, c in zip(keys, held.values(), strict=True) if k is not None]
 
     def _joined_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
         """:meth:`key_sql` of one key per event (for one measure, when it names one)."""
