@@ -32,6 +32,7 @@ from workbench.datasets.byo import (
     sample_mask,
     sample_note,
 )
+from workbench.datasets.file_aggregates import sql_name
 from workbench.datasets.model import Dataset
 from workbench.datasets.shape_sample import (
     SHAPE_EVENTS,
@@ -46,8 +47,6 @@ from workbench.memory import large_arrays_from_mmap, release_freed_memory
 PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 BATCH_ROWS = 1 << 20
 """Events per Arrow record batch read (the progress bar advances by one batch)."""
-READAHEAD_BATCHES = 2
-"""Record batches pyarrow's scanner decodes ahead while reading a shape sample's kept series."""
 SHAPE_ABOVE = 2 * SHAPE_EVENTS
 """Files with more events than this (1,000,000) are loaded as a shape sample of
 ``SHAPE_EVENTS`` unless ``shape_events`` or ``sample`` says otherwise (``sample=1`` loads every
@@ -293,38 +292,46 @@ def _kept_batches(
     bar: Any,
     total: int,
 ) -> Any:
-    """The record batches of the series a shape sample keeps, read by pyarrow's dataset
-    scanner with the kept values as its filter (row groups whose statistics exclude them are
-    skipped; the rest filtered on read, on both cores), after DuckDB's scan counted every
-    event and listed the series (``agg.series_keys``): the draws of ``sample_mask`` made once
-    per series, not per event. Several entity columns: each column's kept values (a superset:
-    ``_sampled_batch`` keeps the exact tuples). The file's heavy series
-    (``shape_sample.HEAVY_TIMES``) are read whatever their draw, for ``_sampled_batch`` to
-    thin."""
+    """The record batches of the series a shape sample keeps, read by DuckDB with the kept
+    values as a semi-join (its Parquet reader decodes the entity columns first and the others
+    only where they match: 0.1–0.2 s for 500 of 100,000 series in 100 M events, where pyarrow's
+    dataset scanner, decoding every column before its filter, took 0.9–1.6 s), after DuckDB's
+    scan counted every event and listed the series (``agg.series_keys``): the draws of
+    ``sample_mask`` made once per series, not per event. Several entity columns: each column's
+    kept values (a superset: ``_sampled_batch`` keeps the exact tuples). The file's heavy
+    series (``shape_sample.HEAVY_TIMES``) are read whatever their draw, for ``_sampled_batch``
+    to thin. Each batch is cast to the file's own types, as pyarrow would read them."""
+    import duckdb
     import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.dataset as pads
 
     keys = agg.series_keys
     kept = keys[sample_mask(keys, entity, float(sample or 1.0))]
     heavy = pd.DataFrame(heavy_series(agg), columns=entity)  # read too, thinned per batch
     schema = _open(files[0]).schema_arrow
-    where = None
-    for c in entity:
-        both = pd.concat([kept[c], heavy[c]], ignore_index=True) if len(heavy) else kept[c]
-        values = pa.array(pd.unique(both), type=schema.field(c).type)
-        term = pc.field(c).isin(values)
-        where = term if where is None else where & term
-    dset = pads.dataset([str(q) for q in files], format="parquet", schema=schema)
-    # one file and a few batches ahead: pyarrow's defaults (4 files, 16 batches each) held
-    # 2.6 GB decoding four 25 M-event files before the filter kept 2 % of them
-    yield from dset.to_batches(
-        columns=cols,
-        filter=where,
-        batch_size=batch_rows,
-        batch_readahead=READAHEAD_BATCHES,
-        fragment_readahead=1,
-    )
+    want = pa.schema([schema.field(c) for c in cols])
+    con = duckdb.connect(config={"memory_limit": "1GB"})
+    try:
+        con.execute("SET enable_progress_bar = false")
+        where = []
+        for i, c in enumerate(entity):
+            both = pd.concat([kept[c], heavy[c]], ignore_index=True) if len(heavy) else kept[c]
+            values = pa.table({"v": pa.array(pd.unique(both), type=schema.field(c).type)})
+            con.register(f"kept{i}", values)
+            where.append(f"{sql_name(c)} IN (SELECT v FROM kept{i})")
+        files_sql = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+        query = (
+            f"SELECT {', '.join(sql_name(c) for c in cols)} FROM read_parquet([{files_sql}]) "
+            f"WHERE {' AND '.join(where)}"
+        )
+        rel = con.sql(query)  # DuckDB 2 names the reader to_arrow_reader; 1.x fetch_record_batch
+        read = getattr(rel, "to_arrow_reader", None) or rel.fetch_record_batch
+        for batch in read(batch_rows):
+            yield pa.RecordBatch.from_arrays(
+                [col.cast(f.type) for col, f in zip(batch.columns, want, strict=True)],
+                schema=want,
+            )
+    finally:
+        con.close()
     bar.update(total - bar.n)  # every event was counted by DuckDB; the kept ones read here
 
 
