@@ -119,21 +119,94 @@ def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):
     assert kd.n_writes == len(engine)  # the sample's own writes, one per event
 
 
-def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(files, monkeypatch):
-    """A key with the event's time has up to a row per event: over ``ROWS_MAX`` events it
-    keeps the sample's replay without scanning the files, and says so; day rows of the same
-    file — 100 hosts: h00's 200 seconds in one day, the others' 200 minutes (3 h 20 min)
-    from midnight in one too, so 100 rows — are keyed from the files."""
-    from workbench.analysis import file_writes
-
+def test_past_the_row_bound_with_no_ranges_to_fit_the_sample_replays_and_says_why(files):
+    """``rows_max`` 50 (Settings): a key with the event's time has up to a row per event, and
+    100 hosts take at least two ranges each (a first and a last partial slot), 200 > 50, so
+    entity_first keeps the sample's replay without scanning the files, and says both; day
+    rows — 100 hosts: h00's 200 seconds in one day, the others' 200 minutes (3 h 20 min) from
+    midnight in one too, so 100 rows — are over 50 as well (DuckDB's estimate) and a day slot
+    takes 2 × 100 ranges: the sample too. At 10,000 the day rows are keyed from the files."""
     engine, _ = files
-    monkeypatch.setattr(file_writes, "ROWS_MAX", 10_000)  # under the file's 20,000 events
-    kd = keyspace(engine, wb.preset(engine, "entity_first"))
-    assert "row per event: 20,000 over 10,000" in kd.source_note
+    low = DEFAULT.replace(rows_max=50)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), settings=low)
+    assert "row per event: 20,000 over 50" in kd.source_note
+    assert "100 key prefixes take at least 2 ranges each, over 50" in kd.source_note
     assert kd.n_writes == len(engine)
-    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"), settings=low)
+    assert "shape sample" in kd.source_note and "rows, over the 50" in kd.source_note
+    kd = keyspace(
+        engine, wb.preset(engine, "bucket_new_cells"), settings=DEFAULT.replace(rows_max=10_000)
+    )
     assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
     assert (kd.n_rows, kd.n_writes) == (100, 20_000)
+
+
+def test_past_the_row_bound_the_file_is_keyed_by_ranges_of_rows(files):
+    """``rows_max`` 10,000 (Settings), under entity_first's 20,000 rows (a row per event):
+    the rows are grouped into ranges of one host's slot of time, the finest slot of
+    ``SLOT_S`` with 100 hosts × (span ÷ slot + 2) ≤ 10,000 over the span of 199 minutes
+    (11,940 s): 2 min gives 100 × (99 + 2) = 10,100, over; 5 min 100 × (39 + 2) = 4,100. The
+    ranges: h00's 200 seconds from midnight in one 5-minute slot, each other host's 200
+    minutes in 40: 1 + 99 × 40 = 3,961. Every event is still replayed: 20,000 writes, and the
+    rows counted are the file's (20,000 in all at the end), as the exact path's (the default
+    bound). A split falls between ranges: each split key is a range's first key, a host's
+    reading at a whole 5 minutes (h00's one range starts at midnight).
+
+    Tolerance, from a split moving by at most one range: a tablet's writes in a window change
+    by at most two ranges' (one at each end). The windows are 9 minutes (``window_grid``:
+    24 wanted over 11,940 s, 497.5 s rounded up to whole minutes), 23 of them; a range holds
+    5 writes (a host's 5 minutes), h00's 200 in window 0, 2 in window 22 (minutes 198-199).
+    The write-weighted shares after warm-up move by at most (2 × 200 + 21 × 2 × 5 + 2 × 2) ÷
+    the writes after window 0 (21 × 99 × 9 + 99 × 2 = 18,909) = 614 ÷ 18,909, allowed the
+    busiest node as the busiest tablet; the hotspot factor is the busiest node's share × 3
+    nodes (no reads: CPU is writes). The tablets: within 10 % (a cut moved by a range can tip
+    one more load split either way)."""
+    engine, _ = files
+    wl = wb.Workload(events_per_s=20_000)
+    exact = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl)
+    low = DEFAULT.replace(rows_max=10_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl, settings=low)
+    assert "grouped into ranges of one {host}'s 5.0 min: 3,961 ranges" in kd.source_note
+    assert "20,000 mutations on 20,000 rows" in str(kd)
+    assert (kd.n_rows, kd.n_writes) == (exact.n_rows, exact.n_writes) == (20_000, 20_000)
+    assert int(kd.rows[-1].sum()) == 20_000
+    assert len(kd.window_edges_us) - 1 == 23 and kd.window_minutes == 9
+    tol = (2 * 200 + 21 * 2 * 5 + 2 * 2) / (21 * 99 * 9 + 99 * 2)
+    for fig in ("mean_write_share", "mean_tablet_write_share"):
+        assert abs(getattr(kd, fig) - getattr(exact, fig)) <= tol, fig
+    assert abs(kd.hotspot_factor - exact.hotspot_factor) <= 3 * tol
+    assert abs(kd.n_tablets - exact.n_tablets) <= 0.1 * exact.n_tablets
+    splits = kd.split_keys()["main"]
+    assert len(splits) == kd.n_tablets - 1
+    for key in splits:
+        host, t = key.split("#")
+        minute, second = int(t[10:12]), t[12:]
+        assert second == "00" and minute % 5 == 0 and (host != "h00" or t.endswith("000000"))
+
+
+def test_duckdb_orders_text_as_utf8_bytes_as_bigtable_orders_keys():
+    """A range's first key is ``min`` over DuckDB VARCHAR: it must be the first in UTF-8 byte
+    order (Bigtable's), where UTF-16 order would put U+FFFF after the emoji (a surrogate
+    pair) and a collation "é" before "z"."""
+    import duckdb
+
+    texts = ["z", "é", "Z", "\uffff", "\U0001f600", "a\x00b", "ab"]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (x VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?)", [[x] for x in texts])
+    got = [r[0] for r in con.execute("SELECT x FROM t ORDER BY x").fetchall()]
+    assert got == ["Z", "a\x00b", "ab", "z", "é", "\uffff", "\U0001f600"]
+    assert con.execute("SELECT min(x) FROM t WHERE x > 'z'").fetchone() == ("é",)
+
+
+def test_the_bounds_are_settings_and_refuse_a_bound_under_one():
+    from workbench.errors import SettingsError
+
+    assert (DEFAULT.rows_max, DEFAULT.entries_max) == (2_000_000, 2_000_000)
+    with pytest.raises(SettingsError, match="rows_max"):
+        DEFAULT.replace(rows_max=0)
+    with pytest.raises(SettingsError, match="entries_max"):
+        DEFAULT.replace(entries_max=0.5)
 
 
 def test_the_notebook_view_says_whose_writes_it_replays(files):

@@ -94,6 +94,29 @@ def test_write_matrices_count_writes_bytes_rows_and_large_rows():
     assert km.large_rows.tolist() == [[0, 0], [0, 1]]
 
 
+def test_write_matrices_count_the_rows_of_ranges_and_no_range_of_rows_as_large():
+    """The same writes with each key a range of consecutive rows (the engine path past
+    ``rows_max``): key 0 holds 3 rows, key 1 one, key 2 two, key 3 five. A range's rows count
+    from its first write: window 0 has keys 0 (3 rows) and 2, 3 (2 + 5 rows); key 1's one row
+    joins in window 1. Key 3's 110 bytes are five rows': no single row is known over the
+    100-byte limit, so nothing is large; the same bytes in a range of one row are large."""
+    w = Writes(
+        row=np.array([0, 2, 3, 0, 3, 1]),
+        ts=np.array([0, 1, 2, MIN, MIN + 1, MIN + 2]),
+        nbytes=np.array([10, 20, 60, 10, 50, 5]),
+        cells=np.ones(6, dtype=np.int32),
+    )
+    win = np.array([0, 0, 0, 1, 1, 1])
+    first = first_writes(w.row, 4)
+    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=4)
+    km = write_matrices(w, win, first, row_bytes, (2, 2), 100, np.array([3, 1, 2, 5]))
+    assert km.rows.tolist() == [[3, 2 + 5], [3 + 1, 7]]
+    assert km.writes.tolist() == [[1, 2], [2, 1]]  # writes are the entries' own
+    assert km.large_rows.tolist() == [[0, 0], [0, 0]]
+    km = write_matrices(w, win, first, row_bytes, (2, 2), 100, np.array([3, 1, 2, 1]))
+    assert km.large_rows.tolist() == [[0, 0], [0, 1]]
+
+
 def test_reads_share_a_querys_node_time_by_planning_row_plus_bytes():
     # one query at 2/s seeing rows 0 and 1 (1,000 and 3,000 bytes), 0.01 node-s per run:
     # 0.02 node-s/s shared as (1000 + 1000) : (1000 + 3000) = 1 : 2

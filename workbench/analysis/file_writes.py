@@ -14,23 +14,33 @@ whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
 From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
 are the file's), the rows each query reads (its plan's rows in the sample, found among the
 file's keys, at the plan's node time in the sample) and the ceiling the model states before
-production's. Where SQL cannot write the key (a hash, a salt, a measure's name, Heroic's
-tags), a design writes more than one table or summary rows, the file has more rows than
-``ROWS_MAX`` (a key with the event's time has up to a row per event: the entries would be the
-events; decided from the file's event count without a scan, else by DuckDB's estimate of the
-distinct keys) or more entries than ``ENTRIES_MAX``, or the SQL keys miss one of the sample's,
-the load model replays the sample as before and its note says why.
+production's.
+
+Past ``Settings.rows_max`` rows (a key with the event's time has up to a row per event:
+decided from the file's event count without a scan, else by DuckDB's estimate of the distinct
+keys) the file is keyed by **ranges of consecutive rows** (:func:`_range_key`): the rows of one
+key prefix (the segments before the key's time) within one slot of time, the slot the finest
+of ``SLOT_S`` that keeps the ranges at most ``rows_max`` (from the file's series and span), a
+range's key its first row's in byte order, its writes its rows', and its row count kept
+(``FileWrites.rows``) so every figure that counts rows counts the file's. A tablet split then
+falls between ranges, not rows. Where SQL cannot write the key (a hash, a salt, a measure's
+name, Heroic's tags), a design writes more than one table or summary rows, the file has more
+rows than ``rows_max`` and no slot tiles them (a week or month row, Heroic's base, no time in
+the key, or more series than the bound), more entries than ``Settings.entries_max``, or the
+SQL keys miss one of the sample's, the load model replays the sample as before and its note
+says why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..datasets.file_aggregates import connect, sql_name
+from ..datasets.file_aggregates import FileAggregates, connect, sql_name
 from ..datasets.model import Dataset
+from ..formatting import duration
 from ..schema.schema import Schema
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
@@ -38,11 +48,22 @@ from .load_windows import Writes, first_writes, query_rates, read_load, window_g
 from .replay import balancer_steps
 from .settings import Settings
 
-# Distinct rows of the file the engine path keys, and (row, step) entries it fetches (about
-# 100 bytes each in memory while fetched): past them (a key with the event's time over two
-# million events) the sample's replay stays, within the 10 M-event path's memory bound.
-ROWS_MAX = 2_000_000
-ENTRIES_MAX = 2_000_000
+# The slots of time the range path groups rows in, in seconds: each divides a day (or is whole
+# days), so an epoch-aligned slot holds whole rows of any key time up to a day wide (UTC)
+SLOT_S: tuple[int, ...] = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
+SLOT_S += (7200, 10_800, 21_600, 43_200, 86_400, 7 * 86_400, 28 * 86_400)
+DAY_US = 86_400_000_000
+
+
+@dataclass(frozen=True)
+class Ranges:
+    """How the file's rows are grouped past ``rows_max``: the SQL texts of the key's segments
+    before its time (the prefix), the slot of time in µs and the note's words for one range
+    ("one {host}'s 5.0 min")."""
+
+    prefix: tuple[str, ...]
+    slot_us: int
+    words: str
 
 
 @dataclass(frozen=True)
@@ -54,12 +75,21 @@ class FileWrites:
     writes: Writes
     events: int
     note: str
+    rows: np.ndarray | None = None  # rows each of ``index``'s keys stands for (None: one each)
 
     def seen_rows(self, sample: CellIndex, seen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Each query's rows in the sample (``seen``: sample row ids) as the file's row ids:
-        the sample's keys are among the file's (checked when the writes were made)."""
+        the sample's keys are among the file's (checked when the writes were made); ranges:
+        the range each sample row falls in, once each."""
         keys = self.index.row_keys
-        return {q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()}
+        if self.rows is None:
+            return {
+                q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()
+            }
+        return {
+            q: np.unique(np.searchsorted(keys, sample.row_keys[np.asarray(r)], "right") - 1)
+            for q, r in seen.items()
+        }
 
 
 @dataclass(frozen=True)
@@ -74,6 +104,7 @@ class Replayed:
     events: int
     note: str
     ceiling: Ceiling | None
+    rows: np.ndarray | None = None  # rows each of ``index``'s keys stands for (None: one each)
 
 
 def replayed(
@@ -101,7 +132,7 @@ def replayed(
         settings=st,
     )
     in_file = fw.seen_rows(index, dict(seen)) if seen is not None else None
-    return Replayed(fw.index, fw.writes, in_file, fw.events, fw.note, ceiling)
+    return Replayed(fw.index, fw.writes, in_file, fw.events, fw.note, ceiling, fw.rows)
 
 
 def writes_ceiling(
@@ -150,9 +181,13 @@ def file_writes(
     if not agg.source:
         return sample_note("a CSV is counted in one pass; its events are not scanned again")
     why = _unkeyable(schema)
+    ranges = _ranges(ds, schema, agg, st.rows_max)
     per_event = any(s.time_order and not s.time_bucket for s in schema.key.segments)
-    if not why and per_event and agg.events > ROWS_MAX:
-        why = f"the key's time gives up to a row per event: {agg.events:,} over {ROWS_MAX:,}"
+    if not why and per_event and agg.events > st.rows_max and isinstance(ranges, str):
+        why = (
+            f"the key's time gives up to a row per event: {agg.events:,} over "
+            f"{st.rows_max:,}, and no ranges of them fit ({ranges})"
+        )
     if why:
         return sample_note(why)
     paths, naive_tz = agg.source
@@ -165,13 +200,56 @@ def file_writes(
         key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us)
         if key is None:
             return sample_note("an entity column is neither text nor a whole number")
-        found = _grouped(con, key, t_us, _has_cell(schema, columns, types), st)
+        if isinstance(ranges, Ranges):
+            ranges = replace(ranges, prefix=tuple(_prefix_sql(schema, text, t_us)))
+        found = _grouped(con, key, t_us, _has_cell(schema, columns, types), st, ranges)
     finally:
         con.close()
     if isinstance(found, str):
         return sample_note(found)
-    keys, entries, n, t_last = found
-    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes)
+    keys, rows, entries, n, t_last = found
+    words = ranges.words if isinstance(ranges, Ranges) else ""
+    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes, (rows, words))
+
+
+def _ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int) -> Ranges | str:
+    """How to group the file's rows into at most ``rows_max`` ranges of consecutive rows (its
+    ``prefix`` SQL left empty: :func:`file_writes` writes it), or why they cannot be: the rows
+    of one value of the key's segments before its time, within one epoch-aligned slot of
+    ``SLOT_S`` that holds whole rows (the time's width divides it). A prefix of entity columns
+    has at most as many values as their groups; each over the file's span takes at most span ÷
+    slot + 2 slots (the first and last partial)."""
+    segs = schema.key.segments
+    at = next((i for i, s in enumerate(segs) if s.time_order), None)
+    if at is None:
+        return "the key holds no time to group its rows by"
+    width = segs[at].bucket_us()
+    if not width or width != segs[at].bucket_us(longest=True) or DAY_US % width:
+        return f"the key's {segs[at].template()} rows do not tile a day"
+    before = segs[:at]
+    if any(c not in ds.entity for s in before for c in s.sources()):
+        return "the key holds a time or a column not of the series before its time"
+    cols = tuple(c for c in ds.entity if any(c in s.sources() for s in before))
+    groups = (agg.busiest.get(cols) or (agg.series,))[0] if cols else 1
+    span_us = int(agg.span_s * 1e6)
+    for slot in SLOT_S:
+        w = slot * 1_000_000
+        if w % width == 0 and groups * (span_us // w + 2) <= rows_max:
+            what = schema.key.delimiter.join(s.template() for s in before)
+            return Ranges((), w, f"one {what}'s {duration(slot)}" if what else duration(slot))
+    return f"{groups:,} key prefixes take at least 2 ranges each, over {rows_max:,}"
+
+
+def _prefix_sql(schema: Schema, text: dict, t_us: str) -> list[str]:
+    """The SQL texts of the key's segments before its time (a range's prefix)."""
+    out = []
+    for s in schema.key.segments:
+        if s.time_order:
+            break
+        sql = s.key_sql({c: t for c, t in text.items() if t}, t_us)
+        assert sql is not None  # the whole key's SQL is written
+        out.append(sql)
+    return out
 
 
 def _unkeyable(schema: Schema) -> str:
@@ -220,11 +298,14 @@ def _has_cell(schema: Schema, columns: list[str], types: dict) -> str:
     return " OR ".join(held) or "TRUE"
 
 
-def _grouped(con, key: str, t_us: str, where: str, st: Settings) -> tuple | str:
-    """(distinct keys in byte order, per (row, step) entries as (row, first ms, mutations),
-    mutations, the last one's time) by DuckDB, or why not. The grid is the load model's own
-    (``window_grid``, ``balancer_steps``) over the file's mutations, so an entry's step is the
-    step its mutations take in the replay."""
+def _grouped(
+    con, key: str, t_us: str, where: str, st: Settings, ranges: Ranges | str
+) -> tuple | str:
+    """(distinct keys in byte order, the rows each stands for (None: one each), per (key,
+    step) entries as (key, first ms, mutations), mutations, the last one's time) by DuckDB, or
+    why not. The grid is the load model's own (``window_grid``, ``balancer_steps``) over the
+    file's mutations, so an entry's step is the step its mutations take in the replay. Past
+    ``rows_max`` rows the keys are ``ranges``' (:func:`_range_key`)."""
     ms = f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
     con.execute(f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm FROM ev WHERE {where}")
     row = con.execute(
@@ -234,28 +315,61 @@ def _grouped(con, key: str, t_us: str, where: str, st: Settings) -> tuple | str:
     n, t_first, t_last, rows = int(row[0]), row[1], row[2], int(row[3])
     if not n:
         return "the files hold no event with a cell"
-    if rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
-        return f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
+    # HyperLogLog's estimate is within a few %: ranges from 95 % of the bound, so the rows
+    # fetched one by one stay under it
+    by_range = isinstance(ranges, Ranges) and rows > st.rows_max * 0.95
+    if not by_range and rows > st.rows_max * 1.05:
+        return f"about {rows:,} rows, over the {st.rows_max:,} the engine path keys ({ranges})"
     t0, win_us, W = window_grid(int(t_first), int(t_last), n, st)
     sub, _ = balancer_steps(win_us / 1e6, n, W, st)
-    got = con.execute(
-        f"SELECT key, least((tm - {t0}) * {sub} // {win_us}, {W * sub - 1}) AS step, "
-        f"count(*) AS c, min(tm) AS t FROM k GROUP BY key, step LIMIT {ENTRIES_MAX + 1}"
-    ).fetchnumpy()
-    if len(got["c"]) > ENTRIES_MAX:
-        return f"over {ENTRIES_MAX:,} (row, step) entries"
+    step = f"least((tm - {t0}) * {sub} // {win_us}, {W * sub - 1})"
+    most = st.entries_max + 1
+    if by_range:
+        assert isinstance(ranges, Ranges)
+        sql = _range_key(ranges, key, t_us, where, step) + f" LIMIT {most}"
+    else:
+        sql = f"SELECT key, {step} AS step, count(*) AS c, min(tm) AS t FROM k GROUP BY key, step LIMIT {most}"
+    got = con.execute(sql).fetchnumpy()
+    if len(got["c"]) > st.entries_max:
+        return f"over {st.entries_max:,} (row, step) entries"
     # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
     keys = np.char.encode(got["key"].astype(str), "utf-8")
     uniq, row_of = np.unique(keys, return_inverse=True)
     del keys
-    if len(uniq) > ROWS_MAX:
-        return f"{len(uniq):,} rows, over the {ROWS_MAX:,} the engine path keys"
+    if len(uniq) > st.rows_max:
+        return f"{len(uniq):,} rows, over the {st.rows_max:,} the engine path keys"
+    per_key = None
+    if by_range:
+        per_key = np.zeros(len(uniq), dtype=np.int64)
+        per_key[row_of] = got["r"]
     entries = (
         row_of.astype(np.int64),
         np.asarray(got["t"], dtype=np.int64),
         np.asarray(got["c"], dtype=np.int64),
     )
-    return uniq, entries, n, int(t_last)
+    return uniq, per_key, entries, n, int(t_last)
+
+
+def _range_key(ranges: Ranges, key: str, t_us: str, where: str, step: str) -> str:
+    """The SQL of the file's writes per (range, step): a range is the rows of one ``prefix``
+    within one epoch-aligned slot of ``slot_us`` (consecutive rows: the prefix's rows sort
+    together and, within them, the key's fixed-width time in time order), its key the first
+    of its rows in byte order (``min`` over VARCHAR: DuckDB compares the UTF-8 bytes, as
+    Bigtable orders keys: ``tests/analysis/test_file_writes.py``), ``r`` its distinct rows.
+    Columns key, r, step, c (mutations), t (the first one's ms), as the row grouping's."""
+    w = ranges.slot_us
+    slot = f"(({t_us}) - ((({t_us}) % {w}) + {w}) % {w}) // {w}"  # floored, before 1970 too
+    part = ", ".join([*(f"p{i}" for i in range(len(ranges.prefix))), "s"])
+    cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
+    ms = f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"
+    return (
+        f"SELECT key, r, step, c, t FROM (SELECT min(key) OVER g AS key, max(r) OVER g AS r, "
+        f"step, c, t FROM (SELECT {part}, step, count(*) AS c, min(tm) AS t, min(key) AS key, "
+        f"count(DISTINCT key) AS r FROM (SELECT *, {step} AS step FROM (SELECT {key} AS key, "
+        f"{ms} AS tm{cols}, {slot} AS s FROM ev WHERE {where})) "
+        f"GROUP BY GROUPING SETS (({part}, step), ({part}))) WINDOW g AS (PARTITION BY {part})) "
+        "WHERE step IS NOT NULL"
+    )
 
 
 def _as_writes(
@@ -264,15 +378,22 @@ def _as_writes(
     counts: tuple[int, int, int],
     sample: CellIndex,
     sample_writes: Writes,
+    ranges: tuple[np.ndarray | None, str] = (None, ""),
 ) -> FileWrites | str:
     """The entries as ``Writes`` in time order, each mutation's bytes its key's plus the
     sample's mean of the rest (cells, family, qualifier, timestamp, value), and the file's
     rows as a keys-only index; ``counts``: the file's events, its mutations, the last one's
-    time."""
+    time; ``ranges``: the rows each key's range holds (None: a key is a row; a range's key
+    bytes are its first row's) and the note's words for a range."""
     events, n, t_last = counts
-    got = np.searchsorted(keys, sample.row_keys)
-    inside = got < len(keys)
-    if not (inside.all() and (keys[got[inside]] == sample.row_keys).all()):
+    rows, words = ranges
+    if rows is None:
+        got = np.searchsorted(keys, sample.row_keys)
+        inside = got < len(keys)
+        missed = not (inside.all() and (keys[got[inside]] == sample.row_keys).all())
+    else:  # each sample key falls in a range: none before the first
+        missed = bool(len(keys)) and bool((sample.row_keys < keys[0]).any())
+    if missed:
         return sample_note("the keys DuckDB writes miss some of the sample's")
     w = sample_writes
     n_s = max(len(w.row), 1)
@@ -285,8 +406,12 @@ def _as_writes(
     nbytes = np.rint(count * (cells_per * key_bytes[row] + rest)).astype(np.int64)
     cells = np.rint(count * cells_per).astype(np.int64)
     index = CellIndex.keys_only(list(sample.tables[:1]), keys, key_bytes)
-    note = (
-        f"writes: every event of the file keyed by DuckDB ({n:,} mutations on "
-        f"{len(keys):,} rows); bytes besides the key from the sample"
-    )
-    return FileWrites(index, Writes(row, ts, nbytes, cells, count, t_last), events, note)
+    on = f"{len(keys):,} rows"
+    if rows is not None:
+        on = (
+            f"{int(rows.sum()):,} rows, grouped into ranges of {words}: {len(keys):,} ranges, "
+            "a split falls between them"
+        )
+    note = f"writes: every event of the file keyed by DuckDB ({n:,} mutations on {on}); "
+    note += "bytes besides the key from the sample"
+    return FileWrites(index, Writes(row, ts, nbytes, cells, count, t_last), events, note, rows)

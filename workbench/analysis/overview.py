@@ -382,6 +382,7 @@ def load_model(
         events=rp.events,
         ceiling=rp.ceiling,
         source_note=rp.note,
+        key_rows=rp.rows,
     )
 
 
