@@ -447,6 +447,13 @@ def test_hot_tablets_read_like_list_hot_tablets():
     df = hot_table(idx, [(0, 0.4, 1, 2), (1, 2.0, 0, 3)], 0, 60e6)
     assert df["node_cpu_usage_percent"].tolist() == [100.0, 40.0]  # capped at one node
     assert df["start_key"].tolist() == ["a", "b"] and df["end_key"].tolist() == ["", "b\x00"]
+    # keys that are ranges of 2, 1 and 4 rows (the engine path past rows_max): the whole table
+    # holds 2 + 1 + 4 = 7 rows, and "b"'s tablet one row; "a".."b" is a range of two, no row
+    df = hot_table(
+        idx, [(0, 0.4, 1, 2), (1, 2.0, 0, 3), (2, 0.2, 0, 1)], 0, 60e6, np.array([2, 1, 4])
+    )
+    assert df["rows"].tolist() == [7, 1, 2]
+    assert df["end_key"].tolist() == ["", "b\x00", "b"]
     assert loaded_extent(np.array([1, 2]), np.zeros(3), 0, 3) == (1, 2)
     assert loaded_extent(np.array([], dtype=int), np.array([0, 0, 1.0]), 0, 3) == (2, 2)
     assert loaded_extent(np.array([], dtype=int), np.zeros(3), 0, 3) is None

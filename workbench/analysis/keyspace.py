@@ -524,7 +524,7 @@ def _assemble(
         n_rows=R if key_rows is None else int(key_rows.sum()),
         n_tablets=len(rp.starts),
         tablet_starts=rp.starts,
-        hot_tablets=hot_table(index, rp.hot, t0, win_us / rp.steps_per_window),
+        hot_tablets=hot_table(index, rp.hot, t0, win_us / rp.steps_per_window, key_rows),
         hot_rows={index.key(r): float(c) for r, c in rows_found.items()},
         frontier=rp.found.get("frontier", 0.0) > max(rows_found.values(), default=0.0),
         busiest_range=busiest,

@@ -98,12 +98,17 @@ def pressure_kinds(
 
 
 def hot_table(
-    index: CellIndex, hot: list[tuple[int, float, int, int]], t0: int, step_us: float
+    index: CellIndex,
+    hot: list[tuple[int, float, int, int]],
+    t0: int,
+    step_us: float,
+    key_rows: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """The busiest tablets as ListHotTablets reports them: time range, the share of its node's CPU
     the tablet used, start and end key (a single-row tablet ends at its start key + ``\\x00``).
 
-    ``hot`` holds (step, CPU in nodes, first row, end row) of the busiest tablets of each step."""
+    ``hot`` holds (step, CPU in nodes, first row, end row) of the busiest tablets of each step;
+    ``key_rows``: the rows each key's range holds (None: a key is a row)."""
     cols = ["start_time", "end_time", "node_cpu_usage_percent", "start_key", "end_key", "rows"]
     if not hot:
         return pd.DataFrame(columns=cols)
@@ -111,8 +116,9 @@ def hot_table(
     R = index.n_rows
     recs = []
     for k, cpu, s, e in hot:
+        rows = e - s if key_rows is None else int(key_rows[s:e].sum())
         sk = index.key(s)
-        ek = sk + "\x00" if e - s == 1 else (index.key(e) if e < R else "")
+        ek = sk + "\x00" if rows == 1 else (index.key(e) if e < R else "")
         recs.append(
             {
                 "start_time": pd.Timestamp(int(t0 + k * step_us), unit="us", tz="UTC"),
@@ -120,7 +126,7 @@ def hot_table(
                 "node_cpu_usage_percent": 100.0 * min(cpu, 1.0),
                 "start_key": sk,
                 "end_key": ek,
-                "rows": e - s,
+                "rows": rows,
             }
         )
     return pd.DataFrame(recs, columns=cols)
