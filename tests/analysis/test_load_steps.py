@@ -6,6 +6,8 @@ Every expectation below is worked out by hand from the step's documented rule.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -449,9 +451,8 @@ def test_hot_tablets_read_like_list_hot_tablets():
     assert df["start_key"].tolist() == ["a", "b"] and df["end_key"].tolist() == ["", "b\x00"]
     # keys that are ranges of 2, 1 and 4 rows (the engine path past rows_max): the whole table
     # holds 2 + 1 + 4 = 7 rows, and "b"'s tablet one row; "a".."b" is a range of two, no row
-    df = hot_table(
-        idx, [(0, 0.4, 1, 2), (1, 2.0, 0, 3), (2, 0.2, 0, 1)], 0, 60e6, np.array([2, 1, 4])
-    )
+    ranges = dataclasses.replace(idx, key_rows=np.array([2, 1, 4]))
+    df = hot_table(ranges, [(0, 0.4, 1, 2), (1, 2.0, 0, 3), (2, 0.2, 0, 1)], 0, 60e6)
     assert df["rows"].tolist() == [7, 1, 2]
     assert df["end_key"].tolist() == ["", "b\x00", "b"]
     assert loaded_extent(np.array([1, 2]), np.zeros(3), 0, 3) == (1, 2)

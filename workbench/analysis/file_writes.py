@@ -22,7 +22,7 @@ keys) the file is keyed by **ranges of consecutive rows** (:func:`_range_key`): 
 key prefix (the segments before the key's time) within one slot of time, the slot the finest
 of ``SLOT_S`` that keeps the ranges at most ``rows_max`` (from the file's series and span), a
 range's key its first row's in byte order, its writes its rows', and its row count kept
-(``FileWrites.rows``) so every figure that counts rows counts the file's. A tablet split then
+(``CellIndex.key_rows``) so the figures that count rows count the file's. A tablet split then
 falls between ranges, not rows. Where SQL cannot write the key (a hash, a salt, a measure's
 name, Heroic's tags), a design writes more than one table or summary rows, the file has more
 rows than ``rows_max`` and no slot tiles them (a week or month row, Heroic's base, no time in
@@ -75,14 +75,13 @@ class FileWrites:
     writes: Writes
     events: int
     note: str
-    rows: np.ndarray | None = None  # rows each of ``index``'s keys stands for (None: one each)
 
     def seen_rows(self, sample: CellIndex, seen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Each query's rows in the sample (``seen``: sample row ids) as the file's row ids:
         the sample's keys are among the file's (checked when the writes were made); ranges:
         the range each sample row falls in, once each."""
         keys = self.index.row_keys
-        if self.rows is None:
+        if self.index.key_rows is None:
             return {
                 q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()
             }
@@ -104,7 +103,6 @@ class Replayed:
     events: int
     note: str
     ceiling: Ceiling | None
-    rows: np.ndarray | None = None  # rows each of ``index``'s keys stands for (None: one each)
 
 
 def replayed(
@@ -132,7 +130,7 @@ def replayed(
         settings=st,
     )
     in_file = fw.seen_rows(index, dict(seen)) if seen is not None else None
-    return Replayed(fw.index, fw.writes, in_file, fw.events, fw.note, ceiling, fw.rows)
+    return Replayed(fw.index, fw.writes, in_file, fw.events, fw.note, ceiling)
 
 
 def writes_ceiling(
@@ -405,7 +403,7 @@ def _as_writes(
     key_bytes = np.char.str_len(keys).astype(np.int64)
     nbytes = np.rint(count * (cells_per * key_bytes[row] + rest)).astype(np.int64)
     cells = np.rint(count * cells_per).astype(np.int64)
-    index = CellIndex.keys_only(list(sample.tables[:1]), keys, key_bytes)
+    index = CellIndex.keys_only(list(sample.tables[:1]), keys, key_bytes, rows)
     on = f"{len(keys):,} rows"
     if rows is not None:
         on = (
@@ -414,4 +412,4 @@ def _as_writes(
         )
     note = f"writes: every event of the file keyed by DuckDB ({n:,} mutations on {on}); "
     note += "bytes besides the key from the sample"
-    return FileWrites(index, Writes(row, ts, nbytes, cells, count, t_last), events, note, rows)
+    return FileWrites(index, Writes(row, ts, nbytes, cells, count, t_last), events, note)

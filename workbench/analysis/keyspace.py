@@ -398,7 +398,6 @@ def key_distribution(
     events: int | None = None,
     ceiling: Ceiling | None = None,
     source_note: str = "",
-    key_rows: np.ndarray | None = None,
 ) -> KeyDistribution:
     """Replay the sample's writes and the query workload over the tablet/node model.
 
@@ -409,11 +408,7 @@ def key_distribution(
     creation (evenly over the final keys); ``events`` the events the sample holds;
     ``ceiling``: the design's ceiling at the stated workload (``Production.ceiling()``), kept
     through re-runs; without it, the sample's own (``design_ceiling``); ``source_note``: whose
-    writes these are (``KeyDistribution.source_note``); ``key_rows``: the rows each of
-    ``index``'s keys stands for when its keys are ranges of consecutive rows (the engine path
-    past ``Settings.rows_max``, ``analysis/file_writes.py``; None: a key is a row): the rows
-    counted are then the file's, a hot row is a range of one row, and a range of more rows is
-    never counted as a large row (its bytes are its rows')."""
+    writes these are (``KeyDistribution.source_note``)."""
     inputs = dict(locals())
     st = settings
     nodes = _checked_nodes(st.nodes if nodes is None else int(nodes))
@@ -426,7 +421,7 @@ def key_distribution(
     rates = production_rates(n, span_s, win_us / 1e6, write_rate_per_s, queries_per_s)
     first = first_writes(w.row, R)
     row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=R)
-    km = write_matrices(w, win, first, row_bytes, (W, B), st.large_row_bytes, key_rows)
+    km = write_matrices(w, win, first, row_bytes, (W, B), st.large_row_bytes, index.key_rows)
     workload = (seen_rows or {}, weights or {}, query_node_s or {})
     rcpu, reads = window_reads(row_bytes, (win, first, win_us), workload, rates["qps"], st, (W, B))
     del row_bytes
@@ -495,10 +490,7 @@ def _assemble(
     first_keys, delim, labels = bucket_labels(index, first_rows)
     prb = float(st.planning_row_bytes)
     mean_w = float(w.cost_bytes(prb).sum(dtype=np.float64)) / n / prb if n else 1.0
-    rows_found = rp.found.get("row", {})
-    key_rows = inputs["key_rows"]
-    if key_rows is not None:  # a range of more rows is no single row: a split could cut it
-        rows_found = {r: c for r, c in rows_found.items() if key_rows[r] == 1}
+    rows_found = {r: c for r, c in rp.found.get("row", {}).items() if index.one_row(r)}
     rate, qps = rates["rate"], rates["qps"]
     return KeyDistribution(
         writes=km.writes,
@@ -521,10 +513,10 @@ def _assemble(
         write_share=window_shares(rp.node_writes.max(axis=1), wtot),
         nodes=inputs["nodes"],
         n_writes=n,
-        n_rows=R if key_rows is None else int(key_rows.sum()),
+        n_rows=R if index.key_rows is None else int(index.key_rows.sum()),
         n_tablets=len(rp.starts),
         tablet_starts=rp.starts,
-        hot_tablets=hot_table(index, rp.hot, t0, win_us / rp.steps_per_window, key_rows),
+        hot_tablets=hot_table(index, rp.hot, t0, win_us / rp.steps_per_window),
         hot_rows={index.key(r): float(c) for r, c in rows_found.items()},
         frontier=rp.found.get("frontier", 0.0) > max(rows_found.values(), default=0.0),
         busiest_range=busiest,

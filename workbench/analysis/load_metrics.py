@@ -98,17 +98,13 @@ def pressure_kinds(
 
 
 def hot_table(
-    index: CellIndex,
-    hot: list[tuple[int, float, int, int]],
-    t0: int,
-    step_us: float,
-    key_rows: np.ndarray | None = None,
+    index: CellIndex, hot: list[tuple[int, float, int, int]], t0: int, step_us: float
 ) -> pd.DataFrame:
     """The busiest tablets as ListHotTablets reports them: time range, the share of its node's CPU
     the tablet used, start and end key (a single-row tablet ends at its start key + ``\\x00``).
 
     ``hot`` holds (step, CPU in nodes, first row, end row) of the busiest tablets of each step;
-    ``key_rows``: the rows each key's range holds (None: a key is a row)."""
+    where the index's keys are ranges of rows (``key_rows``), a tablet's rows are theirs."""
     cols = ["start_time", "end_time", "node_cpu_usage_percent", "start_key", "end_key", "rows"]
     if not hot:
         return pd.DataFrame(columns=cols)
@@ -116,7 +112,7 @@ def hot_table(
     R = index.n_rows
     recs = []
     for k, cpu, s, e in hot:
-        rows = e - s if key_rows is None else int(key_rows[s:e].sum())
+        rows = e - s if index.key_rows is None else int(index.key_rows[s:e].sum())
         sk = index.key(s)
         ek = sk + "\x00" if rows == 1 else (index.key(e) if e < R else "")
         recs.append(

@@ -382,7 +382,6 @@ def load_model(
         events=rp.events,
         ceiling=rp.ceiling,
         source_note=rp.note,
-        key_rows=rp.rows,
     )
 
 
