@@ -304,7 +304,7 @@ def _grouped(
     why not. The grid is the load model's own (``window_grid``, ``balancer_steps``) over the
     file's mutations, so an entry's step is the step its mutations take in the replay. Past
     ``rows_max`` rows the keys are ``ranges``' (:func:`_range_key`)."""
-    ms = f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
+    ms = _floored(t_us, 1000)  # to the ms, as cells hold it
     con.execute(f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm FROM ev WHERE {where}")
     row = con.execute(
         "SELECT count(*), min(tm), max(tm), approx_count_distinct(key) FROM k"
@@ -326,7 +326,10 @@ def _grouped(
         assert isinstance(ranges, Ranges)
         sql = _range_key(ranges, key, t_us, where, step) + f" LIMIT {most}"
     else:
-        sql = f"SELECT key, {step} AS step, count(*) AS c, min(tm) AS t FROM k GROUP BY key, step LIMIT {most}"
+        sql = (
+            f"SELECT key, {step} AS step, count(*) AS c, min(tm) AS t FROM k "
+            f"GROUP BY key, step LIMIT {most}"
+        )
     got = con.execute(sql).fetchnumpy()
     if len(got["c"]) > st.entries_max:
         return f"over {st.entries_max:,} (row, step) entries"
@@ -355,11 +358,10 @@ def _range_key(ranges: Ranges, key: str, t_us: str, where: str, step: str) -> st
     of its rows in byte order (``min`` over VARCHAR: DuckDB compares the UTF-8 bytes, as
     Bigtable orders keys: ``tests/analysis/test_file_writes.py``), ``r`` its distinct rows.
     Columns key, r, step, c (mutations), t (the first one's ms), as the row grouping's."""
-    w = ranges.slot_us
-    slot = f"(({t_us}) - ((({t_us}) % {w}) + {w}) % {w}) // {w}"  # floored, before 1970 too
+    slot = f"{_floored(t_us, ranges.slot_us)} // {ranges.slot_us}"
     part = ", ".join([*(f"p{i}" for i in range(len(ranges.prefix))), "s"])
     cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
-    ms = f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"
+    ms = _floored(t_us, 1000)
     return (
         f"SELECT key, r, step, c, t FROM (SELECT min(key) OVER g AS key, max(r) OVER g AS r, "
         f"step, c, t FROM (SELECT {part}, step, count(*) AS c, min(tm) AS t, min(key) AS key, "
@@ -368,6 +370,11 @@ def _range_key(ranges: Ranges, key: str, t_us: str, where: str, step: str) -> st
         f"GROUP BY GROUPING SETS (({part}, step), ({part}))) WINDOW g AS (PARTITION BY {part})) "
         "WHERE step IS NOT NULL"
     )
+
+
+def _floored(t_us: str, unit: int) -> str:
+    """SQL of the µs ``t_us`` floored to a multiple of ``unit`` µs (before 1970 too)."""
+    return f"({t_us} - (({t_us} % {unit}) + {unit}) % {unit})"
 
 
 def _as_writes(
