@@ -184,6 +184,20 @@ def test_past_the_row_bound_the_file_is_keyed_by_ranges_of_rows(files):
         assert second == "00" and minute % 5 == 0 and (host != "h00" or t.endswith("000000"))
 
 
+def test_the_ranges_read_what_the_rows_read(files):
+    """At a stated query rate each query's CPU is its plan's node time in the sample, spread
+    over the rows it sees: found among the file's keys one by one, or in the ranges they fall
+    in past ``rows_max``, the total is the same (50 queries/s over the default queries)."""
+    engine, _ = files
+    wl = wb.Workload(events_per_s=20_000, queries_per_s=50)
+    exact = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl)
+    low = DEFAULT.replace(rows_max=10_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl, settings=low)
+    assert "3,961 ranges" in kd.source_note and kd.queries_per_s == exact.queries_per_s == 50
+    assert kd.read_cpu > 0
+    assert kd.read_cpu == pytest.approx(exact.read_cpu, rel=1e-9)
+
+
 def test_duckdb_orders_text_as_utf8_bytes_as_bigtable_orders_keys():
     """A range's first key is ``min`` over DuckDB VARCHAR: it must be the first in UTF-8 byte
     order (Bigtable's), where UTF-16 order would put U+FFFF after the emoji (a surrogate
