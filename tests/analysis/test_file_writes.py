@@ -184,6 +184,30 @@ def test_past_the_row_bound_the_file_is_keyed_by_ranges_of_rows(files):
         assert second == "00" and minute % 5 == 0 and (host != "h00" or t.endswith("000000"))
 
 
+def test_hour_rows_past_the_bound_are_ranges_of_whole_hours(files):
+    """Hour rows ({host}#{hour}): h00's 200 seconds in hour 0, each other host's 200 minutes
+    from midnight in hours 0-3, so 1 + 99 × 4 = 397 rows. At ``rows_max`` 300 DuckDB's
+    estimate is over the bound and the slot must hold whole hours: 1 h gives 100 × (11,940 s ÷
+    3,600 s = 3, + 2) = 500, over; 2 h 100 × (1 + 2) = 300. The ranges: h00's one, each other
+    host's hours 0-1 and 2-3: 1 + 99 × 2 = 199 ranges, of 397 rows (``count(DISTINCT key)``
+    per range: 2 rows in each but h00's)."""
+    import dataclasses
+
+    from workbench.schema.keys import RowKey
+    from workbench.schema.segments import Field
+    from workbench.schema.time_segments import TimeBucket
+
+    engine, _ = files
+    day = wb.preset(engine, "bucket_new_cells")
+    hour = dataclasses.replace(day, key=RowKey((Field("host"), TimeBucket("hour"))))
+    exact = keyspace(engine, hour)
+    assert (exact.n_rows, exact.n_writes) == (397, 20_000)
+    kd = keyspace(engine, hour, settings=DEFAULT.replace(rows_max=300))
+    assert "ranges of one {host}'s 2.0 h: 199 ranges" in kd.source_note
+    assert "20,000 mutations on 397 rows" in kd.source_note
+    assert (kd.n_rows, kd.n_writes) == (397, 20_000) and int(kd.rows[-1].sum()) == 397
+
+
 def test_the_ranges_read_what_the_rows_read(files):
     """At a stated query rate each query's CPU is its plan's node time in the sample, spread
     over the rows it sees: found among the file's keys one by one, or in the ranges they fall

@@ -454,6 +454,9 @@ def test_hot_tablets_read_like_list_hot_tablets():
     ranges = dataclasses.replace(idx, key_rows=np.array([2, 1, 4]))
     df = hot_table(ranges, [(0, 0.4, 1, 2), (1, 2.0, 0, 3), (2, 0.2, 0, 1)], 0, 60e6)
     assert df["rows"].tolist() == [7, 1, 2]
+    # only "b"'s range is one row: the model may name it a hot row, not the others
+    assert [ranges.one_row(i) for i in range(3)] == [False, True, False]
+    assert all(idx.one_row(i) for i in range(3))
     assert df["end_key"].tolist() == ["", "b\x00", "b"]
     assert loaded_extent(np.array([1, 2]), np.zeros(3), 0, 3) == (1, 2)
     assert loaded_extent(np.array([], dtype=int), np.array([0, 0, 1.0]), 0, 3) == (2, 2)
