@@ -141,6 +141,20 @@ def test_past_the_row_bound_with_no_ranges_to_fit_the_sample_replays_and_says_wh
     assert (kd.n_rows, kd.n_writes) == (100, 20_000)
 
 
+def test_ranges_past_the_entry_bound_are_refused_before_they_are_grouped(files):
+    """Each (key prefix, balancer step) written is one (range, step) entry or more. The grid:
+    23 windows of 9 minutes, 2 steps each (``balancer_steps``: 9 min ÷ 5 min rounded up), so
+    steps of 270 s; h00's 200 seconds in step 0, each other host's readings at minutes 0-199
+    in steps 0 to 199 × 60 ÷ 270 = 44: 1 + 99 × 45 = 4,456 pairs, over an ``entries_max`` of
+    4,000 (DuckDB's estimate is within a few %): the sample replays, and says why."""
+    engine, _ = files
+    st = DEFAULT.replace(rows_max=10_000, entries_max=4_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), settings=st)
+    assert "shape sample" in kd.source_note and "(key prefix, step) pairs" in kd.source_note
+    pairs = int(kd.source_note.split("about ")[1].split()[0].replace(",", ""))
+    assert abs(pairs - 4_456) <= 0.05 * 4_456 and "over the 4,000" in kd.source_note
+
+
 def test_past_the_row_bound_the_file_is_keyed_by_ranges_of_rows(files):
     """``rows_max`` 10,000 (Settings), under entity_first's 20,000 rows (a row per event):
     the rows are grouped into ranges of one host's slot of time, the finest slot of

@@ -305,7 +305,13 @@ def _grouped(
     file's mutations, so an entry's step is the step its mutations take in the replay. Past
     ``rows_max`` rows the keys are ``ranges``' (:func:`_range_key`)."""
     ms = _floored(t_us, 1000)  # to the ms, as cells hold it
-    con.execute(f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm FROM ev WHERE {where}")
+    cols = ""
+    if isinstance(ranges, Ranges):  # a range's prefix and slot (read only by the ranges' SQL)
+        cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
+        cols += f", {_floored(t_us, ranges.slot_us)} // {ranges.slot_us} AS s"
+    con.execute(
+        f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm{cols} FROM ev WHERE {where}"
+    )
     row = con.execute(
         "SELECT count(*), min(tm), max(tm), approx_count_distinct(key) FROM k"
     ).fetchone()
@@ -324,7 +330,17 @@ def _grouped(
     most = st.entries_max + 1
     if by_range:
         assert isinstance(ranges, Ranges)
-        sql = _range_key(ranges, key, t_us, where, step) + f" LIMIT {most}"
+        # each (prefix, step) written is one entry or more: past the bound, no need to group
+        part = ", ".join([*(f"p{i}" for i in range(len(ranges.prefix))), "step"])
+        pairs = con.execute(
+            f"SELECT approx_count_distinct(hash({part})) FROM (SELECT *, {step} AS step FROM k)"
+        ).fetchone()
+        if pairs is not None and int(pairs[0]) > st.entries_max * 1.05:
+            return (
+                f"about {int(pairs[0]):,} (key prefix, step) pairs, each one (range, step) "
+                f"entry or more, over the {st.entries_max:,} the engine path fetches"
+            )
+        sql = _range_key(ranges, step) + f" LIMIT {most}"
     else:
         sql = (
             f"SELECT key, {step} AS step, count(*) AS c, min(tm) AS t FROM k "
@@ -332,7 +348,7 @@ def _grouped(
         )
     got = con.execute(sql).fetchnumpy()
     if len(got["c"]) > st.entries_max:
-        return f"over {st.entries_max:,} (row, step) entries"
+        return f"over {st.entries_max:,} ({'range' if by_range else 'row'}, step) entries"
     # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
     keys = np.char.encode(got["key"].astype(str), "utf-8")
     uniq, row_of = np.unique(keys, return_inverse=True)
@@ -351,22 +367,19 @@ def _grouped(
     return uniq, per_key, entries, n, int(t_last)
 
 
-def _range_key(ranges: Ranges, key: str, t_us: str, where: str, step: str) -> str:
+def _range_key(ranges: Ranges, step: str) -> str:
     """The SQL of the file's writes per (range, step): a range is the rows of one ``prefix``
     within one epoch-aligned slot of ``slot_us`` (consecutive rows: the prefix's rows sort
     together and, within them, the key's fixed-width time in time order), its key the first
     of its rows in byte order (``min`` over VARCHAR: DuckDB compares the UTF-8 bytes, as
     Bigtable orders keys: ``tests/analysis/test_file_writes.py``), ``r`` its distinct rows.
-    Columns key, r, step, c (mutations), t (the first one's ms), as the row grouping's."""
-    slot = f"{_floored(t_us, ranges.slot_us)} // {ranges.slot_us}"
+    Columns key, r, step, c (mutations), t (the first one's ms), as the row grouping's; the
+    view ``k`` holds each event's key, ms, prefix (``p0``…) and slot (``s``)."""
     part = ", ".join([*(f"p{i}" for i in range(len(ranges.prefix))), "s"])
-    cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
-    ms = _floored(t_us, 1000)
     return (
         f"SELECT key, r, step, c, t FROM (SELECT min(key) OVER g AS key, max(r) OVER g AS r, "
         f"step, c, t FROM (SELECT {part}, step, count(*) AS c, min(tm) AS t, min(key) AS key, "
-        f"count(DISTINCT key) AS r FROM (SELECT *, {step} AS step FROM (SELECT {key} AS key, "
-        f"{ms} AS tm{cols}, {slot} AS s FROM ev WHERE {where})) "
+        f"count(DISTINCT key) AS r FROM (SELECT *, {step} AS step FROM k) "
         f"GROUP BY GROUPING SETS (({part}, step), ({part}))) WINDOW g AS (PARTITION BY {part})) "
         "WHERE step IS NOT NULL"
     )
