@@ -2,7 +2,7 @@
 against the exact path, on a row-per-event key (``entity_first``: a second in the key).
 
 A Parquet file of ``--series`` hosts × ``--readings`` (the first every second, the others
-every 10 s), read as a shape sample (``shape_events`` 100,000) so ``keyspace`` keys every event
+every ``--every`` s, 10 by default), read as a shape sample (``shape_events`` 100,000) so ``keyspace`` keys every event
 of the file by DuckDB (``analysis/file_writes.py``). Each run is a fresh process (VmHWM,
 bench/_memory.py): ``keyspace`` at 100,000 events/s with ``rows_max`` 2,000,000 (the exact
 path: a row each) and each ``--bounds`` (ranges), its time, the process's peak RSS (the load of
@@ -22,14 +22,14 @@ import time
 from _memory import peak_rss_mb, run_step
 
 
-def write(path: str, series: int, readings: int) -> None:
+def write(path: str, series: int, readings: int, every: int) -> None:
     import numpy as np
     import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     host = np.repeat([f"host{i:05d}" for i in range(series)], readings)
-    secs = np.tile(np.arange(readings), series) * np.where(host == "host00000", 1, 10)
+    secs = np.tile(np.arange(readings), series) * np.where(host == "host00000", 1, every)
     df = pd.DataFrame(
         {
             "host": host,
@@ -71,6 +71,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--series", type=int, default=1_000)
     ap.add_argument("--readings", type=int, default=1_000)
+    ap.add_argument("--every", type=int, default=10, help="seconds between readings")
     ap.add_argument("--bounds", type=int, nargs="*", default=[500_000, 100_000])
     ap.add_argument("--child")
     ap.add_argument("--path")
@@ -80,7 +81,7 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "hosts.parquet")
-        write(path, a.series, a.readings)
+        write(path, a.series, a.readings, a.every)
         for bound in [2_000_000, *a.bounds]:
             print(json.dumps(run_step(__file__, str(bound), path, [])))
 

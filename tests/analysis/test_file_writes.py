@@ -141,18 +141,30 @@ def test_past_the_row_bound_with_no_ranges_to_fit_the_sample_replays_and_says_wh
     assert (kd.n_rows, kd.n_writes) == (100, 20_000)
 
 
-def test_ranges_past_the_entry_bound_are_refused_before_they_are_grouped(files):
+def test_past_the_entry_bound_ranges_take_whole_prefixes_or_are_refused(files):
     """Each (key prefix, balancer step) written is one (range, step) entry or more. The grid:
     23 windows of 9 minutes, 2 steps each (``balancer_steps``: 9 min ÷ 5 min rounded up), so
     steps of 270 s; h00's 200 seconds in step 0, each other host's readings at minutes 0-199
-    in steps 0 to 199 × 60 ÷ 270 = 44: 1 + 99 × 45 = 4,456 pairs, over an ``entries_max`` of
-    4,000 (DuckDB's estimate is within a few %): the sample replays, and says why."""
+    in steps 0 to 199 × 60 ÷ 270 = 44: 1 + 99 × 45 = 4,456 pairs. At ``entries_max`` 4,000
+    entity_first's 5-minute slots (3,961 ranges, up to 4,100) cannot fit, so each range is the
+    whole rows of ⌈4,456 ÷ (0.9 × 4,000)⌉ = 2 consecutive hosts (DuckDB's estimate of the
+    pairs, within a few %, gives 2 too): 100 ÷ 2 = 50 ranges, every event still replayed.
+    timestamp_first ({time}#{host}) has no prefix to group: its 45 steps are 45 pairs, over an
+    ``entries_max`` of 40, so the sample replays and says why (DuckDB's HyperLogLog estimate
+    of so few is within 10 %)."""
     engine, _ = files
     st = DEFAULT.replace(rows_max=10_000, entries_max=4_000)
-    kd = keyspace(engine, wb.preset(engine, "entity_first"), settings=st)
+    wl = wb.Workload(events_per_s=20_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl, settings=st)
+    assert "ranges of the whole rows of 2 consecutive {host}s: 50 ranges" in kd.source_note
+    assert (kd.n_rows, kd.n_writes) == (20_000, 20_000) and kd.n_tablets > 1
+    splits = kd.split_keys()["main"]  # between pairs of hosts: an even host's first reading
+    assert all(k.endswith("#20240304000000") and int(k[1:3]) % 2 == 0 for k in splits)
+    st = DEFAULT.replace(rows_max=10_000, entries_max=40)
+    kd = keyspace(engine, wb.preset(engine, "timestamp_first"), settings=st)
     assert "shape sample" in kd.source_note and "(key prefix, step) pairs" in kd.source_note
-    pairs = int(kd.source_note.split("about ")[1].split()[0].replace(",", ""))
-    assert abs(pairs - 4_456) <= 0.05 * 4_456 and "over the 4,000" in kd.source_note
+    pairs = int(kd.source_note.split("about ")[1].split()[0])
+    assert abs(pairs - 45) <= 0.1 * 45 and "over the 40" in kd.source_note  # an estimate
 
 
 def test_past_the_row_bound_the_file_is_keyed_by_ranges_of_rows(files):

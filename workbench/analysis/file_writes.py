@@ -23,10 +23,12 @@ key prefix (the segments before the key's time) within one slot of time, the slo
 of ``SLOT_S`` that keeps the ranges at most ``rows_max`` (from the file's series and span), a
 range's key its first row's in byte order, its writes its rows', and its row count kept
 (``CellIndex.key_rows``) so the figures that count rows count the file's. A tablet split then
-falls between ranges, not rows. Where SQL cannot write the key (a hash, a salt, a measure's
+falls between ranges, not rows. Where a prefix's slots would make more (range, step) entries
+than ``Settings.entries_max``, a range is the whole rows of consecutive prefixes
+(:func:`_range_plan`). Where SQL cannot write the key (a hash, a salt, a measure's
 name, Heroic's tags), a design writes more than one table or summary rows, the file has more
 rows than ``rows_max`` and no slot tiles them (a week or month row, Heroic's base, no time in
-the key, or more series than the bound), more entries than ``Settings.entries_max``, or the
+the key, or more series than the bound), more entries than ``entries_max`` still, or the
 SQL keys miss one of the sample's, the load model replays the sample as before and its note
 says why.
 """
@@ -58,12 +60,14 @@ DAY_US = 86_400_000_000
 @dataclass(frozen=True)
 class Ranges:
     """How the file's rows are grouped past ``rows_max``: the SQL texts of the key's segments
-    before its time (the prefix), the slot of time in µs and the note's words for one range
-    ("one {host}'s 5.0 min")."""
+    before its time (the prefix), their template ("{host}", "" for none) and delimiter, the
+    slot of time in µs and the most ranges of a prefix's slots it gives."""
 
     prefix: tuple[str, ...]
+    what: str
+    delimiter: str
     slot_us: int
-    words: str
+    most: int
 
 
 @dataclass(frozen=True)
@@ -206,8 +210,7 @@ def file_writes(
     if isinstance(found, str):
         return sample_note(found)
     keys, rows, entries, n, t_last = found
-    words = ranges.words if isinstance(ranges, Ranges) else ""
-    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes, (rows, words))
+    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes, rows)
 
 
 def _ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int) -> Ranges | str:
@@ -230,11 +233,11 @@ def _ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int) -> 
     cols = tuple(c for c in ds.entity if any(c in s.sources() for s in before))
     groups = (agg.busiest.get(cols) or (agg.series,))[0] if cols else 1
     span_us = int(agg.span_s * 1e6)
+    what = schema.key.delimiter.join(s.template() for s in before)
     for slot in SLOT_S:
         w = slot * 1_000_000
         if w % width == 0 and groups * (span_us // w + 2) <= rows_max:
-            what = schema.key.delimiter.join(s.template() for s in before)
-            return Ranges((), w, f"one {what}'s {duration(slot)}" if what else duration(slot))
+            return Ranges((), what, schema.key.delimiter, w, groups * (span_us // w + 2))
     return f"{groups:,} key prefixes take at least 2 ranges each, over {rows_max:,}"
 
 
@@ -299,7 +302,8 @@ def _has_cell(schema: Schema, columns: list[str], types: dict) -> str:
 def _grouped(
     con, key: str, t_us: str, where: str, st: Settings, ranges: Ranges | str
 ) -> tuple | str:
-    """(distinct keys in byte order, the rows each stands for (None: one each), per (key,
+    """(distinct keys in byte order, the rows each range holds and the note's words for one
+    (None: a key is a row), per (key,
     step) entries as (key, first ms, mutations), mutations, the last one's time) by DuckDB, or
     why not. The grid is the load model's own (``window_grid``, ``balancer_steps``) over the
     file's mutations, so an entry's step is the step its mutations take in the replay. Past
@@ -330,17 +334,11 @@ def _grouped(
     most = st.entries_max + 1
     if by_range:
         assert isinstance(ranges, Ranges)
-        # each (prefix, step) written is one entry or more: past the bound, no need to group
-        part = ", ".join([*(f"p{i}" for i in range(len(ranges.prefix))), "step"])
-        pairs = con.execute(
-            f"SELECT approx_count_distinct(hash({part})) FROM (SELECT *, {step} AS step FROM k)"
-        ).fetchone()
-        if pairs is not None and int(pairs[0]) > st.entries_max * 1.05:
-            return (
-                f"about {int(pairs[0]):,} (key prefix, step) pairs, each one (range, step) "
-                f"entry or more, over the {st.entries_max:,} the engine path fetches"
-            )
-        sql = _range_key(ranges, step) + f" LIMIT {most}"
+        planned = _range_plan(con, ranges, step, st.entries_max)
+        if isinstance(planned, str):
+            return planned
+        sql, words = planned
+        sql += f" LIMIT {most}"
     else:
         sql = (
             f"SELECT key, {step} AS step, count(*) AS c, min(tm) AS t FROM k "
@@ -355,31 +353,64 @@ def _grouped(
     del keys
     if len(uniq) > st.rows_max:
         return f"{len(uniq):,} rows, over the {st.rows_max:,} the engine path keys"
-    per_key = None
+    ranged = None  # the rows of each range, and the note's words for one
     if by_range:
-        per_key = np.zeros(len(uniq), dtype=np.int64)
-        per_key[row_of] = got["r"]
+        ranged = (np.zeros(len(uniq), dtype=np.int64), words)
+        ranged[0][row_of] = got["r"]
     entries = (
         row_of.astype(np.int64),
         np.asarray(got["t"], dtype=np.int64),
         np.asarray(got["c"], dtype=np.int64),
     )
-    return uniq, per_key, entries, n, int(t_last)
+    return uniq, ranged, entries, n, int(t_last)
 
 
-def _range_key(ranges: Ranges, step: str) -> str:
-    """The SQL of the file's writes per (range, step): a range is the rows of one ``prefix``
-    within one epoch-aligned slot of ``slot_us`` (consecutive rows: the prefix's rows sort
-    together and, within them, the key's fixed-width time in time order), its key the first
-    of its rows in byte order (``min`` over VARCHAR: DuckDB compares the UTF-8 bytes, as
-    Bigtable orders keys: ``tests/analysis/test_file_writes.py``), ``r`` its distinct rows.
-    Columns key, r, step, c (mutations), t (the first one's ms), as the row grouping's; the
-    view ``k`` holds each event's key, ms, prefix (``p0``…) and slot (``s``)."""
-    part = ", ".join([*(f"p{i}" for i in range(len(ranges.prefix))), "s"])
+def _range_plan(con, ranges: Ranges, step: str, entries_max: int) -> tuple[str, str] | str:
+    """(the ranges' SQL, the note's words for one range), or why none fit ``entries_max``.
+    Each (prefix, step) written is one (range, step) entry or more, a slot boundary inside a
+    step one more: with DuckDB's estimate of the pairs plus the slots' ranges within the bound,
+    ranges of a prefix's slot; else, a prefix before the time given, ranges of the whole rows of
+    ``per`` consecutive prefixes (in byte order: consecutive rows), about pairs ÷ ``per``
+    entries where the prefixes write alike; else none."""
+    ps = [f"p{i}" for i in range(len(ranges.prefix))]
+    got = con.execute(
+        f"SELECT approx_count_distinct(hash({', '.join([*ps, 'step'])})) "
+        f"FROM (SELECT *, {step} AS step FROM k)"
+    ).fetchone()
+    pairs = int(got[0]) if got is not None else 0
+    if pairs + ranges.most <= entries_max:
+        w = ranges.slot_us // 1_000_000
+        words = f"one {ranges.what}'s {duration(w)}" if ranges.what else duration(w)
+        return _range_key(", ".join([*ps, "s"]), step, "k"), words
+    if not ps:
+        return (
+            f"about {pairs:,} (key prefix, step) pairs, each one (range, step) entry or more, "
+            f"over the {entries_max:,} the engine path fetches"
+        )
+    per = -(-pairs // int(entries_max * 0.9))
+    d = "'" + ranges.delimiter.replace("'", "''") + "'"
+    by = "".join(f"{p} || {d} || " for p in ps) + "''"  # as the keys start: each + delimiter
+    con.execute(
+        f"CREATE TEMP VIEW kg AS SELECT k.* EXCLUDE (s), g.s FROM k JOIN (SELECT {', '.join(ps)}, "
+        f"(row_number() OVER (ORDER BY {by}) - 1) // {per} AS s FROM (SELECT DISTINCT "
+        f"{', '.join(ps)} FROM k)) g USING ({', '.join(ps)})"
+    )
+    return _range_key("s", step, "kg"), f"the whole rows of {per:,} consecutive {ranges.what}s"
+
+
+def _range_key(part: str, step: str, source: str) -> str:
+    """The SQL of the file's writes per (range, step): a range is the events of ``source``
+    (``k`` or ``kg``: each event's key, ms, prefix ``p0``… and range column ``s``) with one
+    value of ``part`` — one prefix's epoch-aligned slot of time (consecutive rows: the prefix's
+    rows sort together and, within them, the key's fixed-width time in time order) or a run
+    of consecutive prefixes —, its key the first of its rows in byte order (``min`` over
+    VARCHAR: DuckDB compares the UTF-8 bytes, as Bigtable orders keys:
+    ``tests/analysis/test_file_writes.py``), ``r`` its distinct rows. Columns key, r, step, c
+    (mutations), t (the first one's ms), as the row grouping's."""
     return (
         f"SELECT key, r, step, c, t FROM (SELECT min(key) OVER g AS key, max(r) OVER g AS r, "
         f"step, c, t FROM (SELECT {part}, step, count(*) AS c, min(tm) AS t, min(key) AS key, "
-        f"count(DISTINCT key) AS r FROM (SELECT *, {step} AS step FROM k) "
+        f"count(DISTINCT key) AS r FROM (SELECT *, {step} AS step FROM {source}) "
         f"GROUP BY GROUPING SETS (({part}, step), ({part}))) WINDOW g AS (PARTITION BY {part})) "
         "WHERE step IS NOT NULL"
     )
@@ -396,7 +427,7 @@ def _as_writes(
     counts: tuple[int, int, int],
     sample: CellIndex,
     sample_writes: Writes,
-    ranges: tuple[np.ndarray | None, str] = (None, ""),
+    ranges: tuple[np.ndarray, str] | None = None,
 ) -> FileWrites | str:
     """The entries as ``Writes`` in time order, each mutation's bytes its key's plus the
     sample's mean of the rest (cells, family, qualifier, timestamp, value), and the file's
@@ -404,7 +435,7 @@ def _as_writes(
     time; ``ranges``: the rows each key's range holds (None: a key is a row; a range's key
     bytes are its first row's) and the note's words for a range."""
     events, n, t_last = counts
-    rows, words = ranges
+    rows, words = ranges or (None, "")
     if rows is None:
         got = np.searchsorted(keys, sample.row_keys)
         inside = got < len(keys)
