@@ -277,3 +277,91 @@ def test_the_notebook_view_says_whose_writes_it_replays(files):
     engine, _ = files
     kd = keyspace(engine, wb.preset(engine, "salted"))
     assert "not written in SQL" in kd._repr_html_()
+
+
+def test_a_compare_keys_every_design_in_one_pass_with_each_designs_own_figures(files, monkeypatch):
+    """``compare`` opens the files once and groups every design it keys in one ``run``
+    (two scans), and each design's load model is what its own pass gives (``keyspace``)."""
+    from workbench.analysis import file_writes
+
+    engine, _ = files
+    opened, runs = [], []
+    init, run = file_writes.FileKeys.__init__, file_writes.FileKeys.run
+
+    def counted_init(self, *a):
+        opened.append(1)
+        init(self, *a)
+
+    def counted_run(self, queries):
+        runs.append(len(queries))
+        run(self, queries)
+
+    monkeypatch.setattr(file_writes.FileKeys, "__init__", counted_init)
+    monkeypatch.setattr(file_writes.FileKeys, "run", counted_run)
+    names = ["entity_first", "timestamp_first", "bucket_new_cells", "wide_rows", "two_tables"]
+    c = wb.compare(engine, [wb.preset(engine, n) for n in names])
+    # two_tables writes a second table, not keyed: four designs in the one pass, none alone
+    assert (len(opened), runs) == (1, [4])
+    monkeypatch.undo()
+    for n in names:
+        own = keyspace(engine, wb.preset(engine, n))
+        got = c.analyses[n].keyspace
+        assert got.source_note == own.source_note, n
+        for fig in FIGURES:
+            assert getattr(got, fig) == getattr(own, fig), (n, fig)
+        assert got.split_keys() == own.split_keys(), n
+
+
+def test_entries_judged_from_the_files_counts_before_any_scan(files, monkeypatch):
+    """The grid over 20,000 events spanning 199 minutes: 24 windows wanted (20,000 ÷ 1,000 is
+    under ``min_windows``), 11,940 s ÷ 24 = 497.5 s rounded up to 540 s (9 whole minutes),
+    ceil(11,940.000001 ÷ 540) = 23 windows, each cut in ceil(9 ÷ 5 rebalance minutes) = 2
+    steps (under 20,000 ÷ 23 ÷ 200 = 4 and 240 ÷ 23 = 10): 46 steps of 4.5 minutes, so 100
+    hosts × 46 = 4,600 entries by the counts. Day rows really hold 4,456: h00's 200 seconds
+    are all in step 0 (1 entry), each other host's minutes 0–199 reach steps 0–44 (45 each,
+    99 × 45 = 4,455)."""
+    from workbench.analysis import file_writes
+
+    engine, _ = files
+    opened = []
+    init = file_writes.FileKeys.__init__
+
+    def counted_init(self, *a):
+        opened.append(1)
+        init(self, *a)
+
+    monkeypatch.setattr(file_writes.FileKeys, "__init__", counted_init)
+    st = DEFAULT.replace(entries_max=4_599)
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"), settings=st)
+    assert "about 4,600 (row, step) entries" in kd.source_note
+    assert "100 series × 46 balancer steps" in kd.source_note and opened == []
+    st = DEFAULT.replace(entries_max=4_600)
+    fk = file_writes.FileKeys(engine, st)
+    try:
+        got = fk.grouped(fk.query(wb.preset(engine, "bucket_new_cells"), ["value"]))
+    finally:
+        fk.close()
+    assert len(got[2][0]) == 4_456 and len(got[0]) == 100 and got[1] is None
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"), settings=st)
+    assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
+
+
+def test_a_compare_keys_a_design_past_the_row_bound_by_ranges_as_its_own_pass_does(files):
+    """In a compare's shared pass a design past ``rows_max`` is grouped by ranges on its own
+    (3,961 ranges of one host's 5 minutes for entity_first, as worked out above; timestamp_first
+    by 2-second slots: h00's 200 seconds in 100, the other hosts' 200 minutes at :00 in 200
+    more, of which minutes 0-3 fall in h00's: 296), the day rows in the shared groups; each
+    design's figures are its own ``keyspace``'s."""
+    engine, _ = files
+    low = DEFAULT.replace(rows_max=10_000)
+    names = ["entity_first", "timestamp_first", "bucket_new_cells"]
+    c = wb.compare(engine, [wb.preset(engine, n) for n in names], settings=low)
+    assert "3,961 ranges" in c.analyses["entity_first"].keyspace.source_note
+    assert "ranges of 2 s: 296 ranges" in c.analyses["timestamp_first"].keyspace.source_note
+    assert c.analyses["bucket_new_cells"].keyspace.n_rows == 100
+    for n in names:
+        own = keyspace(engine, wb.preset(engine, n), settings=low)
+        got = c.analyses[n].keyspace
+        assert got.source_note == own.source_note, n
+        for fig in FIGURES:
+            assert getattr(got, fig) == getattr(own, fig), (n, fig)

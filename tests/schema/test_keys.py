@@ -93,6 +93,9 @@ SQL_CASES = [
     (Timestamp("second", "epoch_s"), "1709787967"),
     (Timestamp("ms", "epoch_ms"), "1709787967890"),
     (ReversedTimestamp(), "8290212032"),  # 9,999,999,999 - 1,709,787,967
+    # Heroic's base: 1,709,787,967,890 ms less its remainder by 2^32 = 4,294,967,296:
+    # 398 × 4,294,967,296 = 1,709,396,983,808 (the remainder 390,984,082 < 2^32)
+    (BaseTimestamp(), "1709396983808"),
 ]
 
 
@@ -119,8 +122,20 @@ def test_a_key_joins_its_segments_in_sql_and_a_hash_is_not_written():
     cols = {"metric": "metric"}
     assert _sql_texts(key.key_sql(cols, "t")) == ["m01#x#20240307050607890"]
     # texts SQL does not write here: the engine path then replays the sample (and says so)
-    for seg in (Hashed("metric"), Salt(4), Metric(("value",)), BaseTimestamp()):
+    for seg in (Hashed("metric"), Salt(4), Metric(("value",))):
         assert seg.key_sql(cols, "t") is None, seg
         assert RowKey((Field("metric"), seg)).key_sql(cols, "t") is None
     # a column the caller gives no text for (a float entity) leaves the key unwritten
     assert RowKey((Field("host"),)).key_sql(cols, "t") is None
+
+
+def test_heroics_base_floors_an_event_before_1970_as_render_does():
+    """1,500 µs before the epoch is ms -2 (floored, not -1); its 2^24 base is the multiple
+    of 16,777,216 at or below it: -16,777,216."""
+    import duckdb
+
+    seg = BaseTimestamp(24)
+    got = duckdb.connect().execute(f"SELECT {seg.key_sql({}, 'CAST(-1500 AS BIGINT)')}").fetchone()
+    assert got == ("-16777216",)
+    ctx = RenderContext({}, np.array([-1_500]), "#")
+    assert list(seg.render(ctx)) == ["-16777216"]

@@ -24,6 +24,7 @@ from ..schema.schema import Schema
 from ..schema.views import ViewDesign
 from ..units import human_bytes
 from .capacity import ONCE_FIXED
+from .file_writes import one_pass
 from .overview import CHUNK_EVENTS, Analysis, analyze, schema_name
 from .rate_verdict import rate_text
 from .settings import Settings
@@ -215,32 +216,35 @@ def compare(
     notes: dict[str, str] = {}
     not_built: dict[str, str] = {}
     summaries: dict[str, dict[str, Any]] = {}  # made before a design's arrays are spilled
-    for lab, s in zip(labels, schemas, strict=True):
-        # one design that cannot be built for this dataset (a collision, a layout that cannot
-        # hold a column) is a row with its reason; the others are still compared
-        try:
-            # a CMV's rows are the rows its client-maintained equivalent stores (analysis/views.py)
-            schema = s.equivalent if isinstance(s, ViewDesign) else s
-            used, note = carried_or_left_out(ds, schema)
-            a = analyze(
-                used,
-                schema,
-                nodes=nodes,
-                measured=measured,
-                settings=settings,
-                chunk_events=chunk_events,
-                tiered_after_days=tiered_after_days,
-                workload=wl,
-            )
-            if len(used) > SPILL_EVENTS:  # its figures now, its arrays to mapped files
-                summaries[lab] = {"verdict": a.keyspace.verdict(), **a.summary()}
-                a = spill(a)
-            analyses[lab] = a
-        except WorkbenchError as e:
-            not_built[lab] = str(e)
-            continue
-        if note:
-            notes[lab] = note
+    # every design the engine path keys on a shape sample's files: one DuckDB pass for all
+    equivalents = [s.equivalent if isinstance(s, ViewDesign) else s for s in schemas]
+    with one_pass(ds, equivalents, settings):
+        for lab, s in zip(labels, schemas, strict=True):
+            # one design that cannot be built for this dataset (a collision, a layout that cannot
+            # hold a column) is a row with its reason; the others are still compared
+            try:
+                # a CMV's rows are the rows its client-maintained equivalent stores (analysis/views.py)
+                schema = s.equivalent if isinstance(s, ViewDesign) else s
+                used, note = carried_or_left_out(ds, schema)
+                a = analyze(
+                    used,
+                    schema,
+                    nodes=nodes,
+                    measured=measured,
+                    settings=settings,
+                    chunk_events=chunk_events,
+                    tiered_after_days=tiered_after_days,
+                    workload=wl,
+                )
+                if len(used) > SPILL_EVENTS:  # its figures now, its arrays to mapped files
+                    summaries[lab] = {"verdict": a.keyspace.verdict(), **a.summary()}
+                    a = spill(a)
+                analyses[lab] = a
+            except WorkbenchError as e:
+                not_built[lab] = str(e)
+                continue
+            if note:
+                notes[lab] = note
     if not analyses:
         raise WorkbenchError(
             "No design could be built for this dataset: "

@@ -10,6 +10,9 @@ the distinct rows × the steps they are written in, not the events, and each sta
 collision the write path refuses). ``key_distribution`` replays them through the same steps
 as the in-memory path's one entry per mutation, so the tablets, shares and split keys are the
 whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
+A compare keys every design in one pass (:func:`one_pass`, :class:`FileKeys`): one scan
+counts each design's mutations and distinct rows, a second groups every design's (row, step)
+as one ``GROUPING SETS``.
 
 From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
 are the file's), the rows each query reads (its plan's rows in the sample, found among the
@@ -18,56 +21,35 @@ production's.
 
 Past ``Settings.rows_max`` rows (a key with the event's time has up to a row per event:
 decided from the file's event count without a scan, else by DuckDB's estimate of the distinct
-keys) the file is keyed by **ranges of consecutive rows** (:func:`_range_key`): the rows of one
-key prefix (the segments before the key's time) within one slot of time, the slot the finest
-of ``SLOT_S`` that keeps the ranges at most ``rows_max`` (from the file's series and span), a
-range's key its first row's in byte order, its writes its rows', and its row count kept
-(``CellIndex.key_rows``) so the figures that count rows count the file's. A tablet split then
-falls between ranges, not rows. Where a prefix's slots would make more (range, step) entries
-than ``Settings.entries_max``, a range is the whole rows of consecutive prefixes
-(:func:`_range_plan`). Where SQL cannot write the key (a hash, a salt, a measure's
-name, Heroic's tags), a design writes more than one table or summary rows, the file has more
-rows than ``rows_max`` and no slot tiles them (a week or month row, Heroic's base, no time in
-the key, or more series than the bound), more entries than ``entries_max`` still, or the
-SQL keys miss one of the sample's, the load model replays the sample as before and its note
-says why.
+keys) the file is keyed by **ranges of consecutive rows** (``analysis/file_ranges.py``: a key
+prefix's slot of time, or consecutive prefixes' whole rows; its own pass, outside a compare's
+shared one), the rows each holds kept on the index (``CellIndex.key_rows``). Where SQL cannot
+write the key (a hash, a salt, a measure's name, Heroic's tags), a design writes more than one
+table or summary rows, the file has more rows than ``rows_max`` and no ranges tile them, more
+entries than ``Settings.entries_max`` (about series × balancer steps by the file's counts,
+before any scan: ``_over_bounds``; ranges: ``file_ranges.range_plan``), or the SQL keys miss
+one of the sample's, the load model replays the sample as before and its note says why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
-from ..datasets.file_aggregates import FileAggregates, connect, sql_name
+from ..datasets.file_aggregates import connect, sql_name
 from ..datasets.model import Dataset
-from ..formatting import duration
 from ..schema.schema import Schema
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
+from .file_ranges import Ranges, plan_ranges, prefix_sql, range_plan, range_view
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
 from .replay import balancer_steps
-from .settings import Settings
-
-# The slots of time the range path groups rows in, in seconds: each divides a day (or is whole
-# days), so an epoch-aligned slot holds whole rows of any key time up to a day wide (UTC)
-SLOT_S: tuple[int, ...] = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
-SLOT_S += (7200, 10_800, 21_600, 43_200, 86_400, 7 * 86_400, 28 * 86_400)
-DAY_US = 86_400_000_000
-
-
-@dataclass(frozen=True)
-class Ranges:
-    """How the file's rows are grouped past ``rows_max``: the SQL texts of the key's segments
-    before its time (the prefix), their template ("{host}", "" for none) and delimiter, the
-    slot of time in µs and the most ranges of a prefix's slots it gives."""
-
-    prefix: tuple[str, ...]
-    what: str
-    delimiter: str
-    slot_us: int
-    most: int
+from .settings import DEFAULT, Settings
 
 
 @dataclass(frozen=True)
@@ -176,81 +158,260 @@ def file_writes(
     ds: Dataset, schema: Schema, sample: CellIndex, sample_writes: Writes, st: Settings
 ) -> FileWrites | str | None:
     """The file's writes for the load model (see the module docstring), the reason the sample
-    stands in for them (a note), or None for a dataset that is not a shape sample of files."""
+    stands in for them (a note), or None for a dataset that is not a shape sample of files.
+    Inside :func:`one_pass` over ``ds``'s files the pass's DuckDB results serve; else the
+    design's own pass runs."""
     agg = ds.aggregates
     if agg is None:
         return None
     if not agg.source:
         return sample_note("a CSV is counted in one pass; its events are not scanned again")
-    why = _unkeyable(schema)
-    ranges = _ranges(ds, schema, agg, st.rows_max)
-    per_event = any(s.time_order and not s.time_bucket for s in schema.key.segments)
-    if not why and per_event and agg.events > st.rows_max and isinstance(ranges, str):
-        why = (
-            f"the key's time gives up to a row per event: {agg.events:,} over "
-            f"{st.rows_max:,}, and no ranges of them fit ({ranges})"
-        )
+    why = _unkeyable(schema) or _over_bounds(ds, schema, st)
     if why:
         return sample_note(why)
-    paths, naive_tz = agg.source
-    columns = [*ds.measures, *ds.attributes]
-    con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+    shared = _PASS.get()
+    keys = shared if shared is not None and shared.serves(ds, st) else FileKeys(ds, st)
     try:
-        types = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE ev)").fetchall())
-        text = {c: _key_text(c, str(types[c])) for c in ds.entity}
-        t_us = f"epoch_us({sql_name(ds.time)})"
-        key = schema.key.key_sql({c: t for c, t in text.items() if t}, t_us)
-        if key is None:
-            return sample_note("an entity column is neither text nor a whole number")
-        if isinstance(ranges, Ranges):
-            ranges = replace(ranges, prefix=tuple(_prefix_sql(schema, text, t_us)))
-        found = _grouped(con, key, t_us, _has_cell(schema, columns, types), st, ranges)
+        q = keys.query(schema, [*ds.measures, *ds.attributes])
+        found = keys.grouped(q) if isinstance(q, tuple) else q
     finally:
-        con.close()
+        if keys is not shared:
+            keys.close()
     if isinstance(found, str):
         return sample_note(found)
-    keys, rows, entries, n, t_last = found
-    return _as_writes(keys, entries, (agg.events, n, t_last), sample, sample_writes, rows)
+    uniq, ranged, entries, n, t_last = found
+    return _as_writes(uniq, entries, (agg.events, n, t_last), sample, sample_writes, ranged)
 
 
-def _ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int) -> Ranges | str:
-    """How to group the file's rows into at most ``rows_max`` ranges of consecutive rows (its
-    ``prefix`` SQL left empty: :func:`file_writes` writes it), or why they cannot be: the rows
-    of one value of the key's segments before its time, within one epoch-aligned slot of
-    ``SLOT_S`` that holds whole rows (the time's width divides it). A prefix of entity columns
-    has at most as many values as their groups; each over the file's span takes at most span ÷
-    slot + 2 slots (the first and last partial)."""
-    segs = schema.key.segments
-    at = next((i for i, s in enumerate(segs) if s.time_order), None)
-    if at is None:
-        return "the key holds no time to group its rows by"
-    width = segs[at].bucket_us()
-    if not width or width != segs[at].bucket_us(longest=True) or DAY_US % width:
-        return f"the key's {segs[at].template()} rows do not tile a day"
-    before = segs[:at]
-    if any(c not in ds.entity for s in before for c in s.sources()):
-        return "the key holds a time or a column not of the series before its time"
-    cols = tuple(c for c in ds.entity if any(c in s.sources() for s in before))
-    groups = (agg.busiest.get(cols) or (agg.series,))[0] if cols else 1
-    span_us = int(agg.span_s * 1e6)
-    what = schema.key.delimiter.join(s.template() for s in before)
-    for slot in SLOT_S:
-        w = slot * 1_000_000
-        if w % width == 0 and groups * (span_us // w + 2) <= rows_max:
-            return Ranges((), what, schema.key.delimiter, w, groups * (span_us // w + 2))
-    return f"{groups:,} key prefixes take at least 2 ranges each, over {rows_max:,}"
+_PASS: ContextVar[FileKeys | None] = ContextVar("file_keys_pass", default=None)
 
 
-def _prefix_sql(schema: Schema, text: dict, t_us: str) -> list[str]:
-    """The SQL texts of the key's segments before its time (a range's prefix)."""
-    out = []
-    for s in schema.key.segments:
-        if s.time_order:
-            break
-        sql = s.key_sql({c: t for c, t in text.items() if t}, t_us)
-        assert sql is not None  # the whole key's SQL is written
-        out.append(sql)
-    return out
+@contextmanager
+def one_pass(ds: Dataset, schemas: Sequence[Schema], st: Settings | None = None) -> Iterator[None]:
+    """Within it, every design of ``schemas`` the engine path keys on ``ds``'s files is
+    grouped by one DuckDB pass (two scans of the files: counts, then every design's (row,
+    step) groups as one ``GROUPING SETS``), not a pass per design: ``compare``'s. Nothing
+    happens for a dataset that is not a shape sample of Parquet files."""
+    st = st or DEFAULT
+    agg = ds.aggregates
+    if agg is None or not agg.source:
+        yield
+        return
+    keys = FileKeys(ds, st)
+    columns = [*ds.measures, *ds.attributes]
+    qs = [keys.query(s, columns) for s in schemas if not (_unkeyable(s) or _over_bounds(ds, s, st))]
+    token = _PASS.set(keys)
+    try:
+        keys.run([q for q in qs if isinstance(q, tuple)])
+        yield
+    finally:
+        _PASS.reset(token)
+        keys.close()
+
+
+class FileKeys:
+    """One DuckDB connection on a shape sample's files and the designs' (row, step) groups it
+    found: ``query`` writes a design's key and has-a-cell condition in SQL, ``run`` groups any
+    number of them in one pass, ``grouped`` fetches one design's (running its own pass when
+    ``run`` did not cover it)."""
+
+    def __init__(self, ds: Dataset, st: Settings) -> None:
+        agg = ds.aggregates
+        assert agg is not None and agg.source
+        paths, naive_tz = agg.source
+        self.ds, self.agg, self.st, self.entity = ds, agg, st, list(ds.entity)
+        self.con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+        self.types = {
+            c: str(t)
+            for c, t in self.con.execute(
+                "SELECT column_name, column_type FROM (DESCRIBE ev)"
+            ).fetchall()
+        }
+        self.t_us = f"epoch_us({sql_name(ds.time)})"
+        self.found: dict[tuple[str, str], _Group | _Grid | str] = {}  # groups, or why none
+        self.ranges: dict[tuple[str, str], Ranges] = {}  # how a design past rows_max is ranged
+        self._tables = 0
+
+    def serves(self, ds: Dataset, st: Settings) -> bool:
+        """Whether this pass is over ``ds``'s files with the same settings (a design's dataset
+        may leave attribute columns out: the files are the same)."""
+        return ds.aggregates is self.agg and st == self.st
+
+    def close(self) -> None:
+        self.con.close()
+
+    def query(self, schema: Schema, columns: list[str]) -> tuple[str, str] | str:
+        """(the design's key, the condition of an event that writes a cell) in SQL, or why not."""
+        text = {c: _key_text(c, self.types[c]) for c in self.entity}
+        key = schema.key.key_sql({c: t for c, t in text.items() if t}, self.t_us)
+        if key is None:
+            return "an entity column is neither text nor a whole number"
+        q = key, _has_cell(schema, columns, self.types)
+        ranges = plan_ranges(self.ds, schema, self.agg, self.st.rows_max)
+        if isinstance(ranges, Ranges):
+            self.ranges[q] = replace(ranges, prefix=prefix_sql(schema, text, self.t_us))
+        return q
+
+    def run(self, queries: Sequence[tuple[str, str]]) -> None:
+        """Group every design of ``queries`` not yet found in one pass: each condition's count,
+        first and last ms and each key's distinct rows (DuckDB's HyperLogLog) in one scan; then
+        the keys within ``rows_max`` as one ``GROUPING SETS`` over (row, step) of each
+        condition's own grid (the load model's, ``window_grid``, ``balancer_steps``), into a
+        temporary table ``grouped`` fetches from; a key past it that ranges tile
+        (``file_ranges.py``) is grouped by ``grouped``, on its own."""
+        qs = list(dict.fromkeys(q for q in queries if q not in self.found))
+        if not qs:
+            return
+        wheres = list(dict.fromkeys(w for _, w in qs))
+        t = self.t_us
+        cols = [f"{_ms(t)} AS tm"]
+        cols += [f"({w}) AS w{i}" for i, w in enumerate(wheres)]
+        cols += [
+            f"CASE WHEN {w} THEN {k} END AS k{j}" for j, (k, w) in enumerate(qs)
+        ]  # NULL: no cell, a group dropped below
+        view = f"kv{self._tables}"
+        self._tables += 1
+        self.con.execute(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(cols)} FROM ev")
+        stats = [
+            f"count(*) FILTER (WHERE w{i}), min(tm) FILTER (WHERE w{i}), "
+            f"max(tm) FILTER (WHERE w{i})"
+            for i in range(len(wheres))
+        ]
+        stats += [f"approx_count_distinct(k{j})" for j in range(len(qs))]
+        row = self.con.execute(f"SELECT {', '.join(stats)} FROM {view}").fetchone()
+        assert row is not None
+        grids: list[tuple[int, int, int, int, int, int] | None] = []
+        for i in range(len(wheres)):
+            n, t_first, t_last = row[3 * i : 3 * i + 3]
+            if not n:
+                grids.append(None)
+                continue
+            t0, win_us, W = window_grid(int(t_first), int(t_last), int(n), self.st)
+            sub, _ = balancer_steps(win_us / 1e6, int(n), W, self.st)
+            grids.append((int(n), int(t_last), t0, win_us, W, sub))
+        kept: list[int] = []
+        for j, (_, w) in enumerate(qs):
+            g = grids[wheres.index(w)]
+            rows = int(row[3 * len(wheres) + j])
+            # HyperLogLog's estimate is within a few %: ranges from 95 % of the bound, so the
+            # rows fetched one by one stay under it
+            if g is None:
+                self.found[qs[j]] = "the files hold no event with a cell"
+            elif qs[j] in self.ranges and rows > self.st.rows_max * 0.95:
+                self.found[qs[j]] = _Grid(*g)
+            elif rows > self.st.rows_max * 1.05:
+                self.found[qs[j]] = (
+                    f"about {rows:,} rows, over the {self.st.rows_max:,} the engine path keys"
+                )
+            else:
+                kept.append(j)
+        if not kept:
+            return
+        steps = [
+            f"least((tm - {g[2]}) * {g[5]} // {g[3]}, {g[4] * g[5] - 1}) AS s{i}"
+            for i, g in enumerate(grids)
+            if g is not None
+        ]
+        sets = ", ".join(f"(k{j}, s{wheres.index(qs[j][1])})" for j in kept)
+        table = f"g{self._tables}"
+        ks = ", ".join(f"k{j}" for j in kept)
+        self.con.execute(
+            f"CREATE TEMP TABLE {table} AS SELECT {ks}, "
+            f"{', '.join(f's{i}' for i, g in enumerate(grids) if g is not None)}, "
+            f"GROUPING({ks}) AS gid, count(*) AS c, min(tm) AS t "
+            f"FROM (SELECT *, {', '.join(steps)} FROM {view}) GROUP BY GROUPING SETS ({sets})"
+        )
+        for pos, j in enumerate(kept):
+            i = wheres.index(qs[j][1])
+            n, t_last = grids[i][:2]  # type: ignore[index]
+            # GROUPING's bit per key is 1 where that key is not grouped: only k{j} is here
+            gid = (1 << len(kept)) - 1 - (1 << (len(kept) - 1 - pos))
+            self.found[qs[j]] = _Group(table, f"k{j}", f"s{i}", gid, n, t_last)
+
+    def grouped(self, q: tuple[str, str]) -> tuple | str:
+        """(distinct keys in byte order, the rows each range holds and the note's words for
+        one (None: a key is a row), per (key, step) entries as (key, first ms, mutations),
+        mutations, the last one's time) of the design ``q``, or why not."""
+        if q not in self.found:
+            self.run([q])
+        g = self.found[q]
+        if isinstance(g, str):
+            return g
+        if isinstance(g, _Grid):
+            return self._ranged(q, g)
+        got = self.con.execute(
+            f"SELECT {g.key} AS key, {g.step} AS step, c, t FROM {g.table} "
+            f"WHERE gid = {g.gid} AND {g.key} IS NOT NULL LIMIT {self.st.entries_max + 1}"
+        ).fetchnumpy()
+        found = self._fetched(got, "row")
+        return found if isinstance(found, str) else (found[0], None, found[2], g.n, g.t_last)
+
+    def _ranged(self, q: tuple[str, str], g: _Grid) -> tuple | str:
+        """``grouped`` of a design past ``rows_max``: its writes per (range, step), its own
+        pass (``file_ranges.py``)."""
+        ranges, view = self.ranges[q], f"r{self._tables}"
+        self._tables += 1
+        self.con.execute(range_view(ranges, view, q[0], _ms(self.t_us), self.t_us, q[1]))
+        step = f"least((tm - {g.t0}) * {g.sub} // {g.win_us}, {g.W * g.sub - 1})"
+        planned = range_plan(self.con, ranges, view, step, self.st.entries_max)
+        if isinstance(planned, str):
+            return planned
+        sql, words = planned
+        got = self.con.execute(f"{sql} LIMIT {self.st.entries_max + 1}").fetchnumpy()
+        found = self._fetched(got, "range")
+        if isinstance(found, str):
+            return found
+        uniq, row_of, entries = found
+        rows = np.zeros(len(uniq), dtype=np.int64)
+        rows[row_of] = got["r"]
+        return uniq, (rows, words), entries, g.n, g.t_last
+
+    def _fetched(self, got: dict, what: str) -> tuple | str:
+        """(distinct keys in byte order, each entry's key id, the entries) of a fetch, or why
+        it is over the bounds."""
+        if len(got["c"]) > self.st.entries_max:
+            return f"over {self.st.entries_max:,} ({what}, step) entries"
+        # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
+        keys = np.char.encode(got["key"].astype(str), "utf-8")
+        uniq, row_of = np.unique(keys, return_inverse=True)
+        del keys
+        if len(uniq) > self.st.rows_max:
+            return f"{len(uniq):,} {what}s, over the {self.st.rows_max:,} the engine path keys"
+        entries = (
+            row_of.astype(np.int64),
+            np.asarray(got["t"], dtype=np.int64),
+            np.asarray(got["c"], dtype=np.int64),
+        )
+        return uniq, row_of, entries
+
+
+def _ms(t_us: str) -> str:
+    """SQL of the µs ``t_us`` floored to the ms, as cells hold it (before 1970 too)."""
+    return f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"
+
+
+class _Grid(NamedTuple):
+    """The load model's grid of one condition's events: mutations, the last one's time (µs),
+    the first window's start, a window in µs, windows and steps per window."""
+
+    n: int
+    t_last: int
+    t0: int
+    win_us: int
+    W: int
+    sub: int
+
+
+class _Group(NamedTuple):
+    """Where one design's (row, step) groups are: the pass's table, the key and step columns,
+    the ``GROUPING`` id of its set, its mutations and the last one's time (µs)."""
+
+    table: str
+    key: str
+    step: str
+    gid: int
+    n: int
+    t_last: int
 
 
 def _unkeyable(schema: Schema) -> str:
@@ -262,6 +423,41 @@ def _unkeyable(schema: Schema) -> str:
             return f"the key's {seg.template()} writes a row per measure"
         if seg.key_sql({c: "x" for c in seg.sources()}, "0") is None:
             return f"the key's {seg.template()} is not written in SQL"
+    return ""
+
+
+def _over_bounds(ds: Dataset, schema: Schema, st: Settings) -> str:
+    """Why the file's rows or (row, step) entries would pass ``rows_max`` or ``entries_max``,
+    judged from the file's counts before any scan ("" when they may fit): a key with the event's
+    time has up to a row per event; else each series of the key's entity columns writes in
+    about every balancer step of the load model's grid its events reach (a steady writer's
+    rows: one entry a step), so the entries are about min(events, series × steps). A sparse
+    writer has fewer: the bound then errs towards the sample's replay, never towards a scan
+    whose entries are dropped."""
+    agg = ds.aggregates
+    assert agg is not None
+    n = agg.events
+    if any(s.time_order and not s.time_bucket for s in schema.key.segments) and n > st.rows_max:
+        ranges = plan_ranges(ds, schema, agg, st.rows_max)
+        if isinstance(ranges, Ranges):  # ranges of rows, their entries judged by range_plan
+            return ""
+        return (
+            f"the key's time gives up to a row per event: {n:,} over {st.rows_max:,}, and no "
+            f"ranges of them fit ({ranges})"
+        )
+    if not n or agg.first is None or agg.last is None:
+        return ""
+    cols = tuple(c for c in ds.entity if any(c in s.sources() for s in schema.key.segments))
+    series = agg.busiest[cols][0] if cols in agg.busiest else agg.series if cols else 1
+    first = int(agg.first.value // 1000)
+    _, win_us, W = window_grid(first, int(agg.last.value // 1000), n, st)
+    sub, _ = balancer_steps(win_us / 1e6, n, W, st)
+    entries = min(n, series * W * sub)
+    if entries > st.entries_max:
+        return (
+            f"about {entries:,} (row, step) entries by the file's counts ({series:,} series × "
+            f"{W * sub:,} balancer steps), over {st.entries_max:,}"
+        )
     return ""
 
 
@@ -297,128 +493,6 @@ def _has_cell(schema: Schema, columns: list[str], types: dict) -> str:
         if c in types
     ]
     return " OR ".join(held) or "TRUE"
-
-
-def _grouped(
-    con, key: str, t_us: str, where: str, st: Settings, ranges: Ranges | str
-) -> tuple | str:
-    """(distinct keys in byte order, the rows each range holds and the note's words for one
-    (None: a key is a row), per (key,
-    step) entries as (key, first ms, mutations), mutations, the last one's time) by DuckDB, or
-    why not. The grid is the load model's own (``window_grid``, ``balancer_steps``) over the
-    file's mutations, so an entry's step is the step its mutations take in the replay. Past
-    ``rows_max`` rows the keys are ``ranges``' (:func:`_range_key`)."""
-    ms = _floored(t_us, 1000)  # to the ms, as cells hold it
-    cols = ""
-    if isinstance(ranges, Ranges):  # a range's prefix and slot (read only by the ranges' SQL)
-        cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
-        cols += f", {_floored(t_us, ranges.slot_us)} // {ranges.slot_us} AS s"
-    con.execute(
-        f"CREATE TEMP VIEW k AS SELECT {key} AS key, {ms} AS tm{cols} FROM ev WHERE {where}"
-    )
-    row = con.execute(
-        "SELECT count(*), min(tm), max(tm), approx_count_distinct(key) FROM k"
-    ).fetchone()
-    assert row is not None
-    n, t_first, t_last, rows = int(row[0]), row[1], row[2], int(row[3])
-    if not n:
-        return "the files hold no event with a cell"
-    # HyperLogLog's estimate is within a few %: ranges from 95 % of the bound, so the rows
-    # fetched one by one stay under it
-    by_range = isinstance(ranges, Ranges) and rows > st.rows_max * 0.95
-    if not by_range and rows > st.rows_max * 1.05:
-        return f"about {rows:,} rows, over the {st.rows_max:,} the engine path keys ({ranges})"
-    t0, win_us, W = window_grid(int(t_first), int(t_last), n, st)
-    sub, _ = balancer_steps(win_us / 1e6, n, W, st)
-    step = f"least((tm - {t0}) * {sub} // {win_us}, {W * sub - 1})"
-    most = st.entries_max + 1
-    if by_range:
-        assert isinstance(ranges, Ranges)
-        planned = _range_plan(con, ranges, step, st.entries_max)
-        if isinstance(planned, str):
-            return planned
-        sql, words = planned
-        sql += f" LIMIT {most}"
-    else:
-        sql = (
-            f"SELECT key, {step} AS step, count(*) AS c, min(tm) AS t FROM k "
-            f"GROUP BY key, step LIMIT {most}"
-        )
-    got = con.execute(sql).fetchnumpy()
-    if len(got["c"]) > st.entries_max:
-        return f"over {st.entries_max:,} ({'range' if by_range else 'row'}, step) entries"
-    # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
-    keys = np.char.encode(got["key"].astype(str), "utf-8")
-    uniq, row_of = np.unique(keys, return_inverse=True)
-    del keys
-    if len(uniq) > st.rows_max:
-        return f"{len(uniq):,} rows, over the {st.rows_max:,} the engine path keys"
-    ranged = None  # the rows of each range, and the note's words for one
-    if by_range:
-        ranged = (np.zeros(len(uniq), dtype=np.int64), words)
-        ranged[0][row_of] = got["r"]
-    entries = (
-        row_of.astype(np.int64),
-        np.asarray(got["t"], dtype=np.int64),
-        np.asarray(got["c"], dtype=np.int64),
-    )
-    return uniq, ranged, entries, n, int(t_last)
-
-
-def _range_plan(con, ranges: Ranges, step: str, entries_max: int) -> tuple[str, str] | str:
-    """(the ranges' SQL, the note's words for one range), or why none fit ``entries_max``.
-    Each (prefix, step) written is one (range, step) entry or more, a slot boundary inside a
-    step one more: with DuckDB's estimate of the pairs plus the slots' ranges within the bound,
-    ranges of a prefix's slot; else, a prefix before the time given, ranges of the whole rows of
-    ``per`` consecutive prefixes (in byte order: consecutive rows), about pairs ÷ ``per``
-    entries where the prefixes write alike; else none."""
-    ps = [f"p{i}" for i in range(len(ranges.prefix))]
-    got = con.execute(
-        f"SELECT approx_count_distinct(hash({', '.join([*ps, 'step'])})) "
-        f"FROM (SELECT *, {step} AS step FROM k)"
-    ).fetchone()
-    pairs = int(got[0]) if got is not None else 0
-    if pairs + ranges.most <= entries_max:
-        w = ranges.slot_us // 1_000_000
-        words = f"one {ranges.what}'s {duration(w)}" if ranges.what else duration(w)
-        return _range_key(", ".join([*ps, "s"]), step, "k"), words
-    if not ps:
-        return (
-            f"about {pairs:,} (key prefix, step) pairs, each one (range, step) entry or more, "
-            f"over the {entries_max:,} the engine path fetches"
-        )
-    per = -(-pairs // int(entries_max * 0.9))
-    d = "'" + ranges.delimiter.replace("'", "''") + "'"
-    by = "".join(f"{p} || {d} || " for p in ps) + "''"  # as the keys start: each + delimiter
-    con.execute(
-        f"CREATE TEMP VIEW kg AS SELECT k.* EXCLUDE (s), g.s FROM k JOIN (SELECT {', '.join(ps)}, "
-        f"(row_number() OVER (ORDER BY {by}) - 1) // {per} AS s FROM (SELECT DISTINCT "
-        f"{', '.join(ps)} FROM k)) g USING ({', '.join(ps)})"
-    )
-    return _range_key("s", step, "kg"), f"the whole rows of {per:,} consecutive {ranges.what}s"
-
-
-def _range_key(part: str, step: str, source: str) -> str:
-    """The SQL of the file's writes per (range, step): a range is the events of ``source``
-    (``k`` or ``kg``: each event's key, ms, prefix ``p0``… and range column ``s``) with one
-    value of ``part`` — one prefix's epoch-aligned slot of time (consecutive rows: the prefix's
-    rows sort together and, within them, the key's fixed-width time in time order) or a run
-    of consecutive prefixes —, its key the first of its rows in byte order (``min`` over
-    VARCHAR: DuckDB compares the UTF-8 bytes, as Bigtable orders keys:
-    ``tests/analysis/test_file_writes.py``), ``r`` its distinct rows. Columns key, r, step, c
-    (mutations), t (the first one's ms), as the row grouping's."""
-    return (
-        f"SELECT key, r, step, c, t FROM (SELECT min(key) OVER g AS key, max(r) OVER g AS r, "
-        f"step, c, t FROM (SELECT {part}, step, count(*) AS c, min(tm) AS t, min(key) AS key, "
-        f"count(DISTINCT key) AS r FROM (SELECT *, {step} AS step FROM {source}) "
-        f"GROUP BY GROUPING SETS (({part}, step), ({part}))) WINDOW g AS (PARTITION BY {part})) "
-        "WHERE step IS NOT NULL"
-    )
-
-
-def _floored(t_us: str, unit: int) -> str:
-    """SQL of the µs ``t_us`` floored to a multiple of ``unit`` µs (before 1970 too)."""
-    return f"({t_us} - (({t_us} % {unit}) + {unit}) % {unit})"
 
 
 def _as_writes(

@@ -370,14 +370,15 @@ def _sampled_batch(
     import pyarrow as pa
 
     bar.update(batch.num_rows)
-    if not all(c in batch.schema.names for c in entity) or (sample is None and not heavy):
+    thinned = bool(heavy and heavy[0])  # no heavy series: nothing to thin, the batch as read
+    if not all(c in batch.schema.names for c in entity) or (sample is None and not thinned):
         return batch
     if counts is not None:
         keys = counts.count(batch.select([*entity, time]).to_pandas())
     else:
         keys = batch.select(entity).to_pandas()
     keep = np.ones(len(keys), dtype=bool) if sample is None else sample_mask(keys, entity, sample)
-    if heavy and heavy[0]:
+    if heavy and thinned:  # both: mypy reads heavy below
         index = pd.MultiIndex.from_frame(keys[entity]) if len(entity) > 1 else keys[entity[0]]
         is_heavy = np.asarray(index.isin(heavy[0] if len(entity) > 1 else [h[0] for h in heavy[0]]))
         if is_heavy.any():

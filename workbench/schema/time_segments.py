@@ -282,6 +282,12 @@ class BaseTimestamp(Segment):
     def bucket_us(self, longest: bool = False) -> int:
         return (1 << self.bits) * US_PER_MS
 
+    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        # floored as numpy floors (an event before 1970 too): x - ((x % m) + m) % m
+        ms = f"(({t_us}) - ((({t_us}) % 1000) + 1000) % 1000) // 1000"
+        m = 2**self.bits
+        return f"CAST({ms} - (({ms} % {m}) + {m}) % {m} AS VARCHAR)"
+
     def coded(self, ctx: RenderContext) -> Coded:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
         codes, uniq = factorized(ms - np.mod(ms, 2**self.bits))

@@ -1,0 +1,150 @@
+"""The engine path past ``Settings.rows_max`` rows: the file keyed by ranges of consecutive
+rows, so the load model still replays every event (G06).
+
+A key with the event's time has up to a row per event; past ``rows_max`` rows
+(``analysis/file_writes.py`` decides: from the file's event count, else DuckDB's estimate of
+the distinct keys) the rows are grouped into ranges: the rows of one key prefix (the segments
+before the key's first time segment, all of them the series' columns) within one
+epoch-aligned slot of time, the finest slot of ``SLOT_S`` that keeps the ranges at most
+``rows_max`` (:func:`plan_ranges`, from the file's series and span). A range's key is its first
+row's in byte order, its writes its rows' per balancer step, and its row count
+(``count(DISTINCT key)``) is kept on the index (``CellIndex.key_rows``) so the figures that
+count rows count the file's. Where a prefix's slots would make more (range, step) entries than
+``Settings.entries_max``, a range is the whole rows of consecutive prefixes
+(:func:`range_plan`). A tablet split then falls between ranges, not rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..datasets.file_aggregates import FileAggregates
+from ..datasets.model import Dataset
+from ..formatting import duration
+from ..schema.schema import Schema
+
+# The slots of time the ranges group rows in, in seconds: each divides a day (or is whole
+# days), so an epoch-aligned slot holds whole rows of any key time up to a day wide (UTC)
+SLOT_S: tuple[int, ...] = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
+SLOT_S += (7200, 10_800, 21_600, 43_200, 86_400, 7 * 86_400, 28 * 86_400)
+DAY_US = 86_400_000_000
+
+
+@dataclass(frozen=True)
+class Ranges:
+    """How the file's rows are grouped past ``rows_max``: the SQL texts of the key's segments
+    before its time (the prefix), their template ("{host}", "" for none) and delimiter, the
+    slot of time in µs and the most ranges of a prefix's slots it gives."""
+
+    prefix: tuple[str, ...]
+    what: str
+    delimiter: str
+    slot_us: int
+    most: int
+
+
+def plan_ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int) -> Ranges | str:
+    """How to group the file's rows into at most ``rows_max`` ranges of consecutive rows (the
+    prefix's SQL left empty: :func:`prefix_sql` writes it), or why they cannot be: the rows of
+    one value of the key's segments before its time, within one epoch-aligned slot of
+    ``SLOT_S`` that holds whole rows (the time's width divides it). A prefix of entity columns
+    has at most as many values as their groups; each over the file's span takes at most span
+    ÷ slot + 2 slots (the first and last partial)."""
+    segs = schema.key.segments
+    at = next((i for i, s in enumerate(segs) if s.time_order), None)
+    if at is None:
+        return "the key holds no time to group its rows by"
+    width = segs[at].bucket_us()
+    if not width or width != segs[at].bucket_us(longest=True) or DAY_US % width:
+        return f"the key's {segs[at].template()} rows do not tile a day"
+    before = segs[:at]
+    if any(c not in ds.entity for s in before for c in s.sources()):
+        return "the key holds a time or a column not of the series before its time"
+    cols = tuple(c for c in ds.entity if any(c in s.sources() for s in before))
+    groups = (agg.busiest.get(cols) or (agg.series,))[0] if cols else 1
+    span_us = int(agg.span_s * 1e6)
+    what = schema.key.delimiter.join(s.template() for s in before)
+    for slot in SLOT_S:
+        w = slot * 1_000_000
+        if w % width == 0 and groups * (span_us // w + 2) <= rows_max:
+            most = groups * (span_us // w + 2)
+            return Ranges((), what, schema.key.delimiter, w, most)
+    return f"{groups:,} key prefixes take at least 2 ranges each, over {rows_max:,}"
+
+
+def prefix_sql(schema: Schema, text: dict, t_us: str) -> tuple[str, ...]:
+    """The SQL texts of the key's segments before its time (a range's prefix); ``text``: each
+    entity column's key text in SQL (None: not written; the whole key's SQL is written)."""
+    out = []
+    for s in schema.key.segments:
+        if s.time_order:
+            break
+        sql = s.key_sql({c: t for c, t in text.items() if t}, t_us)
+        assert sql is not None
+        out.append(sql)
+    return tuple(out)
+
+
+def range_view(ranges: Ranges, view: str, key: str, tm: str, t_us: str, where: str) -> str:
+    """The SQL creating ``view``: each event with a cell's key, ms, prefix (``p0``…) and slot
+    (``s``)."""
+    w = ranges.slot_us
+    cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
+    slot = f"({t_us} - (({t_us} % {w}) + {w}) % {w}) // {w}"  # floored, before 1970 too
+    return (
+        f"CREATE TEMP VIEW {view} AS SELECT {key} AS key, {tm} AS tm{cols}, {slot} AS s "
+        f"FROM ev WHERE {where}"
+    )
+
+
+def range_plan(
+    con, ranges: Ranges, view: str, step: str, entries_max: int
+) -> tuple[str, str] | str:
+    """(the ranges' SQL over ``view``, the note's words for one range), or why none fit
+    ``entries_max``. Each (prefix, step) written is one (range, step) entry or more, a slot
+    boundary inside a step one more: with DuckDB's estimate of the pairs plus the slots'
+    ranges within the bound, ranges of a prefix's slot; else, a prefix before the time given,
+    ranges of the whole rows of ``per`` consecutive prefixes (in byte order: consecutive rows),
+    about pairs ÷ ``per`` entries where the prefixes write alike; else none."""
+    ps = [f"p{i}" for i in range(len(ranges.prefix))]
+    got = con.execute(
+        f"SELECT approx_count_distinct(hash({', '.join([*ps, 'step'])})) "
+        f"FROM (SELECT *, {step} AS step FROM {view})"
+    ).fetchone()
+    pairs = int(got[0]) if got is not None else 0
+    if pairs + ranges.most <= entries_max:
+        w = ranges.slot_us // 1_000_000
+        words = f"one {ranges.what}'s {duration(w)}" if ranges.what else duration(w)
+        return range_key(", ".join([*ps, "s"]), step, view), words
+    if not ps:
+        return (
+            f"about {pairs:,} (key prefix, step) pairs, each one (range, step) entry or more, "
+            f"over the {entries_max:,} the engine path fetches"
+        )
+    per = -(-pairs // int(entries_max * 0.9))
+    d = "'" + ranges.delimiter.replace("'", "''") + "'"
+    by = "".join(f"{p} || {d} || " for p in ps) + "''"  # as the keys start: each + delimiter
+    con.execute(
+        f"CREATE TEMP VIEW {view}g AS SELECT v.* EXCLUDE (s), g.s FROM {view} v JOIN (SELECT "
+        f"{', '.join(ps)}, (row_number() OVER (ORDER BY {by}) - 1) // {per} AS s FROM (SELECT "
+        f"DISTINCT {', '.join(ps)} FROM {view})) g USING ({', '.join(ps)})"
+    )
+    return range_key("s", step, f"{view}g"), f"the whole rows of {per:,} consecutive {ranges.what}s"
+
+
+def range_key(part: str, step: str, source: str) -> str:
+    """The SQL of the file's writes per (range, step): a range is the events of ``source``
+    (each event's key, ms, prefix ``p0``… and range column ``s``) with one value of ``part``
+    — one prefix's epoch-aligned slot of time (consecutive rows: the prefix's rows sort
+    together and, within them, the key's fixed-width time in time order) or a run of
+    consecutive prefixes —, its key the first of its rows in byte order (``min`` over VARCHAR:
+    DuckDB compares the UTF-8 bytes, as Bigtable orders keys:
+    ``tests/analysis/test_file_writes.py``), ``r`` its distinct rows. Columns key, r, step, c
+    (mutations), t (the first one's ms), as the row grouping's."""
+    return (
+        f"SELECT key, r, step, c, t FROM (SELECT min(key) OVER g AS key, max(r) OVER g AS r, "
+        f"step, c, t FROM (SELECT {part}, step, count(*) AS c, min(tm) AS t, min(key) AS key, "
+        f"count(DISTINCT key) AS r FROM (SELECT *, {step} AS step FROM {source}) "
+        f"GROUP BY GROUPING SETS (({part}, step), ({part}))) WINDOW g AS (PARTITION BY {part})) "
+        "WHERE step IS NOT NULL"
+    )
