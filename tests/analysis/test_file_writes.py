@@ -146,8 +146,8 @@ def test_past_the_entry_bound_ranges_take_whole_prefixes_or_are_refused(files):
     23 windows of 9 minutes, 2 steps each (``balancer_steps``: 9 min ÷ 5 min rounded up), so
     steps of 270 s; h00's 200 seconds in step 0, each other host's readings at minutes 0-199
     in steps 0 to 199 × 60 ÷ 270 = 44: 1 + 99 × 45 = 4,456 pairs. At ``entries_max`` 4,000
-    entity_first's 5-minute slots (3,961 ranges, up to 4,100) cannot fit, so each range is the
-    whole rows of ⌈4,456 ÷ (0.9 × 4,000)⌉ = 2 consecutive hosts (DuckDB's estimate of the
+    no slot of entity_first fits (the pairs alone are over it; the coarsest slot adds 100 ×
+    2 ranges), so each range is the whole rows of ⌈4,456 ÷ (0.9 × 4,000)⌉ = 2 consecutive hosts (DuckDB's estimate of the
     pairs, within a few %, gives 2 too): 100 ÷ 2 = 50 ranges, every event still replayed.
     timestamp_first ({time}#{host}) has no prefix to group: its 45 steps are 45 pairs, over an
     ``entries_max`` of 40, so the sample replays and says why (DuckDB's HyperLogLog estimate

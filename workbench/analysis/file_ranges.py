@@ -6,12 +6,12 @@ A key with the event's time has up to a row per event; past ``rows_max`` rows
 the distinct keys) the rows are grouped into ranges: the rows of one key prefix (the segments
 before the key's first time segment, all of them the series' columns) within one
 epoch-aligned slot of time, the finest slot of ``SLOT_S`` that keeps the ranges at most
-``rows_max`` (:func:`plan_ranges`, from the file's series and span). A range's key is its first
+``rows_max`` (:func:`plan_ranges`, from the file's series and span) and their (range, step)
+entries at most ``Settings.entries_max`` (:func:`range_plan`). A range's key is its first
 row's in byte order, its writes its rows' per balancer step, and its row count
 (``count(DISTINCT key)``) is kept on the index (``CellIndex.key_rows``) so the figures that
-count rows count the file's. Where a prefix's slots would make more (range, step) entries than
-``Settings.entries_max``, a range is the whole rows of consecutive prefixes
-(:func:`range_plan`). A tablet split then falls between ranges, not rows.
+count rows count the file's. Where no slot's entries fit, a range is the whole rows of
+consecutive prefixes. A tablet split then falls between ranges, not rows.
 """
 
 from __future__ import annotations
@@ -33,14 +33,13 @@ DAY_US = 86_400_000_000
 @dataclass(frozen=True)
 class Ranges:
     """How the file's rows are grouped past ``rows_max``: the SQL texts of the key's segments
-    before its time (the prefix), their template ("{host}", "" for none) and delimiter, the
-    slot of time in µs and the most ranges of a prefix's slots it gives."""
+    before its time (the prefix), their template ("{host}", "" for none) and delimiter, and
+    the slots of time that fit, finest first: (µs, the most ranges of a prefix's slots)."""
 
     prefix: tuple[str, ...]
     what: str
     delimiter: str
-    slot_us: int
-    most: int
+    slots: tuple[tuple[int, int], ...]
 
 
 def plan_ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int) -> Ranges | str:
@@ -64,12 +63,11 @@ def plan_ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int)
     groups = (agg.busiest.get(cols) or (agg.series,))[0] if cols else 1
     span_us = int(agg.span_s * 1e6)
     what = schema.key.delimiter.join(s.template() for s in before)
-    for slot in SLOT_S:
-        w = slot * 1_000_000
-        if w % width == 0 and groups * (span_us // w + 2) <= rows_max:
-            most = groups * (span_us // w + 2)
-            return Ranges((), what, schema.key.delimiter, w, most)
-    return f"{groups:,} key prefixes take at least 2 ranges each, over {rows_max:,}"
+    fit = [(w, groups * (span_us // w + 2)) for w in (x * 1_000_000 for x in SLOT_S)]
+    fit = [(w, most) for w, most in fit if w % width == 0 and most <= rows_max]
+    if not fit:
+        return f"{groups:,} key prefixes take at least 2 ranges each, over {rows_max:,}"
+    return Ranges((), what, schema.key.delimiter, tuple(fit))
 
 
 def prefix_sql(schema: Schema, text: dict, t_us: str) -> tuple[str, ...]:
@@ -86,13 +84,11 @@ def prefix_sql(schema: Schema, text: dict, t_us: str) -> tuple[str, ...]:
 
 
 def range_view(ranges: Ranges, view: str, key: str, tm: str, t_us: str, where: str) -> str:
-    """The SQL creating ``view``: each event with a cell's key, ms, prefix (``p0``…) and slot
-    (``s``)."""
-    w = ranges.slot_us
+    """The SQL creating ``view``: each event with a cell's key, ms, µs (``tu``) and prefix
+    (``p0``…)."""
     cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
-    slot = f"({t_us} - (({t_us} % {w}) + {w}) % {w}) // {w}"  # floored, before 1970 too
     return (
-        f"CREATE TEMP VIEW {view} AS SELECT {key} AS key, {tm} AS tm{cols}, {slot} AS s "
+        f"CREATE TEMP VIEW {view} AS SELECT {key} AS key, {tm} AS tm, {t_us} AS tu{cols} "
         f"FROM ev WHERE {where}"
     )
 
@@ -102,20 +98,24 @@ def range_plan(
 ) -> tuple[str, str] | str:
     """(the ranges' SQL over ``view``, the note's words for one range), or why none fit
     ``entries_max``. Each (prefix, step) written is one (range, step) entry or more, a slot
-    boundary inside a step one more: with DuckDB's estimate of the pairs plus the slots'
-    ranges within the bound, ranges of a prefix's slot; else, a prefix before the time given,
-    ranges of the whole rows of ``per`` consecutive prefixes (in byte order: consecutive rows),
-    about pairs ÷ ``per`` entries where the prefixes write alike; else none."""
+    boundary inside a step one more: ranges of a prefix's slot, the finest slot whose ranges
+    plus DuckDB's estimate of the pairs are within the bound; else, a prefix before the time
+    given, ranges of the whole rows of ``per`` consecutive prefixes (in byte order:
+    consecutive rows), about pairs ÷ ``per`` entries where the prefixes write alike; else
+    none."""
     ps = [f"p{i}" for i in range(len(ranges.prefix))]
     got = con.execute(
         f"SELECT approx_count_distinct(hash({', '.join([*ps, 'step'])})) "
         f"FROM (SELECT *, {step} AS step FROM {view})"
     ).fetchone()
     pairs = int(got[0]) if got is not None else 0
-    if pairs + ranges.most <= entries_max:
-        w = ranges.slot_us // 1_000_000
-        words = f"one {ranges.what}'s {duration(w)}" if ranges.what else duration(w)
-        return range_key(", ".join([*ps, "s"]), step, view), words
+    for w, most in ranges.slots:
+        if pairs + most <= entries_max:
+            slot = f"(tu - ((tu % {w}) + {w}) % {w}) // {w}"  # floored, before 1970 too
+            words = duration(w // 1_000_000)
+            words = f"one {ranges.what}'s {words}" if ranges.what else words
+            source = f"(SELECT *, {slot} AS s FROM {view})"
+            return range_key(", ".join([*ps, "s"]), step, source), words
     if not ps:
         return (
             f"about {pairs:,} (key prefix, step) pairs, each one (range, step) entry or more, "
@@ -125,7 +125,7 @@ def range_plan(
     d = "'" + ranges.delimiter.replace("'", "''") + "'"
     by = "".join(f"{p} || {d} || " for p in ps) + "''"  # as the keys start: each + delimiter
     con.execute(
-        f"CREATE TEMP VIEW {view}g AS SELECT v.* EXCLUDE (s), g.s FROM {view} v JOIN (SELECT "
+        f"CREATE TEMP VIEW {view}g AS SELECT v.*, g.s FROM {view} v JOIN (SELECT "
         f"{', '.join(ps)}, (row_number() OVER (ORDER BY {by}) - 1) // {per} AS s FROM (SELECT "
         f"DISTINCT {', '.join(ps)} FROM {view})) g USING ({', '.join(ps)})"
     )
