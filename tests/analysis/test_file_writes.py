@@ -149,6 +149,10 @@ def test_past_the_entry_bound_ranges_take_whole_prefixes_or_are_refused(files):
     no slot of entity_first fits (the pairs alone are over it; the coarsest slot adds 100 ×
     2 ranges), so each range is the whole rows of ⌈4,456 ÷ (0.9 × 4,000)⌉ = 2 consecutive hosts (DuckDB's estimate of the
     pairs, within a few %, gives 2 too): 100 ÷ 2 = 50 ranges, every event still replayed.
+    At 6,300 the finest slot that fits is 15 minutes: 10 minutes adds 100 × (11,940 s ÷ 600 s
+    = 19, + 2) = 2,100 ranges, over with the pairs (within 5 %, 4,233 or more), 15 minutes
+    100 × (13 + 2) = 1,500 (with 4,679 at most, under): h00's one range and each other host's
+    minutes 0-199 in 14, 1 + 99 × 14 = 1,387 ranges.
     timestamp_first ({time}#{host}) has no prefix to group: its 45 steps are 45 pairs, over an
     ``entries_max`` of 40, so the sample replays and says why (DuckDB's HyperLogLog estimate
     of so few is within 10 %)."""
@@ -160,6 +164,9 @@ def test_past_the_entry_bound_ranges_take_whole_prefixes_or_are_refused(files):
     assert (kd.n_rows, kd.n_writes) == (20_000, 20_000) and kd.n_tablets > 1
     splits = kd.split_keys()["main"]  # between pairs of hosts: an even host's first reading
     assert all(k.endswith("#20240304000000") and int(k[1:3]) % 2 == 0 for k in splits)
+    st = DEFAULT.replace(rows_max=10_000, entries_max=6_300)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), settings=st)
+    assert "ranges of one {host}'s 15.0 min: 1,387 ranges" in kd.source_note
     st = DEFAULT.replace(rows_max=10_000, entries_max=40)
     kd = keyspace(engine, wb.preset(engine, "timestamp_first"), settings=st)
     assert "shape sample" in kd.source_note and "(key prefix, step) pairs" in kd.source_note
