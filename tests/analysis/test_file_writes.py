@@ -4,6 +4,9 @@ model through the same steps as one entry per mutation (G06)."""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -17,6 +20,8 @@ from workbench.analysis.load_windows import Writes, time_ids, window_grid, write
 from workbench.analysis.overview import keyspace
 from workbench.analysis.replay import balancer_steps
 from workbench.analysis.settings import DEFAULT
+from workbench.schema import Hashed, Segment
+from workbench.schema.keys import heroic_key
 
 FIGURES = (
     "n_writes",
@@ -111,12 +116,129 @@ def test_the_engine_key_distribution_is_the_whole_files(files):
     assert a.split_keys() == b.split_keys()
 
 
+def _design(ds, name: str):
+    """A gallery design of ``ds``; ``hashed``: entity_first with md5(host)[:8] (G22);
+    ``tagged``: Heroic's key with the tag ``dc`` (G16)."""
+    if name == "hashed":
+        first = wb.preset(ds, "entity_first")
+        key = wb.RowKey((Hashed("host", 8), *first.key.segments[1:]), first.key.delimiter)
+        return dataclasses.replace(first, name="hashed", key=key)
+    if name == "tagged":
+        return dataclasses.replace(wb.preset(ds, "heroic"), key=heroic_key("host", ("dc",)))
+    return wb.preset(ds, name)
+
+
+def _same_as_the_whole_file(engine, whole, design: str, rows: int) -> None:
+    """``design`` keyed by DuckDB over the engine dataset's file: ``rows`` rows, a write per
+    event (20,000), and every figure the whole file's in memory."""
+    wl = wb.Workload(events_per_s=20_000)
+    a = keyspace(engine, _design(engine, design), workload=wl)
+    b = keyspace(whole, _design(whole, design), workload=wl)
+    assert a.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert (a.n_rows, a.n_writes) == (b.n_rows, b.n_writes) == (rows, 20_000)
+    for fig in FIGURES:
+        assert getattr(a, fig) == pytest.approx(getattr(b, fig), rel=1e-12), fig
+    assert a.split_keys() == b.split_keys()
+
+
+# every event has its own (host, second): 20,000 rows, hashed or salted by the second's text;
+# Heroic's 2^32 ms (~49.7 days) base holds the file's 200 minutes from 2024-03-04 whole
+# (1,709,510,400,000 ms is in base 398, which runs from 398 × 2^32 = 1,709,396,983,808 to
+# 1,713,691,951,104), so a row per host: 100
+@pytest.mark.parametrize(
+    ("design", "rows"), [("hashed", 20_000), ("salted", 20_000), ("heroic", 100)]
+)
+def test_a_key_that_transforms_its_text_is_keyed_by_duckdb_as_the_whole_file(files, design, rows):
+    _same_as_the_whole_file(*files, design, rows)
+
+
+@pytest.fixture(scope="module")
+def tagged(tmp_path_factory):
+    """``files``' events with a Heroic tag ``dc``: host i's is "", "east" or "wëst" by i mod 3,
+    the empty one meaning absent (``empty_ok``)."""
+    ev = _events(100, 200)
+    ev["dc"] = np.array(["", "east", "wëst"])[ev["host"].str[1:].astype(int) % 3]
+    path = tmp_path_factory.mktemp("fw") / "tagged.parquet"
+    pq.write_table(pa.Table.from_pandas(ev, preserve_index=False), path)
+    args = dict(entity=["host", "dc"], time="time", measures="value", empty_ok=["dc"])
+    engine = wb.from_parquet(path, shape_events=4_000, progress=False, **args)
+    whole = wb.from_parquet(path, sample=1, progress=False, **args)
+    assert engine.aggregates is not None and len(engine) < 20_000 == len(whole)
+    return engine, whole
+
+
+def test_heroics_tags_are_keyed_by_duckdb_as_the_whole_file(tagged):
+    """A host's tag, empty or not, adds no row: 100 rows in base 398, as above; a key holds
+    "dc=…," unless the host's number is a multiple of 3 (its tag empty, left out)."""
+    _same_as_the_whole_file(*tagged, "tagged", 100)
+    engine, _ = tagged
+    keys = keyspace(engine, _design(engine, "tagged")).split_keys()["main"]
+    assert keys and all(("dc=" in k) == (int(k[1:3]) % 3 != 0) for k in keys)
+    assert all(k.endswith(",1709396983808") for k in keys)
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """``files``' events with a second measure ``temp``: NULL for the events numbered 0 mod
+    4, NaN for 1 mod 4 (neither writes a cell), a value for the other half."""
+    ev = _events(100, 200)
+    i = np.arange(len(ev))
+    temp = pa.array(np.where(i % 4 == 1, np.nan, 20.5), mask=i % 4 == 0, from_pandas=False)
+    table = pa.Table.from_pandas(ev, preserve_index=False).append_column("temp", temp)
+    path = tmp_path_factory.mktemp("fw") / "measured.parquet"
+    pq.write_table(table, path)
+    args = dict(entity="host", time="time", measures=["value", "temp"], progress=False)
+    engine = wb.from_parquet(path, shape_events=4_000, **args)
+    whole = wb.from_parquet(path, sample=1, **args)
+    assert engine.aggregates is not None and len(engine) < 20_000 == len(whole)
+    return engine, whole
+
+
+def test_a_row_per_measure_is_keyed_by_duckdb_as_the_whole_file(measured):
+    """bucket_new_columns keys {host}#{measure}#{day}: an event writes a mutation per measure
+    it has a value of, 20,000 values and 20,000 / 2 temps = 30,000; each host's 200 readings
+    fit one day, so 100 hosts × 2 measures = 200 rows."""
+    engine, whole = measured
+    wl = wb.Workload(events_per_s=20_000)
+    a = keyspace(engine, wb.preset(engine, "bucket_new_columns"), workload=wl)
+    b = keyspace(whole, wb.preset(whole, "bucket_new_columns"), workload=wl)
+    assert a.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert "30,000 mutations on 200 rows" in a.source_note
+    assert (a.n_rows, a.n_writes) == (b.n_rows, b.n_writes) == (200, 30_000)
+    for fig in FIGURES:
+        assert getattr(a, fig) == pytest.approx(getattr(b, fig), rel=1e-12), fig
+    assert a.split_keys() == b.split_keys()
+
+
+@dataclass(frozen=True)
+class _Upper(Segment):
+    """A segment kind with no SQL text (the base ``key_sql``): a column upper-cased."""
+
+    column: str
+
+    def sources(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def coded(self, ctx):
+        codes, texts = ctx.coded(self.column)
+        return codes, np.array([t.upper() for t in texts], dtype=object)
+
+    def template(self) -> str:
+        return "{upper(" + self.column + ")}"
+
+
 def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):
+    """Every kind the workbench has writes its SQL; a new one that does not (or a design with
+    a second table) keeps the sample's replay, and the note says which and why."""
     engine, _ = files
-    kd = keyspace(engine, wb.preset(engine, "salted"))
+    first = wb.preset(engine, "entity_first")
+    upper = dataclasses.replace(first, key=wb.RowKey((_Upper("host"), first.key.segments[1])))
+    kd = keyspace(engine, upper)
     assert "shape sample" in kd.source_note and "not written in SQL" in kd.source_note
-    assert "crc32" in str(kd)  # the printed line names the segment
+    assert "{upper(host)}" in str(kd)  # the printed line names the segment
     assert kd.n_writes == len(engine)  # the sample's own writes, one per event
+    kd = keyspace(engine, wb.preset(engine, "two_tables"))
+    assert "shape sample" in kd.source_note and "more than one table" in kd.source_note
 
 
 def test_past_the_row_bound_with_no_ranges_to_fit_the_sample_replays_and_says_why(files):
@@ -282,8 +404,8 @@ def test_the_bounds_are_settings_and_refuse_a_bound_under_one():
 
 def test_the_notebook_view_says_whose_writes_it_replays(files):
     engine, _ = files
-    kd = keyspace(engine, wb.preset(engine, "salted"))
-    assert "not written in SQL" in kd._repr_html_()
+    kd = keyspace(engine, wb.preset(engine, "two_tables"))
+    assert "more than one table" in kd._repr_html_()
 
 
 def test_a_compare_keys_every_design_in_one_pass_with_each_designs_own_figures(files, monkeypatch):
@@ -345,7 +467,7 @@ def test_entries_judged_from_the_files_counts_before_any_scan(files, monkeypatch
     st = DEFAULT.replace(entries_max=4_600)
     fk = file_writes.FileKeys(engine, st)
     try:
-        got = fk.grouped(fk.query(wb.preset(engine, "bucket_new_cells"), ["value"]))
+        got = fk.grouped(fk.query(wb.preset(engine, "bucket_new_cells"), ["value"], []))
     finally:
         fk.close()
     assert len(got[2][0]) == 4_456 and len(got[0]) == 100 and got[1] is None
@@ -372,3 +494,34 @@ def test_a_compare_keys_a_design_past_the_row_bound_by_ranges_as_its_own_pass_do
         assert got.source_note == own.source_note, n
         for fig in FIGURES:
             assert getattr(got, fig) == getattr(own, fig), (n, fig)
+
+
+def test_a_row_per_measure_shares_the_pass_without_repeating_the_others_events(
+    measured, monkeypatch
+):
+    """One compare pass keys bucket_new_columns (a key per measure with a value: 20,000 values
+    + 10,000 temps = 30,000 mutations on 100 hosts × 2 measures = 200 rows) beside designs of
+    one mutation an event: bucket_new_cells 20,000 on 100 day rows, entity_first 20,000 on
+    20,000 rows, as the whole file in memory counts them; and each design's figures are its
+    own pass's (``keyspace``)."""
+    from workbench.analysis import file_writes
+
+    engine, whole = measured
+    runs = []
+    run = file_writes.FileKeys.run
+    monkeypatch.setattr(file_writes.FileKeys, "run", lambda s, q: (runs.append(len(q)), run(s, q)))
+    names = ["bucket_new_columns", "bucket_new_cells", "entity_first"]
+    wl = wb.Workload(events_per_s=20_000)
+    a = wb.compare(engine, [wb.preset(engine, n) for n in names], workload=wl)
+    assert runs == [3]
+    want = {"bucket_new_columns": (200, 30_000), "bucket_new_cells": (100, 20_000)}
+    want["entity_first"] = (20_000, 20_000)
+    for n in names:
+        got = a.analyses[n].keyspace
+        kw = keyspace(whole, wb.preset(whole, n), workload=wl)
+        own = keyspace(engine, wb.preset(engine, n), workload=wl)
+        assert got.source_note.startswith("writes: every event of the file keyed by DuckDB"), n
+        assert (got.n_rows, got.n_writes) == (kw.n_rows, kw.n_writes) == want[n]
+        for fig in FIGURES:
+            assert getattr(got, fig) == getattr(own, fig), (n, fig)
+        assert got.split_keys() == own.split_keys(), n

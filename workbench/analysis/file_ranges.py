@@ -16,12 +16,16 @@ consecutive prefixes. A tablet split then falls between ranges, not rows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..datasets.file_aggregates import FileAggregates
 from ..datasets.model import Dataset
 from ..formatting import duration
 from ..schema.schema import Schema
+from .settings import Settings
 
 # The slots of time the ranges group rows in, in seconds: each divides a day (or is whole
 # days), so an epoch-aligned slot holds whole rows of any key time up to a day wide (UTC)
@@ -58,7 +62,9 @@ def plan_ranges(ds: Dataset, schema: Schema, agg: FileAggregates, rows_max: int)
         return f"the key's {segs[at].template()} rows do not tile a day"
     before = segs[:at]
     if any(c not in ds.entity for s in before for c in s.sources()):
-        return "the key holds a time or a column not of the series before its time"
+        return "the key holds a time, a measure or a column not of the series before its time"
+    if any(s.self_delimited or s.names_measure for s in before):
+        return "the key's tags or measure name before its time"
     cols = tuple(c for c in ds.entity if any(c in s.sources() for s in before))
     groups = (agg.busiest.get(cols) or (agg.series,))[0] if cols else 1
     span_us = int(agg.span_s * 1e6)
@@ -77,20 +83,23 @@ def prefix_sql(schema: Schema, text: dict, t_us: str) -> tuple[str, ...]:
     for s in schema.key.segments:
         if s.time_order:
             break
-        sql = s.key_sql({c: t for c, t in text.items() if t}, t_us)
+        sql = s.key_sql({c: t for c, t in text.items() if t}, t_us, schema.key.delimiter)
         assert sql is not None
         out.append(sql)
     return tuple(out)
 
 
-def range_view(ranges: Ranges, view: str, key: str, tm: str, t_us: str, where: str) -> str:
-    """The SQL creating ``view``: each event with a cell's key, ms, µs (``tu``) and prefix
-    (``p0``…)."""
+def range_view(
+    ranges: Ranges, view: str, pairs: Sequence[tuple[str, str]], tm: str, t_us: str
+) -> str:
+    """The SQL creating ``view``: each mutation's key, ms, µs (``tu``) and prefix (``p0``…),
+    an event writing the key of each (key, condition) pair whose condition holds."""
     cols = "".join(f", {p} AS p{i}" for i, p in enumerate(ranges.prefix))
-    return (
-        f"CREATE TEMP VIEW {view} AS SELECT {key} AS key, {tm} AS tm, {t_us} AS tu{cols} "
-        f"FROM ev WHERE {where}"
-    )
+    parts = [
+        f"SELECT {key} AS key, {tm} AS tm, {t_us} AS tu{cols} FROM ev WHERE {where}"
+        for key, where in pairs
+    ]
+    return f"CREATE TEMP VIEW {view} AS " + " UNION ALL ".join(parts)
 
 
 def range_plan(
@@ -148,3 +157,52 @@ def range_key(part: str, step: str, source: str) -> str:
         f"GROUP BY GROUPING SETS (({part}, step), ({part}))) WINDOW g AS (PARTITION BY {part})) "
         "WHERE step IS NOT NULL"
     )
+
+
+def ranged(
+    con,
+    ranges: Ranges,
+    view: tuple[str, str, str],
+    pairs: Sequence[tuple[str, str]],
+    step: str,
+    st: Settings,
+) -> tuple | str:
+    """A design's writes per (range, step), its own pass: (the ranges' first keys in byte
+    order, (the rows each holds, the note's words for one), the entries as (range, first ms,
+    mutations)), or why none fit. ``view``: the view's name and the SQL of each event's ms and
+    µs; ``pairs`` the design's (key, condition) pairs; ``step`` the SQL of a mutation's
+    balancer step."""
+    name, tm, t_us = view
+    con.execute(range_view(ranges, name, pairs, tm, t_us))
+    planned = range_plan(con, ranges, name, step, st.entries_max)
+    if isinstance(planned, str):
+        return planned
+    sql, words = planned
+    got = con.execute(f"{sql} LIMIT {st.entries_max + 1}").fetchnumpy()
+    found = fetched(got, "range", st)
+    if isinstance(found, str):
+        return found
+    uniq, row_of, entries = found
+    rows = np.zeros(len(uniq), dtype=np.int64)
+    rows[row_of] = got["r"]
+    return uniq, (rows, words), entries
+
+
+def fetched(got: dict, what: str, st: Settings) -> tuple | str:
+    """(distinct keys in byte order, each entry's key id, the entries as (key id, first ms,
+    mutations)) of a fetch of (key, step) groups, or why it is over the bounds (``what``:
+    "row" or "range")."""
+    if len(got["c"]) > st.entries_max:
+        return f"over {st.entries_max:,} ({what}, step) entries"
+    # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
+    keys = np.char.encode(got["key"].astype(str), "utf-8")
+    uniq, row_of = np.unique(keys, return_inverse=True)
+    del keys
+    if len(uniq) > st.rows_max:
+        return f"{len(uniq):,} {what}s, over the {st.rows_max:,} the engine path keys"
+    entries = (
+        row_of.astype(np.int64),
+        np.asarray(got["t"], dtype=np.int64),
+        np.asarray(got["c"], dtype=np.int64),
+    )
+    return uniq, row_of, entries

@@ -3,13 +3,15 @@
 A shape sample (``from_parquet`` over ``SHAPE_ABOVE`` events) holds a tenth or less of the
 series; replaying its writes gives the key distribution within ~15 % of the file's. Here
 DuckDB writes each event's row key in SQL over the files themselves (``RowKey.key_sql``: each
-segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``) and
-groups the events per (row key, balancer step of the load model's grid): the entries number
-the distinct rows × the steps they are written in, not the events, and each stands for its
-``count`` mutations (``Writes.count``; an event is one mutation: two events in one cell are a
-collision the write path refuses). ``key_distribution`` replays them through the same steps
-as the in-memory path's one entry per mutation, so the tablets, shares and split keys are the
-whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
+segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``; a salt's
+crc32, which DuckDB lacks, is the Python function ``hashing.register_crc32`` puts on the
+connection) and groups the events per (row key, balancer step of the load model's grid): the
+entries number the distinct rows × the steps they are written in, not the events, and each
+stands for its ``count`` mutations (``Writes.count``; an event is one mutation, or one per
+measure with a value when the key names the measure, ``RowKey.key_sql``'s ``held``; two events
+in one cell are a collision the write path refuses). ``key_distribution`` replays them through
+the same steps as the in-memory path's one entry per mutation, so the tablets, shares and split
+keys are the whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
 A compare keys every design in one pass (:func:`one_pass`, :class:`FileKeys`): one scan
 counts each design's mutations and distinct rows, a second groups every design's (row, step)
 as one ``GROUPING SETS``.
@@ -24,11 +26,12 @@ decided from the file's event count without a scan, else by DuckDB's estimate of
 keys) the file is keyed by **ranges of consecutive rows** (``analysis/file_ranges.py``: a key
 prefix's slot of time, or consecutive prefixes' whole rows; its own pass, outside a compare's
 shared one), the rows each holds kept on the index (``CellIndex.key_rows``). Where SQL cannot
-write the key (a hash, a salt, a measure's name, Heroic's tags), a design writes more than one
-table or summary rows, the file has more rows than ``rows_max`` and no ranges tile them, more
-entries than ``Settings.entries_max`` (about series × balancer steps by the file's counts,
-before any scan: ``_over_bounds``; ranges: ``file_ranges.range_plan``), or the SQL keys miss
-one of the sample's, the load model replays the sample as before and its note says why.
+write the key (a segment kind without ``key_sql``: every kind the workbench has writes one), a
+design writes more than one table or summary rows, the file has more rows than ``rows_max``
+and no ranges tile them, more entries than ``Settings.entries_max`` (about series × balancer
+steps by the file's counts, before any scan: ``_over_bounds``; ranges:
+``file_ranges.range_plan``), or the SQL keys miss one of the sample's, the load model replays
+the sample as before and its note says why.
 """
 
 from __future__ import annotations
@@ -43,10 +46,12 @@ import numpy as np
 
 from ..datasets.file_aggregates import connect, sql_name
 from ..datasets.model import Dataset
+from ..schema.hashing import register_crc32
 from ..schema.schema import Schema
+from ..schema.segments import MEASURE
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
-from .file_ranges import Ranges, plan_ranges, prefix_sql, range_plan, range_view
+from .file_ranges import Ranges, fetched, plan_ranges, prefix_sql, ranged
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
 from .replay import balancer_steps
 from .settings import DEFAULT, Settings
@@ -172,7 +177,7 @@ def file_writes(
     shared = _PASS.get()
     keys = shared if shared is not None and shared.serves(ds, st) else FileKeys(ds, st)
     try:
-        q = keys.query(schema, [*ds.measures, *ds.attributes])
+        q = keys.query(schema, ds.measures, ds.attributes)
         found = keys.grouped(q) if isinstance(q, tuple) else q
     finally:
         if keys is not shared:
@@ -182,6 +187,10 @@ def file_writes(
     uniq, ranged, entries, n, t_last = found
     return _as_writes(uniq, entries, (agg.events, n, t_last), sample, sample_writes, ranged)
 
+
+# a design's mutations: (key, condition) pairs in SQL, an event writing each pair's key where
+# its condition holds (``FileKeys.query``)
+Query = tuple[tuple[str, str], ...]
 
 _PASS: ContextVar[FileKeys | None] = ContextVar("file_keys_pass", default=None)
 
@@ -198,8 +207,11 @@ def one_pass(ds: Dataset, schemas: Sequence[Schema], st: Settings | None = None)
         yield
         return
     keys = FileKeys(ds, st)
-    columns = [*ds.measures, *ds.attributes]
-    qs = [keys.query(s, columns) for s in schemas if not (_unkeyable(s) or _over_bounds(ds, s, st))]
+    qs = [
+        keys.query(s, ds.measures, ds.attributes)
+        for s in schemas
+        if not (_unkeyable(s) or _over_bounds(ds, s, st))
+    ]
     token = _PASS.set(keys)
     try:
         keys.run([q for q in qs if isinstance(q, tuple)])
@@ -221,6 +233,7 @@ class FileKeys:
         paths, naive_tz = agg.source
         self.ds, self.agg, self.st, self.entity = ds, agg, st, list(ds.entity)
         self.con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
+        register_crc32(self.con)  # a salt's bucket (``Salt.key_sql``): DuckDB has no crc32
         self.types = {
             c: str(t)
             for c, t in self.con.execute(
@@ -228,8 +241,8 @@ class FileKeys:
             ).fetchall()
         }
         self.t_us = f"epoch_us({sql_name(ds.time)})"
-        self.found: dict[tuple[str, str], _Group | _Grid | str] = {}  # groups, or why none
-        self.ranges: dict[tuple[str, str], Ranges] = {}  # how a design past rows_max is ranged
+        self.found: dict[Query, _Group | _Grid | str] = {}  # a design's groups, or why none
+        self.ranges: dict[Query, Ranges] = {}  # how a design past rows_max is ranged
         self._tables = 0
 
     def serves(self, ds: Dataset, st: Settings) -> bool:
@@ -240,95 +253,121 @@ class FileKeys:
     def close(self) -> None:
         self.con.close()
 
-    def query(self, schema: Schema, columns: list[str]) -> tuple[str, str] | str:
-        """(the design's key, the condition of an event that writes a cell) in SQL, or why not."""
+    def query(
+        self, schema: Schema, measures: Sequence[str], attributes: Sequence[str]
+    ) -> Query | str:
+        """The design's mutations in SQL as (key, condition) pairs, an event writing the key of
+        each pair whose condition holds (a cell; a key naming the measure: one pair per
+        measure, the measure's own value), or why not."""
         text = {c: _key_text(c, self.types[c]) for c in self.entity}
-        key = schema.key.key_sql({c: t for c, t in text.items() if t}, self.t_us)
-        if key is None:
-            return "an entity column is neither text nor a whole number"
-        q = key, _has_cell(schema, columns, self.types)
+        held = {m: _has_cell(schema, [m], self.types) for m in measures}  # a row per measure
+        pairs = schema.key.key_pairs({c: t for c, t in text.items() if t}, self.t_us, held)
+        if pairs is None:
+            odd = [c for c, t in text.items() if t is None]
+            if odd:
+                return f"the entity column {odd[0]!r} is neither text nor a whole number"
+            return f"the key {schema.key.template()} names a column or time it does not hold"
+        where = _has_cell(schema, [*measures, *attributes], self.types)
+        q = tuple((k, where if c is None else c) for k, c in pairs)
         ranges = plan_ranges(self.ds, schema, self.agg, self.st.rows_max)
         if isinstance(ranges, Ranges):
-            self.ranges[q] = replace(ranges, prefix=prefix_sql(schema, text, self.t_us))
+            known = {c: t for c, t in text.items() if t}
+            self.ranges[q] = replace(ranges, prefix=prefix_sql(schema, known, self.t_us))
         return q
 
-    def run(self, queries: Sequence[tuple[str, str]]) -> None:
-        """Group every design of ``queries`` not yet found in one pass: each condition's count,
-        first and last ms and each key's distinct rows (DuckDB's HyperLogLog) in one scan; then
-        the keys within ``rows_max`` as one ``GROUPING SETS`` over (row, step) of each
-        condition's own grid (the load model's, ``window_grid``, ``balancer_steps``), into a
-        temporary table ``grouped`` fetches from; a key past it that ranges tile
-        (``file_ranges.py``) is grouped by ``grouped``, on its own."""
+    def run(self, queries: Sequence[Query]) -> None:
+        """Group every design of ``queries`` not yet found in one pass. One scan: each
+        condition's mutations, first and last ms, and each key's distinct rows (DuckDB's
+        HyperLogLog). Then, for the designs within ``rows_max``, a second: one ``GROUPING
+        SETS`` of (key, step) per key, its step on its design's grid (the load model's,
+        ``window_grid`` and ``balancer_steps`` over the design's mutations), into a temporary
+        table ``grouped`` fetches from. A key is a column that is NULL where its condition
+        fails, so one row per event serves every design (``unnest`` would repeat the events)."""
         qs = list(dict.fromkeys(q for q in queries if q not in self.found))
         if not qs:
             return
-        wheres = list(dict.fromkeys(w for _, w in qs))
-        t = self.t_us
-        cols = [f"{_ms(t)} AS tm"]
-        cols += [f"({w}) AS w{i}" for i, w in enumerate(wheres)]
-        cols += [
-            f"CASE WHEN {w} THEN {k} END AS k{j}" for j, (k, w) in enumerate(qs)
-        ]  # NULL: no cell, a group dropped below
+        pairs = list(dict.fromkeys(p for q in qs for p in q))
+        conds = list(dict.fromkeys(c for _, c in pairs))
+        cols = [f"{_ms(self.t_us)} AS tm"] + [f"({c}) AS w{i}" for i, c in enumerate(conds)]
+        cols += [f"CASE WHEN {c} THEN {k} END AS k{i}" for i, (k, c) in enumerate(pairs)]
         view = f"kv{self._tables}"
         self._tables += 1
         self.con.execute(f"CREATE TEMP VIEW {view} AS SELECT {', '.join(cols)} FROM ev")
         stats = [
             f"count(*) FILTER (WHERE w{i}), min(tm) FILTER (WHERE w{i}), "
             f"max(tm) FILTER (WHERE w{i})"
-            for i in range(len(wheres))
+            for i in range(len(conds))
         ]
-        stats += [f"approx_count_distinct(k{j})" for j in range(len(qs))]
+        stats += [f"approx_count_distinct(k{i})" for i in range(len(pairs))]
         row = self.con.execute(f"SELECT {', '.join(stats)} FROM {view}").fetchone()
         assert row is not None
-        grids: list[tuple[int, int, int, int, int, int] | None] = []
-        for i in range(len(wheres)):
-            n, t_first, t_last = row[3 * i : 3 * i + 3]
+        per_cond = {c: row[3 * i : 3 * i + 3] for i, c in enumerate(conds)}
+        distinct = {p: int(row[3 * len(conds) + i]) for i, p in enumerate(pairs)}
+        grids: dict[tuple[str, ...], tuple[int, int, int, int, int, int]] = {}
+        kept: list[Query] = []
+        for q in qs:
+            got = [per_cond[c] for c in dict.fromkeys(c for _, c in q)]
+            n = sum(int(g[0]) for g in got)
+            rows = sum(distinct[p] for p in q)
             if not n:
-                grids.append(None)
+                self.found[q] = "the files hold no event with a cell"
                 continue
-            t0, win_us, W = window_grid(int(t_first), int(t_last), int(n), self.st)
-            sub, _ = balancer_steps(win_us / 1e6, int(n), W, self.st)
-            grids.append((int(n), int(t_last), t0, win_us, W, sub))
-        kept: list[int] = []
-        for j, (_, w) in enumerate(qs):
-            g = grids[wheres.index(w)]
-            rows = int(row[3 * len(wheres) + j])
-            # HyperLogLog's estimate is within a few %: ranges from 95 % of the bound, so the
-            # rows fetched one by one stay under it
-            if g is None:
-                self.found[qs[j]] = "the files hold no event with a cell"
-            elif qs[j] in self.ranges and rows > self.st.rows_max * 0.95:
-                self.found[qs[j]] = _Grid(*g)
-            elif rows > self.st.rows_max * 1.05:
-                self.found[qs[j]] = (
+            # HyperLogLog's estimate is within a few %: ranges (file_ranges.py, grouped on
+            # their own) from 95 % of the bound, so the rows fetched one by one stay under it
+            by_range = q in self.ranges and rows > self.st.rows_max * 0.95
+            if not by_range and rows > self.st.rows_max * 1.05:
+                self.found[q] = (
                     f"about {rows:,} rows, over the {self.st.rows_max:,} the engine path keys"
                 )
-            else:
-                kept.append(j)
+                continue
+            grid = _grid(
+                n, min(int(g[1]) for g in got if g[0]), max(int(g[2]) for g in got if g[0]), self.st
+            )
+            if by_range:
+                self.found[q] = grid
+                continue
+            grids[tuple(c for _, c in q)] = grid
+            kept.append(q)
         if not kept:
             return
+        grid_of = list(dict.fromkeys(tuple(c for _, c in q) for q in kept))
         steps = [
-            f"least((tm - {g[2]}) * {g[5]} // {g[3]}, {g[4] * g[5] - 1}) AS s{i}"
-            for i, g in enumerate(grids)
-            if g is not None
+            f"least((tm - {t0}) * {sub} // {win}, {W * sub - 1}) AS s{g}"
+            for g, (_, _, t0, win, W, sub) in enumerate(grids[c] for c in grid_of)
         ]
-        sets = ", ".join(f"(k{j}, s{wheres.index(qs[j][1])})" for j in kept)
-        table = f"g{self._tables}"
-        ks = ", ".join(f"k{j}" for j in kept)
-        self.con.execute(
-            f"CREATE TEMP TABLE {table} AS SELECT {ks}, "
-            f"{', '.join(f's{i}' for i, g in enumerate(grids) if g is not None)}, "
-            f"GROUPING({ks}) AS gid, count(*) AS c, min(tm) AS t "
-            f"FROM (SELECT *, {', '.join(steps)} FROM {view}) GROUP BY GROUPING SETS ({sets})"
+        sets = list(
+            dict.fromkeys(
+                (pairs.index(p), grid_of.index(tuple(c for _, c in q))) for q in kept for p in q
+            )
         )
-        for pos, j in enumerate(kept):
-            i = wheres.index(qs[j][1])
-            n, t_last = grids[i][:2]  # type: ignore[index]
-            # GROUPING's bit per key is 1 where that key is not grouped: only k{j} is here
-            gid = (1 << len(kept)) - 1 - (1 << (len(kept) - 1 - pos))
-            self.found[qs[j]] = _Group(table, f"k{j}", f"s{i}", gid, n, t_last)
+        # only the kept designs' keys: GROUPING() refuses a column in no set (a design past
+        # rows_max, ranged on its own, or refused)
+        used = sorted({pairs.index(p) for q in kept for p in q})
+        grouped = [f"k{i}" for i in used] + [f"s{g}" for g in range(len(grid_of))]
+        table = f"g{self._tables}"
+        self.con.execute(
+            f"CREATE TEMP TABLE {table} AS SELECT {', '.join(grouped)}, "
+            f"GROUPING({', '.join(grouped)}) AS gid, count(*) AS c, min(tm) AS t "
+            f"FROM (SELECT *, {', '.join(steps)} FROM {view}) GROUP BY GROUPING SETS "
+            f"({', '.join(f'(k{i}, s{g})' for i, g in sets)})"
+        )
+        top = len(grouped) - 1
+        for q in kept:
+            g = grid_of.index(tuple(c for _, c in q))
+            ks = [pairs.index(p) for p in q]
+            # GROUPING's bit per column (the first the highest) is 1 where it is not grouped
+            gids = [
+                (1 << len(grouped))
+                - 1
+                - (1 << (top - used.index(i)))
+                - (1 << (top - len(used) - g))
+                for i in ks
+            ]
+            n, t_last = grids[grid_of[g]][:2]
+            key = f"coalesce({', '.join(f'k{i}' for i in ks)})" if len(ks) > 1 else f"k{ks[0]}"
+            self.found[q] = _Group(table, key, f"s{g}", tuple(gids), n, t_last)
 
-    def grouped(self, q: tuple[str, str]) -> tuple | str:
+    def grouped(self, q: Query) -> tuple | str:
         """(distinct keys in byte order, the rows each range holds and the note's words for
         one (None: a key is a row), per (key, step) entries as (key, first ms, mutations),
         mutations, the last one's time) of the design ``q``, or why not."""
@@ -337,52 +376,19 @@ class FileKeys:
         g = self.found[q]
         if isinstance(g, str):
             return g
-        if isinstance(g, _Grid):
-            return self._ranged(q, g)
+        if isinstance(g, _Grid):  # a design past rows_max: ranges of rows, its own pass
+            self._tables += 1
+            step = f"least((tm - {g.t0}) * {g.sub} // {g.win_us}, {g.W * g.sub - 1})"
+            view = (f"r{self._tables}", _ms(self.t_us), self.t_us)
+            got = ranged(self.con, self.ranges[q], view, q, step, self.st)
+            return got if isinstance(got, str) else (*got, g.n, g.t_last)
         got = self.con.execute(
             f"SELECT {g.key} AS key, {g.step} AS step, c, t FROM {g.table} "
-            f"WHERE gid = {g.gid} AND {g.key} IS NOT NULL LIMIT {self.st.entries_max + 1}"
+            f"WHERE gid IN ({', '.join(map(str, g.gids))}) AND {g.key} IS NOT NULL "
+            f"LIMIT {self.st.entries_max + 1}"
         ).fetchnumpy()
-        found = self._fetched(got, "row")
+        found = fetched(got, "row", self.st)
         return found if isinstance(found, str) else (found[0], None, found[2], g.n, g.t_last)
-
-    def _ranged(self, q: tuple[str, str], g: _Grid) -> tuple | str:
-        """``grouped`` of a design past ``rows_max``: its writes per (range, step), its own
-        pass (``file_ranges.py``)."""
-        ranges, view = self.ranges[q], f"r{self._tables}"
-        self._tables += 1
-        self.con.execute(range_view(ranges, view, q[0], _ms(self.t_us), self.t_us, q[1]))
-        step = f"least((tm - {g.t0}) * {g.sub} // {g.win_us}, {g.W * g.sub - 1})"
-        planned = range_plan(self.con, ranges, view, step, self.st.entries_max)
-        if isinstance(planned, str):
-            return planned
-        sql, words = planned
-        got = self.con.execute(f"{sql} LIMIT {self.st.entries_max + 1}").fetchnumpy()
-        found = self._fetched(got, "range")
-        if isinstance(found, str):
-            return found
-        uniq, row_of, entries = found
-        rows = np.zeros(len(uniq), dtype=np.int64)
-        rows[row_of] = got["r"]
-        return uniq, (rows, words), entries, g.n, g.t_last
-
-    def _fetched(self, got: dict, what: str) -> tuple | str:
-        """(distinct keys in byte order, each entry's key id, the entries) of a fetch, or why
-        it is over the bounds."""
-        if len(got["c"]) > self.st.entries_max:
-            return f"over {self.st.entries_max:,} ({what}, step) entries"
-        # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
-        keys = np.char.encode(got["key"].astype(str), "utf-8")
-        uniq, row_of = np.unique(keys, return_inverse=True)
-        del keys
-        if len(uniq) > self.st.rows_max:
-            return f"{len(uniq):,} {what}s, over the {self.st.rows_max:,} the engine path keys"
-        entries = (
-            row_of.astype(np.int64),
-            np.asarray(got["t"], dtype=np.int64),
-            np.asarray(got["c"], dtype=np.int64),
-        )
-        return uniq, row_of, entries
 
 
 def _ms(t_us: str) -> str:
@@ -391,8 +397,8 @@ def _ms(t_us: str) -> str:
 
 
 class _Grid(NamedTuple):
-    """The load model's grid of one condition's events: mutations, the last one's time (µs),
-    the first window's start, a window in µs, windows and steps per window."""
+    """The load model's grid of one design's mutations: their count, the last one's time
+    (µs), the first window's start, a window in µs, windows and steps per window."""
 
     n: int
     t_last: int
@@ -402,14 +408,20 @@ class _Grid(NamedTuple):
     sub: int
 
 
+def _grid(n: int, t_first: int, t_last: int, st: Settings) -> _Grid:
+    """The load model's grid (``window_grid``, ``balancer_steps``) of ``n`` mutations."""
+    t0, win_us, W = window_grid(t_first, t_last, n, st)
+    return _Grid(n, t_last, t0, win_us, W, balancer_steps(win_us / 1e6, n, W, st)[0])
+
+
 class _Group(NamedTuple):
     """Where one design's (row, step) groups are: the pass's table, the key and step columns,
-    the ``GROUPING`` id of its set, its mutations and the last one's time (µs)."""
+    the ``GROUPING`` ids of its sets (one per key), its mutations and the last one's time (µs)."""
 
     table: str
     key: str
     step: str
-    gid: int
+    gids: tuple[int, ...]
     n: int
     t_last: int
 
@@ -419,9 +431,7 @@ def _unkeyable(schema: Schema) -> str:
     if schema.tables or schema.aggregates is not None:
         return "the design writes more than one table or summary rows"
     for seg in schema.key.segments:
-        if seg.names_measure:
-            return f"the key's {seg.template()} writes a row per measure"
-        if seg.key_sql({c: "x" for c in seg.sources()}, "0") is None:
+        if seg.key_sql({c: "x" for c in (*seg.sources(), MEASURE)}, "0") is None:
             return f"the key's {seg.template()} is not written in SQL"
     return ""
 
@@ -476,6 +486,7 @@ def _key_text(column: str, sql_type: str) -> str | None:
         "UTINYINT",
         "USMALLINT",
         "UINTEGER",
+        "UBIGINT",
     ):
         return f"CAST({q} AS VARCHAR)"
     return None

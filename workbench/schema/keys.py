@@ -17,6 +17,7 @@ import pandas as pd
 from ..cells import utf8_len
 from ..errors import SchemaError
 from .segments import (
+    MEASURE,
     TIME,
     Coded,
     Field,
@@ -110,15 +111,62 @@ class RowKey:
                 out += self.delimiter
         return out
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(
+        self, columns: Mapping[str, str], t_us: str, held: Mapping[str, str] | None = None
+    ) -> str | None:
         """The key of each event as a DuckDB SQL expression (``Segment.key_sql``: ``columns``
         a dataset column's key text, ``t_us`` the event time in µs), the segments' texts joined
         by the delimiter as ``render`` joins them; None when a segment's text is not written in
-        SQL (the engine path then replays the sample, and says so)."""
-        texts = [s.key_sql(columns, t_us) for s in self.segments]
+        SQL (the engine path then replays the sample, and says so). A segment that writes its
+        own delimiters (Tags, G16) is followed by none, and a key ending with it loses its last
+        delimiters, as ``_render_text`` joins them.
+
+        A key naming the measure writes a row per measure: an event writes one key for each
+        measure ``held`` maps to the SQL condition of its having a value (a cell), as rows of
+        ``unnest`` (None without ``held``)."""
+        pairs = self.key_pairs(columns, t_us, held)
+        if pairs is None:
+            return None
+        if self.metric is None:
+            return pairs[0][0]
+        each = ", ".join(f"CASE WHEN {c} THEN {k} END" for k, c in pairs)
+        return f"unnest([k FOR k IN [{each}] IF k IS NOT NULL])"
+
+    def key_pairs(
+        self, columns: Mapping[str, str], t_us: str, held: Mapping[str, str] | None = None
+    ) -> list[tuple[str, str | None]] | None:
+        """:meth:`key_sql` as (key, condition) pairs, an event writing the key of each pair
+        whose condition holds: one pair with no condition (None), or one per measure ``held``
+        names when the key names the measure (the engine path groups each pair's keys in one
+        pass with other designs', where ``unnest`` would repeat their events)."""
+        if self.metric is None:
+            key = self._joined_sql(columns, t_us)
+            return None if key is None else [(key, None)]
+        if not held:
+            return None
+        keys = [self._joined_sql({**columns, MEASURE: sql_text(m)}, t_us) for m in held]
+        if any(k is None for k in keys):
+            return None
+        return [(k, c) for k, c in zip(keys, held.values(), strict=True) if k is not None]
+
+    def _joined_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+        """:meth:`key_sql` of one key per event (for one measure, when it names one)."""
+        d = self.delimiter
+        got: dict[int, str | None] = {}
+        timed = False  # a salt of the time hashes the key's first time text, as ``coded`` does
+        for last in (False, True):
+            for i, s in enumerate(self.segments):
+                if s.renders_last == last:
+                    got[i] = text = s.key_sql(columns, t_us, d)
+                    if not timed and s.time_order != 0 and text is not None:
+                        columns, timed = {**columns, TIME: text}, True
+        texts = [got[i] for i in range(len(self.segments))]
         if any(t is None for t in texts):
             return None
-        return f" || {sql_text(self.delimiter)} || ".join(f"({t})" for t in texts)
+        key = f"({texts[0]})"
+        for before, text in zip(self.segments, texts[1:], strict=False):
+            key += f" || ({text})" if before.self_delimited else f" || {sql_text(d)} || ({text})"
+        return f"rtrim({key}, {sql_text(d)})" if self.segments[-1].self_delimited else key
 
     # -- render / parse --------------------------------------------------------------
     def render(self, ctx: RenderContext) -> np.ndarray:

@@ -26,11 +26,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SchemaError
-from .hashing import crc32
+from .hashing import CRC32_SQL, crc32
 from .time_text import LONGEST_US, SHORTEST_US
 from .value_text import digits, encode_coded, factorize, merge_equal_texts
 
 TIME = "@time"  # the pseudo-column name segments use for "the event time"
+MEASURE = "@measure"  # and in SQL for "the measure's name" (``RowKey.key_sql``: one per measure)
 
 # Text of one key part for every event as (codes, distinct texts): ``texts[codes]`` is the
 # text, equal codes ⇔ equal texts (``texts`` may hold values no event uses).
@@ -321,12 +322,14 @@ class Segment:
         """A GoogleSQL TIMESTAMP expression decoding the field's text (None: no event time)."""
         return None
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         """This segment's text for each event as a DuckDB SQL expression, the text ``coded``
         gives (the engine path's keys over the files, ``analysis/file_writes.py``):
-        ``columns`` maps a dataset column to its key text in SQL (VARCHAR), ``t_us`` is the
-        event time in µs since the epoch (BIGINT). None: SQL does not write this text (a hash,
-        a measure's name, Heroic's tags), and the caller falls back to the sample (G06)."""
+        ``columns`` maps a dataset column to its key text in SQL (VARCHAR) — and ``TIME`` to the
+        key's time text, ``MEASURE`` to the measure's name (``RowKey.key_sql``) —, ``t_us`` is
+        the event time in µs since the epoch (BIGINT), ``delimiter`` the key's (a segment that
+        writes its own, Tags). None: SQL does not write this text (a kind that does not say
+        how), and the caller falls back to the sample (G06)."""
         return None
 
 
@@ -352,7 +355,7 @@ class Literal(Segment):
     def coded(self, ctx: RenderContext) -> Coded:
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.text], dtype=object)
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         return sql_text(self.text)
 
     def n_parts(self, delimiter: str) -> int | None:
@@ -394,7 +397,7 @@ class Field(Segment):
     def coded(self, ctx: RenderContext) -> Coded:
         return ctx.coded(self.column)
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         return columns.get(self.column)
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
@@ -437,7 +440,7 @@ class PaddedInt(Field):
         codes, uniq = factorized(col.to_numpy())
         return codes, digits(uniq, self.width, f"{self.column}")
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         text = columns.get(self.column)  # the digits of a whole number ≥ 0 (``digits``)
         return None if text is None else f"lpad({text}, {int(self.width)}, '0')"
 
@@ -479,8 +482,10 @@ class Hashed(Field):
     def readable(self) -> Segment:
         return Field(self.column)
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
-        return None  # its text transforms the value: not written in SQL here
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        # DuckDB's md5 is the lowercase hex digest of the text's UTF-8 bytes, as hexdigest()
+        text = columns.get(self.column)
+        return None if text is None else f"left(md5({text}), {int(self.length)})"
 
     def coded(self, ctx: RenderContext) -> Coded:
         return _map_coded(
@@ -511,8 +516,9 @@ class ReversedId(Field):
     def digits_width(self) -> int | None:
         return None
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
-        return None  # its text transforms the value: not written in SQL here
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        text = columns.get(self.column)  # the digits of a whole number ≥ 0, backwards (G23)
+        return None if text is None else f"reverse({text})"
 
     def coded(self, ctx: RenderContext) -> Coded:
         col = ctx.column(self.column)
@@ -543,8 +549,11 @@ class ReversedDomain(Field):
     def digits_width(self) -> int | None:
         return None
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
-        return None  # its text transforms the value: not written in SQL here
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        text = columns.get(self.column)  # the labels between dots in reverse order (G27)
+        if text is None:
+            return None
+        return f"array_to_string(list_reverse(string_split({text}, '.')), '.')"
 
     def coded(self, ctx: RenderContext) -> Coded:
         if ctx.delimiter == ".":
@@ -595,6 +604,13 @@ class Metric(Segment):
         if ctx.metric is None:
             raise SchemaError("A Metric segment needs a layout that writes one row per measure.")
         return np.zeros(ctx.n, dtype=np.intp), np.array([self.name_of(ctx.metric)], dtype=object)
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        measure = columns.get(MEASURE)  # the measure's name in SQL, as a dataset names it
+        if measure is None or not self.names:
+            return measure
+        whens = " ".join(f"WHEN {sql_text(m)} THEN {sql_text(t)}" for m, t in self.names)
+        return f"CASE {measure} {whens} ELSE {measure} END"
 
     def parse(self, text: pd.Series) -> dict[str, pd.Series]:
         back = self.measure_of()
@@ -670,6 +686,17 @@ class Salt(Segment):
         )
         return bucket[codes], digits(np.arange(self.n), self.width, "salt")
 
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        # ``coded``'s texts joined by "|", hashed by the crc32 a connection registers (DuckDB
+        # has none: ``hashing.register_crc32``); "time" is the key's time text, which
+        # ``RowKey.key_sql`` hands over as ``columns[TIME]`` (salts render last)
+        texts = [columns.get(TIME if c == "time" else c) for c in self.of]
+        if any(t is None for t in texts):
+            return None
+        text = " || '|' || ".join(f"({t})" for t in texts)
+        bucket = f"{CRC32_SQL}({text}) % {int(self.n)}"
+        return f"lpad(CAST({bucket} AS VARCHAR), {self.width}, '0')"
+
     def _alphabet(self) -> str | None:
         return "0123456789"
 
@@ -728,6 +755,18 @@ class Tags(Segment):
             pair = np.where(t == "", "", (c + "=") + t + ctx.delimiter).astype(object)
             out = out + pair
         return factorized(out)
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        # each pair as ``coded`` writes it: nothing for an empty text; a NULL (a missing value,
+        # which the loaded events refuse) is no text ("" = NULL is not true), so no key
+        texts = [columns.get(c) for c in self.columns]
+        if any(t is None for t in texts):
+            return None
+        pairs = [
+            f"CASE WHEN {t} = '' THEN '' ELSE {sql_text(c + '=')} || {t} || {sql_text(delimiter)} END"
+            for c, t in zip(self.columns, texts, strict=True)
+        ]
+        return " || ".join(pairs) or "''"
 
     def parse(self, text: pd.Series, delimiter: str = ",") -> dict[str, pd.Series]:
         d = re.escape(delimiter)

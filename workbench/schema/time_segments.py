@@ -119,7 +119,7 @@ class Timestamp(Segment):
         )
         return f"PARSE_TIMESTAMP('{fmt}', {text})"
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         fmt = self.fmt or DEFAULT_FORMATS[self.precision]
         # floored in UTC as ``floor_us`` floors: weeks from Monday (ISO), months from the 1st
         ts = f"date_trunc('{_TRUNC[self.precision]}', make_timestamp({t_us}))"
@@ -231,7 +231,7 @@ class ReversedTimestamp(Segment):
         codes, uniq = factorized(np.floor_divide(ctx.t_us, self._per))
         return codes, digits(self.max_value - uniq, self.width, "reversed timestamp")
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
         per = f"CAST(floor(({t_us}) / {self._per}) AS BIGINT)" if self._per > 1 else t_us
         return f"lpad(CAST({self.max_value} - {per} AS VARCHAR), {self.width}, '0')"
 
@@ -282,16 +282,16 @@ class BaseTimestamp(Segment):
     def bucket_us(self, longest: bool = False) -> int:
         return (1 << self.bits) * US_PER_MS
 
-    def key_sql(self, columns: Mapping[str, str], t_us: str) -> str | None:
-        # floored as numpy floors (an event before 1970 too): x - ((x % m) + m) % m
-        ms = f"(({t_us}) - ((({t_us}) % 1000) + 1000) % 1000) // 1000"
-        m = 2**self.bits
-        return f"CAST({ms} - (({ms} % {m}) + {m}) % {m} AS VARCHAR)"
-
     def coded(self, ctx: RenderContext) -> Coded:
         ms = np.floor_divide(ctx.t_us, US_PER_MS)
         codes, uniq = factorized(ms - np.mod(ms, 2**self.bits))
         return codes, uniq.astype(str).astype(object)
+
+    def key_sql(self, columns: Mapping[str, str], t_us: str, delimiter: str = "#") -> str | None:
+        # floored as numpy floors (DuckDB's % and // truncate toward zero): the ms, then the base
+        ms = f"((({t_us}) - ((({t_us}) % 1000) + 1000) % 1000) // 1000)"
+        m = 1 << self.bits
+        return f"CAST({ms} - (({ms} % {m}) + {m}) % {m} AS VARCHAR)"
 
     def _alphabet(self) -> str | None:
         return "-0123456789"
