@@ -21,11 +21,10 @@ are the file's), the rows each query reads (its plan's rows in the sample, found
 file's keys, at the plan's node time in the sample) and the ceiling the model states before
 production's.
 
-Past ``Settings.rows_max`` rows (a key with the event's time has up to a row per event:
-decided from the file's event count without a scan, else by DuckDB's estimate of the distinct
-keys) the file is keyed by **ranges of consecutive rows** (``analysis/file_ranges.py``: a key
-prefix's slot of time, or consecutive prefixes' whole rows; its own pass, outside a compare's
-shared one), the rows each holds kept on the index (``CellIndex.key_rows``). Where SQL cannot
+Past ``Settings.rows_max`` rows (a key with the event's time has up to a row per event: by
+the file's event count, else DuckDB's estimate of the distinct keys) the file is keyed by
+**ranges of consecutive rows** (``analysis/file_ranges.py``, its own pass even in a compare),
+the rows each holds kept on the index (``CellIndex.key_rows``). Where SQL cannot
 write the key (a segment kind without ``key_sql``: every kind the workbench has writes one), a
 design writes more than one table or summary rows, the file has more rows than ``rows_max``
 and no ranges tile them, more entries than ``Settings.entries_max`` (about series × balancer
