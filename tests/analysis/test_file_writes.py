@@ -525,3 +525,18 @@ def test_a_row_per_measure_shares_the_pass_without_repeating_the_others_events(
         for fig in FIGURES:
             assert getattr(got, fig) == getattr(own, fig), (n, fig)
         assert got.split_keys() == own.split_keys(), n
+
+
+def test_a_compare_pass_keeps_a_design_refused_by_its_row_estimate_out_of_the_groups(files):
+    """At ``rows_max`` 150 one pass counts both designs: wide_rows' hour rows (1 + 99 × 4 =
+    397 by DuckDB's estimate, and no slot tiles 100 hosts' hours in 150 ranges) are refused,
+    the day rows (100) grouped without the refused key's column."""
+    engine, _ = files
+    st = DEFAULT.replace(rows_max=150)
+    c = wb.compare(
+        engine, [wb.preset(engine, n) for n in ("bucket_new_cells", "wide_rows")], settings=st
+    )
+    assert "rows, over the 150" in c.analyses["wide_rows"].keyspace.source_note
+    day = c.analyses["bucket_new_cells"].keyspace
+    assert day.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert (day.n_rows, day.n_writes) == (100, 20_000)
