@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,6 +26,8 @@ from ..datasets.file_aggregates import FileAggregates
 from ..datasets.model import Dataset
 from ..formatting import duration
 from ..schema.schema import Schema
+from .load_windows import window_grid
+from .replay import balancer_steps
 from .settings import Settings
 
 # The slots of time the ranges group rows in, in seconds: each divides a day (or is whole
@@ -159,27 +162,56 @@ def range_key(part: str, step: str, source: str) -> str:
     )
 
 
+def range_of(first_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The ranges (by their first keys, sorted) that ``keys`` fall in, once each: for each,
+    the last first key at or before it."""
+    return np.unique(np.searchsorted(first_keys, keys, "right") - 1)
+
+
+def ms_sql(t_us: str) -> str:
+    """SQL of the µs ``t_us`` floored to the ms, as cells hold it (before 1970 too)."""
+    return f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"
+
+
+class Grid(NamedTuple):
+    """The load model's grid of one design's mutations: their count, the last one's time
+    (µs), the first window's start, a window in µs, windows and steps per window."""
+
+    n: int
+    t_last: int
+    t0: int
+    win_us: int
+    W: int
+    sub: int
+
+
+def load_grid(n: int, t_first: int, t_last: int, st: Settings) -> Grid:
+    """The load model's grid (``window_grid``, ``balancer_steps``) of ``n`` mutations."""
+    t0, win_us, W = window_grid(t_first, t_last, n, st)
+    return Grid(n, t_last, t0, win_us, W, balancer_steps(win_us / 1e6, n, W, st)[0])
+
+
 def ranged(
     con,
     ranges: Ranges,
-    view: tuple[str, str, str],
+    view: tuple[str, str],
     pairs: Sequence[tuple[str, str]],
-    step: str,
+    g: Grid,
     st: Settings,
 ) -> tuple | str:
-    """A design's writes per (range, step), its own pass: (the ranges' first keys in byte
-    order, (the rows each holds, the note's words for one), the entries as (range, first ms,
-    mutations)), or why none fit. ``view``: the view's name and the SQL of each event's ms and
-    µs; ``pairs`` the design's (key, condition) pairs; ``step`` the SQL of a mutation's
-    balancer step."""
-    name, tm, t_us = view
-    con.execute(range_view(ranges, name, pairs, tm, t_us))
+    """A design's writes per (range, step) of its grid ``g``, its own pass: (the ranges' first
+    keys in byte order, (the rows each holds, the note's words for one), the entries as
+    (range, first ms, mutations)), or why none fit. ``view``: the view's name and the SQL of
+    each event's µs; ``pairs`` the design's (key, condition) pairs."""
+    name, t_us = view
+    step = f"least((tm - {g.t0}) * {g.sub} // {g.win_us}, {g.W * g.sub - 1})"
+    con.execute(range_view(ranges, name, pairs, ms_sql(t_us), t_us))
     planned = range_plan(con, ranges, name, step, st.entries_max)
     if isinstance(planned, str):
         return planned
     sql, words = planned
     got = con.execute(f"{sql} LIMIT {st.entries_max + 1}").fetchnumpy()
-    found = fetched(got, "range", st)
+    found = _keyed(got, "range", st)
     if isinstance(found, str):
         return found
     uniq, row_of, entries = found
@@ -188,7 +220,7 @@ def ranged(
     return uniq, (rows, words), entries
 
 
-def fetched(got: dict, what: str, st: Settings) -> tuple | str:
+def _keyed(got: dict, what: str, st: Settings) -> tuple | str:
     """(distinct keys in byte order, each entry's key id, the entries as (key id, first ms,
     mutations)) of a fetch of (key, step) groups, or why it is over the bounds (``what``:
     "row" or "range")."""

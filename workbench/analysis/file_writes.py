@@ -50,7 +50,7 @@ from ..schema.schema import Schema
 from ..schema.segments import MEASURE
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
-from .file_ranges import Ranges, fetched, plan_ranges, prefix_sql, ranged
+from .file_ranges import Grid, Ranges, load_grid, ms_sql, plan_ranges, prefix_sql, range_of, ranged
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
 from .replay import balancer_steps
 from .settings import DEFAULT, Settings
@@ -70,14 +70,9 @@ class FileWrites:
         """Each query's rows in the sample (``seen``: sample row ids) as the file's row ids:
         the sample's keys are among the file's (checked when the writes were made); ranges:
         the range each sample row falls in, once each."""
-        keys = self.index.row_keys
-        if self.index.key_rows is None:
-            return {
-                q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()
-            }
+        find = np.searchsorted if self.index.key_rows is None else range_of
         return {
-            q: np.unique(np.searchsorted(keys, sample.row_keys[np.asarray(r)], "right") - 1)
-            for q, r in seen.items()
+            q: find(self.index.row_keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()
         }
 
 
@@ -174,12 +169,15 @@ def file_writes(
     if why:
         return sample_note(why)
     shared = _PASS.get()
-    keys = shared if shared is not None and shared.serves(ds, st) else FileKeys(ds, st)
-    try:
-        q = keys.query(schema, ds.measures, ds.attributes)
-        found = keys.grouped(q) if isinstance(q, tuple) else q
-    finally:
-        if keys is not shared:
+    q = shared.query(schema, ds.measures, ds.attributes) if shared is not None else None
+    if shared is not None and shared.serves(ds, st) and q in shared.fetched:
+        found = shared.fetched[q]
+    else:
+        keys = FileKeys(ds, st)
+        try:
+            q = keys.query(schema, ds.measures, ds.attributes)
+            found = keys.grouped(q) if isinstance(q, tuple) else q
+        finally:
             keys.close()
     if isinstance(found, str):
         return sample_note(found)
@@ -211,20 +209,25 @@ def one_pass(ds: Dataset, schemas: Sequence[Schema], st: Settings | None = None)
         for s in schemas
         if not (_unkeyable(s) or _over_bounds(ds, s, st))
     ]
+    try:  # every design's groups fetched, then the connection and its tables let go
+        kept = [q for q in qs if isinstance(q, tuple)]
+        keys.run(kept)
+        keys.fetched = {q: keys.grouped(q) for q in kept}
+    finally:
+        keys.close()
     token = _PASS.set(keys)
     try:
-        keys.run([q for q in qs if isinstance(q, tuple)])
         yield
     finally:
         _PASS.reset(token)
-        keys.close()
 
 
 class FileKeys:
     """One DuckDB connection on a shape sample's files and the designs' (row, step) groups it
     found: ``query`` writes a design's key and has-a-cell condition in SQL, ``run`` groups any
     number of them in one pass, ``grouped`` fetches one design's (running its own pass when
-    ``run`` did not cover it)."""
+    ``run`` did not cover it). ``one_pass`` keeps every design's answer (``fetched``) and
+    closes the connection: DuckDB's tables of a 5 M-event compare held ~460 MB until its end."""
 
     def __init__(self, ds: Dataset, st: Settings) -> None:
         agg = ds.aggregates
@@ -240,7 +243,8 @@ class FileKeys:
             ).fetchall()
         }
         self.t_us = f"epoch_us({sql_name(ds.time)})"
-        self.found: dict[Query, _Group | _Grid | str] = {}  # a design's groups, or why none
+        self.found: dict[Query, _Group | Grid | str] = {}  # a design's groups, or why none
+        self.fetched: dict[Query, tuple | str] = {}  # ``grouped``'s answers, kept by ``one_pass``
         self.ranges: dict[Query, Ranges] = {}  # how a design past rows_max is ranged
         self._tables = 0
 
@@ -287,7 +291,7 @@ class FileKeys:
             return
         pairs = list(dict.fromkeys(p for q in qs for p in q))
         conds = list(dict.fromkeys(c for _, c in pairs))
-        cols = [f"{_ms(self.t_us)} AS tm"] + [f"({c}) AS w{i}" for i, c in enumerate(conds)]
+        cols = [f"{ms_sql(self.t_us)} AS tm"] + [f"({c}) AS w{i}" for i, c in enumerate(conds)]
         cols += [f"CASE WHEN {c} THEN {k} END AS k{i}" for i, (k, c) in enumerate(pairs)]
         view = f"kv{self._tables}"
         self._tables += 1
@@ -319,7 +323,7 @@ class FileKeys:
                     f"about {rows:,} rows, over the {self.st.rows_max:,} the engine path keys"
                 )
                 continue
-            grid = _grid(
+            grid = load_grid(
                 n, min(int(g[1]) for g in got if g[0]), max(int(g[2]) for g in got if g[0]), self.st
             )
             if by_range:
@@ -375,42 +379,35 @@ class FileKeys:
         g = self.found[q]
         if isinstance(g, str):
             return g
-        if isinstance(g, _Grid):  # a design past rows_max: ranges of rows, its own pass
+        if isinstance(g, Grid):  # a design past rows_max: ranges of rows, its own pass
             self._tables += 1
-            step = f"least((tm - {g.t0}) * {g.sub} // {g.win_us}, {g.W * g.sub - 1})"
-            view = (f"r{self._tables}", _ms(self.t_us), self.t_us)
-            got = ranged(self.con, self.ranges[q], view, q, step, self.st)
+            got = ranged(self.con, self.ranges[q], (f"r{self._tables}", self.t_us), q, g, self.st)
             return got if isinstance(got, str) else (*got, g.n, g.t_last)
+        sel = (
+            f"SELECT {g.key} AS key, c, t FROM {g.table} "
+            f"WHERE gid IN ({', '.join(map(str, g.gids))}) AND {g.key} IS NOT NULL"
+        )
+        counted = self.con.execute(f"SELECT count(*), count(DISTINCT key) FROM ({sel})").fetchone()
+        assert counted is not None
+        if counted[0] > self.st.entries_max:
+            return f"{counted[0]:,} (row, step) entries, over {self.st.entries_max:,}"
+        if counted[1] > self.st.rows_max:
+            return f"{counted[1]:,} rows, over the {self.st.rows_max:,} the engine path keys"
+        # the keys once each and the entries as row numbers: DuckDB orders text by its UTF-8
+        # bytes, as Bigtable orders keys (no key text per entry crosses into Python)
+        keys = self.con.execute(f"SELECT DISTINCT key FROM ({sel}) ORDER BY key").fetchnumpy()
         got = self.con.execute(
-            f"SELECT {g.key} AS key, {g.step} AS step, c, t FROM {g.table} "
-            f"WHERE gid IN ({', '.join(map(str, g.gids))}) AND {g.key} IS NOT NULL "
-            f"LIMIT {self.st.entries_max + 1}"
+            f"SELECT dense_rank() OVER (ORDER BY key) - 1 AS row, t, c FROM ({sel})"
         ).fetchnumpy()
-        found = fetched(got, "row", self.st)
-        return found if isinstance(found, str) else (found[0], None, found[2], g.n, g.t_last)
-
-
-def _ms(t_us: str) -> str:
-    """SQL of the µs ``t_us`` floored to the ms, as cells hold it (before 1970 too)."""
-    return f"({t_us} - (({t_us} % 1000) + 1000) % 1000)"
-
-
-class _Grid(NamedTuple):
-    """The load model's grid of one design's mutations: their count, the last one's time
-    (µs), the first window's start, a window in µs, windows and steps per window."""
-
-    n: int
-    t_last: int
-    t0: int
-    win_us: int
-    W: int
-    sub: int
-
-
-def _grid(n: int, t_first: int, t_last: int, st: Settings) -> _Grid:
-    """The load model's grid (``window_grid``, ``balancer_steps``) of ``n`` mutations."""
-    t0, win_us, W = window_grid(t_first, t_last, n, st)
-    return _Grid(n, t_last, t0, win_us, W, balancer_steps(win_us / 1e6, n, W, st)[0])
+        uniq = np.char.encode(keys["key"].astype(str), "utf-8")
+        row = np.asarray(got["row"], dtype=np.int64)
+        order = np.argsort(uniq, kind="stable")  # numpy's "S" order, the index's
+        if (order != np.arange(len(order))).any():
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            uniq, row = uniq[order], rank[row]
+        entries = (row, np.asarray(got["t"], dtype=np.int64), np.asarray(got["c"], dtype=np.int64))
+        return uniq, None, entries, g.n, g.t_last
 
 
 class _Group(NamedTuple):
