@@ -241,21 +241,165 @@ def test_a_key_sql_cannot_write_replays_the_sample_and_says_why(files):
     assert "shape sample" in kd.source_note and "more than one table" in kd.source_note
 
 
-def test_past_the_row_bound_the_sample_replays_and_a_bucket_key_is_still_keyed(files, monkeypatch):
-    """A key with the event's time has up to a row per event: over ``ROWS_MAX`` events it
-    keeps the sample's replay without scanning the files, and says so; day rows of the same
-    file — 100 hosts: h00's 200 seconds in one day, the others' 200 minutes (3 h 20 min)
-    from midnight in one too, so 100 rows — are keyed from the files."""
-    from workbench.analysis import file_writes
-
+def test_past_the_row_bound_with_no_ranges_to_fit_the_sample_replays_and_says_why(files):
+    """``rows_max`` 50 (Settings): a key with the event's time has up to a row per event, and
+    100 hosts take at least two ranges each (a first and a last partial slot), 200 > 50, so
+    entity_first keeps the sample's replay without scanning the files, and says both; day
+    rows — 100 hosts: h00's 200 seconds in one day, the others' 200 minutes (3 h 20 min) from
+    midnight in one too, so 100 rows — are over 50 as well (DuckDB's estimate) and a day slot
+    takes 2 × 100 ranges: the sample too. At 10,000 the day rows are keyed from the files."""
     engine, _ = files
-    monkeypatch.setattr(file_writes, "ROWS_MAX", 10_000)  # under the file's 20,000 events
-    kd = keyspace(engine, wb.preset(engine, "entity_first"))
-    assert "row per event: 20,000 over 10,000" in kd.source_note
+    low = DEFAULT.replace(rows_max=50)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), settings=low)
+    assert "row per event: 20,000 over 50" in kd.source_note
+    assert "100 key prefixes take at least 2 ranges each, over 50" in kd.source_note
     assert kd.n_writes == len(engine)
-    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"), settings=low)
+    assert "shape sample" in kd.source_note and "rows, over the 50" in kd.source_note
+    kd = keyspace(
+        engine, wb.preset(engine, "bucket_new_cells"), settings=DEFAULT.replace(rows_max=10_000)
+    )
     assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
     assert (kd.n_rows, kd.n_writes) == (100, 20_000)
+
+
+def test_past_the_entry_bound_ranges_take_whole_prefixes_or_are_refused(files):
+    """Each (key prefix, balancer step) written is one (range, step) entry or more. The grid:
+    23 windows of 9 minutes, 2 steps each (``balancer_steps``: 9 min ÷ 5 min rounded up), so
+    steps of 270 s; h00's 200 seconds in step 0, each other host's readings at minutes 0-199
+    in steps 0 to 199 × 60 ÷ 270 = 44: 1 + 99 × 45 = 4,456 pairs. At ``entries_max`` 4,000
+    no slot of entity_first fits (the pairs alone are over it; the coarsest slot adds 100 ×
+    2 ranges), so each range is the whole rows of ⌈4,456 ÷ (0.9 × 4,000)⌉ = 2 consecutive hosts (DuckDB's estimate of the
+    pairs, within a few %, gives 2 too): 100 ÷ 2 = 50 ranges, every event still replayed.
+    At 6,300 the finest slot that fits is 15 minutes: 10 minutes adds 100 × (11,940 s ÷ 600 s
+    = 19, + 2) = 2,100 ranges, over with the pairs (within 5 %, 4,233 or more), 15 minutes
+    100 × (13 + 2) = 1,500 (with 4,679 at most, under): h00's one range and each other host's
+    minutes 0-199 in 14, 1 + 99 × 14 = 1,387 ranges.
+    timestamp_first ({time}#{host}) has no prefix to group: its 45 steps are 45 pairs, over an
+    ``entries_max`` of 40, so the sample replays and says why (DuckDB's HyperLogLog estimate
+    of so few is within 10 %)."""
+    engine, _ = files
+    st = DEFAULT.replace(rows_max=10_000, entries_max=4_000)
+    wl = wb.Workload(events_per_s=20_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl, settings=st)
+    assert "ranges of the whole rows of 2 consecutive {host}s: 50 ranges" in kd.source_note
+    assert (kd.n_rows, kd.n_writes) == (20_000, 20_000) and kd.n_tablets > 1
+    splits = kd.split_keys()["main"]  # between pairs of hosts: an even host's first reading
+    assert all(k.endswith("#20240304000000") and int(k[1:3]) % 2 == 0 for k in splits)
+    st = DEFAULT.replace(rows_max=10_000, entries_max=6_300)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), settings=st)
+    assert "ranges of one {host}'s 15.0 min: 1,387 ranges" in kd.source_note
+    st = DEFAULT.replace(rows_max=10_000, entries_max=40)
+    kd = keyspace(engine, wb.preset(engine, "timestamp_first"), settings=st)
+    assert "shape sample" in kd.source_note and "(key prefix, step) pairs" in kd.source_note
+    pairs = int(kd.source_note.split("about ")[1].split()[0])
+    assert abs(pairs - 45) <= 0.1 * 45 and "over the 40" in kd.source_note  # an estimate
+
+
+def test_past_the_row_bound_the_file_is_keyed_by_ranges_of_rows(files):
+    """``rows_max`` 10,000 (Settings), under entity_first's 20,000 rows (a row per event):
+    the rows are grouped into ranges of one host's slot of time, the finest slot of
+    ``SLOT_S`` with 100 hosts × (span ÷ slot + 2) ≤ 10,000 over the span of 199 minutes
+    (11,940 s): 2 min gives 100 × (99 + 2) = 10,100, over; 5 min 100 × (39 + 2) = 4,100. The
+    ranges: h00's 200 seconds from midnight in one 5-minute slot, each other host's 200
+    minutes in 40: 1 + 99 × 40 = 3,961. Every event is still replayed: 20,000 writes, and the
+    rows counted are the file's (20,000 in all at the end), as the exact path's (the default
+    bound). A split falls between ranges: each split key is a range's first key, a host's
+    reading at a whole 5 minutes (h00's one range starts at midnight).
+
+    Tolerance, from a split moving by at most one range: a tablet's writes in a window change
+    by at most two ranges' (one at each end). The windows are 9 minutes (``window_grid``:
+    24 wanted over 11,940 s, 497.5 s rounded up to whole minutes), 23 of them; a range holds
+    5 writes (a host's 5 minutes), h00's 200 in window 0, 2 in window 22 (minutes 198-199).
+    The write-weighted shares after warm-up move by at most (2 × 200 + 21 × 2 × 5 + 2 × 2) ÷
+    the writes after window 0 (21 × 99 × 9 + 99 × 2 = 18,909) = 614 ÷ 18,909, allowed the
+    busiest node as the busiest tablet; the hotspot factor is the busiest node's share × 3
+    nodes (no reads: CPU is writes). The tablets: within 10 % (a cut moved by a range can tip
+    one more load split either way)."""
+    engine, _ = files
+    wl = wb.Workload(events_per_s=20_000)
+    exact = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl)
+    low = DEFAULT.replace(rows_max=10_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl, settings=low)
+    assert "grouped into ranges of one {host}'s 5.0 min: 3,961 ranges" in kd.source_note
+    assert "20,000 mutations on 20,000 rows" in str(kd)
+    assert (kd.n_rows, kd.n_writes) == (exact.n_rows, exact.n_writes) == (20_000, 20_000)
+    assert int(kd.rows[-1].sum()) == 20_000
+    assert len(kd.window_edges_us) - 1 == 23 and kd.window_minutes == 9
+    tol = (2 * 200 + 21 * 2 * 5 + 2 * 2) / (21 * 99 * 9 + 99 * 2)
+    for fig in ("mean_write_share", "mean_tablet_write_share"):
+        assert abs(getattr(kd, fig) - getattr(exact, fig)) <= tol, fig
+    assert abs(kd.hotspot_factor - exact.hotspot_factor) <= 3 * tol
+    assert abs(kd.n_tablets - exact.n_tablets) <= 0.1 * exact.n_tablets
+    splits = kd.split_keys()["main"]
+    assert len(splits) == kd.n_tablets - 1
+    for key in splits:
+        host, t = key.split("#")
+        minute, second = int(t[10:12]), t[12:]
+        assert second == "00" and minute % 5 == 0 and (host != "h00" or t.endswith("000000"))
+
+
+def test_hour_rows_past_the_bound_are_ranges_of_whole_hours(files):
+    """Hour rows ({host}#{hour}): h00's 200 seconds in hour 0, each other host's 200 minutes
+    from midnight in hours 0-3, so 1 + 99 × 4 = 397 rows. At ``rows_max`` 300 DuckDB's
+    estimate is over the bound and the slot must hold whole hours: 1 h gives 100 × (11,940 s ÷
+    3,600 s = 3, + 2) = 500, over; 2 h 100 × (1 + 2) = 300. The ranges: h00's one, each other
+    host's hours 0-1 and 2-3: 1 + 99 × 2 = 199 ranges, of 397 rows (``count(DISTINCT key)``
+    per range: 2 rows in each but h00's)."""
+    import dataclasses
+
+    from workbench.schema.keys import RowKey
+    from workbench.schema.segments import Field
+    from workbench.schema.time_segments import TimeBucket
+
+    engine, _ = files
+    day = wb.preset(engine, "bucket_new_cells")
+    hour = dataclasses.replace(day, key=RowKey((Field("host"), TimeBucket("hour"))))
+    exact = keyspace(engine, hour)
+    assert (exact.n_rows, exact.n_writes) == (397, 20_000)
+    kd = keyspace(engine, hour, settings=DEFAULT.replace(rows_max=300))
+    assert "ranges of one {host}'s 2.0 h: 199 ranges" in kd.source_note
+    assert "20,000 mutations on 397 rows" in kd.source_note
+    assert (kd.n_rows, kd.n_writes) == (397, 20_000) and int(kd.rows[-1].sum()) == 397
+
+
+def test_the_ranges_read_what_the_rows_read(files):
+    """At a stated query rate each query's CPU is its plan's node time in the sample, spread
+    over the rows it sees: found among the file's keys one by one, or in the ranges they fall
+    in past ``rows_max``, the total is the same (50 queries/s over the default queries)."""
+    engine, _ = files
+    wl = wb.Workload(events_per_s=20_000, queries_per_s=50)
+    exact = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl)
+    low = DEFAULT.replace(rows_max=10_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), workload=wl, settings=low)
+    assert "3,961 ranges" in kd.source_note and kd.queries_per_s == exact.queries_per_s == 50
+    assert kd.read_cpu > 0
+    assert kd.read_cpu == pytest.approx(exact.read_cpu, rel=1e-9)
+
+
+def test_duckdb_orders_text_as_utf8_bytes_as_bigtable_orders_keys():
+    """A range's first key is ``min`` over DuckDB VARCHAR: it must be the first in UTF-8 byte
+    order (Bigtable's), where UTF-16 order would put U+FFFF after the emoji (a surrogate
+    pair) and a collation "é" before "z"."""
+    import duckdb
+
+    texts = ["z", "é", "Z", "\uffff", "\U0001f600", "a\x00b", "ab"]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (x VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?)", [[x] for x in texts])
+    got = [r[0] for r in con.execute("SELECT x FROM t ORDER BY x").fetchall()]
+    assert got == ["Z", "a\x00b", "ab", "z", "é", "\uffff", "\U0001f600"]
+    assert con.execute("SELECT min(x) FROM t WHERE x > 'z'").fetchone() == ("é",)
+
+
+def test_the_bounds_are_settings_and_refuse_a_bound_under_one():
+    from workbench.errors import SettingsError
+
+    assert (DEFAULT.rows_max, DEFAULT.entries_max) == (2_000_000, 2_000_000)
+    with pytest.raises(SettingsError, match="rows_max"):
+        DEFAULT.replace(rows_max=0)
+    with pytest.raises(SettingsError, match="entries_max"):
+        DEFAULT.replace(entries_max=0.5)
 
 
 def test_the_notebook_view_says_whose_writes_it_replays(files):
@@ -316,19 +460,40 @@ def test_entries_judged_from_the_files_counts_before_any_scan(files, monkeypatch
         init(self, *a)
 
     monkeypatch.setattr(file_writes.FileKeys, "__init__", counted_init)
-    monkeypatch.setattr(file_writes, "ENTRIES_MAX", 4_599)
-    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    st = DEFAULT.replace(entries_max=4_599)
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"), settings=st)
     assert "about 4,600 (row, step) entries" in kd.source_note
     assert "100 series × 46 balancer steps" in kd.source_note and opened == []
-    monkeypatch.setattr(file_writes, "ENTRIES_MAX", 4_600)
-    fk = file_writes.FileKeys(engine, DEFAULT)
+    st = DEFAULT.replace(entries_max=4_600)
+    fk = file_writes.FileKeys(engine, st)
     try:
         got = fk.grouped(fk.query(wb.preset(engine, "bucket_new_cells"), ["value"], []))
     finally:
         fk.close()
-    assert len(got[1][0]) == 4_456 and len(got[0]) == 100
-    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"))
+    assert len(got[2][0]) == 4_456 and len(got[0]) == 100 and got[1] is None
+    kd = keyspace(engine, wb.preset(engine, "bucket_new_cells"), settings=st)
     assert kd.source_note.startswith("writes: every event of the file keyed by DuckDB")
+
+
+def test_a_compare_keys_a_design_past_the_row_bound_by_ranges_as_its_own_pass_does(files):
+    """In a compare's shared pass a design past ``rows_max`` is grouped by ranges on its own
+    (3,961 ranges of one host's 5 minutes for entity_first, as worked out above; timestamp_first
+    by 2-second slots: h00's 200 seconds in 100, the other hosts' 200 minutes at :00 in 200
+    more, of which minutes 0-3 fall in h00's: 296), the day rows in the shared groups; each
+    design's figures are its own ``keyspace``'s."""
+    engine, _ = files
+    low = DEFAULT.replace(rows_max=10_000)
+    names = ["entity_first", "timestamp_first", "bucket_new_cells"]
+    c = wb.compare(engine, [wb.preset(engine, n) for n in names], settings=low)
+    assert "3,961 ranges" in c.analyses["entity_first"].keyspace.source_note
+    assert "ranges of 2 s: 296 ranges" in c.analyses["timestamp_first"].keyspace.source_note
+    assert c.analyses["bucket_new_cells"].keyspace.n_rows == 100
+    for n in names:
+        own = keyspace(engine, wb.preset(engine, n), settings=low)
+        got = c.analyses[n].keyspace
+        assert got.source_note == own.source_note, n
+        for fig in FIGURES:
+            assert getattr(got, fig) == getattr(own, fig), (n, fig)
 
 
 def test_a_row_per_measure_shares_the_pass_without_repeating_the_others_events(
@@ -360,3 +525,18 @@ def test_a_row_per_measure_shares_the_pass_without_repeating_the_others_events(
         for fig in FIGURES:
             assert getattr(got, fig) == getattr(own, fig), (n, fig)
         assert got.split_keys() == own.split_keys(), n
+
+
+def test_a_compare_pass_keeps_a_design_refused_by_its_row_estimate_out_of_the_groups(files):
+    """At ``rows_max`` 150 one pass counts both designs: wide_rows' hour rows (1 + 99 × 4 =
+    397 by DuckDB's estimate, and no slot tiles 100 hosts' hours in 150 ranges) are refused,
+    the day rows (100) grouped without the refused key's column."""
+    engine, _ = files
+    st = DEFAULT.replace(rows_max=150)
+    c = wb.compare(
+        engine, [wb.preset(engine, n) for n in ("bucket_new_cells", "wide_rows")], settings=st
+    )
+    assert "rows, over the 150" in c.analyses["wide_rows"].keyspace.source_note
+    day = c.analyses["bucket_new_cells"].keyspace
+    assert day.source_note.startswith("writes: every event of the file keyed by DuckDB")
+    assert (day.n_rows, day.n_writes) == (100, 20_000)

@@ -6,6 +6,8 @@ Every expectation below is worked out by hand from the step's documented rule.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -91,6 +93,29 @@ def test_write_matrices_count_writes_bytes_rows_and_large_rows():
     assert km.write_bytes.tolist() == [[10, 80], [15, 50]]
     assert km.rows.tolist() == [[1, 2], [2, 2]]  # row 1 exists from window 1
     assert km.data_bytes.tolist() == [[10, 80], [25, 130]]
+    assert km.large_rows.tolist() == [[0, 0], [0, 1]]
+
+
+def test_write_matrices_count_the_rows_of_ranges_and_no_range_of_rows_as_large():
+    """The same writes with each key a range of consecutive rows (the engine path past
+    ``rows_max``): key 0 holds 3 rows, key 1 one, key 2 two, key 3 five. A range's rows count
+    from its first write: window 0 has keys 0 (3 rows) and 2, 3 (2 + 5 rows); key 1's one row
+    joins in window 1. Key 3's 110 bytes are five rows': no single row is known over the
+    100-byte limit, so nothing is large; the same bytes in a range of one row are large."""
+    w = Writes(
+        row=np.array([0, 2, 3, 0, 3, 1]),
+        ts=np.array([0, 1, 2, MIN, MIN + 1, MIN + 2]),
+        nbytes=np.array([10, 20, 60, 10, 50, 5]),
+        cells=np.ones(6, dtype=np.int32),
+    )
+    win = np.array([0, 0, 0, 1, 1, 1])
+    first = first_writes(w.row, 4)
+    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=4)
+    km = write_matrices(w, win, first, row_bytes, (2, 2), 100, np.array([3, 1, 2, 5]))
+    assert km.rows.tolist() == [[3, 2 + 5], [3 + 1, 7]]
+    assert km.writes.tolist() == [[1, 2], [2, 1]]  # writes are the entries' own
+    assert km.large_rows.tolist() == [[0, 0], [0, 0]]
+    km = write_matrices(w, win, first, row_bytes, (2, 2), 100, np.array([3, 1, 2, 1]))
     assert km.large_rows.tolist() == [[0, 0], [0, 1]]
 
 
@@ -424,6 +449,15 @@ def test_hot_tablets_read_like_list_hot_tablets():
     df = hot_table(idx, [(0, 0.4, 1, 2), (1, 2.0, 0, 3)], 0, 60e6)
     assert df["node_cpu_usage_percent"].tolist() == [100.0, 40.0]  # capped at one node
     assert df["start_key"].tolist() == ["a", "b"] and df["end_key"].tolist() == ["", "b\x00"]
+    # keys that are ranges of 2, 1 and 4 rows (the engine path past rows_max): the whole table
+    # holds 2 + 1 + 4 = 7 rows, and "b"'s tablet one row; "a".."b" is a range of two, no row
+    ranges = dataclasses.replace(idx, key_rows=np.array([2, 1, 4]))
+    df = hot_table(ranges, [(0, 0.4, 1, 2), (1, 2.0, 0, 3), (2, 0.2, 0, 1)], 0, 60e6)
+    assert df["rows"].tolist() == [7, 1, 2]
+    # only "b"'s range is one row: the model may name it a hot row, not the others
+    assert [ranges.one_row(i) for i in range(3)] == [False, True, False]
+    assert all(idx.one_row(i) for i in range(3))
+    assert df["end_key"].tolist() == ["", "b\x00", "b"]
     assert loaded_extent(np.array([1, 2]), np.zeros(3), 0, 3) == (1, 2)
     assert loaded_extent(np.array([], dtype=int), np.array([0, 0, 1.0]), 0, 3) == (2, 2)
     assert loaded_extent(np.array([], dtype=int), np.zeros(3), 0, 3) is None

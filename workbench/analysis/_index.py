@@ -130,6 +130,10 @@ class CellIndex:
     family_bytes: np.ndarray  # per family code
     qualifier_bytes: np.ndarray  # per qualifier code
     value_bytes_total: int
+    # rows each key stands for where the keys are ranges of consecutive rows, each its first
+    # row's key (the engine path past ``Settings.rows_max``, ``analysis/file_writes.py``); None:
+    # a key is a row
+    key_rows: np.ndarray | None = None
     # row-key regex → (rows decided, rows matching), filled as plans ask (``key_matches``)
     _key_matches: dict[str, tuple[np.ndarray, np.ndarray]] = field(
         default_factory=dict, repr=False, compare=False
@@ -267,8 +271,15 @@ class CellIndex:
         return cls.keys_only([], np.zeros(0, dtype="S1"), z)
 
     @classmethod
-    def keys_only(cls, tables: list, row_keys: np.ndarray, key_bytes: np.ndarray) -> CellIndex:
-        """An index of rows and no cells (the engine path's file rows; an empty index)."""
+    def keys_only(
+        cls,
+        tables: list,
+        row_keys: np.ndarray,
+        key_bytes: np.ndarray,
+        key_rows: np.ndarray | None = None,
+    ) -> CellIndex:
+        """An index of rows and no cells (the engine path's file rows or ranges of them, with
+        ``key_rows``; an empty index)."""
         z = np.zeros(0, dtype=np.int64)
         o = np.zeros(0, dtype=object)
         return cls(
@@ -286,12 +297,17 @@ class CellIndex:
             family_bytes=z,
             qualifier_bytes=z,
             value_bytes_total=0,
+            key_rows=key_rows,
         )
 
     # -- derived -------------------------------------------------------------------------
     def key(self, i: int) -> str:
         """Row key ``i`` as text."""
         return bytes(self.row_keys[i]).decode("utf-8", "surrogateescape")
+
+    def one_row(self, i: int) -> bool:
+        """Whether key ``i`` is a single row (not a range of several: ``key_rows``)."""
+        return self.key_rows is None or int(self.key_rows[i]) == 1
 
     def keys(self, rows: np.ndarray) -> np.ndarray:
         """Row keys of ``rows`` as an object array of str."""

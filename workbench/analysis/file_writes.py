@@ -19,13 +19,18 @@ as one ``GROUPING SETS``.
 From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
 are the file's), the rows each query reads (its plan's rows in the sample, found among the
 file's keys, at the plan's node time in the sample) and the ceiling the model states before
-production's. Where SQL cannot write the key (a segment kind without ``key_sql``: every kind
-the workbench has writes one), a design writes more than one table or summary rows, the file
-has more rows than ``ROWS_MAX`` (a key with the event's time has up to a row per event: the
-entries would be the events; decided from the file's event count without a scan, else by
-DuckDB's estimate of the distinct keys) or more entries than ``ENTRIES_MAX`` (about series ×
-balancer steps by the file's counts, before any scan: ``_over_bounds``), or the SQL keys miss
-one of the sample's, the load model replays the sample as before and its note says why.
+production's.
+
+Past ``Settings.rows_max`` rows (a key with the event's time has up to a row per event: by
+the file's event count, else DuckDB's estimate of the distinct keys) the file is keyed by
+**ranges of consecutive rows** (``analysis/file_ranges.py``, its own pass even in a compare),
+the rows each holds kept on the index (``CellIndex.key_rows``). Where SQL cannot
+write the key (a segment kind without ``key_sql``: every kind the workbench has writes one), a
+design writes more than one table or summary rows, the file has more rows than ``rows_max``
+and no ranges tile them, more entries than ``Settings.entries_max`` (about series × balancer
+steps by the file's counts, before any scan: ``_over_bounds``; ranges:
+``file_ranges.range_plan``), or the SQL keys miss one of the sample's, the load model replays
+the sample as before and its note says why.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -45,15 +50,10 @@ from ..schema.schema import Schema
 from ..schema.segments import MEASURE
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
+from .file_ranges import Grid, Ranges, load_grid, ms_sql, plan_ranges, prefix_sql, range_of, ranged
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
 from .replay import balancer_steps
 from .settings import DEFAULT, Settings
-
-# Distinct rows of the file the engine path keys, and (row, step) entries it fetches (about
-# 100 bytes each in memory while fetched): past them (a key with the event's time over two
-# million events) the sample's replay stays, within the 10 M-event path's memory bound.
-ROWS_MAX = 2_000_000
-ENTRIES_MAX = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,12 @@ class FileWrites:
 
     def seen_rows(self, sample: CellIndex, seen: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Each query's rows in the sample (``seen``: sample row ids) as the file's row ids:
-        the sample's keys are among the file's (checked when the writes were made)."""
-        keys = self.index.row_keys
-        return {q: np.searchsorted(keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()}
+        the sample's keys are among the file's (checked when the writes were made); ranges:
+        the range each sample row falls in, once each."""
+        find = np.searchsorted if self.index.key_rows is None else range_of
+        return {
+            q: find(self.index.row_keys, sample.row_keys[np.asarray(r)]) for q, r in seen.items()
+        }
 
 
 @dataclass(frozen=True)
@@ -178,8 +181,8 @@ def file_writes(
             keys.close()
     if isinstance(found, str):
         return sample_note(found)
-    uniq, entries, n, t_last = found
-    return _as_writes(uniq, entries, (agg.events, n, t_last), sample, sample_writes)
+    uniq, ranged, entries, n, t_last = found
+    return _as_writes(uniq, entries, (agg.events, n, t_last), sample, sample_writes, ranged)
 
 
 # a design's mutations: (key, condition) pairs in SQL, an event writing each pair's key where
@@ -230,7 +233,7 @@ class FileKeys:
         agg = ds.aggregates
         assert agg is not None and agg.source
         paths, naive_tz = agg.source
-        self.agg, self.st, self.entity = agg, st, list(ds.entity)
+        self.ds, self.agg, self.st, self.entity = ds, agg, st, list(ds.entity)
         self.con = connect(paths, [*ds.entity, ds.time], ds.time, naive_tz)
         register_crc32(self.con)  # a salt's bucket (``Salt.key_sql``): DuckDB has no crc32
         self.types = {
@@ -240,8 +243,9 @@ class FileKeys:
             ).fetchall()
         }
         self.t_us = f"epoch_us({sql_name(ds.time)})"
-        self.found: dict[Query, _Group | str] = {}  # a design's groups, or why none
+        self.found: dict[Query, _Group | Grid | str] = {}  # a design's groups, or why none
         self.fetched: dict[Query, tuple | str] = {}  # ``grouped``'s answers, kept by ``one_pass``
+        self.ranges: dict[Query, Ranges] = {}  # how a design past rows_max is ranged
         self._tables = 0
 
     def serves(self, ds: Dataset, st: Settings) -> bool:
@@ -267,12 +271,17 @@ class FileKeys:
                 return f"the entity column {odd[0]!r} is neither text nor a whole number"
             return f"the key {schema.key.template()} names a column or time it does not hold"
         where = _has_cell(schema, [*measures, *attributes], self.types)
-        return tuple((k, where if c is None else c) for k, c in pairs)
+        q = tuple((k, where if c is None else c) for k, c in pairs)
+        ranges = plan_ranges(self.ds, schema, self.agg, self.st.rows_max)
+        if isinstance(ranges, Ranges):
+            known = {c: t for c, t in text.items() if t}
+            self.ranges[q] = replace(ranges, prefix=prefix_sql(schema, known, self.t_us))
+        return q
 
     def run(self, queries: Sequence[Query]) -> None:
         """Group every design of ``queries`` not yet found in one pass. One scan: each
         condition's mutations, first and last ms, and each key's distinct rows (DuckDB's
-        HyperLogLog). Then, for the designs within ``ROWS_MAX``, a second: one ``GROUPING
+        HyperLogLog). Then, for the designs within ``rows_max``, a second: one ``GROUPING
         SETS`` of (key, step) per key, its step on its design's grid (the load model's,
         ``window_grid`` and ``balancer_steps`` over the design's mutations), into a temporary
         table ``grouped`` fetches from. A key is a column that is NULL where its condition
@@ -282,9 +291,7 @@ class FileKeys:
             return
         pairs = list(dict.fromkeys(p for q in qs for p in q))
         conds = list(dict.fromkeys(c for _, c in pairs))
-        t = self.t_us
-        ms = f"({t} - (({t} % 1000) + 1000) % 1000)"  # floored to the ms, as cells hold it
-        cols = [f"{ms} AS tm"] + [f"({c}) AS w{i}" for i, c in enumerate(conds)]
+        cols = [f"{ms_sql(self.t_us)} AS tm"] + [f"({c}) AS w{i}" for i, c in enumerate(conds)]
         cols += [f"CASE WHEN {c} THEN {k} END AS k{i}" for i, (k, c) in enumerate(pairs)]
         view = f"kv{self._tables}"
         self._tables += 1
@@ -308,14 +315,21 @@ class FileKeys:
             if not n:
                 self.found[q] = "the files hold no event with a cell"
                 continue
-            if rows > ROWS_MAX * 1.05:  # HyperLogLog's estimate is within a few %
-                self.found[q] = f"about {rows:,} rows, over the {ROWS_MAX:,} the engine path keys"
+            # HyperLogLog's estimate is within a few %: ranges (file_ranges.py, grouped on
+            # their own) from 95 % of the bound, so the rows fetched one by one stay under it
+            by_range = q in self.ranges and rows > self.st.rows_max * 0.95
+            if not by_range and rows > self.st.rows_max * 1.05:
+                self.found[q] = (
+                    f"about {rows:,} rows, over the {self.st.rows_max:,} the engine path keys"
+                )
                 continue
-            t_first = min(int(g[1]) for g in got if g[0])
-            t_last = max(int(g[2]) for g in got if g[0])
-            t0, win_us, W = window_grid(t_first, t_last, n, self.st)
-            sub, _ = balancer_steps(win_us / 1e6, n, W, self.st)
-            grids[tuple(c for _, c in q)] = (n, t_last, t0, win_us, W, sub)
+            grid = load_grid(
+                n, min(int(g[1]) for g in got if g[0]), max(int(g[2]) for g in got if g[0]), self.st
+            )
+            if by_range:
+                self.found[q] = grid
+                continue
+            grids[tuple(c for _, c in q)] = grid
             kept.append(q)
         if not kept:
             return
@@ -329,7 +343,10 @@ class FileKeys:
                 (pairs.index(p), grid_of.index(tuple(c for _, c in q))) for q in kept for p in q
             )
         )
-        grouped = [f"k{i}" for i in range(len(pairs))] + [f"s{g}" for g in range(len(grid_of))]
+        # only the kept designs' keys: GROUPING() refuses a column in no set (a design past
+        # rows_max, ranged on its own, or refused)
+        used = sorted({pairs.index(p) for q in kept for p in q})
+        grouped = [f"k{i}" for i in used] + [f"s{g}" for g in range(len(grid_of))]
         table = f"g{self._tables}"
         self.con.execute(
             f"CREATE TEMP TABLE {table} AS SELECT {', '.join(grouped)}, "
@@ -343,7 +360,10 @@ class FileKeys:
             ks = [pairs.index(p) for p in q]
             # GROUPING's bit per column (the first the highest) is 1 where it is not grouped
             gids = [
-                (1 << len(grouped)) - 1 - (1 << (top - i)) - (1 << (top - len(pairs) - g))
+                (1 << len(grouped))
+                - 1
+                - (1 << (top - used.index(i)))
+                - (1 << (top - len(used) - g))
                 for i in ks
             ]
             n, t_last = grids[grid_of[g]][:2]
@@ -351,23 +371,28 @@ class FileKeys:
             self.found[q] = _Group(table, key, f"s{g}", tuple(gids), n, t_last)
 
     def grouped(self, q: Query) -> tuple | str:
-        """(distinct keys in byte order, per (row, step) entries as (row, first ms,
-        mutations), mutations, the last one's time) of the design ``q``, or why not."""
+        """(distinct keys in byte order, the rows each range holds and the note's words for
+        one (None: a key is a row), per (key, step) entries as (key, first ms, mutations),
+        mutations, the last one's time) of the design ``q``, or why not."""
         if q not in self.found:
             self.run([q])
         g = self.found[q]
         if isinstance(g, str):
             return g
+        if isinstance(g, Grid):  # a design past rows_max: ranges of rows, its own pass
+            self._tables += 1
+            got = ranged(self.con, self.ranges[q], (f"r{self._tables}", self.t_us), q, g, self.st)
+            return got if isinstance(got, str) else (*got, g.n, g.t_last)
         sel = (
             f"SELECT {g.key} AS key, c, t FROM {g.table} "
             f"WHERE gid IN ({', '.join(map(str, g.gids))}) AND {g.key} IS NOT NULL"
         )
         counted = self.con.execute(f"SELECT count(*), count(DISTINCT key) FROM ({sel})").fetchone()
         assert counted is not None
-        if counted[0] > ENTRIES_MAX:
-            return f"{counted[0]:,} (row, step) entries, over {ENTRIES_MAX:,}"
-        if counted[1] > ROWS_MAX:
-            return f"{counted[1]:,} rows, over the {ROWS_MAX:,} the engine path keys"
+        if counted[0] > self.st.entries_max:
+            return f"{counted[0]:,} (row, step) entries, over {self.st.entries_max:,}"
+        if counted[1] > self.st.rows_max:
+            return f"{counted[1]:,} rows, over the {self.st.rows_max:,} the engine path keys"
         # the keys once each and the entries as row numbers: DuckDB orders text by its UTF-8
         # bytes, as Bigtable orders keys (no key text per entry crosses into Python)
         keys = self.con.execute(f"SELECT DISTINCT key FROM ({sel}) ORDER BY key").fetchnumpy()
@@ -382,7 +407,7 @@ class FileKeys:
             rank[order] = np.arange(len(order))
             uniq, row = uniq[order], rank[row]
         entries = (row, np.asarray(got["t"], dtype=np.int64), np.asarray(got["c"], dtype=np.int64))
-        return uniq, entries, g.n, g.t_last
+        return uniq, None, entries, g.n, g.t_last
 
 
 class _Group(NamedTuple):
@@ -408,7 +433,7 @@ def _unkeyable(schema: Schema) -> str:
 
 
 def _over_bounds(ds: Dataset, schema: Schema, st: Settings) -> str:
-    """Why the file's rows or (row, step) entries would pass ``ROWS_MAX`` or ``ENTRIES_MAX``,
+    """Why the file's rows or (row, step) entries would pass ``rows_max`` or ``entries_max``,
     judged from the file's counts before any scan ("" when they may fit): a key with the event's
     time has up to a row per event; else each series of the key's entity columns writes in
     about every balancer step of the load model's grid its events reach (a steady writer's
@@ -418,8 +443,14 @@ def _over_bounds(ds: Dataset, schema: Schema, st: Settings) -> str:
     agg = ds.aggregates
     assert agg is not None
     n = agg.events
-    if any(s.time_order and not s.time_bucket for s in schema.key.segments) and n > ROWS_MAX:
-        return f"the key's time gives up to a row per event: {n:,} over {ROWS_MAX:,}"
+    if any(s.time_order and not s.time_bucket for s in schema.key.segments) and n > st.rows_max:
+        ranges = plan_ranges(ds, schema, agg, st.rows_max)
+        if isinstance(ranges, Ranges):  # ranges of rows, their entries judged by range_plan
+            return ""
+        return (
+            f"the key's time gives up to a row per event: {n:,} over {st.rows_max:,}, and no "
+            f"ranges of them fit ({ranges})"
+        )
     if not n or agg.first is None or agg.last is None:
         return ""
     cols = tuple(c for c in ds.entity if any(c in s.sources() for s in schema.key.segments))
@@ -428,10 +459,10 @@ def _over_bounds(ds: Dataset, schema: Schema, st: Settings) -> str:
     _, win_us, W = window_grid(first, int(agg.last.value // 1000), n, st)
     sub, _ = balancer_steps(win_us / 1e6, n, W, st)
     entries = min(n, series * W * sub)
-    if entries > ENTRIES_MAX:
+    if entries > st.entries_max:
         return (
             f"about {entries:,} (row, step) entries by the file's counts ({series:,} series × "
-            f"{W * sub:,} balancer steps), over {ENTRIES_MAX:,}"
+            f"{W * sub:,} balancer steps), over {st.entries_max:,}"
         )
     return ""
 
@@ -477,15 +508,22 @@ def _as_writes(
     counts: tuple[int, int, int],
     sample: CellIndex,
     sample_writes: Writes,
+    ranges: tuple[np.ndarray, str] | None = None,
 ) -> FileWrites | str:
     """The entries as ``Writes`` in time order, each mutation's bytes its key's plus the
     sample's mean of the rest (cells, family, qualifier, timestamp, value), and the file's
     rows as a keys-only index; ``counts``: the file's events, its mutations, the last one's
-    time."""
+    time; ``ranges``: the rows each key's range holds (None: a key is a row; a range's key
+    bytes are its first row's) and the note's words for a range."""
     events, n, t_last = counts
-    got = np.searchsorted(keys, sample.row_keys)
-    inside = got < len(keys)
-    if not (inside.all() and (keys[got[inside]] == sample.row_keys).all()):
+    rows, words = ranges or (None, "")
+    if rows is None:
+        got = np.searchsorted(keys, sample.row_keys)
+        inside = got < len(keys)
+        missed = not (inside.all() and (keys[got[inside]] == sample.row_keys).all())
+    else:  # each sample key falls in a range: none before the first
+        missed = bool(len(keys)) and bool((sample.row_keys < keys[0]).any())
+    if missed:
         return sample_note("the keys DuckDB writes miss some of the sample's")
     w = sample_writes
     n_s = max(len(w.row), 1)
@@ -497,9 +535,13 @@ def _as_writes(
     key_bytes = np.char.str_len(keys).astype(np.int64)
     nbytes = np.rint(count * (cells_per * key_bytes[row] + rest)).astype(np.int64)
     cells = np.rint(count * cells_per).astype(np.int64)
-    index = CellIndex.keys_only(list(sample.tables[:1]), keys, key_bytes)
-    note = (
-        f"writes: every event of the file keyed by DuckDB ({n:,} mutations on "
-        f"{len(keys):,} rows); bytes besides the key from the sample"
-    )
+    index = CellIndex.keys_only(list(sample.tables[:1]), keys, key_bytes, rows)
+    on = f"{len(keys):,} rows"
+    if rows is not None:
+        on = (
+            f"{int(rows.sum()):,} rows, grouped into ranges of {words}: {len(keys):,} ranges, "
+            "a split falls between them"
+        )
+    note = f"writes: every event of the file keyed by DuckDB ({n:,} mutations on {on}); "
+    note += "bytes besides the key from the sample"
     return FileWrites(index, Writes(row, ts, nbytes, cells, count, t_last), events, note)

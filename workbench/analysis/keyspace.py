@@ -421,7 +421,7 @@ def key_distribution(
     rates = production_rates(n, span_s, win_us / 1e6, write_rate_per_s, queries_per_s)
     first = first_writes(w.row, R)
     row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=R)
-    km = write_matrices(w, win, first, row_bytes, (W, B), st.large_row_bytes)
+    km = write_matrices(w, win, first, row_bytes, (W, B), st.large_row_bytes, index.key_rows)
     workload = (seen_rows or {}, weights or {}, query_node_s or {})
     rcpu, reads = window_reads(row_bytes, (win, first, win_us), workload, rates["qps"], st, (W, B))
     del row_bytes
@@ -490,7 +490,7 @@ def _assemble(
     first_keys, delim, labels = bucket_labels(index, first_rows)
     prb = float(st.planning_row_bytes)
     mean_w = float(w.cost_bytes(prb).sum(dtype=np.float64)) / n / prb if n else 1.0
-    rows_found = rp.found.get("row", {})
+    rows_found = {r: c for r, c in rp.found.get("row", {}).items() if index.one_row(r)}
     rate, qps = rates["rate"], rates["qps"]
     return KeyDistribution(
         writes=km.writes,
@@ -513,7 +513,7 @@ def _assemble(
         write_share=window_shares(rp.node_writes.max(axis=1), wtot),
         nodes=inputs["nodes"],
         n_writes=n,
-        n_rows=R,
+        n_rows=R if index.key_rows is None else int(index.key_rows.sum()),
         n_tablets=len(rp.starts),
         tablet_starts=rp.starts,
         hot_tablets=hot_table(index, rp.hot, t0, win_us / rp.steps_per_window),

@@ -103,7 +103,8 @@ def hot_table(
     """The busiest tablets as ListHotTablets reports them: time range, the share of its node's CPU
     the tablet used, start and end key (a single-row tablet ends at its start key + ``\\x00``).
 
-    ``hot`` holds (step, CPU in nodes, first row, end row) of the busiest tablets of each step."""
+    ``hot`` holds (step, CPU in nodes, first row, end row) of the busiest tablets of each step;
+    where the index's keys are ranges of rows (``key_rows``), a tablet's rows are theirs."""
     cols = ["start_time", "end_time", "node_cpu_usage_percent", "start_key", "end_key", "rows"]
     if not hot:
         return pd.DataFrame(columns=cols)
@@ -111,8 +112,9 @@ def hot_table(
     R = index.n_rows
     recs = []
     for k, cpu, s, e in hot:
+        rows = e - s if index.key_rows is None else int(index.key_rows[s:e].sum())
         sk = index.key(s)
-        ek = sk + "\x00" if e - s == 1 else (index.key(e) if e < R else "")
+        ek = sk + "\x00" if rows == 1 else (index.key(e) if e < R else "")
         recs.append(
             {
                 "start_time": pd.Timestamp(int(t0 + k * step_us), unit="us", tz="UTC"),
@@ -120,7 +122,7 @@ def hot_table(
                 "node_cpu_usage_percent": 100.0 * min(cpu, 1.0),
                 "start_key": sk,
                 "end_key": ek,
-                "rows": e - s,
+                "rows": rows,
             }
         )
     return pd.DataFrame(recs, columns=cols)

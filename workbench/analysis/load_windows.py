@@ -209,10 +209,12 @@ def write_matrices(
     row_bytes: np.ndarray,
     shape: tuple[int, int],
     large_row_bytes: float,
+    key_rows: np.ndarray | None = None,
 ) -> KeyMatrices:
     """Writes, bytes, rows, data and large rows per (window, key bucket) for ``shape`` =
     (windows, buckets); ``win`` is each write's window, ``first`` each row's first write,
-    ``row_bytes`` each row's bytes."""
+    ``row_bytes`` each row's bytes; ``key_rows``: the rows each key's range holds (None: one
+    each), counted from the range's first write, and only a range of one row can be large."""
     W, B = shape
     R = len(row_bytes)
     n = len(w.row)
@@ -230,15 +232,19 @@ def write_matrices(
     born_m = np.zeros(W * B, dtype=np.int64)
     for a in range(0, R, CHUNK_ROWS):  # in slices of rows, as above
         rows = np.arange(a, min(a + CHUNK_ROWS, R))
-        born_m += np.bincount(cell_of(win[first[rows]], rows, B, R), minlength=W * B)
+        born = None if key_rows is None else key_rows[rows]
+        born_m += np.bincount(
+            cell_of(win[first[rows]], rows, B, R), weights=born, minlength=W * B
+        ).astype(np.int64)
     rows_m = np.cumsum(born_m.reshape(W, B), axis=0)
     del born_m
+    single = row_bytes if key_rows is None else np.where(key_rows == 1, row_bytes, 0.0)
     return KeyMatrices(
         writes=writes_m,
         write_bytes=wbytes_m,
         rows=rows_m,
         data_bytes=np.cumsum(wbytes_m, axis=0),
-        large_rows=large_row_matrix(w, win, row_bytes, shape, large_row_bytes),
+        large_rows=large_row_matrix(w, win, single, shape, large_row_bytes),
     )
 
 

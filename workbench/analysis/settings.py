@@ -117,6 +117,11 @@ class Settings:
     min_writes_per_window: int = 1000  # sample writes per window so node shares are not noise
     min_writes_per_step: int = 200  # sample writes per balancer step (splits, moves), likewise
     max_steps: int = 240  # balancer steps in all (time budget); long spans get longer steps
+    # the engine path's bounds (analysis/file_writes.py): rows it keys one by one, and (row,
+    # step) entries it fetches (about 100 bytes each in memory while fetched); past rows_max
+    # it keys ranges of consecutive rows, past entries_max the sample's replay stays
+    rows_max: int = 2_000_000
+    entries_max: int = 2_000_000
     # tablets: splits and rebalancing
     tablet_split_bytes: float = 200 * MB  # "100-200 MB" per tablet (Bigtable paper, OSDI 2006)
     load_split_share: float = 0.5  # a tablet splits by load above half a node's fair share
@@ -428,6 +433,8 @@ SETTING_RULES: dict[str, Rule] = {
     "min_writes_per_window": _COUNT,
     "min_writes_per_step": _COUNT,
     "max_steps": _COUNT,
+    "rows_max": _COUNT,
+    "entries_max": _COUNT,
     "tablet_split_bytes": _POSITIVE,
     "load_split_share": _SHARE,
     "rebalance_minutes": _POSITIVE,
