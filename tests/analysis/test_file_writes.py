@@ -540,3 +540,19 @@ def test_a_compare_pass_keeps_a_design_refused_by_its_row_estimate_out_of_the_gr
     day = c.analyses["bucket_new_cells"].keyspace
     assert day.source_note.startswith("writes: every event of the file keyed by DuckDB")
     assert (day.n_rows, day.n_writes) == (100, 20_000)
+
+
+def test_a_ranged_pass_counts_at_most_range_rows_max_rows(files):
+    """entity_first has a row per event, 20,000: past ``rows_max`` 10,000 it is ranged while
+    ``range_rows_max`` allows 20,000 rows, and replays the sample without scanning at 19,999
+    (a range's ``count(DISTINCT key)`` would hold every key in DuckDB's memory)."""
+    engine, _ = files
+    st = DEFAULT.replace(rows_max=10_000, range_rows_max=20_000)
+    kd = keyspace(engine, wb.preset(engine, "entity_first"), settings=st)
+    assert "ranges" in kd.source_note and kd.n_rows == 20_000
+    kd = keyspace(
+        engine, wb.preset(engine, "entity_first"), settings=st.replace(range_rows_max=19_999)
+    )
+    assert "shape sample" in kd.source_note
+    assert "a ranged pass counts at most 19,999 rows" in kd.source_note
+    assert kd.n_writes == len(engine)

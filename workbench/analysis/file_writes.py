@@ -2,35 +2,25 @@
 
 A shape sample (``from_parquet`` over ``SHAPE_ABOVE`` events) holds a tenth or less of the
 series; replaying its writes gives the key distribution within ~15 % of the file's. Here
-DuckDB writes each event's row key in SQL over the files themselves (``RowKey.key_sql``: each
-segment's own text, checked equal to ``render`` in ``tests/schema/test_keys.py``; a salt's
-crc32, which DuckDB lacks, is the Python function ``hashing.register_crc32`` puts on the
-connection) and groups the events per (row key, balancer step of the load model's grid): the
-entries number the distinct rows × the steps they are written in, not the events, and each
-stands for its ``count`` mutations (``Writes.count``; an event is one mutation, or one per
-measure with a value when the key names the measure, ``RowKey.key_sql``'s ``held``; two events
-in one cell are a collision the write path refuses). ``key_distribution`` replays them through
-the same steps as the in-memory path's one entry per mutation, so the tablets, shares and split
-keys are the whole file's (``tests/datasets/test_file_aggregates.py``, on a million events).
-A compare keys every design in one pass (:func:`one_pass`, :class:`FileKeys`): one scan
-counts each design's mutations and distinct rows, a second groups every design's (row, step)
-as one ``GROUPING SETS``.
+DuckDB writes each event's row key in SQL over the files (``RowKey.key_sql``, each segment's
+text checked equal to ``render`` in ``tests/schema/test_keys.py``; a salt's crc32 is
+``hashing.register_crc32``'s function) and groups the events per (row key, balancer step of
+the load model's grid): each entry stands for its ``count`` mutations (``Writes.count``; an
+event is one mutation, or one per measure with a value when the key names the measure).
+``key_distribution`` replays them through the in-memory path's steps, so the tablets, shares
+and split keys are the whole file's (``tests/datasets/test_file_aggregates.py``). A compare
+keys every design in one pass (:func:`one_pass`, :class:`FileKeys`): one scan counts each
+design's mutations and distinct rows, a second groups them all as one ``GROUPING SETS``.
 
-From the sample still: the bytes and cells of a mutation besides its key (its key's own bytes
-are the file's), the rows each query reads (its plan's rows in the sample, found among the
-file's keys, at the plan's node time in the sample) and the ceiling the model states before
-production's.
-
-Past ``Settings.rows_max`` rows (a key with the event's time has up to a row per event: by
-the file's event count, else DuckDB's estimate of the distinct keys) the file is keyed by
-**ranges of consecutive rows** (``analysis/file_ranges.py``, its own pass even in a compare),
-the rows each holds kept on the index (``CellIndex.key_rows``). Where SQL cannot
-write the key (a segment kind without ``key_sql``: every kind the workbench has writes one), a
-design writes more than one table or summary rows, the file has more rows than ``rows_max``
-and no ranges tile them, more entries than ``Settings.entries_max`` (about series × balancer
-steps by the file's counts, before any scan: ``_over_bounds``; ranges:
-``file_ranges.range_plan``), or the SQL keys miss one of the sample's, the load model replays
-the sample as before and its note says why.
+From the sample still: the bytes and cells of a mutation besides its key, the rows each query
+reads (its plan's rows in the sample, found among the file's keys) and the ceiling the model
+states before production's. Past ``Settings.rows_max`` rows the file is keyed by **ranges of
+consecutive rows** (``analysis/file_ranges.py``, its own pass, the rows each holds kept on the
+index: ``CellIndex.key_rows``). The sample's replay stays, and its note says why, where a
+design writes more than one table or summary rows, its rows pass ``rows_max`` and no ranges
+tile them (or pass ``range_rows_max``), its entries pass ``entries_max`` (about series ×
+balancer steps by the file's counts, before any scan: ``_over_bounds``), or the SQL keys miss
+one of the sample's.
 """
 
 from __future__ import annotations
@@ -278,6 +268,17 @@ class FileKeys:
             self.ranges[q] = replace(ranges, prefix=prefix_sql(schema, known, self.t_us))
         return q
 
+    def _too_many(self, rows: int, by_range: bool) -> str:
+        """Why a design of about ``rows`` distinct rows (DuckDB's HyperLogLog, within a few %)
+        is not grouped ("" when it is): keyed row by row past ``rows_max``, ranged past
+        ``range_rows_max`` (a range's ``count(DISTINCT key)`` holds every key in memory)."""
+        most, what = (
+            (self.st.range_rows_max, "a ranged pass counts")
+            if by_range
+            else (self.st.rows_max, "the engine path keys")
+        )
+        return f"about {rows:,} rows, over the {most:,} {what}" if rows > most * 1.05 else ""
+
     def run(self, queries: Sequence[Query]) -> None:
         """Group every design of ``queries`` not yet found in one pass. One scan: each
         condition's mutations, first and last ms, and each key's distinct rows (DuckDB's
@@ -318,10 +319,9 @@ class FileKeys:
             # HyperLogLog's estimate is within a few %: ranges (file_ranges.py, grouped on
             # their own) from 95 % of the bound, so the rows fetched one by one stay under it
             by_range = q in self.ranges and rows > self.st.rows_max * 0.95
-            if not by_range and rows > self.st.rows_max * 1.05:
-                self.found[q] = (
-                    f"about {rows:,} rows, over the {self.st.rows_max:,} the engine path keys"
-                )
+            why = self._too_many(rows, by_range)
+            if why:
+                self.found[q] = why
                 continue
             grid = load_grid(
                 n, min(int(g[1]) for g in got if g[0]), max(int(g[2]) for g in got if g[0]), self.st
@@ -445,6 +445,8 @@ def _over_bounds(ds: Dataset, schema: Schema, st: Settings) -> str:
     n = agg.events
     if any(s.time_order and not s.time_bucket for s in schema.key.segments) and n > st.rows_max:
         ranges = plan_ranges(ds, schema, agg, st.rows_max)
+        if isinstance(ranges, Ranges) and n > st.range_rows_max:
+            ranges = f"a ranged pass counts at most {st.range_rows_max:,} rows"
         if isinstance(ranges, Ranges):  # ranges of rows, their entries judged by range_plan
             return ""
         return (

@@ -122,6 +122,10 @@ class Settings:
     # it keys ranges of consecutive rows, past entries_max the sample's replay stays
     rows_max: int = 2_000_000
     entries_max: int = 2_000_000
+    # the most distinct rows a ranged pass counts (count(DISTINCT key) per range holds every
+    # key in DuckDB's 1 GB, ~60 bytes each, and cannot spill: 100 M per-event keys ran it out
+    # of memory); past it the sample's replay stays
+    range_rows_max: int = 10_000_000
     # tablets: splits and rebalancing
     tablet_split_bytes: float = 200 * MB  # "100-200 MB" per tablet (Bigtable paper, OSDI 2006)
     load_split_share: float = 0.5  # a tablet splits by load above half a node's fair share
@@ -435,6 +439,7 @@ SETTING_RULES: dict[str, Rule] = {
     "max_steps": _COUNT,
     "rows_max": _COUNT,
     "entries_max": _COUNT,
+    "range_rows_max": _COUNT,
     "tablet_split_bytes": _POSITIVE,
     "load_split_share": _SHARE,
     "rebalance_minutes": _POSITIVE,
