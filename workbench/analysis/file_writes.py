@@ -202,7 +202,7 @@ def one_pass(ds: Dataset, schemas: Sequence[Schema], st: Settings | None = None)
     try:  # every design's groups fetched, then the connection and its tables let go
         kept = [q for q in qs if isinstance(q, tuple)]
         keys.run(kept)
-        keys.fetched = {q: keys.grouped(q) for q in kept}
+        keys.fetched = {q: keys.grouped(q) for q in dict.fromkeys(kept)}  # designs alike: once
     finally:
         keys.close()
     token = _PASS.set(keys)
