@@ -64,7 +64,13 @@ def _answer_cols(ds: Dataset, q: QueryIntent) -> list[str]:
 
 
 def _norm(frame: pd.DataFrame, ds: Dataset, cols: list[str]) -> pd.DataFrame:
-    return frame[cols].sort_values([*ds.entity, ds.time], kind="stable").reset_index(drop=True)
+    # a measure missing from every event read writes no cell (Tall, new columns), so the cells
+    # read back have no column for it: the oracle's column of missing values
+    return (
+        frame.reindex(columns=cols)
+        .sort_values([*ds.entity, ds.time], kind="stable")
+        .reset_index(drop=True)
+    )
 
 
 def test_dataset_names_covered():
@@ -381,3 +387,37 @@ def test_bucket_layouts_round_trip(ds, layout):
         assert layout == "new_columns"
         return
     pd.testing.assert_frame_equal(schema.from_cells(cells), ds.canonical())
+
+
+def test_latest_of_a_series_behind_a_reversed_time_reads_the_first_row():
+    """G09: a key led by a reversed µs timestamp (9,999,999,999,999,999 - µs) puts the newest
+    event's row first, so "latest 1" of one series is a forward scan with rows limit 1 after
+    the series' regex, not a reverse scan (which read the oldest). 13 events 997 µs apart: the
+    newest is 12 × 997 = 11,964 µs after the first. Hypothesis found it in the property test
+    above."""
+    from workbench.schema.families import Family
+    from workbench.schema.keys import RowKey
+    from workbench.schema.layouts import NewCells
+    from workbench.schema.schema import Schema
+    from workbench.schema.segments import Field, PaddedInt
+    from workbench.schema.time_segments import ReversedTimestamp
+
+    t0 = pd.Timestamp("2015-03-01", tz="UTC")
+    frame = pd.DataFrame(
+        {
+            "site": ["0"] * 13,
+            "dev": ["a"] * 13,
+            "num": [0] * 13,
+            "time": [t0 + pd.Timedelta(microseconds=997 * i) for i in range(13)],
+            "x": [0.0] * 13,
+        }
+    )
+    ds = wb.from_dataframe(frame, entity=["site", "dev", "num"], time="time", measures="x")
+    reversed_us = ReversedTimestamp(unit="us", max_value=9_999_999_999_999_999, width=16)
+    key = RowKey((reversed_us, Field("site"), Field("dev"), PaddedInt("num", 8)))
+    schema = Schema(name="r", key=key, layout=NewCells(family=Family("v"), value_qualifier="v"))
+    q = QueryIntent("q", "latest", "", {"site": "0", "dev": "a", "num": 0}, limit=1)
+    plan = schema.plan(q)
+    assert not plan.reversed and plan.rows_limit == 1
+    got = schema.from_cells(plan.evaluate(schema.to_cells(ds)).cells)
+    assert list(got["time"]) == [t0 + pd.Timedelta(microseconds=11_964)]

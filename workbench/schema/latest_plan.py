@@ -82,6 +82,10 @@ def latest_n(key: RowKey, w: KeyWalk, q: Query, layout: Layout | None, regex: st
     if layout is not None and layout.versioned and isinstance(layout, NewCells):
         w.notes.append(f"newest {n} versions per column (G13)")
         if n == 1 and key_cols <= set(q.known) and safe and one_range_at_time:
+            if stop_seg is not None and stop_seg.time_order < 0:
+                # a reversed time puts the newest bucket row first: a forward rows limit 1
+                w.notes.append("reversed timestamps put the newest bucket row first: rows limit 1")
+                return Latest(latest_versions=1, rows_limit=1)
             # time buckets of one entity: the newest version sits in the last bucket row,
             # which a reverse scan with rows_limit=1 reads alone
             return newest_bucket(key, w, q)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -154,6 +155,11 @@ class Shape:
             return max(share, 1.0 / self.n_series)
         return len(self._series_with(fixed)) / len(self.series)
 
+    @cached_property
+    def _events_of(self) -> dict[tuple[object, ...], int]:
+        """``series_events`` by series (a frozen Shape caches it in its own ``__dict__``)."""
+        return dict(self.series_events)
+
     def events_skew(self, fixed: Mapping[str, object]) -> float:
         """The events of the series holding the ``fixed`` entity values over as many mean
         series' events (``series_events`` out of ``counted``): 2.0 for a series writing twice
@@ -164,8 +170,12 @@ class Shape:
         events, series = self.counted
         if not self.own_skew or not fixed or not self.series_events or not events or not series:
             return 1.0
-        idx = [(self.entity.index(c), v) for c, v in fixed.items()]
-        hit = [k for s, k in self.series_events if all(s[j] == v for j, v in idx)]
+        if len(fixed) == len(self.entity):  # one series: looked up, not scanned (a plan asks often)
+            got = self._events_of.get(tuple(fixed[c] for c in self.entity))
+            hit = [] if got is None else [got]
+        else:
+            idx = [(self.entity.index(c), v) for c, v in fixed.items()]
+            hit = [k for s, k in self.series_events if all(s[j] == v for j, v in idx)]
         mean = events / series
         if len(self.series_events) >= series:  # every series counted
             return sum(hit) / (len(hit) * mean) if hit else 1.0
