@@ -76,18 +76,23 @@ def test_first_write_of_each_row():
     assert first_writes(np.array([2, 0, 2, 1, 0]), 3).tolist() == [1, 3, 0]
 
 
-def test_write_matrices_count_writes_bytes_rows_and_large_rows():
-    # 4 rows in 2 buckets (rows 0-1, rows 2-3), 2 windows; row 3 crosses a 100-byte limit in
-    # window 1
+def _four_rows_two_windows():
+    """4 rows in 2 buckets (rows 0-1, rows 2-3), 2 windows: the writes, each one's window, each
+    row's first write and its bytes."""
     w = Writes(
         row=np.array([0, 2, 3, 0, 3, 1]),
         ts=np.array([0, 1, 2, MIN, MIN + 1, MIN + 2]),
         nbytes=np.array([10, 20, 60, 10, 50, 5]),
         cells=np.ones(6, dtype=np.int32),
     )
-    win = np.array([0, 0, 0, 1, 1, 1])
-    first = first_writes(w.row, 4)
     row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=4)
+    return w, np.array([0, 0, 0, 1, 1, 1]), first_writes(w.row, 4), row_bytes
+
+
+def test_write_matrices_count_writes_bytes_rows_and_large_rows():
+    # 4 rows in 2 buckets (rows 0-1, rows 2-3), 2 windows; row 3 crosses a 100-byte limit in
+    # window 1
+    w, win, first, row_bytes = _four_rows_two_windows()
     km = write_matrices(w, win, first, row_bytes, (2, 2), 100)
     assert km.writes.tolist() == [[1, 2], [2, 1]]
     assert km.write_bytes.tolist() == [[10, 80], [15, 50]]
@@ -102,15 +107,7 @@ def test_write_matrices_count_the_rows_of_ranges_and_no_range_of_rows_as_large()
     from its first write: window 0 has keys 0 (3 rows) and 2, 3 (2 + 5 rows); key 1's one row
     joins in window 1. Key 3's 110 bytes are five rows': no single row is known over the
     100-byte limit, so nothing is large; the same bytes in a range of one row are large."""
-    w = Writes(
-        row=np.array([0, 2, 3, 0, 3, 1]),
-        ts=np.array([0, 1, 2, MIN, MIN + 1, MIN + 2]),
-        nbytes=np.array([10, 20, 60, 10, 50, 5]),
-        cells=np.ones(6, dtype=np.int32),
-    )
-    win = np.array([0, 0, 0, 1, 1, 1])
-    first = first_writes(w.row, 4)
-    row_bytes = np.bincount(w.row, weights=w.nbytes, minlength=4)
+    w, win, first, row_bytes = _four_rows_two_windows()
     km = write_matrices(w, win, first, row_bytes, (2, 2), 100, np.array([3, 1, 2, 5]))
     assert km.rows.tolist() == [[3, 2 + 5], [3 + 1, 7]]
     assert km.writes.tolist() == [[1, 2], [2, 1]]  # writes are the entries' own
