@@ -2,7 +2,8 @@
 ``--events`` readings analysed as the README does (``from_parquet`` with no
 ``shape_events``: above ``parquet.SHAPE_ABOVE`` a shape sample plus DuckDB's one scan of every
 event) against DuckDB alone computing the same aggregates over the same files
-(``file_aggregates(entity=, time=, lead=)``, what ``from_parquet`` asks of it).
+(``file_aggregates(entity=, time=, lead=, keys=True)``, what ``from_parquet`` asks of it).
+Each step imports its modules before its clock starts (``_imported``).
 
 Steps, each a fresh process so its time and peak RSS (VmHWM, bench/_memory.py) are its own,
 each including its read of the files (``--rounds N``: the steps alternate N times and the best
