@@ -160,6 +160,11 @@ class Shape:
         """``series_events`` by series (a frozen Shape caches it in its own ``__dict__``)."""
         return dict(self.series_events)
 
+    @cached_property
+    def _events_counted(self) -> int:
+        """The events of the busiest series counted (``series_events``), summed once."""
+        return sum(self._events_of.values())
+
     def events_skew(self, fixed: Mapping[str, object]) -> float:
         """The events of the series holding the ``fixed`` entity values over as many mean
         series' events (``series_events`` out of ``counted``): 2.0 for a series writing twice
@@ -183,7 +188,7 @@ class Shape:
             return 1.0
         if hit:
             return hit[0] / mean
-        rest = events - sum(k for _, k in self.series_events)
+        rest = events - self._events_counted
         return rest / (series - len(self.series_events)) / mean
 
     def determines(self, known: Mapping[str, object], others: Mapping[str, object]) -> bool:
