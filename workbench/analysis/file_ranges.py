@@ -210,31 +210,42 @@ def ranged(
     if isinstance(planned, str):
         return planned
     sql, words = planned
-    got = con.execute(f"{sql} LIMIT {st.entries_max + 1}").fetchnumpy()
-    found = _keyed(got, "range", st)
+    con.execute(f"CREATE TEMP TABLE {name}_g AS {sql}")  # the files scanned once, fetched thrice
+    found = fetch_keyed(con, f"SELECT * FROM {name}_g", "range", st, per_key="r")
     if isinstance(found, str):
         return found
-    uniq, row_of, entries = found
-    rows = np.zeros(len(uniq), dtype=np.int64)
-    rows[row_of] = got["r"]
+    uniq, rows, entries = found
     return uniq, (rows, words), entries
 
 
-def _keyed(got: dict, what: str, st: Settings) -> tuple | str:
-    """(distinct keys in byte order, each entry's key id, the entries as (key id, first ms,
-    mutations)) of a fetch of (key, step) groups, or why it is over the bounds (``what``:
-    "row" or "range")."""
-    if len(got["c"]) > st.entries_max:
-        return f"over {st.entries_max:,} ({what}, step) entries"
-    # UTF-8 bytes, as the index holds keys: numpy's "S" sorts them as Bigtable does
-    keys = np.char.encode(got["key"].astype(str), "utf-8")
-    uniq, row_of = np.unique(keys, return_inverse=True)
-    del keys
-    if len(uniq) > st.rows_max:
-        return f"{len(uniq):,} {what}s, over the {st.rows_max:,} the engine path keys"
-    entries = (
-        row_of.astype(np.int64),
-        np.asarray(got["t"], dtype=np.int64),
-        np.asarray(got["c"], dtype=np.int64),
+def fetch_keyed(con, sel: str, what: str, st: Settings, per_key: str = "") -> tuple | str:
+    """(distinct keys in byte order, each one's ``per_key`` column (None: none asked), the
+    entries as (key id, first ms, mutations)) of ``sel``'s (key, step) groups (columns key, c,
+    t and ``per_key``), or why they pass ``entries_max`` or ``rows_max`` (``what``: "row" or
+    "range"). The keys cross into Python once each and the entries as row numbers: DuckDB
+    orders text by its UTF-8 bytes, as Bigtable orders keys."""
+    counted = con.execute(f"SELECT count(*), count(DISTINCT key) FROM ({sel})").fetchone()
+    assert counted is not None
+    if counted[0] > st.entries_max:
+        return f"{counted[0]:,} ({what}, step) entries, over {st.entries_max:,}"
+    if counted[1] > st.rows_max:
+        return f"{counted[1]:,} {what}s, over the {st.rows_max:,} the engine path keys"
+    extra = f", {per_key}" if per_key else ""
+    keys = con.execute(f"SELECT DISTINCT key{extra} FROM ({sel}) ORDER BY key").fetchnumpy()
+    got = con.execute(
+        f"SELECT dense_rank() OVER (ORDER BY key) - 1 AS row, t, c FROM ({sel})"
+    ).fetchnumpy()
+    uniq = np.char.encode(keys["key"].astype(str), "utf-8")
+    row = np.asarray(got["row"], dtype=np.int64)
+    per = np.asarray(keys[per_key], dtype=np.int64) if per_key else None
+    order = np.argsort(uniq, kind="stable")  # numpy's "S" order, the index's
+    if (order != np.arange(len(order))).any():
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        uniq, row = uniq[order], rank[row]
+        per = per[order] if per is not None else None
+    return (
+        uniq,
+        per,
+        (row, np.asarray(got["t"], dtype=np.int64), np.asarray(got["c"], dtype=np.int64)),
     )
-    return uniq, row_of, entries

@@ -40,7 +40,17 @@ from ..schema.schema import Schema
 from ..schema.segments import MEASURE
 from ._index import CellIndex
 from .ceiling import Ceiling, design_ceiling
-from .file_ranges import Grid, Ranges, load_grid, ms_sql, plan_ranges, prefix_sql, range_of, ranged
+from .file_ranges import (
+    Grid,
+    Ranges,
+    fetch_keyed,
+    load_grid,
+    ms_sql,
+    plan_ranges,
+    prefix_sql,
+    range_of,
+    ranged,
+)
 from .load_windows import Writes, first_writes, query_rates, read_load, window_grid
 from .replay import balancer_steps
 from .settings import DEFAULT, Settings
@@ -159,8 +169,10 @@ def file_writes(
     if why:
         return sample_note(why)
     shared = _PASS.get()
+    if shared is not None and not shared.serves(ds, st):
+        shared = None
     q = shared.query(schema, ds.measures, ds.attributes) if shared is not None else None
-    if shared is not None and shared.serves(ds, st) and q in shared.fetched:
+    if shared is not None and q in shared.fetched:
         found = shared.fetched[q]
     else:
         keys = FileKeys(ds, st)
@@ -387,26 +399,10 @@ class FileKeys:
             f"SELECT {g.key} AS key, c, t FROM {g.table} "
             f"WHERE gid IN ({', '.join(map(str, g.gids))}) AND {g.key} IS NOT NULL"
         )
-        counted = self.con.execute(f"SELECT count(*), count(DISTINCT key) FROM ({sel})").fetchone()
-        assert counted is not None
-        if counted[0] > self.st.entries_max:
-            return f"{counted[0]:,} (row, step) entries, over {self.st.entries_max:,}"
-        if counted[1] > self.st.rows_max:
-            return f"{counted[1]:,} rows, over the {self.st.rows_max:,} the engine path keys"
-        # the keys once each and the entries as row numbers: DuckDB orders text by its UTF-8
-        # bytes, as Bigtable orders keys (no key text per entry crosses into Python)
-        keys = self.con.execute(f"SELECT DISTINCT key FROM ({sel}) ORDER BY key").fetchnumpy()
-        got = self.con.execute(
-            f"SELECT dense_rank() OVER (ORDER BY key) - 1 AS row, t, c FROM ({sel})"
-        ).fetchnumpy()
-        uniq = np.char.encode(keys["key"].astype(str), "utf-8")
-        row = np.asarray(got["row"], dtype=np.int64)
-        order = np.argsort(uniq, kind="stable")  # numpy's "S" order, the index's
-        if (order != np.arange(len(order))).any():
-            rank = np.empty_like(order)
-            rank[order] = np.arange(len(order))
-            uniq, row = uniq[order], rank[row]
-        entries = (row, np.asarray(got["t"], dtype=np.int64), np.asarray(got["c"], dtype=np.int64))
+        found = fetch_keyed(self.con, sel, "row", self.st)
+        if isinstance(found, str):
+            return found
+        uniq, _, entries = found
         return uniq, None, entries, g.n, g.t_last
 
 
