@@ -8,8 +8,10 @@ higher is better.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -28,7 +30,8 @@ from .file_writes import one_pass
 from .overview import CHUNK_EVENTS, Analysis, analyze, schema_name
 from .rate_verdict import rate_text
 from .settings import Settings
-from .spill import SPILL_EVENTS, spill
+from .spill import SPILL_EVENTS, restored, saved, spill
+from .workers import run_jobs, workers_for
 
 # the table's columns that price a design; a hotspot-limited design's are "once fixed"
 _FIX_PRICED_COLUMNS = ("nodes_for_cpu", "nodes_needed", "monthly_cost_usd")
@@ -175,6 +178,7 @@ def compare(
     chunk_events: int = CHUNK_EVENTS,
     tiered_after_days: float | None = None,
     workload: Workload | None = None,
+    workers: int | None = None,
 ) -> Comparison:
     """Analyse each schema on ``ds`` and rank them.
 
@@ -197,6 +201,11 @@ def compare(
     workload : Workload, optional
         The production every design is sized for (:class:`~workbench.Workload`), as in
         :func:`analyze`.
+    workers : int, optional
+        Worker processes analysing designs side by side on a dataset of more than
+        ``SPILL_EVENTS`` events (a shape sample of a large file): by default one per CPU where
+        Linux can fork, else none; ``1`` analyses them one after another here. The figures are
+        the same either way (``analysis/workers.py``).
 
     Returns
     -------
@@ -216,12 +225,15 @@ def compare(
     notes: dict[str, str] = {}
     not_built: dict[str, str] = {}
     summaries: dict[str, dict[str, Any]] = {}  # made before a design's arrays are spilled
+    large = len(ds) > SPILL_EVENTS  # each design's figures now, its arrays to mapped files
+    n_workers = workers_for(len(schemas), workers) if large else 1
     # every design the engine path keys on a shape sample's files: one DuckDB pass for all
     equivalents = [s.equivalent if isinstance(s, ViewDesign) else s for s in schemas]
-    with one_pass(ds, equivalents, settings):
-        for lab, s in zip(labels, schemas, strict=True):
-            # one design that cannot be built for this dataset (a collision, a layout that cannot
-            # hold a column) is a row with its reason; the others are still compared
+    with one_pass(ds, equivalents, settings), tempfile.TemporaryDirectory() as saved_dir:
+
+        def job(s: Schema | ViewDesign) -> tuple[Analysis | None, dict[str, Any], str]:
+            # one design that cannot be built for this dataset (a collision, a layout that
+            # cannot hold a column) is a row with its reason; the others are still compared
             try:
                 # a CMV's rows are the rows its client-maintained equivalent stores (analysis/views.py)
                 schema = s.equivalent if isinstance(s, ViewDesign) else s
@@ -236,13 +248,22 @@ def compare(
                     tiered_after_days=tiered_after_days,
                     workload=wl,
                 )
-                if len(used) > SPILL_EVENTS:  # its figures now, its arrays to mapped files
-                    summaries[lab] = {"verdict": a.keyspace.verdict(), **a.summary()}
-                    a = spill(a)
-                analyses[lab] = a
             except WorkbenchError as e:
-                not_built[lab] = str(e)
+                return None, {}, str(e)
+            if len(used) <= SPILL_EVENTS:
+                return a, {}, note
+            summary = {"verdict": a.keyspace.verdict(), **a.summary()}
+            # a worker's arrays go to files its parent maps; here, straight to mapped files
+            return (saved(a, saved_dir) if n_workers > 1 else spill(a)), summary, note
+
+        jobs = [partial(job, s) for s in schemas]
+        for lab, (a, summary, note) in zip(labels, run_jobs(jobs, n_workers), strict=True):
+            if a is None:
+                not_built[lab] = note
                 continue
+            analyses[lab] = restored(a)
+            if summary:
+                summaries[lab] = summary
             if note:
                 notes[lab] = note
     if not analyses:

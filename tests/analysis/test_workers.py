@@ -1,0 +1,108 @@
+"""compare's designs analysed in forked worker processes (``analysis/workers.py``) give the
+figures and arrays of the same compare run here, one design after another; a worker's result
+comes back in the jobs' order, with its warnings and its exceptions."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import workbench as wb
+from workbench.analysis import comparison, spill
+from workbench.analysis.workers import run_jobs, workers_for
+from workbench.errors import WorkbenchError
+
+
+@pytest.fixture(scope="module")
+def small():
+    return wb.load_dataset("energy_meters", size=4_000)
+
+
+def test_workers_give_the_figures_and_arrays_of_one_process(small, monkeypatch):
+    designs = [
+        wb.preset(small, p) for p in ("reversed_id_hourly", "timestamp_first", "sequential_id")
+    ]
+    monkeypatch.setattr(comparison, "SPILL_EVENTS", 0)  # 4,000 events take the large path
+    monkeypatch.setattr(spill, "_MIN_BYTES", 0)  # every array goes through a file
+    here = wb.compare(small, designs, workers=1)
+    there = wb.compare(small, designs, workers=2)
+    pd.testing.assert_frame_equal(there.table, here.table)
+    pd.testing.assert_frame_equal(there.rankings, here.rankings)
+    assert list(there.analyses) == list(here.analyses)  # the designs' order, not the finishing
+    for lab, a in there.analyses.items():
+        b = here.analyses[lab]
+        # a worker's arrays come back as read-only mappings of its files, as spill leaves them
+        assert isinstance(a.index.row, np.memmap) and not a.index.row.flags.writeable
+        assert isinstance(a.keyspace.inputs["writes"].ts, np.memmap)
+        for name in ("row_keys", "row", "family", "qualifier", "ts", "nbytes", "key_bytes"):
+            np.testing.assert_array_equal(getattr(a.index, name), getattr(b.index, name))
+        for name in ("bytes", "cells", "span_s", "projected_bytes"):
+            np.testing.assert_array_equal(getattr(a.rowsizes, name), getattr(b.rowsizes, name))
+        for q, rows in b.queries.seen_rows.items():
+            np.testing.assert_array_equal(a.queries.seen_rows[q], rows)
+        for name in ("writes", "rows", "pressure"):
+            np.testing.assert_array_equal(getattr(a.keyspace, name), getattr(b.keyspace, name))
+        assert a.summary() == b.summary()
+        # the model re-runs on the mapped writes (the designer's node slider)
+        assert a.keyspace.at_nodes(3).n_tablets == b.keyspace.at_nodes(3).n_tablets
+
+
+def test_a_design_a_worker_cannot_build_is_a_row_with_its_reason(small, monkeypatch):
+    monkeypatch.setattr(comparison, "SPILL_EVENTS", 0)
+    good = wb.preset(small, "timestamp_first")
+    # a key without the time: a meter's readings collide in one cell (G31), the same
+    # WorkbenchError whichever process raises it
+    bad = wb.Schema("no_time", wb.RowKey((wb.Field("meter_id"),)))
+    here = wb.compare(small, [good, bad], workers=1)
+    there = wb.compare(small, [good, bad], workers=2)
+    assert there.not_built == here.not_built and "no_time" in there.not_built
+    pd.testing.assert_frame_equal(there.table, here.table)
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+def _warns(i: int) -> int:
+    warnings.warn(f"job {i} warns", UserWarning, stacklevel=1)
+    return i * i
+
+
+def _fails() -> None:
+    raise WorkbenchError("this design cannot be analysed")
+
+
+def test_jobs_run_in_other_processes_and_come_back_in_order():
+    jobs = [_pid] * 6
+    pids = list(run_jobs(jobs, 2))
+    assert len(pids) == 6 and os.getpid() not in pids
+    assert list(run_jobs(jobs, 1)) == [os.getpid()] * 6  # one worker: here
+
+
+def test_a_workers_warnings_and_exceptions_reach_the_caller():
+    from functools import partial
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = list(run_jobs([partial(_warns, i) for i in range(4)], 2))
+    assert out == [0, 1, 4, 9]
+    assert [str(w.message) for w in caught] == [f"job {i} warns" for i in range(4)]
+    with pytest.raises(WorkbenchError, match="cannot be analysed"):
+        list(run_jobs([_pid, _fails, _pid], 2))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_workers_must_be_a_whole_number_from_one(bad):
+    with pytest.raises(WorkbenchError, match="workers must be a whole number"):
+        workers_for(4, bad)
+
+
+def test_workers_are_capped_by_the_jobs_and_the_cpus():
+    assert workers_for(3, 8) == 3
+    assert workers_for(5, 1) == 1
+    assert 1 <= workers_for(12, None) <= len(os.sched_getaffinity(0))
+    assert workers_for(1, None) == 1
