@@ -114,6 +114,14 @@ def writes_from_index(index: CellIndex) -> Writes:
     if index.n_cells == 0:
         z = np.zeros(0, dtype=np.int64)
         return Writes(z, z, z, z)
+    if index.n_cells == index.n_rows:  # a cell per row: each cell is its row's one mutation
+        order = np.argsort(index.ts, kind="stable")  # rows in order: (time, row) order
+        return Writes(
+            index.row[order],
+            index.ts[order],
+            index.nbytes[order].astype(np.int32),
+            np.ones(len(order), dtype=np.int32),
+        )
     parts: list[tuple[np.ndarray, ...]] = []
     for a, b in row_slices(index.row, CHUNK_CELLS):
         order = np.lexsort((index.ts[a:b], index.row[a:b]))  # cells by (row, timestamp)

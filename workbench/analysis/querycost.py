@@ -89,14 +89,23 @@ def evaluate(index: CellIndex, plan: ReadPlan) -> PlanResult:
     return _evaluate(index, plan).result
 
 
+def _union(n_rows: int, parts: list[np.ndarray]) -> np.ndarray:
+    """The sorted row ids in any of ``parts`` (a mask over the rows: O(rows), where
+    ``np.unique`` of the concatenation sorted them, ~40 ms a plan at 516,000 rows)."""
+    m = np.zeros(n_rows, dtype=bool)
+    for p in parts:
+        m[p] = True
+    return np.flatnonzero(m).astype(parts[0].dtype if parts else np.int64, copy=False)
+
+
 def _evaluate(index: CellIndex, plan: ReadPlan) -> _Eval:
     if plan.requests > 1:
         # one request per range, each with its own rows limit: the sum of the parts
         evs = [_evaluate_one(index, p) for p in plan.parts()]
         return _Eval(
             PlanResult.total([e.result for e in evs], plan.scans),
-            np.unique(np.concatenate([e.seen_rows for e in evs])),
-            np.unique(np.concatenate([e.returned_rows for e in evs])),
+            _union(index.n_rows, [e.seen_rows for e in evs]),
+            _union(index.n_rows, [e.returned_rows for e in evs]),
         )
     return _evaluate_one(index, plan)
 
