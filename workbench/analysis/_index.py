@@ -254,9 +254,15 @@ class CellIndex:
             codes[i] = ()  # free the chunk's codes as we go
             a = b
         del gid, codes
-        neg_ts = np.negative(ts)
-        order = np.lexsort((neg_ts, qualifier, family, row))
-        del neg_ts
+        if (
+            len(row_keys) == n
+        ):  # a cell per row: the row ids are a permutation, its inverse the order
+            order = np.empty(n, dtype=np.int64)
+            order[row] = np.arange(n)
+        else:
+            neg_ts = np.negative(ts)
+            order = np.lexsort((neg_ts, qualifier, family, row))
+            del neg_ts
         # permute one array at a time so only one extra copy is alive (memory of the 10M path)
         row = row[order]
         family = family[order]
