@@ -58,3 +58,17 @@ def test_heroic_keys_hold_a_base_of_2_to_the_32_ms_and_qualifiers_the_offset():
     # one family per measure, p0, p1 in the dataset's order, each with every event's cell
     assert dict(cells.groupby("family").size()) == {"p0": 4, "p1": 4}
     assert sorted(set(cells.loc[cells["family"] == "p1", "value"])) == [b"50.0"]
+
+
+def test_every_design_at_once_is_each_design_by_name():
+    """``presets`` works out your data's shape once for all designs: the same designs, in the
+    same order, as asking for each by name (and a named dataset's presets likewise)."""
+    ds = sensors()
+    assert list(wb.presets(ds)) == wb.pattern_names(ds)
+    assert wb.presets(ds) == {p: wb.preset(ds, p) for p in wb.pattern_names(ds)}
+    assert all(s.shape == wb.preset(ds, "entity_first").shape for s in wb.presets(ds).values())
+    meters = wb.load_dataset("energy_meters", size=200)
+    assert wb.presets(meters) == {p: wb.preset(meters, p) for p in wb.pattern_names(meters)}
+    assert wb.presets("energy_meters") == {
+        p: wb.preset("energy_meters", p) for p in wb.pattern_names("energy_meters")
+    }
