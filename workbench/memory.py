@@ -10,9 +10,32 @@ from __future__ import annotations
 
 import sys
 
+_KEEP_FREED = False  # set in a short-lived worker process (``keep_freed_memory``)
+
+
+def keep_freed_memory() -> None:
+    """For the rest of this process, keep freed memory for reuse instead of handing it back:
+    glibc serves allocations up to 256 MiB from its heap and trims nothing, and the two
+    functions below do nothing. For a worker process that analyses one design after another
+    and then ends (``analysis/workers.py``): every large array taken from a fresh mmap and
+    given back had cost a page fault per 4 KiB touched, 40 % of an analysis's time (2.2 M
+    faults, 3.1 s of the 7.7 s twelve designs took on a 516,000-event sample)."""
+    global _KEEP_FREED
+    _KEEP_FREED = True
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 256 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 40)  # M_TRIM_THRESHOLD: never trim the heap's top
+    except (OSError, AttributeError):  # not glibc
+        pass
+
 
 def large_arrays_from_mmap() -> None:
     """Make glibc serve (and return) every allocation over 1 MiB with mmap."""
+    if _KEEP_FREED:
+        return
     try:
         import ctypes
 
@@ -23,6 +46,8 @@ def large_arrays_from_mmap() -> None:
 
 def release_freed_memory() -> None:
     """Hand freed heap pages back to the OS (glibc's, and pyarrow's pool if it is loaded)."""
+    if _KEEP_FREED:
+        return
     try:
         import ctypes
 

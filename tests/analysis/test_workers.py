@@ -106,3 +106,31 @@ def test_workers_are_capped_by_the_jobs_and_the_cpus():
     assert workers_for(5, 1) == 1
     assert 1 <= workers_for(12, None) <= len(os.sched_getaffinity(0))
     assert workers_for(1, None) == 1
+
+
+def test_a_dataset_past_worker_events_is_analysed_here(small, monkeypatch):
+    asked = []
+
+    def recorded(jobs, n):
+        asked.append(n)
+        return run_jobs(jobs, n)
+
+    monkeypatch.setattr(comparison, "SPILL_EVENTS", 0)
+    monkeypatch.setattr(comparison, "run_jobs", recorded)
+    designs = [wb.preset(small, p) for p in ("reversed_id_hourly", "timestamp_first")]
+    wb.compare(small, designs, workers=2)
+    monkeypatch.setattr(comparison, "WORKER_EVENTS", len(small) - 1)  # two at once would not fit
+    wb.compare(small, designs, workers=2)
+    assert asked == [2, 1]
+
+
+def _keeps_freed() -> bool:
+    from workbench import memory
+
+    return memory._KEEP_FREED
+
+
+def test_workers_keep_freed_memory_and_this_process_gives_it_back():
+    # a worker ends when the comparison does: page faults of returned memory cost it 40 %
+    assert list(run_jobs([_keeps_freed] * 2, 2)) == [True, True]
+    assert _keeps_freed() is False

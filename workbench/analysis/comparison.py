@@ -33,6 +33,12 @@ from .settings import Settings
 from .spill import SPILL_EVENTS, restored, saved, spill
 from .workers import run_jobs, workers_for
 
+WORKER_EVENTS = 1_000_000
+"""``compare`` analyses designs side by side in worker processes (``analysis/workers.py``) on a
+dataset of more than ``SPILL_EVENTS`` events and at most this many (a shape sample of a large
+file is ~500,000): two at once of 981,000 events held 1,376 MB against 1,213 MB one at a time;
+a larger dataset held in memory is analysed one design at a time, within its 2 GB."""
+
 # the table's columns that price a design; a hotspot-limited design's are "once fixed"
 _FIX_PRICED_COLUMNS = ("nodes_for_cpu", "nodes_needed", "monthly_cost_usd")
 
@@ -203,9 +209,9 @@ def compare(
         :func:`analyze`.
     workers : int, optional
         Worker processes analysing designs side by side on a dataset of more than
-        ``SPILL_EVENTS`` events (a shape sample of a large file): by default one per CPU where
-        Linux can fork, else none; ``1`` analyses them one after another here. The figures are
-        the same either way (``analysis/workers.py``).
+        ``SPILL_EVENTS`` and at most ``WORKER_EVENTS`` events (a shape sample of a large
+        file): by default one per CPU where Linux can fork, else none; ``1`` analyses them one
+        after another here. The figures are the same either way (``analysis/workers.py``).
 
     Returns
     -------
@@ -226,7 +232,8 @@ def compare(
     not_built: dict[str, str] = {}
     summaries: dict[str, dict[str, Any]] = {}  # made before a design's arrays are spilled
     large = len(ds) > SPILL_EVENTS  # each design's figures now, its arrays to mapped files
-    n_workers = workers_for(len(schemas), workers) if large else 1
+    side_by_side = large and len(ds) <= WORKER_EVENTS
+    n_workers = workers_for(len(schemas), workers) if side_by_side else 1
     # every design the engine path keys on a shape sample's files: one DuckDB pass for all
     equivalents = [s.equivalent if isinstance(s, ViewDesign) else s for s in schemas]
     with one_pass(ds, equivalents, settings), tempfile.TemporaryDirectory() as saved_dir:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..errors import WorkbenchError
+from ..memory import keep_freed_memory
 
 _JOBS: Sequence[Callable[[], Any]] = ()  # set while a pool runs: forked workers inherit it
 
@@ -66,7 +67,8 @@ def run_jobs(jobs: Sequence[Callable[[], Any]], workers: int) -> Iterator[Any]:
         return
     _JOBS = jobs
     try:
-        with multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(min(workers, len(jobs)), initializer=keep_freed_memory) as pool:
             for result, caught in pool.imap(_run, range(len(jobs)), chunksize=1):
                 for w in caught:
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
