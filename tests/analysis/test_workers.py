@@ -1,18 +1,18 @@
-"""compare's designs analysed in forked worker processes (``analysis/workers.py``) give the
-figures and arrays of the same compare run here, one design after another; a worker's result
-comes back in the jobs' order, with its warnings and its exceptions."""
+"""compare's designs analysed in forked worker processes (``analysis/workers.py``): a worker's
+result comes back in the jobs' order, with its warnings and its exceptions, and a design it
+cannot build is a row with its reason. Their figures and arrays equal to one process's:
+``tests/analysis/test_spill.py``."""
 
 from __future__ import annotations
 
 import os
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 
 import workbench as wb
-from workbench.analysis import comparison, spill
+from workbench.analysis import comparison
 from workbench.analysis.workers import run_jobs, workers_for
 from workbench.errors import WorkbenchError
 
@@ -20,35 +20,6 @@ from workbench.errors import WorkbenchError
 @pytest.fixture(scope="module")
 def small():
     return wb.load_dataset("energy_meters", size=4_000)
-
-
-def test_workers_give_the_figures_and_arrays_of_one_process(small, monkeypatch):
-    designs = [
-        wb.preset(small, p) for p in ("reversed_id_hourly", "timestamp_first", "sequential_id")
-    ]
-    monkeypatch.setattr(comparison, "SPILL_EVENTS", 0)  # 4,000 events take the large path
-    monkeypatch.setattr(spill, "_MIN_BYTES", 0)  # every array goes through a file
-    here = wb.compare(small, designs, workers=1)
-    there = wb.compare(small, designs, workers=2)
-    pd.testing.assert_frame_equal(there.table, here.table)
-    pd.testing.assert_frame_equal(there.rankings, here.rankings)
-    assert list(there.analyses) == list(here.analyses)  # the designs' order, not the finishing
-    for lab, a in there.analyses.items():
-        b = here.analyses[lab]
-        # a worker's arrays come back as read-only mappings of its files, as spill leaves them
-        assert isinstance(a.index.row, np.memmap) and not a.index.row.flags.writeable
-        assert isinstance(a.keyspace.inputs["writes"].ts, np.memmap)
-        for name in ("row_keys", "row", "family", "qualifier", "ts", "nbytes", "key_bytes"):
-            np.testing.assert_array_equal(getattr(a.index, name), getattr(b.index, name))
-        for name in ("bytes", "cells", "span_s", "projected_bytes"):
-            np.testing.assert_array_equal(getattr(a.rowsizes, name), getattr(b.rowsizes, name))
-        for q, rows in b.queries.seen_rows.items():
-            np.testing.assert_array_equal(a.queries.seen_rows[q], rows)
-        for name in ("writes", "rows", "pressure"):
-            np.testing.assert_array_equal(getattr(a.keyspace, name), getattr(b.keyspace, name))
-        assert a.summary() == b.summary()
-        # the model re-runs on the mapped writes (the designer's node slider)
-        assert a.keyspace.at_nodes(3).n_tablets == b.keyspace.at_nodes(3).n_tablets
 
 
 def test_a_design_a_worker_cannot_build_is_a_row_with_its_reason(small, monkeypatch):
