@@ -63,9 +63,11 @@ def time_us(series: pd.Series) -> np.ndarray:
         raise SchemaError(
             f"Time column {series.name!r} has missing times (rows {series[series.isna()].index[:3].tolist()})."
         )
-    s = series.dt.tz_convert("UTC")
-    unit = np.datetime_data(s.dt.tz_localize(None).to_numpy().dtype)[0]
-    raw = s.dt.tz_localize(None).to_numpy().astype("int64")
+    # the values are held as UTC: dropping the zone relabels them (tz_localize(None) twice
+    # converted every value, 5 ms per 516,000)
+    naive = series.dt.tz_convert(None).to_numpy()
+    unit = np.datetime_data(naive.dtype)[0]
+    raw = naive.view("int64")
     if unit == "ns":
         if (raw % 1000).any():
             bad = series[(raw % 1000) != 0].iloc[0]
@@ -75,12 +77,12 @@ def time_us(series: pd.Series) -> np.ndarray:
             )
         return raw // 1000
     if unit == "us":
-        return raw
+        return raw.copy()  # the frame's own values: a caller's array of its own
     if unit == "ms":
         return raw * 1000
     if unit == "s":
         return raw * US_PER_S
-    return s.dt.tz_localize(None).to_numpy().astype("datetime64[us]").astype("int64")
+    return naive.astype("datetime64[us]").astype("int64")
 
 
 def floor_us(t: np.ndarray, precision: str) -> np.ndarray:
