@@ -63,6 +63,19 @@ def _factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pd.factorize(values)
 
 
+def _cell_order(
+    row: np.ndarray, family: np.ndarray, qualifier: np.ndarray, ts: np.ndarray, n_rows: int
+) -> np.ndarray:
+    """Bigtable's cell order (row, family, qualifier, newest first). With a cell per row the
+    row ids are a permutation, and its inverse is the order (no four-key lexsort)."""
+    n = len(row)
+    if n_rows == n:
+        order = np.empty(n, dtype=np.int64)
+        order[row] = np.arange(n)
+        return order
+    return np.lexsort((np.negative(ts), qualifier, family, row))
+
+
 def _mostly_distinct(keys: np.ndarray, head: int = 4096) -> bool:
     """Whether nine in ten of the first ``head`` keys are distinct (a row per cell, near enough)."""
     first = keys[:head]
@@ -254,15 +267,7 @@ class CellIndex:
             codes[i] = ()  # free the chunk's codes as we go
             a = b
         del gid, codes
-        if (
-            len(row_keys) == n
-        ):  # a cell per row: the row ids are a permutation, its inverse the order
-            order = np.empty(n, dtype=np.int64)
-            order[row] = np.arange(n)
-        else:
-            neg_ts = np.negative(ts)
-            order = np.lexsort((neg_ts, qualifier, family, row))
-            del neg_ts
+        order = _cell_order(row, family, qualifier, ts, len(row_keys))
         # permute one array at a time so only one extra copy is alive (memory of the 10M path)
         row = row[order]
         family = family[order]
