@@ -11,6 +11,17 @@ from __future__ import annotations
 import sys
 
 _KEEP_FREED = False  # set in a short-lived worker process (``keep_freed_memory``)
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
+
+
+def _glibc(name: str, *args: int) -> None:
+    """Call glibc's allocator function ``name``; nothing where the C library is not glibc."""
+    try:
+        import ctypes
+
+        getattr(ctypes.CDLL("libc.so.6"), name)(*args)
+    except (OSError, AttributeError):
+        pass
 
 
 def keep_freed_memory() -> None:
@@ -22,38 +33,22 @@ def keep_freed_memory() -> None:
     faults, 3.1 s of the 7.7 s twelve designs took on a 516,000-event sample)."""
     global _KEEP_FREED
     _KEEP_FREED = True
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-3, 256 << 20)  # M_MMAP_THRESHOLD
-        libc.mallopt(-1, 1 << 40)  # M_TRIM_THRESHOLD: never trim the heap's top
-    except (OSError, AttributeError):  # not glibc
-        pass
+    _glibc("mallopt", M_MMAP_THRESHOLD, 256 << 20)
+    # never trim the heap's top (a C int: a larger Python int is cut to its low 32 bits, 0)
+    _glibc("mallopt", M_TRIM_THRESHOLD, (1 << 31) - 1)
 
 
 def large_arrays_from_mmap() -> None:
     """Make glibc serve (and return) every allocation over 1 MiB with mmap."""
-    if _KEEP_FREED:
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):  # not glibc
-        pass
+    if not _KEEP_FREED:
+        _glibc("mallopt", M_MMAP_THRESHOLD, 1 << 20)
 
 
 def release_freed_memory() -> None:
     """Hand freed heap pages back to the OS (glibc's, and pyarrow's pool if it is loaded)."""
     if _KEEP_FREED:
         return
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        pass
+    _glibc("malloc_trim", 0)
     pa = sys.modules.get("pyarrow")
     if pa is not None:
         pa.default_memory_pool().release_unused()
