@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 
 from workbench.errors import SchemaError
-from workbench.schema.value_text import decode_text, digits, encode_bytes, encode_coded
+from workbench.schema.value_text import (
+    decode_text,
+    digits,
+    encode_bytes,
+    encode_coded,
+    int_text,
+)
 
 
 def test_values_become_their_utf8_text():
@@ -59,3 +65,10 @@ def test_float_key_text_is_coded_once_per_distinct_value():
     # 1.5, 2.0, 1.5: two distinct floats, their shortest reprs, codes in first-seen order
     codes, texts = encode_coded(pd.Series([1.5, 2.0, 1.5]))
     assert codes.tolist() == [0, 1, 0] and texts.tolist() == ["1.5", "2.0"]
+
+
+def test_int_text_formats_each_distinct_number_as_str_does():
+    got = int_text(np.array([7, 59, 7, -3, 123456789012]), pad=2)
+    assert got.tolist() == ["07", "59", "07", "-3", "123456789012"]
+    assert int_text(np.array([5, 5, 10], dtype=np.uint64)).tolist() == ["5", "5", "10"]
+    assert int_text(np.array([], dtype=np.int64)).tolist() == []

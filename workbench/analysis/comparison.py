@@ -231,8 +231,7 @@ def compare(
     notes: dict[str, str] = {}
     not_built: dict[str, str] = {}
     summaries: dict[str, dict[str, Any]] = {}  # made before a design's arrays are spilled
-    large = len(ds) > SPILL_EVENTS  # each design's figures now, its arrays to mapped files
-    side_by_side = large and len(ds) <= WORKER_EVENTS
+    side_by_side = SPILL_EVENTS < len(ds) <= WORKER_EVENTS
     n_workers = workers_for(len(schemas), workers) if side_by_side else 1
     # every design the engine path keys on a shape sample's files: one DuckDB pass for all
     equivalents = [s.equivalent if isinstance(s, ViewDesign) else s for s in schemas]

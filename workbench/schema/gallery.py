@@ -329,15 +329,14 @@ def preset(ds_or_name: Dataset | str, pattern: str, **params: Any) -> Schema:
 
 def presets(ds_or_name: Dataset | str) -> dict[str, Schema]:
     """Every design of a dataset with its default parameters, in gallery order."""
-    if isinstance(ds_or_name, str):
-        return {n: _preset(ds_or_name, n) for n in _preset_names(ds_or_name)}
-    _require(ds_or_name)
-    if has_presets(ds_or_name):
-        return {n: _preset(ds_or_name.name, n) for n in _preset_names(ds_or_name.name)}
-    # your own data: its shape and design families worked out once, not once per design
-    # (0.47 s for twelve designs on a 516,000-event shape sample)
-    table, shape = _generic(ds_or_name), Shape.of(ds_or_name)
-    return {n: _built(ds_or_name, fn, n, {}, shape) for n, fn in table.items()}
+    if not isinstance(ds_or_name, str):
+        _require(ds_or_name)
+        if not has_presets(ds_or_name):
+            # your own data: its shape and design families worked out once, not once per
+            # design (0.47 s for twelve designs on a 516,000-event shape sample)
+            table, shape = _generic(ds_or_name), Shape.of(ds_or_name)
+            return {n: _built(ds_or_name, fn, n, {}, shape) for n, fn in table.items()}
+    return {n: preset(ds_or_name, n) for n in pattern_names(ds_or_name)}
 
 
 def _require(ds: object) -> None:

@@ -49,6 +49,15 @@ def factorize(values: np.ndarray, use_na_sentinel: bool = True) -> tuple[np.ndar
     return codes, np.asarray(uniq)
 
 
+def int_text(values: np.ndarray, pad: int = 0) -> np.ndarray:
+    """Whole numbers (a numpy integer array) as text, zero-padded to ``pad`` digits, each
+    distinct one formatted once: numpy's ``astype(str)`` per value took 36–70 ms per 250,000
+    (a day's minutes, a series' ids repeat)."""
+    codes, uniq = factorize(values)
+    texts = np.array([str(v).zfill(pad) if pad else str(v) for v in uniq.tolist()], dtype=object)
+    return texts[codes]
+
+
 def encode_text(values: pd.Series) -> np.ndarray:
     """Column → object array of text: floats as shortest repr, bools as true/false."""
     kind = values.dtype.kind
@@ -58,7 +67,7 @@ def encode_text(values: pd.Series) -> np.ndarray:
     if kind == "f":
         return _float_text(arr)
     if kind in "iu":
-        return arr.astype(str).astype(object)
+        return int_text(arr) if arr.dtype.kind in "iu" else arr.astype(str).astype(object)
     if kind == "M":
         return pd.Series(values).astype("int64").to_numpy().astype(str).astype(object)
     if values.isna().any():
